@@ -1,0 +1,151 @@
+// Canonical messages: the one shape the loop, the session log and the REPL share.
+// Provider modules convert these to and from their wire formats; nothing else in the
+// project knows `choices`, `delta` or `tool_calls`. This module imports nothing.
+
+/** Token counts reported by a model server for one model turn. */
+export interface Usage {
+  promptTokens: number;
+  completionTokens: number;
+}
+
+/** A tool call as the model asked for it. `arguments` is the raw JSON text. */
+export interface ToolCall {
+  /** Our id for the call (generated when the server sent none). */
+  id: string;
+  name: string;
+  /** JSON text of the arguments exactly as received (an object from the wire is stringified). */
+  arguments: string;
+}
+
+/** Error categories of a {@linkcode ToolResult}. */
+export type ToolErrorType =
+  | "none"
+  | "not_found"
+  | "validation_failed"
+  | "permission_denied"
+  | "io_error"
+  | "parse_error"
+  | "timeout"
+  | "internal_error"
+  | "limit_reached"
+  | "cancelled"
+  | "interrupted";
+
+/** The structured result of every tool call; sent to the model as JSON. */
+export interface ToolResult {
+  success: boolean;
+  data: string | null;
+  error_message: string | null;
+  error_type: ToolErrorType;
+  metadata: {
+    execution_time_ms: number;
+    data_size_bytes: number;
+    timestamp: string;
+    /** Set when `data` was cut: how many bytes or characters were removed. */
+    truncated?: { cut: number; unit: "bytes" | "chars"; full_output_path?: string };
+  };
+}
+
+/** System prompt or user message. */
+export interface TextMessage {
+  kind: "system" | "user";
+  content: string;
+  data?: Record<string, never>;
+}
+
+/** The assistant's text of one model turn (its tool calls follow as `tool_call` messages). */
+export interface AssistantMessage {
+  kind: "assistant";
+  content: string;
+  data: { reasoning?: string; usage?: Usage };
+}
+
+/** One tool call the model made; it belongs to the assistant message before it. */
+export interface ToolCallMessage {
+  kind: "tool_call";
+  /** Human-readable: `name {"arg": ...}`. */
+  content: string;
+  data: ToolCall;
+}
+
+/** The result for one tool call; `content` is the JSON sent to the model. */
+export interface ToolResultMessage {
+  kind: "tool_result";
+  content: string;
+  data: { callId: string; name: string; result: ToolResult };
+}
+
+export type Message = TextMessage | AssistantMessage | ToolCallMessage | ToolResultMessage;
+
+/** JSON Schema of one tool, as offered to the model. */
+export interface ToolSchema {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+/**
+ * Builds a tool_call message for a call.
+ *
+ * @example
+ * ```ts
+ * import { toolCallMessage } from "./messages.ts";
+ * const m = toolCallMessage({ id: "c1", name: "ls", arguments: "{}" });
+ * if (m.content !== "ls {}") throw new Error(m.content);
+ * ```
+ */
+export function toolCallMessage(call: ToolCall): ToolCallMessage {
+  return { kind: "tool_call", content: `${call.name} ${call.arguments}`, data: call };
+}
+
+/**
+ * Builds a tool_result message whose content is the result as JSON.
+ *
+ * @example
+ * ```ts
+ * import { toolResultMessage, makeToolResult } from "./messages.ts";
+ * const m = toolResultMessage("c1", "ls", makeToolResult({ data: "ok" }));
+ * if (JSON.parse(m.content).data !== "ok") throw new Error();
+ * ```
+ */
+export function toolResultMessage(
+  callId: string,
+  name: string,
+  result: ToolResult,
+): ToolResultMessage {
+  return { kind: "tool_result", content: JSON.stringify(result), data: { callId, name, result } };
+}
+
+/**
+ * Builds a ToolResult. A result with an `error_type` other than "none" is a failure.
+ *
+ * @example
+ * ```ts
+ * import { makeToolResult } from "./messages.ts";
+ * const r = makeToolResult({ errorType: "not_found", errorMessage: "No such file" });
+ * if (r.success) throw new Error();
+ * ```
+ */
+export function makeToolResult(
+  options: {
+    data?: string | null;
+    errorType?: ToolErrorType;
+    errorMessage?: string;
+    executionTimeMs?: number;
+    now?: Date;
+  },
+): ToolResult {
+  const errorType = options.errorType ?? "none";
+  const data = options.data ?? null;
+  return {
+    success: errorType === "none",
+    data,
+    error_message: errorType === "none" ? null : (options.errorMessage ?? errorType),
+    error_type: errorType,
+    metadata: {
+      execution_time_ms: Math.round((options.executionTimeMs ?? 0) * 1000) / 1000,
+      data_size_bytes: data === null ? 0 : new TextEncoder().encode(data).length,
+      timestamp: (options.now ?? new Date()).toISOString(),
+    },
+  };
+}

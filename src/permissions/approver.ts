@@ -1,0 +1,28 @@
+// The seam between the agent loop and permission decisions. The loop asks an Approver
+// before running any call; the policy engine and the interactive prompt implement it.
+
+import type { RiskLevel } from "../tools/define_tool.ts";
+
+export interface ApprovalRequest {
+  callId: string;
+  tool: string;
+  /** Validated arguments. */
+  args: unknown;
+  risk: RiskLevel;
+}
+
+export interface ApprovalDecision {
+  decision: "allow" | "deny";
+  /** Who decided: a policy rule, the user at a prompt, or the run mode (--yes, -p, safe risk). */
+  by: "policy" | "user" | "mode";
+  /** Said to the model when denied. */
+  reason?: string;
+  /** The rule that decided, e.g. "~/.config/harness/policies.jsonc#3". */
+  rule?: string;
+  /** The user pressed Ctrl-C at the prompt: deny and abort the turn. */
+  abortTurn?: boolean;
+}
+
+export interface Approver {
+  approve(request: ApprovalRequest, signal?: AbortSignal): Promise<ApprovalDecision>;
+}

@@ -1,0 +1,47 @@
+// The provider contract: one model turn from canonical messages. Implementations
+// (openai_compat.ts, ollama.ts, scripted.ts, llama_cpp.ts) own their wire format and never
+// throw for HTTP, network or model failures: they return a turn with stopReason "error".
+
+import type { AgentError, Result } from "../errors.ts";
+import type { Message, ToolCall, ToolSchema, Usage } from "../messages.ts";
+
+/** What the loop asks for: one assistant turn. */
+export interface ModelRequest {
+  messages: readonly Message[];
+  tools: readonly ToolSchema[];
+  signal?: AbortSignal;
+}
+
+/** Streamed while a turn is generated, for display only. */
+export type ProviderEvent =
+  | { type: "text_delta"; text: string }
+  | { type: "reasoning_delta"; text: string }
+  /** A tool call has started arriving (its name is known). */
+  | { type: "tool_call_started"; index: number; name: string };
+
+export type StopReason = "stop" | "tool_calls" | "length" | "error" | "aborted";
+
+/** One completed model turn. Tool calls are only present when the stream completed. */
+export interface AssistantTurn {
+  text: string;
+  reasoning: string;
+  toolCalls: ToolCall[];
+  stopReason: StopReason;
+  usage?: Usage;
+  /** Set when stopReason is "error". */
+  error?: AgentError;
+}
+
+export interface Provider {
+  /** Short name for display: "openai", "ollama", "scripted", "llama.cpp". */
+  readonly name: string;
+  /** The model name in use. */
+  readonly model: string;
+  /** Generates one assistant turn, streaming deltas to `onEvent`. Never throws. */
+  complete(request: ModelRequest, onEvent?: (event: ProviderEvent) => void): Promise<AssistantTurn>;
+}
+
+/** Lists the models a server offers (used when --model is not given). */
+export interface ModelLister {
+  listModels(signal?: AbortSignal): Promise<Result<string[], AgentError>>;
+}

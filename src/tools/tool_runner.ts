@@ -1,0 +1,59 @@
+// The seam between the agent loop and wherever tools run. The real implementation is
+// src/sandbox/tool_host.ts (Web Workers with Deno permissions); the loop only sees this.
+
+import type { Result } from "../errors.ts";
+import type { ToolResult, ToolSchema } from "../messages.ts";
+import type { RiskLevel, ToolPermissions } from "./define_tool.ts";
+
+/** What the host knows about a loaded tool. */
+export interface ToolInfo {
+  name: string;
+  description: string;
+  risk: RiskLevel;
+  /** JSON Schema of the parameters (from z.toJSONSchema). */
+  parameters: Record<string, unknown>;
+  permissions?: ToolPermissions;
+  timeoutMs?: number;
+  /** The plugin file it came from (a path or URL). */
+  source: string;
+  origin: "builtin" | "project" | "user" | "flag";
+}
+
+/** The outcome of one executed tool call. */
+export interface ToolRun {
+  result: ToolResult;
+  /** Terminal line for the user (defaults to a summary of the result). */
+  display?: string;
+  /** The tool asked to end the run (task_complete). */
+  final?: boolean;
+  /** Conversation state after the call (tasks); unchanged when the tool did not touch it. */
+  state: Record<string, unknown>;
+}
+
+export interface ToolRunner {
+  /** Tools loaded, in a stable order. */
+  list(): readonly ToolInfo[];
+  /** Checks arguments against the tool's zod schema; returns the parsed value or plain-word issues. */
+  validate(name: string, args: unknown): Promise<Result<unknown, string[]>>;
+  /** Runs a validated call in the sandbox. Never throws for tool failures. */
+  run(
+    name: string,
+    args: unknown,
+    options: { signal?: AbortSignal; state: Record<string, unknown> },
+  ): Promise<ToolRun>;
+  close(): Promise<void>;
+}
+
+/**
+ * Converts ToolInfo to the schema offered to the model.
+ *
+ * @example
+ * ```ts
+ * import { toToolSchema } from "./tool_runner.ts";
+ * const s = toToolSchema({ name: "ls", description: "d", risk: "safe", parameters: {}, source: "x", origin: "builtin" });
+ * if (s.name !== "ls") throw new Error();
+ * ```
+ */
+export function toToolSchema(info: ToolInfo): ToolSchema {
+  return { name: info.name, description: info.description, parameters: info.parameters };
+}

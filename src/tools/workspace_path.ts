@@ -1,0 +1,78 @@
+// Workspace path rules shared by every file tool: a path is relative to the workspace root,
+// and neither `..`, an absolute path, nor a symlink may lead outside it. Runs inside the
+// sandbox worker (it only reads the file system).
+
+import { isAbsolute, relative, resolve, sep } from "node:path";
+import { realpathSync } from "node:fs";
+import { ToolError } from "./define_tool.ts";
+
+function isInside(root: string, target: string): boolean {
+  const rel = relative(root, target);
+  return rel === "" || (!rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel));
+}
+
+/** Real path of `path`, or of its nearest existing ancestor joined with the rest. */
+function realPathOfExistingPrefix(path: string): string {
+  let current = path;
+  const rest: string[] = [];
+  for (;;) {
+    try {
+      const real = realpathSync(current);
+      return rest.length === 0 ? real : resolve(real, ...rest.reverse());
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (code !== "ENOENT" && code !== "ENOTDIR") throw error;
+      const parent = resolve(current, "..");
+      if (parent === current) return path;
+      rest.push(current.slice(parent.length).replace(/^[\\/]/, ""));
+      current = parent;
+    }
+  }
+}
+
+/**
+ * Resolves a workspace-relative path to an absolute path inside the workspace.
+ *
+ * @param workspace Absolute path of the workspace root.
+ * @param path The path the model gave.
+ * @returns The absolute path.
+ * @throws {ToolError} `validation_failed` for absolute paths, `..` escapes and symlinks
+ * whose real location is outside the workspace.
+ *
+ * @example
+ * ```ts
+ * import { resolveWorkspacePath } from "./workspace_path.ts";
+ * const abs = resolveWorkspacePath(Deno.cwd(), "src/x.ts");
+ * if (!abs.endsWith("x.ts")) throw new Error(abs);
+ * ```
+ */
+export function resolveWorkspacePath(workspace: string, path: string): string {
+  if (path.includes("\0")) {
+    throw new ToolError("validation_failed", `Path "${path}" contains a NUL byte`);
+  }
+  if (isAbsolute(path)) {
+    throw new ToolError(
+      "validation_failed",
+      `Path "${path}" is absolute: give a path relative to the workspace root, e.g. "src/main.ts"`,
+    );
+  }
+  const target = resolve(workspace, path);
+  if (!isInside(workspace, target)) {
+    throw new ToolError(
+      "validation_failed",
+      `Path "${path}" is outside the workspace: give a path inside "${workspace}"`,
+    );
+  }
+  let realRoot = workspace;
+  try {
+    realRoot = realpathSync(workspace);
+  } catch { /* a missing root is reported by the tool's own I/O */ }
+  const realTarget = realPathOfExistingPrefix(target);
+  if (!isInside(realRoot, realTarget)) {
+    throw new ToolError(
+      "validation_failed",
+      `Path "${path}" leads outside the workspace through a symbolic link (to "${realTarget}")`,
+    );
+  }
+  return target;
+}
