@@ -1,0 +1,206 @@
+// The agent loop: one user message in, model turns and tool calls until a final answer,
+// `task_complete`, a limit, an error or an interrupt. It appends canonical messages to the
+// conversation and reports everything as typed events to an injected sink; it knows nothing
+// of HTTP, terminals or files (mini-swe-agent's run(), with pi's typed events).
+
+import type { AgentError } from "./errors.ts";
+import { formatAgentError } from "./errors.ts";
+import type { Message, ToolCall, ToolResult, Usage } from "./messages.ts";
+import { makeToolResult, toolCallMessage, toolResultMessage } from "./messages.ts";
+import type { Provider } from "./providers/provider.ts";
+import type { LoopEventSink, StopReasonOut } from "./loop_events.ts";
+import type { Approver } from "./permissions/approver.ts";
+import { type ToolRunner, toToolSchema } from "./tools/tool_runner.ts";
+import { type ArgumentParser, driveToolCall } from "./call_driver.ts";
+
+export interface LoopLimits {
+  /** Model turns per user message (default 10). */
+  maxIterations: number;
+  /** Tool calls executed per model turn (default 15); the rest get limit_reached. */
+  maxToolCalls: number;
+}
+
+export interface AgentLoopOptions {
+  provider: Provider;
+  tools: ToolRunner;
+  approver: Approver;
+  sink: LoopEventSink;
+  limits: LoopLimits;
+  /** Conversation state shared with tools (tasks); replaced after each call. */
+  state: Record<string, unknown>;
+  parseArguments?: ArgumentParser;
+  /** Shortens the message list before a request when it would overflow the context. */
+  fitMessages?: (messages: readonly Message[]) => readonly Message[];
+  /** Called for each failed call; returning a message stops the turn (repeated failures). */
+  onCallFailed?: (call: ToolCall, result: ToolResult) => string | undefined;
+  clock?: () => number;
+}
+
+export interface CallRecord {
+  id: string;
+  name: string;
+  arguments: unknown;
+  result: ToolResult;
+}
+
+export interface TurnOutcome {
+  stopReason: StopReasonOut;
+  /** The final answer (or task_complete summary). */
+  text: string;
+  iterations: number;
+  toolCalls: CallRecord[];
+  usage: Usage;
+  error?: AgentError;
+  errorMessage?: string;
+}
+
+/**
+ * Runs the loop for one user message (or, with `userText` null, continues after a limit).
+ *
+ * @param conversation The canonical messages so far; new messages are appended to it.
+ * @param userText The user's message, or null to continue the conversation as it is.
+ * @param options Provider, tools, approver, sink, limits and state.
+ * @param signal Aborts the running generation or tool (Ctrl-C).
+ * @returns How the turn ended.
+ */
+export async function runAgentLoop(
+  conversation: Message[],
+  userText: string | null,
+  options: AgentLoopOptions,
+  signal: AbortSignal,
+): Promise<TurnOutcome> {
+  const { provider, tools, sink, limits } = options;
+  const append = (message: Message) => {
+    conversation.push(message);
+    sink({ type: "message", message });
+  };
+  const outcome: TurnOutcome = {
+    stopReason: "answered",
+    text: "",
+    iterations: 0,
+    toolCalls: [],
+    usage: { promptTokens: 0, completionTokens: 0 },
+  };
+  const finish = (stopReason: StopReasonOut, extra: Partial<TurnOutcome> = {}): TurnOutcome => {
+    Object.assign(outcome, { stopReason }, extra);
+    sink({
+      type: "done",
+      stopReason,
+      text: outcome.text,
+      ...(outcome.errorMessage === undefined ? {} : { errorMessage: outcome.errorMessage }),
+    });
+    return outcome;
+  };
+  if (userText !== null) append({ kind: "user", content: userText });
+
+  for (;;) {
+    if (signal.aborted) return finish("interrupted");
+    if (outcome.iterations >= limits.maxIterations) {
+      sink({ type: "limit_reached", limit: "iterations", max: limits.maxIterations });
+      return finish("iteration_limit");
+    }
+    outcome.iterations++;
+    sink({ type: "turn_started", iteration: outcome.iterations });
+    const messages = options.fitMessages ? options.fitMessages(conversation) : conversation;
+    const turn = await provider.complete(
+      { messages, tools: tools.list().map(toToolSchema), signal },
+      (event) => {
+        if (event.type === "text_delta") sink({ type: "text_delta", text: event.text });
+        if (event.type === "reasoning_delta") sink({ type: "reasoning_delta", text: event.text });
+      },
+    );
+    if (turn.usage) {
+      outcome.usage.promptTokens += turn.usage.promptTokens;
+      outcome.usage.completionTokens += turn.usage.completionTokens;
+      sink({ type: "usage", usage: turn.usage });
+    }
+    if (turn.stopReason === "aborted" || signal.aborted) {
+      // Keep what the user already saw, but never a half-received tool call.
+      if (turn.text) append({ kind: "assistant", content: turn.text, data: {} });
+      return finish("interrupted", { text: turn.text });
+    }
+    if (turn.stopReason === "error") {
+      const message = turn.error ? formatAgentError(turn.error) : "The model server failed";
+      return finish("error", {
+        errorMessage: message,
+        ...(turn.error ? { error: turn.error } : {}),
+      });
+    }
+    append({
+      kind: "assistant",
+      content: turn.text,
+      data: {
+        ...(turn.reasoning ? { reasoning: turn.reasoning } : {}),
+        ...(turn.usage ? { usage: turn.usage } : {}),
+      },
+    });
+    if (turn.toolCalls.length === 0) return finish("answered", { text: turn.text });
+
+    // Record every call before running any, so a crash leaves them visible in the log.
+    for (const call of turn.toolCalls) append(toolCallMessage(call));
+    const stop = await runCalls(turn.toolCalls, options, signal, append, outcome);
+    if (stop) return finish(stop.reason, stop.extra);
+  }
+}
+
+type Stop = { reason: StopReasonOut; extra: Partial<TurnOutcome> };
+
+/** Runs one turn's calls in order; every call id gets exactly one result. */
+async function runCalls(
+  calls: ToolCall[],
+  options: AgentLoopOptions,
+  signal: AbortSignal,
+  append: (message: Message) => void,
+  outcome: TurnOutcome,
+): Promise<Stop | undefined> {
+  let stop: Stop | undefined;
+  for (const [index, call] of calls.entries()) {
+    let result: ToolResult;
+    let args: unknown = call.arguments;
+    let display = "";
+    if (stop) {
+      result = makeToolResult({
+        errorType: "cancelled",
+        errorMessage: stop.reason === "task_complete"
+          ? "Not run: task_complete ended the run"
+          : "Not run: the turn was stopped before this call",
+      });
+    } else if (index >= options.limits.maxToolCalls) {
+      const max = options.limits.maxToolCalls;
+      if (index === max) options.sink({ type: "limit_reached", limit: "tool_calls", max });
+      result = makeToolResult({
+        errorType: "limit_reached",
+        errorMessage: `Not run: at most ${max} tool calls run per model turn. ` +
+          `Call it again in your next turn if you still need it`,
+      });
+    } else {
+      const driven = await driveToolCall(call, { ...options }, signal);
+      args = driven.args ?? call.arguments;
+      result = driven.result;
+      if (driven.conversationState !== options.state) {
+        options.state = driven.conversationState;
+        options.sink({ type: "state_changed", state: options.state });
+      }
+      if (driven.final) {
+        stop = { reason: "task_complete", extra: { text: result.data ?? "" } };
+      } else if (driven.abortTurn || signal.aborted) {
+        stop = { reason: "interrupted", extra: {} };
+      } else if (!result.success && options.onCallFailed) {
+        const message = options.onCallFailed(call, result);
+        if (message) stop = { reason: "error", extra: { errorMessage: message } };
+      }
+      display = driven.display;
+    }
+    options.sink({
+      type: "tool_finished",
+      callId: call.id,
+      name: call.name,
+      args,
+      result,
+      display,
+    });
+    append(toolResultMessage(call.id, call.name, result));
+    outcome.toolCalls.push({ id: call.id, name: call.name, arguments: args, result });
+  }
+  return stop;
+}

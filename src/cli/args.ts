@@ -1,0 +1,314 @@
+// Command-line parsing for harness (DESIGN.md, "The command-line contract"). Deno permission
+// flags are taken out first by src/sandbox/grants.ts; this module parses the rest into a
+// typed Command or a one-line usage error (exit 2).
+
+import { parseArgs } from "node:util";
+import { err, ok, type Result } from "../errors.ts";
+
+export type OutputFormat = "text" | "json" | "stream-json";
+
+/** Settings that a flag or a config file can set. Absent means "not given". */
+export interface SettingFlags {
+  baseUrl?: string;
+  model?: string;
+  apiKey?: string;
+  provider?: "openai" | "ollama";
+  maxIterations?: number;
+  maxToolCalls?: number;
+  numCtx?: number;
+  toolCallIds?: "native" | "short";
+  textToolCalls?: boolean;
+  modelFile?: string;
+  ctxSize?: number;
+  gpu?: "auto" | "off";
+}
+
+export interface RunFlags extends SettingFlags {
+  yes: boolean;
+  policies?: string;
+  plugins: string[];
+  resume?: string | true;
+  continue: boolean;
+  noSession: boolean;
+  outputFormat: OutputFormat;
+  prompt?: string;
+}
+
+export type Command =
+  | { kind: "help" }
+  | { kind: "version" }
+  | { kind: "run"; flags: RunFlags }
+  | { kind: "tool"; flags: RunFlags; name: string; json: string }
+  | {
+    kind: "sessions";
+    flags: RunFlags;
+    action: "list" | "export" | "search" | "delete";
+    arg?: string;
+  }
+  | { kind: "policy_explain"; flags: RunFlags; tool: string; json: string }
+  | { kind: "plugin_new"; flags: RunFlags; name: string };
+
+export const HELP = `harness: a terminal agent for local LLMs
+
+Usage:
+  harness [flags] [Deno permission flags]        interactive REPL
+  harness -p "PROMPT" [flags]                    one-shot run, prints the final answer
+  harness tool NAME 'JSON'                       run one tool without a model
+  harness sessions [list|export ID|search TEXT|delete ID]
+  harness policy explain TOOL 'JSON'             show which rule decides a call
+  harness plugin new NAME                        write a plugin skeleton to ./plugins
+
+Flags:
+  -p, --print PROMPT     run one prompt and exit ("-" reads it from stdin)
+  --base-url URL         OpenAI-compatible endpoint (default http://127.0.0.1:11434/v1)
+  --model NAME           model name (required if the server lists more than one)
+  --api-key KEY          else $HARNESS_API_KEY / $OPENAI_API_KEY
+  --provider NAME        openai | ollama (default: ollama for an Ollama root URL, else openai)
+  --max-iterations N     model turns per user message (default 10)
+  --max-tool-calls N     tool calls run per model turn (default 15)
+  --yes, -y              approve every call the sandbox allows (policy denies still apply)
+  --policies FILE        extra policy file (after ~/.config/harness/policies.jsonc)
+  --plugins DIR          extra plugin folder (repeatable)
+  --resume [ID]          resume a session (pick from a list without ID)
+  --continue, -c         resume the latest session in this folder
+  --no-session           record nothing (no session log)
+  --output-format F      text | json | stream-json (with -p; default text)
+  --num-ctx N            context length to request from Ollama (default 8192)
+  --tool-call-ids MODE   native | short (9 alphanumerics, for Mistral on vLLM)
+  --no-text-tool-calls   do not parse tool calls that a model wrote as text
+  --model-file PATH      run a GGUF model in-process (node-llama-cpp)
+  --ctx-size N           context size for --model-file (default: model's, at most 8192)
+  --gpu MODE             auto | off (with --model-file; default auto)
+  -V, --version          print the version
+  -h, --help             print this help
+
+Deno permission flags (the sandbox every tool runs in; nothing is granted by default):
+  --allow-read[=PATHS] -R   --allow-write[=PATHS] -W   --allow-net[=HOSTS] -N
+  --allow-run[=PROGRAMS]    --allow-env[=VARS] -E      --allow-sys[=APIS] -S
+  --allow-ffi[=PATHS]       -A, --allow-all            --deny-<name>[=...]
+
+Exit codes: 0 answered, 1 runtime error, 2 usage or config error, 3 stopped by a limit,
+130 interrupted`;
+
+function usage(message: string): { ok: false; error: { kind: "usage"; message: string } } {
+  return err({ kind: "usage", message });
+}
+
+function positiveInt(flag: string, value: string | undefined): Result<number | undefined> {
+  if (value === undefined) return ok(undefined);
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < 1) {
+    return usage(`Invalid value for ${flag} "${value}": expected a positive whole number`);
+  }
+  return ok(n);
+}
+
+function oneOf<T extends string>(
+  flag: string,
+  value: string | undefined,
+  allowed: readonly T[],
+): Result<T | undefined> {
+  if (value === undefined) return ok(undefined);
+  if ((allowed as readonly string[]).includes(value)) return ok(value as T);
+  return usage(`Invalid value for ${flag} "${value}": expected one of ${allowed.join(", ")}`);
+}
+
+/** `--resume` takes an optional value: give it "" when no id follows. */
+function normaliseOptionalResume(argv: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    out.push(arg);
+    if (arg === "--resume") {
+      const next = argv[i + 1];
+      if (next === undefined || next.startsWith("-")) out.push("");
+    }
+  }
+  return out;
+}
+
+/**
+ * Parses harness's own flags (permission flags already removed).
+ *
+ * @param argv Arguments after the program name.
+ * @returns The command, or a usage error with a one-line message.
+ *
+ * @example
+ * ```ts
+ * import { parseCommand } from "./args.ts";
+ * const r = parseCommand(["-p", "hi", "--max-iterations", "3"]);
+ * if (!r.ok || r.value.kind !== "run" || r.value.flags.maxIterations !== 3) throw new Error();
+ * ```
+ */
+export function parseCommand(argv: string[]): Result<Command> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: normaliseOptionalResume(argv),
+      allowPositionals: true,
+      strict: true,
+      options: {
+        print: { type: "string", short: "p" },
+        "base-url": { type: "string" },
+        model: { type: "string" },
+        "api-key": { type: "string" },
+        provider: { type: "string" },
+        "max-iterations": { type: "string" },
+        "max-tool-calls": { type: "string" },
+        yes: { type: "boolean", short: "y" },
+        policies: { type: "string" },
+        plugins: { type: "string", multiple: true },
+        resume: { type: "string" },
+        continue: { type: "boolean", short: "c" },
+        "no-session": { type: "boolean" },
+        "output-format": { type: "string" },
+        "num-ctx": { type: "string" },
+        "tool-call-ids": { type: "string" },
+        "no-text-tool-calls": { type: "boolean" },
+        "model-file": { type: "string" },
+        "ctx-size": { type: "string" },
+        gpu: { type: "string" },
+        version: { type: "boolean", short: "V" },
+        help: { type: "boolean", short: "h" },
+      },
+    });
+  } catch (error) {
+    return usage(describeParseError(error as Error & { code?: string }));
+  }
+  const v = parsed.values;
+  if (v.help) return ok({ kind: "help" });
+  if (v.version) return ok({ kind: "version" });
+
+  const numbers = {
+    maxIterations: positiveInt("--max-iterations", v["max-iterations"]),
+    maxToolCalls: positiveInt("--max-tool-calls", v["max-tool-calls"]),
+    numCtx: positiveInt("--num-ctx", v["num-ctx"]),
+    ctxSize: positiveInt("--ctx-size", v["ctx-size"]),
+  };
+  for (const r of Object.values(numbers)) if (!r.ok) return r;
+  const outputFormat = oneOf("--output-format", v["output-format"], [
+    "text",
+    "json",
+    "stream-json",
+  ]);
+  if (!outputFormat.ok) return outputFormat;
+  const provider = oneOf("--provider", v.provider, ["openai", "ollama"]);
+  if (!provider.ok) return provider;
+  const toolCallIds = oneOf("--tool-call-ids", v["tool-call-ids"], ["native", "short"]);
+  if (!toolCallIds.ok) return toolCallIds;
+  const gpu = oneOf("--gpu", v.gpu, ["auto", "off"]);
+  if (!gpu.ok) return gpu;
+  if (v["base-url"] !== undefined && !/^https?:\/\/[^/]/.test(v["base-url"])) {
+    return usage(
+      `Invalid value for --base-url "${v["base-url"]}": expected an http:// or https:// URL`,
+    );
+  }
+  if (outputFormat.value && v.print === undefined) {
+    return usage(
+      `--output-format needs -p: run "harness -p PROMPT --output-format ${outputFormat.value}"`,
+    );
+  }
+  if (v.resume !== undefined && v.continue) {
+    return usage("Use either --resume or --continue, not both");
+  }
+
+  const flags: RunFlags = {
+    yes: v.yes === true,
+    plugins: v.plugins ?? [],
+    continue: v.continue === true,
+    noSession: v["no-session"] === true,
+    outputFormat: outputFormat.value ?? "text",
+  };
+  const set = <K extends keyof RunFlags>(key: K, value: RunFlags[K] | undefined) => {
+    if (value !== undefined) flags[key] = value;
+  };
+  set("prompt", v.print);
+  set("baseUrl", v["base-url"]?.replace(/\/+$/, ""));
+  set("model", v.model);
+  set("apiKey", v["api-key"]);
+  set("provider", provider.value);
+  set("maxIterations", numbers.maxIterations.ok ? numbers.maxIterations.value : undefined);
+  set("maxToolCalls", numbers.maxToolCalls.ok ? numbers.maxToolCalls.value : undefined);
+  set("numCtx", numbers.numCtx.ok ? numbers.numCtx.value : undefined);
+  set("ctxSize", numbers.ctxSize.ok ? numbers.ctxSize.value : undefined);
+  set("toolCallIds", toolCallIds.value);
+  set("gpu", gpu.value);
+  set("modelFile", v["model-file"]);
+  set("policies", v.policies);
+  if (v["no-text-tool-calls"]) flags.textToolCalls = false;
+  if (v.resume !== undefined) flags.resume = v.resume === "" ? true : v.resume;
+
+  return parseSubcommand(parsed.positionals, flags);
+}
+
+function parseSubcommand(positionals: string[], flags: RunFlags): Result<Command> {
+  const [first, ...rest] = positionals;
+  if (first === undefined) return ok({ kind: "run", flags });
+  if (flags.prompt !== undefined) {
+    return usage(`Unexpected argument "${first}": quote the whole prompt, e.g. -p "fix the tests"`);
+  }
+  switch (first) {
+    case "tool": {
+      const [name, json = "{}", extra] = rest;
+      if (name === undefined || extra !== undefined) {
+        return usage(`Usage: harness tool NAME 'JSON', e.g. harness tool ls '{"path": "."}'`);
+      }
+      return ok({ kind: "tool", flags, name, json });
+    }
+    case "sessions": {
+      const [action = "list", arg, extra] = rest;
+      if (extra !== undefined) {
+        return usage(`Unexpected argument "${extra}" for "harness sessions"`);
+      }
+      if (action === "list" && arg === undefined) return ok({ kind: "sessions", flags, action });
+      if ((action === "export" || action === "search" || action === "delete") && arg) {
+        return ok({ kind: "sessions", flags, action, arg });
+      }
+      return usage(
+        `Unknown sessions command "${
+          rest.join(" ")
+        }": use list, export ID, search TEXT or delete ID`,
+      );
+    }
+    case "policy": {
+      const [action, tool, json = "{}", extra] = rest;
+      if (action !== "explain" || tool === undefined || extra !== undefined) {
+        return usage(
+          `Usage: harness policy explain TOOL 'JSON', e.g. harness policy explain run_command '{"command": "git status"}'`,
+        );
+      }
+      return ok({ kind: "policy_explain", flags, tool, json });
+    }
+    case "plugin": {
+      const [action, name, extra] = rest;
+      if (action !== "new" || name === undefined || extra !== undefined) {
+        return usage("Usage: harness plugin new NAME, e.g. harness plugin new word_count");
+      }
+      return ok({ kind: "plugin_new", flags, name });
+    }
+    default:
+      return usage(
+        `Unknown command "${first}": to send a prompt use -p "${
+          [first, ...rest].join(" ")
+        }"; run "harness --help" for usage`,
+      );
+  }
+}
+
+function describeParseError(error: Error & { code?: string }): string {
+  // node:util names the flag as '-p, --print <value>' or '--bogus'.
+  const quoted = /'([^']+)'/.exec(error.message)?.[1] ?? "";
+  const flag =
+    quoted.split(/,\s*/).map((part) => part.split(" ")[0]).find((part) => part?.startsWith("--")) ??
+      quoted.split(" ")[0];
+  switch (error.code) {
+    case "ERR_PARSE_ARGS_UNKNOWN_OPTION":
+      return `Unknown flag "${flag ?? error.message}": run "harness --help" for the list of flags`;
+    case "ERR_PARSE_ARGS_INVALID_OPTION_VALUE":
+      return flag && error.message.includes("argument missing")
+        ? `Missing value for ${flag}: run "harness --help" for usage`
+        : `Invalid use of ${flag}: it takes no value`;
+    default:
+      return `Invalid arguments: ${error.message.split("\n")[0]}`;
+  }
+}

@@ -1,0 +1,220 @@
+// Settings from config files and flags. `~/.config/harness/config.jsonc` is read first,
+// then `./.harness/config.jsonc` (which wins), then flags (which win over both). Errors name
+// the file, line and column; nothing falls back silently.
+
+import { join } from "node:path";
+import { parse, type ParseError, printParseErrorCode } from "jsonc-parser";
+import { err, ok, type Result } from "./errors.ts";
+import type { SettingFlags } from "./cli/args.ts";
+
+export const DEFAULT_BASE_URL = "http://127.0.0.1:11434/v1";
+
+export interface Settings {
+  baseUrl: string;
+  model?: string;
+  apiKey?: string;
+  provider?: "openai" | "ollama";
+  maxIterations: number;
+  maxToolCalls: number;
+  numCtx: number;
+  toolCallIds: "native" | "short";
+  textToolCalls: boolean;
+  modelFile?: string;
+  ctxSize?: number;
+  gpu: "auto" | "off";
+  /** Default tool timeout in ms (120 s). */
+  toolTimeoutMs: number;
+  /** Per-tool timeouts in ms. */
+  toolTimeouts: Record<string, number>;
+  /** Hard cap on a tool result in bytes (1 MiB). */
+  maxOutputSize: number;
+  /** Cap on what the model reads from one result, in characters (30,000). */
+  toolOutputLimit: number;
+  /** Extra plugin folders from config (flags add more). */
+  plugins: string[];
+  /** Replaces the built-in system prompt. */
+  systemPrompt?: string;
+}
+
+export const DEFAULT_SETTINGS: Settings = {
+  baseUrl: DEFAULT_BASE_URL,
+  maxIterations: 10,
+  maxToolCalls: 15,
+  numCtx: 8192,
+  toolCallIds: "native",
+  textToolCalls: true,
+  gpu: "auto",
+  toolTimeoutMs: 120_000,
+  toolTimeouts: {},
+  maxOutputSize: 1024 * 1024,
+  toolOutputLimit: 30_000,
+  plugins: [],
+};
+
+/** The user's home folder. */
+export function homeDir(env: (name: string) => string | undefined = Deno.env.get): string {
+  return env("HOME") ?? env("USERPROFILE") ?? ".";
+}
+
+/** `$XDG_CONFIG_HOME/harness` or `~/.config/harness`. */
+export function configDir(env: (name: string) => string | undefined = Deno.env.get): string {
+  const xdg = env("XDG_CONFIG_HOME");
+  return xdg ? join(xdg, "harness") : join(homeDir(env), ".config", "harness");
+}
+
+/** `$XDG_DATA_HOME/harness` or `~/.local/share/harness`. */
+export function dataDir(env: (name: string) => string | undefined = Deno.env.get): string {
+  const xdg = env("XDG_DATA_HOME");
+  return xdg ? join(xdg, "harness") : join(homeDir(env), ".local", "share", "harness");
+}
+
+const SETTING_FLAG_KEYS: readonly (keyof SettingFlags)[] = [
+  "baseUrl",
+  "model",
+  "apiKey",
+  "provider",
+  "maxIterations",
+  "maxToolCalls",
+  "numCtx",
+  "toolCallIds",
+  "textToolCalls",
+  "modelFile",
+  "ctxSize",
+  "gpu",
+];
+
+type Checker = (value: unknown) => string | undefined;
+const isString: Checker = (v) => typeof v === "string" ? undefined : "expected a string";
+const isPositive: Checker = (v) =>
+  typeof v === "number" && Number.isInteger(v) && v > 0
+    ? undefined
+    : "expected a positive whole number";
+const isBoolean: Checker = (v) => typeof v === "boolean" ? undefined : "expected true or false";
+const isOneOf = (...values: string[]): Checker => (v) =>
+  typeof v === "string" && values.includes(v) ? undefined : `expected one of ${values.join(", ")}`;
+const isStringArray: Checker = (v) =>
+  Array.isArray(v) && v.every((x) => typeof x === "string")
+    ? undefined
+    : "expected a list of strings";
+const isTimeoutMap: Checker = (v) =>
+  typeof v === "object" && v !== null && !Array.isArray(v) &&
+    Object.values(v).every((x) => isPositive(x) === undefined)
+    ? undefined
+    : 'expected an object of tool names to milliseconds, e.g. { "run_command": 600000 }';
+
+const FIELDS: Record<string, [keyof Settings, Checker]> = {
+  base_url: ["baseUrl", isString],
+  model: ["model", isString],
+  api_key: ["apiKey", isString],
+  provider: ["provider", isOneOf("openai", "ollama")],
+  max_iterations: ["maxIterations", isPositive],
+  max_tool_calls: ["maxToolCalls", isPositive],
+  num_ctx: ["numCtx", isPositive],
+  tool_call_ids: ["toolCallIds", isOneOf("native", "short")],
+  text_tool_calls: ["textToolCalls", isBoolean],
+  model_file: ["modelFile", isString],
+  ctx_size: ["ctxSize", isPositive],
+  gpu: ["gpu", isOneOf("auto", "off")],
+  tool_timeout_ms: ["toolTimeoutMs", isPositive],
+  tool_timeouts: ["toolTimeouts", isTimeoutMap],
+  max_output_size: ["maxOutputSize", isPositive],
+  tool_output_limit: ["toolOutputLimit", isPositive],
+  plugins: ["plugins", isStringArray],
+  system_prompt: ["systemPrompt", isString],
+};
+
+/** Line and column (1-based) of an offset in text. */
+function position(text: string, offset: number): string {
+  const before = text.slice(0, offset).split("\n");
+  return `line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1}`;
+}
+
+/**
+ * Parses one config file's text into partial settings.
+ *
+ * @param file The file name, for error messages.
+ * @param text The JSONC text.
+ * @returns Partial settings or a `config_invalid` error naming the file, line and column.
+ *
+ * @example
+ * ```ts
+ * import { parseConfigText } from "./config.ts";
+ * const r = parseConfigText("c.jsonc", '{ "model": "qwen3", // mine\n }');
+ * if (!r.ok || r.value.model !== "qwen3") throw new Error();
+ * ```
+ */
+export function parseConfigText(file: string, text: string): Result<Partial<Settings>> {
+  const errors: ParseError[] = [];
+  const value: unknown = parse(text, errors, { allowTrailingComma: true });
+  const first = errors[0];
+  if (first) {
+    return err({
+      kind: "config_invalid",
+      file,
+      reason: `${position(text, first.offset)}: ${printParseErrorCode(first.error)}`,
+    });
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return err({ kind: "config_invalid", file, reason: "expected a JSON object at the top level" });
+  }
+  const out: Record<string, unknown> = {};
+  for (const [key, raw] of Object.entries(value)) {
+    const field = FIELDS[key];
+    if (!field) {
+      return err({
+        kind: "config_invalid",
+        file,
+        reason: `unknown setting "${key}": known settings are ${Object.keys(FIELDS).join(", ")}`,
+      });
+    }
+    const problem = field[1](raw);
+    if (problem) return err({ kind: "config_invalid", file, reason: `"${key}": ${problem}` });
+    out[field[0]] = key === "base_url" ? String(raw).replace(/\/+$/, "") : raw;
+  }
+  return ok(out as Partial<Settings>);
+}
+
+async function readConfigFile(file: string): Promise<Result<Partial<Settings>>> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(file);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return ok({});
+    return err({ kind: "config_invalid", file, reason: (error as Error).message });
+  }
+  return parseConfigText(file, text);
+}
+
+/**
+ * Loads settings: defaults, then the user config, the project config, then flags.
+ *
+ * @param flags Settings given on the command line.
+ * @param options Working directory and environment lookup (seams for tests).
+ */
+export async function loadSettings(
+  flags: SettingFlags & { plugins?: string[] },
+  options: { cwd: string; env?: (name: string) => string | undefined },
+): Promise<Result<Settings>> {
+  const env = options.env ?? ((name: string) => Deno.env.get(name));
+  const settings: Settings = structuredClone(DEFAULT_SETTINGS);
+  for (
+    const file of [
+      join(configDir(env), "config.jsonc"),
+      join(options.cwd, ".harness", "config.jsonc"),
+    ]
+  ) {
+    const loaded = await readConfigFile(file);
+    if (!loaded.ok) return loaded;
+    Object.assign(settings, loaded.value);
+  }
+  for (const key of SETTING_FLAG_KEYS) {
+    const value = flags[key];
+    if (value !== undefined) (settings as unknown as Record<string, unknown>)[key] = value;
+  }
+  settings.plugins = [...settings.plugins, ...(flags.plugins ?? [])];
+  if (settings.apiKey === undefined) {
+    const fromEnv = env("HARNESS_API_KEY") ?? env("OPENAI_API_KEY");
+    if (fromEnv) settings.apiKey = fromEnv;
+  }
+  return ok(settings);
+}
