@@ -1,0 +1,123 @@
+// Chooses and opens the model provider from settings: an in-process GGUF model
+// (--model-file), Ollama's native API (--provider ollama, or an Ollama root URL), or any
+// OpenAI-compatible server. Heavy modules are imported only for the provider in use.
+
+import { err, ok, type Result } from "../errors.ts";
+import type { AgentError } from "../errors.ts";
+import type { ModelLister, Provider } from "../providers/provider.ts";
+import type { Settings } from "../config.ts";
+
+export interface OpenedProvider {
+  provider: Provider;
+  /** Context length the provider knows, for context warnings. */
+  contextLength?: number;
+  close?(): Promise<void>;
+}
+
+/**
+ * Whether a base URL is Ollama's root (no `/v1`): then the native API is used.
+ *
+ * @example
+ * ```ts
+ * import { looksLikeOllamaRoot } from "./open_provider.ts";
+ * if (!looksLikeOllamaRoot("http://127.0.0.1:11434")) throw new Error();
+ * if (looksLikeOllamaRoot("http://127.0.0.1:11434/v1")) throw new Error();
+ * ```
+ */
+export function looksLikeOllamaRoot(baseUrl: string): boolean {
+  try {
+    const url = new URL(baseUrl);
+    return url.port === "11434" && (url.pathname === "/" || url.pathname === "");
+  } catch {
+    return false;
+  }
+}
+
+async function resolveModel(
+  lister: ModelLister,
+  baseUrl: string,
+): Promise<Result<string>> {
+  const listed = await lister.listModels();
+  if (!listed.ok) return listed;
+  const models = listed.value;
+  if (models.length === 1) return ok(models[0]!);
+  if (models.length === 0) {
+    return err({
+      kind: "usage",
+      message:
+        `No models found at "${baseUrl}": pull one (e.g. "ollama pull qwen3") or pass --model`,
+    });
+  }
+  return err({
+    kind: "usage",
+    message: `Several models at "${baseUrl}": pass --model NAME, one of: ${models.join(", ")}`,
+  });
+}
+
+/**
+ * Opens the provider the settings ask for.
+ *
+ * @param settings Loaded settings.
+ * @param onProgress Load progress of an in-process model (0..1).
+ * @returns The provider, or an error (usage errors exit 2, others 1).
+ */
+export async function openProvider(
+  settings: Settings,
+  onProgress?: (fraction: number) => void,
+): Promise<Result<OpenedProvider, AgentError>> {
+  let opened: OpenedProvider;
+  if (settings.modelFile !== undefined) {
+    const { createLlamaCppProvider } = await import("../providers/llama_cpp.ts");
+    const loaded = await createLlamaCppProvider({
+      modelFile: settings.modelFile,
+      gpu: settings.gpu,
+      ...(settings.ctxSize ? { ctxSize: settings.ctxSize } : {}),
+      ...(onProgress ? { onProgress } : {}),
+    });
+    if (!loaded.ok) return loaded;
+    opened = { provider: loaded.value, close: () => loaded.value.close() };
+  } else if (
+    settings.provider === "ollama" ||
+    (settings.provider === undefined && looksLikeOllamaRoot(settings.baseUrl))
+  ) {
+    const { createOllamaProvider } = await import("../providers/ollama.ts");
+    const make = (model: string) =>
+      createOllamaProvider({ baseUrl: settings.baseUrl, model, maxNumCtx: settings.numCtx });
+    let model = settings.model;
+    if (model === undefined) {
+      const resolved = await resolveModel(make(""), settings.baseUrl);
+      if (!resolved.ok) return resolved;
+      model = resolved.value;
+    }
+    const provider = make(model);
+    const info = await provider.inspect();
+    if (!info.ok) return info;
+    opened = {
+      provider,
+      ...(info.value.contextLength
+        ? { contextLength: Math.min(info.value.contextLength, settings.numCtx) }
+        : {}),
+    };
+  } else {
+    const { createOpenAICompatProvider } = await import("../providers/openai_compat.ts");
+    const make = (model: string) =>
+      createOpenAICompatProvider({
+        baseUrl: settings.baseUrl,
+        model,
+        toolCallIds: settings.toolCallIds,
+        ...(settings.apiKey ? { apiKey: settings.apiKey } : {}),
+      });
+    let model = settings.model;
+    if (model === undefined) {
+      const resolved = await resolveModel(make(""), settings.baseUrl);
+      if (!resolved.ok) return resolved;
+      model = resolved.value;
+    }
+    opened = { provider: make(model) };
+  }
+  if (settings.textToolCalls) {
+    const { withTextToolCalls } = await import("../providers/with_text_tool_calls.ts");
+    opened = { ...opened, provider: withTextToolCalls(opened.provider) };
+  }
+  return ok(opened);
+}

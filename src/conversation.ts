@@ -1,0 +1,87 @@
+// One conversation: the canonical message list, the tool state (tasks) and the parts a
+// turn needs. The REPL and the -p runner call `send`; every loop event goes to the session
+// recorder first (so it is on disk before the next step) and then to the display.
+
+import { type LoopLimits, runAgentLoop, type TurnOutcome } from "./agent_loop.ts";
+import type { ArgumentParser } from "./call_driver.ts";
+import type { LoopEventSink } from "./loop_events.ts";
+import type { Message, ToolCall, ToolResult } from "./messages.ts";
+import type { Approver } from "./permissions/approver.ts";
+import type { Provider } from "./providers/provider.ts";
+import type { SessionRecorder } from "./session_types.ts";
+import type { ToolRunner } from "./tools/tool_runner.ts";
+
+export interface ConversationParts {
+  provider: Provider;
+  tools: ToolRunner;
+  approver: Approver;
+  recorder: SessionRecorder;
+  limits: LoopLimits;
+  parseArguments?: ArgumentParser;
+  fitMessages?: (messages: readonly Message[]) => readonly Message[];
+  /** A fresh repeated-failure check per user message; returns a stop message. */
+  newFailureCheck?: () => (call: ToolCall, result: ToolResult) => string | undefined;
+}
+
+export class Conversation {
+  messages: Message[];
+  state: Record<string, unknown>;
+  #running = false;
+
+  constructor(
+    readonly parts: ConversationParts,
+    init: { messages: Message[]; state?: Record<string, unknown> },
+  ) {
+    this.messages = init.messages;
+    this.state = init.state ?? {};
+  }
+
+  /** Starts a conversation with a system prompt (recorded as the first message). */
+  static start(parts: ConversationParts, systemPrompt: string): Conversation {
+    const conversation = new Conversation(parts, { messages: [] });
+    const system: Message = { kind: "system", content: systemPrompt };
+    conversation.messages.push(system);
+    parts.recorder.record({ type: "message", message: system });
+    return conversation;
+  }
+
+  get running(): boolean {
+    return this.#running;
+  }
+
+  /** Sends a user message (or continues with null) and runs the loop to its end. */
+  async send(
+    userText: string | null,
+    display: LoopEventSink,
+    signal: AbortSignal,
+  ): Promise<TurnOutcome> {
+    this.#running = true;
+    const sink: LoopEventSink = (event) => {
+      this.parts.recorder.record(event);
+      if (event.type === "state_changed") this.state = event.state;
+      display(event);
+    };
+    try {
+      const failureCheck = this.parts.newFailureCheck?.();
+      return await runAgentLoop(this.messages, userText, {
+        provider: this.parts.provider,
+        tools: this.parts.tools,
+        approver: this.parts.approver,
+        sink,
+        limits: this.parts.limits,
+        state: this.state,
+        ...(this.parts.parseArguments ? { parseArguments: this.parts.parseArguments } : {}),
+        ...(this.parts.fitMessages ? { fitMessages: this.parts.fitMessages } : {}),
+        ...(failureCheck ? { onCallFailed: failureCheck } : {}),
+      }, signal);
+    } finally {
+      this.#running = false;
+    }
+  }
+
+  /** Drops everything but the system prompt (and the tasks). */
+  clear(): void {
+    this.messages = this.messages.filter((message) => message.kind === "system");
+    this.state = {};
+  }
+}

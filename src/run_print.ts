@@ -1,0 +1,101 @@
+// One-shot mode (`harness -p PROMPT`): run one user message to its end and print the
+// answer as text, one JSON object, or a stream of JSON events; map the outcome to the
+// documented exit code.
+
+import type { TurnOutcome } from "./agent_loop.ts";
+import type { OutputFormat } from "./cli/args.ts";
+import type { Conversation } from "./conversation.ts";
+import type { LoopEventSink } from "./loop_events.ts";
+import { finalJson, streamJsonLine } from "./ui/render_json.ts";
+import { createTextRenderer } from "./ui/render_text.ts";
+import type { Style } from "./ui/style.ts";
+
+export const EXIT = {
+  ok: 0,
+  runtime: 1,
+  usage: 2,
+  limit: 3,
+  interrupted: 130,
+} as const;
+
+/**
+ * The exit code for how a turn ended.
+ *
+ * @example
+ * ```ts
+ * import { exitCodeFor } from "./run_print.ts";
+ * if (exitCodeFor("iteration_limit") !== 3) throw new Error();
+ * ```
+ */
+export function exitCodeFor(stopReason: TurnOutcome["stopReason"]): number {
+  switch (stopReason) {
+    case "answered":
+    case "task_complete":
+      return EXIT.ok;
+    case "error":
+      return EXIT.runtime;
+    case "iteration_limit":
+      return EXIT.limit;
+    case "interrupted":
+      return EXIT.interrupted;
+    default: {
+      const never: never = stopReason;
+      throw new Error(`unhandled stop reason ${String(never)}`);
+    }
+  }
+}
+
+export interface PrintOptions {
+  format: OutputFormat;
+  stdout(text: string): void;
+  stderr(text: string): void;
+  /** Style for stderr notes. */
+  style: Style;
+  signal: AbortSignal;
+}
+
+/** Runs the prompt and prints the result; returns the exit code. */
+export async function runPrint(
+  conversation: Conversation,
+  prompt: string,
+  options: PrintOptions,
+): Promise<number> {
+  let sink: LoopEventSink;
+  if (options.format === "stream-json") {
+    sink = (event) => {
+      const line = streamJsonLine(event);
+      if (line !== undefined) options.stdout(`${line}\n`);
+    };
+  } else {
+    // Tool lines and notes go to stderr so stdout holds only the answer (or the JSON).
+    const renderer = createTextRenderer({
+      write: () => {},
+      note: options.stderr,
+      style: options.style,
+      spinner: false,
+      showReasoning: false,
+    });
+    sink = renderer.sink;
+  }
+  const outcome = await conversation.send(prompt, sink, options.signal);
+  const sessionId = conversation.parts.recorder.id;
+  switch (options.format) {
+    case "text":
+      if (outcome.text) {
+        options.stdout(outcome.text.endsWith("\n") ? outcome.text : `${outcome.text}\n`);
+      }
+      if (outcome.stopReason === "iteration_limit") {
+        options.stderr(
+          `Stopped after ${outcome.iterations} model turns: raise --max-iterations or resume with --continue\n`,
+        );
+      }
+      break;
+    case "json":
+      options.stdout(`${JSON.stringify(finalJson(outcome, sessionId))}\n`);
+      break;
+    case "stream-json":
+      options.stdout(`${JSON.stringify({ type: "final", ...finalJson(outcome, sessionId) })}\n`);
+      break;
+  }
+  return exitCodeFor(outcome.stopReason);
+}

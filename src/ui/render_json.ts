@@ -1,0 +1,116 @@
+// Machine-readable output for `-p`: `json` prints one object on the last line of stdout;
+// `stream-json` prints one event per line as it happens, the last being that same object.
+
+import type { TurnOutcome } from "../agent_loop.ts";
+import type { LoopEvent } from "../loop_events.ts";
+
+export interface FinalJson {
+  result: string;
+  stop_reason: TurnOutcome["stopReason"];
+  iterations: number;
+  tool_calls: { id: string; name: string; arguments: unknown; result: unknown }[];
+  usage: { prompt_tokens: number; completion_tokens: number };
+  session_id: string | null;
+  /** Calls that needed approval and were denied (e.g. -p without --yes). */
+  permission_denials: { id: string; name: string; arguments: unknown; reason: string }[];
+  error?: string;
+}
+
+/**
+ * Builds the final JSON object of a `-p` run.
+ *
+ * @example
+ * ```ts
+ * import { finalJson } from "./render_json.ts";
+ * const out = finalJson({
+ *   stopReason: "answered", text: "hi", iterations: 1, toolCalls: [],
+ *   usage: { promptTokens: 1, completionTokens: 2 },
+ * }, null);
+ * if (out.result !== "hi") throw new Error();
+ * ```
+ */
+export function finalJson(outcome: TurnOutcome, sessionId: string | null): FinalJson {
+  const out: FinalJson = {
+    result: outcome.text,
+    stop_reason: outcome.stopReason,
+    iterations: outcome.iterations,
+    tool_calls: outcome.toolCalls.map((call) => ({
+      id: call.id,
+      name: call.name,
+      arguments: call.arguments,
+      result: call.result,
+    })),
+    usage: {
+      prompt_tokens: outcome.usage.promptTokens,
+      completion_tokens: outcome.usage.completionTokens,
+    },
+    session_id: sessionId,
+    permission_denials: outcome.toolCalls
+      .filter((call) => call.result.error_type === "permission_denied")
+      .map((call) => ({
+        id: call.id,
+        name: call.name,
+        arguments: call.arguments,
+        reason: call.result.error_message ?? "",
+      })),
+  };
+  if (outcome.errorMessage) out.error = outcome.errorMessage;
+  return out;
+}
+
+/**
+ * Converts a loop event to a stream-json line, or undefined for events not streamed.
+ *
+ * @example
+ * ```ts
+ * import { streamJsonLine } from "./render_json.ts";
+ * if (streamJsonLine({ type: "text_delta", text: "a" }) !== '{"type":"text","text":"a"}') throw new Error();
+ * ```
+ */
+export function streamJsonLine(event: LoopEvent): string | undefined {
+  switch (event.type) {
+    case "text_delta":
+      return JSON.stringify({ type: "text", text: event.text });
+    case "reasoning_delta":
+      return JSON.stringify({ type: "reasoning", text: event.text });
+    case "turn_started":
+      return JSON.stringify({ type: "turn_started", iteration: event.iteration });
+    case "message":
+      if (event.message.kind === "tool_call") {
+        let args: unknown = event.message.data.arguments;
+        try {
+          args = JSON.parse(event.message.data.arguments);
+        } catch { /* keep the raw text */ }
+        return JSON.stringify({
+          type: "tool_call",
+          id: event.message.data.id,
+          name: event.message.data.name,
+          arguments: args,
+        });
+      }
+      if (event.message.kind === "tool_result") {
+        return JSON.stringify({
+          type: "tool_result",
+          id: event.message.data.callId,
+          name: event.message.data.name,
+          result: event.message.data.result,
+        });
+      }
+      return undefined;
+    case "permission_decided":
+      return JSON.stringify({
+        type: "permission",
+        id: event.callId,
+        name: event.name,
+        decision: event.decision.decision,
+        by: event.decision.by,
+        ...(event.decision.reason ? { reason: event.decision.reason } : {}),
+      });
+    case "limit_reached":
+      return JSON.stringify({ type: "limit_reached", limit: event.limit, max: event.max });
+    case "warning":
+      return JSON.stringify({ type: "warning", message: event.message });
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,157 @@
+// Renders loop events for a person: streamed answer text, dimmed reasoning, one line per
+// tool call (tool, arguments, status, time, size), a spinner until the first token, and
+// warnings. Used by the REPL and by `-p --output-format text` (on stderr there).
+
+import type { LoopEvent } from "../loop_events.ts";
+import type { ToolResult } from "../messages.ts";
+import { humanSize, type Style } from "./style.ts";
+
+export interface TextRendererOptions {
+  /** Where answer text goes. */
+  write(text: string): void;
+  /** Where tool lines, reasoning and notes go (same as write in the REPL). */
+  note(text: string): void;
+  style: Style;
+  /** Show a spinner until the first token (TTY only). */
+  spinner: boolean;
+  /** Show reasoning text (dimmed). */
+  showReasoning: boolean;
+}
+
+/**
+ * One line for a finished call: `✓ read_file {"path":"a"} · 3 ms · 120 B`.
+ *
+ * @example
+ * ```ts
+ * import { formatToolLine } from "./render_text.ts";
+ * import { createStyle } from "./style.ts";
+ * import { makeToolResult } from "../messages.ts";
+ * const line = formatToolLine("ls", {}, makeToolResult({ data: "x" }), "", createStyle(false));
+ * if (!line.startsWith("✓ ls")) throw new Error(line);
+ * ```
+ */
+export function formatToolLine(
+  name: string,
+  args: unknown,
+  result: ToolResult,
+  display: string,
+  style: Style,
+): string {
+  let shownArgs = typeof args === "string" ? args : JSON.stringify(args ?? {});
+  if (shownArgs.length > 120) shownArgs = `${shownArgs.slice(0, 117)}...`;
+  const time = `${Math.round(result.metadata.execution_time_ms)} ms`;
+  if (result.success) {
+    const detail = display ? ` · ${display}` : "";
+    return `${style.green("✓")} ${style.bold(name)} ${style.dim(shownArgs)} · ${time} · ${
+      humanSize(result.metadata.data_size_bytes)
+    }${detail}`;
+  }
+  const message = (result.error_message ?? "").split("\n")[0] ?? "";
+  return `${style.red("✗")} ${style.bold(name)} ${style.dim(shownArgs)} · ${result.error_type}: ${
+    message.length > 200 ? `${message.slice(0, 197)}...` : message
+  }`;
+}
+
+/** Returns a sink that renders loop events as text, and a function to stop the spinner. */
+export function createTextRenderer(options: TextRendererOptions): {
+  sink(event: LoopEvent): void;
+  stop(): void;
+} {
+  const { style } = options;
+  let atLineStart = true;
+  let inReasoning = false;
+  let spinnerTimer: ReturnType<typeof setInterval> | undefined;
+  let spinnerShown = false;
+  const frames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+
+  const stopSpinner = () => {
+    if (spinnerTimer !== undefined) clearInterval(spinnerTimer);
+    spinnerTimer = undefined;
+    if (spinnerShown) options.note("\r\x1b[2K");
+    spinnerShown = false;
+  };
+  const startSpinner = () => {
+    if (!options.spinner) return;
+    let frame = 0;
+    spinnerTimer = setInterval(() => {
+      spinnerShown = true;
+      options.note(`\r${style.dim(`${frames[frame++ % frames.length]} thinking`)}`);
+    }, 80);
+  };
+  const text = (chunk: string) => {
+    if (!chunk) return;
+    stopSpinner();
+    if (inReasoning) {
+      options.note("\n");
+      inReasoning = false;
+      atLineStart = true;
+    }
+    options.write(chunk);
+    atLineStart = chunk.endsWith("\n");
+  };
+  const line = (content: string) => {
+    stopSpinner();
+    if (!atLineStart) options.note("\n");
+    inReasoning = false;
+    options.note(`${content}\n`);
+    atLineStart = true;
+  };
+
+  const sink = (event: LoopEvent) => {
+    switch (event.type) {
+      case "turn_started":
+        startSpinner();
+        break;
+      case "text_delta":
+        text(event.text);
+        break;
+      case "reasoning_delta":
+        if (!options.showReasoning || !event.text) break;
+        stopSpinner();
+        if (!inReasoning && !atLineStart) options.note("\n");
+        inReasoning = true;
+        options.note(style.dim(event.text));
+        atLineStart = event.text.endsWith("\n");
+        break;
+      case "tool_started":
+        stopSpinner();
+        break;
+      case "tool_finished":
+        line(formatToolLine(event.name, event.args, event.result, event.display, style));
+        break;
+      case "permission_decided":
+        if (event.decision.decision === "deny" && event.decision.by !== "user") {
+          line(style.yellow(`Denied ${event.name}: ${event.decision.reason ?? "by policy"}`));
+        }
+        break;
+      case "limit_reached":
+        line(style.yellow(
+          event.limit === "iterations"
+            ? `Stopped after ${event.max} model turns (--max-iterations): type /continue to go on`
+            : `Only the first ${event.max} tool calls of this turn ran (--max-tool-calls)`,
+        ));
+        break;
+      case "warning":
+        line(style.yellow(event.message));
+        break;
+      case "done":
+        stopSpinner();
+        if (event.stopReason === "error" && event.errorMessage) line(style.red(event.errorMessage));
+        if (event.stopReason === "interrupted") line(style.dim("Interrupted"));
+        if (!atLineStart) {
+          options.note("\n");
+          atLineStart = true;
+        }
+        break;
+      case "message":
+      case "usage":
+      case "state_changed":
+        break;
+      default: {
+        const never: never = event;
+        throw new Error(`unhandled event ${JSON.stringify(never)}`);
+      }
+    }
+  };
+  return { sink, stop: stopSpinner };
+}
