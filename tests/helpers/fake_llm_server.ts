@@ -1,0 +1,473 @@
+// A scripted OpenAI-compatible model server for tests: real HTTP on 127.0.0.1 speaking
+// chat-completions SSE, one scripted reply per request. It records every request body and
+// checks the tool-call pairing invariant, so tests can point the real provider (or the CLI
+// as a subprocess, via --base-url) at it instead of mocking fetch.
+
+/** A finish_reason to send; `null` sends no finish frame at all. */
+export type FakeFinishReason = "stop" | "tool_calls" | "length" | null;
+
+/** Options of {@linkcode ReplyBuilder.toolCall}. */
+export interface FakeToolCallOptions {
+  /** The call id; default `call_fake_<N>`; `null` sends no id. */
+  id?: string | null;
+  /** Send the arguments JSON in this many pieces after a name-only first delta; default 1. */
+  split?: number;
+  /** Send `arguments` as a JSON object in one delta, as Ollama does. */
+  argsAsObject?: boolean;
+  /** Tool-call `index` on the wire; default: the call's position in this reply. */
+  index?: number;
+}
+
+/** A tool call as a request carried it (what a server receives; not validated). */
+export interface RecordedToolCall {
+  id: string;
+  type?: string;
+  function: { name: string; arguments: unknown };
+}
+
+/** One message of a recorded request (not validated beyond the pairing check). */
+export interface RecordedMessage {
+  role: string;
+  content?: string | null;
+  tool_calls?: RecordedToolCall[];
+  tool_call_id?: string;
+  [key: string]: unknown;
+}
+
+/** A chat-completions request body as the server received it. */
+export interface RecordedRequest {
+  model?: string;
+  messages: RecordedMessage[];
+  tools?: unknown[];
+  stream?: boolean;
+  [key: string]: unknown;
+}
+
+/** A running fake server. Close it with `close()` or `await using`. */
+export interface FakeLlmServer extends AsyncDisposable {
+  /** `http://127.0.0.1:<port>/v1`; pass it as the provider's baseUrl or --base-url. */
+  readonly baseUrl: string;
+  /** Parsed bodies of the chat-completions requests received, in order. */
+  readonly requests: RecordedRequest[];
+  /** Tool-call pairing violations found in requests ("request 2: ..."); expect it empty. */
+  readonly pairingErrors: string[];
+  /** Stops the server; replies still hanging are cut. */
+  close(): Promise<void>;
+}
+
+/** Options of {@linkcode startFakeLlmServer}. */
+export interface FakeLlmServerOptions {
+  /** Ids listed by GET /v1/models; default `["fake-model"]`; `null` answers 404. */
+  models?: string[] | null;
+}
+
+type Part =
+  | { kind: "content"; field: string; text: string; chunks: number }
+  | { kind: "tool"; name: string; args: unknown; options: FakeToolCallOptions }
+  | { kind: "raw"; frames: (string | Record<string, unknown>)[] };
+
+/**
+ * Describes the reply to one request. Content parts are sent in the order they are added,
+ * then the finish frame, the usage frame and `data: [DONE]`.
+ */
+export class ReplyBuilder {
+  /** @internal */ readonly parts: Part[] = [];
+  /** @internal */ finishReason: FakeFinishReason | undefined;
+  /** @internal */ usageTokens: { prompt: number; completion: number } | undefined;
+  /** @internal */ sendDone = true;
+  /** @internal */ error: { status: number; body: unknown } | undefined;
+  /** @internal */ dropAfter: number | undefined;
+  /** @internal */ delayMs = 0;
+  /** @internal */ hangs = false;
+
+  /** Streams `text` as `delta.content`, cut into `chunks` pieces. */
+  text(text: string, options: { chunks?: number } = {}): this {
+    this.parts.push({ kind: "content", field: "content", text, chunks: options.chunks ?? 1 });
+    return this;
+  }
+
+  /** Streams reasoning in `delta.reasoning_content` (or `delta.reasoning`). */
+  reasoning(
+    text: string,
+    options: { chunks?: number; field?: "reasoning_content" | "reasoning" } = {},
+  ): this {
+    const field = options.field ?? "reasoning_content";
+    this.parts.push({ kind: "content", field, text, chunks: options.chunks ?? 1 });
+    return this;
+  }
+
+  /** Streams one tool call; `args` that is a string is sent as it is (even if not JSON). */
+  toolCall(name: string, args: unknown, options: FakeToolCallOptions = {}): this {
+    this.parts.push({ kind: "tool", name, args, options });
+    return this;
+  }
+
+  /** Sends a usage-only chunk (`choices: []`) after the finish frame. */
+  usage(promptTokens: number, completionTokens: number): this {
+    this.usageTokens = { prompt: promptTokens, completion: completionTokens };
+    return this;
+  }
+
+  /** Sets the finish_reason; default "tool_calls" when the reply has tool calls, else "stop". */
+  finish(reason: FakeFinishReason): this {
+    this.finishReason = reason;
+    return this;
+  }
+
+  /** Ends the stream without `data: [DONE]`. */
+  noDone(): this {
+    this.sendDone = false;
+    return this;
+  }
+
+  /** Answers with this HTTP status instead of a stream; an object body is sent as JSON. */
+  httpError(status: number, body: unknown = { error: { message: `fake error ${status}` } }): this {
+    this.error = { status, body };
+    return this;
+  }
+
+  /** Cuts the connection after sending `afterFrames` frames. */
+  dropConnection(afterFrames = 0): this {
+    this.dropAfter = afterFrames;
+    return this;
+  }
+
+  /** Waits `ms` before answering (before the response headers). */
+  delay(ms: number): this {
+    this.delayMs = ms;
+    return this;
+  }
+
+  /**
+   * Sends frames as they are: an object becomes `data: <JSON>`, a string `data: <string>`
+   * (see {@linkcode chunk} for the usual envelope). Add `.finish(null)` when the frames carry
+   * their own finish_reason.
+   */
+  rawFrames(frames: (string | Record<string, unknown>)[]): this {
+    this.parts.push({ kind: "raw", frames });
+    return this;
+  }
+
+  /** Sends the frames so far, then keeps the stream open until the client goes away. */
+  hang(): this {
+    this.hangs = true;
+    return this;
+  }
+}
+
+/**
+ * Starts a scripted reply.
+ *
+ * @returns A builder; chain calls, then pass it to {@linkcode startFakeLlmServer}.
+ *
+ * @example
+ * ```ts
+ * import { reply } from "./fake_llm_server.ts";
+ * const r = reply().text("Reading it").toolCall("read_file", { path: "a" }).usage(10, 2);
+ * if (!(r.parts.length === 2)) throw new Error();
+ * ```
+ */
+export function reply(): ReplyBuilder {
+  return new ReplyBuilder();
+}
+
+/**
+ * Builds a chat.completion.chunk envelope around one delta, for {@linkcode ReplyBuilder.rawFrames}.
+ *
+ * @param delta The `choices[0].delta` object.
+ * @param finishReason The `choices[0].finish_reason`; default null.
+ * @returns The chunk object.
+ *
+ * @example
+ * ```ts
+ * import { chunk } from "./fake_llm_server.ts";
+ * const c = chunk({ content: "hi" }, "stop");
+ * if (JSON.stringify(c).indexOf('"finish_reason":"stop"') < 0) throw new Error();
+ * ```
+ */
+export function chunk(
+  delta: Record<string, unknown>,
+  finishReason: string | null = null,
+): Record<string, unknown> {
+  return {
+    id: "chatcmpl-fake",
+    object: "chat.completion.chunk",
+    created: 1700000000,
+    model: "fake-model",
+    choices: [{ index: 0, delta, finish_reason: finishReason }],
+  };
+}
+
+/**
+ * Checks the wire pairing invariant of one request's messages: every assistant tool call is
+ * answered by exactly one `tool` message right after its assistant message, and every `tool`
+ * message answers such a call.
+ *
+ * @param messages The request's `messages`.
+ * @returns One line per violation; empty when the request is well formed.
+ *
+ * @example
+ * ```ts
+ * import { checkToolPairing } from "./fake_llm_server.ts";
+ * const problems = checkToolPairing([
+ *   { role: "assistant", content: null, tool_calls: [{ id: "a", function: { name: "ls", arguments: "{}" } }] },
+ *   { role: "user", content: "hi" },
+ * ]);
+ * if (problems.length !== 1) throw new Error(problems.join());
+ * ```
+ */
+export function checkToolPairing(messages: readonly RecordedMessage[]): string[] {
+  const problems: string[] = [];
+  const seenIds = new Set<string>();
+  let open: { ids: string[]; answered: Set<string> } | undefined;
+  const close = () => {
+    for (const id of open?.ids ?? []) {
+      if (!open?.answered.has(id)) {
+        problems.push(`tool call "${id}" has no tool message right after its assistant message`);
+      }
+    }
+    open = undefined;
+  };
+  messages.forEach((message, i) => {
+    if (typeof message !== "object" || message === null) {
+      problems.push(`message ${i}: not an object`);
+      return;
+    }
+    if (message.role === "tool") {
+      const id = message.tool_call_id;
+      if (open === undefined || typeof id !== "string" || !open.ids.includes(id)) {
+        problems.push(
+          `message ${i}: tool message answers "${id}", which is not a tool call right before it`,
+        );
+      } else if (open.answered.has(id)) {
+        problems.push(`message ${i}: tool call "${id}" is answered twice`);
+      } else {
+        open.answered.add(id);
+      }
+      return;
+    }
+    close();
+    if (message.role !== "assistant" || !Array.isArray(message.tool_calls)) return;
+    if (message.tool_calls.length === 0) return;
+    open = { ids: [], answered: new Set() };
+    for (const call of message.tool_calls) {
+      const id = call?.id;
+      if (typeof id !== "string" || id === "") {
+        problems.push(`message ${i}: a tool call has no id`);
+        continue;
+      }
+      if (seenIds.has(id)) problems.push(`message ${i}: tool call id "${id}" is used twice`);
+      seenIds.add(id);
+      open.ids.push(id);
+    }
+  });
+  close();
+  return problems;
+}
+
+/**
+ * Starts a fake OpenAI-compatible server on a free loopback port. POST /v1/chat/completions
+ * answers with the next scripted reply (HTTP 500 "fake server: no scripted reply left for
+ * request N" when the script is exhausted); GET /v1/models lists `options.models`.
+ *
+ * @param script One reply per expected chat request, in order.
+ * @param options Model list.
+ * @returns The running server; close it when done.
+ *
+ * @example
+ * ```ts
+ * import { reply, startFakeLlmServer } from "./fake_llm_server.ts";
+ * await using server = startFakeLlmServer([reply().text("hi")]);
+ * const res = await fetch(`${server.baseUrl}/chat/completions`, {
+ *   method: "POST",
+ *   body: JSON.stringify({ model: "m", messages: [], stream: true }),
+ * });
+ * const body = await res.text();
+ * if (!body.includes('"content":"hi"') || !body.endsWith("data: [DONE]\n\n")) throw new Error(body);
+ * if (server.requests.length !== 1 || server.pairingErrors.length !== 0) throw new Error();
+ * ```
+ */
+export function startFakeLlmServer(
+  script: readonly ReplyBuilder[],
+  options: FakeLlmServerOptions = {},
+): FakeLlmServer {
+  const replies = [...script];
+  const requests: RecordedRequest[] = [];
+  const pairingErrors: string[] = [];
+  const closing = new AbortController();
+  const models = options.models === undefined ? ["fake-model"] : options.models;
+
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (req) => {
+    const path = new URL(req.url).pathname.replace(/\/+$/, "");
+    if (req.method === "GET" && path === "/v1/models") {
+      if (models === null) return json(404, { error: { message: "fake server: no model list" } });
+      return json(200, {
+        object: "list",
+        data: models.map((id) => ({ id, object: "model", created: 0, owned_by: "fake" })),
+      });
+    }
+    if (req.method !== "POST" || path !== "/v1/chat/completions") {
+      return json(404, { error: { message: `fake server: no route ${req.method} ${path}` } });
+    }
+    const number = requests.length + 1;
+    const text = await req.text();
+    let body: RecordedRequest;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = { messages: [], unparsed: text };
+      pairingErrors.push(`request ${number}: the body is not JSON`);
+    }
+    requests.push(body);
+    const messages = Array.isArray(body.messages) ? body.messages : [];
+    for (const problem of checkToolPairing(messages)) {
+      pairingErrors.push(`request ${number}: ${problem}`);
+    }
+    const next = replies.shift();
+    if (next === undefined) {
+      return json(500, {
+        error: { message: `fake server: no scripted reply left for request ${number}` },
+      });
+    }
+    if (next.delayMs > 0) await sleep(next.delayMs, closing.signal);
+    if (next.error) {
+      const { status, body: errorBody } = next.error;
+      return typeof errorBody === "string"
+        ? new Response(errorBody, { status, headers: { "content-type": "text/plain" } })
+        : json(status, errorBody);
+    }
+    return new Response(streamReply(next, body.model ?? "fake-model", closing.signal), {
+      headers: { "content-type": "text/event-stream", "cache-control": "no-cache" },
+    });
+  });
+
+  const close = async () => {
+    closing.abort();
+    await server.shutdown();
+  };
+  return {
+    baseUrl: `http://127.0.0.1:${server.addr.port}/v1`,
+    requests,
+    pairingErrors,
+    close,
+    [Symbol.asyncDispose]: close,
+  };
+}
+
+function streamReply(script: ReplyBuilder, model: string, closing: AbortSignal): ReadableStream {
+  const encoder = new TextEncoder();
+  const frames = buildFrames(script, model);
+  const cancelled = new AbortController();
+  const stop = AbortSignal.any([closing, cancelled.signal]);
+  let sent = 0;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = frames[sent];
+      if (script.dropAfter === sent || (next === undefined && script.dropAfter !== undefined)) {
+        // Deno.serve logs the reason; a string keeps that to one line without a stack.
+        controller.error("fake server: connection dropped as scripted");
+        return;
+      }
+      if (next !== undefined) {
+        sent++;
+        controller.enqueue(encoder.encode(next));
+        return;
+      }
+      if (script.hangs) await sleep(Infinity, stop);
+      // After a client cancel the stream is already closed.
+      if (!cancelled.signal.aborted) controller.close();
+    },
+    cancel() {
+      cancelled.abort();
+    },
+  });
+}
+
+function buildFrames(script: ReplyBuilder, model: string): string[] {
+  const envelope = (choices: unknown[], extra: Record<string, unknown> = {}) =>
+    frame({
+      id: "chatcmpl-fake",
+      object: "chat.completion.chunk",
+      created: 1700000000,
+      model,
+      choices,
+      ...extra,
+    });
+  const delta = (d: Record<string, unknown>) =>
+    envelope([{ index: 0, delta: d, finish_reason: null }]);
+  const frames: string[] = [delta({ role: "assistant", content: "" })];
+  let toolCalls = 0;
+  for (const part of script.parts) {
+    if (part.kind === "content") {
+      for (const piece of split(part.text, part.chunks)) {
+        frames.push(delta({ [part.field]: piece }));
+      }
+    } else if (part.kind === "raw") {
+      for (const raw of part.frames) frames.push(frame(raw));
+    } else {
+      const { name, args, options } = part;
+      const position = toolCalls++;
+      const index = options.index ?? position;
+      const id = options.id === undefined ? `call_fake_${position + 1}` : options.id;
+      const head = { index, ...(id === null ? {} : { id }), type: "function" };
+      if (options.argsAsObject) {
+        frames.push(delta({ tool_calls: [{ ...head, function: { name, arguments: args } }] }));
+        continue;
+      }
+      frames.push(delta({ tool_calls: [{ ...head, function: { name, arguments: "" } }] }));
+      const text = typeof args === "string" ? args : JSON.stringify(args);
+      for (const piece of split(text, options.split ?? 1)) {
+        frames.push(delta({ tool_calls: [{ index, function: { arguments: piece } }] }));
+      }
+    }
+  }
+  if (script.hangs) return frames;
+  const finish = script.finishReason === undefined
+    ? (toolCalls > 0 ? "tool_calls" : "stop")
+    : script.finishReason;
+  if (finish !== null) frames.push(envelope([{ index: 0, delta: {}, finish_reason: finish }]));
+  if (script.usageTokens) {
+    const { prompt, completion } = script.usageTokens;
+    frames.push(envelope([], {
+      usage: {
+        prompt_tokens: prompt,
+        completion_tokens: completion,
+        total_tokens: prompt + completion,
+      },
+    }));
+  }
+  if (script.sendDone) frames.push("data: [DONE]\n\n");
+  return frames;
+}
+
+function frame(data: string | Record<string, unknown>): string {
+  return `data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`;
+}
+
+function split(text: string, pieces: number): string[] {
+  const count = Math.max(1, Math.min(pieces, text.length));
+  const size = Math.ceil(text.length / count);
+  const out: string[] = [];
+  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
+  return out.length > 0 ? out : [""];
+}
+
+function json(status: number, body: unknown): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json" },
+  });
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = ms === Infinity ? undefined : setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done, { once: true });
+  });
+}
