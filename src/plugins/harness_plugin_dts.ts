@@ -1,0 +1,176 @@
+// The text of `plugins/harness_plugin.d.ts`, which `harness plugin new` writes next to a new
+// plugin. It is a string (not a file in the tree) so a compiled binary carries it. The
+// declarations are self-contained: a plugin folder type-checks with `deno check` and no
+// deno.json, and the declared `z` is a subset of the real zod 4 the sandbox worker passes in.
+
+/**
+ * Contents of `harness_plugin.d.ts`: types for factory-form plugins (`PluginApi`, `Infer`,
+ * `ToolDefinition`, the used part of zod). Import them with `import type`, which Deno erases,
+ * so the plugin still loads when the file is missing.
+ *
+ * @example
+ * ```ts
+ * import { HARNESS_PLUGIN_DTS } from "./harness_plugin_dts.ts";
+ * if (!HARNESS_PLUGIN_DTS.includes("export interface PluginApi")) throw new Error();
+ * ```
+ */
+export const HARNESS_PLUGIN_DTS =
+  `// harness_plugin.d.ts: types for harness plugin files, written by \`harness plugin new\`.
+// Self-contained (no imports), so \`deno check plugins/NAME.ts\` works without a deno.json.
+// At run time the harness calls a plugin's default export with { z, ToolError, defineTool };
+// \`z\` is the real zod 4, of which this file declares the commonly used part.
+
+/** A zod schema whose parsed value has type \`Output\`. */
+export interface ZodType<Output = unknown> {
+  /** Type-level only: the parsed type (read it with \`Infer<typeof schema>\`). */
+  readonly _output: Output;
+  /** Text the model sees for this field. Describe every field. */
+  describe(description: string): this;
+  optional(): ZodType<Output | undefined>;
+  nullable(): ZodType<Output | null>;
+  /** Value used when the model leaves the field out. */
+  default(value: Exclude<Output, undefined>): ZodType<Exclude<Output, undefined>>;
+  parse(data: unknown): Output;
+  safeParse(data: unknown): { success: true; data: Output } | { success: false; error: Error };
+}
+
+/** The parsed type of a schema: \`Infer<typeof parameters>\`. */
+export type Infer<T extends ZodType> = T["_output"];
+
+export interface ZodString extends ZodType<string> {
+  min(length: number, message?: string): this;
+  max(length: number, message?: string): this;
+  regex(pattern: RegExp, message?: string): this;
+  trim(): this;
+}
+
+export interface ZodNumber extends ZodType<number> {
+  int(message?: string): this;
+  min(value: number, message?: string): this;
+  max(value: number, message?: string): this;
+  positive(message?: string): this;
+  nonnegative(message?: string): this;
+}
+
+export interface ZodArray<Item extends ZodType> extends ZodType<Infer<Item>[]> {
+  min(length: number, message?: string): this;
+  max(length: number, message?: string): this;
+}
+
+/** Field name -> schema, the argument of \`z.object\`. */
+export type ZodRawShape = { [key: string]: ZodType };
+
+type Flatten<T> = { [K in keyof T]: T[K] };
+
+/** An object's parsed type: fields whose schema accepts undefined become optional. */
+export type ShapeOutput<Shape extends ZodRawShape> = Flatten<
+  & { [K in keyof Shape as undefined extends Infer<Shape[K]> ? never : K]: Infer<Shape[K]> }
+  & { [K in keyof Shape as undefined extends Infer<Shape[K]> ? K : never]?: Infer<Shape[K]> }
+>;
+
+export interface ZodObject<Shape extends ZodRawShape> extends ZodType<ShapeOutput<Shape>> {
+  readonly shape: Shape;
+}
+
+/** The part of zod 4's \`z\` that plugins commonly use; the runtime object has all of zod. */
+export interface Zod {
+  string(): ZodString;
+  number(): ZodNumber;
+  boolean(): ZodType<boolean>;
+  object<Shape extends ZodRawShape>(shape: Shape): ZodObject<Shape>;
+  array<Item extends ZodType>(item: Item): ZodArray<Item>;
+  enum<const Values extends readonly [string, ...string[]]>(
+    values: Values,
+  ): ZodType<Values[number]>;
+  literal<const Value extends string | number | boolean>(value: Value): ZodType<Value>;
+  union<const Options extends readonly [ZodType, ...ZodType[]]>(
+    options: Options,
+  ): ZodType<Infer<Options[number]>>;
+}
+
+export type RiskLevel = "safe" | "low" | "medium" | "high";
+
+/** Deno permissions the tool needs; the sandbox grants at most these (a key left out is denied). */
+export interface ToolPermissions {
+  read?: boolean | string[];
+  write?: boolean | string[];
+  net?: boolean | string[];
+  run?: boolean | string[];
+  env?: boolean | string[];
+  sys?: boolean | string[];
+  ffi?: boolean | string[];
+}
+
+/** What \`run\` receives besides its arguments. */
+export interface ToolContext {
+  /** Absolute workspace root (the harness's working directory). */
+  workspace: string;
+  /** Workspace-relative path -> absolute path; throws a "validation_failed" ToolError on escapes. */
+  resolve(path: string): string;
+  /** Aborted when the user interrupts or the call times out. */
+  signal: AbortSignal;
+  /** Folder for this session's data; the tool may create it. */
+  dataDir: string;
+  /** Per-conversation state shared by tools across calls. */
+  state: Record<string, unknown>;
+}
+
+/** \`output\` goes to the model; \`display\` (optional) to the terminal. */
+export interface ToolOutput {
+  output: string;
+  display?: string;
+  /** Ends the run (task complete). */
+  final?: boolean;
+}
+
+export interface ToolDefinition<Parameters extends ZodType = ZodType> {
+  /** Equal to the file name without extension: /^[a-z][a-z0-9_]*$/. */
+  name: string;
+  /** One or two factual sentences; local models have small contexts. */
+  description: string;
+  risk: RiskLevel;
+  parameters: Parameters;
+  permissions?: ToolPermissions;
+  /** Per-tool timeout in milliseconds (default 120000). */
+  timeoutMs?: number;
+  run(args: Infer<Parameters>, ctx: ToolContext): Promise<ToolOutput> | ToolOutput;
+}
+
+/**
+ * Categories of a failure the model sees. Tools throw the first seven; the last three are
+ * set by the harness itself.
+ */
+export type ToolErrorType =
+  | "not_found"
+  | "validation_failed"
+  | "permission_denied"
+  | "io_error"
+  | "parse_error"
+  | "timeout"
+  | "internal_error"
+  | "limit_reached"
+  | "cancelled"
+  | "interrupted";
+
+/** A failure a tool reports on purpose: \`throw new ToolError("not_found", "...")\`. */
+export interface ToolError extends Error {
+  readonly type: ToolErrorType;
+}
+
+export interface ToolErrorConstructor {
+  new (type: ToolErrorType, message: string): ToolError;
+}
+
+/** What the harness passes to a plugin's default export. */
+export interface PluginApi {
+  z: Zod;
+  ToolError: ToolErrorConstructor;
+  /** Returns its argument; infers \`run\`'s argument type from \`parameters\`. */
+  defineTool<Parameters extends ZodType>(
+    definition: ToolDefinition<Parameters>,
+  ): ToolDefinition<Parameters>;
+}
+
+/** The default export of a plugin file. */
+export type PluginFactory = (api: PluginApi) => ToolDefinition;
+`;
