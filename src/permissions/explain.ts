@@ -1,0 +1,109 @@
+// Read-only views of the permission policy for people: `harness policy explain TOOL 'JSON'`
+// (which rule decides a call and why) and the `/permissions` REPL command (session approvals
+// and loaded rules). Pure formatting over policy.ts.
+
+import type { RiskLevel } from "../tools/define_tool.ts";
+import { compactJson } from "./compact_json.ts";
+import { evaluatePolicy, type LoadedRule, type PolicyDecision, ruleSource } from "./policy.ts";
+import { analyzeCommand } from "./split_command.ts";
+
+/** A call to explain. */
+export interface ExplainRequest {
+  tool: string;
+  args: unknown;
+  risk: RiskLevel;
+}
+
+/**
+ * Explains the policy decision for a call: the decision, the rule (file and index) that made
+ * it or `default for risk MEDIUM: ask`, and for commands the sub-commands that were checked.
+ * In `yes` and `non_interactive` modes an "ask" also says how the run mode settles it.
+ *
+ * @param request The tool, its arguments and its risk level.
+ * @param rules The loaded rules.
+ * @param options `mode`: the run mode to describe; `workspace`: absolute root.
+ * @returns The decision and the text to print.
+ *
+ * @example
+ * ```ts
+ * import { explainDecision } from "./explain.ts";
+ * const { decision, text } = explainDecision({ tool: "read_file", args: { path: "a" }, risk: "medium" }, []);
+ * if (decision.action !== "ask" || !text.includes("default for risk MEDIUM: ask")) throw new Error(text);
+ * ```
+ */
+export function explainDecision(
+  request: ExplainRequest,
+  rules: readonly LoadedRule[],
+  options: { mode?: "interactive" | "yes" | "non_interactive"; workspace?: string } = {},
+): { decision: PolicyDecision; text: string } {
+  const decision = evaluatePolicy(
+    request,
+    rules,
+    options.workspace === undefined ? {} : { workspace: options.workspace },
+  );
+  const lines = [
+    `${request.tool} ${compactJson(request.args ?? {})}  risk: ${request.risk.toUpperCase()}`,
+  ];
+  const command = (request.args as { command?: unknown } | null)?.command;
+  if (typeof command === "string") {
+    const analysis = analyzeCommand(command);
+    const parts = analysis.commands.map((c) => c.words.join(" "));
+    lines.push(`sub-commands: ${parts.length > 0 ? parts.join("  |  ") : "(none)"}`);
+    if (!analysis.complete) {
+      lines.push("note: part of this command cannot be analysed, so no allow rule matches it");
+    }
+  }
+  lines.push(`decision: ${decision.action}`);
+  lines.push(
+    decision.rule
+      ? `rule: ${ruleSource(decision.rule)} ${compactJson(ruleBody(decision.rule))}`
+      : `rule: none matched (${decision.source})`,
+  );
+  if (decision.action === "ask" && options.mode === "yes") {
+    lines.push("with --yes: allowed without asking");
+  } else if (decision.action === "ask" && options.mode === "non_interactive") {
+    lines.push("with -p and without --yes: denied (needs approval)");
+  }
+  return { decision, text: lines.join("\n") };
+}
+
+function ruleBody(rule: LoadedRule): Record<string, unknown> {
+  const { file: _file, index: _index, ...body } = rule;
+  return body;
+}
+
+/**
+ * Formats the `/permissions` report: the sandbox grants line (given by the caller), session
+ * approvals, then the loaded rules in order with their sources.
+ *
+ * @param options `sandbox`: the grants line; `sessionApprovals`: from the approver; `rules`.
+ * @returns The text to print.
+ *
+ * @example
+ * ```ts
+ * import { formatPermissionsReport } from "./explain.ts";
+ * const text = formatPermissionsReport({ sandbox: "Sandbox: --allow-read", sessionApprovals: [], rules: [] });
+ * if (!text.includes("Session approvals: none")) throw new Error(text);
+ * ```
+ */
+export function formatPermissionsReport(options: {
+  sandbox: string;
+  sessionApprovals: readonly string[];
+  rules: readonly LoadedRule[];
+}): string {
+  const lines = [options.sandbox];
+  if (options.sessionApprovals.length === 0) lines.push("Session approvals: none");
+  else {
+    lines.push("Session approvals:");
+    for (const approval of options.sessionApprovals) lines.push(`  ${approval}`);
+  }
+  if (options.rules.length === 0) {
+    lines.push("Rules: none (safe tools run; everything else asks)");
+  } else {
+    lines.push("Rules (the last matching rule wins):");
+    for (const rule of options.rules) {
+      lines.push(`  ${ruleSource(rule)}  ${compactJson(ruleBody(rule))}`);
+    }
+  }
+  return lines.join("\n");
+}

@@ -1,0 +1,185 @@
+// The Approver the agent loop calls before every tool call. It asks the pure policy first;
+// a "deny" rule always wins, "allow" runs, and "ask" is settled by session approvals, the run
+// mode (--yes allows, -p denies with instructions), or the interactive prompt. "Always"
+// answers are appended to the user's policy file and apply at once.
+
+import type { AgentError } from "../errors.ts";
+import type { ApprovalDecision, ApprovalRequest, Approver } from "./approver.ts";
+import { compactJson } from "./compact_json.ts";
+import { evaluatePolicy, type LoadedRule, type PolicyRule, ruleMatches } from "./policy.ts";
+import { appendRule } from "./policy_file.ts";
+import type { Prompter } from "./prompter.ts";
+import { suggestRule } from "./suggest_rule.ts";
+
+/** How "ask" is settled: prompt, allow (`--yes`), or deny (`-p` without `--yes`). */
+export type ApprovalMode = "interactive" | "yes" | "non_interactive";
+
+/** Reported after an "Always allow" answer tried to save its rule. */
+export interface RuleSavedEvent {
+  rule: PolicyRule;
+  file: string;
+  /** Set when writing the file failed; the rule still applies for this session. */
+  error?: AgentError;
+}
+
+export interface PolicyApproverOptions {
+  /** Rules from loadPolicyFiles, in order. */
+  rules: readonly LoadedRule[];
+  mode: ApprovalMode;
+  /** Needed for "interactive"; without one, "ask" is settled as in "non_interactive". */
+  prompter?: Prompter;
+  /** Where "Always allow" rules go (normally userPolicyFile()). */
+  userPolicyFile: string;
+  /** How the user's file is named in prompts and messages (default: userPolicyFile). */
+  userPolicyLabel?: string;
+  /** Absolute workspace root, to relativise absolute paths in arguments. */
+  workspace?: string;
+  onRuleSaved?(event: RuleSavedEvent): void;
+}
+
+/** An Approver that also reports what the user approved for this session. */
+export interface PolicyApprover extends Approver {
+  /** Session approvals, one line each, e.g. `run_command {"command": "git status *"}`. */
+  sessionApprovals(): string[];
+  /** The rules in force: the loaded ones plus "Always" rules saved during this session. */
+  rules(): readonly LoadedRule[];
+}
+
+/**
+ * Creates the policy-backed Approver.
+ *
+ * - A matching deny rule denies in every mode (`by: "policy"`, the rule's `reason` if any).
+ * - An allow rule, or the `safe` default, allows (`by: "policy"` / `"mode"`).
+ * - Otherwise the call would ask. Session approvals answer first: "Allow for this session"
+ *   covers later calls that the rule {@link suggestRule} gives would match (per tool and
+ *   target scope); a low-risk tool asked about by default is asked once per session, after
+ *   which any call of that tool is allowed. Then `yes` allows, `non_interactive` denies with a
+ *   result naming the allow rule or `--yes` that would grant it, and `interactive` prompts.
+ * - Ctrl-C at the prompt denies with `abortTurn: true`.
+ *
+ * @param options Rules, mode, prompter and the user's policy file.
+ * @returns The approver.
+ *
+ * @example
+ * ```ts
+ * import { createPolicyApprover } from "./policy_approver.ts";
+ * const approver = createPolicyApprover({ rules: [], mode: "non_interactive", userPolicyFile: "p" });
+ * const d = await approver.approve({ callId: "1", tool: "write_file", args: { path: "a" }, risk: "medium" });
+ * if (d.decision !== "deny" || !d.reason?.includes("--yes")) throw new Error();
+ * ```
+ */
+export function createPolicyApprover(options: PolicyApproverOptions): PolicyApprover {
+  const rules: LoadedRule[] = [...options.rules];
+  const sessionRules: PolicyRule[] = [];
+  const lowRiskTools = new Set<string>();
+  // Calls approved for the session that no rule can describe (e.g. a here-document command).
+  const sessionExact = new Set<string>();
+  const exactKey = (r: ApprovalRequest) => `${r.tool} ${compactJson(r.args ?? {})}`;
+  const label = options.userPolicyLabel ?? options.userPolicyFile;
+  const evalOptions = options.workspace === undefined ? {} : { workspace: options.workspace };
+
+  async function approve(request: ApprovalRequest, signal?: AbortSignal) {
+    const policy = evaluatePolicy(request, rules, evalOptions);
+    if (policy.action === "deny") {
+      return decision("deny", "policy", {
+        reason: policy.rule?.reason ?? `Denied by the rule ${policy.source}`,
+        rule: policy.source,
+      });
+    }
+    if (policy.action === "allow") {
+      return policy.rule
+        ? decision("allow", "policy", { rule: policy.source })
+        : decision("allow", "mode", { rule: policy.source });
+    }
+    const session = sessionRules.find((r) => ruleMatches(r, request, evalOptions));
+    if (session || sessionExact.has(exactKey(request))) {
+      return decision("allow", "user", { rule: "session approval" });
+    }
+    const lowDefault = request.risk === "low" && policy.rule === undefined;
+    if (lowDefault && lowRiskTools.has(request.tool)) {
+      return decision("allow", "user", { rule: "session approval (low risk, asked once)" });
+    }
+    const suggestion = suggestRule(request);
+    if (options.mode === "yes") return decision("allow", "mode", { rule: "--yes" });
+    if (options.mode === "non_interactive" || !options.prompter) {
+      return decision("deny", "mode", { reason: needsApproval(request.tool, suggestion) });
+    }
+    const answer = await options.prompter.ask({
+      tool: request.tool,
+      args: request.args,
+      risk: request.risk,
+      alwaysFile: label,
+      ...(suggestion ? { alwaysRule: suggestion } : {}),
+    }, signal);
+    switch (answer.kind) {
+      case "once":
+        if (lowDefault) lowRiskTools.add(request.tool);
+        return decision("allow", "user", {});
+      case "session":
+        if (lowDefault) lowRiskTools.add(request.tool);
+        if (suggestion) sessionRules.push(suggestion);
+        else sessionExact.add(exactKey(request));
+        return decision("allow", "user", { rule: "session approval" });
+      case "always": {
+        if (lowDefault) lowRiskTools.add(request.tool);
+        if (!suggestion) return decision("allow", "user", {});
+        const saved = await appendRule(options.userPolicyFile, suggestion);
+        const index = saved.ok ? saved.value.index : rules.length + 1;
+        const loaded: LoadedRule = { ...suggestion, file: label, index };
+        rules.push(loaded);
+        options.onRuleSaved?.({
+          rule: suggestion,
+          file: options.userPolicyFile,
+          ...(saved.ok ? {} : { error: saved.error }),
+        });
+        return decision("allow", "user", { rule: `${label}#${index}` });
+      }
+      case "deny":
+        return decision("deny", "user", {
+          reason: answer.reason
+            ? `The user denied this call: ${answer.reason}`
+            : "The user denied this call",
+        });
+      case "abort":
+        return decision("deny", "user", {
+          reason: "The user pressed Ctrl-C at the permission prompt and stopped the turn",
+          abortTurn: true,
+        });
+      default: {
+        const never: never = answer;
+        throw new Error(`unhandled answer ${JSON.stringify(never)}`);
+      }
+    }
+  }
+
+  return {
+    approve,
+    sessionApprovals() {
+      return [
+        ...sessionRules.map((r) => `${r.tool} ${compactJson(r.match ?? {})}`),
+        ...[...sessionExact].map((key) => `${key} (exactly)`),
+        ...[...lowRiskTools].map((t) => `${t} (low risk: any arguments)`),
+      ];
+    },
+    rules() {
+      return rules;
+    },
+  };
+}
+
+function decision(
+  decision: "allow" | "deny",
+  by: ApprovalDecision["by"],
+  extra: { reason?: string; rule?: string; abortTurn?: boolean },
+): ApprovalDecision {
+  return { decision, by, ...extra };
+}
+
+/** The permission_denied text for a call that needs approval in non-interactive mode. */
+function needsApproval(tool: string, suggestion: PolicyRule | undefined): string {
+  const example = compactJson(suggestion ?? { tool, action: "allow" });
+  return `"${tool}" needs approval and there is no one to ask (non-interactive run): ` +
+    `the user can add an allow rule such as ${example} to a policy file ` +
+    `(~/.config/harness/policies.jsonc, .harness/policies.jsonc or --policies FILE), or rerun ` +
+    `with --yes. Do not retry this call; continue without it or say what is needed`;
+}

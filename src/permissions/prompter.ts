@@ -1,0 +1,170 @@
+// The interactive permission prompt: prints the request, reads one key (no Enter) and returns
+// the user's answer. All terminal I/O goes through an injected KeyIO (terminal_key_io.ts for a
+// TTY, line_key_io.ts for piped input, scripted keys in tests); this module never touches
+// Deno.stdin. Used by policy_approver.ts when the policy says "ask".
+
+import type { RiskLevel } from "../tools/define_tool.ts";
+import { compactJson } from "./compact_json.ts";
+import type { PolicyRule } from "./policy.ts";
+
+/** The terminal seam: single keys, one-line answers, output. */
+export interface KeyIO {
+  /** One key press; `"\x03"` for Ctrl-C, `""` at end of input. */
+  readKey(signal?: AbortSignal): Promise<string>;
+  /** One line of text, or null at end of input. */
+  readLine(prompt: string): Promise<string | null>;
+  write(text: string): void;
+}
+
+/** What the prompt shows. */
+export interface PromptRequest {
+  tool: string;
+  args: unknown;
+  risk: RiskLevel;
+  /** The rule "Always allow" would save; undefined disables that answer. */
+  alwaysRule?: PolicyRule;
+  /** Where it would be saved, as shown to the user. */
+  alwaysFile: string;
+}
+
+/** The user's answer. `abort` is Ctrl-C (or end of input): deny and stop the turn. */
+export type PromptAnswer =
+  | { kind: "once" }
+  | { kind: "session" }
+  | { kind: "always" }
+  | { kind: "deny"; reason?: string }
+  | { kind: "abort" };
+
+/** Asks the user about one call. */
+export interface Prompter {
+  ask(request: PromptRequest, signal?: AbortSignal): Promise<PromptAnswer>;
+}
+
+const MAX_ARGS_LENGTH = 200;
+
+function paint(color: boolean, code: string, text: string): string {
+  return color ? `\x1b[${code}m${text}\x1b[0m` : text;
+}
+
+/**
+ * Formats the prompt's lines: the request line
+ * (`Permission request  read_file  {"path": "README.md"}  risk: MEDIUM`), a warning line for
+ * high risk, the rule "Always" would save, and the choices.
+ *
+ * @param request What to show.
+ * @param options `color`: ANSI colours (the caller handles NO_COLOR).
+ * @returns The text, ending in a newline.
+ *
+ * @example
+ * ```ts
+ * import { formatPermissionPrompt } from "./prompter.ts";
+ * const text = formatPermissionPrompt(
+ *   { tool: "read_file", args: { path: "README.md" }, risk: "medium", alwaysFile: "p.jsonc" },
+ *   { color: false },
+ * );
+ * if (!text.startsWith('Permission request  read_file  {"path": "README.md"}  risk: MEDIUM\n')) {
+ *   throw new Error(text);
+ * }
+ * ```
+ */
+export function formatPermissionPrompt(
+  request: PromptRequest,
+  options: { color: boolean },
+): string {
+  const { color } = options;
+  const risk = request.risk.toUpperCase();
+  const riskText = request.risk === "high"
+    ? paint(color, "1;31", risk)
+    : request.risk === "medium"
+    ? paint(color, "33", risk)
+    : risk;
+  const lines = [
+    `${paint(color, "1", "Permission request")}  ${paint(color, "1", request.tool)}  ${
+      compactJson(request.args ?? {}, MAX_ARGS_LENGTH)
+    }  risk: ${riskText}`,
+  ];
+  if (request.risk === "high") {
+    lines.push(
+      paint(color, "1;31", "⚠ HIGH RISK: this call can change files or run programs; check it"),
+    );
+  }
+  lines.push(
+    request.alwaysRule
+      ? paint(
+        color,
+        "2",
+        `[3] saves ${compactJson(request.alwaysRule)} to ${request.alwaysFile}`,
+      )
+      : paint(color, "2", "[3] is not available: no rule can match this call exactly"),
+  );
+  lines.push("[1] Allow once  [2] Allow for this session  [3] Always allow  [4] Deny");
+  return `${lines.join("\n")}\n`;
+}
+
+/**
+ * Creates the prompter. One key answers: `1` allow once, `2` allow for this session, `3`
+ * always allow, `4` deny (then an optional one-line reason for the model), Ctrl-C (or end of
+ * input) denies and aborts the turn. Any other key re-asks.
+ *
+ * @param options `io`: the terminal seam; `color`: ANSI colours.
+ * @returns A Prompter.
+ *
+ * @example
+ * ```ts
+ * import { createPrompter } from "./prompter.ts";
+ * const keys = ["x", "2"];
+ * const prompter = createPrompter({
+ *   io: { readKey: () => Promise.resolve(keys.shift() ?? ""), readLine: () => Promise.resolve(null), write: () => {} },
+ *   color: false,
+ * });
+ * const answer = await prompter.ask({ tool: "t", args: {}, risk: "low", alwaysFile: "p" });
+ * if (answer.kind !== "session") throw new Error();
+ * ```
+ */
+export function createPrompter(options: { io: KeyIO; color: boolean }): Prompter {
+  const { io, color } = options;
+  return {
+    async ask(request, signal) {
+      io.write(formatPermissionPrompt(request, { color }));
+      for (;;) {
+        io.write("> ");
+        if (signal?.aborted) {
+          io.write("\n");
+          return { kind: "abort" };
+        }
+        const key = await io.readKey(signal);
+        if (signal?.aborted || key === "\x03" || key === "\x04" || key === "") {
+          io.write(key === "" ? "\n" : "^C\n");
+          return { kind: "abort" };
+        }
+        switch (key) {
+          case "1":
+            io.write("Allowed once\n");
+            return { kind: "once" };
+          case "2":
+            io.write("Allowed for this session\n");
+            return { kind: "session" };
+          case "3":
+            if (!request.alwaysRule) {
+              io.write("3 is not available for this call: press 1, 2 or 4\n");
+              continue;
+            }
+            io.write(`Always allow: saving the rule to ${request.alwaysFile}\n`);
+            return { kind: "always" };
+          case "4": {
+            io.write("Denied\n");
+            const line = await io.readLine("Reason for the model (optional, Enter to skip): ");
+            const reason = line?.trim();
+            return reason ? { kind: "deny", reason } : { kind: "deny" };
+          }
+          default:
+            io.write(
+              `${
+                JSON.stringify(key)
+              } is not an answer: press 1, 2, 3 or 4 (Ctrl-C denies and stops the turn)\n`,
+            );
+        }
+      }
+    },
+  };
+}

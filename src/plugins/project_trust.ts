@@ -1,0 +1,207 @@
+// Trust for project plugins. A `./plugins` folder arrives with a cloned repository, so its
+// plugins run only after the user trusts them: new or changed files (by SHA-256) are listed
+// and asked about once, and the answer is remembered per hash in
+// ~/.config/harness/trusted_plugins.json. The plugin loader calls this before loading
+// `./plugins`; user-folder and built-in plugins never pass through here.
+
+import { basename, dirname, join, relative } from "node:path";
+import { configDir } from "../config.ts";
+
+/** The I/O trust needs: a one-line answer and output. */
+export interface TrustIO {
+  readLine(prompt: string): Promise<string | null>;
+  write(text: string): void;
+}
+
+export interface ProjectTrustOptions {
+  io: TrustIO;
+  /**
+   * True in the REPL (ask about new plugins); false with -p (skip them with a warning).
+   * `--yes` plays no part: it approves tool calls, not code.
+   */
+  interactive: boolean;
+  /** The trust store (default: trustedPluginsFile()). */
+  storeFile?: string;
+  /** Folder that file names are shown relative to (default: the working directory). */
+  cwd?: string;
+}
+
+/** Which project plugin files to load. */
+export interface ProjectTrustResult {
+  load: string[];
+  skipped: string[];
+}
+
+interface TrustEntry {
+  path: string;
+  trusted: boolean;
+  decided_at: string;
+}
+
+interface TrustStore {
+  version: 1;
+  plugins: Record<string, TrustEntry>;
+}
+
+/**
+ * The trust store: `$XDG_CONFIG_HOME/harness/trusted_plugins.json`, else
+ * `~/.config/harness/trusted_plugins.json`.
+ *
+ * @example
+ * ```ts
+ * import { trustedPluginsFile } from "./project_trust.ts";
+ * if (!trustedPluginsFile(() => "/h").endsWith("trusted_plugins.json")) throw new Error();
+ * ```
+ */
+export function trustedPluginsFile(
+  env: (name: string) => string | undefined = (name) => Deno.env.get(name),
+): string {
+  return join(configDir(env), "trusted_plugins.json");
+}
+
+/**
+ * SHA-256 of bytes as hex.
+ *
+ * @example
+ * ```ts
+ * import { sha256Hex } from "./project_trust.ts";
+ * const h = await sha256Hex(new TextEncoder().encode(""));
+ * if (!h.startsWith("e3b0c44298fc")) throw new Error(h);
+ * ```
+ */
+export async function sha256Hex(bytes: Uint8Array): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>);
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/**
+ * Decides which project plugin files may load. Files whose current SHA-256 the user trusted
+ * load silently; files declined before are skipped with a note. New or changed files are
+ * listed with a 12-hex short hash; in interactive mode one question (`[y/N]`) covers them
+ * all and the answer is stored per hash; otherwise they are skipped with a warning saying to
+ * start `harness` in this folder without -p and answer the prompt.
+ *
+ * @param files Project plugin files (from `./plugins`).
+ * @param options I/O, mode and store location.
+ * @returns The files to load and the files skipped.
+ *
+ * @example
+ * ```ts
+ * import { checkProjectTrust } from "./project_trust.ts";
+ * const dir = await Deno.makeTempDir();
+ * await Deno.writeTextFile(`${dir}/t.ts`, "export default {}");
+ * const io = { readLine: () => Promise.resolve("y"), write: () => {} };
+ * const r = await checkProjectTrust([`${dir}/t.ts`], { io, interactive: true, storeFile: `${dir}/s.json` });
+ * if (r.load.length !== 1) throw new Error();
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export async function checkProjectTrust(
+  files: readonly string[],
+  options: ProjectTrustOptions,
+): Promise<ProjectTrustResult> {
+  const { io } = options;
+  const storeFile = options.storeFile ?? trustedPluginsFile();
+  const cwd = options.cwd ?? Deno.cwd();
+  const show = (file: string) => relative(cwd, file) || basename(file);
+  if (files.length === 0) return { load: [], skipped: [] };
+  const store = await readStore(storeFile, io);
+  const load: string[] = [];
+  const skipped: string[] = [];
+  const pending: { file: string; hash: string; changed: boolean }[] = [];
+  for (const file of files) {
+    let hash: string;
+    try {
+      hash = await sha256Hex(await Deno.readFile(file));
+    } catch (error) {
+      io.write(`Skipping project plugin "${show(file)}": cannot read it: ${String(error)}\n`);
+      skipped.push(file);
+      continue;
+    }
+    const entry = store.plugins[hash];
+    if (entry?.trusted === true) load.push(file);
+    else if (entry?.trusted === false) {
+      io.write(
+        `Skipping project plugin "${show(file)}" (sha256 ${hash.slice(0, 12)}): you declined ` +
+          `to trust it; remove its entry from "${storeFile}" to be asked again\n`,
+      );
+      skipped.push(file);
+    } else {
+      const changed = Object.values(store.plugins).some((e) => e.path === file);
+      pending.push({ file, hash, changed });
+    }
+  }
+  if (pending.length === 0) return { load, skipped };
+
+  const listing = pending.map((p) =>
+    `  ${show(p.file)}  sha256 ${p.hash.slice(0, 12)}  ${p.changed ? "(changed)" : "(new)"}\n`
+  ).join("");
+  if (!options.interactive) {
+    io.write(
+      `Skipping ${pending.length} untrusted project plugin(s) in "${
+        show(dirname(pending[0]!.file))
+      }":\n${listing}` +
+        "To trust them, start harness in this folder without -p and answer the trust prompt\n",
+    );
+    return { load, skipped: [...skipped, ...pending.map((p) => p.file)] };
+  }
+  io.write(
+    `Project plugins run code from this folder. New or changed since you last trusted them:\n${listing}`,
+  );
+  const answer = (await io.readLine("Trust and load them? [y/N] "))?.trim().toLowerCase();
+  const trusted = answer === "y" || answer === "yes";
+  const now = new Date().toISOString();
+  for (const p of pending) {
+    // A changed file's old hash stays: going back to that version needs no new answer.
+    store.plugins[p.hash] = { path: p.file, trusted, decided_at: now };
+    (trusted ? load : skipped).push(p.file);
+  }
+  if (!trusted) io.write("Not loading them; you will not be asked again for these versions\n");
+  await writeStore(storeFile, store, io);
+  return { load, skipped };
+}
+
+async function readStore(file: string, io: TrustIO): Promise<TrustStore> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(file);
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) {
+      io.write(`Cannot read trust store "${file}": ${String(error)}: asking again\n`);
+    }
+    return { version: 1, plugins: {} };
+  }
+  try {
+    const value: unknown = JSON.parse(text);
+    const plugins = (value as { plugins?: unknown } | null)?.plugins;
+    if (typeof plugins !== "object" || plugins === null || Array.isArray(plugins)) {
+      throw new Error('expected { "plugins": { ... } }');
+    }
+    const valid: Record<string, TrustEntry> = {};
+    for (const [hash, entry] of Object.entries(plugins)) {
+      const e = entry as Partial<TrustEntry> | null;
+      if (typeof e?.path === "string" && typeof e.trusted === "boolean") {
+        valid[hash] = { path: e.path, trusted: e.trusted, decided_at: String(e.decided_at ?? "") };
+      }
+    }
+    return { version: 1, plugins: valid };
+  } catch (error) {
+    // Never trust on a damaged store: start empty, which asks again.
+    io.write(
+      `Ignoring trust store "${file}": cannot parse it: ${(error as Error).message}: ` +
+        "project plugins will be asked about again\n",
+    );
+    return { version: 1, plugins: {} };
+  }
+}
+
+async function writeStore(file: string, store: TrustStore, io: TrustIO): Promise<void> {
+  try {
+    await Deno.mkdir(dirname(file), { recursive: true });
+    const temp = `${file}.${crypto.randomUUID().slice(0, 8)}.tmp`;
+    await Deno.writeTextFile(temp, `${JSON.stringify(store, null, 2)}\n`);
+    await Deno.rename(temp, file);
+  } catch (error) {
+    io.write(`Cannot save trust store "${file}": ${String(error)}: the answer lasts this run\n`);
+  }
+}

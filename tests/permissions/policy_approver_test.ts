@@ -1,0 +1,245 @@
+import { join } from "node:path";
+import {
+  createPolicyApprover,
+  type RuleSavedEvent,
+} from "../../src/permissions/policy_approver.ts";
+import type { PromptAnswer, Prompter, PromptRequest } from "../../src/permissions/prompter.ts";
+import type { LoadedRule } from "../../src/permissions/policy.ts";
+import { loadPolicyFiles } from "../../src/permissions/policy_file.ts";
+import type { ApprovalRequest } from "../../src/permissions/approver.ts";
+import { tempDir } from "./temp_dir.ts";
+
+/** A Prompter that gives scripted answers and records what it was asked. */
+function scriptedPrompter(answers: PromptAnswer[]): Prompter & { asked: PromptRequest[] } {
+  const asked: PromptRequest[] = [];
+  return {
+    asked,
+    ask(request) {
+      asked.push(request);
+      const answer = answers.shift();
+      if (!answer) throw new Error(`unexpected prompt for ${request.tool}`);
+      return Promise.resolve(answer);
+    },
+  };
+}
+
+/** A function, so TypeScript does not narrow the count between calls. */
+function askedCount(prompter: { asked: unknown[] }): number {
+  return prompter.asked.length;
+}
+
+let nextId = 0;
+function call(tool: string, args: unknown, risk: ApprovalRequest["risk"]): ApprovalRequest {
+  return { callId: String(++nextId), tool, args, risk };
+}
+
+const DENY_RM: LoadedRule[] = [
+  { tool: "run_command", match: { command: "rm *" }, action: "deny", file: "u.jsonc", index: 1 },
+  {
+    tool: "read_file",
+    match: { path: "**/.env" },
+    action: "deny",
+    reason: "Secrets",
+    file: "u.jsonc",
+    index: 2,
+  },
+];
+
+Deno.test("createPolicyApprover() allows safe tools without asking", async () => {
+  const prompter = scriptedPrompter([]);
+  const approver = createPolicyApprover({
+    rules: [],
+    mode: "interactive",
+    prompter,
+    userPolicyFile: "u",
+  });
+  const d = await approver.approve(call("list_files", {}, "safe"));
+  if (d.decision !== "allow" || d.by !== "mode") throw new Error(JSON.stringify(d));
+});
+
+Deno.test("createPolicyApprover() asks for low risk once per session per tool", async () => {
+  const prompter = scriptedPrompter([{ kind: "once" }, { kind: "once" }]);
+  const approver = createPolicyApprover({
+    rules: [],
+    mode: "interactive",
+    prompter,
+    userPolicyFile: "u",
+  });
+  await approver.approve(call("search", { pattern: "a" }, "low"));
+  const again = await approver.approve(call("search", { pattern: "b" }, "low"));
+  if (again.decision !== "allow" || askedCount(prompter) !== 1) throw new Error("asked twice");
+  await approver.approve(call("glob", {}, "low"));
+  if (askedCount(prompter) !== 2) throw new Error("other tool not asked");
+  if (!approver.sessionApprovals().includes("search (low risk: any arguments)")) {
+    throw new Error(approver.sessionApprovals().join());
+  }
+});
+
+Deno.test("createPolicyApprover() asks for medium risk every time after allow once", async () => {
+  const prompter = scriptedPrompter([{ kind: "once" }, { kind: "once" }]);
+  const approver = createPolicyApprover({
+    rules: [],
+    mode: "interactive",
+    prompter,
+    userPolicyFile: "u",
+  });
+  await approver.approve(call("write_file", { path: "a.txt" }, "medium"));
+  await approver.approve(call("write_file", { path: "a.txt" }, "medium"));
+  if (askedCount(prompter) !== 2) throw new Error("not asked twice");
+});
+
+Deno.test("createPolicyApprover() stops asking within a session approval's scope", async () => {
+  const prompter = scriptedPrompter([{ kind: "session" }, { kind: "once" }]);
+  const approver = createPolicyApprover({
+    rules: [],
+    mode: "interactive",
+    prompter,
+    userPolicyFile: "u",
+  });
+  await approver.approve(call("run_command", { command: "git status" }, "high"));
+  const same = await approver.approve(call("run_command", { command: "git status -s" }, "high"));
+  if (same.decision !== "allow" || same.by !== "user" || askedCount(prompter) !== 1) {
+    throw new Error(JSON.stringify(same));
+  }
+  await approver.approve(call("run_command", { command: "git status && git push" }, "high"));
+  if (askedCount(prompter) !== 2) {
+    throw new Error("compound command outside the scope was not asked");
+  }
+  if (approver.sessionApprovals()[0] !== 'run_command {"command": "git status *"}') {
+    throw new Error(approver.sessionApprovals().join());
+  }
+});
+
+Deno.test("createPolicyApprover() lets deny rules win in every mode, with the rule's reason", async () => {
+  for (const mode of ["interactive", "yes", "non_interactive"] as const) {
+    const approver = createPolicyApprover({
+      rules: DENY_RM,
+      mode,
+      prompter: scriptedPrompter([]),
+      userPolicyFile: "u",
+    });
+    const d = await approver.approve(
+      call("run_command", { command: "ls && sudo rm -rf /" }, "high"),
+    );
+    if (d.decision !== "deny" || d.by !== "policy" || d.rule !== "u.jsonc#1") {
+      throw new Error(`${mode}: ${JSON.stringify(d)}`);
+    }
+    const env = await approver.approve(call("read_file", { path: "./x/../.env" }, "medium"));
+    if (env.reason !== "Secrets") throw new Error(JSON.stringify(env));
+  }
+});
+
+Deno.test("createPolicyApprover() in yes mode allows what would ask", async () => {
+  const approver = createPolicyApprover({ rules: DENY_RM, mode: "yes", userPolicyFile: "u" });
+  const d = await approver.approve(call("run_command", { command: "curl x | sh" }, "high"));
+  if (d.decision !== "allow" || d.by !== "mode") throw new Error(JSON.stringify(d));
+});
+
+Deno.test("createPolicyApprover() in non-interactive mode denies with how to grant it", async () => {
+  const approver = createPolicyApprover({
+    rules: [],
+    mode: "non_interactive",
+    userPolicyFile: "u",
+  });
+  const d = await approver.approve(call("run_command", { command: "npm test" }, "high"));
+  if (d.decision !== "deny" || d.by !== "mode") throw new Error(JSON.stringify(d));
+  for (
+    const hint of [
+      "needs approval",
+      "--yes",
+      '{"tool": "run_command", "match": {"command": "npm test *"}',
+    ]
+  ) {
+    if (!d.reason?.includes(hint)) throw new Error(d.reason);
+  }
+  const allowed = createPolicyApprover({
+    rules: [{
+      tool: "run_command",
+      match: { command: "npm *" },
+      action: "allow",
+      file: "p",
+      index: 1,
+    }],
+    mode: "non_interactive",
+    userPolicyFile: "u",
+  });
+  const ok = await allowed.approve(call("run_command", { command: "npm test" }, "high"));
+  if (ok.decision !== "allow" || ok.by !== "policy" || ok.rule !== "p#1") {
+    throw new Error(JSON.stringify(ok));
+  }
+});
+
+Deno.test("createPolicyApprover() turns deny answers and Ctrl-C into decisions", async () => {
+  const prompter = scriptedPrompter([{ kind: "deny", reason: "not now" }, { kind: "abort" }]);
+  const approver = createPolicyApprover({
+    rules: [],
+    mode: "interactive",
+    prompter,
+    userPolicyFile: "u",
+  });
+  const denied = await approver.approve(call("write_file", { path: "a" }, "medium"));
+  if (denied.decision !== "deny" || denied.by !== "user" || !denied.reason?.includes("not now")) {
+    throw new Error(JSON.stringify(denied));
+  }
+  if (denied.abortTurn) throw new Error("plain deny must not abort");
+  const aborted = await approver.approve(call("write_file", { path: "a" }, "medium"));
+  if (aborted.decision !== "deny" || aborted.abortTurn !== true) {
+    throw new Error(JSON.stringify(aborted));
+  }
+});
+
+Deno.test("createPolicyApprover() saves Always rules to the user's file and applies them", async () => {
+  await using dir = await tempDir();
+  const file = join(dir.path, "harness", "policies.jsonc");
+  const saved: RuleSavedEvent[] = [];
+  const prompter = scriptedPrompter([{ kind: "always" }]);
+  const approver = createPolicyApprover({
+    rules: [],
+    mode: "interactive",
+    prompter,
+    userPolicyFile: file,
+    onRuleSaved: (event) => saved.push(event),
+  });
+  const first = await approver.approve(
+    call("run_command", { command: "cargo build --release" }, "high"),
+  );
+  if (first.decision !== "allow" || first.rule !== `${file}#1`) {
+    throw new Error(JSON.stringify(first));
+  }
+  if (prompter.asked[0]?.alwaysRule?.match?.command !== "cargo build *") {
+    throw new Error(JSON.stringify(prompter.asked[0]));
+  }
+  const second = await approver.approve(call("run_command", { command: "cargo build" }, "high"));
+  if (second.by !== "policy" || askedCount(prompter) !== 1) throw new Error(JSON.stringify(second));
+  if (saved.length !== 1 || saved[0]?.error) throw new Error(JSON.stringify(saved));
+  const reloaded = await loadPolicyFiles([{ path: file, required: true }]);
+  if (!reloaded.ok || reloaded.value[0]?.match?.command !== "cargo build *") {
+    throw new Error(await Deno.readTextFile(file));
+  }
+});
+
+Deno.test("createPolicyApprover() reports a failed save and still allows this session", async () => {
+  await using dir = await tempDir();
+  const file = join(dir.path, "p.jsonc");
+  await Deno.writeTextFile(file, "{ broken");
+  const saved: RuleSavedEvent[] = [];
+  const approver = createPolicyApprover({
+    rules: [],
+    mode: "interactive",
+    prompter: scriptedPrompter([{ kind: "always" }]),
+    userPolicyFile: file,
+    onRuleSaved: (event) => saved.push(event),
+  });
+  const d = await approver.approve(call("write_file", { path: "src/a.ts" }, "medium"));
+  if (d.decision !== "allow" || saved[0]?.error?.kind !== "config_invalid") {
+    throw new Error(JSON.stringify(saved));
+  }
+  const again = await approver.approve(call("write_file", { path: "src/b.ts" }, "medium"));
+  if (again.decision !== "allow") throw new Error(JSON.stringify(again));
+});
+
+Deno.test("createPolicyApprover() without a prompter settles asks like non-interactive", async () => {
+  const approver = createPolicyApprover({ rules: [], mode: "interactive", userPolicyFile: "u" });
+  const d = await approver.approve(call("write_file", { path: "a" }, "medium"));
+  if (d.decision !== "deny" || d.by !== "mode") throw new Error(JSON.stringify(d));
+});

@@ -1,0 +1,90 @@
+import { analyzeCommand, splitCommand } from "../../src/permissions/split_command.ts";
+
+function assertEquals(actual: unknown, expected: unknown, message = ""): void {
+  const a = JSON.stringify(actual);
+  const e = JSON.stringify(expected);
+  if (a !== e) throw new Error(`${message}\nexpected ${e}\n  actual ${a}`);
+}
+
+const CASES: [string, string[][]][] = [
+  ["git status", [["git", "status"]]],
+  ["git status && rm -rf /", [["git", "status"], ["rm", "-rf", "/"]]],
+  ["a || b; c | d |& e & f\ng", [["a"], ["b"], ["c"], ["d"], ["e"], ["f"], ["g"]]],
+  ["echo $(curl x | sh)", [["echo", "$(curl x | sh)"], ["curl", "x"], ["sh"]]],
+  ["echo `whoami`", [["echo", "`whoami`"], ["whoami"]]],
+  ['echo "$(rm -rf /)"', [["echo", "$(rm -rf /)"], ["rm", "-rf", "/"]]],
+  ["(cd x && make)", [["cd", "x"], ["make"]]],
+  ["sudo rm -rf /", [["rm", "-rf", "/"]]],
+  ["sudo -u root -E rm x", [["rm", "x"]]],
+  ["env A=1 B=2 npm test", [["npm", "test"]]],
+  ["FOO=1 git push", [["git", "push"]]],
+  ["timeout -s 9 5 nice -n 3 nohup make", [["make"]]],
+  ["find . -name '*.o' | xargs -0 -n 1 rm", [["find", ".", "-name", "*.o"], ["rm"]]],
+  ["command time git status", [["git", "status"]]],
+  ["bash -c 'ls; rm -rf ~'", [["ls"], ["rm", "-rf", "~"]]],
+  ['sh -lc "echo a && sudo reboot"', [["echo", "a"], ["reboot"]]],
+  ["eval 'rm -rf /'", [["rm", "-rf", "/"]]],
+  ["echo hi > out.txt", [["echo", "hi"], [">", "out.txt"]]],
+  ["echo hi >> log 2>&1", [["echo", "hi"], [">", "log"]]],
+  ["make 2> err.txt", [["make"], [">", "err.txt"]]],
+  ["make &> all.txt", [["make"], [">", "all.txt"]]],
+  ["ls > /dev/null 2>&1", [["ls"]]],
+  ["wc -l < input.txt", [["wc", "-l"]]],
+  ["diff <(ls a) <(ls b)", [["diff", "<(ls a)", "<(ls b)"], ["ls", "a"], ["ls", "b"]]],
+  ['for f in *; do rm "$f"; done', [["for", "f", "in", "*"], ["rm", "$f"]]],
+  ["if true; then rm x; fi", [["true"], ["rm", "x"]]],
+  ["{ rm x; }", [["rm", "x"]]],
+  ["echo 'a && b' \"c; d\" e\\ f", [["echo", "a && b", "c; d", "e f"]]],
+  ["git status # && rm -rf /", [["git", "status"]]],
+  ["echo $((1 + 2))", [["echo", "$((1 + 2))"]]],
+  ["find . -name x -exec rm -f {} \\; -print", [[
+    "find",
+    ".",
+    "-name",
+    "x",
+    "-exec",
+    "rm",
+    "-f",
+    "{}",
+    ";",
+    "-print",
+  ], ["rm", "-f", "{}"]]],
+  ["", []],
+];
+
+for (const [command, expected] of CASES) {
+  Deno.test(`splitCommand() splits ${JSON.stringify(command)}`, () => {
+    assertEquals(splitCommand(command), expected, command);
+  });
+}
+
+Deno.test("analyzeCommand() keeps the wrapped views outermost first", () => {
+  const [sub] = analyzeCommand("sudo timeout 5 rm x").commands;
+  assertEquals(sub?.views, [["sudo", "timeout", "5", "rm", "x"], ["timeout", "5", "rm", "x"], [
+    "rm",
+    "x",
+  ]]);
+});
+
+Deno.test("analyzeCommand() marks what it cannot analyse as incomplete", () => {
+  for (
+    const command of [
+      "r${IFS}m -rf /",
+      "$cmd x",
+      "echo 'open",
+      "cat <<EOF\nx\nEOF",
+      "echo ${X:-$(rm x)}",
+      "echo $(ls",
+    ]
+  ) {
+    if (analyzeCommand(command).complete) throw new Error(`complete: ${command}`);
+  }
+  if (!analyzeCommand("git status && ls | wc -l").complete) throw new Error("incomplete");
+});
+
+Deno.test("analyzeCommand() stops at deep nesting instead of recursing forever", () => {
+  let command = "rm x";
+  for (let i = 0; i < 20; i++) command = `bash -c ${JSON.stringify(command)}`;
+  const analysis = analyzeCommand(command);
+  if (analysis.complete) throw new Error("deep nesting should be incomplete");
+});
