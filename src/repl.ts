@@ -83,9 +83,14 @@ export class Repl {
   #exiting = false;
   #lastEmptyInterrupt = 0;
   #removeSignal: (() => void) | undefined;
+  #commands: SlashCommand[];
+  #banner: string;
+  #conversation: Conversation | undefined;
 
   constructor(options: ReplOptions) {
     this.#options = options;
+    this.#commands = options.commands;
+    this.#banner = options.banner;
     const { style } = options;
     this.#rl = createInterface({
       input: options.input,
@@ -129,6 +134,20 @@ export class Repl {
         return await this.#lines.next();
       },
     };
+  }
+
+  /** Slash commands (set after construction when they need parts built later). */
+  setCommands(commands: SlashCommand[]): void {
+    this.#commands = commands;
+  }
+
+  setBanner(banner: string): void {
+    this.#banner = banner;
+  }
+
+  /** The conversation in use (slash commands may have replaced the one given to run). */
+  get conversation(): Conversation | undefined {
+    return this.#conversation;
   }
 
   #write(text: string) {
@@ -185,7 +204,8 @@ export class Repl {
    * @param conversation The conversation to talk in (slash commands may replace it).
    */
   async run(conversation: Conversation): Promise<number> {
-    const { style, commands } = this.#options;
+    const { style } = this.#options;
+    this.#conversation = conversation;
     const control: ReplControl = {
       write: (text) => this.#write(text),
       style,
@@ -193,6 +213,7 @@ export class Repl {
       setConversation: (next) => {
         conversation = next;
         control.conversation = next;
+        this.#conversation = next;
       },
       runTurn: (text) => this.#runTurn(conversation, text),
       exit: () => {
@@ -200,7 +221,7 @@ export class Repl {
         this.#rl.close();
       },
     };
-    this.#write(`${this.#options.banner}\n`);
+    this.#write(`${this.#banner}\n`);
     while (!this.#exiting) {
       this.#rl.prompt();
       const line = await this.#lines.next();
@@ -210,7 +231,7 @@ export class Repl {
       this.#options.onHistoryLine?.(line);
       if (text.startsWith("/")) {
         const [name = "", ...rest] = text.slice(1).split(/\s+/);
-        const command = commands.find((c) => c.name === name);
+        const command = this.#commands.find((c) => c.name === name);
         if (!command) {
           this.#write(`${style.red(`Unknown command "/${name}"`)}: type /help for the list\n`);
           continue;

@@ -1,0 +1,314 @@
+// Starts a conversation (new or resumed) and runs it in the REPL or as one -p prompt:
+// settings, policy rules, session log, provider, sandboxed tools, approver, then the
+// conversation itself. Everything opened here is closed here.
+
+import { join } from "node:path";
+import process from "node:process";
+import type { RunFlags } from "./args.ts";
+import { type CommandIO, openStoreOrExit, settingsOrExit } from "./run_command.ts";
+import { openProvider } from "./open_provider.ts";
+import { openTools } from "./open_tools.ts";
+import { slashCommands } from "./slash_commands.ts";
+import { dataDir, type Settings } from "../config.ts";
+import { formatAgentError } from "../errors.ts";
+import { Conversation, type ConversationParts } from "../conversation.ts";
+import { EXIT, runPrint } from "../run_print.ts";
+import { Repl, type TurnInput } from "../repl.ts";
+import { buildSystemPrompt } from "../system_prompt.ts";
+import { formatGrants, type Grants } from "../sandbox/grants.ts";
+import type { SessionStore } from "../session_store.ts";
+import type { SessionRecorder } from "../session_types.ts";
+import { loadPolicyFiles, policyFileRefs, userPolicyFile } from "../permissions/policy_file.ts";
+import { createPolicyApprover } from "../permissions/policy_approver.ts";
+import { createPrompter } from "../permissions/prompter.ts";
+import { formatPermissionsReport } from "../permissions/explain.ts";
+import { appendHistory, loadHistory } from "../repl_history.ts";
+import { createStyle, wantsColor } from "../ui/style.ts";
+import denoJson from "../../deno.json" with { type: "json" };
+
+const encoder = new TextEncoder();
+const writeOut = (text: string) => Deno.stdout.writeSync(encoder.encode(text));
+const writeErr = (text: string) => Deno.stderr.writeSync(encoder.encode(text));
+
+/** Runs the REPL, or the -p prompt when given; returns the exit code. */
+export async function runConversation(
+  flags: RunFlags,
+  grants: Grants,
+  io: CommandIO,
+): Promise<number> {
+  const cwd = Deno.cwd();
+  const env = (name: string) => Deno.env.get(name);
+  const printMode = flags.prompt !== undefined;
+  const settings = await settingsOrExit(flags, io);
+  if (typeof settings === "number") return settings;
+  let prompt = flags.prompt;
+  if (prompt === "-") prompt = await new Response(Deno.stdin.readable).text();
+
+  const rules = await loadPolicyFiles(
+    policyFileRefs({ cwd, ...(flags.policies ? { extra: flags.policies } : {}) }),
+  );
+  if (!rules.ok) {
+    io.printError(formatAgentError(rules.error));
+    return EXIT.usage;
+  }
+  const store = openStoreOrExit(flags, io);
+  if (typeof store === "number") return store;
+
+  // Which session: a new one, the latest here (--continue) or a given one (--resume).
+  let resumeId: string | undefined;
+  if (flags.continue) {
+    const latest = store.latestSession(cwd);
+    if (!latest) {
+      io.printError(`No session to continue in "${cwd}": start one with "harness"`);
+      store.close();
+      return EXIT.usage;
+    }
+    resumeId = latest.id;
+  } else if (typeof flags.resume === "string") {
+    resumeId = flags.resume;
+  } else if (flags.resume === true) {
+    const picked = pickSession(store, cwd, io);
+    if (picked === undefined) {
+      store.close();
+      return EXIT.usage;
+    }
+    resumeId = picked;
+  }
+
+  const terminal = !printMode && Deno.stdin.isTerminal();
+  const color = wantsColor(printMode ? Deno.stderr.isTerminal() : Deno.stdout.isTerminal(), env);
+  const style = createStyle(color);
+
+  const opened = await openProvider(
+    settings,
+    printMode ? undefined : (fraction) => {
+      writeErr(`\rLoading model ${Math.round(fraction * 100)}%`);
+    },
+  );
+  if (!opened.ok) {
+    io.printError(formatAgentError(opened.error));
+    store.close();
+    return opened.error.kind === "usage" ? EXIT.usage : EXIT.runtime;
+  }
+  const { provider } = opened.value;
+
+  // The REPL owns stdin; permission prompts and trust questions read through it.
+  let repl: Repl | undefined;
+  let turnInput: TurnInput;
+  if (!printMode) {
+    repl = new Repl({
+      input: process.stdin,
+      output: process.stdout,
+      terminal,
+      style,
+      history: loadHistory(cwd),
+      onHistoryLine: (line) => appendHistory(cwd, line),
+      commands: [],
+      banner: "",
+      addSignalListener: terminal ? undefined : (handler) => {
+        Deno.addSignalListener("SIGINT", handler);
+        return () => Deno.removeSignalListener("SIGINT", handler);
+      },
+    });
+    turnInput = repl.turnInput;
+  } else {
+    turnInput = {
+      write: writeErr,
+      readKey: () => Promise.resolve("\x03"),
+      readLine: () => Promise.resolve(null),
+    };
+  }
+
+  const outputsDir = join(dataDir(), "outputs");
+  const tools = await openTools({
+    settings,
+    grants,
+    cwd,
+    dataDir: outputsDir,
+    interactive: !printMode,
+    io: { write: writeErr, readLine: (text) => turnInput.readLine(text) },
+  });
+  const approver = createPolicyApprover({
+    rules: rules.value,
+    mode: flags.yes ? "yes" : printMode ? "non_interactive" : "interactive",
+    prompter: createPrompter({ io: turnInput, color }),
+    userPolicyFile: userPolicyFile(),
+    workspace: cwd,
+    onRuleSaved: (event) => turnInput.write(style.dim(`Saved rule to ${event.file}\n`)),
+  });
+
+  const newRecorder = (): SessionRecorder => {
+    const started = store.startSession({
+      model: provider.model,
+      baseUrl: settings.modelFile ?? settings.baseUrl,
+      cwd,
+      grants: formatGrants(grants),
+      provider: provider.name,
+    });
+    if (started.ok) return started.value;
+    io.printError(`${formatAgentError(started.error)}`);
+    return { id: null, record: () => {}, end: () => {} };
+  };
+  const partsWith = (recorder: SessionRecorder): ConversationParts => ({
+    provider,
+    tools: tools.host,
+    approver,
+    recorder,
+    limits: { maxIterations: settings.maxIterations, maxToolCalls: settings.maxToolCalls },
+  });
+  const systemPrompt = () =>
+    buildSystemPrompt({
+      workspace: cwd,
+      now: new Date(),
+      os: Deno.build.os,
+      tools: tools.host.list().map((tool) => tool.name),
+      ...(settings.systemPrompt !== undefined ? { custom: settings.systemPrompt } : {}),
+    });
+  const fresh = () => Conversation.start(partsWith(newRecorder()), systemPrompt());
+  const resume = (id: string): { conversation: Conversation; note: string } | { error: string } => {
+    const loaded = store.loadSession(id);
+    if (!loaded.ok) return { error: formatAgentError(loaded.error) };
+    const { messages, state, interrupted, writer, info } = loaded.value;
+    const notes = [
+      `Resumed session ${info.id} (${info.userTurns} turns, started ${info.startedAt})`,
+    ];
+    for (const call of interrupted) {
+      notes.push(
+        `Tool call ${call.name} (${call.callId}) was interrupted: recorded as interrupted`,
+      );
+    }
+    return {
+      conversation: new Conversation(partsWith(writer), { messages, state }),
+      note: notes.join("\n"),
+    };
+  };
+
+  let conversation: Conversation;
+  if (resumeId !== undefined) {
+    const resumed = resume(resumeId);
+    if ("error" in resumed) {
+      io.printError(resumed.error);
+      await closeAll(tools.host, store, opened.value.close);
+      return EXIT.usage;
+    }
+    conversation = resumed.conversation;
+    turnInput.write(`${style.dim(resumed.note)}\n`);
+  } else {
+    conversation = fresh();
+  }
+
+  let exitCode: number;
+  if (printMode) {
+    const controller = new AbortController();
+    const onSigint = () => controller.abort();
+    Deno.addSignalListener("SIGINT", onSigint);
+    try {
+      exitCode = await runPrint(conversation, prompt ?? "", {
+        format: flags.outputFormat,
+        stdout: writeOut,
+        stderr: writeErr,
+        style,
+        signal: controller.signal,
+      });
+    } finally {
+      Deno.removeSignalListener("SIGINT", onSigint);
+    }
+  } else {
+    const commands = slashCommands({
+      tools: () => tools.host.list(),
+      permissionsReport: () =>
+        formatPermissionsReport({
+          sandbox: `Sandbox: ${formatGrants(grants)}`,
+          sessionApprovals: approver.sessionApprovals(),
+          rules: approver.rules(),
+        }),
+      sessionsList: () => formatSessions(store, cwd),
+      resume: (id) => Promise.resolve(resume(id)),
+      fresh: () => {
+        conversation.parts.recorder.end();
+        return fresh();
+      },
+    });
+    repl!.setCommands(commands);
+    repl!.setBanner(
+      banner(settings, provider.model, grants, conversation.parts.recorder.id, flags, style),
+    );
+    exitCode = await repl!.run(conversation);
+    conversation = repl!.conversation ?? conversation;
+  }
+  conversation.parts.recorder.end();
+  await closeAll(tools.host, store, opened.value.close);
+  return exitCode;
+}
+
+async function closeAll(
+  host: { close(): Promise<void> },
+  store: SessionStore,
+  closeProvider?: () => Promise<void>,
+): Promise<void> {
+  await host.close();
+  store.close();
+  await closeProvider?.();
+}
+
+function banner(
+  settings: Settings,
+  model: string,
+  grants: Grants,
+  sessionId: string | null,
+  flags: RunFlags,
+  style: ReturnType<typeof createStyle>,
+): string {
+  const where = settings.modelFile ?? settings.baseUrl;
+  return [
+    `${style.bold("harness")} ${denoJson.version} · ${model} @ ${where}`,
+    style.dim(`sandbox: ${formatGrants(grants)}`),
+    style.dim(
+      sessionId
+        ? `session ${sessionId}`
+        : flags.noSession
+        ? "no session log (--no-session)"
+        : "session log unavailable",
+    ),
+    style.dim("Type /help for commands; Ctrl-C interrupts; Ctrl-D exits"),
+  ].join("\n");
+}
+
+function formatSessions(store: SessionStore, cwd: string): string {
+  const sessions = store.listSessions({ cwd, limit: 20 });
+  if (sessions.length === 0) return "No sessions in this folder yet";
+  return sessions.map((s) =>
+    `${s.id}  ${s.startedAt.slice(0, 16).replace("T", " ")}  ${s.userTurns} turns  ${s.model}  ${
+      (s.firstUserMessage ?? "").replace(/\s+/g, " ").slice(0, 60)
+    }`
+  ).join("\n");
+}
+
+function pickSession(store: SessionStore, cwd: string, io: CommandIO): string | undefined {
+  const sessions = store.listSessions({ cwd, limit: 20 });
+  if (sessions.length === 0) {
+    io.printError(`No sessions in "${cwd}": start one with "harness"`);
+    return undefined;
+  }
+  if (!Deno.stdin.isTerminal()) {
+    io.printError(
+      `--resume needs a session id when stdin is not a terminal: run "harness sessions" to list them`,
+    );
+    return undefined;
+  }
+  sessions.forEach((s, i) =>
+    console.log(
+      `[${i + 1}] ${s.id}  ${s.startedAt.slice(0, 16).replace("T", " ")}  ${s.userTurns} turns  ${
+        (s.firstUserMessage ?? "").slice(0, 60)
+      }`,
+    )
+  );
+  const answer = prompt("Resume which session?");
+  const index = Number(answer) - 1;
+  const chosen = sessions[index];
+  if (!chosen) {
+    io.printError(`No session numbered "${answer}"`);
+    return undefined;
+  }
+  return chosen.id;
+}

@@ -1,0 +1,121 @@
+// The REPL's slash commands: /help, /tools, /permissions, /tasks, /clear, /continue,
+// /sessions, /resume, /exit. Each is a small function over the REPL control surface.
+
+import type { Conversation } from "../conversation.ts";
+import type { ReplControl, SlashCommand } from "../repl.ts";
+import type { ToolInfo } from "../tools/tool_runner.ts";
+
+export interface SlashContext {
+  tools(): readonly ToolInfo[];
+  permissionsReport(): string;
+  /** Lists sessions for this folder, one line each. */
+  sessionsList(): string;
+  /** Loads a session to replace the current conversation; returns a note or an error line. */
+  resume(id: string): Promise<{ conversation: Conversation; note: string } | { error: string }>;
+  /** Starts a new session with an empty conversation. */
+  fresh(): Conversation;
+}
+
+interface Task {
+  id: string;
+  content: string;
+  status: string;
+}
+
+/**
+ * Formats the task list held in the conversation state.
+ *
+ * @example
+ * ```ts
+ * import { formatTasks } from "./slash_commands.ts";
+ * const text = formatTasks({ tasks: [{ id: "task_1", content: "x", status: "pending" }] });
+ * if (!text.includes("task_1")) throw new Error(text);
+ * ```
+ */
+export function formatTasks(state: Record<string, unknown>): string {
+  const tasks = Array.isArray(state.tasks) ? state.tasks as Task[] : [];
+  if (tasks.length === 0) return "No tasks yet";
+  const mark: Record<string, string> = { pending: "[ ]", in_progress: "[~]", completed: "[x]" };
+  return tasks.map((task) => `${mark[task.status] ?? "[?]"} ${task.id}  ${task.content}`).join(
+    "\n",
+  );
+}
+
+/** Builds the REPL's slash commands over the given context. */
+export function slashCommands(context: SlashContext): SlashCommand[] {
+  const commands: SlashCommand[] = [
+    {
+      name: "help",
+      summary: "list commands",
+      run: (_args, repl) => {
+        const lines = commands.map((c) => `  /${c.name.padEnd(12)} ${c.summary}`);
+        repl.write(
+          `${
+            lines.join("\n")
+          }\n  Ctrl-C interrupts a reply or tool; Ctrl-C twice or Ctrl-D exits\n`,
+        );
+      },
+    },
+    {
+      name: "tools",
+      summary: "list the tools the model can call",
+      run: (_args, repl) => {
+        const lines = context.tools().map((tool) =>
+          `  ${repl.style.bold(tool.name.padEnd(22))} ${tool.risk.padEnd(7)} ${
+            repl.style.dim(`[${tool.origin}]`)
+          } ${tool.description.split("\n")[0]}`
+        );
+        repl.write(`${lines.join("\n")}\n`);
+      },
+    },
+    {
+      name: "permissions",
+      summary: "show sandbox grants, session approvals and policy rules",
+      run: (_args, repl) => repl.write(`${context.permissionsReport()}\n`),
+    },
+    {
+      name: "tasks",
+      summary: "show the task list",
+      run: (_args, repl) => repl.write(`${formatTasks(repl.conversation.state)}\n`),
+    },
+    {
+      name: "clear",
+      summary: "start a new conversation (a new session)",
+      run: (_args, repl) => {
+        repl.setConversation(context.fresh());
+        repl.write(`${repl.style.dim("Started a new conversation")}\n`);
+      },
+    },
+    {
+      name: "continue",
+      summary: "continue after a limit stopped the turn",
+      run: async (_args, repl) => {
+        await repl.runTurn(null);
+      },
+    },
+    {
+      name: "sessions",
+      summary: "list sessions in this folder",
+      run: (_args, repl) => repl.write(`${context.sessionsList()}\n`),
+    },
+    {
+      name: "resume",
+      summary: "resume a session: /resume ID",
+      run: async (args, repl: ReplControl) => {
+        if (!args) {
+          repl.write(`${context.sessionsList()}\nType /resume ID to resume one\n`);
+          return;
+        }
+        const resumed = await context.resume(args.trim());
+        if ("error" in resumed) {
+          repl.write(`${repl.style.red(resumed.error)}\n`);
+          return;
+        }
+        repl.setConversation(resumed.conversation);
+        repl.write(`${resumed.note}\n`);
+      },
+    },
+    { name: "exit", summary: "exit harness", run: (_args, repl) => repl.exit() },
+  ];
+  return commands;
+}
