@@ -1,0 +1,152 @@
+// Errors for users: turns what npm:openai throws (timeouts, refused connections, HTTP errors,
+// error frames inside a stream, broken streams) into `provider_*` AgentErrors with the server's
+// own words and a fix. The provider calls it from every catch so that it never throws.
+
+import type { AgentError } from "../../errors.ts";
+import { isRecord } from "./json_values.ts";
+
+/** The npm:openai module, loaded lazily by the provider. */
+export type OpenAIModule = typeof import("openai");
+
+/** What {@linkcode describeError} needs to know about the provider. */
+export interface DescribeErrorOptions {
+  /** Endpoint the request went to. */
+  baseUrl: string;
+  /** Model name, used in the hint for an unknown model. */
+  model: string;
+  /** Request timeout in effect, quoted when a request times out. */
+  timeoutMs: number;
+}
+
+/**
+ * Describes a failed request for the user.
+ *
+ * @param error What the client threw.
+ * @param sdk The loaded npm:openai module, or `undefined` when loading it failed.
+ * @param options Endpoint, model and timeout of the provider.
+ * @returns The error, and whether the server rejected the tool-call ids (a 400 that asks for
+ * short ids), in which case the provider retries with short ids.
+ *
+ * @example
+ * ```ts
+ * import { describeError } from "./http_errors.ts";
+ * const sdk = await import("openai");
+ * const options = { baseUrl: "http://127.0.0.1:9/v1", model: "qwen3", timeoutMs: 1000 };
+ * const described = describeError(new SyntaxError("Unexpected token"), sdk, options);
+ * if (described.error.kind !== "provider_stream" || described.idsRejected) {
+ *   throw new Error(JSON.stringify(described));
+ * }
+ * ```
+ */
+export function describeError(
+  error: unknown,
+  sdk: OpenAIModule | undefined,
+  options: DescribeErrorOptions,
+): { error: AgentError; idsRejected: boolean } {
+  const { baseUrl, model, timeoutMs } = options;
+  if (sdk === undefined) {
+    const cause = `cannot load npm:openai: ${errorText(error)}`;
+    return { error: { kind: "provider_unreachable", baseUrl, cause }, idsRejected: false };
+  }
+  if (error instanceof sdk.APIConnectionTimeoutError) {
+    const within = timeoutMs < 1000 ? `${timeoutMs} ms` : `${Math.round(timeoutMs / 1000)} s`;
+    const cause = `no response within ${within}: the server may still ` +
+      "be loading the model, try again or raise the request timeout";
+    return { error: { kind: "provider_unreachable", baseUrl, cause }, idsRejected: false };
+  }
+  if (error instanceof sdk.APIConnectionError) {
+    const cause = connectionCause(error.cause ?? error, baseUrl);
+    return { error: { kind: "provider_unreachable", baseUrl, cause }, idsRejected: false };
+  }
+  if (error instanceof sdk.APIError) {
+    const message = serverMessage(error.error) ??
+      clean(error.message.replace(/^\d{3} /, "")) ??
+      "no error message in the response";
+    if (error.status === undefined) {
+      // An `{"error": ...}` frame inside a 200 stream; llama.cpp puts the HTTP status in `code`.
+      const code: unknown = isRecord(error.error) ? error.error.code : undefined;
+      const status = typeof code === "number" && code >= 400 && code < 600 ? code : undefined;
+      const withHint = addHint(message, status ?? 0, model);
+      return {
+        error: status === undefined
+          ? { kind: "provider_stream", baseUrl, message: `the server reported: ${withHint}` }
+          : { kind: "provider_http", baseUrl, status, message: withHint },
+        idsRejected: false,
+      };
+    }
+    const idsRejected = error.status === 400 && /tool[ _-]?call[ _-]?id|length of 9/i.test(message);
+    return {
+      error: {
+        kind: "provider_http",
+        baseUrl,
+        status: error.status,
+        message: addHint(message, error.status, model),
+      },
+      idsRejected,
+    };
+  }
+  if (error instanceof SyntaxError) {
+    const message = `malformed JSON in an event: ${errorText(error)}`;
+    return { error: { kind: "provider_stream", baseUrl, message }, idsRejected: false };
+  }
+  const message = `the connection closed mid-stream: ${errorText(error)}`;
+  return { error: { kind: "provider_stream", baseUrl, message }, idsRejected: false };
+}
+
+function connectionCause(cause: unknown, baseUrl: string): string {
+  const text = errorText(cause) + (isRecord(cause) ? ` ${errorText(cause.cause)}` : "");
+  if (/refused|ECONNREFUSED/i.test(text)) {
+    const start = /:11434\b/.test(baseUrl)
+      ? `start Ollama with "ollama serve"`
+      : "start the model server";
+    return `connection refused: ${start} or pass --base-url`;
+  }
+  if (/dns|lookup|getaddrinfo|name or service not known|nodename/i.test(text)) {
+    return "host not found: check the host name in --base-url";
+  }
+  if (/certificate|tls|ssl/i.test(text)) return `TLS failed: ${text.trim()}`;
+  return `connection failed: ${text.trim() || "no detail"}: check --base-url`;
+}
+
+/** Finds the server's own words in an error body (OpenAI, Ollama, vLLM, FastAPI, llama.cpp). */
+function serverMessage(body: unknown): string | undefined {
+  if (typeof body === "string") return clean(body);
+  if (Array.isArray(body)) {
+    const parts = body.map((item) => serverMessage(item)).filter((s) => s !== undefined);
+    return parts.length > 0 ? parts.join("; ") : undefined;
+  }
+  if (!isRecord(body)) return undefined;
+  for (const key of ["message", "error", "detail", "msg"]) {
+    const found = serverMessage(body[key]);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+function addHint(message: string, status: number, model: string): string {
+  let hint: string | undefined;
+  if (status === 401 || status === 403) {
+    hint = "pass --api-key or set HARNESS_API_KEY";
+  } else if (/model/i.test(message) && /not found|does not exist|no such|unknown/i.test(message)) {
+    hint = `check the model name "${model}" or pick another with --model` +
+      ` (for Ollama: "ollama pull ${model}")`;
+  } else if (/tools?.*(not supported|unsupported)|does not support tools|--jinja/i.test(message)) {
+    hint = "use a model or chat template that supports tool calling";
+  } else if (/context|too long|maximum.*tokens|n_ctx|exceeds/i.test(message)) {
+    hint = "start a new session or raise the server's context size";
+  } else if (status === 404) {
+    hint = "check --base-url (it usually ends with /v1)";
+  }
+  return hint ? `${message}: ${hint}` : message;
+}
+
+function clean(text: string): string | undefined {
+  const flat = text.replace(/\s+/g, " ").trim().replace(/\.$/, "");
+  if (flat === "") return undefined;
+  return flat.length > 300 ? `${flat.slice(0, 300)}...` : flat;
+}
+
+function errorText(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return error === undefined ? "" : String(error);
+}

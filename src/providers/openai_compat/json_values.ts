@@ -1,0 +1,58 @@
+// Type guards for the untyped JSON that OpenAI-compatible servers send (stream chunks, error
+// bodies, model lists). Shared by the stream reader, the error describer and the provider;
+// they let the provider accept what real servers send without trusting its shape.
+
+/**
+ * Tells whether a value is a plain JSON object (not null, not an array).
+ *
+ * @param value Any parsed JSON value.
+ * @returns `true` when `value` can be read as a record of fields.
+ *
+ * @example
+ * ```ts
+ * import { isRecord } from "./json_values.ts";
+ * if (!isRecord({ id: "qwen3" }) || isRecord([1]) || isRecord(null)) throw new Error("isRecord");
+ * ```
+ */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Reads a string field that counts only when it holds text.
+ *
+ * @param value Any parsed JSON value.
+ * @returns The string, or `undefined` for an empty string or a value of another type.
+ *
+ * @example
+ * ```ts
+ * import { nonEmptyString } from "./json_values.ts";
+ * if (nonEmptyString("hi") !== "hi" || nonEmptyString("") !== undefined) {
+ *   throw new Error("nonEmptyString");
+ * }
+ * ```
+ */
+export function nonEmptyString(value: unknown): string | undefined {
+  return typeof value === "string" && value !== "" ? value : undefined;
+}
+
+/**
+ * Tells whether text parses as JSON.
+ *
+ * @param text Text such as streamed tool-call arguments.
+ * @returns `true` when `JSON.parse(text)` succeeds.
+ *
+ * @example
+ * ```ts
+ * import { isJson } from "./json_values.ts";
+ * if (!isJson('{"path":"a.txt"}') || isJson('{"path":')) throw new Error("isJson");
+ * ```
+ */
+export function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
