@@ -13,7 +13,9 @@ export type AgentError =
   | { kind: "provider_stream"; baseUrl: string; message: string }
   | { kind: "plugin_invalid"; file: string; reason: string }
   | { kind: "config_invalid"; file: string; reason: string }
-  | { kind: "usage"; message: string };
+  | { kind: "usage"; message: string }
+  /** The session database cannot be opened, read or written; `reason` ends with what to do. */
+  | { kind: "session_store"; file: string; action: "open" | "read" | "write"; reason: string };
 
 export type Result<T, E = AgentError> = { ok: true; value: T } | { ok: false; error: E };
 
@@ -82,6 +84,8 @@ export function formatAgentError(error: AgentError): string {
       return `Invalid config file "${error.file}": ${error.reason}`;
     case "usage":
       return error.message;
+    case "session_store":
+      return `Cannot ${error.action} session database "${error.file}": ${error.reason}`;
     default: {
       const never: never = error;
       throw new Error(`unhandled error kind ${JSON.stringify(never)}`);

@@ -1,0 +1,158 @@
+// The session log writer: the loop-event sink that appends one row per event, synchronously,
+// before the loop takes its next step (so a tool_call is on disk before the tool runs, and
+// a crash leaves it visible). It only inserts; it never updates or deletes a row.
+
+import type { DatabaseSync, StatementSync } from "node:sqlite";
+import type { AgentError } from "../errors.ts";
+import type { LoopEvent } from "../loop_events.ts";
+import type { SessionRecorder } from "../session_types.ts";
+import { describe } from "./schema.ts";
+import { eventFromLoopEvent, type UnstampedEvent } from "./session_events.ts";
+
+/** Records one session's events. Implements the loop's SessionRecorder seam. */
+export interface SessionLogWriter extends SessionRecorder {
+  /** The session id (null for the --no-session writer). */
+  readonly id: string | null;
+  /**
+   * Persists a loop event: messages (user, assistant, tool_call, tool_result),
+   * permission_decided, tool_started, limit_reached, state_changed and done. Deltas,
+   * turn starts, usage (the assistant message carries it) and warnings are not kept.
+   */
+  record(event: LoopEvent): void;
+  /** Records that the user cleared the conversation (/clear); resume then starts empty. */
+  recordCleared(): void;
+  /** Records `session_ended` (once). The session can still be resumed and appended to. */
+  end(): void;
+}
+
+/** The database side shared by the store and its writers. */
+export interface EventLog {
+  readonly path: string;
+  readonly db: DatabaseSync;
+  readonly clock: () => Date;
+  /** Called once per writer on the first failed write (disk full, database closed). */
+  readonly onWriteError: (error: AgentError) => void;
+}
+
+/**
+ * Appends one event to a session (one autocommit INSERT: durable when it returns).
+ *
+ * @param log The open event log.
+ * @param sessionId The session.
+ * @param event The event to stamp and append.
+ * @returns The event's sequence number.
+ *
+ * @example
+ * ```ts
+ * import { openDatabase } from "./schema.ts";
+ * import { appendEvent } from "./log_writer.ts";
+ * const dir = Deno.makeTempDirSync();
+ * const db = openDatabase(`${dir}/h.db`);
+ * if (!db.ok) throw new Error();
+ * db.value.exec("INSERT INTO sessions VALUES ('s1', 't', '/p', 'm', 'u', '', '')");
+ * const log = { path: `${dir}/h.db`, db: db.value, clock: () => new Date(), onWriteError() {} };
+ * const seq = appendEvent(log, "s1", { type: "user_message", payload: { content: "hi" } });
+ * if (seq < 1) throw new Error();
+ * db.value.close();
+ * Deno.removeSync(dir, { recursive: true });
+ * ```
+ */
+export function appendEvent(log: EventLog, sessionId: string, event: UnstampedEvent): number {
+  const result = insertStatement(log).run(
+    sessionId,
+    event.type,
+    log.clock().toISOString(),
+    JSON.stringify(event.payload),
+  );
+  return Number(result.lastInsertRowid);
+}
+
+const statements = new WeakMap<DatabaseSync, StatementSync>();
+
+function insertStatement(log: EventLog): StatementSync {
+  let statement = statements.get(log.db);
+  if (!statement) {
+    statement = log.db.prepare(
+      "INSERT INTO events (session_id, type, at, payload) VALUES (?, ?, ?, ?)",
+    );
+    statements.set(log.db, statement);
+  }
+  return statement;
+}
+
+/**
+ * A writer appending to an existing session.
+ *
+ * @param log The open event log.
+ * @param sessionId The session to append to.
+ * @returns The writer.
+ *
+ * @example
+ * ```ts
+ * import { openDatabase } from "./schema.ts";
+ * import { createLogWriter } from "./log_writer.ts";
+ * const dir = Deno.makeTempDirSync();
+ * const db = openDatabase(`${dir}/h.db`);
+ * if (!db.ok) throw new Error();
+ * db.value.exec("INSERT INTO sessions VALUES ('s1', 't', '/p', 'm', 'u', '', '')");
+ * const log = { path: `${dir}/h.db`, db: db.value, clock: () => new Date(), onWriteError() {} };
+ * const writer = createLogWriter(log, "s1");
+ * writer.record({ type: "message", message: { kind: "user", content: "hi" } });
+ * writer.end();
+ * db.value.close();
+ * Deno.removeSync(dir, { recursive: true });
+ * ```
+ */
+export function createLogWriter(log: EventLog, sessionId: string): SessionLogWriter {
+  let failed = false;
+  let ended = false;
+  const write = (event: UnstampedEvent) => {
+    try {
+      appendEvent(log, sessionId, event);
+    } catch (error) {
+      // The loop must go on (the user's work matters more than its log), but say so once.
+      if (failed) return;
+      failed = true;
+      log.onWriteError({
+        kind: "session_store",
+        file: log.path,
+        action: "write",
+        reason: `${describe(error)}: this session is no longer being recorded; ` +
+          `free disk space or check the file, then resume with --resume ${sessionId}`,
+      });
+    }
+  };
+  return {
+    id: sessionId,
+    record(event) {
+      const logged = eventFromLoopEvent(event);
+      if (logged) write(logged);
+    },
+    recordCleared() {
+      write({ type: "conversation_cleared", payload: {} });
+    },
+    end() {
+      if (ended) return;
+      ended = true;
+      write({ type: "session_ended", payload: {} });
+    },
+  };
+}
+
+/**
+ * The writer for --no-session: same interface, records nothing, id null.
+ *
+ * @returns A writer that drops every event.
+ *
+ * @example
+ * ```ts
+ * import { createNullLogWriter } from "./log_writer.ts";
+ * const w = createNullLogWriter();
+ * w.record({ type: "text_delta", text: "x" });
+ * w.end();
+ * if (w.id !== null) throw new Error();
+ * ```
+ */
+export function createNullLogWriter(): SessionLogWriter {
+  return { id: null, record() {}, recordCleared() {}, end() {} };
+}

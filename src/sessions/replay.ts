@@ -1,0 +1,167 @@
+// Rebuilds a conversation from its logged events: the canonical messages, the conversation
+// state (tasks) and the tool calls that never got a result. Used by loadSession (resume)
+// and importJsonl; it reads events only, so it works the same on old and new rows.
+
+import type { Message, ToolResult } from "../messages.ts";
+import { makeToolResult } from "../messages.ts";
+import type { SessionEvent } from "./session_events.ts";
+
+/** A tool call that has no result in the log (the harness stopped while it was pending). */
+export interface UnansweredCall {
+  callId: string;
+  name: string;
+  /** A `tool_started` event was logged: the tool was running and may have had effects. */
+  started: boolean;
+}
+
+/** What replaying a session's events gives. */
+export interface ReplayedSession {
+  messages: Message[];
+  state: Record<string, unknown>;
+  unanswered: UnansweredCall[];
+}
+
+/**
+ * Replays events into canonical messages. Results are placed right after their call's
+ * block even when they were logged later (a recovered call), a second result for the same
+ * call and a result for an unknown call are dropped, and `conversation_cleared` keeps only
+ * the system prompt.
+ *
+ * @param events The session's events in log order.
+ * @returns Messages, the last conversation state, and calls without a result.
+ *
+ * @example
+ * ```ts
+ * import { replayEvents } from "./replay.ts";
+ * const at = new Date(0).toISOString();
+ * const r = replayEvents([
+ *   { type: "user_message", at, payload: { content: "hi" } },
+ *   { type: "tool_call_requested", at, payload: { callId: "c1", name: "ls", arguments: "{}" } },
+ * ]);
+ * if (r.messages.length !== 2 || r.unanswered[0]?.callId !== "c1") throw new Error();
+ * ```
+ */
+export function replayEvents(events: Iterable<SessionEvent>): ReplayedSession {
+  let messages: Message[] = [];
+  let state: Record<string, unknown> = {};
+  // Calls in request order; a call is removed once answered.
+  const pending = new Map<string, UnansweredCall>();
+  const answered = new Set<string>();
+  // Calls of the trailing block of tool messages: their results can simply be pushed.
+  let trailingCalls = new Set<string>();
+
+  const pushNonTool = (message: Message) => {
+    messages.push(message);
+    trailingCalls = new Set();
+  };
+
+  for (const event of events) {
+    switch (event.type) {
+      case "system_message":
+        pushNonTool({ kind: "system", content: event.payload.content });
+        break;
+      case "user_message":
+        pushNonTool({ kind: "user", content: event.payload.content });
+        break;
+      case "assistant_message": {
+        const { content, reasoning, usage } = event.payload;
+        pushNonTool({
+          kind: "assistant",
+          content,
+          data: {
+            ...(reasoning === undefined ? {} : { reasoning }),
+            ...(usage === undefined ? {} : { usage }),
+          },
+        });
+        break;
+      }
+      case "tool_call_requested": {
+        const { callId, name, arguments: args, content } = event.payload;
+        if (pending.has(callId) || answered.has(callId)) break; // a duplicate id: keep the first
+        messages.push({
+          kind: "tool_call",
+          content: content ?? `${name} ${args}`,
+          data: { id: callId, name, arguments: args },
+        });
+        trailingCalls.add(callId);
+        pending.set(callId, { callId, name, started: false });
+        break;
+      }
+      case "tool_started": {
+        const call = pending.get(event.payload.callId);
+        if (call) call.started = true;
+        break;
+      }
+      case "tool_call_finished": {
+        const { callId, name, result, content } = event.payload;
+        if (!pending.has(callId)) break;
+        pending.delete(callId);
+        answered.add(callId);
+        const message: Message = {
+          kind: "tool_result",
+          content: content ?? JSON.stringify(result),
+          data: { callId, name, result },
+        };
+        if (trailingCalls.has(callId)) messages.push(message);
+        else messages.splice(endOfBlock(messages, callId), 0, message);
+        break;
+      }
+      case "state_changed":
+        state = event.payload.state;
+        break;
+      case "conversation_cleared":
+        messages = messages.filter((message) => message.kind === "system");
+        state = {};
+        pending.clear();
+        trailingCalls = new Set();
+        break;
+      case "session_started":
+      case "permission_decided":
+      case "limit_reached":
+      case "turn_ended":
+      case "session_ended":
+        break;
+      default: {
+        const never: never = event;
+        throw new Error(`unknown session event ${JSON.stringify(never)}`);
+      }
+    }
+  }
+  return { messages, state, unanswered: [...pending.values()] };
+}
+
+/** Index just past the run of tool messages that holds the call `callId`. */
+function endOfBlock(messages: readonly Message[], callId: string): number {
+  let index = messages.findIndex((m) => m.kind === "tool_call" && m.data.id === callId);
+  if (index < 0) return messages.length;
+  while (index < messages.length) {
+    const kind = messages[index]?.kind;
+    if (kind !== "tool_call" && kind !== "tool_result") break;
+    index++;
+  }
+  return index;
+}
+
+/**
+ * The result recorded for a call the harness stopped during (crash, kill -9, power loss).
+ *
+ * @param call The unanswered call.
+ * @param now The time to stamp.
+ * @returns An `interrupted` ToolResult telling the model the call may have had effects.
+ *
+ * @example
+ * ```ts
+ * import { interruptedResult } from "./replay.ts";
+ * const r = interruptedResult({ callId: "c1", name: "ls", started: true }, new Date(0));
+ * if (r.error_type !== "interrupted") throw new Error();
+ * ```
+ */
+export function interruptedResult(call: UnansweredCall, now: Date): ToolResult {
+  const state = call.started ? "it had started" : "it had been requested";
+  return makeToolResult({
+    errorType: "interrupted",
+    errorMessage: `The harness stopped before this call finished (${state}), so the call may or ` +
+      `may not have had effects. Check the current state before calling "${call.name}" again`,
+    now,
+  });
+}

@@ -1,0 +1,217 @@
+// The typed events of the session log: what one row of the `events` table holds. The
+// writer turns loop events into these (eventsFromLoopEvent); replay and export read them
+// back. Payloads are JSON; fields added later are optional so old rows stay readable.
+
+import type { LoopEvent } from "../loop_events.ts";
+import type { Message, ToolResult, Usage } from "../messages.ts";
+import type { ApprovalDecision } from "../permissions/approver.ts";
+
+/** What a session was started with (the `session_started` payload). */
+export interface SessionStartInfo {
+  model: string;
+  baseUrl: string;
+  cwd: string;
+  /** The Deno permission grants in effect, as flags (e.g. "--allow-read=. --allow-write"). */
+  grants: string;
+  provider: string;
+}
+
+/** Every event type and its payload. */
+export interface SessionEventPayloads {
+  session_started: SessionStartInfo;
+  system_message: { content: string };
+  user_message: { content: string };
+  assistant_message: { content: string; reasoning?: string; usage?: Usage };
+  /** `content` is stored only when it differs from `name arguments`. */
+  tool_call_requested: { callId: string; name: string; arguments: string; content?: string };
+  permission_decided: {
+    callId: string;
+    name: string;
+    decision: ApprovalDecision["decision"];
+    by: ApprovalDecision["by"];
+    rule?: string;
+    reason?: string;
+    abortTurn?: boolean;
+  };
+  tool_started: { callId: string; name: string };
+  /** `status` is "succeeded" or the error type; `content` only when it is not the result JSON. */
+  tool_call_finished: {
+    callId: string;
+    name: string;
+    status: string;
+    result: ToolResult;
+    content?: string;
+  };
+  limit_reached: { limit: "iterations" | "tool_calls"; max: number };
+  state_changed: { state: Record<string, unknown> };
+  turn_ended: { stopReason: string; errorMessage?: string };
+  /** The user cleared the conversation (/clear): replay keeps only the system prompt. */
+  conversation_cleared: Record<string, never>;
+  session_ended: Record<string, never>;
+}
+
+export type SessionEventType = keyof SessionEventPayloads;
+
+/** One event of a session as stored and exported. */
+export type SessionEvent = {
+  [K in SessionEventType]: { type: K; at: string; payload: SessionEventPayloads[K] };
+}[SessionEventType];
+
+/** An event not yet stamped with a time. */
+export type UnstampedEvent = {
+  [K in SessionEventType]: { type: K; payload: SessionEventPayloads[K] };
+}[SessionEventType];
+
+/** Event types written for message text, searched by full-text search. */
+export const MESSAGE_EVENT_TYPES: readonly SessionEventType[] = [
+  "system_message",
+  "user_message",
+  "assistant_message",
+];
+
+const EVENT_TYPES: ReadonlySet<string> = new Set<SessionEventType>([
+  "session_started",
+  "system_message",
+  "user_message",
+  "assistant_message",
+  "tool_call_requested",
+  "permission_decided",
+  "tool_started",
+  "tool_call_finished",
+  "limit_reached",
+  "state_changed",
+  "turn_ended",
+  "conversation_cleared",
+  "session_ended",
+]);
+
+/**
+ * Tells whether a string names a known event type.
+ *
+ * @param type A type read from a row or a JSONL line.
+ * @returns True for the types this version writes.
+ *
+ * @example
+ * ```ts
+ * import { isSessionEventType } from "./session_events.ts";
+ * if (!isSessionEventType("user_message") || isSessionEventType("x")) throw new Error();
+ * ```
+ */
+export function isSessionEventType(type: string): type is SessionEventType {
+  return EVENT_TYPES.has(type);
+}
+
+/**
+ * The log event for a canonical message.
+ *
+ * @param message A message appended to the conversation.
+ * @returns The event that records it.
+ *
+ * @example
+ * ```ts
+ * import { eventFromMessage } from "./session_events.ts";
+ * const e = eventFromMessage({ kind: "user", content: "hi" });
+ * if (e.type !== "user_message") throw new Error(e.type);
+ * ```
+ */
+export function eventFromMessage(message: Message): UnstampedEvent {
+  switch (message.kind) {
+    case "system":
+      return { type: "system_message", payload: { content: message.content } };
+    case "user":
+      return { type: "user_message", payload: { content: message.content } };
+    case "assistant": {
+      const { reasoning, usage } = message.data;
+      return {
+        type: "assistant_message",
+        payload: {
+          content: message.content,
+          ...(reasoning === undefined ? {} : { reasoning }),
+          ...(usage === undefined ? {} : { usage }),
+        },
+      };
+    }
+    case "tool_call": {
+      const { id, name, arguments: args } = message.data;
+      const content = message.content === `${name} ${args}` ? {} : { content: message.content };
+      return {
+        type: "tool_call_requested",
+        payload: { callId: id, name, arguments: args, ...content },
+      };
+    }
+    case "tool_result": {
+      const { callId, name, result } = message.data;
+      const content = message.content === JSON.stringify(result)
+        ? {}
+        : { content: message.content };
+      const status = result.error_type === "none" ? "succeeded" : result.error_type;
+      return { type: "tool_call_finished", payload: { callId, name, status, result, ...content } };
+    }
+    default: {
+      const never: never = message;
+      throw new Error(`unknown message kind ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+/**
+ * The log event for a loop event, or undefined for events the log does not keep (text and
+ * reasoning deltas, which the assistant message repeats; turn starts; usage, which the
+ * assistant message carries; warnings; tool_finished, whose result the tool_result message
+ * carries).
+ *
+ * @param event An event from the agent loop.
+ * @returns The event to append, if any.
+ *
+ * @example
+ * ```ts
+ * import { eventFromLoopEvent } from "./session_events.ts";
+ * if (eventFromLoopEvent({ type: "text_delta", text: "x" }) !== undefined) throw new Error();
+ * ```
+ */
+export function eventFromLoopEvent(event: LoopEvent): UnstampedEvent | undefined {
+  switch (event.type) {
+    case "message":
+      return eventFromMessage(event.message);
+    case "permission_decided": {
+      const { decision, by, rule, reason, abortTurn } = event.decision;
+      return {
+        type: "permission_decided",
+        payload: {
+          callId: event.callId,
+          name: event.name,
+          decision,
+          by,
+          ...(rule === undefined ? {} : { rule }),
+          ...(reason === undefined ? {} : { reason }),
+          ...(abortTurn === undefined ? {} : { abortTurn }),
+        },
+      };
+    }
+    case "tool_started":
+      return { type: "tool_started", payload: { callId: event.callId, name: event.name } };
+    case "limit_reached":
+      return { type: "limit_reached", payload: { limit: event.limit, max: event.max } };
+    case "state_changed":
+      return { type: "state_changed", payload: { state: event.state } };
+    case "done":
+      return {
+        type: "turn_ended",
+        payload: {
+          stopReason: event.stopReason,
+          ...(event.errorMessage === undefined ? {} : { errorMessage: event.errorMessage }),
+        },
+      };
+    case "turn_started":
+    case "text_delta":
+    case "reasoning_delta":
+    case "tool_finished":
+    case "usage":
+    case "warning":
+      return undefined;
+    default: {
+      const never: never = event;
+      throw new Error(`unknown loop event ${JSON.stringify(never)}`);
+    }
+  }
+}

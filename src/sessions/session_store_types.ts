@@ -1,0 +1,59 @@
+// The session store's public types: the SessionStore interface the CLI and REPL use, a
+// loaded session for resuming, and search results. Implemented by the SQLite store
+// (sqlite_session_store.ts) and the --no-session store (session_store.ts).
+
+import type { AgentError, Result } from "../errors.ts";
+import type { Message } from "../messages.ts";
+import type { SessionLogWriter } from "./log_writer.ts";
+import type { SearchHit, SessionSummary } from "./query_sessions.ts";
+import type { SessionStartInfo } from "./session_events.ts";
+
+/** A session loaded for resuming. */
+export interface LoadedSession {
+  info: SessionSummary;
+  /** Exactly the canonical messages the conversation had, every tool call answered. */
+  messages: Message[];
+  /** The conversation state (tasks) from the last `state_changed`. */
+  state: Record<string, unknown>;
+  /** Calls the harness stopped during; an `interrupted` result was appended for each. */
+  interrupted: { callId: string; name: string }[];
+  /** Appends to the same session (resuming continues its id). */
+  writer: SessionLogWriter;
+  /** Rows that could not be read (unknown type, broken JSON) and were left out. */
+  skippedRows: number;
+}
+
+/** What {@linkcode SessionStore.searchSessions} found and how. */
+export interface SearchResult {
+  hits: SearchHit[];
+  /** "fts5" (words, any order), "substring" (no FTS5 index) or "none" (--no-session). */
+  engine: "fts5" | "substring" | "none";
+}
+
+/** The session log. Read methods take an id or a unique id prefix. */
+export interface SessionStore {
+  /** The database file, or null for the --no-session store. */
+  readonly path: string | null;
+  /** Starts a session (writes session_started) and returns its writer. */
+  startSession(info: SessionStartInfo): Result<SessionLogWriter, AgentError>;
+  /** Sessions, most recently active first. */
+  listSessions(options?: { cwd?: string; limit?: number }): Result<SessionSummary[], AgentError>;
+  /** The most recently active session started in `cwd` (for --continue). */
+  latestSession(cwd: string): Result<SessionSummary | undefined, AgentError>;
+  /** The session with this id or unique id prefix (for --resume ID). */
+  findSession(idOrPrefix: string): Result<SessionSummary, AgentError>;
+  /** Loads a session to resume it, first appending `interrupted` results for unanswered calls. */
+  loadSession(idOrPrefix: string): Result<LoadedSession, AgentError>;
+  /** Writes the session as JSONL, one line per call of `write`; returns the line count. */
+  exportSession(idOrPrefix: string, write: (line: string) => void): Result<number, AgentError>;
+  /** Exported JSONL back into canonical messages. */
+  importJsonl(text: string): Result<Message[], AgentError>;
+  /** Messages containing every word of `text`, newest first. */
+  searchSessions(text: string, options?: { limit?: number }): Result<SearchResult, AgentError>;
+  /** Deletes one session after `confirm` says yes; resolves to whether it was deleted. */
+  deleteSession(
+    idOrPrefix: string,
+    options: { confirm: (session: SessionSummary) => boolean | Promise<boolean> },
+  ): Promise<Result<boolean, AgentError>>;
+  close(): void;
+}

@@ -1,0 +1,193 @@
+// The SQLite implementation of SessionStore: summaries, prefix lookup, resume with
+// recovery of calls left open by a crash, export, search and delete. Reads and writes
+// that fail (a corrupt page, a full disk) come back as `session_store` errors.
+
+import type { DatabaseSync } from "node:sqlite";
+import { type AgentError, err, ok, type Result } from "../errors.ts";
+import { type Message, toolResultMessage } from "../messages.ts";
+import { eventToJsonl, importJsonl } from "./jsonl.ts";
+import {
+  appendEvent,
+  createLogWriter,
+  type EventLog,
+  type SessionLogWriter,
+} from "./log_writer.ts";
+import {
+  hasMessageIndex,
+  queryEvents,
+  querySearch,
+  querySessions,
+  type SessionSummary,
+} from "./query_sessions.ts";
+import { interruptedResult, replayEvents } from "./replay.ts";
+import { describe } from "./schema.ts";
+import { eventFromMessage, type SessionStartInfo } from "./session_events.ts";
+import type { LoadedSession, SearchResult, SessionStore } from "./session_store_types.ts";
+
+/** The store over an open event log; ids for new sessions come from `newId`. */
+export class SqliteSessionStore implements SessionStore {
+  constructor(readonly log: EventLog, readonly newId: () => string) {}
+
+  get path(): string {
+    return this.log.path;
+  }
+
+  get #db(): DatabaseSync {
+    return this.log.db;
+  }
+
+  startSession(info: SessionStartInfo): Result<SessionLogWriter, AgentError> {
+    const id = this.newId();
+    const at = this.log.clock().toISOString();
+    const written = this.#write(() => {
+      this.#db.prepare(
+        "INSERT INTO sessions (id, started_at, cwd, model, base_url, grants, provider) " +
+          "VALUES (?, ?, ?, ?, ?, ?, ?)",
+      ).run(id, at, info.cwd, info.model, info.baseUrl, info.grants, info.provider);
+      appendEvent(this.log, id, { type: "session_started", payload: { ...info } });
+    });
+    if (!written.ok) return written;
+    return ok(createLogWriter(this.log, id));
+  }
+
+  listSessions(
+    options: { cwd?: string; limit?: number } = {},
+  ): Result<SessionSummary[], AgentError> {
+    return this.#read(() => querySessions(this.#db, options));
+  }
+
+  latestSession(cwd: string): Result<SessionSummary | undefined, AgentError> {
+    return this.#read(() => querySessions(this.#db, { cwd, limit: 1 })[0]);
+  }
+
+  findSession(idOrPrefix: string): Result<SessionSummary, AgentError> {
+    const wanted = idOrPrefix.trim();
+    if (wanted === "") return err({ kind: "usage", message: "Give a session id" });
+    const read = this.#read(() => querySessions(this.#db, { idPrefix: wanted, limit: 6 }));
+    if (!read.ok) return read;
+    const matches = read.value;
+    const exact = matches.find((session) => session.id === wanted);
+    if (exact) return ok(exact);
+    const [only, ...others] = matches;
+    if (!only) {
+      return err({
+        kind: "usage",
+        message: `No session matches "${wanted}": run "harness sessions list" to see the ids`,
+      });
+    }
+    if (others.length > 0) {
+      const ids = matches.slice(0, 5).map((session) => session.id).join(", ");
+      return err({
+        kind: "usage",
+        message: `Session id prefix "${wanted}" is ambiguous (${ids}${
+          matches.length > 5 ? ", ..." : ""
+        }): give more characters`,
+      });
+    }
+    return ok(only);
+  }
+
+  loadSession(idOrPrefix: string): Result<LoadedSession, AgentError> {
+    const found = this.findSession(idOrPrefix);
+    if (!found.ok) return found;
+    const id = found.value.id;
+    // Read and recover under the write lock, so two resuming processes cannot both
+    // answer the same call.
+    const loaded = this.#write(() => {
+      const { events, skipped } = queryEvents(this.#db, id);
+      const replayed = replayEvents(events);
+      const now = this.log.clock();
+      for (const call of replayed.unanswered) {
+        const message = toolResultMessage(call.callId, call.name, interruptedResult(call, now));
+        const event = eventFromMessage(message);
+        const seq = appendEvent(this.log, id, event);
+        events.push({ ...event, seq, at: now.toISOString() } as (typeof events)[number]);
+      }
+      return { replayed: replayEvents(events), unanswered: replayed.unanswered, skipped };
+    });
+    if (!loaded.ok) return loaded;
+    const { replayed, unanswered, skipped } = loaded.value;
+    return ok({
+      info: found.value,
+      messages: replayed.messages,
+      state: replayed.state,
+      interrupted: unanswered.map(({ callId, name }) => ({ callId, name })),
+      writer: createLogWriter(this.log, id),
+      skippedRows: skipped,
+    });
+  }
+
+  exportSession(idOrPrefix: string, write: (line: string) => void): Result<number, AgentError> {
+    const found = this.findSession(idOrPrefix);
+    if (!found.ok) return found;
+    const read = this.#read(() => queryEvents(this.#db, found.value.id).events);
+    if (!read.ok) return read;
+    for (const event of read.value) write(eventToJsonl(found.value.id, event));
+    return ok(read.value.length);
+  }
+
+  importJsonl(text: string): Result<Message[], AgentError> {
+    return importJsonl(text);
+  }
+
+  searchSessions(text: string, options: { limit?: number } = {}): Result<SearchResult, AgentError> {
+    return this.#read(() => ({
+      hits: querySearch(this.#db, text, options.limit ?? 50),
+      engine: hasMessageIndex(this.#db) ? "fts5" : "substring",
+    }));
+  }
+
+  async deleteSession(
+    idOrPrefix: string,
+    options: { confirm: (session: SessionSummary) => boolean | Promise<boolean> },
+  ): Promise<Result<boolean, AgentError>> {
+    const found = this.findSession(idOrPrefix);
+    if (!found.ok) return found;
+    if (!(await options.confirm(found.value))) return ok(false);
+    const deleted = this.#write(() => {
+      this.#db.prepare("DELETE FROM events WHERE session_id = ?").run(found.value.id);
+      this.#db.prepare("DELETE FROM sessions WHERE id = ?").run(found.value.id);
+    });
+    return deleted.ok ? ok(true) : deleted;
+  }
+
+  close(): void {
+    if (this.#db.isOpen) this.#db.close();
+  }
+
+  /** Runs a query; a failure (a corrupt page, a closed store) becomes a `session_store` error. */
+  #read<T>(body: () => T): Result<T, AgentError> {
+    try {
+      return ok(body());
+    } catch (error) {
+      return err(this.#failure("read", error));
+    }
+  }
+
+  #failure(action: "read" | "write", error: unknown): AgentError {
+    const message = describe(error);
+    const fix = /malformed|not a database|corrupt/i.test(message)
+      ? "move it aside (sqlite3's .recover may save its sessions) or run with --no-session"
+      : action === "write"
+      ? "free disk space or check the file, or run with --no-session"
+      : "check the file, or run with --no-session";
+    return { kind: "session_store", file: this.log.path, action, reason: `${message}: ${fix}` };
+  }
+
+  /** Runs `body` in one write transaction; a failure becomes a `session_store` error. */
+  #write<T>(body: () => T): Result<T, AgentError> {
+    try {
+      this.#db.exec("BEGIN IMMEDIATE");
+      try {
+        const value = body();
+        this.#db.exec("COMMIT");
+        return ok(value);
+      } catch (error) {
+        if (this.#db.isTransaction) this.#db.exec("ROLLBACK");
+        throw error;
+      }
+    } catch (error) {
+      return err(this.#failure("write", error));
+    }
+  }
+}

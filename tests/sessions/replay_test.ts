@@ -1,0 +1,57 @@
+import { deepStrictEqual as assertEquals } from "node:assert/strict";
+import { makeToolResult } from "../../src/messages.ts";
+import { replayEvents } from "../../src/sessions/replay.ts";
+import type { SessionEvent } from "../../src/sessions/session_events.ts";
+import { assertEveryCallAnswered } from "./session_test_helpers.ts";
+
+const at = "2025-01-01T00:00:00.000Z";
+const result = makeToolResult({ data: "ok", now: new Date(at) });
+const call = (id: string): SessionEvent => ({
+  type: "tool_call_requested",
+  at,
+  payload: { callId: id, name: "ls", arguments: "{}" },
+});
+const finished = (id: string): SessionEvent => ({
+  type: "tool_call_finished",
+  at,
+  payload: { callId: id, name: "ls", status: "succeeded", result },
+});
+
+Deno.test("replayEvents() places a late result right after its call's block", () => {
+  const replayed = replayEvents([
+    { type: "user_message", at, payload: { content: "go" } },
+    call("a"),
+    call("b"),
+    finished("a"),
+    { type: "user_message", at, payload: { content: "next" } },
+    finished("b"),
+  ]);
+  assertEquals(replayed.messages.map((m) => m.kind === "tool_result" ? m.data.callId : m.kind), [
+    "user",
+    "tool_call",
+    "tool_call",
+    "a",
+    "b",
+    "user",
+  ]);
+  assertEveryCallAnswered(replayed.messages);
+  assertEquals(replayed.unanswered, []);
+});
+
+Deno.test("replayEvents() drops a second result and a result without a call", () => {
+  const replayed = replayEvents([call("a"), finished("a"), finished("a"), finished("ghost")]);
+  assertEquals(replayed.messages.length, 2);
+  assertEveryCallAnswered(replayed.messages);
+});
+
+Deno.test("replayEvents() reports unanswered calls in request order with whether they started", () => {
+  const replayed = replayEvents([
+    call("a"),
+    call("b"),
+    { type: "tool_started", at, payload: { callId: "a", name: "ls" } },
+  ]);
+  assertEquals(replayed.unanswered, [
+    { callId: "a", name: "ls", started: true },
+    { callId: "b", name: "ls", started: false },
+  ]);
+});
