@@ -1,0 +1,208 @@
+// One detector per tool-call markup that models write as text: Hermes/Qwen `<tool_call>`,
+// Qwen3-Coder and Llama `<function=...>`, Llama `<|python_tag|>` JSON and `<|python_start|>`
+// pythonic lists, Mistral `[TOOL_CALLS]`, LM Studio `[TOOL_REQUEST]`, DeepSeek V3/R1/V3.1 and
+// gpt-oss harmony (those two in special_tokens.ts). Formats with no opener (bare JSON, pythonic lists) live in bare_calls.ts.
+// A detector answers `incomplete` only while more text could change its answer.
+
+import { parsePythonCalls } from "./python_literal.ts";
+import {
+  complete,
+  type DetectContext,
+  type Detector,
+  endOfRun,
+  INCOMPLETE,
+  INVALID,
+  isObject,
+  isPartialOf,
+  jsonCallRun,
+  jsonValueEnd,
+  type RegionPiece,
+  type RegionResult,
+  skipSpace,
+  tryJson,
+} from "./shared.ts";
+import { parseFunctionBody, parseFunctionElements } from "./xml_function.ts";
+import {
+  deepseekCallBegin,
+  deepseekCallsBegin,
+  harmonyChannel,
+  harmonyStart,
+} from "./special_tokens.ts";
+
+/** Reads JSON call objects filling a whole body (newline, comma or `;` between them). */
+function jsonCallsFilling(body: string): RegionPiece[] | undefined {
+  const calls: RegionPiece[] = [];
+  let i = skipSpace(body, 0);
+  while (i < body.length) {
+    const run = jsonCallRun(body, i, ";", true);
+    if (run.status !== "ok") return undefined;
+    calls.push(...run.calls);
+    i = skipSpace(body, run.end);
+    if (body[i] === ",") i = skipSpace(body, i + 1);
+  }
+  return calls.length > 0 ? calls : undefined;
+}
+
+/** A block between an opener and a closing tag; without the close it runs to the end. */
+function closedBlock(
+  text: string,
+  start: number,
+  tags: { open: string; close: string; bodyStarts: readonly string[] },
+  context: DetectContext,
+  parseBody: (body: string) => RegionPiece[] | undefined,
+): RegionResult {
+  const bodyStart = start + tags.open.length;
+  const first = skipSpace(text, bodyStart);
+  if (first >= text.length) return context.final ? INVALID : INCOMPLETE;
+  if (!tags.bodyStarts.some((s) => text.startsWith(s, first))) {
+    return !context.final && isPartialOf(text, first, tags.bodyStarts) ? INCOMPLETE : INVALID;
+  }
+  const close = text.indexOf(tags.close, bodyStart);
+  if (close < 0 && !context.final) return INCOMPLETE;
+  const calls = parseBody(text.slice(bodyStart, close < 0 ? text.length : close));
+  if (!calls) return INVALID;
+  return complete(close < 0 ? text.length : close + tags.close.length, calls);
+}
+
+const hermes: Detector = {
+  opener: "<tool_call>",
+  parse(text, start, context) {
+    return closedBlock(
+      text,
+      start,
+      { open: "<tool_call>", close: "</tool_call>", bodyStarts: ["{", "<function="] },
+      context,
+      (body) =>
+        body.trim().startsWith("{")
+          ? jsonCallsFilling(body)
+          : parseFunctionElements(body, context.tools),
+    );
+  },
+};
+
+const lmStudio: Detector = {
+  opener: "[TOOL_REQUEST]",
+  parse(text, start, context) {
+    return closedBlock(
+      text,
+      start,
+      { open: "[TOOL_REQUEST]", close: "[END_TOOL_REQUEST]", bodyStarts: ["{"] },
+      context,
+      jsonCallsFilling,
+    );
+  },
+};
+
+const functionTag: Detector = {
+  opener: "<function=",
+  parse(text, start, { final, tools }) {
+    const nameStart = start + "<function=".length;
+    const name = /^[\w.-]*/.exec(text.slice(nameStart))![0];
+    const afterName = nameStart + name.length;
+    if (afterName >= text.length) return final ? INVALID : INCOMPLETE;
+    if (name === "" || text[afterName] !== ">") return INVALID;
+    const close = text.indexOf("</function>", start);
+    if (close < 0 && !final) return INCOMPLETE;
+    const call = parseFunctionBody(text.slice(nameStart, close < 0 ? text.length : close), tools);
+    if (!call) return INVALID;
+    if (close < 0) return complete(text.length, [call]);
+    let end = close + "</function>".length;
+    const next = skipSpace(text, end);
+    if (text.startsWith("</tool_call>", next)) end = next + "</tool_call>".length;
+    else if (!final && (next >= text.length || isPartialOf(text, next, ["</tool_call>"]))) {
+      return INCOMPLETE;
+    }
+    return complete(end, [call]);
+  },
+};
+
+const LLAMA_END = ["<|eom_id|>", "<|eot_id|>"];
+
+const pythonTag: Detector = {
+  opener: "<|python_tag|>",
+  parse(text, start, { final }) {
+    const run = jsonCallRun(text, start + "<|python_tag|>".length, ";", final);
+    if (run.status === "incomplete") return final ? INVALID : INCOMPLETE;
+    if (run.status === "invalid") return INVALID;
+    return endOfRun(text, run.end, final, LLAMA_END, [";"], run.calls);
+  },
+};
+
+const pythonStart: Detector = {
+  opener: "<|python_start|>",
+  parse(text, start, { final }) {
+    const bodyStart = start + "<|python_start|>".length;
+    const close = text.indexOf("<|python_end|>", bodyStart);
+    if (close < 0 && !final) return INCOMPLETE;
+    const body = text.slice(bodyStart, close < 0 ? text.length : close).trim();
+    const calls = parsePythonCalls(body);
+    if (!calls) return INVALID;
+    return complete(
+      close < 0 ? text.length : close + "<|python_end|>".length,
+      calls.map((c) => ({ type: "call", name: c.name, arguments: JSON.stringify(c.args) })),
+    );
+  },
+};
+
+const mistral: Detector = {
+  opener: "[TOOL_CALLS]",
+  parse(text, start, { final }) {
+    const calls: RegionPiece[] = [];
+    let i = skipSpace(text, start + "[TOOL_CALLS]".length);
+    for (;;) {
+      if (i >= text.length) return final ? INVALID : INCOMPLETE;
+      let end: number;
+      if (text[i] === "[" || text[i] === "{") {
+        // Before tokenizer v11: a JSON list of {"name", "arguments"} objects.
+        const run = jsonCallRun(text, i, undefined, final);
+        if (run.status === "incomplete") return final ? INVALID : INCOMPLETE;
+        if (run.status === "invalid") return INVALID;
+        calls.push(...run.calls);
+        end = run.end;
+      } else {
+        // Tokenizer v11+: name, optional [CALL_ID]id, [ARGS] (v13) or nothing, then the object.
+        const name = /^[\w.-]+/.exec(text.slice(i))?.[0];
+        if (name === undefined) return INVALID;
+        let j = i + name.length;
+        if (j >= text.length || isPartialOf(text, j, ["[CALL_ID]", "[ARGS]"])) {
+          return final ? INVALID : INCOMPLETE;
+        }
+        if (text.startsWith("[CALL_ID]", j)) {
+          const args = text.indexOf("[ARGS]", j);
+          if (args < 0) return final ? INVALID : INCOMPLETE;
+          j = args;
+        }
+        if (text.startsWith("[ARGS]", j)) j += "[ARGS]".length;
+        j = skipSpace(text, j);
+        if (j >= text.length) return final ? INVALID : INCOMPLETE;
+        const valueEnd = jsonValueEnd(text, j);
+        if (valueEnd === "incomplete") return final ? INVALID : INCOMPLETE;
+        if (valueEnd === "invalid") return INVALID;
+        const args = tryJson(text.slice(j, valueEnd));
+        if (!args || !isObject(args.value)) return INVALID;
+        calls.push({ type: "call", name, arguments: JSON.stringify(args.value) });
+        end = valueEnd;
+      }
+      const next = skipSpace(text, end);
+      if (text.startsWith("[TOOL_CALLS]", next)) {
+        i = skipSpace(text, next + "[TOOL_CALLS]".length);
+        continue;
+      }
+      return endOfRun(text, end, final, ["</s>"], ["[TOOL_CALLS]"], calls);
+    }
+  },
+};
+
+/** Every detector with an opener, tried in this order at each `<` or `[`. */
+export const DETECTORS: readonly Detector[] = [
+  hermes,
+  functionTag,
+  pythonTag,
+  pythonStart,
+  mistral,
+  lmStudio,
+  deepseekCallsBegin,
+  deepseekCallBegin,
+  harmonyStart,
+  harmonyChannel,
+];

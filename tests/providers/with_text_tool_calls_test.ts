@@ -1,0 +1,118 @@
+// Tests for the provider wrapper that turns tool-call markup in answer text into calls.
+
+import { deepStrictEqual as assertEquals } from "node:assert/strict";
+import type { ToolSchema } from "../../src/messages.ts";
+import type {
+  AssistantTurn,
+  ModelRequest,
+  Provider,
+  ProviderEvent,
+} from "../../src/providers/provider.ts";
+import { withTextToolCalls } from "../../src/providers/with_text_tool_calls.ts";
+
+const TOOLS: ToolSchema[] = [{ name: "read_file", description: "Read a file", parameters: {} }];
+
+/** A provider that streams its text in the given chunks, then returns `turn`. */
+function chunked(chunks: string[], turn: Partial<AssistantTurn> = {}): Provider {
+  return {
+    name: "chunked",
+    model: "m",
+    complete(_request: ModelRequest, onEvent?: (event: ProviderEvent) => void) {
+      for (const text of chunks) onEvent?.({ type: "text_delta", text });
+      return Promise.resolve({
+        text: chunks.join(""),
+        reasoning: "",
+        toolCalls: [],
+        stopReason: "stop",
+        ...turn,
+      });
+    },
+  };
+}
+
+async function run(provider: Provider, tools = TOOLS) {
+  const events: ProviderEvent[] = [];
+  let n = 0;
+  const turn = await withTextToolCalls(provider, { generateId: () => `id${++n}` }).complete(
+    { messages: [], tools },
+    (event) => events.push(event),
+  );
+  const shown = events.flatMap((e) => (e.type === "text_delta" ? [e.text] : [])).join("");
+  return { turn, events, shown };
+}
+
+Deno.test("withTextToolCalls() turns Hermes markup into tool calls with ids", async () => {
+  const { turn, events, shown } = await run(
+    chunked([
+      "Reading it.\n<tool",
+      '_call>{"name": "read_file", ',
+      '"arguments": {"path": "a"}}</tool_call>',
+    ]),
+  );
+  assertEquals(turn.toolCalls, [{ id: "id1", name: "read_file", arguments: '{"path":"a"}' }]);
+  assertEquals(turn.stopReason, "tool_calls");
+  assertEquals(turn.text, "Reading it.");
+  assertEquals(shown, "Reading it.\n");
+  assertEquals(events.at(-1), { type: "tool_call_started", index: 0, name: "read_file" });
+});
+
+Deno.test("withTextToolCalls() moves think blocks to reasoning", async () => {
+  const { turn, events } = await run(chunked(["<think>hm", "m</think>Answer."]));
+  assertEquals(turn.text, "Answer.");
+  assertEquals(turn.reasoning, "hmm");
+  assertEquals(turn.stopReason, "stop");
+  assertEquals(events, [
+    { type: "reasoning_delta", text: "hm" },
+    { type: "reasoning_delta", text: "m" },
+    { type: "text_delta", text: "Answer." },
+  ]);
+});
+
+Deno.test("withTextToolCalls() keeps structured calls and leaves their text alone", async () => {
+  const native = [{ id: "c1", name: "read_file", arguments: "{}" }];
+  const text = '<tool_call>{"name": "read_file", "arguments": {}}</tool_call>';
+  const { turn } = await run(chunked([text], { toolCalls: native, stopReason: "tool_calls" }));
+  assertEquals(turn.toolCalls, native);
+  assertEquals(turn.text, text);
+});
+
+Deno.test("withTextToolCalls() leaves unknown tools as text", async () => {
+  const text = '<tool_call>{"name": "rm_rf", "arguments": {}}</tool_call>';
+  const { turn, shown } = await run(chunked([text]));
+  assertEquals(turn.toolCalls, []);
+  assertEquals(turn.stopReason, "stop");
+  assertEquals(turn.text, text);
+  assertEquals(shown, text);
+});
+
+Deno.test("withTextToolCalls() does not parse calls from a failed turn", async () => {
+  const text = '<tool_call>{"name": "read_file", "arguments": {}}</tool_call>';
+  const error = { kind: "provider_stream", baseUrl: "x", message: "cut" } as const;
+  const { turn, shown } = await run(chunked([text], { stopReason: "error", error }));
+  assertEquals(turn.toolCalls, []);
+  assertEquals(turn.stopReason, "error");
+  assertEquals(shown, "");
+});
+
+Deno.test("withTextToolCalls() keeps the provider's name and model", () => {
+  const wrapped = withTextToolCalls(chunked([]));
+  assertEquals([wrapped.name, wrapped.model], ["chunked", "m"]);
+});
+
+Deno.test("withTextToolCalls() over Ollama turns content markup into calls", async () => {
+  const { createOllamaProvider } = await import("../../src/providers/ollama.ts");
+  const { ollamaReply, startFakeOllama } = await import("../helpers/fake_ollama_server.ts");
+  await using server = startFakeOllama();
+  server.script(
+    ollamaReply().text(
+      "<tool_",
+      'call>\n{"name": "read_file", "arguments": {"path": "x"}}\n</tool_call>',
+    )
+      .done("stop"),
+  );
+  const provider = createOllamaProvider({ baseUrl: server.url, model: "qwen3" });
+  const { turn, shown } = await run(provider);
+  assertEquals(turn.stopReason, "tool_calls");
+  assertEquals(turn.toolCalls, [{ id: "id1", name: "read_file", arguments: '{"path":"x"}' }]);
+  assertEquals([turn.text, shown], ["", ""]);
+});
