@@ -12,6 +12,7 @@ import type { LoopEventSink, StopReasonOut } from "./loop_events.ts";
 import type { Approver } from "./permissions/approver.ts";
 import { type ToolRunner, toToolSchema } from "./tools/tool_runner.ts";
 import { type ArgumentParser, driveToolCall } from "./call_driver.ts";
+import type { ToolCallStatus } from "./tools/tool_call.ts";
 
 export interface LoopLimits {
   /** Model turns per user message (default 10). */
@@ -41,6 +42,8 @@ export interface CallRecord {
   name: string;
   arguments: unknown;
   result: ToolResult;
+  /** The final state of the call (e.g. "denied" when the policy or the user refused it). */
+  status: ToolCallStatus;
 }
 
 export interface TurnOutcome {
@@ -158,6 +161,7 @@ async function runCalls(
     let result: ToolResult;
     let args: unknown = call.arguments;
     let display = "";
+    let status: ToolCallStatus = "cancelled";
     if (stop) {
       result = makeToolResult({
         errorType: "cancelled",
@@ -166,6 +170,7 @@ async function runCalls(
           : "Not run: the turn was stopped before this call",
       });
     } else if (index >= options.limits.maxToolCalls) {
+      status = "limit_reached";
       const max = options.limits.maxToolCalls;
       if (index === max) options.sink({ type: "limit_reached", limit: "tool_calls", max });
       result = makeToolResult({
@@ -190,6 +195,7 @@ async function runCalls(
         if (message) stop = { reason: "error", extra: { errorMessage: message } };
       }
       display = driven.display;
+      status = driven.state.status;
     }
     options.sink({
       type: "tool_finished",
@@ -200,7 +206,7 @@ async function runCalls(
       display,
     });
     append(toolResultMessage(call.id, call.name, result));
-    outcome.toolCalls.push({ id: call.id, name: call.name, arguments: args, result });
+    outcome.toolCalls.push({ id: call.id, name: call.name, arguments: args, result, status });
   }
   return stop;
 }

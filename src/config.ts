@@ -22,8 +22,6 @@ export interface Settings {
   modelFile?: string;
   ctxSize?: number;
   gpu: "auto" | "off";
-  /** Default tool timeout in ms (120 s). */
-  toolTimeoutMs: number;
   /** Per-tool timeouts in ms. */
   toolTimeouts: Record<string, number>;
   /** Hard cap on a tool result in bytes (1 MiB). */
@@ -44,7 +42,6 @@ export const DEFAULT_SETTINGS: Settings = {
   toolCallIds: "native",
   textToolCalls: true,
   gpu: "auto",
-  toolTimeoutMs: 120_000,
   toolTimeouts: {},
   maxOutputSize: 1024 * 1024,
   toolOutputLimit: 30_000,
@@ -115,7 +112,6 @@ const FIELDS: Record<string, [keyof Settings, Checker]> = {
   model_file: ["modelFile", isString],
   ctx_size: ["ctxSize", isPositive],
   gpu: ["gpu", isOneOf("auto", "off")],
-  tool_timeout_ms: ["toolTimeoutMs", isPositive],
   tool_timeouts: ["toolTimeouts", isTimeoutMap],
   max_output_size: ["maxOutputSize", isPositive],
   tool_output_limit: ["toolOutputLimit", isPositive],

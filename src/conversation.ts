@@ -10,6 +10,8 @@ import type { Approver } from "./permissions/approver.ts";
 import type { Provider } from "./providers/provider.ts";
 import type { SessionRecorder } from "./session_types.ts";
 import type { ToolRunner } from "./tools/tool_runner.ts";
+import { ContextBudget, estimateTokens, fit } from "./context_budget.ts";
+import { RepeatedFailureTracker } from "./tools/repair_arguments.ts";
 
 export interface ConversationParts {
   provider: Provider;
@@ -18,15 +20,17 @@ export interface ConversationParts {
   recorder: SessionRecorder;
   limits: LoopLimits;
   parseArguments?: ArgumentParser;
-  fitMessages?: (messages: readonly Message[]) => readonly Message[];
-  /** A fresh repeated-failure check per user message; returns a stop message. */
-  newFailureCheck?: () => (call: ToolCall, result: ToolResult) => string | undefined;
+  /** The model's context length when known: enables warnings and shortening old results. */
+  contextLength?: number;
+  /** Identical failing calls allowed before the turn stops (default 3). */
+  repeatedFailureLimit?: number;
 }
 
 export class Conversation {
   messages: Message[];
   state: Record<string, unknown>;
   #running = false;
+  #budget: ContextBudget | undefined;
 
   constructor(
     readonly parts: ConversationParts,
@@ -34,6 +38,7 @@ export class Conversation {
   ) {
     this.messages = init.messages;
     this.state = init.state ?? {};
+    if (parts.contextLength) this.#budget = new ContextBudget(parts.contextLength);
   }
 
   /** Starts a conversation with a system prompt (recorded as the first message). */
@@ -56,13 +61,31 @@ export class Conversation {
     signal: AbortSignal,
   ): Promise<TurnOutcome> {
     this.#running = true;
+    let sentEstimate = 0;
     const sink: LoopEventSink = (event) => {
       this.parts.recorder.record(event);
       if (event.type === "state_changed") this.state = event.state;
       display(event);
+      if (event.type === "usage" && this.#budget) {
+        for (const warning of this.#budget.observe(event.usage, sentEstimate)) {
+          sink({ type: "warning", message: warning.message });
+        }
+      }
     };
+    const contextLength = this.parts.contextLength;
+    const fitMessages = (messages: readonly Message[]): readonly Message[] => {
+      if (!contextLength) return messages;
+      const fitted = fit(messages, contextLength);
+      if (fitted.note) sink({ type: "warning", message: fitted.note });
+      sentEstimate = estimateTokens(fitted.messages);
+      return fitted.messages;
+    };
+    const failures = new RepeatedFailureTracker(this.parts.repeatedFailureLimit ?? 3);
+    const onCallFailed = (call: ToolCall, result: ToolResult): string | undefined =>
+      failures.record(call.name, call.arguments, `${result.error_type}: ${result.error_message}`)
+        ? failures.stopMessage(call.name)
+        : undefined;
     try {
-      const failureCheck = this.parts.newFailureCheck?.();
       return await runAgentLoop(this.messages, userText, {
         provider: this.parts.provider,
         tools: this.parts.tools,
@@ -70,9 +93,9 @@ export class Conversation {
         sink,
         limits: this.parts.limits,
         state: this.state,
+        fitMessages,
+        onCallFailed,
         ...(this.parts.parseArguments ? { parseArguments: this.parts.parseArguments } : {}),
-        ...(this.parts.fitMessages ? { fitMessages: this.parts.fitMessages } : {}),
-        ...(failureCheck ? { onCallFailed: failureCheck } : {}),
       }, signal);
     } finally {
       this.#running = false;

@@ -44,7 +44,7 @@ export interface ReplOptions {
   commands: SlashCommand[];
   banner: string;
   /** Called when the process gets SIGINT outside readline (non-TTY input). */
-  addSignalListener?(handler: () => void): () => void;
+  addSignalListener?: ((handler: () => void) => () => void) | undefined;
 }
 
 /** A queue of lines from readline, so turn-time prompts and the main prompt share input. */
@@ -86,6 +86,8 @@ export class Repl {
   #commands: SlashCommand[];
   #banner: string;
   #conversation: Conversation | undefined;
+  /** Input ended (piped stdin is read ahead); queued lines are still processed. */
+  #rlClosed = false;
 
   constructor(options: ReplOptions) {
     this.#options = options;
@@ -102,7 +104,10 @@ export class Repl {
       prompt: style.cyan("> "),
     });
     this.#rl.on("line", (line) => this.#lines.push(line));
-    this.#rl.on("close", () => this.#lines.close());
+    this.#rl.on("close", () => {
+      this.#rlClosed = true;
+      this.#lines.close();
+    });
     this.#rl.on("SIGINT", () => this.#interrupt());
     this.#removeSignal = options.addSignalListener?.(() => this.#interrupt());
 
@@ -155,7 +160,12 @@ export class Repl {
   }
 
   #clearLine() {
-    if (this.#options.terminal) this.#rl.write(null, { ctrl: true, name: "u" });
+    if (this.#options.terminal && !this.#rlClosed) this.#rl.write(null, { ctrl: true, name: "u" });
+  }
+
+  #prompt() {
+    if (this.#rlClosed) this.#write(this.#options.style.cyan("> "));
+    else this.#rl.prompt();
   }
 
   #interrupt() {
@@ -172,7 +182,7 @@ export class Repl {
     this.#lastEmptyInterrupt = now;
     this.#write(`\n${this.#options.style.dim("(Ctrl-C again or Ctrl-D to exit)")}\n`);
     this.#clearLine();
-    this.#rl.prompt();
+    this.#prompt();
   }
 
   async #runTurn(conversation: Conversation, text: string | null): Promise<TurnOutcome> {
@@ -223,7 +233,7 @@ export class Repl {
     };
     this.#write(`${this.#banner}\n`);
     while (!this.#exiting) {
-      this.#rl.prompt();
+      this.#prompt();
       const line = await this.#lines.next();
       if (line === null) break;
       const text = line.trim();

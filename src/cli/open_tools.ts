@@ -6,7 +6,7 @@ import type { Settings } from "../config.ts";
 import { configDir } from "../config.ts";
 import { formatAgentError } from "../errors.ts";
 import { checkProjectTrust, type TrustIO } from "../plugins/project_trust.ts";
-import { discoverPluginFiles } from "../plugins/load_plugins.ts";
+import { discoverPlugins } from "../plugins/load_plugins.ts";
 import type { Grants } from "../sandbox/grants.ts";
 import { createToolHost, type ToolHost } from "../sandbox/tool_host.ts";
 
@@ -25,10 +25,10 @@ export async function openTools(
   options: OpenToolsOptions,
 ): Promise<{ host: ToolHost; warnings: string[] }> {
   const warnings: string[] = [];
-  const discovered = await discoverPluginFiles({
+  const discovered = await discoverPlugins({
     cwd: options.cwd,
     userDir: `${configDir()}/plugins`,
-    extraDirs: options.settings.plugins,
+    pluginDirs: options.settings.plugins,
   });
   for (const error of discovered.errors) warnings.push(formatAgentError(error));
   const project = discovered.files.filter((file) => file.origin === "project");
@@ -48,7 +48,6 @@ export async function openTools(
     dataDir: options.dataDir,
     pluginFiles: files,
     timeouts: options.settings.toolTimeouts,
-    defaultTimeoutMs: options.settings.toolTimeoutMs,
     maxOutputSize: options.settings.maxOutputSize,
     toolOutputLimit: options.settings.toolOutputLimit,
   });

@@ -186,7 +186,12 @@ async function runSessionsCommand(
   try {
     switch (command.action) {
       case "list": {
-        const sessions = store.listSessions({ limit: 50 });
+        const listed = store.listSessions({ limit: 50 });
+        if (!listed.ok) {
+          io.printError(formatAgentError(listed.error));
+          return EXIT.runtime;
+        }
+        const sessions = listed.value;
         if (sessions.length === 0) console.log("No sessions yet");
         for (const s of sessions) {
           const first = (s.firstUserMessage ?? "").replace(/\s+/g, " ").slice(0, 60);
@@ -207,13 +212,18 @@ async function runSessionsCommand(
         return EXIT.ok;
       }
       case "search": {
-        const found = store.searchSessions(command.arg!);
+        const searched = store.searchSessions(command.arg!);
+        if (!searched.ok) {
+          io.printError(formatAgentError(searched.error));
+          return EXIT.runtime;
+        }
+        const found = searched.value;
         if (found.hits.length === 0) console.log(`No messages match "${command.arg}"`);
         for (const hit of found.hits) {
           console.log(
-            `${hit.sessionId}  ${
-              hit.at.slice(0, 16).replace("T", " ")
-            }  ${hit.type.replace("_message", "")}  ${hit.snippet}`,
+            `${hit.sessionId}  ${hit.at.slice(0, 16).replace("T", " ")}  ${
+              hit.type.replace("_message", "")
+            }  ${hit.snippet}`,
           );
         }
         return EXIT.ok;

@@ -24,6 +24,7 @@ import { createPrompter } from "../permissions/prompter.ts";
 import { formatPermissionsReport } from "../permissions/explain.ts";
 import { appendHistory, loadHistory } from "../repl_history.ts";
 import { createStyle, wantsColor } from "../ui/style.ts";
+import { repairArguments } from "../tools/repair_arguments.ts";
 import denoJson from "../../deno.json" with { type: "json" };
 
 const encoder = new TextEncoder();
@@ -57,7 +58,13 @@ export async function runConversation(
   // Which session: a new one, the latest here (--continue) or a given one (--resume).
   let resumeId: string | undefined;
   if (flags.continue) {
-    const latest = store.latestSession(cwd);
+    const found = store.latestSession(cwd);
+    if (!found.ok) {
+      io.printError(formatAgentError(found.error));
+      store.close();
+      return EXIT.runtime;
+    }
+    const latest = found.value;
     if (!latest) {
       io.printError(`No session to continue in "${cwd}": start one with "harness"`);
       store.close();
@@ -155,6 +162,8 @@ export async function runConversation(
     approver,
     recorder,
     limits: { maxIterations: settings.maxIterations, maxToolCalls: settings.maxToolCalls },
+    parseArguments: repairArguments,
+    ...(opened.value.contextLength ? { contextLength: opened.value.contextLength } : {}),
   });
   const systemPrompt = () =>
     buildSystemPrompt({
@@ -225,7 +234,7 @@ export async function runConversation(
       sessionsList: () => formatSessions(store, cwd),
       resume: (id) => Promise.resolve(resume(id)),
       fresh: () => {
-        conversation.parts.recorder.end();
+        (repl!.conversation ?? conversation).parts.recorder.end();
         return fresh();
       },
     });
@@ -275,7 +284,9 @@ function banner(
 }
 
 function formatSessions(store: SessionStore, cwd: string): string {
-  const sessions = store.listSessions({ cwd, limit: 20 });
+  const listed = store.listSessions({ cwd, limit: 20 });
+  if (!listed.ok) return formatAgentError(listed.error);
+  const sessions = listed.value;
   if (sessions.length === 0) return "No sessions in this folder yet";
   return sessions.map((s) =>
     `${s.id}  ${s.startedAt.slice(0, 16).replace("T", " ")}  ${s.userTurns} turns  ${s.model}  ${
@@ -285,7 +296,12 @@ function formatSessions(store: SessionStore, cwd: string): string {
 }
 
 function pickSession(store: SessionStore, cwd: string, io: CommandIO): string | undefined {
-  const sessions = store.listSessions({ cwd, limit: 20 });
+  const listed = store.listSessions({ cwd, limit: 20 });
+  if (!listed.ok) {
+    io.printError(formatAgentError(listed.error));
+    return undefined;
+  }
+  const sessions = listed.value;
   if (sessions.length === 0) {
     io.printError(`No sessions in "${cwd}": start one with "harness"`);
     return undefined;

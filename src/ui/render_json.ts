@@ -46,7 +46,7 @@ export function finalJson(outcome: TurnOutcome, sessionId: string | null): Final
     },
     session_id: sessionId,
     permission_denials: outcome.toolCalls
-      .filter((call) => call.result.error_type === "permission_denied")
+      .filter((call) => call.status === "denied")
       .map((call) => ({
         id: call.id,
         name: call.name,

@@ -26,6 +26,16 @@ export interface CliSandbox extends AsyncDisposable {
   spawn(args: string[], options?: { env?: Record<string, string> }): Deno.ChildProcess;
 }
 
+let denoDir: Promise<string> | undefined;
+
+/** The Deno cache of this test run, so subprocesses with their own HOME reuse it. */
+function currentDenoDir(): Promise<string> {
+  denoDir ??= new Deno.Command(Deno.execPath(), { args: ["info", "--json"], stdout: "piped" })
+    .output()
+    .then((out) => JSON.parse(new TextDecoder().decode(out.stdout)).denoDir as string);
+  return denoDir;
+}
+
 /** Makes temp folders for one CLI test. */
 export async function cliSandbox(): Promise<CliSandbox> {
   const root = await Deno.makeTempDir({ prefix: "harness_e2e_" });
@@ -38,6 +48,7 @@ export async function cliSandbox(): Promise<CliSandbox> {
     XDG_CONFIG_HOME: `${home}/.config`,
     XDG_DATA_HOME: `${home}/.local/share`,
     NO_COLOR: "1",
+    DENO_DIR: await currentDenoDir(),
     HARNESS_API_KEY: "",
     OPENAI_API_KEY: "",
   };
