@@ -54,7 +54,7 @@ export async function cliSandbox(): Promise<CliSandbox> {
   };
   const command = (args: string[], extraEnv: Record<string, string>, stdin: "piped" | "null") =>
     new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", "--unstable-worker-options", MAIN, ...args],
+      args: ["run", "-A", "--no-prompt", "--unstable-worker-options", MAIN, ...args],
       cwd,
       env: { ...env, ...extraEnv },
       stdin,

@@ -1,0 +1,54 @@
+import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
+import { makeToolResult } from "../../src/messages.ts";
+import {
+  truncateBytes,
+  truncateMiddle,
+  truncateToolResult,
+} from "../../src/tools/truncate_output.ts";
+
+Deno.test("truncateBytes() cuts at a character boundary and says how much was cut", () => {
+  assertEquals(truncateBytes("short", 100), { text: "short", cut: 0 });
+  const r = truncateBytes("ééé", 3); // 6 bytes; 3 would split the second é
+  assertEquals(r, { text: "é\n[... 4 bytes truncated ...]", cut: 4 });
+});
+
+Deno.test("truncateMiddle() keeps head and tail within the limit", () => {
+  const text = Array.from({ length: 2000 }, (_, i) => String(i % 10)).join("");
+  const r = truncateMiddle(text, { limit: 300, fullOutputPath: "/d/out.txt" });
+  assert(r.text.length <= 300, String(r.text.length));
+  assert(r.text.startsWith(text.slice(0, 50)) && r.text.endsWith(text.slice(-50)));
+  assert(r.text.includes(`[... ${r.cut} characters cut; full output saved to "/d/out.txt"`));
+  assertEquals(truncateMiddle("ok", { limit: 10 }), { text: "ok", cut: 0 });
+  const emoji = truncateMiddle("😀".repeat(500), { limit: 101 });
+  assert(!/[\ud800-\udbff](?![\udc00-\udfff])/.test(emoji.text), "no lone high surrogate");
+});
+
+Deno.test("truncateToolResult() applies the byte cap and records it", async () => {
+  const result = makeToolResult({ data: "x".repeat(5000) });
+  const r = await truncateToolResult(result, { maxOutputSize: 1000, toolOutputLimit: 100_000 });
+  assertEquals(r.metadata.truncated, { cut: 4000, unit: "bytes" });
+  assert(r.data?.endsWith("[... 4000 bytes truncated ...]"));
+  assertEquals(r.metadata.data_size_bytes, new TextEncoder().encode(r.data!).length);
+  assertEquals(r.metadata.timestamp, result.metadata.timestamp);
+});
+
+Deno.test("truncateToolResult() saves the full output when the context cap applies", async () => {
+  const dataDir = await Deno.makeTempDir();
+  try {
+    const data = "line\n".repeat(10_000);
+    const r = await truncateToolResult(makeToolResult({ data }), {
+      toolOutputLimit: 30_000,
+      dataDir,
+      tool: "grep",
+    });
+    const path = r.metadata.truncated?.full_output_path;
+    assert(path?.startsWith(`${dataDir}/tool_outputs/grep-`), path);
+    assertEquals(await Deno.readTextFile(path!), data);
+    assert(r.data!.length <= 30_000);
+    assertEquals(r.metadata.truncated?.unit, "chars");
+    const small = makeToolResult({ data: "tiny" });
+    assertEquals(await truncateToolResult(small, { dataDir }), small);
+  } finally {
+    await Deno.remove(dataDir, { recursive: true });
+  }
+});
