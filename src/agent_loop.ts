@@ -95,6 +95,7 @@ export async function runAgentLoop(
     return outcome;
   };
   if (userText !== null) append({ kind: "user", content: userText });
+  await tools.ready?.();
 
   for (;;) {
     if (signal.aborted) return finish("interrupted");

@@ -31,7 +31,12 @@ export interface ToolRun {
 }
 
 export interface ToolRunner {
-  /** Tools loaded, in a stable order. */
+  /**
+   * Resolves when the tool list is known. A runner may start loading plugins in the
+   * background so the prompt shows at once; the loop awaits this before its first request.
+   */
+  ready?(): Promise<void>;
+  /** Tools loaded, in a stable order (complete once `ready` resolved). */
   list(): readonly ToolInfo[];
   /** Checks arguments against the tool's zod schema; returns the parsed value or plain-word issues. */
   validate(name: string, args: unknown): Promise<Result<unknown, string[]>>;
