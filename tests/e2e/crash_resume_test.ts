@@ -15,7 +15,15 @@ Deno.test({
       reply().toolCall("run_command", { command: "sleep 30" }),
       reply().text("Resumed fine."),
     ]);
-    const base = ["--base-url", server.baseUrl, "--model", "m", "--yes", "--allow-run", "--allow-read=."];
+    const base = [
+      "--base-url",
+      server.baseUrl,
+      "--model",
+      "m",
+      "--yes",
+      "--allow-run",
+      "--allow-read=.",
+    ];
     const child = sandbox.spawn(["-p", "sleep a while", ...base]);
     // Wait until the model has asked for the call and the command is running.
     const deadline = Date.now() + 20_000;
