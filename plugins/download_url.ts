@@ -1,0 +1,134 @@
+// Built-in tool download_url: fetches an http(s) URL and returns the body as text, reading
+// at most max_bytes. HTML is reduced to readable text; binary content is refused.
+// Needs --allow-net.
+
+import { z } from "zod";
+import { defineTool, ToolError } from "../src/tools/define_tool.ts";
+import { htmlToText } from "../src/tools/builtin/html_text.ts";
+import { formatBytes, looksBinary } from "../src/tools/builtin/text_file.ts";
+
+const TEXT_TYPES =
+  /^(text\/|application\/(json|xml|xhtml\+xml|javascript|ecmascript|x-yaml|yaml|toml|ld\+json|rss\+xml|atom\+xml|x-sh|x-www-form-urlencoded)|[^;]*\+(json|xml))/i;
+
+async function readLimited(
+  body: ReadableStream<Uint8Array>,
+  maxBytes: number,
+): Promise<{ bytes: Uint8Array; truncated: boolean }> {
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  let truncated = false;
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (length + value.length > maxBytes) {
+        chunks.push(value.subarray(0, maxBytes - length));
+        length = maxBytes;
+        truncated = true;
+        break;
+      }
+      chunks.push(value);
+      length += value.length;
+    }
+  } finally {
+    if (truncated) await reader.cancel().catch(() => {});
+    reader.releaseLock();
+  }
+  const bytes = new Uint8Array(length);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.length;
+  }
+  return { bytes, truncated };
+}
+
+function decoderFor(contentType: string): TextDecoder {
+  const charset = /charset\s*=\s*"?([\w-]+)/i.exec(contentType)?.[1];
+  try {
+    return new TextDecoder(charset ?? "utf-8");
+  } catch {
+    return new TextDecoder();
+  }
+}
+
+export default defineTool({
+  name: "download_url",
+  description:
+    "Download an http(s) URL and return its content as text; HTML pages are reduced to readable text.",
+  risk: "medium",
+  permissions: { net: true },
+  parameters: z.object({
+    url: z.string().describe("The http:// or https:// URL to fetch."),
+    max_bytes: z.number().int().min(1).max(10 * 1024 * 1024).default(1024 * 1024).describe(
+      "Maximum bytes of the body to read (default 1 MiB).",
+    ),
+  }),
+  async run({ url, max_bytes }, ctx) {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      throw new ToolError(
+        "validation_failed",
+        `"${url}" is not a valid URL: give a full http:// or https:// URL`,
+      );
+    }
+    if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+      throw new ToolError(
+        "validation_failed",
+        `Only http:// and https:// URLs can be downloaded, not "${parsed.protocol}"`,
+      );
+    }
+    let response: Response;
+    try {
+      response = await fetch(parsed, {
+        signal: ctx.signal,
+        redirect: "follow",
+        headers: {
+          "accept": "text/html,text/plain,application/json,*/*;q=0.8",
+          "user-agent": "harness/0.1",
+        },
+      });
+    } catch (error) {
+      if (error instanceof Deno.errors.NotCapable || ctx.signal.aborted) throw error;
+      const message = error instanceof Error ? error.message : String(error);
+      throw new ToolError("io_error", `Cannot fetch "${url}": ${message}`);
+    }
+    const contentType = response.headers.get("content-type") ?? "";
+    const { bytes, truncated } = response.body === null
+      ? { bytes: new Uint8Array(), truncated: false }
+      : await readLimited(response.body, max_bytes);
+    const status = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ""}`;
+    if (contentType !== "" && !TEXT_TYPES.test(contentType) || looksBinary(bytes)) {
+      throw new ToolError(
+        "validation_failed",
+        `"${url}" returned binary content (${
+          contentType || "unknown type"
+        }), which cannot be shown as text`,
+      );
+    }
+    let text = decoderFor(contentType).decode(bytes);
+    const isHtml = /html/i.test(contentType) ||
+      (contentType === "" && /^\s*<(!doctype html|html)/i.test(text));
+    if (isHtml) text = htmlToText(text);
+    if (!response.ok) {
+      const type = response.status === 404 || response.status === 410 ? "not_found" : "io_error";
+      throw new ToolError(type, `${status} for "${url}"${text ? `:\n${text.slice(0, 2000)}` : ""}`);
+    }
+    const notes = [
+      `[${status}, ${contentType || "no content type"}, ${formatBytes(bytes.length)}${
+        isHtml ? ", HTML reduced to text" : ""
+      }]`,
+    ];
+    if (response.url && response.url !== parsed.href) notes.push(`[redirected to ${response.url}]`);
+    if (truncated) {
+      notes.push(`[body cut at max_bytes = ${max_bytes}; raise max_bytes to read more]`);
+    }
+    return {
+      output: `${text}\n\n${notes.join("\n")}`,
+      display: `Downloaded ${url} (${formatBytes(bytes.length)}${truncated ? ", cut" : ""})`,
+    };
+  },
+});

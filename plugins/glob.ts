@@ -1,0 +1,79 @@
+// Built-in tool glob: lists workspace files whose paths match a glob (npm:picomatch),
+// honouring .gitignore and skipping VCS folders; hidden files only when the pattern names
+// them. Paths are printed relative to the workspace so other tools can use them directly.
+
+import { z } from "zod";
+import { defineTool, ToolError } from "../src/tools/define_tool.ts";
+import { compileGlob } from "../src/tools/search/glob_matcher.ts";
+import { walkTree } from "../src/tools/search/walk_tree.ts";
+
+/** Paths listed before the output is cut (the count stays exact). */
+const MAX_LISTED = 2000;
+
+export default defineTool({
+  name: "glob",
+  description:
+    "Find files whose paths match a glob such as `**/*.ts` or `src/**/test_*.py`. A pattern without `/` matches file names in any folder. Honours .gitignore.",
+  risk: "safe",
+  permissions: { read: ["."] },
+  parameters: z.object({
+    pattern: z.string().min(1).describe(
+      "Glob relative to path, e.g. `**/*.ts`; `*.md` matches in any folder.",
+    ),
+    path: z.string().default(".").describe("Workspace-relative folder to search in."),
+  }),
+  run({ pattern, path }, ctx) {
+    const abs = ctx.resolve(path);
+    try {
+      if (!Deno.statSync(abs).isDirectory) {
+        throw new ToolError(
+          "validation_failed",
+          `"${path}" is a file, not a folder: give a folder as path`,
+        );
+      }
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) {
+        throw new ToolError("not_found", `Folder "${path}" does not exist`);
+      }
+      throw error;
+    }
+    const root = abs === ctx.workspace
+      ? ""
+      : abs.slice(ctx.workspace.length + 1).replaceAll("\\", "/");
+    const glob = compileGlob(pattern);
+    const prefix = root === "" ? "" : `${root}/`;
+    // Start at the pattern's static folder ("src" for "src/**/*.ts") when it exists.
+    let start = root;
+    if (glob.base !== "") {
+      try {
+        if (Deno.statSync(ctx.resolve(prefix + glob.base)).isDirectory) start = prefix + glob.base;
+      } catch (error) {
+        if (error instanceof Deno.errors.NotCapable) throw error;
+        return {
+          output: `0 files match "${pattern}" in "${path}".`,
+          display: `glob ${pattern}: 0 files`,
+        };
+      }
+    }
+    const found: string[] = [];
+    walkTree(ctx.workspace, start, {
+      includeHidden: glob.namesHidden,
+      respectGitignore: true,
+      visit(entry) {
+        if (entry.kind === "dir") return;
+        if (glob.matches(entry.path.slice(prefix.length))) found.push(entry.path);
+      },
+    });
+    const lines = [
+      `${found.length} files match "${pattern}" in "${path}":`,
+      ...found.slice(0, MAX_LISTED),
+    ];
+    if (found.length === 0) {
+      lines[0] = `0 files match "${pattern}" in "${path}" (.gitignored files are skipped).`;
+    }
+    if (found.length > MAX_LISTED) {
+      lines.push(`[${found.length - MAX_LISTED} more not listed: use a narrower pattern or path]`);
+    }
+    return { output: lines.join("\n"), display: `glob ${pattern}: ${found.length} files` };
+  },
+});

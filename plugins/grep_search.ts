@@ -1,0 +1,75 @@
+// Built-in tool grep_search: finds lines containing a text pattern (`*` wildcards) in the
+// workspace's text files, honouring .gitignore and skipping hidden files, VCS folders and
+// binaries unless asked. The search itself lives in src/tools/search/grep_files.ts.
+
+import { z } from "zod";
+import { defineTool } from "../src/tools/define_tool.ts";
+import { grepTree } from "../src/tools/search/grep_files.ts";
+
+export default defineTool({
+  name: "grep_search",
+  description:
+    "Search the workspace's text files for lines containing a pattern. The pattern is plain text (not a regex) where `*` matches any characters within a line.",
+  risk: "low",
+  permissions: { read: ["."] },
+  parameters: z.object({
+    pattern: z.string().min(1).describe(
+      "Text to find; `*` matches any characters within a line, e.g. `function*Tool`.",
+    ),
+    file_filter: z.string().optional().describe(
+      "Only search files matching this glob, e.g. `*.ts` (any folder) or `src/**/*.md`.",
+    ),
+    max_results: z.number().int().min(1).max(1000).default(200).describe(
+      "Maximum matching lines to return (at most 1000).",
+    ),
+    include_hidden: z.boolean().default(false).describe(
+      "Also search files and folders whose names start with a dot.",
+    ),
+    ignore_gitignore: z.boolean().default(false).describe(
+      "Also search files that .gitignore excludes.",
+    ),
+    case_sensitive: z.boolean().default(false).describe("Match upper and lower case exactly."),
+  }),
+  run(args, ctx) {
+    const summary = grepTree(ctx.workspace, "", {
+      pattern: args.pattern,
+      caseSensitive: args.case_sensitive,
+      ...(args.file_filter === undefined ? {} : { fileFilter: args.file_filter }),
+      maxResults: args.max_results,
+      includeHidden: args.include_hidden,
+      respectGitignore: !args.ignore_gitignore,
+    });
+    const flags = [
+      args.case_sensitive ? "[case-sensitive]" : "",
+      args.include_hidden ? "[+hidden]" : "",
+      args.ignore_gitignore ? "[+gitignored]" : "",
+      args.file_filter ? `[files: ${args.file_filter}]` : "",
+    ].filter(Boolean).join(" ");
+    const what = `"${args.pattern}"${flags ? ` ${flags}` : ""}`;
+    const { matches, filesMatched, filesSearched } = summary;
+    if (matches.length === 0) {
+      const hint = args.include_hidden && args.ignore_gitignore
+        ? ""
+        : " (hidden and .gitignored files were skipped; see include_hidden and ignore_gitignore)";
+      return {
+        output: `No matches for ${what} in ${filesSearched} files searched${hint}.`,
+        display: `grep ${args.pattern}: no matches`,
+      };
+    }
+    const lines = [
+      `${matches.length} matching lines in ${filesMatched} files for ${what} (${filesSearched} files searched):`,
+      ...matches.map((m) => `${m.path}:${m.line}: ${m.text}`),
+    ];
+    if (summary.truncated) {
+      lines.push(
+        `[Stopped at ${args.max_results} matches; more exist: narrow the pattern or file_filter, or raise max_results (at most 1000)]`,
+      );
+    }
+    return {
+      output: lines.join("\n"),
+      display: `grep ${args.pattern}: ${matches.length}${
+        summary.truncated ? "+" : ""
+      } matches in ${filesMatched} files`,
+    };
+  },
+});

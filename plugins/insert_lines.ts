@@ -1,0 +1,90 @@
+// Built-in tool insert_lines: inserts text before a 1-based line of a workspace file
+// (line count + 1 appends) and shows the insertion point with context lines.
+
+import { z } from "zod";
+import { defineTool, ToolError } from "../src/tools/define_tool.ts";
+import {
+  checkLineRange,
+  contentLines,
+  joinLines,
+  readTextFile,
+  splitLines,
+  toFileToolError,
+  writeFileAtomic,
+} from "../src/tools/builtin/text_file.ts";
+
+/** Context lines shown before and after the inserted block. */
+const CONTEXT_LINES = 3;
+/** Inserted lines shown before the preview is cut. */
+const PREVIEW_LINES = 12;
+
+export default defineTool({
+  name: "insert_lines",
+  description:
+    "Insert new_content before line line_start of a workspace file (1-based). Use the line count + 1 to append at the end.",
+  risk: "high",
+  permissions: { read: ["."], write: ["."] },
+  parameters: z.object({
+    path: z.string().describe("Workspace-relative path of the file to edit."),
+    line_start: z.number().int().describe(
+      "Insert before this line, 1-based; the file's line count + 1 appends.",
+    ),
+    line_end: z.number().int().optional().describe("Must equal line_start when given."),
+    new_content: z.string().describe("Text to insert; it becomes whole lines."),
+  }),
+  run({ path, line_start, line_end, new_content }, ctx) {
+    const abs = ctx.resolve(path);
+    const file = splitLines(readTextFile(abs, path));
+    const total = file.lines.length;
+    if (line_end !== undefined && line_end !== line_start) {
+      throw new ToolError(
+        "validation_failed",
+        `line_end ${line_end} must equal line_start ${line_start} for an insertion (use replace_lines to change a range); valid line_start values are 1-${
+          total + 1
+        }`,
+      );
+    }
+    const added = contentLines(new_content);
+    if (added.length === 0) {
+      throw new ToolError("validation_failed", "new_content is empty: nothing to insert");
+    }
+    checkLineRange({
+      lineStart: line_start,
+      lineEnd: line_start,
+      maxStart: total + 1,
+      maxEnd: total + 1,
+      path,
+    });
+    if (total === 0) file.finalNewline = true;
+    file.lines.splice(line_start - 1, 0, ...added);
+    try {
+      writeFileAtomic(abs, joinLines(file));
+    } catch (error) {
+      throw toFileToolError(error, path);
+    }
+    const lastInserted = line_start + added.length - 1;
+    const from = Math.max(1, line_start - CONTEXT_LINES);
+    const to = Math.min(file.lines.length, lastInserted + CONTEXT_LINES);
+    const width = String(to).length;
+    const preview: string[] = [];
+    for (let n = from; n <= to; n++) {
+      const inserted = n >= line_start && n <= lastInserted;
+      if (inserted && n - line_start === PREVIEW_LINES) {
+        preview.push(`+ ... (${lastInserted - n + 1} more inserted lines)`);
+        n = lastInserted;
+        continue;
+      }
+      preview.push(
+        `${inserted ? "+" : " "} ${String(n).padStart(width)}: ${file.lines[n - 1] ?? ""}`,
+      );
+    }
+    const where = line_start === total + 1 ? "at the end" : `before line ${line_start}`;
+    return {
+      output:
+        `Inserted ${added.length} lines ${where} of "${path}" (now lines ${line_start}-${lastInserted}; the file has ${file.lines.length} lines).\n${
+          preview.join("\n")
+        }`,
+      display: `Inserted ${added.length} lines into ${path} at line ${line_start}`,
+    };
+  },
+});

@@ -1,0 +1,59 @@
+// Built-in tool read_file: returns numbered lines of a UTF-8 text file in the workspace.
+// Refuses binaries and files over 10 MB, and tells the model the exact offset to continue.
+
+import { z } from "zod";
+import { defineTool, ToolError } from "../src/tools/define_tool.ts";
+import { readTextFile, splitLines } from "../src/tools/builtin/text_file.ts";
+
+/** Characters kept of one line; longer lines (minified code) are cut with a marker. */
+const MAX_LINE_CHARS = 2000;
+
+export default defineTool({
+  name: "read_file",
+  description:
+    "Read a UTF-8 text file in the workspace as numbered lines (`N: line`). Use offset and limit to page through long files.",
+  risk: "medium",
+  permissions: { read: ["."] },
+  parameters: z.object({
+    path: z.string().describe("Workspace-relative path of the file, e.g. src/main.ts."),
+    offset: z.number().int().min(1).default(1).describe("First line to read, 1-based."),
+    limit: z.number().int().min(1).default(2000).describe("Maximum number of lines to read."),
+  }),
+  run({ path, offset, limit }, ctx) {
+    const text = readTextFile(ctx.resolve(path), path);
+    const { lines } = splitLines(text);
+    const total = lines.length;
+    if (total === 0) {
+      return { output: `"${path}" is empty (0 lines).`, display: `Read ${path} (empty)` };
+    }
+    if (offset > total) {
+      throw new ToolError(
+        "validation_failed",
+        `offset ${offset} is past the end of "${path}", which has ${total} lines: use an offset from 1 to ${total}`,
+      );
+    }
+    const last = Math.min(total, offset + limit - 1);
+    const width = String(last).length;
+    const out: string[] = [];
+    for (let n = offset; n <= last; n++) {
+      let line = lines[n - 1] ?? "";
+      if (line.length > MAX_LINE_CHARS) {
+        line = `${line.slice(0, MAX_LINE_CHARS)}… [line cut: ${
+          line.length - MAX_LINE_CHARS
+        } more characters]`;
+      }
+      out.push(`${String(n).padStart(width)}: ${line}`);
+    }
+    if (last < total) {
+      out.push(
+        `[Showing lines ${offset}-${last} of ${total}. ${
+          total - last
+        } more lines: call read_file with offset ${last + 1} to continue.]`,
+      );
+    }
+    return {
+      output: out.join("\n"),
+      display: `Read ${path} (lines ${offset}-${last} of ${total})`,
+    };
+  },
+});

@@ -1,0 +1,204 @@
+// Built-in tool run_command: runs a shell command in the workspace and returns its combined
+// output and exit code. The command runs in its own process group with stdin closed and a
+// non-interactive environment; on timeout or abort the whole group is killed, so pagers,
+// prompts and stray background jobs cannot hang the harness. Needs --allow-run.
+
+import { z } from "zod";
+import { defineTool, ToolError } from "../src/tools/define_tool.ts";
+import { OutputCollector } from "../src/tools/builtin/command_output.ts";
+
+/** Longest timeout a call may ask for. */
+const MAX_TIMEOUT_MS = 600_000;
+/** How long to wait for output pipes after the shell exits before stopping leftovers. */
+const PIPE_GRACE_MS = 300;
+/** How long SIGTERM gets before SIGKILL. */
+const KILL_GRACE_MS = 1000;
+
+/** Variables that make common tools skip prompts, pagers, colours and editors. */
+const NON_INTERACTIVE_ENV: Record<string, string> = {
+  CI: "1",
+  GIT_TERMINAL_PROMPT: "0",
+  GIT_PAGER: "cat",
+  GIT_EDITOR: "true",
+  GCM_INTERACTIVE: "never",
+  PAGER: "cat",
+  MANPAGER: "cat",
+  SYSTEMD_PAGER: "",
+  EDITOR: "true",
+  VISUAL: "true",
+  DEBIAN_FRONTEND: "noninteractive",
+  NO_COLOR: "1",
+  FORCE_COLOR: "0",
+  CLICOLOR: "0",
+  TERM: "dumb",
+  PIP_NO_INPUT: "1",
+  npm_config_yes: "true",
+  HOMEBREW_NO_AUTO_UPDATE: "1",
+};
+
+/** Waits for `promise` at most `ms` milliseconds; true when it settled in time. */
+async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<false>((resolve) => timer = setTimeout(() => resolve(false), ms));
+  try {
+    return await Promise.race([promise.then(() => true, () => true), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Sends a signal to the whole process group led by `pid` (the tree on Windows). */
+function signalGroup(pid: number, signal: "SIGTERM" | "SIGKILL"): void {
+  try {
+    if (Deno.build.os === "windows") {
+      new Deno.Command("taskkill", {
+        args: ["/pid", String(pid), "/T", "/F"],
+        stdout: "null",
+        stderr: "null",
+      })
+        .spawn();
+    } else {
+      Deno.kill(-pid, signal);
+    }
+  } catch { /* the group is already gone */ }
+}
+
+async function pump(stream: ReadableStream<Uint8Array>, out: OutputCollector): Promise<void> {
+  for await (const chunk of stream) out.push(chunk);
+}
+
+export default defineTool({
+  name: "run_command",
+  description:
+    "Run a shell command (sh -c) in the workspace and return its combined stdout and stderr and exit code. Stdin is closed; avoid interactive programs.",
+  risk: "high",
+  permissions: { run: true, read: ["."] },
+  // Above the largest timeout_ms, so the tool stops its own process group before the host
+  // gives up on the worker.
+  timeoutMs: MAX_TIMEOUT_MS + 30_000,
+  parameters: z.object({
+    command: z.string().min(1).describe(
+      "The shell command line, e.g. `deno test -A` or `git status`.",
+    ),
+    timeout_ms: z.number().int().min(1).max(MAX_TIMEOUT_MS).default(120_000).describe(
+      "Kill the command after this many milliseconds (at most 600000).",
+    ),
+    cwd: z.string().default(".").describe("Workspace-relative folder to run in."),
+  }),
+  async run({ command, timeout_ms, cwd }, ctx) {
+    const dir = ctx.resolve(cwd);
+    try {
+      if (!Deno.statSync(dir).isDirectory) {
+        throw new ToolError("validation_failed", `cwd "${cwd}" is not a directory`);
+      }
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) {
+        throw new ToolError("not_found", `cwd "${cwd}" does not exist`);
+      }
+      throw error;
+    }
+    if (ctx.signal.aborted) {
+      throw new ToolError("cancelled", "The command was cancelled before it started");
+    }
+
+    const windows = Deno.build.os === "windows";
+    const shell = windows
+      ? new Deno.Command("cmd.exe", {
+        args: ["/d", "/s", "/c", `"${command}"`],
+        windowsRawArguments: true,
+        cwd: dir,
+        env: NON_INTERACTIVE_ENV,
+        stdin: "null",
+        stdout: "piped",
+        stderr: "piped",
+      })
+      : new Deno.Command("sh", {
+        // One pipe for both streams keeps their true order; the stderr pipe still catches
+        // anything the shell prints before the redirection takes effect.
+        args: ["-c", `exec 2>&1; ${command}`],
+        cwd: dir,
+        env: NON_INTERACTIVE_ENV,
+        stdin: "null",
+        stdout: "piped",
+        stderr: "piped",
+        // A new process group (setsid): the group can be killed as a whole and there is no
+        // controlling terminal for programs to prompt on.
+        detached: true,
+      });
+    let child: Deno.ChildProcess;
+    try {
+      child = shell.spawn();
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) {
+        throw new ToolError(
+          "io_error",
+          `Cannot start the shell (${windows ? "cmd.exe" : "sh"}): not found`,
+        );
+      }
+      throw error;
+    }
+
+    const started = performance.now();
+    const output = new OutputCollector({ headBytes: 10_000, tailBytes: 30_000 });
+    const pumps = Promise.all([pump(child.stdout, output), pump(child.stderr, output)]);
+    let stoppedBy: "timeout" | "cancelled" | null = null;
+    let killTimer: ReturnType<typeof setTimeout> | undefined;
+    const stop = (reason: "timeout" | "cancelled") => {
+      if (stoppedBy !== null) return;
+      stoppedBy = reason;
+      signalGroup(child.pid, "SIGTERM");
+      killTimer = setTimeout(() => signalGroup(child.pid, "SIGKILL"), KILL_GRACE_MS);
+    };
+    const timer = setTimeout(() => stop("timeout"), timeout_ms);
+    const onAbort = () => stop("cancelled");
+    ctx.signal.addEventListener("abort", onAbort, { once: true });
+
+    let status: Deno.CommandStatus;
+    const notes: string[] = [];
+    try {
+      status = await child.status;
+      if (!await settlesWithin(pumps, PIPE_GRACE_MS)) {
+        // The shell is gone but something it started still holds the output pipes.
+        signalGroup(child.pid, "SIGKILL");
+        notes.push("[background processes still holding the output were stopped]");
+        if (!await settlesWithin(pumps, KILL_GRACE_MS)) {
+          await Promise.allSettled([child.stdout.cancel(), child.stderr.cancel()]);
+        }
+      }
+      if (stoppedBy !== null) {
+        // Make sure grandchildren that ignored SIGTERM are gone before reporting.
+        signalGroup(child.pid, "SIGKILL");
+      }
+    } finally {
+      clearTimeout(timer);
+      clearTimeout(killTimer);
+      ctx.signal.removeEventListener("abort", onAbort);
+    }
+    const elapsed = Math.round(performance.now() - started);
+    const text = output.text();
+    const body = text === "" ? "(no output)" : text.endsWith("\n") ? text.slice(0, -1) : text;
+    const exit = status.signal !== null && status.signal !== undefined
+      ? `exit_code: ${status.code} (killed by ${status.signal})`
+      : `exit_code: ${status.code}`;
+    const stopped: "timeout" | "cancelled" | null = stoppedBy;
+    if (stopped === "timeout") {
+      throw new ToolError(
+        "timeout",
+        `${body}\n${exit}\n[killed after ${timeout_ms} ms (timeout_ms); the whole process group was stopped. Raise timeout_ms (at most ${MAX_TIMEOUT_MS}) or run long jobs in the background with output to a file]`,
+      );
+    }
+    if (stopped === "cancelled") {
+      throw new ToolError(
+        "cancelled",
+        `${body}\n${exit}\n[cancelled after ${elapsed} ms; the whole process group was stopped]`,
+      );
+    }
+    const firstLine = command.split("\n")[0] ?? "";
+    return {
+      output: [body, ...notes, exit].join("\n"),
+      display: `$ ${
+        firstLine.length > 60 ? `${firstLine.slice(0, 57)}...` : firstLine
+      } -> exit ${status.code} (${elapsed} ms)`,
+    };
+  },
+});

@@ -1,0 +1,32 @@
+// Built-in tool write_file: creates or overwrites a file in the workspace with the given
+// content, creating parent folders and writing atomically (temp file + rename).
+
+import { z } from "zod";
+import { defineTool } from "../src/tools/define_tool.ts";
+import { toFileToolError, writeFileAtomic } from "../src/tools/builtin/text_file.ts";
+
+export default defineTool({
+  name: "write_file",
+  description:
+    "Create or overwrite a file in the workspace with the given content. Parent folders are created.",
+  risk: "high",
+  permissions: { read: ["."], write: ["."] },
+  parameters: z.object({
+    path: z.string().describe("Workspace-relative path of the file to write, e.g. src/app.ts."),
+    content: z.string().describe("The complete new content of the file."),
+  }),
+  run({ path, content }, ctx) {
+    const abs = ctx.resolve(path);
+    let result: { bytes: number; existed: boolean };
+    try {
+      result = writeFileAtomic(abs, content);
+    } catch (error) {
+      throw toFileToolError(error, path);
+    }
+    const verb = result.existed ? "Overwrote" : "Created";
+    return {
+      output: `${verb} "${path}": wrote ${result.bytes} bytes.`,
+      display: `${verb} ${path} (${result.bytes} bytes)`,
+    };
+  },
+});

@@ -1,0 +1,182 @@
+// Synchronous directory walk shared by grep_search, glob and get_file_tree. Skips VCS
+// folders, optionally hidden names, and honours .gitignore files (the workspace's
+// .git/info/exclude, ancestors of the start folder and nested ones) through npm:ignore.
+// Synchronous on purpose: in a sandbox worker every async file op pays a round trip.
+
+import ignore, { type Ignore } from "ignore";
+import { join, sep } from "node:path";
+
+/** Folders of version-control systems; never listed or searched. */
+export const VCS_DIRS: ReadonlySet<string> = new Set([
+  ".git",
+  ".hg",
+  ".svn",
+  ".bzr",
+  ".jj",
+  "_darcs",
+]);
+
+/** One entry met by the walk. */
+export interface WalkEntry {
+  /** Path relative to the workspace root, forward slashes, e.g. "src/main.ts". */
+  path: string;
+  absPath: string;
+  name: string;
+  /** Symlinks are reported, never followed. */
+  kind: "file" | "dir" | "symlink";
+  /** 1 for direct children of the start folder. */
+  depth: number;
+}
+
+/** What a visitor returns: "skip" does not descend into a folder, "stop" ends the walk. */
+export type WalkDecision = void | "skip" | "stop";
+
+export interface WalkOptions {
+  /** Include names starting with a dot (VCS folders are always skipped). */
+  includeHidden: boolean;
+  /** Honour .gitignore files. */
+  respectGitignore: boolean;
+  /** Deepest level to report (1 = direct children); unlimited when left out. */
+  maxDepth?: number;
+  /** Called with a folder path (relative, with trailing slash) to prune folders early. */
+  enterDir?: (path: string) => boolean;
+}
+
+/** Totals of one walk. */
+export interface WalkSummary {
+  stopped: boolean;
+  /** Folders that could not be read (OS permission errors). */
+  unreadableDirs: number;
+}
+
+/** Gitignore rules of one folder: `base` is its workspace-relative path with a trailing slash ("" at the root). */
+interface IgnoreLevel {
+  base: string;
+  rules: Ignore;
+}
+
+function readIgnoreFile(absPath: string): string | null {
+  try {
+    return Deno.readTextFileSync(absPath);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotCapable) throw error;
+    return null;
+  }
+}
+
+function levelFor(base: string, files: string[]): IgnoreLevel | null {
+  const text = files.map(readIgnoreFile).filter((t) => t !== null).join("\n");
+  if (text.trim() === "") return null;
+  return { base, rules: ignore().add(text) };
+}
+
+/** Whether `path` (relative, trailing slash for folders) is ignored by the levels, deepest winning. */
+function isIgnored(levels: readonly IgnoreLevel[], path: string): boolean {
+  let ignored = false;
+  for (const level of levels) {
+    if (!path.startsWith(level.base)) continue;
+    const result = level.rules.test(path.slice(level.base.length));
+    if (result.ignored) ignored = true;
+    else if (result.unignored) ignored = false;
+  }
+  return ignored;
+}
+
+/** .git/info/exclude and the .gitignore files of the folders above the start folder. */
+function ancestorLevels(workspace: string, start: string): IgnoreLevel[] {
+  const levels: IgnoreLevel[] = [];
+  const exclude = levelFor("", [join(workspace, ".git", "info", "exclude")]);
+  if (exclude !== null) levels.push(exclude);
+  if (start === "") return levels;
+  const parts = start.split("/");
+  for (let i = 0; i < parts.length; i++) {
+    const base = i === 0 ? "" : `${parts.slice(0, i).join("/")}/`;
+    const level = levelFor(base, [join(workspace, base, ".gitignore")]);
+    if (level !== null) levels.push(level);
+  }
+  // A folder the user named explicitly is searched even when an ancestor ignores it.
+  return isIgnored(levels, `${start}/`) ? [] : levels;
+}
+
+function byName(a: Deno.DirEntry, b: Deno.DirEntry): number {
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}
+
+/**
+ * Walks the tree under `start` depth-first in name order, calling `visit` for each entry.
+ *
+ * @param workspace Absolute workspace root.
+ * @param start Workspace-relative folder with forward slashes ("" or "." for the root).
+ * @param options Hidden names, gitignore, depth, and a visitor returning "skip" or "stop".
+ * @returns Whether the visitor stopped the walk, and how many folders could not be read.
+ *
+ * @example
+ * ```ts
+ * import { walkTree } from "./walk_tree.ts";
+ * const dir = await Deno.makeTempDir();
+ * await Deno.writeTextFile(`${dir}/a.txt`, "");
+ * await Deno.writeTextFile(`${dir}/.gitignore`, "a.txt\n");
+ * const seen: string[] = [];
+ * walkTree(dir, "", { includeHidden: true, respectGitignore: true, visit: (e) => { seen.push(e.path); } });
+ * if (seen.join() !== ".gitignore") throw new Error(seen.join());
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export function walkTree(
+  workspace: string,
+  start: string,
+  options: WalkOptions & { visit: (entry: WalkEntry) => WalkDecision },
+): WalkSummary {
+  const startPath = start === "." ? "" : start.replace(/^\.\//, "").replace(/\/+$/, "");
+  const levels = options.respectGitignore ? ancestorLevels(workspace, startPath) : [];
+  const maxDepth = options.maxDepth ?? Infinity;
+  const summary: WalkSummary = { stopped: false, unreadableDirs: 0 };
+  const { includeHidden, respectGitignore, visit, enterDir } = options;
+
+  function walkDir(absDir: string, relDir: string, depth: number): boolean {
+    let entries: Deno.DirEntry[];
+    try {
+      entries = Array.from(Deno.readDirSync(absDir));
+    } catch (error) {
+      if (error instanceof Deno.errors.NotCapable) throw error;
+      summary.unreadableDirs++;
+      return true;
+    }
+    entries.sort(byName);
+    const prefix = relDir === "" ? "" : `${relDir}/`;
+    let pushed = false;
+    if (respectGitignore && entries.some((e) => e.name === ".gitignore")) {
+      const level = levelFor(prefix, [absDir + sep + ".gitignore"]);
+      if (level !== null) {
+        levels.push(level);
+        pushed = true;
+      }
+    }
+    try {
+      for (const entry of entries) {
+        const name = entry.name;
+        if (VCS_DIRS.has(name) || (!includeHidden && name.charCodeAt(0) === 46 /* "." */)) continue;
+        const isDir = entry.isDirectory;
+        const path = prefix + name;
+        if (levels.length > 0 && isIgnored(levels, isDir ? `${path}/` : path)) continue;
+        const kind = entry.isSymlink ? "symlink" : isDir ? "dir" : "file";
+        const absPath = absDir + sep + name;
+        const decision = visit({ path, absPath, name, kind, depth });
+        if (decision === "stop") return false;
+        if (
+          kind === "dir" && decision !== "skip" && depth < maxDepth &&
+          (enterDir === undefined || enterDir(`${path}/`))
+        ) {
+          if (!walkDir(absPath, path, depth + 1)) return false;
+        }
+      }
+    } finally {
+      if (pushed) levels.pop();
+    }
+    return true;
+  }
+
+  const absStart = startPath === "" ? workspace : join(workspace, startPath);
+  summary.stopped = !walkDir(absStart, startPath, 1);
+  return summary;
+}

@@ -1,0 +1,120 @@
+// Test helper: a real ToolContext over a fresh temp workspace, disposed with `await using`.
+// Tool tests call `runTool(tool, args, ctx)`, which parses the arguments through the tool's
+// zod schema first (so defaults apply) and then calls `tool.run` directly, without a worker.
+
+import { join } from "node:path";
+import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
+import { type ToolContext, type ToolDefinition, ToolError } from "../../src/tools/define_tool.ts";
+import type { ToolErrorType } from "../../src/messages.ts";
+import { resolveWorkspacePath } from "../../src/tools/workspace_path.ts";
+
+/** A ToolContext over a temp workspace that removes its folders when disposed. */
+export interface TempToolContext extends ToolContext, AsyncDisposable {
+  /** Aborts ctx.signal. */
+  abort(reason?: unknown): void;
+  /** Writes files (relative path -> text) into the workspace, creating folders. */
+  write(files: Record<string, string>): Promise<void>;
+  /** Reads a workspace file as text. */
+  read(path: string): Promise<string>;
+  /** A temp folder outside the workspace (for symlink-escape tests). */
+  outside: string;
+}
+
+/**
+ * Builds a ToolContext over a new temp workspace.
+ *
+ * @param files Optional files to create (relative path -> content).
+ * @returns The context; dispose it to delete the temp folders.
+ */
+export async function makeToolContext(
+  files: Record<string, string> = {},
+): Promise<TempToolContext> {
+  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "harness_tool_test_" }));
+  const workspace = join(root, "workspace");
+  const outside = join(root, "outside");
+  const dataDir = join(root, "data");
+  await Deno.mkdir(workspace);
+  await Deno.mkdir(outside);
+  const controller = new AbortController();
+  const ctx: TempToolContext = {
+    workspace,
+    outside,
+    dataDir,
+    state: {},
+    signal: controller.signal,
+    resolve: (path) => resolveWorkspacePath(workspace, path),
+    abort: (reason) => controller.abort(reason),
+    async write(entries) {
+      for (const [path, content] of Object.entries(entries)) {
+        const abs = join(workspace, path);
+        await Deno.mkdir(join(abs, ".."), { recursive: true });
+        await Deno.writeTextFile(abs, content);
+      }
+    },
+    read: (path) => Deno.readTextFile(join(workspace, path)),
+    async [Symbol.asyncDispose]() {
+      await Deno.remove(root, { recursive: true });
+    },
+  };
+  await ctx.write(files);
+  return ctx;
+}
+
+/**
+ * Parses `args` through the tool's schema (defaults apply) and runs it.
+ *
+ * @param tool A plugin's default export.
+ * @param args Raw arguments as the model would send them.
+ * @param ctx The context.
+ * @returns The tool's output.
+ */
+export async function runTool<P extends ToolDefinition["parameters"]>(
+  tool: ToolDefinition<P>,
+  args: unknown,
+  ctx: ToolContext,
+): Promise<{ output: string; display?: string; final?: boolean }> {
+  const parsed = tool.parameters.parse(args);
+  return await tool.run(parsed, ctx);
+}
+
+/**
+ * Runs a tool expecting a ToolError of the given type; returns its message.
+ *
+ * @param tool A plugin's default export.
+ * @param args Raw arguments.
+ * @param ctx The context.
+ * @param type The expected error type.
+ * @returns The error message.
+ */
+export async function expectToolError<P extends ToolDefinition["parameters"]>(
+  tool: ToolDefinition<P>,
+  args: unknown,
+  ctx: ToolContext,
+  type: Exclude<ToolErrorType, "none">,
+): Promise<string> {
+  try {
+    const result = await runTool(tool, args, ctx);
+    throw new Error(`Expected a ToolError "${type}", got output: ${result.output}`);
+  } catch (error) {
+    assert(error instanceof ToolError, `Expected a ToolError, got ${String(error)}`);
+    assertEquals(error.type, type, error.message);
+    return error.message;
+  }
+}
+
+/** Asserts the three path rules: absolute, `..` escape and symlink out are validation_failed. */
+export async function assertPathRules<P extends ToolDefinition["parameters"]>(
+  tool: ToolDefinition<P>,
+  ctx: TempToolContext,
+  argsFor: (path: string) => Record<string, unknown>,
+): Promise<void> {
+  await Deno.writeTextFile(join(ctx.outside, "secret.txt"), "secret\n");
+  await Deno.symlink(ctx.outside, join(ctx.workspace, "escape"));
+  for (
+    const path of [join(ctx.outside, "secret.txt"), "../outside/secret.txt", "escape/secret.txt"]
+  ) {
+    const message = await expectToolError(tool, argsFor(path), ctx, "validation_failed");
+    assert(message.includes("workspace") || message.includes("absolute"), message);
+  }
+  await Deno.remove(join(ctx.workspace, "escape"));
+}

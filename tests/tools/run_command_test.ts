@@ -1,0 +1,148 @@
+import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
+import tool from "../../plugins/run_command.ts";
+import { expectToolError, makeToolContext, runTool } from "../helpers/tool_context.ts";
+
+const unix = Deno.build.os !== "windows";
+
+/** True when the process is gone (or a zombie waiting for init to reap it). */
+function processGone(pid: number): boolean {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
+  } catch {
+    return true;
+  }
+}
+
+async function waitUntilGone(pid: number): Promise<boolean> {
+  for (let i = 0; i < 40; i++) {
+    if (processGone(pid)) return true;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return false;
+}
+
+Deno.test({
+  name: "run_command returns stdout and stderr in order with the exit code",
+  ignore: !unix,
+  fn: async () => {
+    await using ctx = await makeToolContext();
+    const { output } = await runTool(tool, { command: "echo a; echo b >&2; echo c; exit 3" }, ctx);
+    assertEquals(output, "a\nb\nc\nexit_code: 3");
+  },
+});
+
+Deno.test({
+  name: "run_command closes stdin and sets a non-interactive environment",
+  ignore: !unix,
+  fn: async () => {
+    await using ctx = await makeToolContext();
+    const { output } = await runTool(
+      tool,
+      {
+        command:
+          'cat; read x || echo "eof"; echo "$CI $GIT_TERMINAL_PROMPT $PAGER $GIT_PAGER $NO_COLOR $DEBIAN_FRONTEND"',
+      },
+      ctx,
+    );
+    assertEquals(output, "eof\n1 0 cat cat 1 noninteractive\nexit_code: 0");
+  },
+});
+
+Deno.test({
+  name: "run_command runs in cwd and reports empty output",
+  ignore: !unix,
+  fn: async () => {
+    await using ctx = await makeToolContext({ "sub/x.txt": "" });
+    assertEquals(
+      (await runTool(tool, { command: "pwd", cwd: "sub" }, ctx)).output,
+      `${ctx.workspace}/sub\nexit_code: 0`,
+    );
+    assertEquals(
+      (await runTool(tool, { command: "true" }, ctx)).output,
+      "(no output)\nexit_code: 0",
+    );
+    await expectToolError(tool, { command: "pwd", cwd: "nope" }, ctx, "not_found");
+    await expectToolError(tool, { command: "pwd", cwd: "sub/x.txt" }, ctx, "validation_failed");
+  },
+});
+
+Deno.test("run_command rejects a cwd that is absolute, escapes with .. or through a symlink", async () => {
+  await using ctx = await makeToolContext();
+  await Deno.symlink(ctx.outside, `${ctx.workspace}/out`);
+  for (const cwd of [ctx.outside, "..", "out"]) {
+    await expectToolError(tool, { command: "pwd", cwd }, ctx, "validation_failed");
+  }
+});
+
+Deno.test({
+  name: "run_command kills the whole process group on timeout and keeps the output",
+  ignore: !unix,
+  fn: async () => {
+    await using ctx = await makeToolContext();
+    const started = Date.now();
+    const message = await expectToolError(
+      tool,
+      { command: "echo started; sleep 30 & echo $! > pid.txt; sleep 30", timeout_ms: 500 },
+      ctx,
+      "timeout",
+    );
+    assert(Date.now() - started < 5000, "returned promptly");
+    assert(message.startsWith("started\n"), message);
+    assert(message.includes("killed after 500 ms"), message);
+    const grandchild = Number((await ctx.read("pid.txt")).trim());
+    assert(await waitUntilGone(grandchild), `grandchild sleep ${grandchild} is still running`);
+  },
+});
+
+Deno.test({
+  name: "run_command kills the process group when the signal aborts",
+  ignore: !unix,
+  fn: async () => {
+    await using ctx = await makeToolContext();
+    setTimeout(() => ctx.abort(), 300);
+    const message = await expectToolError(
+      tool,
+      { command: "sleep 30 & echo $! > pid.txt; sleep 30" },
+      ctx,
+      "cancelled",
+    );
+    assert(message.includes("cancelled"), message);
+    const grandchild = Number((await ctx.read("pid.txt")).trim());
+    assert(await waitUntilGone(grandchild), `grandchild sleep ${grandchild} is still running`);
+  },
+});
+
+Deno.test({
+  name: "run_command does not hang on a background job that holds the output pipe",
+  ignore: !unix,
+  fn: async () => {
+    await using ctx = await makeToolContext();
+    const started = Date.now();
+    const { output } = await runTool(
+      tool,
+      { command: "sleep 30 & echo $! > pid.txt; echo done" },
+      ctx,
+    );
+    assert(Date.now() - started < 5000, "returned promptly");
+    assert(output.startsWith("done\n") && output.endsWith("exit_code: 0"), output);
+    assert(await waitUntilGone(Number((await ctx.read("pid.txt")).trim())));
+  },
+});
+
+Deno.test({
+  name: "run_command keeps the head and tail of long output",
+  ignore: !unix,
+  fn: async () => {
+    await using ctx = await makeToolContext();
+    const { output } = await runTool(tool, { command: "seq 1 100000" }, ctx);
+    assert(output.startsWith("1\n2\n3\n"), output.slice(0, 20));
+    assert(output.endsWith("99999\n100000\nexit_code: 0"), output.slice(-40));
+    assert(/bytes of output cut here; 588895 bytes in total/.test(output), "marker");
+  },
+});
+
+Deno.test("run_command caps timeout_ms at 600000", () => {
+  assert(!tool.parameters.safeParse({ command: "x", timeout_ms: 600_001 }).success);
+  assertEquals(tool.parameters.parse({ command: "x" }).timeout_ms, 120_000);
+});
