@@ -39,7 +39,7 @@ export async function runCommand(command: Command, grants: Grants, io: CommandIO
         return EXIT.usage;
       }
       console.log(`Wrote ${written.value.pluginPath}\nWrote ${written.value.typesPath}`);
-      console.log(`Try it: harness tool ${command.name} '{"text": "hello"}'`);
+      console.log(`Try it: harness tool ${command.name} '{"who": "Ada"}'`);
       return EXIT.ok;
     }
     case "sessions":
