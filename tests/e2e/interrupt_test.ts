@@ -1,0 +1,97 @@
+// Ctrl-C end to end: SIGINT during a generation or a running tool aborts that work, records
+// a `cancelled` result for the tool, and leaves the conversation valid for the next message.
+// With -p, SIGINT exits 130.
+
+import { deepStrictEqual as assertEquals, match } from "node:assert/strict";
+import { reply, startFakeLlmServer } from "../helpers/fake_llm_server.ts";
+import { cliSandbox } from "../helpers/run_cli.ts";
+
+const posix = Deno.build.os !== "windows";
+
+async function waitFor(check: () => boolean, ms = 20_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error("timed out waiting");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+Deno.test({
+  name: "REPL Ctrl-C aborts a hanging generation and the next message works",
+  ignore: !posix,
+  async fn() {
+    await using sandbox = await cliSandbox();
+    await using server = startFakeLlmServer([reply().hang(), reply().text("after the interrupt")]);
+    const child = sandbox.spawn(["--base-url", server.baseUrl, "--model", "m"]);
+    const stdin = child.stdin.getWriter();
+    const encode = (text: string) => new TextEncoder().encode(text);
+    await stdin.write(encode("first\n"));
+    await waitFor(() => server.requests.length === 1);
+    child.kill("SIGINT");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await stdin.write(encode("second\n/exit\n"));
+    await stdin.close();
+    const out = await child.output();
+    const stdout = new TextDecoder().decode(out.stdout);
+    assertEquals(out.code, 0, new TextDecoder().decode(out.stderr));
+    match(stdout, /Interrupted/);
+    match(stdout, /after the interrupt/);
+    const last = server.requests[1]!.messages;
+    assertEquals(last.filter((m) => m.role === "user").map((m) => m.content), ["first", "second"]);
+  },
+});
+
+Deno.test({
+  name: "REPL Ctrl-C during run_command records cancelled and keeps the conversation valid",
+  ignore: !posix,
+  async fn() {
+    await using sandbox = await cliSandbox();
+    await using server = startFakeLlmServer([
+      reply().toolCall("run_command", { command: "sleep 30" }),
+      reply().text("ok, stopped"),
+    ]);
+    const child = sandbox.spawn([
+      "--base-url",
+      server.baseUrl,
+      "--model",
+      "m",
+      "--yes",
+      "--allow-run",
+      "-R",
+    ]);
+    const stdin = child.stdin.getWriter();
+    const encode = (text: string) => new TextEncoder().encode(text);
+    await stdin.write(encode("sleep please\n"));
+    await waitFor(() => server.requests.length === 1);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const started = Date.now();
+    child.kill("SIGINT");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await stdin.write(encode("what now?\n/exit\n"));
+    await stdin.close();
+    const out = await child.output();
+    const stdout = new TextDecoder().decode(out.stdout);
+    assertEquals(out.code, 0, new TextDecoder().decode(out.stderr));
+    if (Date.now() - started > 15_000) throw new Error("the interrupt did not stop the command");
+    match(stdout, /ok, stopped/);
+    const messages = server.requests[1]!.messages;
+    const result = JSON.parse(String(messages.find((m) => m.role === "tool")?.content));
+    assertEquals(result.error_type, "cancelled");
+    assertEquals(server.pairingErrors, []);
+  },
+});
+
+Deno.test({
+  name: "harness -p exits 130 on SIGINT",
+  ignore: !posix,
+  async fn() {
+    await using sandbox = await cliSandbox();
+    await using server = startFakeLlmServer([reply().hang()]);
+    const child = sandbox.spawn(["-p", "x", "--base-url", server.baseUrl, "--model", "m"]);
+    await child.stdin.close();
+    await waitFor(() => server.requests.length === 1);
+    child.kill("SIGINT");
+    const out = await child.output();
+    assertEquals(out.code, 130);
+  },
+});
