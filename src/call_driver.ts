@@ -152,8 +152,9 @@ export async function driveToolCall(
       : decision.by === "policy"
       ? "a policy rule"
       : "the run mode";
-    const detail = decision.reason ? `: ${decision.reason}` : "";
-    return done(failure("permission_denied", `Permission denied by ${who}${detail}`), {
+    // The approver's reason already says who denied it and what would allow it.
+    const message = decision.reason ?? `Permission denied by ${who}`;
+    return done(failure("permission_denied", message), {
       abortTurn: decision.abortTurn === true,
     });
   }

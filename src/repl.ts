@@ -47,6 +47,8 @@ export interface ReplOptions {
   addSignalListener?: ((handler: () => void) => () => void) | undefined;
 }
 
+type KeyListener = (...args: unknown[]) => void;
+
 /** A queue of lines from readline, so turn-time prompts and the main prompt share input. */
 class LineQueue {
   #lines: string[] = [];
@@ -62,11 +64,19 @@ class LineQueue {
     this.#closed = true;
     for (const waiter of this.#waiters.splice(0)) waiter(null);
   }
-  next(): Promise<string | null> {
+  /** The next line; null at end of input or when `signal` aborts first. */
+  next(signal?: AbortSignal): Promise<string | null> {
     const line = this.#lines.shift();
     if (line !== undefined) return Promise.resolve(line);
-    if (this.#closed) return Promise.resolve(null);
-    return new Promise((resolve) => this.#waiters.push(resolve));
+    if (this.#closed || signal?.aborted) return Promise.resolve(null);
+    return new Promise((resolve) => {
+      const waiter = (value: string | null) => resolve(value);
+      this.#waiters.push(waiter);
+      signal?.addEventListener("abort", () => {
+        this.#waiters = this.#waiters.filter((w) => w !== waiter);
+        resolve(null);
+      }, { once: true });
+    });
   }
   get closed(): boolean {
     return this.#closed;
@@ -88,6 +98,9 @@ export class Repl {
   #conversation: Conversation | undefined;
   /** Input ended (piped stdin is read ahead); queued lines are still processed. */
   #rlClosed = false;
+  #readlineKeys: KeyListener[] = [];
+  #keysDetached = false;
+  #keyWaiters: ((key: string) => void)[] = [];
 
   constructor(options: ReplOptions) {
     this.#options = options;
@@ -111,34 +124,68 @@ export class Repl {
     this.#rl.on("SIGINT", () => this.#interrupt());
     this.#removeSignal = options.addSignalListener?.(() => this.#interrupt());
 
-    // Keys typed during a turn (permission prompts): keypress events on a terminal, whole
-    // lines otherwise (the first character is the key).
-    const keyWaiters: ((key: string) => void)[] = [];
+    // On a terminal, readline's own key handling is detached while a turn runs, so the keys
+    // typed then (permission answers, Ctrl-C) reach only the turn and are not echoed into the
+    // prompt line; it is attached again for one-line answers and after the turn.
     if (options.terminal) {
-      options.input.on("keypress", (sequence: string | undefined) => {
-        const waiter = keyWaiters.shift();
-        if (waiter && sequence !== undefined) waiter(sequence);
-      });
+      this.#readlineKeys = options.input.listeners("keypress") as KeyListener[];
+      options.input.on("keypress", (sequence: string | undefined) => this.#onTurnKey(sequence));
     }
     this.turnInput = {
       write: (text) => this.#write(text),
       readKey: (signal) => {
         if (!options.terminal) {
-          return this.#lines.next().then((line) =>
+          return this.#lines.next(signal).then((line) =>
             line === null ? "\x03" : line.trim().slice(0, 1) || "\r"
           );
         }
         return new Promise((resolve) => {
-          keyWaiters.push(resolve);
-          signal?.addEventListener("abort", () => resolve("\x03"), { once: true });
+          const waiter = (key: string) => resolve(key);
+          this.#keyWaiters.push(waiter);
+          signal?.addEventListener("abort", () => {
+            this.#keyWaiters = this.#keyWaiters.filter((w) => w !== waiter);
+            resolve("\x03");
+          }, { once: true });
         });
       },
       readLine: async (prompt) => {
-        this.#write(prompt);
-        this.#clearLine();
-        return await this.#lines.next();
+        const signal = this.#turn?.signal;
+        if (!options.terminal || this.#rlClosed) {
+          this.#write(prompt);
+          return await this.#lines.next(signal);
+        }
+        this.#attachKeys();
+        this.#rl.setPrompt(prompt);
+        this.#rl.prompt();
+        try {
+          return await this.#lines.next(signal);
+        } finally {
+          this.#rl.setPrompt(options.style.cyan("> "));
+          if (this.#turn) this.#detachKeys();
+        }
       },
     };
+  }
+
+  #onTurnKey(sequence: string | undefined) {
+    if (!this.#keysDetached || sequence === undefined) return;
+    const waiter = this.#keyWaiters.shift();
+    if (waiter) waiter(sequence);
+    else if (sequence === "\x03") this.#interrupt();
+  }
+
+  #detachKeys() {
+    if (this.#keysDetached) return;
+    for (const listener of this.#readlineKeys) {
+      this.#options.input.removeListener("keypress", listener);
+    }
+    this.#keysDetached = this.#readlineKeys.length > 0;
+  }
+
+  #attachKeys() {
+    if (!this.#keysDetached) return;
+    for (const listener of this.#readlineKeys) this.#options.input.on("keypress", listener);
+    this.#keysDetached = false;
   }
 
   /** Slash commands (set after construction when they need parts built later). */
@@ -188,6 +235,7 @@ export class Repl {
   async #runTurn(conversation: Conversation, text: string | null): Promise<TurnOutcome> {
     const { style, terminal } = this.#options;
     this.#turn = new AbortController();
+    if (terminal) this.#detachKeys();
     const renderer = createTextRenderer({
       write: (t) => this.#write(t),
       note: (t) => this.#write(t),
@@ -204,6 +252,7 @@ export class Repl {
     } finally {
       renderer.stop();
       this.#turn = undefined;
+      this.#attachKeys();
       this.#clearLine();
     }
   }

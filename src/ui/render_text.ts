@@ -144,6 +144,15 @@ export function createTextRenderer(options: TextRendererOptions): {
         }
         break;
       case "message":
+        // A turn's text is complete; the next output (a permission prompt, a tool line)
+        // starts on its own line.
+        if (event.message.kind === "assistant" || event.message.kind === "tool_call") {
+          stopSpinner();
+          if (!atLineStart) options.note("\n");
+          atLineStart = true;
+          inReasoning = false;
+        }
+        break;
       case "usage":
       case "state_changed":
         break;
