@@ -32,8 +32,14 @@ export interface AgentLoopOptions {
   parseArguments?: ArgumentParser;
   /** Shortens the message list before a request when it would overflow the context. */
   fitMessages?: (messages: readonly Message[]) => readonly Message[];
-  /** Called for each failed call; returning a message stops the turn (repeated failures). */
-  onCallFailed?: (call: ToolCall, result: ToolResult) => string | undefined;
+  /**
+   * Called for each failed call. Returning a stop ends the turn (repeated failures): `user`
+   * is said to the user, `model` is added to the call's result for the model's next turn.
+   */
+  onCallFailed?: (
+    call: ToolCall,
+    result: ToolResult,
+  ) => { user: string; model: string } | undefined;
   clock?: () => number;
 }
 
@@ -192,8 +198,11 @@ async function runCalls(
       } else if (driven.abortTurn || signal.aborted) {
         stop = { reason: "interrupted", extra: {} };
       } else if (!result.success && options.onCallFailed) {
-        const message = options.onCallFailed(call, result);
-        if (message) stop = { reason: "error", extra: { errorMessage: message } };
+        const stopped = options.onCallFailed(call, result);
+        if (stopped) {
+          result = { ...result, error_message: `${result.error_message}. ${stopped.model}` };
+          stop = { reason: "error", extra: { errorMessage: stopped.user } };
+        }
       }
       display = driven.display;
       status = driven.state.status;

@@ -80,10 +80,15 @@ export class Conversation {
       sentEstimate = estimateTokens(fitted.messages);
       return fitted.messages;
     };
-    const failures = new RepeatedFailureTracker(this.parts.repeatedFailureLimit ?? 3);
-    const onCallFailed = (call: ToolCall, result: ToolResult): string | undefined =>
+    const limit = this.parts.repeatedFailureLimit ?? 3;
+    const failures = new RepeatedFailureTracker(limit);
+    const onCallFailed = (call: ToolCall, result: ToolResult) =>
       failures.record(call.name, call.arguments, `${result.error_type}: ${result.error_message}`)
-        ? failures.stopMessage(call.name)
+        ? {
+          user: `Stopped: the model called "${call.name}" ${limit} times with the same ` +
+            `failing arguments (${result.error_type}); rephrase your request or type /continue`,
+          model: failures.stopMessage(call.name),
+        }
         : undefined;
     try {
       return await runAgentLoop(this.messages, userText, {

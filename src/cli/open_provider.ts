@@ -11,6 +11,8 @@ export interface OpenedProvider {
   provider: Provider;
   /** Context length the provider knows, for context warnings. */
   contextLength?: number;
+  /** Things the user should know at startup. */
+  notes?: string[];
   close?(): Promise<void>;
 }
 
@@ -75,7 +77,11 @@ export async function openProvider(
       ...(onProgress ? { onProgress } : {}),
     });
     if (!loaded.ok) return loaded;
-    opened = { provider: loaded.value, close: () => loaded.value.close() };
+    opened = {
+      provider: loaded.value,
+      contextLength: loaded.value.contextSize,
+      close: () => loaded.value.close(),
+    };
   } else if (
     settings.provider === "ollama" ||
     (settings.provider === undefined && looksLikeOllamaRoot(settings.baseUrl))
@@ -92,11 +98,18 @@ export async function openProvider(
     const provider = make(model);
     const info = await provider.inspect();
     if (!info.ok) return info;
+    // An empty list means the server did not say, not "no tools".
+    const { capabilities } = info.value;
+    if (capabilities.length > 0 && !capabilities.includes("tools")) {
+      return err({
+        kind: "usage",
+        message: `Model "${model}" does not support tools: pick a model whose capabilities ` +
+          `include "tools" (ollama show ${model})`,
+      });
+    }
     opened = {
       provider,
-      ...(info.value.contextLength
-        ? { contextLength: Math.min(info.value.contextLength, settings.numCtx) }
-        : {}),
+      contextLength: Math.min(info.value.contextLength ?? settings.numCtx, settings.numCtx),
     };
   } else {
     const { createOpenAICompatProvider } = await import("../providers/openai_compat.ts");
@@ -114,6 +127,15 @@ export async function openProvider(
       model = resolved.value;
     }
     opened = { provider: make(model) };
+    if (looksLikeOllamaRoot(settings.baseUrl.replace(/\/v1$/, ""))) {
+      // Ollama's OpenAI-compatible endpoint ignores num_ctx, so its small default applies.
+      opened.notes = [
+        `Ollama's OpenAI-compatible endpoint uses Ollama's default context size: for ` +
+        `--num-ctx ${settings.numCtx} use its native API with --base-url ${
+          settings.baseUrl.replace(/\/v1$/, "")
+        }`,
+      ];
+    }
   }
   if (settings.textToolCalls) {
     const { withTextToolCalls } = await import("../providers/with_text_tool_calls.ts");

@@ -98,6 +98,7 @@ export async function runConversation(
     return opened.error.kind === "usage" ? EXIT.usage : EXIT.runtime;
   }
   const { provider } = opened.value;
+  for (const note of opened.value.notes ?? []) writeErr(`${style.dim(`note: ${note}`)}\n`);
 
   // The REPL owns stdin; permission prompts and trust questions read through it.
   let repl: Repl | undefined;

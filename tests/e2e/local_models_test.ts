@@ -157,9 +157,7 @@ Deno.test("looksLikeOllamaRoot() accepts only port 11434 without a path", () => 
   assert(!looksLikeOllamaRoot("not a url"));
 });
 
-// FAILS today: open_provider.ts never checks the capabilities it fetched, so the error only
-// comes from the first model turn and exits 1. A model without "tools" is a usage error
-// (its kind is "usage"), so it should exit 2 before any request is made.
+// A model without "tools" is a usage error: exit 2 before any chat request is made.
 Deno.test("harness -p exits 2 before chatting when the Ollama model lacks the tools capability", async () => {
   await using sandbox = await cliSandbox();
   await using server = startFakeOllama({
@@ -410,8 +408,10 @@ Deno.test("harness -p stops the turn after three identical failing calls", async
   assertEquals(out.code, 1, out.stderr);
   const json = lastJsonLine(out.stdout);
   assertEquals(json.stop_reason, "error");
-  match(String(json.error), /"read_file" failed the same way 3 times/);
+  match(String(json.error), /called "read_file" 3 times with the same failing arguments/);
   const calls = json.tool_calls as JsonCall[];
+  // The model learns it too, in the last result, for when the user continues.
+  match(String(calls.at(-1)?.result.error_message), /stop repeating it/);
   assertEquals(calls.length, 3);
   assert(calls.every((c) => !c.result.success));
   assertEquals(server.requests.length, 3);
