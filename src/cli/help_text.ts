@@ -1,0 +1,45 @@
+// The text of `harness --help`: every command, flag, permission flag and exit code of the
+// command-line contract in DESIGN.md. Kept apart from the parser so each stays short.
+
+/** Printed by `harness --help`. */
+export const HELP = `harness: a terminal agent for local LLMs
+
+Usage:
+  harness [flags] [Deno permission flags]        interactive REPL
+  harness -p "PROMPT" [flags]                    one-shot run, prints the final answer
+  harness tool NAME 'JSON'                       run one tool without a model
+  harness sessions [list|export ID|search TEXT|delete ID]
+  harness policy explain TOOL 'JSON'             show which rule decides a call
+  harness plugin new NAME                        write a plugin skeleton to ./plugins
+
+Flags:
+  -p, --print PROMPT     run one prompt and exit ("-" reads it from stdin)
+  --base-url URL         OpenAI-compatible endpoint (default http://127.0.0.1:11434/v1)
+  --model NAME           model name (required if the server lists more than one)
+  --api-key KEY          else $HARNESS_API_KEY / $OPENAI_API_KEY
+  --provider NAME        openai | ollama (default: ollama for an Ollama root URL, else openai)
+  --max-iterations N     model turns per user message (default 10)
+  --max-tool-calls N     tool calls run per model turn (default 15)
+  --yes, -y              approve every call the sandbox allows (policy denies still apply)
+  --policies FILE        extra policy file (after ~/.config/harness/policies.jsonc)
+  --plugins DIR          extra plugin folder (repeatable)
+  --resume [ID]          resume a session (pick from a list without ID)
+  --continue, -c         resume the latest session in this folder
+  --no-session           record nothing (no session log)
+  --output-format F      text | json | stream-json (with -p; default text)
+  --num-ctx N            context length to request from Ollama (default 8192)
+  --tool-call-ids MODE   native | short (9 alphanumerics, for Mistral on vLLM)
+  --no-text-tool-calls   do not parse tool calls that a model wrote as text
+  --model-file PATH      run a GGUF model in-process (node-llama-cpp)
+  --ctx-size N           context size for --model-file (default: model's, at most 8192)
+  --gpu MODE             auto | off (with --model-file; default auto)
+  -V, --version          print the version
+  -h, --help             print this help
+
+Deno permission flags (the sandbox every tool runs in; nothing is granted by default):
+  --allow-read[=PATHS] -R   --allow-write[=PATHS] -W   --allow-net[=HOSTS] -N
+  --allow-run[=PROGRAMS]    --allow-env[=VARS] -E      --allow-sys[=APIS] -S
+  --allow-ffi[=PATHS]       -A, --allow-all            --deny-<name>[=...]
+
+Exit codes: 0 answered, 1 runtime error, 2 usage or config error, 3 stopped by a limit,
+130 interrupted`;
