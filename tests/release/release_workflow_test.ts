@@ -54,6 +54,12 @@ Deno.test("release.yml tests first, compiles with --target and --include plugins
     assert(compile.includes(part), `compile step lacks ${part}: ${compile}`);
   }
   assert(compile.includes("--output dist/harness-${{ matrix.target }}${{ matrix.ext }}"), compile);
+  // Every flag of deno.json's "compile" task (the worker and plugins embedded, no prompts).
+  const task: string = JSON.parse(await readRepoFile("deno.json")).tasks.compile;
+  const taskFlags = task.slice("deno compile ".length, task.indexOf("--output")).trim();
+  for (const flag of taskFlags.split(/ (?=-)/)) {
+    assert(compile.replace(/\s+/g, " ").includes(flag), `compile step lacks "${flag}": ${compile}`);
+  }
 });
 
 Deno.test("release.yml computes SHA256SUMS and attaches every file to the release", async () => {
