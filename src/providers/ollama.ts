@@ -1,10 +1,10 @@
 // Ollama's native API: POST /api/chat with NDJSON streaming, /api/show for the model's
-// context length and capabilities, /api/tags for the model list. The only file that knows
-// this wire format. It sends options.num_ctx so Ollama does not silently cut the prompt to
-// its small default context. Never throws: failures become error turns or error Results.
+// context length and capabilities, /api/tags for the model list. This file and ollama/ are
+// the only code that knows this wire format. It sends options.num_ctx so Ollama does not
+// silently cut the prompt to its small default context. Never throws: failures become error
+// turns or error Results.
 
 import { type AgentError, err, ok, type Result } from "../errors.ts";
-import type { Message, ToolCall, Usage } from "../messages.ts";
 import type {
   AssistantTurn,
   ModelLister,
@@ -13,17 +13,23 @@ import type {
   ProviderEvent,
   StopReason,
 } from "./provider.ts";
+import { type ChatStreamEnd, readChatStream } from "./ollama/chat_stream.ts";
+import {
+  errorText,
+  httpError,
+  isAbort,
+  noToolsError,
+  unreachableError,
+} from "./ollama/http_errors.ts";
+import { isObject } from "./ollama/json_values.ts";
+import { type OllamaModelInfo, showModel } from "./ollama/show.ts";
+import { toOllamaMessages } from "./ollama/wire_messages.ts";
+
+export type { OllamaModelInfo } from "./ollama/show.ts";
+export { toOllamaMessages } from "./ollama/wire_messages.ts";
 
 /** Upper bound for num_ctx when neither --num-ctx nor numCtx says otherwise. */
 export const DEFAULT_MAX_NUM_CTX = 8192;
-
-/** What /api/show says about the model. */
-export interface OllamaModelInfo {
-  /** The model's trained context length (`model_info["<arch>.context_length"]`). */
-  contextLength?: number;
-  /** For example ["completion", "tools", "thinking"]; empty when the server does not say. */
-  capabilities: string[];
-}
 
 export interface OllamaOptions {
   /** Ollama's root URL, e.g. http://127.0.0.1:11434 (a trailing /v1 or /api is ignored). */
@@ -71,172 +77,6 @@ function rootOf(baseUrl: string): string {
   return baseUrl.replace(/\/+$/, "").replace(/\/(v1|api)$/, "");
 }
 
-interface WireToolCall {
-  id?: string;
-  function: { name: string; arguments: Record<string, unknown> };
-}
-
-interface WireMessage {
-  role: "system" | "user" | "assistant" | "tool";
-  content: string;
-  tool_calls?: WireToolCall[];
-  tool_name?: string;
-  tool_call_id?: string;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function argumentsObject(text: string): Record<string, unknown> {
-  try {
-    const value: unknown = JSON.parse(text);
-    return isObject(value) ? value : {};
-  } catch {
-    return {};
-  }
-}
-
-/**
- * Converts canonical messages to /api/chat messages: tool calls join the assistant message
- * before them (arguments as objects); results become role "tool" with `tool_name`.
- *
- * @example
- * ```ts
- * import { toOllamaMessages } from "./ollama.ts";
- * const wire = toOllamaMessages([
- *   { kind: "assistant", content: "", data: {} },
- *   { kind: "tool_call", content: "ls {}", data: { id: "c1", name: "ls", arguments: '{"a":1}' } },
- * ]);
- * if (wire[0]?.tool_calls?.[0]?.function.arguments.a !== 1) throw new Error();
- * ```
- */
-export function toOllamaMessages(messages: readonly Message[]): WireMessage[] {
-  const wire: WireMessage[] = [];
-  for (const message of messages) {
-    switch (message.kind) {
-      case "system":
-      case "user":
-        wire.push({ role: message.kind, content: message.content });
-        break;
-      case "assistant":
-        wire.push({ role: "assistant", content: message.content });
-        break;
-      case "tool_call": {
-        let last = wire.at(-1);
-        if (last?.role !== "assistant") {
-          last = { role: "assistant", content: "" };
-          wire.push(last);
-        }
-        (last.tool_calls ??= []).push({
-          id: message.data.id,
-          function: { name: message.data.name, arguments: argumentsObject(message.data.arguments) },
-        });
-        break;
-      }
-      case "tool_result":
-        wire.push({
-          role: "tool",
-          content: message.content,
-          tool_name: message.data.name,
-          tool_call_id: message.data.callId,
-        });
-        break;
-      default: {
-        const never: never = message;
-        throw new Error(`unhandled message ${JSON.stringify(never)}`);
-      }
-    }
-  }
-  return wire;
-}
-
-function unreachable(root: string, error: unknown): AgentError {
-  // Deno puts the socket error in `cause`: "fetch failed" alone says nothing.
-  const messages: string[] = [];
-  for (let e: unknown = error; e !== undefined && messages.length < 4;) {
-    messages.push(e instanceof Error ? e.message : String(e));
-    e = e instanceof Error ? e.cause : undefined;
-  }
-  const text = messages.at(-1) ?? "unknown error";
-  const all = messages.join(" ");
-  const refused = /refused|os error 111|ECONNREFUSED/i.test(all);
-  return {
-    kind: "provider_unreachable",
-    baseUrl: root,
-    cause: `${
-      refused ? "connection refused" : text
-    }: start Ollama with "ollama serve" or pass --base-url`,
-  };
-}
-
-function isAbort(error: unknown, signal: AbortSignal | undefined): boolean {
-  return signal?.aborted === true || (error instanceof DOMException && error.name === "AbortError");
-}
-
-async function errorText(response: Response): Promise<string> {
-  const body = await response.text().catch(() => "");
-  try {
-    const parsed: unknown = JSON.parse(body);
-    if (isObject(parsed) && typeof parsed.error === "string") return parsed.error;
-  } catch {
-    // not JSON: use the text
-  }
-  return body.trim() || response.statusText || "no detail";
-}
-
-function noToolsError(model: string): AgentError {
-  return {
-    kind: "usage",
-    message: `Model "${model}" does not support tools: pick a model whose capabilities ` +
-      `include "tools" (ollama show ${model})`,
-  };
-}
-
-/** The error for a failed HTTP answer, with the fix for the common cases. */
-function httpError(root: string, model: string, status: number, text: string): AgentError {
-  if (/does not support tools/i.test(text)) return noToolsError(model);
-  const notFound = status === 404 && /not found/i.test(text);
-  return {
-    kind: "provider_http",
-    baseUrl: root,
-    status,
-    message: notFound
-      ? `${text}: pull it with "ollama pull ${model}" or pick one from "ollama list"`
-      : text,
-  };
-}
-
-/** Reads NDJSON objects from a response body. */
-async function* ndjson(body: ReadableStream<Uint8Array>): AsyncGenerator<unknown | SyntaxError> {
-  let buffer = "";
-  for await (const chunk of body.pipeThrough(new TextDecoderStream())) {
-    buffer += chunk;
-    let newline: number;
-    while ((newline = buffer.indexOf("\n")) >= 0) {
-      const line = buffer.slice(0, newline).trim();
-      buffer = buffer.slice(newline + 1);
-      if (line === "") continue;
-      try {
-        yield JSON.parse(line);
-      } catch (error) {
-        yield error as SyntaxError;
-      }
-    }
-  }
-  if (buffer.trim() !== "") {
-    try {
-      yield JSON.parse(buffer);
-    } catch (error) {
-      yield error as SyntaxError;
-    }
-  }
-}
-
-function randomId(): string {
-  return `call_${crypto.randomUUID().replaceAll("-", "").slice(0, 24)}`;
-}
-
 /**
  * Creates a provider for Ollama's native API.
  *
@@ -261,40 +101,9 @@ export function createOllamaProvider(options: OllamaOptions): OllamaProvider {
   const cap = options.maxNumCtx ?? DEFAULT_MAX_NUM_CTX;
   let inspected: Promise<Result<OllamaModelInfo, AgentError>> | undefined;
 
-  async function show(signal?: AbortSignal): Promise<Result<OllamaModelInfo, AgentError>> {
-    let response: Response;
-    try {
-      response = await fetch(`${root}/api/show`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ model }),
-        ...(signal ? { signal } : {}),
-      });
-    } catch (error) {
-      return err(unreachable(root, error));
-    }
-    if (!response.ok) {
-      return err(httpError(root, model, response.status, await errorText(response)));
-    }
-    const body: unknown = await response.json().catch(() => undefined);
-    const info = isObject(body) && isObject(body.model_info) ? body.model_info : {};
-    const arch = info["general.architecture"];
-    const lengthKey = typeof arch === "string" && `${arch}.context_length` in info
-      ? `${arch}.context_length`
-      : Object.keys(info).find((key) => key.endsWith(".context_length"));
-    const length = lengthKey === undefined ? undefined : info[lengthKey];
-    const capabilities = isObject(body) && Array.isArray(body.capabilities)
-      ? body.capabilities.filter((c): c is string => typeof c === "string")
-      : [];
-    return ok({
-      ...(typeof length === "number" && length > 0 ? { contextLength: length } : {}),
-      capabilities,
-    });
-  }
-
   function inspect(signal?: AbortSignal): Promise<Result<OllamaModelInfo, AgentError>> {
     if (!inspected) {
-      inspected = show(signal).then((result) => {
+      inspected = showModel(root, model, { signal }).then((result) => {
         if (!result.ok) inspected = undefined; // try again next time
         return result;
       });
@@ -362,56 +171,17 @@ export function createOllamaProvider(options: OllamaOptions): OllamaProvider {
         ...(request.signal ? { signal: request.signal } : {}),
       });
     } catch (error) {
-      return isAbort(error, request.signal) ? aborted() : fail(unreachable(root, error));
+      return isAbort(error, request.signal) ? aborted() : fail(unreachableError(root, error));
     }
     if (!response.ok || !response.body) {
-      return fail(httpError(root, model, response.status, await errorText(response)));
+      return fail(
+        httpError(root, model, { status: response.status, text: await errorText(response) }),
+      );
     }
 
-    let doneReason: string | undefined;
-    let usage: Usage | undefined;
+    let end: ChatStreamEnd;
     try {
-      for await (const line of ndjson(response.body)) {
-        if (line instanceof SyntaxError || !isObject(line)) {
-          await response.body.cancel().catch(() => {});
-          return fail({ kind: "provider_stream", baseUrl: root, message: "a line is not JSON" });
-        }
-        if (typeof line.error === "string") {
-          return fail({ kind: "provider_stream", baseUrl: root, message: line.error });
-        }
-        const message = isObject(line.message) ? line.message : {};
-        if (typeof message.thinking === "string" && message.thinking !== "") {
-          turn.reasoning += message.thinking;
-          onEvent?.({ type: "reasoning_delta", text: message.thinking });
-        }
-        if (typeof message.content === "string" && message.content !== "") {
-          turn.text += message.content;
-          onEvent?.({ type: "text_delta", text: message.content });
-        }
-        if (Array.isArray(message.tool_calls)) {
-          for (const raw of message.tool_calls) {
-            const call = readToolCall(raw);
-            if (!call) continue;
-            turn.toolCalls.push(call);
-            onEvent?.({
-              type: "tool_call_started",
-              index: turn.toolCalls.length - 1,
-              name: call.name,
-            });
-          }
-        }
-        if (line.done === true) {
-          doneReason = typeof line.done_reason === "string" ? line.done_reason : "stop";
-          const prompt = line.prompt_eval_count;
-          const completion = line.eval_count;
-          if (typeof prompt === "number" || typeof completion === "number") {
-            usage = {
-              promptTokens: typeof prompt === "number" ? prompt : 0,
-              completionTokens: typeof completion === "number" ? completion : 0,
-            };
-          }
-        }
-      }
+      end = await readChatStream(response.body, turn, onEvent);
     } catch (error) {
       if (isAbort(error, request.signal)) return aborted();
       return fail({
@@ -420,8 +190,11 @@ export function createOllamaProvider(options: OllamaOptions): OllamaProvider {
         message: `the connection broke: ${error instanceof Error ? error.message : String(error)}`,
       });
     }
+    if (end.kind === "stream_error") {
+      return fail({ kind: "provider_stream", baseUrl: root, message: end.message });
+    }
     if (request.signal?.aborted) return aborted();
-    if (doneReason === undefined) {
+    if (end.doneReason === undefined) {
       return fail({
         kind: "provider_stream",
         baseUrl: root,
@@ -431,10 +204,10 @@ export function createOllamaProvider(options: OllamaOptions): OllamaProvider {
     // Ollama says "stop" even when the turn ends in tool calls.
     const stopReason: StopReason = turn.toolCalls.length > 0
       ? "tool_calls"
-      : doneReason === "length"
+      : end.doneReason === "length"
       ? "length"
       : "stop";
-    return { ...turn, stopReason, ...(usage ? { usage } : {}) };
+    return { ...turn, stopReason, ...(end.usage ? { usage: end.usage } : {}) };
   }
 
   async function listModels(signal?: AbortSignal): Promise<Result<string[], AgentError>> {
@@ -442,10 +215,12 @@ export function createOllamaProvider(options: OllamaOptions): OllamaProvider {
     try {
       response = await fetch(`${root}/api/tags`, signal ? { signal } : {});
     } catch (error) {
-      return err(unreachable(root, error));
+      return err(unreachableError(root, error));
     }
     if (!response.ok) {
-      return err(httpError(root, model, response.status, await errorText(response)));
+      return err(
+        httpError(root, model, { status: response.status, text: await errorText(response) }),
+      );
     }
     const body: unknown = await response.json().catch(() => undefined);
     const models = isObject(body) && Array.isArray(body.models) ? body.models : [];
@@ -467,15 +242,4 @@ export function createOllamaProvider(options: OllamaOptions): OllamaProvider {
       return numCtxFor(info.ok ? info.value : undefined);
     },
   };
-}
-
-/** One wire tool call to canonical: arguments object stringified, id generated if missing. */
-function readToolCall(raw: unknown): ToolCall | undefined {
-  if (!isObject(raw) || !isObject(raw.function)) return undefined;
-  const name = raw.function.name;
-  if (typeof name !== "string" || name === "") return undefined;
-  const args = raw.function.arguments;
-  const text = typeof args === "string" ? (args.trim() || "{}") : JSON.stringify(args ?? {});
-  const id = typeof raw.id === "string" && raw.id !== "" ? raw.id : randomId();
-  return { id, name, arguments: text };
 }
