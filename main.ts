@@ -6,6 +6,9 @@ import denoJson from "./deno.json" with { type: "json" };
 import { type Command, HELP, parseCommand } from "./src/cli/args.ts";
 import { formatAgentError } from "./src/errors.ts";
 import { parseGrantFlags } from "./src/sandbox/grants.ts";
+import { tracePhase } from "./src/cli/startup_trace.ts";
+
+tracePhase("main.ts and its static imports loaded");
 
 const EXIT_USAGE = 2;
 
@@ -35,6 +38,7 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     default: {
       const { runCommand } = await import("./src/cli/run_command.ts");
+      tracePhase("run_command.ts imported");
       return await runCommand(command, grants.value.grants, { printError });
     }
   }

@@ -1,14 +1,16 @@
 // Finds plugin files (built-in, user, project, --plugins), asks before loading untrusted
 // project plugins, and starts the sandboxed tool host. Broken plugins are reported once
-// and skipped; they never stop the harness.
+// and skipped; they never stop the harness. With `background`, the tool list loads after
+// this returns (the REPL shows its prompt meanwhile) and warnings follow when it is known.
 
 import type { Settings } from "../config.ts";
 import { configDir } from "../config.ts";
 import { formatAgentError } from "../errors.ts";
 import { checkProjectTrust, type TrustIO } from "../plugins/project_trust.ts";
 import { discoverPlugins } from "../plugins/load_plugins.ts";
+import { schemaCachePath } from "../plugins/schema_cache.ts";
 import type { Grants } from "../sandbox/grants.ts";
-import { createToolHost, type ToolHost } from "../sandbox/tool_host.ts";
+import { openToolHost, type ToolHost } from "../sandbox/tool_host.ts";
 
 export interface OpenToolsOptions {
   settings: Settings;
@@ -18,12 +20,20 @@ export interface OpenToolsOptions {
   /** REPL: ask about new project plugins; -p: skip them with a warning. */
   interactive: boolean;
   io: TrustIO;
+  /** Return before the tool list is known; warnings are written once it is. */
+  background?: boolean;
 }
 
-/** Starts the tool host; warnings (bad plugins, skipped ones) are written to `io`. */
+/**
+ * Starts the tool host; warnings (bad plugins, skipped ones) are written to `io`.
+ *
+ * @returns The host, the names of the plugin files to load (each tool is named after its
+ * file, so this is the tool list unless a plugin turns out broken), and the warnings written
+ * so far (with `background`, list-time warnings come later).
+ */
 export async function openTools(
   options: OpenToolsOptions,
-): Promise<{ host: ToolHost; warnings: string[] }> {
+): Promise<{ host: ToolHost; names: string[]; warnings: string[] }> {
   const warnings: string[] = [];
   const discovered = await discoverPlugins({
     cwd: options.cwd,
@@ -42,16 +52,24 @@ export async function openTools(
     const load = new Set(trust.load);
     files = files.filter((file) => file.origin !== "project" || load.has(file.path));
   }
-  const { host, errors } = await createToolHost({
+  const cacheFile = schemaCachePath(Deno.env.toObject());
+  const host = openToolHost({
     grants: options.grants,
     workspace: options.cwd,
     dataDir: options.dataDir,
     pluginFiles: files,
+    ...(cacheFile ? { schemaCacheFile: cacheFile } : {}),
     timeouts: options.settings.toolTimeouts,
     maxOutputSize: options.settings.maxOutputSize,
     toolOutputLimit: options.settings.toolOutputLimit,
   });
-  for (const error of errors) warnings.push(formatAgentError(error));
   for (const warning of warnings) options.io.write(`warning: ${warning}\n`);
-  return { host, warnings };
+  const reportLoadErrors = host.loadErrors().then((errors) => {
+    for (const error of errors) {
+      warnings.push(formatAgentError(error));
+      options.io.write(`warning: ${formatAgentError(error)}\n`);
+    }
+  });
+  if (!options.background) await reportLoadErrors;
+  return { host, names: [...new Set(files.map((file) => file.name))], warnings };
 }

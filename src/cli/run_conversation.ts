@@ -26,6 +26,7 @@ import { appendHistory, loadHistory } from "../repl_history.ts";
 import { createStyle, wantsColor } from "../ui/style.ts";
 import { repairArguments } from "../tools/repair_arguments.ts";
 import denoJson from "../../deno.json" with { type: "json" };
+import { tracePhase } from "./startup_trace.ts";
 
 const encoder = new TextEncoder();
 const writeOut = (text: string) => Deno.stdout.writeSync(encoder.encode(text));
@@ -40,8 +41,10 @@ export async function runConversation(
   const cwd = Deno.cwd();
   const env = (name: string) => Deno.env.get(name);
   const printMode = flags.prompt !== undefined;
+  tracePhase("run_conversation.ts imported");
   const settings = await settingsOrExit(flags, io);
   if (typeof settings === "number") return settings;
+  tracePhase("settings loaded");
   let prompt = flags.prompt;
   if (prompt === "-") prompt = await new Response(Deno.stdin.readable).text();
 
@@ -52,8 +55,10 @@ export async function runConversation(
     io.printError(formatAgentError(rules.error));
     return EXIT.usage;
   }
+  tracePhase("policy files loaded");
   const store = openStoreOrExit(flags, io);
   if (typeof store === "number") return store;
+  tracePhase("session store opened");
 
   // Which session: a new one, the latest here (--continue) or a given one (--resume).
   let resumeId: string | undefined;
@@ -98,6 +103,7 @@ export async function runConversation(
     return opened.error.kind === "usage" ? EXIT.usage : EXIT.runtime;
   }
   const { provider } = opened.value;
+  tracePhase("provider opened");
   for (const note of opened.value.notes ?? []) writeErr(`${style.dim(`note: ${note}`)}\n`);
 
   // The REPL owns stdin; permission prompts and trust questions read through it.
@@ -127,6 +133,7 @@ export async function runConversation(
     };
   }
 
+  tracePhase("REPL created");
   const outputsDir = join(dataDir(), "outputs");
   const tools = await openTools({
     settings,
@@ -135,7 +142,10 @@ export async function runConversation(
     dataDir: outputsDir,
     interactive: !printMode,
     io: { write: writeErr, readLine: (text) => turnInput.readLine(text) },
+    background: true,
   });
+  tracePhase("tools opened");
+  if (printMode) await tools.host.ready(); // nothing to show meanwhile: list the real tools
   const approver = createPolicyApprover({
     rules: rules.value,
     mode: flags.yes ? "yes" : printMode ? "non_interactive" : "interactive",
@@ -166,12 +176,18 @@ export async function runConversation(
     parseArguments: repairArguments,
     ...(opened.value.contextLength ? { contextLength: opened.value.contextLength } : {}),
   });
+  // The tool list may still be loading (the prompt does not wait for it): until it is known,
+  // the plugin file names stand for the tool names, which equal them.
+  const toolNames = () => {
+    const listed = tools.host.list().map((tool) => tool.name);
+    return listed.length > 0 ? listed : tools.names;
+  };
   const systemPrompt = () =>
     buildSystemPrompt({
       workspace: cwd,
       now: new Date(),
       os: Deno.build.os,
-      tools: tools.host.list().map((tool) => tool.name),
+      tools: toolNames(),
       ...(settings.systemPrompt !== undefined ? { custom: settings.systemPrompt } : {}),
     });
   const fresh = () => Conversation.start(partsWith(newRecorder()), systemPrompt());
@@ -243,7 +259,12 @@ export async function runConversation(
     repl!.setBanner(
       banner(settings, provider.model, grants, conversation.parts.recorder.id, flags, style),
     );
-    exitCode = await repl!.run(conversation);
+    const running = repl!.run(conversation);
+    tracePhase("REPL prompt shown");
+    // While the user types: list the tools and start the busiest sandbox worker.
+    void tools.host.ready().then(() => tracePhase("tool list ready"));
+    void tools.host.warmUp().then(() => tracePhase("sandbox worker started"));
+    exitCode = await running;
     conversation = repl!.conversation ?? conversation;
   }
   conversation.parts.recorder.end();

@@ -1,79 +1,24 @@
-// Entry of a sandbox Worker (created by tool_host.ts with `deno: { permissions }`). It imports
-// plugin files by URL, checks each default export, then serves validate/run requests. All
-// plugin code runs here, never on the main thread. Deny lists that Worker permissions cannot
-// express are enforced by a guard around Deno's file, network and process APIs.
+// Entry of a sandbox Worker (created by tool_host.ts with `deno: { permissions }`). A
+// "list" worker imports every plugin and reports the schemas; a "serve" worker imports its
+// group's plugins on the first request, revokes the read grants it needed for that, then
+// serves validate/run. All plugin code runs here, never on the main thread.
 
-import { basename, resolve as resolvePath } from "node:path";
-import { fileURLToPath } from "node:url";
-import { z } from "zod";
 import type { ToolErrorType } from "../messages.ts";
-import {
-  defineTool,
-  type ToolContext,
-  type ToolDefinition,
-  ToolError,
-  type ToolPermissions,
-} from "../tools/define_tool.ts";
+import { type ToolContext, type ToolDefinition, ToolError } from "../tools/define_tool.ts";
 import { resolveWorkspacePath } from "../tools/workspace_path.ts";
-import { covers, describeNotCapable, type Grants, type PermissionName } from "./grants.ts";
+import { installDenyGuard, replaceDenoMember } from "./deny_guard.ts";
+import { describeNotCapable } from "./grants.ts";
+import { describeIssues, loadPlugin, shown, wireInfo } from "./plugin_definition.ts";
+import type {
+  HostToWorker,
+  LoadFailure,
+  LoadMessage,
+  WireToolInfo,
+  WorkerToHost,
+} from "./worker_protocol.ts";
 
-/** A plugin file to import. */
-export interface PluginRef {
-  url: string;
-  path: string;
-  name: string;
-}
-
-/** Messages from the host. */
-export type HostToWorker =
-  | {
-    type: "load";
-    plugins: PluginRef[];
-    /** Read grants added only so plugin files can be imported; revoked after loading. */
-    revokeRead: string[];
-    guard: Partial<Record<PermissionName, string[]>>;
-    grants: Grants;
-    workspace: string;
-    dataDir: string;
-    cwd: string;
-    importTimeoutMs: number;
-  }
-  | { type: "validate"; id: number; name: string; args: unknown }
-  | { type: "run"; id: number; name: string; args: unknown; state: Record<string, unknown> }
-  | { type: "abort"; id: number; reason: string };
-
-/** A valid tool as the worker reports it. */
-export interface WireToolInfo {
-  name: string;
-  description: string;
-  risk: ToolDefinition["risk"];
-  parameters: Record<string, unknown>;
-  permissions?: ToolPermissions;
-  timeoutMs?: number;
-  path: string;
-}
-
-/** Messages to the host. */
-export type WorkerToHost =
-  | { type: "loaded"; tools: WireToolInfo[]; failures: { path: string; reason: string }[] }
-  | { type: "validated"; id: number; ok: true; value: unknown }
-  | { type: "validated"; id: number; ok: false; issues: string[] }
-  | {
-    type: "done";
-    id: number;
-    output: string;
-    display?: string;
-    final?: boolean;
-    state: Record<string, unknown>;
-  }
-  | {
-    type: "failed";
-    id: number;
-    errorType: Exclude<ToolErrorType, "none">;
-    message: string;
-    state?: Record<string, unknown>;
-  }
-  | { type: "crashed"; reason: string };
+export type { HostToWorker, PluginRef, WireToolInfo, WorkerToHost } from "./worker_protocol.ts";
+export { describeIssues } from "./plugin_definition.ts";
 
 interface WorkerScope {
   postMessage(message: WorkerToHost): void;
@@ -83,280 +28,14 @@ interface WorkerScope {
 
 const scope = globalThis as unknown as WorkerScope;
 const tools = new Map<string, ToolDefinition>();
+/** Why a plugin of this worker failed to import, by its file name (the tool's name). */
+const importFailures = new Map<string, string>();
 const controllers = new Map<number, AbortController>();
-let setup: Extract<HostToWorker, { type: "load" }> | undefined;
+let setup: LoadMessage | undefined;
+let imported: Promise<void> | undefined;
 
 function post(message: WorkerToHost): void {
   scope.postMessage(message);
-}
-
-// ---- plugin definitions ----------------------------------------------------------------
-
-const permissionValue = z.union([z.boolean(), z.array(z.string())]).optional();
-const definitionSchema = z.object({
-  name: z.string().regex(/^[A-Za-z0-9_-]+$/, "must use only letters, digits, _ and -"),
-  description: z.string().trim().min(1, "must be a non-empty string"),
-  risk: z.enum(["safe", "low", "medium", "high"]),
-  parameters: z.custom<z.ZodType>(
-    (v) => typeof v === "object" && v !== null && "_zod" in v,
-    "must be a zod schema such as z.object({ ... })",
-  ),
-  permissions: z.strictObject({
-    read: permissionValue,
-    write: permissionValue,
-    net: permissionValue,
-    run: permissionValue,
-    env: permissionValue,
-    sys: permissionValue,
-    ffi: permissionValue,
-  }).optional(),
-  timeoutMs: z.number().int().positive().optional(),
-  run: z.custom<ToolDefinition["run"]>((v) => typeof v === "function", "must be a function"),
-});
-
-function pathName(path: readonly PropertyKey[], root: string): string {
-  if (path.length === 0) return root;
-  return path.map((k, i) =>
-    typeof k === "number" ? `[${k}]` : i === 0 ? String(k) : `.${String(k)}`
-  ).join("");
-}
-
-function shown(value: unknown): string {
-  const text = value === undefined ? "undefined" : JSON.stringify(value) ?? String(value);
-  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
-}
-
-function expectedWords(expected: string): string {
-  const words: Record<string, string> = {
-    string: "a string",
-    number: "a number",
-    int: "an integer",
-    boolean: "true or false",
-    object: "an object",
-    array: "an array",
-    null: "null",
-  };
-  return words[expected] ?? expected;
-}
-
-/**
- * Turns zod issues into plain sentences naming the field, e.g. `"path" is required:
- * expected a string` or `"limit" must be a number, got "ten"`.
- *
- * @example
- * ```ts
- * import { z } from "zod";
- * import { describeIssues } from "./tool_worker.ts";
- * const r = z.object({ path: z.string() }).safeParse({}, { reportInput: true });
- * if (r.success || describeIssues(r.error.issues)[0] !== '"path" is required: expected a string') throw new Error();
- * ```
- */
-export function describeIssues(issues: readonly z.core.$ZodIssue[], root = "arguments"): string[] {
-  return issues.map((issue) => {
-    const field = `"${pathName(issue.path, root)}"`;
-    const got = "input" in issue ? `, got ${shown(issue.input)}` : "";
-    switch (issue.code) {
-      case "invalid_type":
-        return "input" in issue && issue.input !== undefined
-          ? `${field} must be ${expectedWords(issue.expected)}${got}`
-          : `${field} is required: expected ${expectedWords(issue.expected)}`;
-      case "too_small":
-      case "too_big": {
-        const bound = issue.code === "too_small" ? issue.minimum : issue.maximum;
-        const most = issue.code === "too_small" ? "at least" : "at most";
-        const strict = issue.code === "too_small" ? "more than" : "less than";
-        const limit = `${issue.inclusive === false ? strict : most} ${String(bound)}`;
-        const plural = Number(bound) === 1 ? "" : "s";
-        if (issue.origin === "string") {
-          return `${field} must have ${limit} character${plural}${got}`;
-        }
-        if (issue.origin === "array" || issue.origin === "set") {
-          return `${field} must have ${limit} item${plural}`;
-        }
-        return `${field} must be ${limit}${got}`;
-      }
-      case "invalid_value":
-        return `${field} must be one of ${issue.values.map((v) => shown(v)).join(", ")}${got}`;
-      case "invalid_format":
-        return `${field} must be a valid ${issue.format}${got}`;
-      case "unrecognized_keys":
-        return `${field} has unknown field${issue.keys.length > 1 ? "s" : ""} ${
-          issue.keys.map((k) => `"${k}"`).join(", ")
-        }: remove ${issue.keys.length > 1 ? "them" : "it"}`;
-      default:
-        return issue.message.startsWith("must ")
-          ? `${field} ${issue.message}`
-          : `${field}: ${issue.message}`;
-    }
-  });
-}
-
-async function importWithTimeout(url: string, ms: number): Promise<Record<string, unknown>> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`import did not finish within ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([import(url) as Promise<Record<string, unknown>>, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-async function loadPlugin(plugin: PluginRef, timeoutMs: number): Promise<ToolDefinition> {
-  const module = await importWithTimeout(plugin.url, timeoutMs);
-  let exported = module.default;
-  if (exported === undefined) {
-    throw new Error("it has no default export: end it with `export default defineTool({ ... })`");
-  }
-  if (typeof exported === "function") {
-    exported = await (exported as (api: unknown) => unknown)({ z, ToolError, defineTool });
-  }
-  const checked = definitionSchema.safeParse(exported, { reportInput: true });
-  if (!checked.success) {
-    throw new Error(
-      `bad definition: ${describeIssues(checked.error.issues, "definition").join("; ")}`,
-    );
-  }
-  const definition = checked.data as ToolDefinition;
-  if (definition.name !== plugin.name) {
-    throw new Error(
-      `its name "${definition.name}" differs from the file name: rename the tool or the file to "${plugin.name}"`,
-    );
-  }
-  return definition;
-}
-
-function jsonSchemaOf(definition: ToolDefinition): Record<string, unknown> {
-  const schema = z.toJSONSchema(definition.parameters, { io: "input" }) as Record<string, unknown>;
-  delete schema.$schema;
-  if (schema.type !== "object") {
-    throw new Error("its parameters must be an object schema: use z.object({ ... })");
-  }
-  return schema;
-}
-
-// ---- the deny guard ----------------------------------------------------------------------
-
-type Access = "read" | "write" | "rw" | null;
-
-const FS_GUARDS: Record<string, Access[]> = {
-  readFile: ["read"],
-  readTextFile: ["read"],
-  readDir: ["read"],
-  stat: ["read"],
-  lstat: ["read"],
-  realPath: ["read"],
-  readLink: ["read"],
-  writeFile: ["write"],
-  writeTextFile: ["write"],
-  mkdir: ["write"],
-  remove: ["write"],
-  truncate: ["write"],
-  chmod: ["write"],
-  chown: ["write"],
-  utime: ["write"],
-  create: ["rw"],
-  copyFile: ["read", "write"],
-  rename: ["rw", "rw"],
-  link: ["rw", "rw"],
-  symlink: [null, "write"],
-};
-
-function denyError(kind: PermissionName, target: string): Error {
-  return new Deno.errors.NotCapable(`Requires ${kind} access to "${target}"`);
-}
-
-function replaceDenoMember(name: string, value: unknown): void {
-  try {
-    Object.defineProperty(Deno, name, { value, writable: true, configurable: true });
-  } catch { /* a frozen member stays unguarded; Deno's own allow list still applies */ }
-}
-
-function installDenyGuard(guard: Partial<Record<PermissionName, string[]>>, cwd: string): void {
-  const check = (kind: PermissionName, target: string) => {
-    if ((guard[kind] ?? []).some((entry) => covers(kind, entry, target))) {
-      throw denyError(kind, target);
-    }
-  };
-  const toPath = (p: unknown) => resolvePath(cwd, p instanceof URL ? fileURLToPath(p) : String(p));
-  const checkPath = (access: Access, p: unknown) => {
-    if (access === null) return;
-    const path = toPath(p);
-    if (access !== "write") check("read", path);
-    if (access !== "read") check("write", path);
-  };
-  const denoRecord = Deno as unknown as Record<string, (...args: unknown[]) => unknown>;
-  if (guard.read || guard.write) {
-    for (const [base, accesses] of Object.entries(FS_GUARDS)) {
-      for (const name of [base, `${base}Sync`]) {
-        const original = denoRecord[name];
-        if (typeof original !== "function") continue;
-        replaceDenoMember(name, (...args: unknown[]) => {
-          accesses.forEach((access, i) => checkPath(access, args[i]));
-          return original.apply(Deno, args);
-        });
-      }
-    }
-    for (const name of ["open", "openSync"]) {
-      const original = denoRecord[name]!;
-      replaceDenoMember(name, (path: unknown, options?: Deno.OpenOptions) => {
-        const o = options ?? {};
-        const writes = Boolean(o.write || o.append || o.truncate || o.create || o.createNew);
-        checkPath(writes ? (o.read ? "rw" : "write") : "read", path);
-        return original.call(Deno, path, options);
-      });
-    }
-  }
-  if (guard.net) {
-    const checkHost = (hostname: string, port: number | string | undefined) => {
-      check("net", port === undefined || port === "" ? hostname : `${hostname}:${port}`);
-      check("net", hostname);
-    };
-    const originalFetch = globalThis.fetch;
-    globalThis.fetch = (input: RequestInfo | URL, init?: RequestInit) => {
-      const url = new URL(input instanceof Request ? input.url : String(input));
-      if (url.protocol === "http:" || url.protocol === "https:") {
-        checkHost(url.hostname, url.port || (url.protocol === "https:" ? 443 : 80));
-      }
-      return originalFetch(input, init);
-    };
-    for (const name of ["connect", "connectTls", "listen", "listenTls"]) {
-      const original = denoRecord[name]!;
-      replaceDenoMember(name, (options: { hostname?: string; port?: number }) => {
-        if (options && typeof options.port === "number") {
-          checkHost(
-            options.hostname ?? (name.startsWith("listen") ? "0.0.0.0" : "127.0.0.1"),
-            options.port,
-          );
-        }
-        return original.call(Deno, options);
-      });
-    }
-  }
-  if (guard.run) {
-    const Original = Deno.Command;
-    const denied = guard.run;
-    class GuardedCommand extends Original {
-      constructor(command: string | URL, options?: Deno.CommandOptions) {
-        const target = command instanceof URL ? fileURLToPath(command) : command;
-        if (denied.some((d) => d === target || (!/[\\/]/.test(d) && d === basename(target)))) {
-          throw denyError("run", target);
-        }
-        super(command, options);
-      }
-    }
-    replaceDenoMember("Command", GuardedCommand);
-  }
-  if (guard.ffi) {
-    const original = denoRecord.dlopen;
-    if (typeof original === "function") {
-      replaceDenoMember("dlopen", (path: unknown, symbols: unknown) => {
-        check("ffi", toPath(path));
-        return original.call(Deno, path, symbols);
-      });
-    }
-  }
 }
 
 /**
@@ -432,35 +111,54 @@ function classify(
 
 // ---- requests ------------------------------------------------------------------------------
 
-async function handleLoad(message: Extract<HostToWorker, { type: "load" }>): Promise<void> {
-  setup = message;
-  reportSelfTermination();
-  installDenyGuard(message.guard, message.cwd);
+/** Imports every plugin of this worker, then revokes the read grants only imports needed. */
+async function importPlugins(message: LoadMessage): Promise<{
+  tools: WireToolInfo[];
+  failures: LoadFailure[];
+}> {
   const infos: WireToolInfo[] = [];
-  const failures: { path: string; reason: string }[] = [];
+  const failures: LoadFailure[] = [];
   for (const plugin of message.plugins) {
     try {
       const definition = await loadPlugin(plugin, message.importTimeoutMs);
-      const parameters = jsonSchemaOf(definition);
+      infos.push(wireInfo(definition, plugin.path));
       tools.set(definition.name, definition);
-      infos.push({
-        name: definition.name,
-        description: definition.description.trim(),
-        risk: definition.risk,
-        parameters,
-        path: plugin.path,
-        ...(definition.permissions ? { permissions: definition.permissions } : {}),
-        ...(definition.timeoutMs ? { timeoutMs: definition.timeoutMs } : {}),
-      });
     } catch (error) {
       const text = error instanceof Error ? error.message : String(error);
       failures.push({ path: plugin.path, reason: text });
+      importFailures.set(plugin.name, text);
     }
   }
   for (const path of message.revokeRead) {
     await Deno.permissions.revoke({ name: "read", path });
   }
-  post({ type: "loaded", tools: infos, failures });
+  return { tools: infos, failures };
+}
+
+async function handleLoad(message: LoadMessage): Promise<void> {
+  setup = message;
+  reportSelfTermination();
+  installDenyGuard(message.guard, message.cwd);
+  if (message.mode === "list") {
+    post({ type: "loaded", ...await importPlugins(message) });
+    return;
+  }
+  post({ type: "loaded", tools: [], failures: [] });
+}
+
+/** In "serve" mode, the first request imports the plugins (once); later ones just wait. */
+function ensureImported(): Promise<void> {
+  if (!setup || setup.mode === "list") return Promise.resolve();
+  const message = setup;
+  imported ??= importPlugins(message).then((result) => post({ type: "imported", ...result }));
+  return imported;
+}
+
+function loadFailure(name: string): string | undefined {
+  const reason = importFailures.get(name);
+  return reason === undefined
+    ? undefined
+    : `Tool "${name}" cannot load inside its sandbox: ${reason}`;
 }
 
 function unknownTool(name: string): string {
@@ -468,10 +166,14 @@ function unknownTool(name: string): string {
   return `Unknown tool "${name}": available tools are ${names}`;
 }
 
-function handleValidate(message: Extract<HostToWorker, { type: "validate" }>): void {
+async function handleValidate(
+  message: Extract<HostToWorker, { type: "validate" }>,
+): Promise<void> {
+  await ensureImported();
   const tool = tools.get(message.name);
   if (!tool) {
-    post({ type: "validated", id: message.id, ok: false, issues: [unknownTool(message.name)] });
+    const issue = loadFailure(message.name) ?? unknownTool(message.name);
+    post({ type: "validated", id: message.id, ok: false, issues: [issue] });
     return;
   }
   const parsed = tool.parameters.safeParse(message.args, { reportInput: true });
@@ -488,7 +190,13 @@ function handleValidate(message: Extract<HostToWorker, { type: "validate" }>): v
 
 async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promise<void> {
   const { id, name, state } = message;
+  await ensureImported();
   const tool = tools.get(name);
+  const failure = loadFailure(name);
+  if (failure !== undefined) {
+    post({ type: "failed", id, errorType: "internal_error", message: failure, state });
+    return;
+  }
   if (!tool || !setup) {
     post({ type: "failed", id, errorType: "validation_failed", message: unknownTool(name), state });
     return;

@@ -1,0 +1,181 @@
+// The tool schema cache: what each plugin file exported (name, description, risk, JSON
+// Schema, permissions, timeout), keyed by a fingerprint of the file and the local files it
+// imports (path, size, mtime, SHA-256). On a hit the tool host lists the tool without
+// importing the plugin, so a restart does not re-import unchanged plugins. Stored as one JSON
+// file under $XDG_CACHE_HOME/harness (or ~/.cache/harness); a broken file is ignored and
+// rewritten.
+
+import { dirname, join } from "node:path";
+import type { RiskLevel, ToolPermissions } from "../tools/define_tool.ts";
+
+/** A tool's public description as the cache keeps it. */
+export interface CachedToolInfo {
+  name: string;
+  description: string;
+  risk: RiskLevel;
+  parameters: Record<string, unknown>;
+  permissions?: ToolPermissions;
+  timeoutMs?: number;
+}
+
+interface CacheEntry {
+  fingerprint: string;
+  info: CachedToolInfo;
+}
+
+interface CacheFile {
+  format: 1;
+  /** Who wrote it (harness and Deno versions): another writer's schemas are not trusted. */
+  writer: string;
+  entries: Record<string, CacheEntry>;
+}
+
+/**
+ * The cache file: `$XDG_CACHE_HOME/harness/tool_schemas.json`, else
+ * `~/.cache/harness/tool_schemas.json`; `undefined` when no home folder is known.
+ *
+ * @example
+ * ```ts
+ * import { schemaCachePath } from "./schema_cache.ts";
+ * if (schemaCachePath({ XDG_CACHE_HOME: "/c" }) !== "/c/harness/tool_schemas.json") throw new Error();
+ * ```
+ */
+export function schemaCachePath(env: Record<string, string | undefined>): string | undefined {
+  const base = env.XDG_CACHE_HOME ||
+    ((env.HOME ?? env.USERPROFILE) ? join(env.HOME ?? env.USERPROFILE ?? "", ".cache") : "");
+  return base ? join(base, "harness", "tool_schemas.json") : undefined;
+}
+
+function hex(bytes: ArrayBuffer): string {
+  return Array.from(new Uint8Array(bytes), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/**
+ * Fingerprints files by path, size, modification time and SHA-256 of their contents.
+ *
+ * @param paths The plugin file and the local files it imports.
+ * @returns A hex digest, or `undefined` when a file cannot be read (nothing is cached then).
+ *
+ * @example
+ * ```ts
+ * import { fingerprintFiles } from "./schema_cache.ts";
+ * const file = await Deno.makeTempFile();
+ * const before = await fingerprintFiles([file]);
+ * await Deno.writeTextFile(file, "changed");
+ * if (before === await fingerprintFiles([file])) throw new Error();
+ * if (await fingerprintFiles(["/nonexistent/x.ts"]) !== undefined) throw new Error();
+ * ```
+ */
+export async function fingerprintFiles(paths: readonly string[]): Promise<string | undefined> {
+  const parts: string[] = [];
+  for (const path of [...paths].sort()) {
+    try {
+      const [info, bytes] = await Promise.all([Deno.stat(path), Deno.readFile(path)]);
+      const digest = hex(await crypto.subtle.digest("SHA-256", bytes));
+      parts.push(`${path}\0${info.size}\0${info.mtime?.getTime() ?? 0}\0${digest}`);
+    } catch {
+      return undefined;
+    }
+  }
+  const joined = new TextEncoder().encode(parts.join("\n"));
+  return hex(await crypto.subtle.digest("SHA-256", joined));
+}
+
+/** The schema cache of one run. Open it with {@linkcode SchemaCache.open}. */
+export class SchemaCache {
+  readonly #path: string | undefined;
+  readonly #writer: string;
+  #entries: Record<string, CacheEntry>;
+  #dirty = false;
+
+  private constructor(path: string | undefined, writer: string, entries: CacheFile["entries"]) {
+    this.#path = path;
+    this.#writer = writer;
+    this.#entries = entries;
+  }
+
+  /**
+   * Reads the cache file. A missing, unreadable or malformed file, or one written by another
+   * harness or Deno version, gives an empty cache that `save` rewrites.
+   *
+   * @param path The cache file (`undefined`: an in-memory cache that is never saved).
+   * @param writer Who is reading and will write (e.g. harness and Deno versions).
+   *
+   * @example
+   * ```ts
+   * import { SchemaCache } from "./schema_cache.ts";
+   * const dir = await Deno.makeTempDir();
+   * await Deno.writeTextFile(`${dir}/c.json`, "{ not json");
+   * const cache = await SchemaCache.open(`${dir}/c.json`, "v1");
+   * const info = { name: "t", description: "d", risk: "safe" as const, parameters: { type: "object" } };
+   * cache.store("/p/t.ts", "f1", info);
+   * await cache.save();
+   * const again = await SchemaCache.open(`${dir}/c.json`, "v1");
+   * if (again.lookup("/p/t.ts", "f1")?.name !== "t" || again.lookup("/p/t.ts", "f2")) throw new Error();
+   * await Deno.remove(dir, { recursive: true });
+   * ```
+   */
+  static async open(path: string | undefined, writer: string): Promise<SchemaCache> {
+    if (path === undefined) return new SchemaCache(undefined, writer, {});
+    try {
+      const parsed: unknown = JSON.parse(await Deno.readTextFile(path));
+      if (isCacheFile(parsed) && parsed.writer === writer) {
+        return new SchemaCache(path, writer, parsed.entries);
+      }
+    } catch { /* missing or broken: start empty; save() rewrites it */ }
+    const cache = new SchemaCache(path, writer, {});
+    cache.#dirty = true;
+    return cache;
+  }
+
+  /** The cached info of a plugin file when its fingerprint still matches. */
+  lookup(pluginPath: string, fingerprint: string): CachedToolInfo | undefined {
+    const entry = this.#entries[pluginPath];
+    return entry?.fingerprint === fingerprint ? entry.info : undefined;
+  }
+
+  /** Remembers a plugin's info (call `save` to write it). */
+  store(pluginPath: string, fingerprint: string, info: CachedToolInfo): void {
+    const known = this.#entries[pluginPath];
+    if (known?.fingerprint === fingerprint && JSON.stringify(known.info) === JSON.stringify(info)) {
+      return;
+    }
+    this.#entries[pluginPath] = { fingerprint, info };
+    this.#dirty = true;
+  }
+
+  /** Forgets a plugin (it failed to load, so its old schema must not be listed). */
+  forget(pluginPath: string): void {
+    if (!(pluginPath in this.#entries)) return;
+    delete this.#entries[pluginPath];
+    this.#dirty = true;
+  }
+
+  /** Writes the file when something changed (atomically: a temp file, then rename). Never throws. */
+  async save(): Promise<void> {
+    if (!this.#dirty || this.#path === undefined) return;
+    const file: CacheFile = { format: 1, writer: this.#writer, entries: this.#entries };
+    const temp = `${this.#path}.${crypto.randomUUID().slice(0, 8)}.tmp`;
+    try {
+      await Deno.mkdir(dirname(this.#path), { recursive: true });
+      await Deno.writeTextFile(temp, JSON.stringify(file));
+      await Deno.rename(temp, this.#path);
+      this.#dirty = false;
+    } catch {
+      await Deno.remove(temp).catch(() => {}); // a read-only cache folder only costs speed
+    }
+  }
+}
+
+function isCacheFile(value: unknown): value is CacheFile {
+  if (typeof value !== "object" || value === null) return false;
+  const file = value as Partial<CacheFile>;
+  if (file.format !== 1 || typeof file.writer !== "string") return false;
+  if (typeof file.entries !== "object" || file.entries === null) return false;
+  return Object.values(file.entries).every((entry) =>
+    typeof entry === "object" && entry !== null && typeof entry.fingerprint === "string" &&
+    typeof entry.info === "object" && entry.info !== null &&
+    typeof entry.info.name === "string" && typeof entry.info.description === "string" &&
+    typeof entry.info.risk === "string" && typeof entry.info.parameters === "object"
+  );
+}

@@ -1,0 +1,132 @@
+// The deny guard of a sandbox worker: Worker permissions cannot express "allow this folder
+// but deny that file inside it", so the worker wraps Deno's file, network, process and FFI
+// APIs and refuses denied targets with NotCapable before Deno's own allow list applies.
+
+import { basename, resolve as resolvePath } from "node:path";
+import { fileURLToPath } from "node:url";
+import { covers, type PermissionName } from "./grants.ts";
+
+type Access = "read" | "write" | "rw" | null;
+
+const FS_GUARDS: Record<string, Access[]> = {
+  readFile: ["read"],
+  readTextFile: ["read"],
+  readDir: ["read"],
+  stat: ["read"],
+  lstat: ["read"],
+  realPath: ["read"],
+  readLink: ["read"],
+  writeFile: ["write"],
+  writeTextFile: ["write"],
+  mkdir: ["write"],
+  remove: ["write"],
+  truncate: ["write"],
+  chmod: ["write"],
+  chown: ["write"],
+  utime: ["write"],
+  create: ["rw"],
+  copyFile: ["read", "write"],
+  rename: ["rw", "rw"],
+  link: ["rw", "rw"],
+  symlink: [null, "write"],
+};
+
+function denyError(kind: PermissionName, target: string): Error {
+  return new Deno.errors.NotCapable(`Requires ${kind} access to "${target}"`);
+}
+
+export function replaceDenoMember(name: string, value: unknown): void {
+  try {
+    Object.defineProperty(Deno, name, { value, writable: true, configurable: true });
+  } catch { /* a frozen member stays unguarded; Deno's own allow list still applies */ }
+}
+
+/** Wraps Deno APIs so the `guard` entries (deny lists inside allowed grants) throw NotCapable. */
+export function installDenyGuard(
+  guard: Partial<Record<PermissionName, string[]>>,
+  cwd: string,
+): void {
+  const check = (kind: PermissionName, target: string) => {
+    if ((guard[kind] ?? []).some((entry) => covers(kind, entry, target))) {
+      throw denyError(kind, target);
+    }
+  };
+  const toPath = (p: unknown) => resolvePath(cwd, p instanceof URL ? fileURLToPath(p) : String(p));
+  const checkPath = (access: Access, p: unknown) => {
+    if (access === null) return;
+    const path = toPath(p);
+    if (access !== "write") check("read", path);
+    if (access !== "read") check("write", path);
+  };
+  const denoRecord = Deno as unknown as Record<string, (...args: unknown[]) => unknown>;
+  if (guard.read || guard.write) {
+    for (const [base, accesses] of Object.entries(FS_GUARDS)) {
+      for (const name of [base, `${base}Sync`]) {
+        const original = denoRecord[name];
+        if (typeof original !== "function") continue;
+        replaceDenoMember(name, (...args: unknown[]) => {
+          accesses.forEach((access, i) => checkPath(access, args[i]));
+          return original.apply(Deno, args);
+        });
+      }
+    }
+    for (const name of ["open", "openSync"]) {
+      const original = denoRecord[name]!;
+      replaceDenoMember(name, (path: unknown, options?: Deno.OpenOptions) => {
+        const o = options ?? {};
+        const writes = Boolean(o.write || o.append || o.truncate || o.create || o.createNew);
+        checkPath(writes ? (o.read ? "rw" : "write") : "read", path);
+        return original.call(Deno, path, options);
+      });
+    }
+  }
+  if (guard.net) {
+    const checkHost = (hostname: string, port: number | string | undefined) => {
+      check("net", port === undefined || port === "" ? hostname : `${hostname}:${port}`);
+      check("net", hostname);
+    };
+    const originalFetch = globalThis.fetch;
+    globalThis.fetch = (input: RequestInfo | URL, init?: RequestInit) => {
+      const url = new URL(input instanceof Request ? input.url : String(input));
+      if (url.protocol === "http:" || url.protocol === "https:") {
+        checkHost(url.hostname, url.port || (url.protocol === "https:" ? 443 : 80));
+      }
+      return originalFetch(input, init);
+    };
+    for (const name of ["connect", "connectTls", "listen", "listenTls"]) {
+      const original = denoRecord[name]!;
+      replaceDenoMember(name, (options: { hostname?: string; port?: number }) => {
+        if (options && typeof options.port === "number") {
+          checkHost(
+            options.hostname ?? (name.startsWith("listen") ? "0.0.0.0" : "127.0.0.1"),
+            options.port,
+          );
+        }
+        return original.call(Deno, options);
+      });
+    }
+  }
+  if (guard.run) {
+    const Original = Deno.Command;
+    const denied = guard.run;
+    class GuardedCommand extends Original {
+      constructor(command: string | URL, options?: Deno.CommandOptions) {
+        const target = command instanceof URL ? fileURLToPath(command) : command;
+        if (denied.some((d) => d === target || (!/[\\/]/.test(d) && d === basename(target)))) {
+          throw denyError("run", target);
+        }
+        super(command, options);
+      }
+    }
+    replaceDenoMember("Command", GuardedCommand);
+  }
+  if (guard.ffi) {
+    const original = denoRecord.dlopen;
+    if (typeof original === "function") {
+      replaceDenoMember("dlopen", (path: unknown, symbols: unknown) => {
+        check("ffi", toPath(path));
+        return original.call(Deno, path, symbols);
+      });
+    }
+  }
+}

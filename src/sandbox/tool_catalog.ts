@@ -1,0 +1,247 @@
+// Builds the tool list of a host from plugin files: schemas come from the schema cache when
+// a file (and what it imports) is unchanged, else from a loader worker with no permissions
+// that imports the changed files. Tools are grouped by effective permissions; each group
+// later gets one "serve" worker that imports its plugins on the first call.
+
+import { pathToFileURL } from "node:url";
+import denoJson from "../../deno.json" with { type: "json" };
+import type { AgentError } from "../errors.ts";
+import type { PluginFile, PluginOrigin } from "../plugins/load_plugins.ts";
+import { type CachedToolInfo, fingerprintFiles, SchemaCache } from "../plugins/schema_cache.ts";
+import type { ToolPermissions } from "../tools/define_tool.ts";
+import type { ToolInfo } from "../tools/tool_runner.ts";
+import {
+  type EffectivePermissions,
+  effectivePermissions,
+  type WorkerPermissions,
+} from "./grants.ts";
+import { localImportGraph } from "./import_graph.ts";
+import {
+  type Imported,
+  type SandboxOptions,
+  type SandboxWorker,
+  startSandbox,
+} from "./sandbox_worker.ts";
+import type { LoadFailure, PluginRef, WireToolInfo } from "./worker_protocol.ts";
+
+/** Tools that share effective permissions, and so one worker. */
+export interface ToolGroup {
+  key: string;
+  effective: EffectivePermissions;
+  plugins: PluginRef[];
+  worker?: Promise<SandboxWorker>;
+}
+
+/** Options of {@linkcode loadToolCatalog}. */
+export interface CatalogOptions extends SandboxOptions {
+  pluginFiles: PluginFile[];
+  /** The schema cache file; without it every plugin is imported to learn its schema. */
+  schemaCacheFile?: string;
+}
+
+/** The host's tools, their worker groups, and what to tell the user. */
+export interface ToolCatalog {
+  tools: ToolInfo[];
+  groups: ToolGroup[];
+  errors: AgentError[];
+  /** Refreshes the cache with what a serve worker found when it imported its plugins. */
+  remember(imported: Imported): Promise<void>;
+}
+
+const ORIGIN_RANK: Record<PluginOrigin, number> = { builtin: 0, user: 1, project: 2, flag: 3 };
+const NO_PERMISSIONS: WorkerPermissions = {
+  read: false,
+  write: false,
+  net: false,
+  run: false,
+  env: false,
+  sys: false,
+  ffi: false,
+  import: false,
+};
+const CACHE_WRITER = `harness ${denoJson.version}, deno ${Deno.version.deno}`;
+
+/**
+ * What the sandbox grants a tool: what it declares, plus read access to the workspace when it
+ * declares write but not read, because `ctx.resolve` needs to read real paths to refuse
+ * symbolic links leading out of the workspace (Deno's write check does not follow them). The
+ * user's grants still bound it: without --allow-read for the workspace, resolve fails with
+ * permission_denied instead of skipping the symlink check.
+ */
+function sandboxDeclaration(declared: ToolPermissions | undefined): ToolPermissions | undefined {
+  if (!declared?.write || declared.read) return declared;
+  return { ...declared, read: ["."] };
+}
+
+/** Imports `refs` in a worker with no permissions and returns their schemas. */
+async function importSchemas(
+  refs: PluginRef[],
+  options: CatalogOptions,
+): Promise<{ tools: WireToolInfo[]; failures: LoadFailure[] } | { error: string }> {
+  let loader: SandboxWorker;
+  try {
+    loader = await startSandbox({
+      permissions: NO_PERMISSIONS,
+      guard: {},
+      plugins: refs,
+      options,
+      mode: "list",
+      name: "harness-plugin-loader",
+    });
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return { error: `cannot start a sandbox worker: ${reason}` };
+  }
+  const budget = (options.importTimeoutMs ?? 10_000) + 20_000;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const reply = await Promise.race([
+    loader.loaded,
+    new Promise<{ type: "lost"; reason: string }>((settle) =>
+      timer = setTimeout(() => settle({ type: "lost", reason: "loading did not finish" }), budget)
+    ),
+  ]);
+  clearTimeout(timer);
+  loader.kill("plugins loaded");
+  if (reply.type === "lost") {
+    return { error: `${reply.reason}: a plugin may block while it is imported` };
+  }
+  return reply;
+}
+
+/**
+ * Lists the tools of `options.pluginFiles` (the first of a name wins: builtin, user,
+ * project, flag). A broken or duplicate plugin becomes a `plugin_invalid` error and is
+ * skipped.
+ */
+export async function loadToolCatalog(options: CatalogOptions): Promise<ToolCatalog> {
+  const files = [...options.pluginFiles].sort((a, b) =>
+    ORIGIN_RANK[a.origin] - ORIGIN_RANK[b.origin]
+  );
+  const cache = await SchemaCache.open(options.schemaCacheFile, CACHE_WRITER);
+  const fingerprints = new Map<string, string>();
+  const known = new Map<string, CachedToolInfo>();
+  const misses: PluginRef[] = [];
+  await Promise.all(files.map(async (file) => {
+    const fingerprint = options.schemaCacheFile === undefined
+      ? undefined
+      : await fingerprintFiles([...await localImportGraph(file.path)]);
+    if (fingerprint !== undefined) fingerprints.set(file.path, fingerprint);
+    const hit = fingerprint === undefined ? undefined : cache.lookup(file.path, fingerprint);
+    if (hit) known.set(file.path, hit);
+  }));
+  for (const file of files) {
+    if (!known.has(file.path)) misses.push({ url: file.url, path: file.path, name: file.name });
+  }
+  const errors: AgentError[] = [];
+  const failures = new Map<string, string>();
+  if (misses.length > 0) {
+    const imported = await importSchemas(misses, options);
+    if ("error" in imported) {
+      errors.push({
+        kind: "plugin_invalid",
+        file: misses.map((f) => f.path).join(", "),
+        reason: imported.error,
+      });
+      for (const miss of misses) failures.set(miss.path, "");
+    } else {
+      for (const failure of imported.failures) {
+        failures.set(failure.path, failure.reason);
+        cache.forget(failure.path);
+      }
+      for (const { path, ...info } of imported.tools) {
+        known.set(path, info);
+        const fingerprint = fingerprints.get(path);
+        if (fingerprint !== undefined) cache.store(path, fingerprint, info);
+      }
+    }
+  }
+  await cache.save();
+  const remember = async (message: Imported) => {
+    for (const failure of message.failures) cache.forget(failure.path);
+    for (const { path, ...info } of message.tools) {
+      const fingerprint = fingerprints.get(path);
+      if (fingerprint !== undefined) cache.store(path, fingerprint, info);
+    }
+    await cache.save();
+  };
+  return {
+    ...assemble(files, known, failures, options),
+    errors: [
+      ...errors,
+      ...assembleErrors(files, known, failures),
+    ],
+    remember,
+  };
+}
+
+function assembleErrors(
+  files: PluginFile[],
+  known: Map<string, CachedToolInfo>,
+  failures: Map<string, string>,
+): AgentError[] {
+  const errors: AgentError[] = [];
+  const seen = new Map<string, string>();
+  for (const file of files) {
+    const info = known.get(file.path);
+    const failure = failures.get(file.path);
+    if (failure === "") continue; // already reported for the whole batch
+    if (failure !== undefined || !info) {
+      errors.push({
+        kind: "plugin_invalid",
+        file: file.path,
+        reason: failure ?? "it was not loaded",
+      });
+      continue;
+    }
+    const first = seen.get(info.name);
+    if (first !== undefined) {
+      errors.push({
+        kind: "plugin_invalid",
+        file: file.path,
+        reason:
+          `a tool named "${info.name}" is already loaded from "${first}": rename or remove one of them`,
+      });
+      continue;
+    }
+    seen.set(info.name, file.path);
+  }
+  return errors;
+}
+
+function assemble(
+  files: PluginFile[],
+  known: Map<string, CachedToolInfo>,
+  failures: Map<string, string>,
+  options: CatalogOptions,
+): { tools: ToolInfo[]; groups: ToolGroup[] } {
+  const tools: ToolInfo[] = [];
+  const groups = new Map<string, ToolGroup>();
+  const envNames = Object.keys(Deno.env.toObject());
+  for (const file of files) {
+    const info = known.get(file.path);
+    if (!info || failures.has(file.path) || tools.some((t) => t.name === info.name)) continue;
+    tools.push({
+      name: info.name,
+      description: info.description,
+      risk: info.risk,
+      parameters: info.parameters,
+      source: file.path,
+      origin: file.origin,
+      ...(info.permissions ? { permissions: info.permissions } : {}),
+      ...(info.timeoutMs ? { timeoutMs: info.timeoutMs } : {}),
+    });
+    const effective = effectivePermissions(options.grants, sandboxDeclaration(info.permissions), {
+      workspace: options.workspace,
+      env: envNames,
+    });
+    const key = JSON.stringify(effective);
+    const group: ToolGroup = groups.get(key) ?? { key, effective, plugins: [] };
+    group.plugins.push({
+      url: file.url || pathToFileURL(file.path).href,
+      path: file.path,
+      name: file.name,
+    });
+    groups.set(key, group);
+  }
+  return { tools, groups: [...groups.values()] };
+}

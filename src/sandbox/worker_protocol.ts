@@ -1,0 +1,82 @@
+// The messages between the tool host (main thread) and a sandbox worker. A worker is told
+// once which plugins it holds ("load"), then answers validate/run requests by id. Only
+// structured-clone-able values cross this boundary.
+
+import type { ToolErrorType } from "../messages.ts";
+import type { ToolDefinition, ToolPermissions } from "../tools/define_tool.ts";
+import type { Grants, PermissionName } from "./grants.ts";
+
+/** A plugin file to import. */
+export interface PluginRef {
+  url: string;
+  path: string;
+  name: string;
+}
+
+/** The "load" message: what a worker holds and how it is sandboxed. */
+export interface LoadMessage {
+  type: "load";
+  plugins: PluginRef[];
+  /**
+   * "list": import every plugin now and report their schemas (the loader worker).
+   * "serve": import the plugins when the first request arrives (a tool group's worker).
+   */
+  mode: "list" | "serve";
+  /** Read grants added only so plugin files can be imported; revoked once they are. */
+  revokeRead: string[];
+  guard: Partial<Record<PermissionName, string[]>>;
+  grants: Grants;
+  workspace: string;
+  dataDir: string;
+  cwd: string;
+  importTimeoutMs: number;
+}
+
+/** Messages from the host. */
+export type HostToWorker =
+  | LoadMessage
+  | { type: "validate"; id: number; name: string; args: unknown }
+  | { type: "run"; id: number; name: string; args: unknown; state: Record<string, unknown> }
+  | { type: "abort"; id: number; reason: string };
+
+/** A valid tool as the worker reports it. */
+export interface WireToolInfo {
+  name: string;
+  description: string;
+  risk: ToolDefinition["risk"];
+  parameters: Record<string, unknown>;
+  permissions?: ToolPermissions;
+  timeoutMs?: number;
+  path: string;
+}
+
+/** A plugin file that could not be imported or is not a valid tool. */
+export interface LoadFailure {
+  path: string;
+  reason: string;
+}
+
+/** Messages to the host. */
+export type WorkerToHost =
+  /** Answer to "load": the schemas in "list" mode; empty lists in "serve" mode. */
+  | { type: "loaded"; tools: WireToolInfo[]; failures: LoadFailure[] }
+  /** A "serve" worker imported its plugins (on its first request); the host refreshes its cache. */
+  | { type: "imported"; tools: WireToolInfo[]; failures: LoadFailure[] }
+  | { type: "validated"; id: number; ok: true; value: unknown }
+  | { type: "validated"; id: number; ok: false; issues: string[] }
+  | {
+    type: "done";
+    id: number;
+    output: string;
+    display?: string;
+    final?: boolean;
+    state: Record<string, unknown>;
+  }
+  | {
+    type: "failed";
+    id: number;
+    errorType: Exclude<ToolErrorType, "none">;
+    message: string;
+    state?: Record<string, unknown>;
+  }
+  | { type: "crashed"; reason: string };
