@@ -1,0 +1,220 @@
+// Start-up benchmark: spawns the real CLI (main.ts) and times, from spawn, a ready REPL
+// prompt (no plugins of the user's, and with 50 user plugins), `--version`, and a whole -p run
+// against the scripted server, each as a ratio to `deno run` of an empty script measured in
+// the same run. Also prints the REPL's idle RSS and one run's phase trace.
+// Run: deno run -A --unstable-worker-options bench/startup.ts [--runs N]   (default 15)
+
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { fileURLToPath } from "node:url";
+import { reply, startFakeLlmServer } from "../tests/helpers/fake_llm_server.ts";
+
+const MAIN = fileURLToPath(new URL("../main.ts", import.meta.url));
+const FLAGS = ["run", "-A", "--no-prompt", "--unstable-worker-options"];
+const { values } = parseArgs({
+  args: Deno.args,
+  options: { runs: { type: "string", default: "15" } },
+});
+const RUNS = Math.max(1, Number(values.runs));
+const PLUGINS = 50;
+
+interface Sample {
+  ms: number;
+  rssKiB?: number;
+  stderr: string;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+function rssKiB(pid: number): number | undefined {
+  try {
+    const status = Deno.readTextFileSync(`/proc/${pid}/status`);
+    const match = /VmRSS:\s+(\d+)\s+kB/.exec(status);
+    return match ? Number(match[1]) : undefined;
+  } catch {
+    return undefined; // not Linux
+  }
+}
+
+/** Deno's cache of this run, so children with their own HOME reuse it. */
+async function denoDir(): Promise<string> {
+  const out = await new Deno.Command(Deno.execPath(), { args: ["info", "--json"] }).output();
+  return JSON.parse(new TextDecoder().decode(out.stdout)).denoDir as string;
+}
+
+/**
+ * Spawns `deno <args>` and returns the time from spawn until `ready(stdout)` holds (or until
+ * exit when `ready` is not given). With `idleMs`, samples RSS that long after ready, then
+ * closes stdin so the REPL exits.
+ */
+async function timed(
+  args: string[],
+  options: { cwd: string; env: Record<string, string>; ready?: RegExp; idleMs?: number },
+): Promise<Sample> {
+  const started = performance.now();
+  const child = new Deno.Command(Deno.execPath(), {
+    args,
+    cwd: options.cwd,
+    env: options.env,
+    stdin: options.ready ? "piped" : "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const stderr = new Response(child.stderr).text();
+  let ms: number | undefined;
+  let text = "";
+  const decoder = new TextDecoder();
+  const reader = child.stdout.getReader();
+  let rss: number | undefined;
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += decoder.decode(value, { stream: true });
+    if (options.ready && ms === undefined && options.ready.test(text)) {
+      ms = performance.now() - started;
+      if (options.idleMs !== undefined) {
+        await new Promise((settle) => setTimeout(settle, options.idleMs));
+        rss = rssKiB(child.pid);
+      }
+      await child.stdin.close();
+    }
+  }
+  const status = await child.status;
+  ms ??= performance.now() - started;
+  if (!status.success) {
+    throw new Error(`deno ${args.join(" ")} exited ${status.code}: ${await stderr}\n${text}`);
+  }
+  if (options.ready && !options.ready.test(text)) {
+    throw new Error(`no ready marker in the output of deno ${args.join(" ")}:\n${text}`);
+  }
+  return { ms, stderr: await stderr, ...(rss === undefined ? {} : { rssKiB: rss }) };
+}
+
+/** A factory-form plugin like one a user drops into ~/.config/harness/plugins. */
+function userPlugin(name: string): string {
+  return `export default ({ z, defineTool }) =>
+  defineTool({
+    name: "${name}",
+    description: "Count the words of a text (benchmark plugin ${name}).",
+    risk: "safe",
+    parameters: z.object({
+      text: z.string().describe("Text to count"),
+      unique: z.boolean().optional().describe("Count distinct words only"),
+    }),
+    run: ({ text, unique }) => {
+      const words = text.split(/\\s+/).filter(Boolean);
+      return { output: String(unique ? new Set(words).size : words.length) };
+    },
+  });
+`;
+}
+
+async function makeHome(
+  root: string,
+  name: string,
+  plugins: number,
+): Promise<Record<string, string>> {
+  const home = join(root, name);
+  const env = {
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, ".config"),
+    XDG_DATA_HOME: join(home, ".local", "share"),
+    XDG_CACHE_HOME: join(home, ".cache"),
+    NO_COLOR: "1",
+    HARNESS_API_KEY: "",
+    OPENAI_API_KEY: "",
+  };
+  const pluginDir = join(env.XDG_CONFIG_HOME, "harness", "plugins");
+  await Deno.mkdir(pluginDir, { recursive: true });
+  for (let i = 0; i < plugins; i++) {
+    const tool = `bench_tool_${String(i).padStart(2, "0")}`;
+    await Deno.writeTextFile(join(pluginDir, `${tool}.js`), userPlugin(tool));
+  }
+  return env;
+}
+
+const root = await Deno.makeTempDir({ prefix: "harness_startup_bench_" });
+const cwd = join(root, "work");
+await Deno.mkdir(cwd);
+const emptyScript = join(root, "empty.ts");
+await Deno.writeTextFile(emptyScript, "");
+const shared = { DENO_DIR: await denoDir(), PATH: Deno.env.get("PATH") ?? "" };
+const plainEnv = { ...shared, ...await makeHome(root, "plain", 0) };
+const pluginEnv = { ...shared, ...await makeHome(root, "plugins", PLUGINS) };
+const server = startFakeLlmServer(
+  Array.from({ length: RUNS + 2 }, () => reply().text("Done.")),
+);
+const model = ["--base-url", server.baseUrl, "--model", "m"];
+// The banner's last line, then the prompt: what a user sees when they can type.
+const PROMPT = /Ctrl-D exits\n> /;
+
+const cases: Record<string, () => Promise<Sample>> = {
+  "deno run empty.ts": () => timed([...FLAGS, emptyScript], { cwd, env: plainEnv }),
+  "harness --version": () => timed([...FLAGS, MAIN, "--version"], { cwd, env: plainEnv }),
+  "REPL prompt": () =>
+    timed([...FLAGS, MAIN, ...model], { cwd, env: plainEnv, ready: PROMPT, idleMs: 0 }),
+  [`REPL prompt, ${PLUGINS} user plugins`]: () =>
+    timed([...FLAGS, MAIN, ...model], { cwd, env: pluginEnv, ready: PROMPT }),
+  "-p run (one answer)": () =>
+    timed([...FLAGS, MAIN, ...model, "--no-session", "-p", "hi"], { cwd, env: plainEnv }),
+};
+
+try {
+  // The first 50-plugin start fills the schema cache; time it alone, cold.
+  const cold = await timed([...FLAGS, MAIN, ...model], { cwd, env: pluginEnv, ready: PROMPT });
+  for (const run of Object.values(cases)) await run(); // warm the file cache
+  const samples: Record<string, number[]> = Object.fromEntries(
+    Object.keys(cases).map((name) => [name, []]),
+  );
+  for (let i = 0; i < RUNS; i++) {
+    // Interleaved, so every case sees the same machine state.
+    for (const [name, run] of Object.entries(cases)) samples[name]!.push((await run()).ms);
+  }
+  const base = median(samples["deno run empty.ts"]!);
+  console.log(`start-up, median of ${RUNS} runs (ratio to deno run of an empty script):`);
+  for (const [name, values] of Object.entries(samples)) {
+    const ms = median(values);
+    console.log(`  ${name.padEnd(36)} ${ms.toFixed(1).padStart(7)} ms  ${(ms / base).toFixed(2)}x`);
+  }
+  console.log(
+    `  ${`REPL prompt, ${PLUGINS} plugins, cold cache`.padEnd(36)} ${
+      cold.ms.toFixed(1).padStart(7)
+    } ms  ${(cold.ms / base).toFixed(2)}x  (one run)`,
+  );
+
+  const atPrompt = await timed([...FLAGS, MAIN, ...model], {
+    cwd,
+    env: plainEnv,
+    ready: PROMPT,
+    idleMs: 0,
+  });
+  const idle = await timed([...FLAGS, MAIN, ...model], {
+    cwd,
+    env: plainEnv,
+    ready: PROMPT,
+    idleMs: 1000,
+  });
+  const mib = (kib: number | undefined) =>
+    kib === undefined ? "n/a" : `${(kib / 1024).toFixed(1)} MiB`;
+  console.log(
+    `REPL RSS at the prompt: ${mib(atPrompt.rssKiB)}; idle 1 s later: ${mib(idle.rssKiB)}`,
+  );
+
+  const traced = await timed([...FLAGS, MAIN, ...model], {
+    cwd,
+    env: { ...plainEnv, HARNESS_TRACE_STARTUP: "1" },
+    ready: PROMPT,
+    idleMs: 500,
+  });
+  console.log("phases of one REPL start (ms since process start, HARNESS_TRACE_STARTUP=1):");
+  for (const line of traced.stderr.split("\n")) {
+    if (line.startsWith("startup ")) console.log(`  ${line.slice("startup ".length)}`);
+  }
+} finally {
+  await server.close();
+  await Deno.remove(root, { recursive: true });
+}
