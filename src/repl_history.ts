@@ -3,10 +3,9 @@
 // first, at most 1000). The REPL passes loadHistory() to node:readline's `history` option
 // and calls appendHistory() for each line it accepts.
 
-import { createHash } from "node:crypto";
-import { appendFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { harnessDataDir } from "./sessions/data_dir.ts";
+import { sha256Hex } from "./sha256_hex.ts";
 
 /** Most lines kept per working directory. */
 export const HISTORY_LIMIT = 1000;
@@ -36,7 +35,7 @@ export interface HistoryOptions {
 export function historyFile(cwd: string, options: HistoryOptions = {}): string {
   const dir = options.dir ??
     join(harnessDataDir(options.env ?? Deno.env.toObject()), "history");
-  const hash = createHash("sha256").update(cwd).digest("hex").slice(0, 32);
+  const hash = sha256Hex(cwd).slice(0, 32);
   return join(dir, `${hash}.jsonl`);
 }
 
@@ -47,7 +46,7 @@ function readLines(file: string): string[] {
 
 function readText(file: string): string {
   try {
-    return readFileSync(file, "utf8");
+    return Deno.readTextFileSync(file);
   } catch {
     return "";
   }
@@ -115,17 +114,22 @@ export function appendHistory(cwd: string, line: string, options: HistoryOptions
     const lines = parseLines(text);
     if (lines[lines.length - 1] === line) return;
     if (lines.length < HISTORY_LIMIT) {
-      mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+      Deno.mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
       // After a line cut by a crash, start on a fresh line so this one stays readable.
       const start = text === "" || text.endsWith("\n") ? "" : "\n";
-      appendFileSync(file, `${start}${JSON.stringify(line)}\n`, { mode: 0o600 });
+      Deno.writeTextFileSync(file, `${start}${JSON.stringify(line)}\n`, {
+        append: true,
+        mode: 0o600,
+      });
       return;
     }
     // Rewrite with the newest lines through a temp file, so a crash never truncates.
     const kept = [...lines.slice(-(HISTORY_LIMIT - 1)), line];
     const temp = `${file}.${crypto.randomUUID()}.tmp`;
-    writeFileSync(temp, kept.map((l) => `${JSON.stringify(l)}\n`).join(""), { mode: 0o600 });
-    renameSync(temp, file);
+    Deno.writeTextFileSync(temp, kept.map((l) => `${JSON.stringify(l)}\n`).join(""), {
+      mode: 0o600,
+    });
+    Deno.renameSync(temp, file);
   } catch {
     // Best effort (read-only home, full disk): the REPL keeps working without history.
   }

@@ -3,7 +3,6 @@
 // by an older version stays readable. Every failure becomes an AgentError naming the file.
 
 import { DatabaseSync } from "node:sqlite";
-import { accessSync, constants, existsSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { type AgentError, err, ok, type Result } from "../errors.ts";
 
@@ -115,7 +114,7 @@ export function openDatabase(
     err<AgentError>({ kind: "session_store", file: path, action: "open", reason });
   const aside = "move it aside or run with --no-session";
   try {
-    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    Deno.mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   } catch (error) {
     return fail(
       `cannot create folder "${dirname(path)}" (${describe(error)}): ` +
@@ -123,11 +122,11 @@ export function openDatabase(
     );
   }
   const permissions = "make the file and its folder writable, or run with --no-session";
-  if (existsSync(path)) {
-    // SQLite opens a read-only file without complaint and fails at the first write.
-    try {
-      accessSync(path, constants.R_OK | constants.W_OK);
-    } catch {
+  // SQLite opens a read-only file without complaint and fails at the first write.
+  try {
+    Deno.openSync(path, { read: true, write: true }).close();
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) {
       return fail(`the file is not writable: ${permissions}`);
     }
   }
