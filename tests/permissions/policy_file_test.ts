@@ -2,10 +2,10 @@ import { join } from "node:path";
 import {
   appendRule,
   loadPolicyFiles,
-  parsePolicyText,
   policyFileRefs,
   userPolicyFile,
 } from "../../src/permissions/policy_file.ts";
+import { parsePolicyText } from "../../src/permissions/policy_text.ts";
 import { evaluatePolicy } from "../../src/permissions/policy.ts";
 import { formatAgentError } from "../../src/errors.ts";
 import { tempDir } from "./temp_dir.ts";
