@@ -2,6 +2,8 @@
 // prompt (no plugins of the user's, and with 50 user plugins), `--version`, and a whole -p run
 // against the scripted server, each as a ratio to `deno run` of an empty script measured in
 // the same run. Also prints the REPL's idle RSS and one run's phase trace.
+// The "floor" row is a bare node:readline prompt: what any REPL built on Deno's Node layer
+// pays before its own code runs.
 // Run: deno run -A --unstable-worker-options bench/startup.ts [--runs N]   (default 15)
 
 import { join } from "node:path";
@@ -142,6 +144,18 @@ const cwd = join(root, "work");
 await Deno.mkdir(cwd);
 const emptyScript = join(root, "empty.ts");
 await Deno.writeTextFile(emptyScript, "");
+// The least a node:readline REPL costs in Deno: the Node layer and one interface, no harness.
+const readlineScript = join(root, "readline_prompt.ts");
+await Deno.writeTextFile(
+  readlineScript,
+  `import { createInterface } from "node:readline";
+import process from "node:process";
+const rl = createInterface({ input: process.stdin, output: process.stdout });
+rl.setPrompt("Ctrl-D exits\\n> ");
+rl.prompt();
+rl.on("close", () => Deno.exit(0));
+`,
+);
 const shared = { DENO_DIR: await denoDir(), PATH: Deno.env.get("PATH") ?? "" };
 const plainEnv = { ...shared, ...await makeHome(root, "plain", 0) };
 const pluginEnv = { ...shared, ...await makeHome(root, "plugins", PLUGINS) };
@@ -155,6 +169,8 @@ const PROMPT = /Ctrl-D exits\n> /;
 const cases: Record<string, () => Promise<Sample>> = {
   "deno run empty.ts": () => timed([...FLAGS, emptyScript], { cwd, env: plainEnv }),
   "harness --version": () => timed([...FLAGS, MAIN, "--version"], { cwd, env: plainEnv }),
+  "floor: node:readline prompt, no harness": () =>
+    timed([...FLAGS, readlineScript], { cwd, env: plainEnv, ready: PROMPT }),
   "REPL prompt": () =>
     timed([...FLAGS, MAIN, ...model], { cwd, env: plainEnv, ready: PROMPT, idleMs: 0 }),
   [`REPL prompt, ${PLUGINS} user plugins`]: () =>
@@ -178,10 +194,10 @@ try {
   console.log(`start-up, median of ${RUNS} runs (ratio to deno run of an empty script):`);
   for (const [name, values] of Object.entries(samples)) {
     const ms = median(values);
-    console.log(`  ${name.padEnd(36)} ${ms.toFixed(1).padStart(7)} ms  ${(ms / base).toFixed(2)}x`);
+    console.log(`  ${name.padEnd(40)} ${ms.toFixed(1).padStart(7)} ms  ${(ms / base).toFixed(2)}x`);
   }
   console.log(
-    `  ${`REPL prompt, ${PLUGINS} plugins, cold cache`.padEnd(36)} ${
+    `  ${`REPL prompt, ${PLUGINS} plugins, cold cache`.padEnd(40)} ${
       cold.ms.toFixed(1).padStart(7)
     } ms  ${(cold.ms / base).toFixed(2)}x  (one run)`,
   );

@@ -19,9 +19,9 @@ import { formatGrants, type Grants } from "../sandbox/grants.ts";
 import type { SessionStore } from "../session_store.ts";
 import type { SessionRecorder } from "../session_types.ts";
 import { loadPolicyFiles, policyFileRefs, userPolicyFile } from "../permissions/policy_file.ts";
-import { createPolicyApprover } from "../permissions/policy_approver.ts";
+import type { PolicyApprover, PolicyApproverOptions } from "../permissions/policy_approver.ts";
+import type { Approver } from "../permissions/approver.ts";
 import { createPrompter } from "../permissions/prompter.ts";
-import { formatPermissionsReport } from "../permissions/explain.ts";
 import { appendHistory, loadHistory } from "../repl_history.ts";
 import { createStyle, wantsColor } from "../ui/style.ts";
 import { repairArguments } from "../tools/repair_arguments.ts";
@@ -146,7 +146,7 @@ export async function runConversation(
   });
   tracePhase("tools opened");
   if (printMode) await tools.host.ready(); // nothing to show meanwhile: list the real tools
-  const approver = createPolicyApprover({
+  const approver = lazyApprover({
     rules: rules.value,
     mode: flags.yes ? "yes" : printMode ? "non_interactive" : "interactive",
     prompter: createPrompter({ io: turnInput, color }),
@@ -221,6 +221,7 @@ export async function runConversation(
     turnInput.write(`${style.dim(resumed.note)}\n`);
   } else {
     conversation = fresh();
+    tracePhase("session started");
   }
 
   let exitCode: number;
@@ -241,13 +242,21 @@ export async function runConversation(
     }
   } else {
     const commands = slashCommands({
-      tools: () => tools.host.list(),
-      permissionsReport: () =>
-        formatPermissionsReport({
+      tools: async () => {
+        await tools.host.ready();
+        return tools.host.list();
+      },
+      permissionsReport: async () => {
+        const [{ formatPermissionsReport }, loaded] = await Promise.all([
+          import("../permissions/explain.ts"),
+          approver.loaded(),
+        ]);
+        return formatPermissionsReport({
           sandbox: `Sandbox: ${formatGrants(grants)}`,
-          sessionApprovals: approver.sessionApprovals(),
-          rules: approver.rules(),
-        }),
+          sessionApprovals: loaded.sessionApprovals(),
+          rules: loaded.rules(),
+        });
+      },
       sessionsList: () => formatSessions(store, cwd),
       resume: (id) => Promise.resolve(resume(id)),
       fresh: () => {
@@ -264,6 +273,7 @@ export async function runConversation(
     // While the user types: list the tools and start the busiest sandbox worker.
     void tools.host.ready().then(() => tracePhase("tool list ready"));
     void tools.host.warmUp().then(() => tracePhase("sandbox worker started"));
+    void approver.loaded().then(() => tracePhase("policy engine loaded"));
     exitCode = await running;
     conversation = repl!.conversation ?? conversation;
   }
@@ -349,4 +359,22 @@ function pickSession(store: SessionStore, cwd: string, io: CommandIO): string | 
     return undefined;
   }
   return chosen.id;
+}
+
+/**
+ * The policy approver, its modules (and their glob matcher, an npm package that costs Deno
+ * about 30 ms to load) imported on first use: the REPL preloads it after the prompt shows.
+ */
+function lazyApprover(
+  options: PolicyApproverOptions,
+): Approver & { loaded(): Promise<PolicyApprover> } {
+  let loading: Promise<PolicyApprover> | undefined;
+  const loaded = () =>
+    loading ??= import("../permissions/policy_approver.ts").then((module) =>
+      module.createPolicyApprover(options)
+    );
+  return {
+    loaded,
+    approve: async (request, signal) => await (await loaded()).approve(request, signal),
+  };
 }

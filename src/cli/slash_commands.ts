@@ -6,8 +6,10 @@ import type { ReplControl, SlashCommand } from "../repl.ts";
 import type { ToolInfo } from "../tools/tool_runner.ts";
 
 export interface SlashContext {
-  tools(): readonly ToolInfo[];
-  permissionsReport(): string;
+  /** The tools, once their list has loaded (start-up loads it in the background). */
+  tools(): Promise<readonly ToolInfo[]>;
+  /** Grants, session approvals and rules; the policy modules load on first use. */
+  permissionsReport(): Promise<string>;
   /** Lists sessions for this folder, one line each. */
   sessionsList(): string;
   /** Loads a session to replace the current conversation; returns a note or an error line. */
@@ -59,8 +61,8 @@ export function slashCommands(context: SlashContext): SlashCommand[] {
     {
       name: "tools",
       summary: "list the tools the model can call",
-      run: (_args, repl) => {
-        const lines = context.tools().map((tool) =>
+      run: async (_args, repl) => {
+        const lines = (await context.tools()).map((tool) =>
           `  ${repl.style.bold(tool.name.padEnd(22))} ${tool.risk.padEnd(7)} ${
             repl.style.dim(`[${tool.origin}]`)
           } ${tool.description.split("\n")[0]}`
@@ -71,7 +73,7 @@ export function slashCommands(context: SlashContext): SlashCommand[] {
     {
       name: "permissions",
       summary: "show sandbox grants, session approvals and policy rules",
-      run: (_args, repl) => repl.write(`${context.permissionsReport()}\n`),
+      run: async (_args, repl) => repl.write(`${await context.permissionsReport()}\n`),
     },
     {
       name: "tasks",

@@ -1,0 +1,118 @@
+// The model-free commands around tools: `harness tool NAME JSON` runs one call in the
+// sandbox, `harness policy explain TOOL JSON` shows which rule decides a call. Both open the
+// same plugins as the REPL, without trust prompts.
+
+import { join } from "node:path";
+import type { Command } from "./args.ts";
+import { dataDir, type Settings } from "../config.ts";
+import { formatAgentError } from "../errors.ts";
+import type { Grants } from "../sandbox/grants.ts";
+import { EXIT } from "../run_print.ts";
+import { loadPolicyFiles, policyFileRefs } from "../permissions/policy_file.ts";
+import { type CommandIO, settingsOrExit } from "./run_command.ts";
+import { openTools } from "./open_tools.ts";
+
+/** Opens the tools non-interactively (untrusted project plugins are skipped with a warning). */
+function openDirectTools(
+  settings: Settings,
+  grants: Grants,
+  cwd: string,
+  write: (text: string) => void,
+): ReturnType<typeof openTools> {
+  return openTools({
+    settings,
+    grants,
+    cwd,
+    dataDir: join(dataDir(), "outputs", "direct"),
+    interactive: false,
+    io: { write, readLine: () => Promise.resolve(null) },
+  });
+}
+
+function parseJsonArgument(json: string, io: CommandIO): unknown | undefined {
+  try {
+    return JSON.parse(json);
+  } catch (error) {
+    io.printError(
+      `Invalid JSON arguments '${json}': ${
+        (error as Error).message
+      }: pass one JSON object, e.g. '{"path": "."}'`,
+    );
+    return undefined;
+  }
+}
+
+/**
+ * `harness tool NAME JSON`: runs one tool call in the sandbox without a model and prints
+ * its result as JSON (exit 0 on success, 1 on a failed result, 2 on bad input).
+ */
+export async function runToolCommand(
+  command: Extract<Command, { kind: "tool" }>,
+  grants: Grants,
+  cwd: string,
+  io: CommandIO,
+): Promise<number> {
+  const settings = await settingsOrExit(command.flags, io);
+  if (typeof settings === "number") return settings;
+  const args = parseJsonArgument(command.json, io);
+  if (args === undefined) return EXIT.usage;
+  const tools = await openDirectTools(settings, grants, cwd, (text) => {
+    Deno.stderr.writeSync(new TextEncoder().encode(text));
+  });
+  try {
+    const info = tools.host.list().find((tool) => tool.name === command.name);
+    if (!info) {
+      io.printError(
+        `Unknown tool "${command.name}": available tools are ${
+          tools.host.list().map((t) => t.name).join(", ")
+        }`,
+      );
+      return EXIT.usage;
+    }
+    const validated = await tools.host.validate(command.name, args);
+    if (!validated.ok) {
+      io.printError(`Invalid arguments for "${command.name}": ${validated.error.join("; ")}`);
+      return EXIT.usage;
+    }
+    const run = await tools.host.run(command.name, validated.value, { state: {} });
+    console.log(JSON.stringify(run.result, null, 2));
+    return run.result.success ? EXIT.ok : EXIT.runtime;
+  } finally {
+    await tools.host.close();
+  }
+}
+
+/** `harness policy explain TOOL JSON`: prints which rule decides the call and why. */
+export async function runPolicyExplain(
+  command: Extract<Command, { kind: "policy_explain" }>,
+  grants: Grants,
+  cwd: string,
+  io: CommandIO,
+): Promise<number> {
+  const settings = await settingsOrExit(command.flags, io);
+  if (typeof settings === "number") return settings;
+  const args = parseJsonArgument(command.json, io);
+  if (args === undefined) return EXIT.usage;
+  const rules = await loadPolicyFiles(
+    policyFileRefs({ cwd, ...(command.flags.policies ? { extra: command.flags.policies } : {}) }),
+  );
+  if (!rules.ok) {
+    io.printError(formatAgentError(rules.error));
+    return EXIT.usage;
+  }
+  const tools = await openDirectTools(settings, grants, cwd, () => {});
+  const info = tools.host.list().find((tool) => tool.name === command.tool);
+  await tools.host.close();
+  if (!info) {
+    io.printError(`Unknown tool "${command.tool}": run "harness tool" names from /tools`);
+    return EXIT.usage;
+  }
+  const mode = command.flags.yes ? "yes" : "interactive";
+  const { explainDecision } = await import("../permissions/explain.ts");
+  const explained = explainDecision({ tool: command.tool, args, risk: info.risk }, rules.value, {
+    mode,
+    workspace: cwd,
+  });
+  console.log(explained.text);
+  return EXIT.ok;
+}
