@@ -144,7 +144,16 @@ export async function runAgentLoop(
         ...(turn.usage ? { usage: turn.usage } : {}),
       },
     });
-    if (turn.toolCalls.length === 0) return finish("answered", { text: turn.text });
+    if (turn.toolCalls.length === 0) {
+      if (turn.stopReason === "length") {
+        sink({
+          type: "warning",
+          message: "The answer was cut off at the model's output limit: " +
+            "ask it to go on, or raise the server's max tokens",
+        });
+      }
+      return finish("answered", { text: turn.text });
+    }
 
     // Record every call before running any, so a crash leaves them visible in the log.
     for (const call of turn.toolCalls) append(toolCallMessage(call));
@@ -189,7 +198,8 @@ async function runCalls(
       const driven = await driveToolCall(call, { ...options }, signal);
       args = driven.args ?? call.arguments;
       result = driven.result;
-      if (driven.conversationState !== options.state) {
+      // The worker always returns a copy: only a real change is an event (and a log row).
+      if (JSON.stringify(driven.conversationState) !== JSON.stringify(options.state)) {
         options.state = driven.conversationState;
         options.sink({ type: "state_changed", state: options.state });
       }

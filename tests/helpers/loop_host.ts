@@ -1,0 +1,93 @@
+// Test support for the loop tests (tests/agent_loop_test.ts, call_driver_test.ts,
+// conversation_test.ts): a real ToolHost over the `basic` and `loop` fixture plugins in a temp
+// workspace, a recording Approver and an event collector.
+
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { LoopEvent, LoopEventSink } from "../../src/loop_events.ts";
+import type {
+  ApprovalDecision,
+  ApprovalRequest,
+  Approver,
+} from "../../src/permissions/approver.ts";
+import { discoverPlugins } from "../../src/plugins/load_plugins.ts";
+import { emptyGrants } from "../../src/sandbox/grants.ts";
+import { createToolHost, type ToolHost } from "../../src/sandbox/tool_host.ts";
+
+const fixtures = fileURLToPath(new URL("../fixtures/plugins/", import.meta.url));
+
+/** A tool host and its temp workspace, closed and removed on dispose. */
+export interface LoopHost extends AsyncDisposable {
+  host: ToolHost;
+  workspace: string;
+}
+
+/**
+ * Opens a ToolHost over the fixture plugins (no grants) and waits for its tool list.
+ *
+ * @param options Per-tool timeout overrides in milliseconds.
+ * @returns The host; dispose it (`await using`) so no worker outlives the test.
+ */
+export async function openLoopHost(
+  options: { timeouts?: Record<string, number> } = {},
+): Promise<LoopHost> {
+  const workspace = await Deno.realPath(await Deno.makeTempDir({ prefix: "harness_loop_" }));
+  const { files } = await discoverPlugins({
+    builtinDir: null,
+    userDir: null,
+    cwd: workspace,
+    pluginDirs: [join(fixtures, "basic"), join(fixtures, "loop")],
+  });
+  const { host, errors } = await createToolHost({
+    grants: emptyGrants(),
+    workspace,
+    dataDir: join(workspace, ".harness"),
+    pluginFiles: files,
+    abortGraceMs: 100,
+    ...(options.timeouts ? { timeouts: options.timeouts } : {}),
+  });
+  if (errors.length > 0) {
+    await host.close();
+    throw new Error(`fixture plugins did not load: ${JSON.stringify(errors)}`);
+  }
+  return {
+    host,
+    workspace,
+    async [Symbol.asyncDispose]() {
+      await host.close();
+      await Deno.remove(workspace, { recursive: true });
+    },
+  };
+}
+
+/** An Approver that records each request (and whether it got a signal) and answers with `decide`. */
+export class RecordingApprover implements Approver {
+  readonly requests: ApprovalRequest[] = [];
+  readonly signals: (AbortSignal | undefined)[] = [];
+
+  constructor(
+    readonly decide: (request: ApprovalRequest) => ApprovalDecision | Promise<ApprovalDecision> =
+      () => ({ decision: "allow", by: "mode" }),
+  ) {}
+
+  approve(request: ApprovalRequest, signal?: AbortSignal): Promise<ApprovalDecision> {
+    this.requests.push(request);
+    this.signals.push(signal);
+    return Promise.resolve(this.decide(request));
+  }
+}
+
+/** Collects loop events; `types()` lists their types in order. */
+export class EventLog {
+  readonly events: LoopEvent[] = [];
+  readonly sink: LoopEventSink = (event) => void this.events.push(event);
+
+  types(): string[] {
+    return this.events.map((event) => event.type);
+  }
+
+  /** Events of one type, narrowed. */
+  of<T extends LoopEvent["type"]>(type: T): Extract<LoopEvent, { type: T }>[] {
+    return this.events.filter((e): e is Extract<LoopEvent, { type: T }> => e.type === type);
+  }
+}
