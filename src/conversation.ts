@@ -75,9 +75,17 @@ export class Conversation {
     const contextLength = this.parts.contextLength;
     const fitMessages = (messages: readonly Message[]): readonly Message[] => {
       if (!contextLength) return messages;
-      const fitted = fit(messages, contextLength);
+      // The tool schemas travel with every request and take context too.
+      const schemaTokens = estimateTokens(JSON.stringify(
+        this.parts.tools.list().map(({ name, description, parameters }) => ({
+          name,
+          description,
+          parameters,
+        })),
+      ));
+      const fitted = fit(messages, contextLength, { fixedTokens: schemaTokens });
       if (fitted.note) sink({ type: "warning", message: fitted.note });
-      sentEstimate = estimateTokens(fitted.messages);
+      sentEstimate = estimateTokens(fitted.messages) + schemaTokens;
       return fitted.messages;
     };
     const limit = this.parts.repeatedFailureLimit ?? 3;

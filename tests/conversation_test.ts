@@ -308,10 +308,16 @@ Deno.test("Conversation.send() warns when the server read far fewer prompt token
   const display = new EventLog();
   await conversation.send("y".repeat(8000), display.sink, signal());
 
-  // About (1 + 4) + (2000 + 4) tokens were sent: the system prompt and the user message.
+  // About (1 + 4) + (2000 + 4) tokens of messages were sent (the system prompt and the user
+  // message), plus the tool schemas, a quarter of their JSON's length.
+  const schemas = JSON.stringify(
+    h.host.list().map(({ name, description, parameters }) => ({ name, description, parameters })),
+  );
+  const sent = 2009 + Math.ceil(schemas.length / 4);
+  assert(sent > 2500, `the fixture tools' schemas are about ${sent - 2009} tokens`);
   assertEquals(display.of("warning"), [{
     type: "warning",
-    message: "The model server read 100 prompt tokens but about 2009 were sent: it probably " +
+    message: `The model server read 100 prompt tokens but about ${sent} were sent: it probably ` +
       "cut the conversation to fit its context. Raise the context length (--num-ctx) or start " +
       "a new session",
   }]);
