@@ -4,7 +4,8 @@
 
 import { basename, resolve as resolvePath } from "node:path";
 import { fileURLToPath } from "node:url";
-import { covers, type PermissionName } from "./grants.ts";
+import type { PermissionName } from "./permission_name.ts";
+import { covers } from "./permission_value.ts";
 
 type Access = "read" | "write" | "rw" | null;
 

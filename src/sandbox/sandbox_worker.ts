@@ -2,10 +2,11 @@
 // asked to validate and run calls by id. A worker that crashes, closes itself or is killed
 // answers every outstanding request with "lost"; the tool host replaces it.
 
-import { grantCovers, type Grants, type WorkerPermissions } from "./grants.ts";
+import type { EffectivePermissions, WorkerPermissions } from "./effective_permissions.ts";
+import type { Grants } from "./grants.ts";
 import { localImportGraph } from "./import_graph.ts";
+import { grantCovers } from "./permission_value.ts";
 import type { HostToWorker, LoadMessage, PluginRef, WorkerToHost } from "./worker_protocol.ts";
-import type { EffectivePermissions } from "./grants.ts";
 
 /** What every worker of one host shares. */
 export interface SandboxOptions {

@@ -14,7 +14,7 @@ import {
   type EffectivePermissions,
   effectivePermissions,
   type WorkerPermissions,
-} from "./grants.ts";
+} from "./effective_permissions.ts";
 import { localImportGraph } from "./import_graph.ts";
 import {
   type Imported,

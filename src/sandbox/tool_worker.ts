@@ -7,7 +7,7 @@ import type { ToolErrorType } from "../messages.ts";
 import { type ToolContext, type ToolDefinition, ToolError } from "../tools/define_tool.ts";
 import { resolveWorkspacePath } from "../tools/workspace_path.ts";
 import { installDenyGuard, replaceDenoMember } from "./deny_guard.ts";
-import { describeNotCapable } from "./grants.ts";
+import { describeNotCapable } from "./describe_not_capable.ts";
 import { describeIssues, loadPlugin, shown, wireInfo } from "./plugin_definition.ts";
 import type {
   HostToWorker,

@@ -4,7 +4,8 @@
 
 import type { ToolErrorType } from "../messages.ts";
 import type { ToolDefinition, ToolPermissions } from "../tools/define_tool.ts";
-import type { Grants, PermissionName } from "./grants.ts";
+import type { Grants } from "./grants.ts";
+import type { PermissionName } from "./permission_name.ts";
 
 /** A plugin file to import. */
 export interface PluginRef {
