@@ -1,7 +1,8 @@
-// Benchmark: our grep_search and glob (run in-process through the plugins' run()) against
-// ripgrep and fd on a generated tree of 50,000+ real source files with .gitignore files.
-// Run: deno run -A --unstable-worker-options bench/search_bench.ts [--runs N] [--rebuild]
-// The tree is cached under /tmp; times are medians of warm runs.
+// Benchmark: our grep_search and glob against ripgrep and fd on a generated tree of 50,000+
+// real source files with .gitignore files, in-process and in a Worker with a read grant (as
+// the sandbox runs tools), plus a breakdown of where the time goes (walk, .gitignore, file
+// reads, decoding, matching). Run: deno run -A --unstable-worker-options
+// bench/search_bench.ts [--runs N] [--rebuild]. The tree is cached under /tmp; medians.
 
 import { homedir } from "node:os";
 import { dirname, join, relative } from "node:path";
@@ -9,6 +10,8 @@ import { parseArgs } from "node:util";
 import grepSearch from "../plugins/grep_search.ts";
 import glob from "../plugins/glob.ts";
 import type { ToolContext } from "../src/tools/define_tool.ts";
+import { FileReader } from "../src/tools/search/file_reader.ts";
+import { walkTree } from "../src/tools/search/walk_tree.ts";
 import { resolveWorkspacePath } from "../src/tools/workspace_path.ts";
 
 const TREE_VERSION = 2;
@@ -21,7 +24,6 @@ const { values: flags } = parseArgs({
   args: Deno.args,
   options: { runs: { type: "string", default: "7" }, rebuild: { type: "boolean", default: false } },
 });
-const RUNS = Math.max(1, Number(flags.runs));
 
 /** Text source files to copy (the Deno npm cache and Python's library), relative to `/`. */
 function collectSources(): string[] {
@@ -106,11 +108,11 @@ function median(values: number[]): number {
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
-/** Runs `fn` once to warm up, then RUNS times; returns the median in ms and the last result. */
-async function time<T>(fn: () => Promise<T> | T): Promise<{ ms: number; result: T }> {
+/** Runs `fn` once to warm up, then `runs` times; returns the median in ms and the last result. */
+async function time<T>(runs: number, fn: () => Promise<T> | T): Promise<{ ms: number; result: T }> {
   let result = await fn();
   const times: number[] = [];
-  for (let i = 0; i < RUNS; i++) {
+  for (let i = 0; i < runs; i++) {
     const start = performance.now();
     result = await fn();
     times.push(performance.now() - start);
@@ -118,129 +120,33 @@ async function time<T>(fn: () => Promise<T> | T): Promise<{ ms: number; result: 
   return { ms: median(times), result };
 }
 
-function findBinary(names: string[]): string | null {
-  for (const name of names) {
-    try {
-      const { success } = new Deno.Command(name, {
-        args: ["--version"],
-        stdout: "null",
-        stderr: "null",
-      })
-        .outputSync();
-      if (success) return name;
-    } catch { /* not installed */ }
-  }
-  return null;
-}
-
-function runExternal(binary: string, args: string[]): number {
-  const { stdout, code } = new Deno.Command(binary, {
-    args,
-    cwd: ROOT,
-    stdout: "piped",
-    stderr: "null",
-  })
-    .outputSync();
-  if (code > 1) throw new Error(`${binary} ${args.join(" ")} exited with ${code}`);
-  const text = new TextDecoder().decode(stdout);
-  return text === "" ? 0 : text.trimEnd().split("\n").length;
-}
-
-function context(): ToolContext {
+function context(root: string): ToolContext {
   return {
-    workspace: ROOT,
-    resolve: (path) => resolveWorkspacePath(ROOT, path),
+    workspace: root,
+    resolve: (path) => resolveWorkspacePath(root, path),
     signal: new AbortController().signal,
-    dataDir: join(ROOT, ".harness"),
+    dataDir: join(root, ".harness"),
     state: {},
   };
 }
 
+/** The first number of a tool's output ("40 matching lines...", "14224 files match..."). */
 function resultCount(output: string): number {
-  const first = output.split("\n")[0] ?? "";
-  return Number(/^(\d+) /.exec(first)?.[1] ?? 0);
+  return Number(/^(\d+) /.exec(output)?.[1] ?? 0);
 }
 
-/** Times our grep in a Worker with a read grant (the way the harness runs tools). */
-async function timeInWorker(args: Record<string, unknown>): Promise<number | null> {
-  const pluginUrl = new URL("../plugins/grep_search.ts", import.meta.url).href;
-  const helperUrl = new URL("../src/tools/workspace_path.ts", import.meta.url).href;
-  const source = `
-import tool from "${pluginUrl}";
-import { resolveWorkspacePath } from "${helperUrl}";
-self.onmessage = async (event) => {
-  const times = [];
-  const ctx = { workspace: ${JSON.stringify(ROOT)}, resolve: (p) => resolveWorkspacePath(${
-    JSON.stringify(ROOT)
-  }, p), signal: new AbortController().signal, dataDir: "", state: {} };
-  const args = tool.parameters.parse(event.data.args);
-  await tool.run(args, ctx);
-  for (let i = 0; i < event.data.runs; i++) {
-    const start = performance.now();
-    await tool.run(args, ctx);
-    times.push(performance.now() - start);
-  }
-  self.postMessage(times);
-};`;
-  const url = URL.createObjectURL(new Blob([source], { type: "application/typescript" }));
-  try {
-    const worker = new Worker(url, {
-      type: "module",
-      deno: {
-        permissions: {
-          read: [
-            ROOT,
-            dirname(dirname(new URL(import.meta.url).pathname)),
-            join(homedir(), ".cache", "deno"),
-          ],
-          write: false,
-          net: false,
-          run: false,
-          env: false,
-        },
-      },
-    });
-    const times = await new Promise<number[]>((resolve, reject) => {
-      worker.onmessage = (event: MessageEvent<number[]>) => resolve(event.data);
-      worker.onerror = (event) => {
-        event.preventDefault();
-        reject(new Error(event.message));
-      };
-      worker.postMessage({ args, runs: RUNS });
-    });
-    worker.terminate();
-    return median(times);
-  } catch (error) {
-    console.log(
-      `  (worker measurement skipped: ${error instanceof Error ? error.message : error})`,
-    );
-    return null;
-  } finally {
-    URL.revokeObjectURL(url);
-  }
+/** Walks like grep_search (gitignore on, hidden off) and calls `onFile` for each file. */
+function walkFiles(root: string, gitignore: boolean, onFile: (absPath: string) => void): void {
+  walkTree(root, "", {
+    includeHidden: false,
+    respectGitignore: gitignore,
+    visit(entry) {
+      if (entry.kind === "file") onFile(entry.absPath);
+    },
+  });
 }
 
-function row(label: string, ours: number, theirs: number | null, tool: string): void {
-  const ratio = theirs === null ? "n/a" : `${(ours / theirs).toFixed(2)}x`;
-  const theirText = theirs === null ? `${tool} missing` : `${theirs.toFixed(1)} ms`;
-  console.log(
-    `${label.padEnd(34)} ours ${ours.toFixed(1).padStart(8)} ms   ${tool.padEnd(6)} ${
-      theirText.padStart(10)
-    }   ratio ${ratio}`,
-  );
-}
-
-const tree = ensureTree();
-console.log(
-  `Tree: ${ROOT} (${tree.files} files searched, ${tree.ignoredFiles} gitignored); ${RUNS} warm runs, medians`,
-);
-const rg = findBinary(["rg"]);
-const fd = findBinary(["fd", "fdfind"]);
-if (rg === null) console.log("ripgrep (rg) is NOT installed: apt-get install ripgrep");
-if (fd === null) console.log("fd is NOT installed: apt-get install fd-find (binary fdfind)");
-const ctx = context();
-
-const cases = [
+const GREP_CASES = [
   {
     label: "grep literal (case-sensitive)",
     args: { pattern: "XMLHttpRequest", case_sensitive: true, max_results: 1000 },
@@ -252,36 +158,214 @@ const cases = [
     rg: ["-n", "-i", "--no-heading", "deprecated.*since", "."],
   },
 ];
-for (const c of cases) {
-  const ours = await time(() => grepSearch.run(grepSearch.parameters.parse(c.args), ctx));
-  const count = resultCount(ours.result.output);
-  const theirs = rg === null ? null : await time(() => runExternal(rg, c.rg));
-  row(c.label, ours.ms, theirs?.ms ?? null, "rg");
-  console.log(
-    `  matching lines: ours ${count}${theirs ? `, rg ${theirs.result}` : ""}${
-      ours.result.output.includes("[Stopped") ? " (ours hit max_results)" : ""
-    }`,
-  );
-  if (rg !== null) {
-    const single = await time(() => runExternal(rg, ["-j1", ...c.rg]));
-    row("  vs rg on one thread (-j1)", ours.ms, single.ms, "rg -j1");
+const GLOB_CASE = {
+  label: "glob **/*.ts",
+  args: { pattern: "**/*.ts" },
+  fd: ["--type", "f", "--glob", "*.ts", "."],
+};
+
+/**
+ * The measured steps, each a superset of the one before it, so differences show where
+ * the time goes. Each returns a count (files, matching lines) to check the work done.
+ */
+export const PHASES: Record<string, (root: string) => number | Promise<number>> = {
+  "walk (readDir only, no .gitignore)": (root) => {
+    let files = 0;
+    walkFiles(root, false, () => files++);
+    return files;
+  },
+  "walk + .gitignore": (root) => {
+    let files = 0;
+    walkFiles(root, true, () => files++);
+    return files;
+  },
+  "+ open/read/close every file": (root) => {
+    const reader = new FileReader();
+    let bytes = 0;
+    walkFiles(root, true, (path) => bytes += reader.read(path)?.length ?? 0);
+    return bytes;
+  },
+  "+ decode UTF-8": (root) => {
+    const reader = new FileReader();
+    const decoder = new TextDecoder();
+    let chars = 0;
+    walkFiles(root, true, (path) => chars += decoder.decode(reader.read(path) ?? undefined).length);
+    return chars;
+  },
+  ...Object.fromEntries(GREP_CASES.map((c) => [
+    `${c.label}, whole tool`,
+    async (root: string) => {
+      const args = grepSearch.parameters.parse(c.args);
+      return resultCount((await grepSearch.run(args, context(root))).output);
+    },
+  ])),
+  [`${GLOB_CASE.label}, whole tool`]: async (root) => {
+    const args = glob.parameters.parse(GLOB_CASE.args);
+    return resultCount((await glob.run(args, context(root))).output);
+  },
+};
+
+/**
+ * Times every phase; exported so a Worker can run the same code.
+ *
+ * @param root The tree.
+ * @param runs Timed runs per phase (after one warm-up).
+ * @returns Median ms and count per phase name.
+ */
+export async function timePhases(
+  root: string,
+  runs: number,
+): Promise<Record<string, { ms: number; count: number }>> {
+  const out: Record<string, { ms: number; count: number }> = {};
+  for (const [name, phase] of Object.entries(PHASES)) {
+    const { ms, result } = await time(runs, () => phase(root));
+    out[name] = { ms, count: result };
   }
-  const inWorker = await timeInWorker(c.args);
-  if (inWorker !== null) {
-    row(`  same in a Worker (read grant)`, inWorker, theirs?.ms ?? null, "rg");
+  return out;
+}
+
+/** Runs timePhases in a Worker granted read access to the tree and the code only. */
+async function timePhasesInWorker(
+  root: string,
+  runs: number,
+): Promise<Record<string, { ms: number; count: number }> | null> {
+  const benchUrl = import.meta.url;
+  const source = `import { timePhases } from ${JSON.stringify(benchUrl)};
+self.onmessage = async (e) => self.postMessage(await timePhases(e.data.root, e.data.runs));`;
+  const url = URL.createObjectURL(new Blob([source], { type: "application/typescript" }));
+  const repo = dirname(dirname(new URL(benchUrl).pathname));
+  const worker = new Worker(url, {
+    type: "module",
+    deno: {
+      permissions: {
+        read: [root, repo, join(homedir(), ".cache", "deno")],
+        write: false,
+        net: false,
+        run: false,
+        env: false,
+      },
+    },
+  });
+  try {
+    return await new Promise((resolve, reject) => {
+      worker.onmessage = (event) => resolve(event.data);
+      worker.onerror = (event) => {
+        event.preventDefault();
+        reject(new Error(event.message));
+      };
+      worker.postMessage({ root, runs });
+    });
+  } catch (error) {
+    console.log(`(worker measurement skipped: ${error instanceof Error ? error.message : error})`);
+    return null;
+  } finally {
+    worker.terminate();
+    URL.revokeObjectURL(url);
   }
 }
 
-const globOurs = await time(() => glob.run(glob.parameters.parse({ pattern: "**/*.ts" }), ctx));
-const globTheirs = fd === null
-  ? null
-  : await time(() => runExternal(fd, ["--type", "f", "--glob", "*.ts", "."]));
-row("glob **/*.ts", globOurs.ms, globTheirs?.ms ?? null, "fd");
-console.log(
-  `  files: ours ${resultCount(globOurs.result.output)}${
-    globTheirs ? `, fd ${globTheirs.result}` : ""
-  }`,
-);
-console.log(
-  "Ours runs in-process via the plugin's run(); under a worker read grant each file read costs about 2x (Deno checks every path component).",
-);
+function findBinary(names: string[]): string | null {
+  for (const name of names) {
+    try {
+      const command = new Deno.Command(name, {
+        args: ["--version"],
+        stdout: "null",
+        stderr: "null",
+      });
+      if (command.outputSync().success) return name;
+    } catch { /* not installed */ }
+  }
+  return null;
+}
+
+/** Runs an external tool in the tree; returns its number of output lines. */
+function runExternal(binary: string, args: string[]): number {
+  const { stdout, code } = new Deno.Command(binary, {
+    args,
+    cwd: ROOT,
+    stdout: "piped",
+    stderr: "null",
+  }).outputSync();
+  if (code > 1) throw new Error(`${binary} ${args.join(" ")} exited with ${code}`);
+  const text = new TextDecoder().decode(stdout);
+  return text === "" ? 0 : text.trimEnd().split("\n").length;
+}
+
+function ms(value: number | undefined): string {
+  return value === undefined ? "n/a" : value.toFixed(1);
+}
+
+function ratio(ours: number | undefined, theirs: number | undefined): string {
+  return ours === undefined || theirs === undefined ? "n/a" : `${(ours / theirs).toFixed(2)}x`;
+}
+
+async function main(): Promise<void> {
+  const runs = Math.max(1, Number(flags.runs));
+  const tree = ensureTree();
+  console.log(
+    `Tree: ${ROOT} (${tree.files} files searched, ${tree.ignoredFiles} gitignored); ${runs} warm runs, medians`,
+  );
+  const rg = findBinary(["rg"]);
+  const fd = findBinary(["fd", "fdfind"]);
+  if (rg === null) console.log("ripgrep (rg) is NOT installed: apt-get install ripgrep");
+  if (fd === null) console.log("fd is NOT installed: apt-get install fd-find (binary fdfind)");
+
+  const local = await timePhases(ROOT, runs);
+  const inWorker = await timePhasesInWorker(ROOT, runs);
+  const external: Record<string, { ms: number; count: number; oneThread: number }> = {};
+  for (const c of GREP_CASES) {
+    if (rg === null) continue;
+    const all = await time(runs, () => runExternal(rg, c.rg));
+    const one = await time(runs, () => runExternal(rg, ["-j1", ...c.rg]));
+    external[`${c.label}, whole tool`] = { ms: all.ms, count: all.result, oneThread: one.ms };
+  }
+  if (fd !== null) {
+    const all = await time(runs, () => runExternal(fd, GLOB_CASE.fd));
+    const one = await time(runs, () => runExternal(fd, ["-j1", ...GLOB_CASE.fd]));
+    external[`${GLOB_CASE.label}, whole tool`] = {
+      ms: all.ms,
+      count: all.result,
+      oneThread: one.ms,
+    };
+  }
+
+  console.log(
+    "\nWhere the time goes (each row adds to the one above; worker = read grant on the tree only)",
+  );
+  console.log(
+    `${"phase".padEnd(44)} ${"in-process".padStart(10)} ${"in worker".padStart(10)} ${
+      "worker/in-proc".padStart(14)
+    }`,
+  );
+  for (const name of Object.keys(PHASES)) {
+    const a = local[name]?.ms;
+    const b = inWorker?.[name]?.ms;
+    console.log(
+      `${name.padEnd(44)} ${ms(a).padStart(10)} ${ms(b).padStart(10)} ${ratio(b, a).padStart(14)}`,
+    );
+  }
+
+  console.log("\nAgainst ripgrep / fd (same run; ratio = ours / theirs)");
+  console.log(
+    `${"case".padEnd(34)} ${"ours".padStart(8)} ${"worker".padStart(8)} ${"rg/fd".padStart(8)} ${
+      "ratio".padStart(7)
+    } ${"worker".padStart(7)} ${"-j1".padStart(8)} ${"vs -j1".padStart(7)}  results`,
+  );
+  for (const name of Object.keys(external)) {
+    const theirs = external[name]!;
+    const ours = local[name]!;
+    const worker = inWorker?.[name]?.ms;
+    const label = name.replace(", whole tool", "");
+    console.log(
+      `${label.padEnd(34)} ${ms(ours.ms).padStart(8)} ${ms(worker).padStart(8)} ${
+        ms(theirs.ms).padStart(8)
+      } ${ratio(ours.ms, theirs.ms).padStart(7)} ${ratio(worker, theirs.ms).padStart(7)} ${
+        ms(theirs.oneThread).padStart(8)
+      } ${
+        ratio(ours.ms, theirs.oneThread).padStart(7)
+      }  ours ${ours.count}, theirs ${theirs.count}`,
+    );
+  }
+}
+
+if (import.meta.main) await main();

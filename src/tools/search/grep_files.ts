@@ -1,11 +1,15 @@
-// The search behind grep_search: a synchronous walk that reads each candidate file once,
-// skips binaries (NUL in the first 8 KB), tests the whole text first and only then finds
-// the matching lines. Patterns are plain text where `*` matches any run of characters
-// within a line.
+// The search behind grep_search: walks the tree, reads each candidate file once
+// (file_reader.ts), skips binaries (NUL in the first 8 KB of bytes, before decoding), rejects
+// most files with a cheap literal test (search_pattern.ts) and only then finds the matching
+// lines. Patterns are plain text where `*` matches any run of characters within a line.
 
 import { BINARY_SNIFF_BYTES } from "../builtin/text_file.ts";
+import { FileReader } from "./file_reader.ts";
 import { compileGlob } from "./glob_matcher.ts";
+import { compileSearchPattern } from "./search_pattern.ts";
 import { walkTree } from "./walk_tree.ts";
+
+export { patternToRegExp } from "./search_pattern.ts";
 
 /** One matching line. */
 export interface GrepMatch {
@@ -40,55 +44,6 @@ export interface GrepSummary {
 
 /** Characters of a matching line shown; longer lines are cut around the match. */
 const MAX_LINE_CHARS = 300;
-/** Files larger than this are not searched (logs, dumps); ripgrep has no such limit but our model does. */
-const MAX_SEARCH_FILE_BYTES = 50 * 1024 * 1024;
-
-/**
- * Reads whole files into one reused buffer. Allocating a fresh buffer per file (as
- * Deno.readFileSync does) made reading about 3x slower on a tree of 50,000 small files.
- */
-class ReadBuffer {
-  #bytes = new Uint8Array(1 << 20);
-
-  /** The file's bytes (a view valid until the next read), or null when it is too large. */
-  read(path: string): Uint8Array | null {
-    using file = Deno.openSync(path);
-    let length = 0;
-    for (;;) {
-      if (length === this.#bytes.length) {
-        if (length >= MAX_SEARCH_FILE_BYTES) return null;
-        const grown = new Uint8Array(Math.min(length * 2, MAX_SEARCH_FILE_BYTES));
-        grown.set(this.#bytes);
-        this.#bytes = grown;
-      }
-      const n = file.readSync(this.#bytes.subarray(length));
-      if (n === null || n === 0) break;
-      length += n;
-    }
-    return this.#bytes.subarray(0, length);
-  }
-}
-
-/**
- * Converts a grep_search pattern to a regular expression: text is literal, `*` matches any
- * run of characters within a line.
- *
- * @param pattern The pattern.
- * @param caseSensitive Whether case matters.
- * @returns A global regular expression.
- *
- * @example
- * ```ts
- * import { patternToRegExp } from "./grep_files.ts";
- * const re = patternToRegExp("foo*(", false);
- * if (!re.test("FOO bar(")) throw new Error();
- * ```
- */
-export function patternToRegExp(pattern: string, caseSensitive: boolean): RegExp {
-  const source = pattern.split("*").map((part) => part.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&"))
-    .join(".*");
-  return new RegExp(source, caseSensitive ? "g" : "gi");
-}
 
 function cutLine(line: string, column: number, length: number): string {
   if (line.length <= MAX_LINE_CHARS) return line;
@@ -149,14 +104,15 @@ function matchingLines(text: string, regex: RegExp, path: string, limit: number)
  * ```
  */
 export function grepTree(workspace: string, start: string, options: GrepOptions): GrepSummary {
-  const regex = patternToRegExp(options.pattern, options.caseSensitive);
-  // A literal, case-sensitive pattern needs no regex to reject a file.
-  const literal = options.caseSensitive && !options.pattern.includes("*") ? options.pattern : null;
+  const { regex, mayMatch, mayMatchBytes } = compileSearchPattern(
+    options.pattern,
+    options.caseSensitive,
+  );
   const filter = options.fileFilter === undefined || options.fileFilter === ""
     ? null
     : compileGlob(options.fileFilter, { dot: true });
   const decoder = new TextDecoder();
-  const buffer = new ReadBuffer();
+  const reader = new FileReader();
   const summary: GrepSummary = {
     matches: [],
     truncated: false,
@@ -168,31 +124,29 @@ export function grepTree(workspace: string, start: string, options: GrepOptions)
     includeHidden: options.includeHidden,
     respectGitignore: options.respectGitignore,
     visit(entry) {
-      if (entry.kind !== "file") return;
+      if (entry.kind !== "file") return; // FIFOs and devices could block or never end
       if (filter !== null && !filter.matches(entry.path)) return;
       let bytes: Uint8Array | null;
       try {
-        bytes = buffer.read(entry.absPath);
+        bytes = reader.read(entry.absPath);
       } catch (error) {
         if (error instanceof Deno.errors.NotCapable) throw error;
         return; // unreadable or vanished: skip, as grep -s does
       }
       if (bytes === null) return; // over MAX_SEARCH_FILE_BYTES
       summary.filesSearched++;
-      const text = decoder.decode(bytes);
-      // A NUL in the first 8 KB marks a binary file. Searching the decoded string is far
-      // faster than scanning the bytes (String.prototype.indexOf is vectorised).
-      const nul = text.indexOf("\0");
-      if (nul !== -1 && nul < BINARY_SNIFF_BYTES) {
+      // A NUL in the first 8 KB marks a binary file; checked on the bytes so binaries are
+      // never decoded (Uint8Array.prototype.indexOf is a memchr).
+      const head = bytes.length > BINARY_SNIFF_BYTES
+        ? bytes.subarray(0, BINARY_SNIFF_BYTES)
+        : bytes;
+      if (head.indexOf(0) !== -1) {
         summary.binaryFilesSkipped++;
         return;
       }
-      if (literal !== null) {
-        if (text.indexOf(literal) === -1) return;
-      } else {
-        regex.lastIndex = 0;
-        if (!regex.test(text)) return;
-      }
+      if (mayMatchBytes !== undefined && !mayMatchBytes(bytes)) return;
+      const text = decoder.decode(bytes);
+      if (mayMatchBytes === undefined && !mayMatch(text)) return;
       const room = options.maxResults - summary.matches.length;
       const lines = matchingLines(text, regex, entry.path, room);
       if (lines.length === 0) return;

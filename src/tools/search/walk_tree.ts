@@ -1,10 +1,10 @@
-// Synchronous directory walk shared by grep_search, glob and get_file_tree. Skips VCS
-// folders, optionally hidden names, and honours .gitignore files (the workspace's
-// .git/info/exclude, ancestors of the start folder and nested ones) through npm:ignore.
-// Synchronous on purpose: in a sandbox worker every async file op pays a round trip.
+// Synchronous directory walk shared by grep_search, glob and get_file_tree: skips VCS folders,
+// optionally hidden names, and what .gitignore files exclude (.git/info/exclude, the start
+// folder's ancestors, nested ones; compiled once per folder by gitignore_rules.ts). Sync on
+// purpose (async ops pay a round trip each); entry types come from readDir, never a stat.
 
-import ignore, { type Ignore } from "ignore";
 import { join, sep } from "node:path";
+import { type GitignoreEntry, GitignoreRules } from "./gitignore_rules.ts";
 
 /** Folders of version-control systems; never listed or searched. */
 export const VCS_DIRS: ReadonlySet<string> = new Set([
@@ -22,8 +22,8 @@ export interface WalkEntry {
   path: string;
   absPath: string;
   name: string;
-  /** Symlinks are reported, never followed. */
-  kind: "file" | "dir" | "symlink";
+  /** Symlinks are reported, never followed; "other" is a FIFO, socket or device. */
+  kind: "file" | "dir" | "symlink" | "other";
   /** 1 for direct children of the start folder. */
   depth: number;
 }
@@ -52,7 +52,7 @@ export interface WalkSummary {
 /** Gitignore rules of one folder: `base` is its workspace-relative path with a trailing slash ("" at the root). */
 interface IgnoreLevel {
   base: string;
-  rules: Ignore;
+  rules: GitignoreRules;
 }
 
 function readIgnoreFile(absPath: string): string | null {
@@ -64,38 +64,46 @@ function readIgnoreFile(absPath: string): string | null {
   }
 }
 
-function levelFor(base: string, files: string[]): IgnoreLevel | null {
-  const text = files.map(readIgnoreFile).filter((t) => t !== null).join("\n");
-  if (text.trim() === "") return null;
-  return { base, rules: ignore().add(text) };
+function levelFor(base: string, file: string): IgnoreLevel | null {
+  const text = readIgnoreFile(file);
+  if (text === null) return null;
+  const rules = GitignoreRules.parse(text);
+  return rules.size === 0 ? null : { base, rules };
 }
 
-/** Whether `path` (relative, trailing slash for folders) is ignored by the levels, deepest winning. */
-function isIgnored(levels: readonly IgnoreLevel[], path: string): boolean {
-  let ignored = false;
-  for (const level of levels) {
-    if (!path.startsWith(level.base)) continue;
-    const result = level.rules.test(path.slice(level.base.length));
-    if (result.ignored) ignored = true;
-    else if (result.unignored) ignored = false;
+/**
+ * Whether an entry is ignored: the deepest folder's rules speak first and, within a file,
+ * the last matching line wins (git's precedence). Every level on the stack belongs to an
+ * ancestor of the entry, so no prefix check is needed.
+ */
+function isIgnored(levels: readonly IgnoreLevel[], entry: GitignoreEntry): boolean {
+  for (let i = levels.length - 1; i >= 0; i--) {
+    const level = levels[i]!;
+    const verdict = level.rules.match(entry, level.base.length);
+    if (verdict !== undefined) return verdict;
   }
-  return ignored;
+  return false;
 }
 
-/** .git/info/exclude and the .gitignore files of the folders above the start folder. */
+/**
+ * .git/info/exclude and the .gitignore files of the folders above the start folder. A
+ * folder the user named explicitly is searched even when it or a folder above it is
+ * ignored; the ancestors' rules are then dropped.
+ */
 function ancestorLevels(workspace: string, start: string): IgnoreLevel[] {
   const levels: IgnoreLevel[] = [];
-  const exclude = levelFor("", [join(workspace, ".git", "info", "exclude")]);
+  const exclude = levelFor("", join(workspace, ".git", "info", "exclude"));
   if (exclude !== null) levels.push(exclude);
   if (start === "") return levels;
   const parts = start.split("/");
   for (let i = 0; i < parts.length; i++) {
     const base = i === 0 ? "" : `${parts.slice(0, i).join("/")}/`;
-    const level = levelFor(base, [join(workspace, base, ".gitignore")]);
+    const level = levelFor(base, join(workspace, base, ".gitignore"));
     if (level !== null) levels.push(level);
+    const folder = { path: base + parts[i]!, name: parts[i]!, isDir: true };
+    if (isIgnored(levels, folder)) return [];
   }
-  // A folder the user named explicitly is searched even when an ancestor ignores it.
-  return isIgnored(levels, `${start}/`) ? [] : levels;
+  return levels;
 }
 
 function byName(a: Deno.DirEntry, b: Deno.DirEntry): number {
@@ -132,6 +140,7 @@ export function walkTree(
   const maxDepth = options.maxDepth ?? Infinity;
   const summary: WalkSummary = { stopped: false, unreadableDirs: 0 };
   const { includeHidden, respectGitignore, visit, enterDir } = options;
+  const probe: GitignoreEntry = { path: "", name: "", isDir: false }; // reused per entry
 
   function walkDir(absDir: string, relDir: string, depth: number): boolean {
     let entries: Deno.DirEntry[];
@@ -146,7 +155,7 @@ export function walkTree(
     const prefix = relDir === "" ? "" : `${relDir}/`;
     let pushed = false;
     if (respectGitignore && entries.some((e) => e.name === ".gitignore")) {
-      const level = levelFor(prefix, [absDir + sep + ".gitignore"]);
+      const level = levelFor(prefix, absDir + sep + ".gitignore");
       if (level !== null) {
         levels.push(level);
         pushed = true;
@@ -158,8 +167,13 @@ export function walkTree(
         if (VCS_DIRS.has(name) || (!includeHidden && name.charCodeAt(0) === 46 /* "." */)) continue;
         const isDir = entry.isDirectory;
         const path = prefix + name;
-        if (levels.length > 0 && isIgnored(levels, isDir ? `${path}/` : path)) continue;
-        const kind = entry.isSymlink ? "symlink" : isDir ? "dir" : "file";
+        if (levels.length > 0) {
+          probe.path = path;
+          probe.name = name;
+          probe.isDir = isDir;
+          if (isIgnored(levels, probe)) continue;
+        }
+        const kind = entry.isSymlink ? "symlink" : isDir ? "dir" : entry.isFile ? "file" : "other";
         const absPath = absDir + sep + name;
         const decision = visit({ path, absPath, name, kind, depth });
         if (decision === "stop") return false;
