@@ -130,6 +130,8 @@ export async function runAgentLoop(
       return finish("interrupted", { text: turn.text });
     }
     if (turn.stopReason === "error") {
+      // The text streamed before the failure was shown: keep it, as after an interrupt.
+      if (turn.text) append({ kind: "assistant", content: turn.text, data: {} });
       const message = turn.error ? formatAgentError(turn.error) : "The model server failed";
       return finish("error", {
         errorMessage: message,

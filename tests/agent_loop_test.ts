@@ -730,6 +730,15 @@ Deno.test("runAgentLoop() passes a provider error through as stop reason error",
     "The model server failed",
     false,
   ]);
+
+  // Text streamed before the failure stays in the conversation (the user saw it).
+  const partial = harness(h.host, [{ ...answer("Half an ans"), stopReason: "error" }]);
+  const kept: Message[] = [];
+  await runAgentLoop(kept, "go", partial.options, new AbortController().signal);
+  assertEquals(kept, [
+    { kind: "user", content: "go" },
+    { kind: "assistant", content: "Half an ans", data: {} },
+  ]);
 });
 
 Deno.test("runAgentLoop() sums usage over turns and sends what fitMessages returns", async () => {
