@@ -2,7 +2,7 @@
 // then `./.harness/config.jsonc` (which wins), then flags (which win over both). Errors name
 // the file, line and column; nothing falls back silently.
 
-import { join } from "node:path";
+import { paths } from "./paths.ts";
 import type { ParseError } from "jsonc-parser";
 import { err, ok, type Result } from "./errors.ts";
 import type { SettingFlags } from "./cli/args.ts";
@@ -56,13 +56,13 @@ export function homeDir(env: (name: string) => string | undefined = Deno.env.get
 /** `$XDG_CONFIG_HOME/harness` or `~/.config/harness`. */
 export function configDir(env: (name: string) => string | undefined = Deno.env.get): string {
   const xdg = env("XDG_CONFIG_HOME");
-  return xdg ? join(xdg, "harness") : join(homeDir(env), ".config", "harness");
+  return xdg ? paths.join(xdg, "harness") : paths.join(homeDir(env), ".config", "harness");
 }
 
 /** `$XDG_DATA_HOME/harness` or `~/.local/share/harness`. */
 export function dataDir(env: (name: string) => string | undefined = Deno.env.get): string {
   const xdg = env("XDG_DATA_HOME");
-  return xdg ? join(xdg, "harness") : join(homeDir(env), ".local", "share", "harness");
+  return xdg ? paths.join(xdg, "harness") : paths.join(homeDir(env), ".local", "share", "harness");
 }
 
 const SETTING_FLAG_KEYS: readonly (keyof SettingFlags)[] = [
@@ -179,7 +179,7 @@ export async function parseConfigText(
 async function readConfigFile(file: string): Promise<Result<Partial<Settings>>> {
   let text: string;
   try {
-    text = await Deno.readTextFile(file);
+    text = Deno.readTextFileSync(file); // the prompt waits for it either way
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return ok({});
     return err({ kind: "config_invalid", file, reason: (error as Error).message });
@@ -201,8 +201,8 @@ export async function loadSettings(
   const settings: Settings = structuredClone(DEFAULT_SETTINGS);
   for (
     const file of [
-      join(configDir(env), "config.jsonc"),
-      join(options.cwd, ".harness", "config.jsonc"),
+      paths.join(configDir(env), "config.jsonc"),
+      paths.join(options.cwd, ".harness", "config.jsonc"),
     ]
   ) {
     const loaded = await readConfigFile(file);

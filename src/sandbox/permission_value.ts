@@ -2,8 +2,10 @@
 // the cwd, and `covers` decides whether a value matches a target. grants.ts parses and
 // formats with these; effective_permissions.ts and deny_guard.ts match with them.
 
-import { isAbsolute, relative, resolve, sep } from "node:path";
+import { paths } from "../paths.ts";
 import type { Grant, PermissionName } from "./permission_name.ts";
+
+const { isAbsolute, relative, resolve, sep } = paths;
 
 const PATH_KINDS: ReadonlySet<PermissionName> = new Set(["read", "write", "ffi"]);
 
