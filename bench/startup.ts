@@ -3,7 +3,9 @@
 // against the scripted server, each as a ratio to `deno run` of an empty script measured in
 // the same run. Also prints the REPL's idle RSS and one run's phase trace.
 // The "floor" row is a bare node:readline prompt: what any REPL built on Deno's Node layer
-// pays before its own code runs.
+// pays before its own code runs. harness shows its prompt before readline loads (keys typed
+// meanwhile wait in the input buffer), so the "answers /help" row times real readiness: the
+// first line typed, sent at spawn, answered.
 // Run: deno run -A --unstable-worker-options bench/startup.ts [--runs N]   (default 15)
 
 import { join } from "node:path";
@@ -55,7 +57,14 @@ async function denoDir(): Promise<string> {
  */
 async function timed(
   args: string[],
-  options: { cwd: string; env: Record<string, string>; ready?: RegExp; idleMs?: number },
+  options: {
+    cwd: string;
+    env: Record<string, string>;
+    ready?: RegExp;
+    idleMs?: number;
+    /** Typed at spawn, before any output. */
+    input?: string;
+  },
 ): Promise<Sample> {
   const started = performance.now();
   const child = new Deno.Command(Deno.execPath(), {
@@ -67,6 +76,11 @@ async function timed(
     stderr: "piped",
   }).spawn();
   const stderr = new Response(child.stderr).text();
+  if (options.input !== undefined) {
+    const writer = child.stdin.getWriter();
+    await writer.write(new TextEncoder().encode(options.input));
+    writer.releaseLock();
+  }
   let ms: number | undefined;
   let text = "";
   const decoder = new TextDecoder();
@@ -165,6 +179,8 @@ const server = startFakeLlmServer(
 const model = ["--base-url", server.baseUrl, "--model", "m"];
 // The banner's last line, then the prompt: what a user sees when they can type.
 const PROMPT = /Ctrl-D exits\n> /;
+// The last line of /help's answer.
+const HELP_ANSWERED = /Ctrl-C twice or Ctrl-D exits\n/;
 
 const cases: Record<string, () => Promise<Sample>> = {
   "deno run empty.ts": () => timed([...FLAGS, emptyScript], { cwd, env: plainEnv }),
@@ -173,6 +189,13 @@ const cases: Record<string, () => Promise<Sample>> = {
     timed([...FLAGS, readlineScript], { cwd, env: plainEnv, ready: PROMPT }),
   "REPL prompt": () =>
     timed([...FLAGS, MAIN, ...model], { cwd, env: plainEnv, ready: PROMPT, idleMs: 0 }),
+  "REPL answers /help typed at spawn": () =>
+    timed([...FLAGS, MAIN, ...model], {
+      cwd,
+      env: plainEnv,
+      ready: HELP_ANSWERED,
+      input: "/help\n",
+    }),
   [`REPL prompt, ${PLUGINS} user plugins`]: () =>
     timed([...FLAGS, MAIN, ...model], { cwd, env: pluginEnv, ready: PROMPT }),
   "-p run (one answer)": () =>
@@ -226,7 +249,10 @@ try {
     ready: PROMPT,
     idleMs: 500,
   });
-  console.log("phases of one REPL start (ms since process start, HARNESS_TRACE_STARTUP=1):");
+  console.log(
+    "phases of one REPL start (HARNESS_TRACE_STARTUP=1; ms on the runtime's clock, " +
+      "which an empty script reaches at about 2 ms):",
+  );
   for (const line of traced.stderr.split("\n")) {
     if (line.startsWith("startup ")) console.log(`  ${line.slice("startup ".length)}`);
   }

@@ -7,7 +7,7 @@ import { createInterface, type Interface } from "node:readline";
 import type { Conversation } from "./conversation.ts";
 import type { TurnOutcome } from "./agent_loop.ts";
 import { createTextRenderer } from "./ui/render_text.ts";
-import type { Style } from "./ui/style.ts";
+import { REPL_PROMPT, type Style } from "./ui/style.ts";
 
 /** Answers one key or one line for prompts raised during a turn (permission questions). */
 export interface TurnInput {
@@ -43,6 +43,11 @@ export interface ReplOptions {
   onHistoryLine?(line: string): void;
   commands: SlashCommand[];
   banner: string;
+  /**
+   * The banner and first prompt are on screen already (prompt_ahead.ts): run() does not
+   * write them again, except that on a terminal readline redraws the prompt line.
+   */
+  promptShown?: boolean;
   /** Called when the process gets SIGINT outside readline (non-TTY input). */
   addSignalListener?: ((handler: () => void) => () => void) | undefined;
 }
@@ -81,6 +86,10 @@ class LineQueue {
   get closed(): boolean {
     return this.#closed;
   }
+  /** Whether a line is waiting to be read. */
+  get hasLine(): boolean {
+    return this.#lines.length > 0;
+  }
 }
 
 /** The REPL: construct it (its turnInput feeds permission prompts), then `run`. */
@@ -114,7 +123,7 @@ export class Repl {
       history: options.history,
       historySize: 1000,
       removeHistoryDuplicates: true,
-      prompt: style.cyan("> "),
+      prompt: style.cyan(REPL_PROMPT),
     });
     this.#rl.on("line", (line) => this.#lines.push(line));
     this.#rl.on("close", () => {
@@ -160,7 +169,7 @@ export class Repl {
         try {
           return await this.#lines.next(signal);
         } finally {
-          this.#rl.setPrompt(options.style.cyan("> "));
+          this.#rl.setPrompt(options.style.cyan(REPL_PROMPT));
           if (this.#turn) this.#detachKeys();
         }
       },
@@ -210,9 +219,10 @@ export class Repl {
     if (this.#options.terminal && !this.#rlClosed) this.#rl.write(null, { ctrl: true, name: "u" });
   }
 
-  #prompt() {
-    if (this.#rlClosed) this.#write(this.#options.style.cyan("> "));
-    else this.#rl.prompt();
+  /** @param keepCursor Keep readline's cursor where typing left it (a prompt shown ahead). */
+  #prompt(keepCursor = false) {
+    if (this.#rlClosed) this.#write(this.#options.style.cyan(REPL_PROMPT));
+    else this.#rl.prompt(keepCursor);
   }
 
   #interrupt() {
@@ -280,9 +290,14 @@ export class Repl {
         this.#rl.close();
       },
     };
-    this.#write(`${this.#banner}\n`);
+    let promptShown = this.#options.promptShown === true;
+    if (!promptShown) this.#write(`${this.#banner}\n`);
     while (!this.#exiting) {
-      this.#prompt();
+      // A prompt shown ahead is redrawn on a terminal (readline then knows the line), unless
+      // a line typed meanwhile is already waiting: readline echoed it after that prompt.
+      if (!promptShown) this.#prompt();
+      else if (this.#options.terminal && !this.#lines.hasLine) this.#prompt(true);
+      promptShown = false;
       const line = await this.#lines.next();
       if (line === null) break;
       const text = line.trim();

@@ -47,6 +47,19 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     case "version":
       console.log(io.version);
       return 0;
+    case "run": {
+      // The REPL's prompt shows before the conversation's modules load (prompt_ahead.ts).
+      const { startAhead } = await import("./prompt_ahead.ts");
+      const ahead = await startAhead(command.flags, grants.value.grants, io);
+      if (typeof ahead === "number") return ahead;
+      try {
+        const { runCommand } = await import("./run_command.ts");
+        tracePhase("run_command.ts imported");
+        return await runCommand(command, grants.value.grants, ahead, ahead);
+      } finally {
+        ahead.release();
+      }
+    }
     default: {
       const { runCommand } = await import("./run_command.ts");
       tracePhase("run_command.ts imported");

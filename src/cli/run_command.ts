@@ -9,6 +9,7 @@ import { formatAgentError } from "../errors.ts";
 import type { Grants } from "../sandbox/grants.ts";
 import { EXIT } from "../run_print.ts";
 import { createNullSessionStore, openSessionStore, type SessionStore } from "../session_store.ts";
+import type { StartAhead } from "./prompt_ahead.ts";
 
 export interface CommandIO {
   printError(message: string): void;
@@ -20,8 +21,14 @@ export interface CommandIO {
  * @param command The parsed command (not help/version).
  * @param grants The Deno permission grants from the command line.
  * @param io Error printing.
+ * @param ahead For a run: the settings loaded, and the prompt shown, before this module.
  */
-export async function runCommand(command: Command, grants: Grants, io: CommandIO): Promise<number> {
+export async function runCommand(
+  command: Command,
+  grants: Grants,
+  io: CommandIO,
+  ahead?: StartAhead,
+): Promise<number> {
   const cwd = Deno.cwd();
   switch (command.kind) {
     case "help":
@@ -52,7 +59,7 @@ export async function runCommand(command: Command, grants: Grants, io: CommandIO
     }
     case "run": {
       const { runConversation } = await import("./run_conversation.ts");
-      return await runConversation(command.flags, grants, io);
+      return await runConversation(command.flags, grants, io, ahead);
     }
     default: {
       const never: never = command;

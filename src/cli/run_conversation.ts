@@ -16,6 +16,8 @@ import { EXIT, runPrint } from "../run_print.ts";
 import { Repl, type TurnInput } from "../repl.ts";
 import { buildSystemPrompt } from "../system_prompt.ts";
 import { formatGrants, type Grants } from "../sandbox/grants.ts";
+import { formatBanner } from "./banner.ts";
+import type { StartAhead } from "./prompt_ahead.ts";
 import type { SessionStore } from "../session_store.ts";
 import type { SessionRecorder } from "../session_types.ts";
 import { loadPolicyFiles, policyFileRefs, userPolicyFile } from "../permissions/policy_file.ts";
@@ -25,26 +27,32 @@ import { createPrompter } from "../permissions/prompter.ts";
 import { appendHistory, loadHistory } from "../repl_history.ts";
 import { createStyle, wantsColor } from "../ui/style.ts";
 import { repairArguments } from "../tools/repair_arguments.ts";
-import denoJson from "../../deno.json" with { type: "json" };
 import { tracePhase } from "./startup_trace.ts";
 
 const encoder = new TextEncoder();
 const writeOut = (text: string) => Deno.stdout.writeSync(encoder.encode(text));
 const writeErr = (text: string) => Deno.stderr.writeSync(encoder.encode(text));
 
-/** Runs the REPL, or the -p prompt when given; returns the exit code. */
+/**
+ * Runs the REPL, or the -p prompt when given; returns the exit code.
+ *
+ * @param ahead The settings loaded before this module, and whether the REPL's banner and
+ *   prompt are on screen already (prompt_ahead.ts).
+ */
 export async function runConversation(
   flags: RunFlags,
   grants: Grants,
   io: CommandIO,
+  ahead?: StartAhead,
 ): Promise<number> {
   const cwd = Deno.cwd();
   const env = (name: string) => Deno.env.get(name);
   const printMode = flags.prompt !== undefined;
   tracePhase("run_conversation.ts imported");
-  const settings = await settingsOrExit(flags, io);
+  const settings = ahead?.settings ?? await settingsOrExit(flags, io);
   if (typeof settings === "number") return settings;
-  tracePhase("settings loaded");
+  // The id the banner shows goes to the first session; /clear starts others with new ids.
+  let shownSessionId = ahead?.shown?.sessionId ?? undefined;
   let prompt = flags.prompt;
   if (prompt === "-") prompt = await new Response(Deno.stdin.readable).text();
 
@@ -104,7 +112,10 @@ export async function runConversation(
   }
   const { provider } = opened.value;
   tracePhase("provider opened");
-  for (const note of opened.value.notes ?? []) writeErr(`${style.dim(`note: ${note}`)}\n`);
+  const notes = opened.value.notes ?? [];
+  // Notes go above a prompt already shown; the REPL draws it again when it attaches.
+  if (notes.length > 0 && ahead?.shown && terminal) writeErr("\r\x1b[2K");
+  for (const note of notes) writeErr(`${style.dim(`note: ${note}`)}\n`);
 
   // The REPL owns stdin; permission prompts and trust questions read through it.
   let repl: Repl | undefined;
@@ -119,6 +130,7 @@ export async function runConversation(
       onHistoryLine: (line) => appendHistory(cwd, line),
       commands: [],
       banner: "",
+      promptShown: ahead?.shown !== undefined,
       addSignalListener: terminal ? undefined : (handler) => {
         Deno.addSignalListener("SIGINT", handler);
         return () => Deno.removeSignalListener("SIGINT", handler);
@@ -162,7 +174,8 @@ export async function runConversation(
       cwd,
       grants: formatGrants(grants),
       provider: provider.name,
-    });
+    }, shownSessionId);
+    shownSessionId = undefined;
     if (started.ok) return started.value;
     io.printError(`${formatAgentError(started.error)}`);
     return { id: null, record: () => {}, end: () => {} };
@@ -265,11 +278,18 @@ export async function runConversation(
       },
     });
     repl!.setCommands(commands);
-    repl!.setBanner(
-      banner(settings, provider.model, grants, conversation.parts.recorder.id, flags, style),
-    );
+    if (!ahead?.shown) {
+      repl!.setBanner(formatBanner({
+        model: provider.model,
+        where: settings.modelFile ?? settings.baseUrl,
+        grants,
+        sessionId: conversation.parts.recorder.id,
+        noSession: flags.noSession,
+      }, style));
+    }
     const running = repl!.run(conversation);
-    tracePhase("REPL prompt shown");
+    ahead?.attached();
+    tracePhase("REPL reading input");
     // While the user types: list the tools and start the busiest sandbox worker.
     void tools.host.ready().then(() => tracePhase("tool list ready"));
     void tools.host.warmUp().then(() => tracePhase("sandbox worker started"));
@@ -290,29 +310,6 @@ async function closeAll(
   await host.close();
   store.close();
   await closeProvider?.();
-}
-
-function banner(
-  settings: Settings,
-  model: string,
-  grants: Grants,
-  sessionId: string | null,
-  flags: RunFlags,
-  style: ReturnType<typeof createStyle>,
-): string {
-  const where = settings.modelFile ?? settings.baseUrl;
-  return [
-    `${style.bold("harness")} ${denoJson.version} · ${model} @ ${where}`,
-    style.dim(`sandbox: ${formatGrants(grants)}`),
-    style.dim(
-      sessionId
-        ? `session ${sessionId}`
-        : flags.noSession
-        ? "no session log (--no-session)"
-        : "session log unavailable",
-    ),
-    style.dim("Type /help for commands; Ctrl-C interrupts; Ctrl-D exits"),
-  ].join("\n");
 }
 
 function formatSessions(store: SessionStore, cwd: string): string {

@@ -34,8 +34,11 @@ export interface SearchResult {
 export interface SessionStore {
   /** The database file, or null for the --no-session store. */
   readonly path: string | null;
-  /** Starts a session (writes session_started) and returns its writer. */
-  startSession(info: SessionStartInfo): Result<SessionLogWriter, AgentError>;
+  /**
+   * Starts a session (writes session_started) and returns its writer. `id` is the one the
+   * banner already showed; by default the store makes one.
+   */
+  startSession(info: SessionStartInfo, id?: string): Result<SessionLogWriter, AgentError>;
   /** Sessions, most recently active first. */
   listSessions(options?: { cwd?: string; limit?: number }): Result<SessionSummary[], AgentError>;
   /** The most recently active session started in `cwd` (for --continue). */

@@ -36,8 +36,7 @@ export class SqliteSessionStore implements SessionStore {
     return this.log.db;
   }
 
-  startSession(info: SessionStartInfo): Result<SessionLogWriter, AgentError> {
-    const id = this.newId();
+  startSession(info: SessionStartInfo, id = this.newId()): Result<SessionLogWriter, AgentError> {
     const at = this.log.clock().toISOString();
     const written = this.#write(() => {
       this.#db.prepare(

@@ -11,6 +11,9 @@ export interface Style {
   cyan(text: string): string;
 }
 
+/** The REPL's input prompt (shown in cyan). */
+export const REPL_PROMPT = "> ";
+
 /**
  * Builds a style; colour is on only when asked for.
  *

@@ -19,6 +19,25 @@ Deno.test("REPL answers, runs slash commands and exits on /exit", async () => {
   match(out.stdout, /Unknown command "\/bogus"/);
 });
 
+Deno.test("REPL shows the banner once, and the session it names is the one logged", async () => {
+  await using sandbox = await cliSandbox();
+  await using server = startFakeLlmServer([reply().text("Noted")]);
+  const out = await sandbox.run(["--base-url", server.baseUrl, "--model", "m"], {
+    stdin: "remember the banner\n",
+  });
+  assertEquals(out.code, 0, out.stderr);
+  // The banner and the first prompt come first (shown before the REPL loads), then the
+  // answer and one more prompt; nothing is drawn twice.
+  match(out.stdout, /^harness .* m @ .*\n.*\nsession [0-9a-f-]{36}\nType \/help.*Ctrl-D exits\n> /);
+  assertEquals(out.stdout.match(/^harness /gm)?.length, 1, out.stdout);
+  assertEquals(out.stdout.match(/> /g)?.length, 2, out.stdout);
+  const id = /session ([0-9a-f-]{36})/.exec(out.stdout)![1]!;
+  const listed = await sandbox.run(["sessions"]);
+  assertEquals(listed.code, 0, listed.stderr);
+  assert(listed.stdout.includes(id), `${id} not in:\n${listed.stdout}`);
+  assert(listed.stdout.includes("remember the banner"), listed.stdout);
+});
+
 Deno.test("REPL exits 0 at end of input (Ctrl-D)", async () => {
   await using sandbox = await cliSandbox();
   await using server = startFakeLlmServer([]);

@@ -1,0 +1,50 @@
+// The lines the REPL shows above its first prompt: version, model and server, the sandbox
+// grants, the session, and how to get help or leave.
+
+import { formatGrants, type Grants } from "../sandbox/grants.ts";
+import type { Style } from "../ui/style.ts";
+import denoJson from "../../deno.json" with { type: "json" };
+
+/** What the banner reports. */
+export interface BannerFacts {
+  model: string;
+  /** The server URL or the model file. */
+  where: string;
+  grants: Grants;
+  /** The session id; null when there is no session log. */
+  sessionId: string | null;
+  /** Whether the log is off on purpose (--no-session) rather than unavailable. */
+  noSession: boolean;
+}
+
+/**
+ * Formats the banner (no trailing newline).
+ *
+ * @example
+ * ```ts
+ * import { formatBanner } from "./banner.ts";
+ * import { emptyGrants } from "../sandbox/grants.ts";
+ * import { createStyle } from "../ui/style.ts";
+ * const text = formatBanner({
+ *   model: "qwen3", where: "http://127.0.0.1:11434/v1", grants: emptyGrants(),
+ *   sessionId: "s1", noSession: false,
+ * }, createStyle(false));
+ * if (!text.includes("qwen3 @ http://127.0.0.1:11434/v1") || !text.includes("session s1")) {
+ *   throw new Error(text);
+ * }
+ * ```
+ */
+export function formatBanner(facts: BannerFacts, style: Style): string {
+  return [
+    `${style.bold("harness")} ${denoJson.version} · ${facts.model} @ ${facts.where}`,
+    style.dim(`sandbox: ${formatGrants(facts.grants)}`),
+    style.dim(
+      facts.sessionId
+        ? `session ${facts.sessionId}`
+        : facts.noSession
+        ? "no session log (--no-session)"
+        : "session log unavailable",
+    ),
+    style.dim("Type /help for commands; Ctrl-C interrupts; Ctrl-D exits"),
+  ].join("\n");
+}
