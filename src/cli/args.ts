@@ -2,8 +2,8 @@
 // flags are taken out first by src/sandbox/grants.ts; this module parses the rest into a
 // typed Command or a one-line usage error (exit 2).
 
-import { parseArgs } from "node:util";
 import { err, ok, type Result } from "../errors.ts";
+import { type FlagSpec, parseFlags } from "./parse_flags.ts";
 
 export { HELP } from "./help_text.ts";
 
@@ -73,6 +73,38 @@ function oneOf<T extends string>(
   return usage(`Invalid value for ${flag} "${value}": expected one of ${allowed.join(", ")}`);
 }
 
+const FLAGS = {
+  print: { type: "string", short: "p" },
+  "base-url": { type: "string" },
+  model: { type: "string" },
+  "api-key": { type: "string" },
+  provider: { type: "string" },
+  "max-iterations": { type: "string" },
+  "max-tool-calls": { type: "string" },
+  yes: { type: "boolean", short: "y" },
+  policies: { type: "string" },
+  plugins: { type: "string", multiple: true },
+  resume: { type: "string" },
+  continue: { type: "boolean", short: "c" },
+  "no-session": { type: "boolean" },
+  "output-format": { type: "string" },
+  "num-ctx": { type: "string" },
+  "tool-call-ids": { type: "string" },
+  "no-text-tool-calls": { type: "boolean" },
+  "model-file": { type: "string" },
+  "ctx-size": { type: "string" },
+  gpu: { type: "string" },
+  version: { type: "boolean", short: "V" },
+  help: { type: "boolean", short: "h" },
+} as const satisfies Record<string, FlagSpec>;
+
+/** What parseFlags returns for FLAGS: strings, booleans, and a list for --plugins. */
+type FlagValues = {
+  [K in keyof typeof FLAGS]?: typeof FLAGS[K] extends { multiple: true } ? string[]
+    : typeof FLAGS[K] extends { type: "boolean" } ? boolean
+    : string;
+};
+
 /** `--resume` takes an optional value: give it "" when no id follows. */
 function normaliseOptionalResume(argv: string[]): string[] {
   const out: string[] = [];
@@ -101,41 +133,9 @@ function normaliseOptionalResume(argv: string[]): string[] {
  * ```
  */
 export function parseCommand(argv: string[]): Result<Command> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: normaliseOptionalResume(argv),
-      allowPositionals: true,
-      strict: true,
-      options: {
-        print: { type: "string", short: "p" },
-        "base-url": { type: "string" },
-        model: { type: "string" },
-        "api-key": { type: "string" },
-        provider: { type: "string" },
-        "max-iterations": { type: "string" },
-        "max-tool-calls": { type: "string" },
-        yes: { type: "boolean", short: "y" },
-        policies: { type: "string" },
-        plugins: { type: "string", multiple: true },
-        resume: { type: "string" },
-        continue: { type: "boolean", short: "c" },
-        "no-session": { type: "boolean" },
-        "output-format": { type: "string" },
-        "num-ctx": { type: "string" },
-        "tool-call-ids": { type: "string" },
-        "no-text-tool-calls": { type: "boolean" },
-        "model-file": { type: "string" },
-        "ctx-size": { type: "string" },
-        gpu: { type: "string" },
-        version: { type: "boolean", short: "V" },
-        help: { type: "boolean", short: "h" },
-      },
-    });
-  } catch (error) {
-    return usage(describeParseError(error as Error & { code?: string }));
-  }
-  const v = parsed.values;
+  const parsed = parseFlags(normaliseOptionalResume(argv), FLAGS);
+  if (!parsed.ok) return parsed;
+  const v = parsed.value.values as FlagValues;
   if (v.help) return ok({ kind: "help" });
   if (v.version) return ok({ kind: "version" });
 
@@ -198,7 +198,7 @@ export function parseCommand(argv: string[]): Result<Command> {
   if (v["no-text-tool-calls"]) flags.textToolCalls = false;
   if (v.resume !== undefined) flags.resume = v.resume === "" ? true : v.resume;
 
-  return parseSubcommand(parsed.positionals, flags);
+  return parseSubcommand(parsed.value.positionals, flags);
 }
 
 function parseSubcommand(positionals: string[], flags: RunFlags): Result<Command> {
@@ -252,23 +252,5 @@ function parseSubcommand(positionals: string[], flags: RunFlags): Result<Command
           [first, ...rest].join(" ")
         }"; run "harness --help" for usage`,
       );
-  }
-}
-
-function describeParseError(error: Error & { code?: string }): string {
-  // node:util names the flag as '-p, --print <value>' or '--bogus'.
-  const quoted = /'([^']+)'/.exec(error.message)?.[1] ?? "";
-  const flag =
-    quoted.split(/,\s*/).map((part) => part.split(" ")[0]).find((part) => part?.startsWith("--")) ??
-      quoted.split(" ")[0];
-  switch (error.code) {
-    case "ERR_PARSE_ARGS_UNKNOWN_OPTION":
-      return `Unknown flag "${flag ?? error.message}": run "harness --help" for the list of flags`;
-    case "ERR_PARSE_ARGS_INVALID_OPTION_VALUE":
-      return flag && error.message.includes("argument missing")
-        ? `Missing value for ${flag}: run "harness --help" for usage`
-        : `Invalid use of ${flag}: it takes no value`;
-    default:
-      return `Invalid arguments: ${error.message.split("\n")[0]}`;
   }
 }

@@ -9,7 +9,7 @@ import { type CommandIO, openStoreOrExit, settingsOrExit } from "./run_command.t
 import { openProvider } from "./open_provider.ts";
 import { openTools } from "./open_tools.ts";
 import { slashCommands } from "./slash_commands.ts";
-import { dataDir, type Settings } from "../config.ts";
+import { dataDir } from "../config.ts";
 import { formatAgentError } from "../errors.ts";
 import { Conversation, type ConversationParts } from "../conversation.ts";
 import { EXIT, runPrint } from "../run_print.ts";

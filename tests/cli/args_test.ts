@@ -1,0 +1,104 @@
+import { deepStrictEqual as assertEquals, equal } from "node:assert/strict";
+import { type Command, parseCommand, type RunFlags } from "../../src/cli/args.ts";
+
+const RUN_DEFAULTS: RunFlags = {
+  yes: false,
+  plugins: [],
+  continue: false,
+  noSession: false,
+  outputFormat: "text",
+};
+
+const PARSED: [string[], Command][] = [
+  [[], { kind: "run", flags: { ...RUN_DEFAULTS } }],
+  [["-h"], { kind: "help" }],
+  [["--model", "m", "--version"], { kind: "version" }],
+  [
+    ["-p", "fix it", "--output-format=json", "-y", "--max-iterations", "3"],
+    {
+      kind: "run",
+      flags: {
+        ...RUN_DEFAULTS,
+        prompt: "fix it",
+        outputFormat: "json",
+        yes: true,
+        maxIterations: 3,
+      },
+    },
+  ],
+  [
+    ["--base-url", "http://h:1/v1//", "--plugins", "a", "--plugins", "b", "--no-text-tool-calls"],
+    {
+      kind: "run",
+      flags: {
+        ...RUN_DEFAULTS,
+        baseUrl: "http://h:1/v1",
+        plugins: ["a", "b"],
+        textToolCalls: false,
+      },
+    },
+  ],
+  [["--resume"], { kind: "run", flags: { ...RUN_DEFAULTS, resume: true } }],
+  [["--resume", "-y"], { kind: "run", flags: { ...RUN_DEFAULTS, resume: true, yes: true } }],
+  [["--resume", "abc"], { kind: "run", flags: { ...RUN_DEFAULTS, resume: "abc" } }],
+  [
+    ["tool", "-y", "ls", '{"path": "."}'],
+    { kind: "tool", flags: { ...RUN_DEFAULTS, yes: true }, name: "ls", json: '{"path": "."}' },
+  ],
+  [
+    ["sessions", "search", "needle", "--yes"],
+    { kind: "sessions", flags: { ...RUN_DEFAULTS, yes: true }, action: "search", arg: "needle" },
+  ],
+];
+
+for (const [argv, expected] of PARSED) {
+  Deno.test(`parseCommand reads ${JSON.stringify(argv)}`, () => {
+    const result = parseCommand(argv);
+    if (!result.ok) throw new Error(result.error.kind);
+    assertEquals(result.value, expected);
+  });
+}
+
+const REFUSED: [string[], string][] = [
+  [["--bogus"], 'Unknown flag "--bogus": run "harness --help" for the list of flags'],
+  [["--model"], 'Missing value for --model: run "harness --help" for usage'],
+  [
+    ["-p", "-x"],
+    'Missing value for --print: to pass a value that starts with "-", write --print=-x',
+  ],
+  [["--yes=no"], "Invalid use of --yes: it takes no value"],
+  [
+    ["--max-iterations", "0"],
+    'Invalid value for --max-iterations "0": expected a positive whole number',
+  ],
+  [
+    ["--output-format", "xml", "-p", "x"],
+    'Invalid value for --output-format "xml": expected one of text, json, stream-json',
+  ],
+  [
+    ["--output-format", "json"],
+    '--output-format needs -p: run "harness -p PROMPT --output-format json"',
+  ],
+  [
+    ["--base-url", "localhost:1"],
+    'Invalid value for --base-url "localhost:1": expected an http:// or https:// URL',
+  ],
+  [["--resume", "a", "-c"], "Use either --resume or --continue, not both"],
+  [
+    ["-p", "fix", "the", "tests"],
+    'Unexpected argument "the": quote the whole prompt, e.g. -p "fix the tests"',
+  ],
+  [
+    ["hello"],
+    'Unknown command "hello": to send a prompt use -p "hello"; run "harness --help" for usage',
+  ],
+];
+
+for (const [argv, message] of REFUSED) {
+  Deno.test(`parseCommand refuses ${JSON.stringify(argv)}`, () => {
+    const result = parseCommand(argv);
+    if (result.ok) throw new Error(`accepted: ${JSON.stringify(result.value)}`);
+    equal(result.error.kind, "usage");
+    equal((result.error as { message: string }).message, message);
+  });
+}
