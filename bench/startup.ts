@@ -2,8 +2,8 @@
 // prompt (no plugins of the user's, and with 50 user plugins), `--version`, and a whole -p run
 // against the scripted server, each as a ratio to `deno run` of an empty script measured in
 // the same run. Also prints the REPL's idle RSS and one run's phase trace.
-// The "floor" row is a bare node:readline prompt: what any REPL built on Deno's Node layer
-// pays before its own code runs. harness shows its prompt before readline loads (keys typed
+// The "reference" row is a bare node:readline prompt: what any REPL built on Deno's Node
+// layer pays before its own code runs. harness shows its prompt before readline loads (keys typed
 // meanwhile wait in the input buffer), so the "answers /help" row times real readiness: the
 // first line typed, sent at spawn, answered.
 // Run: deno run -A --unstable-worker-options bench/startup.ts [--runs N]   (default 15)
@@ -185,7 +185,7 @@ const HELP_ANSWERED = /Ctrl-C twice or Ctrl-D exits\n/;
 const cases: Record<string, () => Promise<Sample>> = {
   "deno run empty.ts": () => timed([...FLAGS, emptyScript], { cwd, env: plainEnv }),
   "harness --version": () => timed([...FLAGS, MAIN, "--version"], { cwd, env: plainEnv }),
-  "floor: node:readline prompt, no harness": () =>
+  "reference: node:readline prompt alone": () =>
     timed([...FLAGS, readlineScript], { cwd, env: plainEnv, ready: PROMPT }),
   "REPL prompt": () =>
     timed([...FLAGS, MAIN, ...model], { cwd, env: plainEnv, ready: PROMPT, idleMs: 0 }),
