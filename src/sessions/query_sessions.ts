@@ -60,7 +60,8 @@ function toSummary(row: Row): SessionSummary {
  * Sessions, most recently active first.
  *
  * @param db The open database.
- * @param options Only sessions started in `cwd`; at most `limit` (default all).
+ * @param options Only sessions started in `cwd`, only those with a user message
+ *   (`withUserMessage`), at most `limit` (default all).
  * @returns Their summaries.
  *
  * @example
@@ -76,13 +77,18 @@ function toSummary(row: Row): SessionSummary {
  */
 export function querySessions(
   db: DatabaseSync,
-  options: { cwd?: string; limit?: number; idPrefix?: string } = {},
+  options: { cwd?: string; limit?: number; idPrefix?: string; withUserMessage?: boolean } = {},
 ): SessionSummary[] {
   const where: string[] = [];
   const params: (string | number)[] = [];
   if (options.cwd !== undefined) {
     where.push("s.cwd = ?");
     params.push(options.cwd);
+  }
+  if (options.withUserMessage) {
+    where.push(
+      "EXISTS (SELECT 1 FROM events e WHERE e.session_id = s.id AND e.type = 'user_message')",
+    );
   }
   if (options.idPrefix !== undefined) {
     // substr instead of LIKE: ids must match literally, "_" and "%" included.

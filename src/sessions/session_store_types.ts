@@ -41,7 +41,10 @@ export interface SessionStore {
   startSession(info: SessionStartInfo, id?: string): Result<SessionLogWriter, AgentError>;
   /** Sessions, most recently active first. */
   listSessions(options?: { cwd?: string; limit?: number }): Result<SessionSummary[], AgentError>;
-  /** The most recently active session started in `cwd` (for --continue). */
+  /**
+   * The most recently active session started in `cwd` in which the user said something (for
+   * --continue): a REPL opened and closed without a message is not what a user continues.
+   */
   latestSession(cwd: string): Result<SessionSummary | undefined, AgentError>;
   /** The session with this id or unique id prefix (for --resume ID). */
   findSession(idOrPrefix: string): Result<SessionSummary, AgentError>;

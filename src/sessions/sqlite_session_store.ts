@@ -56,7 +56,7 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   latestSession(cwd: string): Result<SessionSummary | undefined, AgentError> {
-    return this.#read(() => querySessions(this.#db, { cwd, limit: 1 })[0]);
+    return this.#read(() => querySessions(this.#db, { cwd, withUserMessage: true, limit: 1 })[0]);
   }
 
   findSession(idOrPrefix: string): Result<SessionSummary, AgentError> {

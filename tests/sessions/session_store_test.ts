@@ -84,7 +84,7 @@ Deno.test("loadSession() keeps only the system prompt after recordCleared()", as
   assertEquals(loaded.value.state, {});
 });
 
-Deno.test("listSessions() and latestSession() report cwd, model, first message and user turns", async () => {
+Deno.test("listSessions() and latestSession() report cwd, model, first message and user turns; latestSession() skips sessions without a message", async () => {
   await using dir = await tempDir();
   let n = 0;
   using store = openTestStore(dir.path, { newId: () => `id-${++n}` });
@@ -105,6 +105,13 @@ Deno.test("listSessions() and latestSession() report cwd, model, first message a
   assertEquals(unwrap(store.listSessions({ limit: 1 })).length, 1);
   assertEquals(unwrap(store.latestSession(START_INFO.cwd))?.id, "id-1");
   assertEquals(unwrap(store.latestSession("/nowhere")), undefined);
+  // A REPL opened and closed without a message is newer, but not what --continue picks.
+  const empty = store.startSession(START_INFO);
+  assert(empty.ok);
+  empty.value.end();
+  assertEquals(unwrap(store.listSessions({ limit: 1 }))[0]?.id, "id-4");
+  assertEquals(unwrap(store.latestSession(START_INFO.cwd))?.id, "id-1");
+  assertEquals(unwrap(store.latestSession("/elsewhere")), undefined);
 });
 
 Deno.test("findSession() accepts unique id prefixes and rejects ambiguous and unknown ones", async () => {
