@@ -5,6 +5,15 @@ import { HELP, parseCommand } from "./args.ts";
 import { formatAgentError } from "../errors.ts";
 import { parseGrantFlags } from "../sandbox/grants.ts";
 import { tracePhase } from "./startup_trace.ts";
+import type * as PromptAhead from "./prompt_ahead.ts";
+import type * as RunCommand from "./run_command.ts";
+
+// Not string literals, like main.ts's import of this file: when a module loads, `deno run`
+// also prepares every module its literal dynamic imports reach, which cost about 2.5 ms
+// before the REPL prompt. `deno compile` embeds them through the "compile" task's --include
+// list; tests/release/compile_includes_test.ts keeps that list complete.
+const PROMPT_AHEAD_MODULE = "./prompt_ahead.ts";
+const RUN_COMMAND_MODULE = "./run_command.ts";
 
 const EXIT_USAGE = 2;
 
@@ -49,11 +58,11 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
       return 0;
     case "run": {
       // The REPL's prompt shows before the conversation's modules load (prompt_ahead.ts).
-      const { startAhead } = await import("./prompt_ahead.ts");
+      const { startAhead }: typeof PromptAhead = await import(PROMPT_AHEAD_MODULE);
       const ahead = await startAhead(command.flags, grants.value.grants, io);
       if (typeof ahead === "number") return ahead;
       try {
-        const { runCommand } = await import("./run_command.ts");
+        const { runCommand }: typeof RunCommand = await import(RUN_COMMAND_MODULE);
         tracePhase("run_command.ts imported");
         return await runCommand(command, grants.value.grants, ahead, ahead);
       } finally {
@@ -61,7 +70,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
       }
     }
     default: {
-      const { runCommand } = await import("./run_command.ts");
+      const { runCommand }: typeof RunCommand = await import(RUN_COMMAND_MODULE);
       tracePhase("run_command.ts imported");
       return await runCommand(command, grants.value.grants, io);
     }
