@@ -325,7 +325,7 @@ function formatSessions(store: SessionStore, cwd: string): string {
 }
 
 function pickSession(store: SessionStore, cwd: string, io: CommandIO): string | undefined {
-  const listed = store.listSessions({ cwd, limit: 20 });
+  const listed = store.listSessions({ cwd, limit: 20, withUserMessage: true });
   if (!listed.ok) {
     io.printError(formatAgentError(listed.error));
     return undefined;

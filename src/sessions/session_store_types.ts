@@ -39,8 +39,10 @@ export interface SessionStore {
    * banner already showed; by default the store makes one.
    */
   startSession(info: SessionStartInfo, id?: string): Result<SessionLogWriter, AgentError>;
-  /** Sessions, most recently active first. */
-  listSessions(options?: { cwd?: string; limit?: number }): Result<SessionSummary[], AgentError>;
+  /** Sessions, most recently active first (`withUserMessage`: only those the user spoke in). */
+  listSessions(
+    options?: { cwd?: string; limit?: number; withUserMessage?: boolean },
+  ): Result<SessionSummary[], AgentError>;
   /**
    * The most recently active session started in `cwd` in which the user said something (for
    * --continue): a REPL opened and closed without a message is not what a user continues.

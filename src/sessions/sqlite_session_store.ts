@@ -50,7 +50,7 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   listSessions(
-    options: { cwd?: string; limit?: number } = {},
+    options: { cwd?: string; limit?: number; withUserMessage?: boolean } = {},
   ): Result<SessionSummary[], AgentError> {
     return this.#read(() => querySessions(this.#db, options));
   }

@@ -112,6 +112,8 @@ Deno.test("listSessions() and latestSession() report cwd, model, first message a
   assertEquals(unwrap(store.listSessions({ limit: 1 }))[0]?.id, "id-4");
   assertEquals(unwrap(store.latestSession(START_INFO.cwd))?.id, "id-1");
   assertEquals(unwrap(store.latestSession("/elsewhere")), undefined);
+  const spoken = unwrap(store.listSessions({ cwd: START_INFO.cwd, withUserMessage: true }));
+  assertEquals(spoken.map((s) => s.id), ["id-1", "id-3"]);
 });
 
 Deno.test("findSession() accepts unique id prefixes and rejects ambiguous and unknown ones", async () => {
