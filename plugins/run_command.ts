@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { defineTool, ToolError } from "../src/tools/define_tool.ts";
 import { OutputCollector } from "../src/tools/builtin/command_output.ts";
+import { truncateMiddle } from "../src/tools/truncate_output.ts";
 
 /** Longest timeout a call may ask for. */
 const MAX_TIMEOUT_MS = 600_000;
@@ -13,6 +14,8 @@ const MAX_TIMEOUT_MS = 600_000;
 const PIPE_GRACE_MS = 300;
 /** How long SIGTERM gets before SIGKILL. */
 const KILL_GRACE_MS = 1000;
+/** Characters of output kept in the message of a timed-out or cancelled command (head and tail). */
+const STOPPED_OUTPUT_CHARS = 10_000;
 
 /** Variables that make common tools skip prompts, pagers, colours and editors. */
 const NON_INTERACTIVE_ENV: Record<string, string> = {
@@ -139,7 +142,9 @@ export default defineTool({
     }
 
     const started = performance.now();
-    const output = new OutputCollector({ headBytes: 10_000, tailBytes: 30_000 });
+    // Up to about 1 MB is kept (under max_output_size), so the full output harness saves
+    // when it cuts the result for the model is the real one; longer output loses its middle.
+    const output = new OutputCollector({ headBytes: 200_000, tailBytes: 800_000 });
     const pumps = Promise.all([pump(child.stdout, output), pump(child.stderr, output)]);
     let stoppedBy: "timeout" | "cancelled" | null = null;
     let killTimer: ReturnType<typeof setTimeout> | undefined;
@@ -181,16 +186,18 @@ export default defineTool({
       ? `exit_code: ${status.code} (killed by ${status.signal})`
       : `exit_code: ${status.code}`;
     const stopped: "timeout" | "cancelled" | null = stoppedBy;
+    // Error messages are not cut by tool_output_limit: keep them short here.
+    const shortBody = truncateMiddle(body, { limit: STOPPED_OUTPUT_CHARS }).text;
     if (stopped === "timeout") {
       throw new ToolError(
         "timeout",
-        `${body}\n${exit}\n[killed after ${timeout_ms} ms (timeout_ms); the whole process group was stopped. Raise timeout_ms (at most ${MAX_TIMEOUT_MS}) or run long jobs in the background with output to a file]`,
+        `${shortBody}\n${exit}\n[killed after ${timeout_ms} ms (timeout_ms); the whole process group was stopped. Raise timeout_ms (at most ${MAX_TIMEOUT_MS}) or run long jobs in the background with output to a file]`,
       );
     }
     if (stopped === "cancelled") {
       throw new ToolError(
         "cancelled",
-        `${body}\n${exit}\n[cancelled after ${elapsed} ms; the whole process group was stopped]`,
+        `${shortBody}\n${exit}\n[cancelled after ${elapsed} ms; the whole process group was stopped]`,
       );
     }
     const firstLine = command.split("\n")[0] ?? "";

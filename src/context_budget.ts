@@ -148,10 +148,49 @@ function summary(message: ToolResultMessage, messages: readonly Message[]): Tool
   };
 }
 
+/** Characters each newest result keeps at least when cut to fit (head and tail). */
+const MIN_CUT_CHARS = 2000;
+
+/** Where the rest of a cut result can be read, for the model. */
+function restHint(message: ToolResultMessage, messages: readonly Message[]): string {
+  const path = message.data.result.metadata.truncated?.full_output_path;
+  if (path !== undefined) {
+    return `the full output is in "${path}": read_file it with offset and limit for the rest`;
+  }
+  const call = describeCall(messages, message.data.callId);
+  return `call ${call ?? `"${message.data.name}"`} again with narrower arguments for the rest`;
+}
+
+/** Keeps the head and tail of a result's data within `room` characters, with a marker. */
+function cutToFit(
+  message: ToolResultMessage,
+  messages: readonly Message[],
+  room: number,
+  contextLength: number,
+): ToolResultMessage {
+  const result = message.data.result;
+  const data = result.data ?? "";
+  const marker = (cut: number) =>
+    `\n\n[... ${cut} characters cut to fit the ${contextLength}-token context; ` +
+    `${restHint(message, messages)} ...]\n\n`;
+  const keep = Math.max(0, room - marker(data.length).length);
+  if (keep >= data.length) return message;
+  const head = Math.ceil(keep * 0.6);
+  const tailStart = data.length - (keep - head);
+  const cut = tailStart - head;
+  return toolResultMessage(message.data.callId, message.data.name, {
+    ...result,
+    data: `${data.slice(0, head)}${marker(cut)}${data.slice(tailStart)}`,
+  });
+}
+
 /**
- * Makes a conversation fit the context: when the next request would overflow, the OLDEST
- * tool results are replaced by a one-line summary saying where the full output is, until
- * it fits. Messages are never removed, so every tool call keeps its result.
+ * Makes a conversation fit the context. When the next request would overflow, the OLDEST
+ * tool results are replaced by a one-line summary saying where the full output is, until it
+ * fits. The results of the latest model turn are never replaced, since the model has not
+ * read them yet: when they alone do not fit, each keeps its head and tail (at least
+ * 2,000 characters) with a marker saying how to read the rest. Messages are never removed,
+ * so every tool call keeps its result.
  *
  * @param messages The conversation to send.
  * @param contextLength The context length in tokens.
@@ -174,13 +213,21 @@ export function fit(
   options: { reserveTokens?: number; fixedTokens?: number } = {},
 ): FitResult {
   const reserve = options.reserveTokens ?? Math.min(4096, Math.floor(contextLength / 4));
-  const limit = contextLength - reserve - (options.fixedTokens ?? 0);
+  const fixed = options.fixedTokens ?? 0;
+  const limit = contextLength - reserve - fixed;
   const out = [...messages];
   let total = estimateTokens(out);
   if (total <= limit) return { messages: out, overflow: false };
+  // The latest turn's results: the tool calls and results that end the conversation.
+  let latest = out.length;
+  while (
+    latest > 0 && (out[latest - 1]!.kind === "tool_result" || out[latest - 1]!.kind === "tool_call")
+  ) {
+    latest--;
+  }
   let shortened = 0;
   let saved = 0;
-  for (let i = 0; i < out.length && total > limit; i++) {
+  for (let i = 0; i < latest && total > limit; i++) {
     const message = out[i]!;
     if (message.kind !== "tool_result") continue;
     if ((message.data.result.data ?? "").startsWith(SHORTENED_MARK)) continue;
@@ -196,18 +243,55 @@ export function fit(
     saved += gain;
     shortened++;
   }
+  let cutCount = 0;
+  const newest = out.flatMap((m, i) => i >= latest && m.kind === "tool_result" ? [{ m, i }] : []);
+  const dataChars = newest.reduce((sum, { m }) => sum + (m.data.result.data ?? "").length, 0);
+  // Share the room left among the newest results by their size; estimates are rough (JSON
+  // escaping, markers), so tighten and retry a few times.
+  let room = dataChars - (total - limit) * CHARS_PER_TOKEN;
+  for (let attempt = 0; attempt < 4 && total > limit && dataChars > 0; attempt++) {
+    const trial = [...out];
+    let trialTotal = total;
+    let trialSaved = 0;
+    let trialCuts = 0;
+    for (const { m, i } of newest) {
+      const length = (m.data.result.data ?? "").length;
+      const share = Math.max(MIN_CUT_CHARS, Math.floor((Math.max(0, room) * length) / dataChars));
+      const cut = cutToFit(m, messages, share, contextLength);
+      const gain = estimateTokens(m.content) - estimateTokens(cut.content);
+      if (cut === m || gain <= 0) continue;
+      trial[i] = cut;
+      trialTotal -= gain;
+      trialSaved += gain;
+      trialCuts++;
+    }
+    if (trialCuts === 0) break;
+    const stillOver = trialTotal - limit;
+    if (stillOver <= 0 || attempt === 3) {
+      out.splice(0, out.length, ...trial);
+      total = trialTotal;
+      saved += trialSaved;
+      cutCount = trialCuts;
+      break;
+    }
+    room -= stillOver * CHARS_PER_TOKEN + 200;
+  }
   const overflow = total > limit;
   const parts: string[] = [];
-  if (shortened > 0) {
+  if (shortened > 0 || cutCount > 0) {
+    const what = [
+      shortened > 0 ? `shortened ${shortened} old tool result${shortened === 1 ? "" : "s"}` : "",
+      cutCount > 0 ? `cut ${cutCount} new one${cutCount === 1 ? "" : "s"} to head and tail` : "",
+    ].filter(Boolean).join(" and ");
     parts.push(
-      `Shortened ${shortened} old tool result${shortened === 1 ? "" : "s"} (about ${saved} ` +
-        `tokens) to fit the ${contextLength}-token context`,
+      `${what[0]!.toUpperCase()}${what.slice(1)} (about ${saved} tokens) to fit the ` +
+        `${contextLength}-token context`,
     );
   }
   if (overflow) {
     parts.push(
-      `The conversation (about ${total} tokens) still does not fit the ${contextLength}-token ` +
-        `context: start a new session or raise --num-ctx`,
+      `The request (about ${total + fixed} tokens, plus ${reserve} kept for the answer) still ` +
+        `does not fit the ${contextLength}-token context: start a new session or raise --num-ctx`,
     );
   }
   return { messages: out, overflow, ...(parts.length ? { note: parts.join(". ") } : {}) };

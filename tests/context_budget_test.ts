@@ -89,17 +89,40 @@ Deno.test("fit() shortens the oldest tool results first and keeps pairing", () =
 });
 
 Deno.test("fit() points at the saved full output when there is one", () => {
-  const big = makeToolResult({ data: "y".repeat(40000) });
-  big.metadata.truncated = { cut: 90000, unit: "bytes", full_output_path: "/tmp/out-1.txt" };
+  const saved = (path: string) => {
+    const big = makeToolResult({ data: "y".repeat(40000) });
+    big.metadata.truncated = { cut: 90000, unit: "bytes", full_output_path: path };
+    return big;
+  };
   const messages: Message[] = [
     { kind: "user", content: "run it" },
     toolCallMessage({ id: "c1", name: "run_command", arguments: '{"command":"make"}' }),
-    toolResultMessage("c1", "run_command", big),
+    toolResultMessage("c1", "run_command", saved("/tmp/out-1.txt")),
+    { kind: "assistant", content: "again", data: {} },
+    toolCallMessage({ id: "c2", name: "run_command", arguments: '{"command":"make"}' }),
+    toolResultMessage("c2", "run_command", saved("/tmp/out-2.txt")),
   ];
   const result = fit(messages, 8192);
+  ok(resultData(result.messages[2]).startsWith("[Shortened"));
   ok(resultData(result.messages[2]).endsWith('The full output is in "/tmp/out-1.txt"'));
-  const shortened = result.messages[2];
-  ok(shortened?.kind === "tool_result" && shortened.data.result.data?.startsWith("[Shortened"));
+  // The newest result is cut, not replaced: the model has not read it yet.
+  const newest = resultData(result.messages[5]);
+  ok(newest.startsWith("yyyy") && newest.endsWith("yyyy"), newest.slice(0, 40));
+  ok(newest.includes('the full output is in "/tmp/out-2.txt": read_file it'), newest);
+  assertEquals(result.overflow, false);
+  ok(result.note?.includes("cut 1 new one to head and tail"), result.note);
+});
+
+Deno.test("fit() keeps the newest results readable when they alone overflow", () => {
+  // Ollama's default 8192-token context, 2,200 tokens of schemas and a 30,000-character read.
+  const messages = conversation([30000]);
+  const result = fit(messages, 8192, { fixedTokens: 2200 });
+  assertEquals(result.overflow, false);
+  const data = resultData(result.messages.at(-1));
+  ok(data.startsWith("line one of 0\nxxx"), data.slice(0, 40));
+  ok(data.length > 10000 && data.length < 16000, String(data.length));
+  ok(data.includes('call read_file {"path":"f0"} again with narrower arguments'), data);
+  ok(estimateTokens(result.messages) <= 8192 - 2048 - 2200);
 });
 
 Deno.test("fit() says so when even shortened results do not fit", () => {
@@ -110,6 +133,7 @@ Deno.test("fit() says so when even shortened results do not fit", () => {
   const result = fit(messages, 8192);
   assertEquals(result.overflow, true);
   ok(result.note?.includes("still does not fit the 8192-token context"), result.note);
+  ok(/The request \(about \d+ tokens, plus 2048 kept for the answer\)/.test(result.note!));
   const again = fit(result.messages, 8192);
   assertEquals(again.messages, result.messages);
 });

@@ -6,6 +6,7 @@ import type { EffectivePermissions, WorkerPermissions } from "./effective_permis
 import type { Grants } from "./grants.ts";
 import { localImportGraph } from "./import_graph.ts";
 import { grantCovers } from "./permission_value.ts";
+import { toolOutputsDir } from "../tools/truncate_output.ts";
 import type { HostToWorker, LoadMessage, PluginRef, WorkerToHost } from "./worker_protocol.ts";
 
 /** What every worker of one host shares. */
@@ -121,10 +122,12 @@ export async function startSandbox(
       }
     }
   }
-  const workerPermissions: WorkerPermissions = revokeRead.length === 0 ? permissions : {
-    ...permissions,
-    read: [...(granted ?? []), ...revokeRead],
-  };
+  // A tool that may read (the workspace) may also read the full outputs harness saved for
+  // results it cut (truncate_output.ts), which those results name.
+  const outputs = granted && granted.length > 0 ? [toolOutputsDir(options.dataDir)] : [];
+  const workerPermissions: WorkerPermissions = revokeRead.length + outputs.length === 0
+    ? permissions
+    : { ...permissions, read: [...(granted ?? []), ...outputs, ...revokeRead] };
   return new SandboxWorker(workerPermissions, {
     type: "load",
     mode: config.mode,

@@ -6,6 +6,7 @@
 import type { ToolErrorType } from "../messages.ts";
 import { type ToolContext, type ToolDefinition, ToolError } from "../tools/define_tool.ts";
 import { resolveWorkspacePath } from "../tools/workspace_path.ts";
+import { toolOutputsDir } from "../tools/truncate_output.ts";
 import { installDenyGuard, replaceDenoMember } from "./deny_guard.ts";
 import { describeNotCapable } from "./describe_not_capable.ts";
 import { describeIssues, loadPlugin, shown, wireInfo } from "./plugin_definition.ts";
@@ -204,9 +205,10 @@ async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promi
   const controller = new AbortController();
   controllers.set(id, controller);
   const workspace = setup.workspace;
+  const outputsDir = toolOutputsDir(setup.dataDir);
   const ctx: ToolContext = {
     workspace,
-    resolve: (path: string) => resolveWorkspacePath(workspace, path),
+    resolve: (path: string) => resolveWorkspacePath(workspace, path, outputsDir),
     signal: controller.signal,
     dataDir: setup.dataDir,
     state,

@@ -1,10 +1,24 @@
 // Output caps for tool results, applied by the tool host to `data` before the result reaches
 // the model: a hard byte cap (`max_output_size`, default 1 MiB) and a context cap
 // (`tool_output_limit`, default 30,000 characters) that keeps head and tail and can save the
-// full output under the session's data folder so the model can read or grep it.
+// full output under the session's data folder so the model can read_file it.
 
 import { join } from "node:path";
 import { makeToolResult, type ToolResult } from "../messages.ts";
+
+/**
+ * The folder under a session data folder where full outputs of cut results are saved. Tools
+ * that may read the workspace may read it too (sandbox_worker.ts, workspace_path.ts).
+ *
+ * @example
+ * ```ts
+ * import { toolOutputsDir } from "./truncate_output.ts";
+ * if (!toolOutputsDir("/data").endsWith("tool_outputs")) throw new Error();
+ * ```
+ */
+export function toolOutputsDir(dataDir: string): string {
+  return join(dataDir, "tool_outputs");
+}
 
 /** Default hard cap on a tool's output, in bytes. */
 export const DEFAULT_MAX_OUTPUT_SIZE = 1024 * 1024;
@@ -60,7 +74,7 @@ export function truncateMiddle(
   if (text.length <= options.limit) return { text, cut: 0 };
   const where = options.fullOutputPath === undefined
     ? ""
-    : `; full output saved to "${options.fullOutputPath}" (read or grep it for the rest)`;
+    : `; full output saved to "${options.fullOutputPath}": read_file it with offset and limit for the rest`;
   // The marker's digits depend on the cut, so size it for the worst case first.
   const markerFor = (cut: number) => `\n\n[... ${cut} characters cut${where} ...]\n\n`;
   const room = Math.max(0, options.limit - markerFor(text.length).length);
@@ -104,7 +118,7 @@ export async function truncateToolResult(
   if (text.length > limit) {
     let fullOutputPath: string | undefined;
     if (options.dataDir !== undefined) {
-      const dir = join(options.dataDir, "tool_outputs");
+      const dir = toolOutputsDir(options.dataDir);
       const stamp = new Date().toISOString().replace(/[:.]/g, "-");
       const suffix = Math.random().toString(36).slice(2, 8);
       const name = (options.tool ?? "tool").replace(/[^\w-]/g, "_");

@@ -30,11 +30,23 @@ function realPathOfExistingPrefix(path: string): string {
   }
 }
 
+/** True when `path` (absolute) is really inside `outputsDir`, symbolic links resolved. */
+function isSavedOutput(outputsDir: string, path: string): boolean {
+  if (!isInside(outputsDir, resolve(path))) return false;
+  try {
+    return isInside(realpathSync(outputsDir), realPathOfExistingPrefix(resolve(path)));
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Resolves a workspace-relative path to an absolute path inside the workspace.
  *
  * @param workspace Absolute path of the workspace root.
  * @param path The path the model gave.
+ * @param outputsDir Where harness saves the full outputs of cut results: absolute paths
+ *   inside it are accepted too, since results name them.
  * @returns The absolute path.
  * @throws {ToolError} `validation_failed` for absolute paths, `..` escapes and symlinks
  * whose real location is outside the workspace.
@@ -46,9 +58,16 @@ function realPathOfExistingPrefix(path: string): string {
  * if (!abs.endsWith("x.ts")) throw new Error(abs);
  * ```
  */
-export function resolveWorkspacePath(workspace: string, path: string): string {
+export function resolveWorkspacePath(
+  workspace: string,
+  path: string,
+  outputsDir?: string,
+): string {
   if (path.includes("\0")) {
     throw new ToolError("validation_failed", `Path "${path}" contains a NUL byte`);
+  }
+  if (outputsDir !== undefined && isAbsolute(path) && isSavedOutput(outputsDir, path)) {
+    return resolve(path);
   }
   if (isAbsolute(path)) {
     throw new ToolError(

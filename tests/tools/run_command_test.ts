@@ -135,10 +135,27 @@ Deno.test({
   ignore: !unix,
   fn: async () => {
     await using ctx = await makeToolContext();
-    const { output } = await runTool(tool, { command: "seq 1 100000" }, ctx);
+    const { output } = await runTool(tool, { command: "seq 1 300000" }, ctx);
     assert(output.startsWith("1\n2\n3\n"), output.slice(0, 20));
-    assert(output.endsWith("99999\n100000\nexit_code: 0"), output.slice(-40));
-    assert(/bytes of output cut here; 588895 bytes in total/.test(output), "marker");
+    assert(output.endsWith("299999\n300000\nexit_code: 0"), output.slice(-40));
+    assert(/988895 bytes of output cut here; 1988895 bytes in total/.test(output), "marker");
+    assert(output.length < 1_001_000, String(output.length));
+  },
+});
+
+Deno.test({
+  name: "run_command keeps a timed-out command's message short",
+  ignore: !unix,
+  fn: async () => {
+    await using ctx = await makeToolContext();
+    const message = await expectToolError(
+      tool,
+      { command: "seq 1 100000; sleep 5", timeout_ms: 500 },
+      ctx,
+      "timeout",
+    );
+    assert(message.length < 10_500, String(message.length));
+    assert(message.includes("100000\nexit_code"), message.slice(-300));
   },
 });
 
