@@ -220,14 +220,22 @@ function parseSubcommand(positionals: string[], flags: RunFlags): Result<Command
       if (extra !== undefined) {
         return usage(`Unexpected argument "${extra}" for "harness sessions"`);
       }
-      if (action === "list" && arg === undefined) return ok({ kind: "sessions", flags, action });
-      if ((action === "export" || action === "search" || action === "delete") && arg) {
-        return ok({ kind: "sessions", flags, action, arg });
+      if (action === "list") {
+        if (arg !== undefined) {
+          return usage(`Unexpected argument "${arg}" for "harness sessions list"`);
+        }
+        return ok({ kind: "sessions", flags, action });
+      }
+      if (action === "export" || action === "search" || action === "delete") {
+        if (arg) return ok({ kind: "sessions", flags, action, arg });
+        return usage(
+          action === "search"
+            ? `Missing search text for "harness sessions search": run "harness sessions search TEXT"`
+            : `Missing session id for "harness sessions ${action}": run "harness sessions" to list them`,
+        );
       }
       return usage(
-        `Unknown sessions command "${
-          rest.join(" ")
-        }": use list, export ID, search TEXT or delete ID`,
+        `Unknown sessions command "${action}": use list, export ID, search TEXT or delete ID`,
       );
     }
     case "policy": {

@@ -4,6 +4,7 @@ import type { Command } from "./args.ts";
 import { formatAgentError } from "../errors.ts";
 import { EXIT } from "../run_print.ts";
 import { type CommandIO, openStoreOrExit } from "./run_command.ts";
+import type { SessionSummary } from "../sessions/query_sessions.ts";
 
 /** `harness sessions list|export|search|delete`: the session log without a model. */
 export async function runSessionsCommand(
@@ -20,16 +21,8 @@ export async function runSessionsCommand(
           io.printError(formatAgentError(listed.error));
           return EXIT.runtime;
         }
-        const sessions = listed.value;
-        if (sessions.length === 0) console.log("No sessions yet");
-        for (const s of sessions) {
-          const first = (s.firstUserMessage ?? "").replace(/\s+/g, " ").slice(0, 60);
-          console.log(
-            `${s.id}  ${
-              s.startedAt.slice(0, 16).replace("T", " ")
-            }  ${s.userTurns} turns  ${s.model}  ${s.cwd}  ${first}`,
-          );
-        }
+        if (listed.value.length === 0) console.log("No sessions yet");
+        else console.log(formatSessionList(listed.value));
         return EXIT.ok;
       }
       case "export": {
@@ -58,16 +51,23 @@ export async function runSessionsCommand(
         return EXIT.ok;
       }
       case "delete": {
+        // Look the id up first: an unknown id is the same error with or without a terminal.
+        const found = store.findSession(command.arg!);
+        if (!found.ok) {
+          io.printError(formatAgentError(found.error));
+          return EXIT.usage;
+        }
+        const id = found.value.id;
         if (!Deno.stdin.isTerminal()) {
           io.printError(
-            `Refusing to delete session "${command.arg}" without confirmation: run "harness sessions delete ${command.arg}" in a terminal`,
+            `Refusing to delete session "${id}" without confirmation: run "harness sessions delete ${id}" in a terminal`,
           );
           return EXIT.usage;
         }
-        const deleted = await store.deleteSession(command.arg!, {
+        const deleted = await store.deleteSession(id, {
           confirm: (s) => {
             const answer = prompt(
-              `Delete session ${s.id} (${s.userTurns} turns, ${s.cwd}, "${
+              `Delete session ${s.id} (${turnCount(s.userTurns)}, ${s.cwd}, "${
                 (s.firstUserMessage ?? "").slice(0, 40)
               }")? [y/N]`,
             );
@@ -78,7 +78,7 @@ export async function runSessionsCommand(
           io.printError(formatAgentError(deleted.error));
           return EXIT.usage;
         }
-        console.log(deleted.value ? `Deleted session ${command.arg}` : "Nothing deleted");
+        console.log(deleted.value ? `Deleted session ${id}` : "Nothing deleted");
         return EXIT.ok;
       }
       default: {
@@ -89,4 +89,58 @@ export async function runSessionsCommand(
   } finally {
     store.close();
   }
+}
+
+/**
+ * "1 turn" or "N turns".
+ *
+ * @param turns The number of user messages.
+ * @returns The count with its noun.
+ *
+ * @example
+ * ```ts
+ * import { turnCount } from "./sessions_command.ts";
+ * if (turnCount(1) !== "1 turn" || turnCount(0) !== "0 turns") throw new Error();
+ * ```
+ */
+export function turnCount(turns: number): string {
+  return turns === 1 ? "1 turn" : `${turns} turns`;
+}
+
+/**
+ * The `harness sessions` table: a header line naming the columns, then one line per
+ * session, columns aligned (the last one, the first message, is cut at 60 characters).
+ *
+ * @param sessions The sessions to list, in display order.
+ * @returns The lines, joined with newlines (no trailing newline).
+ *
+ * @example
+ * ```ts
+ * import { formatSessionList } from "./sessions_command.ts";
+ * const text = formatSessionList([{
+ *   id: "e1dd", startedAt: "2025-01-02T03:04:05.000Z", lastAt: "", cwd: "/w", model: "m",
+ *   baseUrl: "", provider: "", grants: "", firstUserMessage: "hi", userTurns: 1,
+ * }]);
+ * if (!text.startsWith("ID") || !text.includes("1 turn ")) throw new Error(text);
+ * ```
+ */
+export function formatSessionList(sessions: readonly SessionSummary[]): string {
+  const rows = [
+    ["ID", "STARTED", "TURNS", "MODEL", "CWD", "FIRST MESSAGE"],
+    ...sessions.map((s) => [
+      s.id,
+      s.startedAt.slice(0, 16).replace("T", " "),
+      turnCount(s.userTurns),
+      s.model,
+      s.cwd,
+      (s.firstUserMessage ?? "").replace(/\s+/g, " ").slice(0, 60),
+    ]),
+  ];
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  return rows
+    .map((row) =>
+      row.map((cell, column) => column === row.length - 1 ? cell : cell.padEnd(widths[column]!))
+        .join("  ").trimEnd()
+    )
+    .join("\n");
 }

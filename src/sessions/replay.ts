@@ -144,24 +144,27 @@ function endOfBlock(messages: readonly Message[], callId: string): number {
 
 /**
  * The result recorded for a call the harness stopped during (crash, kill -9, power loss).
+ * A call with a `tool_started` event may have had effects; one that was only requested
+ * (validating or awaiting permission) never ran, so the model can simply call it again.
  *
  * @param call The unanswered call.
  * @param now The time to stamp.
- * @returns An `interrupted` ToolResult telling the model the call may have had effects.
+ * @returns An `interrupted` ToolResult saying whether the call could have had effects.
  *
  * @example
  * ```ts
  * import { interruptedResult } from "./replay.ts";
- * const r = interruptedResult({ callId: "c1", name: "ls", started: true }, new Date(0));
- * if (r.error_type !== "interrupted") throw new Error();
+ * const r = interruptedResult({ callId: "c1", name: "ls", started: false }, new Date(0));
+ * if (r.error_type !== "interrupted" || !r.error_message?.includes("did not run")) {
+ *   throw new Error();
+ * }
  * ```
  */
 export function interruptedResult(call: UnansweredCall, now: Date): ToolResult {
-  const state = call.started ? "it had started" : "it had been requested";
-  return makeToolResult({
-    errorType: "interrupted",
-    errorMessage: `The harness stopped before this call finished (${state}), so the call may or ` +
-      `may not have had effects. Check the current state before calling "${call.name}" again`,
-    now,
-  });
+  const errorMessage = call.started
+    ? `The harness stopped while this call was running, so it may or may not have had ` +
+      `effects. Check the current state before calling "${call.name}" again`
+    : `The harness stopped before this call started: it did not run. Call "${call.name}" ` +
+      `again if it is still needed`;
+  return makeToolResult({ errorType: "interrupted", errorMessage, now });
 }

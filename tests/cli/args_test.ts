@@ -49,6 +49,11 @@ const PARSED: [string[], Command][] = [
     ["sessions", "search", "needle", "--yes"],
     { kind: "sessions", flags: { ...RUN_DEFAULTS, yes: true }, action: "search", arg: "needle" },
   ],
+  [["sessions"], { kind: "sessions", flags: { ...RUN_DEFAULTS }, action: "list" }],
+  [
+    ["sessions", "delete", "e1dd"],
+    { kind: "sessions", flags: { ...RUN_DEFAULTS }, action: "delete", arg: "e1dd" },
+  ],
 ];
 
 for (const [argv, expected] of PARSED) {
@@ -92,6 +97,27 @@ const REFUSED: [string[], string][] = [
     ["hello"],
     'Unknown command "hello": to send a prompt use -p "hello"; run "harness --help" for usage',
   ],
+  [
+    ["sessions", "export"],
+    'Missing session id for "harness sessions export": run "harness sessions" to list them',
+  ],
+  [
+    ["sessions", "delete"],
+    'Missing session id for "harness sessions delete": run "harness sessions" to list them',
+  ],
+  [
+    ["sessions", "search"],
+    'Missing search text for "harness sessions search": run "harness sessions search TEXT"',
+  ],
+  [
+    ["sessions", "export", ""],
+    'Missing session id for "harness sessions export": run "harness sessions" to list them',
+  ],
+  [
+    ["sessions", "bogus"],
+    'Unknown sessions command "bogus": use list, export ID, search TEXT or delete ID',
+  ],
+  [["sessions", "list", "x"], 'Unexpected argument "x" for "harness sessions list"'],
 ];
 
 for (const [argv, message] of REFUSED) {

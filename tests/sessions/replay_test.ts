@@ -1,6 +1,6 @@
 import { deepStrictEqual as assertEquals } from "node:assert/strict";
 import { makeToolResult } from "../../src/messages.ts";
-import { replayEvents } from "../../src/sessions/replay.ts";
+import { interruptedResult, replayEvents } from "../../src/sessions/replay.ts";
 import type { SessionEvent } from "../../src/sessions/session_events.ts";
 import { assertEveryCallAnswered } from "./session_test_helpers.ts";
 
@@ -54,4 +54,25 @@ Deno.test("replayEvents() reports unanswered calls in request order with whether
     { callId: "a", name: "ls", started: true },
     { callId: "b", name: "ls", started: false },
   ]);
+});
+
+Deno.test("interruptedResult() says a call that never started did not run", () => {
+  const r = interruptedResult({ callId: "b", name: "run_command", started: false }, new Date(at));
+  assertEquals(r.success, false);
+  assertEquals(r.error_type, "interrupted");
+  assertEquals(
+    r.error_message,
+    'The harness stopped before this call started: it did not run. Call "run_command" again ' +
+      "if it is still needed",
+  );
+});
+
+Deno.test("interruptedResult() says a started call may or may not have had effects", () => {
+  const r = interruptedResult({ callId: "a", name: "run_command", started: true }, new Date(at));
+  assertEquals(r.error_type, "interrupted");
+  assertEquals(
+    r.error_message,
+    "The harness stopped while this call was running, so it may or may not have had effects. " +
+      'Check the current state before calling "run_command" again',
+  );
 });

@@ -1,0 +1,178 @@
+// End-to-end tests of `harness sessions` through the real CLI (tests/helpers/run_cli.ts):
+// the list header and turn counts, and `delete` looking the id up before asking. A
+// confirmed delete needs a terminal, so that test runs the CLI under util-linux `script`.
+
+import { deepStrictEqual as assertEquals, match, ok as assert } from "node:assert/strict";
+import { dirname } from "node:path";
+import { type CliSandbox, cliSandbox, MAIN } from "../helpers/run_cli.ts";
+import { defaultSessionDatabasePath, openSessionStore } from "../../src/session_store.ts";
+import { formatSessionList, turnCount } from "../../src/cli/sessions_command.ts";
+import type { SessionSummary } from "../../src/sessions/query_sessions.ts";
+
+const ONE_TURN = "e1dd0000-0000-4000-8000-000000000001";
+const TWO_TURNS = "f2ee0000-0000-4000-8000-000000000002";
+
+/** Writes two sessions (1 and 2 user turns) into the sandbox's default database. */
+async function seedSessions(sandbox: CliSandbox): Promise<void> {
+  const path = defaultSessionDatabasePath(sandbox.env);
+  await Deno.mkdir(dirname(path), { recursive: true });
+  const ids = [ONE_TURN, TWO_TURNS];
+  const opened = openSessionStore({ path, newId: () => ids.shift()! });
+  if (!opened.ok) throw new Error(JSON.stringify(opened.error));
+  const store = opened.value;
+  try {
+    for (const turns of [["only question"], ["first question", "second question"]]) {
+      const writer = store.startSession({
+        model: "qwen3:8b",
+        baseUrl: "http://127.0.0.1:1/v1",
+        cwd: sandbox.cwd,
+        grants: "",
+        provider: "openai",
+      });
+      if (!writer.ok) throw new Error(JSON.stringify(writer.error));
+      for (const content of turns) {
+        writer.value.record({ type: "message", message: { kind: "user", content } });
+      }
+      writer.value.end();
+    }
+  } finally {
+    store.close();
+  }
+}
+
+/** Runs the CLI with a pseudo-terminal as stdin (util-linux `script`), typing `input`. */
+async function runInTerminal(
+  sandbox: CliSandbox,
+  args: string[],
+  input: string,
+): Promise<{ code: number; output: string }> {
+  const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
+  const argv = [
+    Deno.execPath(),
+    "run",
+    "-A",
+    "--no-prompt",
+    "--unstable-worker-options",
+    MAIN,
+    ...args,
+  ];
+  const child = new Deno.Command("script", {
+    args: ["-qec", argv.map(quote).join(" "), "/dev/null"],
+    cwd: sandbox.cwd,
+    env: sandbox.env,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode(input));
+  await writer.close();
+  const out = await child.output();
+  const decoder = new TextDecoder();
+  return { code: out.code, output: decoder.decode(out.stdout) + decoder.decode(out.stderr) };
+}
+
+async function hasScript(): Promise<boolean> {
+  if (Deno.build.os !== "linux") return false;
+  try {
+    const out = await new Deno.Command("script", { args: ["--version"], stdout: "null" })
+      .output();
+    return out.success;
+  } catch {
+    return false;
+  }
+}
+
+Deno.test("turnCount() says 1 turn and N turns", () => {
+  assertEquals([0, 1, 2].map(turnCount), ["0 turns", "1 turn", "2 turns"]);
+});
+
+Deno.test("formatSessionList() starts with a header and aligns the columns", () => {
+  const session = (id: string, model: string, userTurns: number): SessionSummary => ({
+    id,
+    startedAt: "2025-01-02T03:04:05.000Z",
+    lastAt: "2025-01-02T03:04:05.000Z",
+    cwd: "/w",
+    model,
+    baseUrl: "",
+    provider: "",
+    grants: "",
+    firstUserMessage: "fix\n  the   tests",
+    userTurns,
+  });
+  assertEquals(
+    formatSessionList([session("a1", "m", 1), session("b2", "longer", 12)]),
+    [
+      "ID  STARTED           TURNS     MODEL   CWD  FIRST MESSAGE",
+      "a1  2025-01-02 03:04  1 turn    m       /w   fix the tests",
+      "b2  2025-01-02 03:04  12 turns  longer  /w   fix the tests",
+    ].join("\n"),
+  );
+});
+
+Deno.test("harness sessions lists a header line, then each session with its turn count", async () => {
+  await using sandbox = await cliSandbox();
+  await seedSessions(sandbox);
+  const out = await sandbox.run(["sessions"]);
+  assertEquals(out.code, 0, out.stderr);
+  const lines = out.stdout.trimEnd().split("\n");
+  assertEquals(lines.length, 3, out.stdout);
+  match(lines[0]!, /^ID +STARTED +TURNS +MODEL +CWD +FIRST MESSAGE$/);
+  const one = lines.find((line) => line.startsWith(ONE_TURN));
+  const two = lines.find((line) => line.startsWith(TWO_TURNS));
+  match(one ?? "", / 1 turn +qwen3:8b .* only question$/);
+  match(two ?? "", / 2 turns +qwen3:8b .* first question$/);
+});
+
+Deno.test("harness sessions says there are none without printing a header", async () => {
+  await using sandbox = await cliSandbox();
+  const out = await sandbox.run(["sessions"]);
+  assertEquals(out.code, 0, out.stderr);
+  assertEquals(out.stdout, "No sessions yet\n");
+});
+
+Deno.test("harness sessions delete looks the id up before asking for a terminal", async () => {
+  await using sandbox = await cliSandbox();
+  await seedSessions(sandbox);
+  const unknown = await sandbox.run(["sessions", "delete", "nope"]);
+  assertEquals(unknown.code, 2);
+  assertEquals(
+    unknown.stderr.trim(),
+    'error: No session matches "nope": run "harness sessions list" to see the ids',
+  );
+
+  const refused = await sandbox.run(["sessions", "delete", "e1dd"]);
+  assertEquals(refused.code, 2);
+  match(
+    refused.stderr,
+    new RegExp(`Refusing to delete session "${ONE_TURN}" without confirmation`),
+  );
+  const listed = await sandbox.run(["sessions"]);
+  assert(listed.stdout.includes(ONE_TURN), listed.stdout);
+});
+
+Deno.test({
+  name: "harness sessions delete in a terminal asks, then prints the full id it deleted",
+  ignore: !(await hasScript()),
+  async fn() {
+    await using sandbox = await cliSandbox();
+    await seedSessions(sandbox);
+    const declined = await runInTerminal(sandbox, ["sessions", "delete", "f2ee"], "n\n");
+    assertEquals(declined.code, 0, declined.output);
+    match(declined.output, new RegExp(`Delete session ${TWO_TURNS} \\(2 turns, `));
+    match(declined.output, /Nothing deleted/);
+
+    const deleted = await runInTerminal(sandbox, ["sessions", "delete", "e1dd"], "y\n");
+    assertEquals(deleted.code, 0, deleted.output);
+    match(deleted.output, new RegExp(`Delete session ${ONE_TURN} \\(1 turn, `));
+    match(deleted.output, new RegExp(`Deleted session ${ONE_TURN}\\r?\\n`));
+
+    const listed = await sandbox.run(["sessions"]);
+    assert(!listed.stdout.includes(ONE_TURN), listed.stdout);
+    assert(listed.stdout.includes(TWO_TURNS), listed.stdout);
+
+    const unknown = await runInTerminal(sandbox, ["sessions", "delete", "nope"], "");
+    assertEquals(unknown.code, 2, unknown.output);
+    match(unknown.output, /No session matches "nope": run "harness sessions list" to see the ids/);
+  },
+});
