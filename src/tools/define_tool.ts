@@ -24,7 +24,8 @@ export interface ToolContext {
   workspace: string;
   /**
    * Resolves a workspace-relative path to an absolute one. Throws a ToolError
-   * ("validation_failed") for absolute paths, `..` escapes and symlinks leaving the workspace.
+   * ("validation_failed") for absolute paths, `..` escapes and symlinks leaving the workspace;
+   * absolute paths of full outputs harness saved (which results name) are accepted.
    */
   resolve(path: string): string;
   /** Aborted when the user interrupts or the call times out. */
