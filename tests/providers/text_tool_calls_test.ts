@@ -5,9 +5,11 @@ import { deepStrictEqual, ok } from "node:assert/strict";
 import type { ToolSchema } from "../../src/messages.ts";
 import {
   parseTextToolCalls,
+  type TextToolCall,
   type TextToolCallParse,
   TextToolCallStream,
 } from "../../src/providers/text_tool_calls.ts";
+import { repairArguments } from "../../src/tools/repair_arguments.ts";
 
 // JSR's std is unreachable here; node:assert works in Deno.
 function assertEq<T>(actual: T, expected: T, message?: string): void {
@@ -284,6 +286,69 @@ const CASES: Case[] = [
     reasoning: 'I could use <tool_call>{"name": "read_file", "arguments": {}}</tool_call>',
   },
   {
+    name: "Hermes with Python-style single quotes",
+    input: "<tool_call>{'name': 'read_file', 'arguments': {'path': 'notes.txt'}}</tool_call>",
+    text: "",
+    calls: [["read_file", { path: "notes.txt" }]],
+  },
+  {
+    name: "Hermes with trailing commas",
+    input: '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Tokyo", "days": 3,},}\n' +
+      "</tool_call>",
+    text: "",
+    calls: [["get_weather", { city: "Tokyo", days: 3 }]],
+  },
+  {
+    name: "Hermes with Python True and None",
+    input:
+      "<tool_call>{'name': 'set_flag', 'arguments': {'enabled': True, 'label': None}}</tool_call>",
+    text: "",
+    calls: [["set_flag", { enabled: true, label: null }]],
+  },
+  {
+    name: "Hermes missing the outer closing brace",
+    input: '<tool_call>{"name": "read_file", "arguments": {"path": "a.txt"}</tool_call> Done.',
+    text: "Done.",
+    calls: [["read_file", { path: "a.txt" }]],
+  },
+  {
+    name: "Hermes with </tool_call> inside a string argument",
+    input: '<tool_call>{"name": "write_file", "arguments": {"path": "doc.md", "content": ' +
+      '"Write <tool_call>{\\"name\\": \\"x\\"}</tool_call> to call."}}</tool_call>\nDone.',
+    text: "Done.",
+    calls: [["write_file", {
+      path: "doc.md",
+      content: 'Write <tool_call>{"name": "x"}</tool_call> to call.',
+    }]],
+  },
+  {
+    name: "Hermes with </tool_call> inside a single-quoted string",
+    input: "<tool_call>{'name': 'write_file', 'arguments': " +
+      "{'path': 'b', 'content': 'it\\'s \"</tool_call>\" here'}}</tool_call>",
+    text: "",
+    calls: [["write_file", { path: "b", content: 'it\'s "</tool_call>" here' }]],
+  },
+  {
+    name: "Hermes, two calls in one block, the first quoting the closing tag",
+    input: '<tool_call>\n{"name": "write_file", "arguments": {"path": "c", "content": ' +
+      '"</tool_call>"}}\n{"name": "read_file", "arguments": {"path": "c"}}\n</tool_call>',
+    text: "",
+    calls: [["write_file", { path: "c", content: "</tool_call>" }], ["read_file", { path: "c" }]],
+  },
+  {
+    name: "Hermes unclosed, followed by prose",
+    input: '<tool_call>{"name": "read_file", "arguments": {"path": "a"}} Let me know.',
+    text: "Let me know.",
+    calls: [["read_file", { path: "a" }]],
+  },
+  {
+    name: "LM Studio with its closing tag inside a string",
+    input: '[TOOL_REQUEST]{"name": "write_file", "arguments": {"path": "d", "content": ' +
+      '"[END_TOOL_REQUEST]"}}[END_TOOL_REQUEST]',
+    text: "",
+    calls: [["write_file", { path: "d", content: "[END_TOOL_REQUEST]" }]],
+  },
+  {
     name: "</think> without <think>",
     input: "Plan quickly.</think>\n\nThe answer is 4.",
     text: "The answer is 4.",
@@ -322,9 +387,71 @@ const TEXT_ONLY: [string, string][] = [
   ["a link and a partial marker", "[Link](http://x) and [TOOL_CALLS are mentioned <tool_"],
   ["a harmony-looking word", "<|channel|> is a token name I know."],
   ["broken JSON in a closed tool_call", "<tool_call>{not json}</tool_call> ok"],
+  [
+    "broken JSON naming an unknown tool",
+    "<tool_call>{'name': 'delete_everything', 'arguments': {'x': 1,}</tool_call> ok",
+  ],
   ["unclosed inline code", "Use `<b> tags\nthen `more` [TOOL_CALLS."],
   ["empty", ""],
 ];
+
+/**
+ * `<tool_call>` blocks naming an offered tool whose JSON cannot be read: they become a call
+ * with the arguments as written, so the loop's argument parser tells the model what is wrong
+ * (`error` says whether it does) instead of the markup becoming the answer.
+ */
+const BROKEN: { name: string; input: string; text: string; call: TextToolCall; error: boolean }[] =
+  [
+    {
+      name: "two string values without a comma",
+      input: '<tool_call>{"name": "read_file", "arguments": {"path": "a.txt" "b.txt"}}</tool_call>',
+      text: "",
+      call: { name: "read_file", arguments: '{"path": "a.txt" "b.txt"}' },
+      error: true,
+    },
+    {
+      name: "a raw newline inside a string",
+      input:
+        '<tool_call>\n{"name": "write_file", "arguments": {"path": "a", "content": "one\ntwo"}}' +
+        "\n</tool_call>",
+      text: "",
+      call: { name: "write_file", arguments: '{"path": "a", "content": "one\ntwo"}' },
+      error: true,
+    },
+    {
+      name: "an unterminated string running past the closing tag",
+      input: '<tool_call>{"name": "write_file", "arguments": {"path": "a", "content": "abc' +
+        "</tool_call>\nMore text.",
+      text: "More text.",
+      call: { name: "write_file", arguments: '{"path": "a", "content": "abc' },
+      error: true,
+    },
+    {
+      name: "bare keys (repaired by the loop)",
+      input: '<tool_call>{name: "read_file", arguments: {path: "a.txt"}}</tool_call>',
+      text: "",
+      call: { name: "read_file", arguments: '{path: "a.txt"}' },
+      error: false,
+    },
+  ];
+
+for (const c of BROKEN) {
+  Deno.test(`parseTextToolCalls() turns ${c.name} into a call that fails to parse`, () => {
+    const parsed = parseTextToolCalls(c.input, TOOLS);
+    assertEq(parsed, { text: c.text, reasoning: "", calls: [c.call] });
+    const schema = TOOLS.find((tool) => tool.name === c.call.name)!.parameters;
+    const repaired = repairArguments(c.call.arguments, schema);
+    assertEq("error" in repaired, c.error, JSON.stringify(repaired));
+  });
+
+  Deno.test(`TextToolCallStream reads ${c.name} split at every point`, () => {
+    const want = { text: c.text, reasoning: "", calls: [c.call.name] };
+    for (const chunks of splits(c.input)) {
+      const got = streamed(chunks);
+      assertEq({ ...got, text: got.text.trim() }, want, JSON.stringify(chunks.slice(0, 3)));
+    }
+  });
+}
 
 const MARKUP = [
   "<tool_call",

@@ -1,6 +1,7 @@
 // Tests for the provider wrapper that turns tool-call markup in answer text into calls.
 
-import { deepStrictEqual as assertEquals } from "node:assert/strict";
+import { deepStrictEqual as assertEquals, ok } from "node:assert/strict";
+import { driveToolCall } from "../../src/call_driver.ts";
 import type { ToolSchema } from "../../src/messages.ts";
 import type {
   AssistantTurn,
@@ -9,6 +10,8 @@ import type {
   ProviderEvent,
 } from "../../src/providers/provider.ts";
 import { withTextToolCalls } from "../../src/providers/with_text_tool_calls.ts";
+import { repairArguments } from "../../src/tools/repair_arguments.ts";
+import { EventLog, openLoopHost, RecordingApprover } from "../helpers/loop_host.ts";
 
 const TOOLS: ToolSchema[] = [{ name: "read_file", description: "Read a file", parameters: {} }];
 
@@ -116,3 +119,51 @@ Deno.test("withTextToolCalls() over Ollama turns content markup into calls", asy
   assertEquals(turn.toolCalls, [{ id: "id1", name: "read_file", arguments: '{"path":"x"}' }]);
   assertEquals([turn.text, shown], ["", ""]);
 });
+
+/** Malformed `<tool_call>` JSON, streamed in pieces, then driven like the loop drives a call. */
+const MALFORMED: { name: string; chunks: string[]; result: string }[] = [
+  {
+    name: "single quotes",
+    chunks: ["<tool_call>{'name': 'ec", "ho', 'arguments': {'text': 'hi'}}</tool_call>"],
+    result: "ok: hi",
+  },
+  {
+    name: "trailing commas and </tool_call> in a string",
+    chunks: [
+      '<tool_call>{"name": "echo", "arguments": {"text": "</tool',
+      '_call>",},}</tool_call>',
+    ],
+    result: "ok: </tool_call>",
+  },
+  {
+    name: "a missing comma",
+    chunks: ['<tool_call>{"name": "echo", "arguments": {"text": "a" "b"}}', "</tool_call>"],
+    result: "parse_error: Arguments are not valid JSON",
+  },
+];
+
+for (const c of MALFORMED) {
+  Deno.test(`withTextToolCalls() makes a call of <tool_call> JSON with ${c.name}`, async () => {
+    await using h = await openLoopHost();
+    const tools = h.host.list().map(({ name, description, parameters }) => ({
+      name,
+      description,
+      parameters,
+    }));
+    const { turn, shown } = await run(chunked(c.chunks), tools);
+    assertEquals([turn.stopReason, turn.text, shown], ["tool_calls", "", ""]);
+    const options = {
+      tools: h.host,
+      approver: new RecordingApprover(),
+      sink: new EventLog().sink,
+      state: {},
+      parseArguments: repairArguments,
+    };
+    const driven = await driveToolCall(turn.toolCalls[0]!, options, new AbortController().signal);
+    const result = driven.result.success
+      ? `ok: ${driven.result.data}`
+      : `${driven.result.error_type}: ${driven.result.error_message}`;
+    ok(result.startsWith(c.result), result);
+    if (!driven.result.success) ok(result.endsWith('Call "echo" again'), result);
+  });
+}

@@ -4,6 +4,7 @@
 // gpt-oss harmony (those two in special_tokens.ts). Formats with no opener (bare JSON, pythonic lists) live in bare_calls.ts.
 // A detector answers `incomplete` only while more text could change its answer.
 
+import { jsonBlock } from "./json_block.ts";
 import { parsePythonCalls } from "./python_literal.ts";
 import {
   complete,
@@ -29,21 +30,10 @@ import {
   harmonyStart,
 } from "./special_tokens.ts";
 
-/** Reads JSON call objects filling a whole body (newline, comma or `;` between them). */
-function jsonCallsFilling(body: string): RegionPiece[] | undefined {
-  const calls: RegionPiece[] = [];
-  let i = skipSpace(body, 0);
-  while (i < body.length) {
-    const run = jsonCallRun(body, i, ";", true);
-    if (run.status !== "ok") return undefined;
-    calls.push(...run.calls);
-    i = skipSpace(body, run.end);
-    if (body[i] === ",") i = skipSpace(body, i + 1);
-  }
-  return calls.length > 0 ? calls : undefined;
-}
-
-/** A block between an opener and a closing tag; without the close it runs to the end. */
+/**
+ * A block between an opener and a closing tag; without the close it runs to the end. A JSON
+ * body is read value by value (json_block.ts), so the tag may appear inside its strings.
+ */
 function closedBlock(
   text: string,
   start: number,
@@ -57,6 +47,7 @@ function closedBlock(
   if (!tags.bodyStarts.some((s) => text.startsWith(s, first))) {
     return !context.final && isPartialOf(text, first, tags.bodyStarts) ? INCOMPLETE : INVALID;
   }
+  if (text[first] === "{") return jsonBlock(text, first, { close: tags.close, context });
   const close = text.indexOf(tags.close, bodyStart);
   if (close < 0 && !context.final) return INCOMPLETE;
   const calls = parseBody(text.slice(bodyStart, close < 0 ? text.length : close));
@@ -72,10 +63,7 @@ const hermes: Detector = {
       start,
       { open: "<tool_call>", close: "</tool_call>", bodyStarts: ["{", "<function="] },
       context,
-      (body) =>
-        body.trim().startsWith("{")
-          ? jsonCallsFilling(body)
-          : parseFunctionElements(body, context.tools),
+      (body) => parseFunctionElements(body, context.tools),
     );
   },
 };
@@ -88,7 +76,7 @@ const lmStudio: Detector = {
       start,
       { open: "[TOOL_REQUEST]", close: "[END_TOOL_REQUEST]", bodyStarts: ["{"] },
       context,
-      jsonCallsFilling,
+      () => undefined,
     );
   },
 };
