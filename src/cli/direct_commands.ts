@@ -5,10 +5,13 @@
 import { join } from "node:path";
 import type { Command } from "./args.ts";
 import { dataDir, type Settings } from "../config.ts";
-import { formatAgentError } from "../errors.ts";
 import type { Grants } from "../sandbox/grants.ts";
 import { EXIT } from "../run_print.ts";
-import { loadPolicyFiles, policyFileRefs } from "../permissions/policy_file.ts";
+import {
+  formatPolicyFileError,
+  loadPolicyFiles,
+  policyFileRefs,
+} from "../permissions/policy_file.ts";
 import { type CommandIO, settingsOrExit } from "./run_command.ts";
 import { openTools } from "./open_tools.ts";
 
@@ -97,14 +100,19 @@ export async function runPolicyExplain(
     policyFileRefs({ cwd, ...(command.flags.policies ? { extra: command.flags.policies } : {}) }),
   );
   if (!rules.ok) {
-    io.printError(formatAgentError(rules.error));
+    io.printError(formatPolicyFileError(rules.error));
     return EXIT.usage;
   }
   const tools = await openDirectTools(settings, grants, cwd, () => {});
-  const info = tools.host.list().find((tool) => tool.name === command.tool);
+  const known = tools.host.list();
   await tools.host.close();
+  const info = known.find((tool) => tool.name === command.tool);
   if (!info) {
-    io.printError(`Unknown tool "${command.tool}": run "harness tool" names from /tools`);
+    io.printError(
+      `Unknown tool "${command.tool}": available tools are ${
+        known.map((t) => t.name).join(", ")
+      } (/tools in the REPL describes them)`,
+    );
     return EXIT.usage;
   }
   const mode = command.flags.yes ? "yes" : "interactive";

@@ -16,7 +16,8 @@ export interface ExplainRequest {
 
 /**
  * Explains the policy decision for a call: the decision, the rule (file and index) that made
- * it or `default for risk MEDIUM: ask`, and for commands the sub-commands that were checked.
+ * it or `default for risk MEDIUM: ask`, and for commands each sub-command with its own
+ * decision and rule (the call takes the strictest).
  * In `yes` and `non_interactive` modes an "ask" also says how the run mode settles it.
  *
  * @param request The tool, its arguments and its risk level.
@@ -45,18 +46,24 @@ export function explainDecision(
     `${request.tool} ${compactJson(request.args ?? {})}  risk: ${request.risk.toUpperCase()}`,
   ];
   const command = (request.args as { command?: unknown } | null)?.command;
-  if (typeof command === "string") {
-    const analysis = analyzeCommand(command);
-    const parts = analysis.commands.map((c) => c.words.join(" "));
-    lines.push(`sub-commands: ${parts.length > 0 ? parts.join("  |  ") : "(none)"}`);
-    if (!analysis.complete) {
+  if (typeof command === "string" && decision.parts) {
+    lines.push("sub-commands (each decided on its own; any deny denies, any ask asks):");
+    const width = Math.max(...decision.parts.map((part) => part.command.length));
+    for (const part of decision.parts) {
+      lines.push(
+        `  ${part.command.padEnd(width)}  ${part.action.padEnd(5)}  ${
+          part.rule ? describeRule(part.rule) : `no rule (${part.source})`
+        }`,
+      );
+    }
+    if (!analyzeCommand(command).complete) {
       lines.push("note: part of this command cannot be analysed, so no allow rule matches it");
     }
   }
   lines.push(`decision: ${decision.action}`);
   lines.push(
     decision.rule
-      ? `rule: ${ruleSource(decision.rule)} ${compactJson(ruleBody(decision.rule))}`
+      ? `rule: ${describeRule(decision.rule)}`
       : `rule: none matched (${decision.source})`,
   );
   if (decision.action === "ask" && options.mode === "yes") {
@@ -65,6 +72,11 @@ export function explainDecision(
     lines.push("with -p and without --yes: denied (needs approval)");
   }
   return { decision, text: lines.join("\n") };
+}
+
+/** `p.jsonc#3 {"tool": "run_command", ...}`: where the rule is and what it says. */
+function describeRule(rule: LoadedRule): string {
+  return `${ruleSource(rule)} ${compactJson(ruleBody(rule))}`;
 }
 
 function ruleBody(rule: LoadedRule): Record<string, unknown> {

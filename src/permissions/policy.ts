@@ -41,7 +41,7 @@ export interface PolicyDecision {
   /** `"<file>#<index>"` for a rule, else `"default for risk MEDIUM: ask"`. */
   source: string;
   /** For commands: how each sub-command was decided (the call takes the strictest). */
-  parts?: { command: string; action: PolicyAction; source: string }[];
+  parts?: { command: string; action: PolicyAction; source: string; rule?: LoadedRule }[];
 }
 
 /** Argument keys whose values are matched as workspace-relative paths. */
@@ -125,6 +125,7 @@ export function evaluatePolicy(
     command: pieces[i]?.words.join(" ") ?? "(not analysable)",
     action: d.action,
     source: d.source,
+    ...(d.rule ? { rule: d.rule } : {}),
   }));
   const pick = decided.find((d) => d.action === "deny") ??
     decided.find((d) => d.action === "ask") ?? decided[0]!;

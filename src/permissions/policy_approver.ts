@@ -1,12 +1,19 @@
 // The Approver the agent loop calls before every tool call. It asks the pure policy first;
 // a "deny" rule always wins, "allow" runs, and "ask" is settled by session approvals, the run
 // mode (--yes allows, -p denies with instructions), or the interactive prompt. "Always"
-// answers are appended to the user's policy file and apply at once.
+// answers are saved to the policy file whose rules they must follow (see alwaysTarget) and
+// take the same place in this session's rules, so they decide alike now and after a restart.
 
 import type { AgentError } from "../errors.ts";
 import type { ApprovalDecision, ApprovalRequest, Approver } from "./approver.ts";
 import { compactJson } from "./compact_json.ts";
-import { evaluatePolicy, type LoadedRule, type PolicyRule, ruleMatches } from "./policy.ts";
+import {
+  evaluatePolicy,
+  type LoadedRule,
+  type PolicyDecision,
+  type PolicyRule,
+  ruleMatches,
+} from "./policy.ts";
 import { appendRule } from "./policy_file.ts";
 import type { Prompter } from "./prompter.ts";
 import { suggestRule } from "./suggest_rule.ts";
@@ -28,7 +35,12 @@ export interface PolicyApproverOptions {
   mode: ApprovalMode;
   /** Needed for "interactive"; without one, "ask" is settled as in "non_interactive". */
   prompter?: Prompter;
-  /** Where "Always allow" rules go (normally userPolicyFile()). */
+  /**
+   * Where "Always allow" rules go when no rule from a later file asked (normally
+   * userPolicyFile()). When the asking rule came from the project file or --policies, the
+   * new rule goes to the end of that file instead, or it would load before the rule it
+   * answers and lose to it after a restart.
+   */
   userPolicyFile: string;
   /** How the user's file is named in prompts and messages (default: userPolicyFile). */
   userPolicyLabel?: string;
@@ -55,6 +67,10 @@ export interface PolicyApprover extends Approver {
  *   target scope); a low-risk tool asked about by default is asked once per session, after
  *   which any call of that tool is allowed. Then `yes` allows, `non_interactive` denies with a
  *   result naming the allow rule or `--yes` that would grant it, and `interactive` prompts.
+ * - "Always allow" saves the rule at the end of the file of the latest rule that asked (the
+ *   user's file when only the risk default asked) and inserts it after that file's rules in
+ *   this session's list, the place it takes when the files load again. The prompt names the
+ *   file.
  * - Ctrl-C at the prompt denies with `abortTurn: true`.
  *
  * @param options Rules, mode, prompter and the user's policy file.
@@ -77,6 +93,9 @@ export function createPolicyApprover(options: PolicyApproverOptions): PolicyAppr
   const exactKey = (r: ApprovalRequest) => `${r.tool} ${compactJson(r.args ?? {})}`;
   const label = options.userPolicyLabel ?? options.userPolicyFile;
   const evalOptions = options.workspace === undefined ? {} : { workspace: options.workspace };
+  // Rules saved to the user's file this session carry its label; compare files by path.
+  const pathOf = (file: string) => file === label ? options.userPolicyFile : file;
+  const labelOf = (file: string) => file === options.userPolicyFile ? label : file;
 
   async function approve(request: ApprovalRequest, signal?: AbortSignal) {
     const policy = evaluatePolicy(request, rules, evalOptions);
@@ -99,16 +118,17 @@ export function createPolicyApprover(options: PolicyApproverOptions): PolicyAppr
     if (lowDefault && lowRiskTools.has(request.tool)) {
       return decision("allow", "user", { rule: "session approval (low risk, asked once)" });
     }
-    const suggestion = suggestRule(request);
+    const suggestion = suggestRule(request, evalOptions);
     if (options.mode === "yes") return decision("allow", "mode", { rule: "--yes" });
     if (options.mode === "non_interactive" || !options.prompter) {
       return decision("deny", "mode", { reason: needsApproval(request.tool, suggestion) });
     }
+    const target = pathOf(alwaysTarget(policy, rules) ?? options.userPolicyFile);
     const answer = await options.prompter.ask({
       tool: request.tool,
       args: request.args,
       risk: request.risk,
-      alwaysFile: label,
+      alwaysFile: labelOf(target),
       ...(suggestion ? { alwaysRule: suggestion } : {}),
     }, signal);
     switch (answer.kind) {
@@ -123,16 +143,20 @@ export function createPolicyApprover(options: PolicyApproverOptions): PolicyAppr
       case "always": {
         if (lowDefault) lowRiskTools.add(request.tool);
         if (!suggestion) return decision("allow", "user", {});
-        const saved = await appendRule(options.userPolicyFile, suggestion);
-        const index = saved.ok ? saved.value.index : rules.length + 1;
-        const loaded: LoadedRule = { ...suggestion, file: label, index };
-        rules.push(loaded);
+        const saved = await appendRule(target, suggestion);
+        const fromTarget = rules.filter((r) => pathOf(r.file) === target);
+        const index = saved.ok ? saved.value.index : fromTarget.length + 1;
+        const loaded: LoadedRule = { ...suggestion, file: labelOf(target), index };
+        // Right after the target file's rules: where it will be when the files load again.
+        // The user's file loads first, so with none of its rules yet the place is the start.
+        const last = fromTarget.at(-1);
+        rules.splice(last ? rules.indexOf(last) + 1 : 0, 0, loaded);
         options.onRuleSaved?.({
           rule: suggestion,
-          file: options.userPolicyFile,
+          file: target,
           ...(saved.ok ? {} : { error: saved.error }),
         });
-        return decision("allow", "user", { rule: `${label}#${index}` });
+        return decision("allow", "user", { rule: `${labelOf(target)}#${index}` });
       }
       case "deny":
         return decision("deny", "user", {
@@ -173,6 +197,20 @@ function decision(
   extra: { reason?: string; rule?: string; abortTurn?: boolean },
 ): ApprovalDecision {
   return { decision, by, ...extra };
+}
+
+/**
+ * The file an "Always allow" rule must be saved to: that of the latest rule (in load order)
+ * that asked about the call or one of its sub-commands. A rule saved anywhere earlier would
+ * lose to it ("last match wins"). Undefined when only risk defaults asked.
+ */
+function alwaysTarget(policy: PolicyDecision, rules: readonly LoadedRule[]): string | undefined {
+  const asking = policy.parts
+    ? policy.parts.filter((part) => part.action === "ask").map((part) => part.rule)
+    : [policy.rule];
+  let latest = -1;
+  for (const rule of asking) if (rule) latest = Math.max(latest, rules.indexOf(rule));
+  return rules[latest]?.file;
 }
 
 /** The permission_denied text for a call that needs approval in non-interactive mode. */

@@ -18,6 +18,24 @@ export interface PolicyFileRef {
 export type PolicyFileError = Extract<AgentError, { kind: "config_invalid" }>;
 
 /**
+ * Prints a policy file error for the user in Deno style. `formatAgentError` says "config
+ * file" for every `config_invalid` error; policy files are named as such here.
+ *
+ * @param error The error from loadPolicyFiles or appendRule.
+ * @returns `Invalid policy file "FILE": REASON`.
+ *
+ * @example
+ * ```ts
+ * import { formatPolicyFileError } from "./policy_file.ts";
+ * const text = formatPolicyFileError({ kind: "config_invalid", file: "p.jsonc", reason: "x" });
+ * if (text !== 'Invalid policy file "p.jsonc": x') throw new Error(text);
+ * ```
+ */
+export function formatPolicyFileError(error: PolicyFileError): string {
+  return `Invalid policy file "${error.file}": ${error.reason}`;
+}
+
+/**
  * The user's policy file: `$XDG_CONFIG_HOME/harness/policies.jsonc`, else
  * `~/.config/harness/policies.jsonc`.
  *

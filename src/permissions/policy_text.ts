@@ -10,11 +10,11 @@ import {
   type Node,
   type ParseError,
   parseTree,
-  printParseErrorCode,
   stripComments,
 } from "jsonc-parser";
 import { err, ok, type Result } from "../errors.ts";
 import { compactJson } from "./compact_json.ts";
+import { jsoncErrorReason, textPosition } from "./jsonc_error_reason.ts";
 import type { LoadedRule, PolicyAction, PolicyRule } from "./policy.ts";
 import type { PolicyFileError } from "./policy_file.ts";
 
@@ -22,18 +22,18 @@ const ACTIONS: readonly PolicyAction[] = ["allow", "ask", "deny"];
 const RULE_FIELDS = ["tool", "match", "action", "reason"];
 const TOP_FIELDS = ["rules", "$schema"];
 
-/** Line and column (1-based) of an offset, as `line L, column C`. */
-function position(text: string, offset: number): string {
-  const before = text.slice(0, offset).split("\n");
-  return `line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1}`;
-}
+/** A UTF-8 byte order mark as decoded text; editors on Windows may start files with one. */
+const BOM = "\uFEFF";
 
 /**
  * Parses and validates one policy file's JSONC text: `{ "rules": [ rule, ... ] }`.
  *
  * @param file The file name, recorded in each rule and used in errors.
- * @param text The JSONC text. An empty or comment-only text has no rules.
- * @returns The rules (index 1-based), or a `config_invalid` error with line and column.
+ * @param text The JSONC text, optionally starting with a byte order mark. An empty or
+ * comment-only text has no rules.
+ * @returns The rules (index 1-based), or a `config_invalid` error whose reason starts with the
+ * line and column; a syntax error reads `line 4, column 5: expected a comma: fix the file or
+ * move it away`.
  *
  * @example
  * ```ts
@@ -42,16 +42,34 @@ function position(text: string, offset: number): string {
  * if (!r.ok || r.value[0]?.index !== 1) throw new Error();
  * const bad = parsePolicyText("p.jsonc", '{ "rules": [ { "tool": "*", "action": "maybe" } ] }');
  * if (bad.ok || !bad.error.reason.startsWith("line 1, column 39")) throw new Error();
+ * const comma = parsePolicyText("p.jsonc", '{ "rules": [] "x": 1 }');
+ * if (comma.ok || !comma.error.reason.startsWith("line 1, column 15: expected a comma")) {
+ *   throw new Error();
+ * }
  * ```
  */
-export function parsePolicyText(file: string, text: string): Result<LoadedRule[], PolicyFileError> {
+export function parsePolicyText(
+  file: string,
+  textWithBom: string,
+): Result<LoadedRule[], PolicyFileError> {
+  const text = textWithBom.startsWith(BOM) ? textWithBom.slice(1) : textWithBom;
   const fail = (offset: number, message: string) =>
-    err({ kind: "config_invalid" as const, file, reason: `${position(text, offset)}: ${message}` });
+    err({
+      kind: "config_invalid" as const,
+      file,
+      reason: `${textPosition(text, offset)}: ${message}`,
+    });
   if (stripComments(text).trim() === "") return ok([]);
   const errors: ParseError[] = [];
   const root = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false });
   const first = errors[0];
-  if (first) return fail(first.offset, printParseErrorCode(first.error));
+  if (first) {
+    return err({
+      kind: "config_invalid",
+      file,
+      reason: `${jsoncErrorReason(text, first)}: fix the file or move it away`,
+    });
+  }
   if (root === undefined) return ok([]);
   if (root.type !== "object") {
     return fail(root.offset, 'expected an object like { "rules": [ ... ] }');
@@ -177,6 +195,7 @@ const FORMATTING = { formattingOptions: { insertSpaces: true, tabSize: 2, eol: "
  * ```
  */
 export function insertRuleText(text: string, rule: PolicyRule): string {
+  if (text.startsWith(BOM)) return BOM + insertRuleText(text.slice(1), rule);
   const date = new Date().toISOString().slice(0, 10);
   const root = parseTree(text, [], { allowTrailingComma: true });
   const rulesNode = root ? findNodeAtLocation(root, ["rules"]) : undefined;

@@ -5,7 +5,8 @@
 //   chmod, ...) keep the exact words; any other program keeps its name (`ls *`). A write
 //   redirection keeps its exact target (`> out.txt`).
 // - path arguments: the file's folder (`src/**`) for safe/low/medium tools, the exact path for
-//   high-risk tools and files at the workspace root.
+//   high-risk tools and files at the workspace root; absolute paths inside the workspace are
+//   made workspace-relative first, as evaluatePolicy matches them.
 // - url arguments: the URL's origin (`https://example.com/*`). Anything else: the whole tool.
 
 import { posix } from "node:path";
@@ -70,6 +71,8 @@ const EXACT_ONLY = new Set([
  * analysed, e.g. with a here-document), so "Always" is not offered.
  *
  * @param request The tool and its arguments.
+ * @param options `workspace`: the absolute root that evaluatePolicy relativises paths
+ * against; pass the same one, or a rule for an absolute path inside it never matches.
  * @returns An allow rule, or undefined.
  *
  * @example
@@ -79,9 +82,17 @@ const EXACT_ONLY = new Set([
  * if (JSON.stringify(r?.match) !== '{"command":"git status *"}') throw new Error();
  * const f = suggestRule({ tool: "write_file", args: { path: "./src/a.ts" }, risk: "medium" });
  * if (f?.match?.path !== "src/**") throw new Error();
+ * const abs = suggestRule(
+ *   { tool: "write_file", args: { path: "/w/src/a.ts" }, risk: "medium" },
+ *   { workspace: "/w" },
+ * );
+ * if (abs?.match?.path !== "src/**") throw new Error();
  * ```
  */
-export function suggestRule(request: PolicyRequest): PolicyRule | undefined {
+export function suggestRule(
+  request: PolicyRequest,
+  options: { workspace?: string } = {},
+): PolicyRule | undefined {
   const args = typeof request.args === "object" && request.args !== null
     ? request.args as Record<string, unknown>
     : {};
@@ -98,7 +109,7 @@ export function suggestRule(request: PolicyRequest): PolicyRule | undefined {
   }
   const path = args.path;
   if (typeof path === "string") {
-    const normal = normalisePolicyPath(path);
+    const normal = normalisePolicyPath(path, options.workspace);
     const folder = posix.dirname(normal);
     const exact = request.risk === "high" || folder === "." || normal.startsWith("..") ||
       posix.isAbsolute(normal);

@@ -6,6 +6,7 @@ import {
 import type { PromptAnswer, Prompter, PromptRequest } from "../../src/permissions/prompter.ts";
 import type { LoadedRule } from "../../src/permissions/policy.ts";
 import { loadPolicyFiles } from "../../src/permissions/policy_file.ts";
+import { evaluatePolicy } from "../../src/permissions/policy.ts";
 import type { ApprovalRequest } from "../../src/permissions/approver.ts";
 import { tempDir } from "./temp_dir.ts";
 
@@ -242,4 +243,153 @@ Deno.test("createPolicyApprover() without a prompter settles asks like non-inter
   const approver = createPolicyApprover({ rules: [], mode: "interactive", userPolicyFile: "u" });
   const d = await approver.approve(call("write_file", { path: "a" }, "medium"));
   if (d.decision !== "deny" || d.by !== "mode") throw new Error(JSON.stringify(d));
+});
+
+/** Writes the user and project policy files and loads them in order. */
+async function loadTwoFiles(dir: string, user: string | null, project: string) {
+  const userFile = join(dir, "user", "policies.jsonc");
+  const projectFile = join(dir, "project", ".harness", "policies.jsonc");
+  await Deno.mkdir(join(dir, "project", ".harness"), { recursive: true });
+  if (user !== null) {
+    await Deno.mkdir(join(dir, "user"), { recursive: true });
+    await Deno.writeTextFile(userFile, user);
+  }
+  await Deno.writeTextFile(projectFile, project);
+  const refs = [{ path: userFile, required: false }, { path: projectFile, required: false }];
+  const loaded = await loadPolicyFiles(refs);
+  if (!loaded.ok) throw new Error(loaded.error.reason);
+  return { userFile, projectFile, refs, rules: loaded.value };
+}
+
+function sameRules(a: readonly LoadedRule[], b: readonly LoadedRule[]): boolean {
+  const text = (rules: readonly LoadedRule[]) =>
+    JSON.stringify(rules.map((r) => [r.file, r.index, r.tool, r.match ?? null, r.action]));
+  return text(a) === text(b);
+}
+
+Deno.test("createPolicyApprover() saves Always after a project ask rule so it sticks after a restart", async () => {
+  await using dir = await tempDir();
+  const files = await loadTwoFiles(
+    dir.path,
+    null,
+    '{ "rules": [ { "tool": "run_command", "match": { "command": "cargo *" }, "action": "ask" } ] }',
+  );
+  const prompter = scriptedPrompter([{ kind: "always" }]);
+  const saved: RuleSavedEvent[] = [];
+  const approver = createPolicyApprover({
+    rules: files.rules,
+    mode: "interactive",
+    prompter,
+    userPolicyFile: files.userFile,
+    onRuleSaved: (event) => saved.push(event),
+  });
+  const request = call("run_command", { command: "cargo build --release" }, "high");
+  const first = await approver.approve(request);
+  if (first.decision !== "allow" || first.rule !== `${files.projectFile}#2`) {
+    throw new Error(JSON.stringify(first));
+  }
+  // The prompt names the file it saves to, and the event reports the same file.
+  if (prompter.asked[0]?.alwaysFile !== files.projectFile) {
+    throw new Error(JSON.stringify(prompter.asked[0]));
+  }
+  if (saved[0]?.file !== files.projectFile || saved[0].error) {
+    throw new Error(JSON.stringify(saved));
+  }
+  const again = await approver.approve(call("run_command", { command: "cargo build" }, "high"));
+  if (again.decision !== "allow" || askedCount(prompter) !== 1) throw new Error("asked again");
+
+  // A restart loads the files again: the same rules in the same order, and no prompt.
+  const reloaded = await loadPolicyFiles(files.refs);
+  if (!reloaded.ok) throw new Error(reloaded.error.reason);
+  if (!sameRules(approver.rules(), reloaded.value)) {
+    throw new Error(`${JSON.stringify(approver.rules())}\n${JSON.stringify(reloaded.value)}`);
+  }
+  const d = evaluatePolicy(request, reloaded.value);
+  if (d.action !== "allow" || d.source !== `${files.projectFile}#2`) throw new Error(d.source);
+  const restarted = createPolicyApprover({
+    rules: reloaded.value,
+    mode: "interactive",
+    prompter: scriptedPrompter([]),
+    userPolicyFile: files.userFile,
+  });
+  const after = await restarted.approve(request);
+  if (after.decision !== "allow" || after.by !== "policy") throw new Error(JSON.stringify(after));
+});
+
+Deno.test("createPolicyApprover() saves Always for a compound command after the latest asking rule", async () => {
+  await using dir = await tempDir();
+  const files = await loadTwoFiles(
+    dir.path,
+    '{ "rules": [ { "tool": "run_command", "match": { "command": "npm *" }, "action": "ask" } ] }',
+    '{ "rules": [ { "tool": "run_command", "match": { "command": "git push *" }, "action": "ask" } ] }',
+  );
+  const prompter = scriptedPrompter([{ kind: "always" }]);
+  const approver = createPolicyApprover({
+    rules: files.rules,
+    mode: "interactive",
+    prompter,
+    userPolicyFile: files.userFile,
+  });
+  const request = call("run_command", { command: "npm test && git push origin" }, "high");
+  const first = await approver.approve(request);
+  if (first.decision !== "allow" || prompter.asked[0]?.alwaysFile !== files.projectFile) {
+    throw new Error(JSON.stringify([first, prompter.asked[0]]));
+  }
+  const reloaded = await loadPolicyFiles(files.refs);
+  if (!reloaded.ok) throw new Error(reloaded.error.reason);
+  if (!sameRules(approver.rules(), reloaded.value)) throw new Error("session and files differ");
+  if (evaluatePolicy(request, reloaded.value).action !== "allow") throw new Error("asks again");
+});
+
+Deno.test("createPolicyApprover() saves Always to the user's file after its rules when only the risk default asked", async () => {
+  await using dir = await tempDir();
+  const files = await loadTwoFiles(
+    dir.path,
+    '{ "rules": [ { "tool": "ls", "action": "allow" } ] }',
+    '{ "rules": [ { "tool": "write_file", "match": { "path": "src/**" }, "action": "ask" } ] }',
+  );
+  const prompter = scriptedPrompter([{ kind: "always" }]);
+  const approver = createPolicyApprover({
+    rules: files.rules,
+    mode: "interactive",
+    prompter,
+    userPolicyFile: files.userFile,
+  });
+  const request = call("write_file", { path: "docs/a.md" }, "high");
+  const first = await approver.approve(request);
+  if (first.decision !== "allow" || prompter.asked[0]?.alwaysFile !== files.userFile) {
+    throw new Error(JSON.stringify([first, prompter.asked[0]]));
+  }
+  const reloaded = await loadPolicyFiles(files.refs);
+  if (!reloaded.ok) throw new Error(reloaded.error.reason);
+  // In the session too, the new rule sits after the user's rules and before the project's.
+  if (!sameRules(approver.rules(), reloaded.value) || reloaded.value[1]?.file !== files.userFile) {
+    throw new Error(JSON.stringify(approver.rules()));
+  }
+  if (evaluatePolicy(request, reloaded.value).action !== "allow") throw new Error("asks again");
+});
+
+Deno.test("createPolicyApprover() saves an Always rule for an absolute path that matches it", async () => {
+  await using dir = await tempDir();
+  const workspace = join(dir.path, "work");
+  const file = join(dir.path, "policies.jsonc");
+  const prompter = scriptedPrompter([{ kind: "always" }]);
+  const approver = createPolicyApprover({
+    rules: [],
+    mode: "interactive",
+    prompter,
+    userPolicyFile: file,
+    workspace,
+  });
+  const request = call("write_file", { path: join(workspace, "src", "a.ts") }, "medium");
+  await approver.approve(request);
+  if (prompter.asked[0]?.alwaysRule?.match?.path !== "src/**") {
+    throw new Error(JSON.stringify(prompter.asked[0]));
+  }
+  const reloaded = await loadPolicyFiles([{ path: file, required: true }]);
+  if (!reloaded.ok) throw new Error(reloaded.error.reason);
+  for (const path of [join(workspace, "src", "b.ts"), "src/c.ts"]) {
+    const d = evaluatePolicy({ ...request, args: { path } }, reloaded.value, { workspace });
+    if (d.action !== "allow") throw new Error(`${path}: ${d.source}`);
+  }
 });

@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import {
   appendRule,
+  formatPolicyFileError,
   loadPolicyFiles,
   policyFileRefs,
   userPolicyFile,
@@ -62,8 +63,57 @@ Deno.test("loadPolicyFiles() error prints in Deno style with the file name", asy
   await Deno.writeTextFile(file, "{ oops }");
   const result = await loadPolicyFiles([{ path: file, required: false }]);
   if (result.ok) throw new Error("loaded");
-  const text = formatAgentError(result.error);
-  if (!text.startsWith(`Invalid config file "${file}": line 1, column 3: `)) throw new Error(text);
+  const text = formatPolicyFileError(result.error);
+  if (!text.startsWith(`Invalid policy file "${file}": line 1, column 3: `)) throw new Error(text);
+  if (!text.endsWith(": fix the file or move it away")) throw new Error(text);
+});
+
+Deno.test("parsePolicyText() describes syntax errors in words, not parser enum names", () => {
+  const cases: [string, string][] = [
+    [
+      '{\n  "rules": [\n    { "tool": "x" }\n    { "tool": "y" }\n  ]\n}',
+      "line 4, column 5: expected a comma",
+    ],
+    ['{ "rules": []', "expected a closing brace }"],
+    ['{ "rules": [ { "tool": "x" }', "expected a closing bracket ]"],
+    ['{ "rules" [] }', "expected a colon after the field name"],
+    ['{ "rules": [ { "tool": "x } ] }', "a string is not closed with a double quote"],
+    ["{ rules: [] }", "unexpected text (field names and strings need double quotes)"],
+  ];
+  for (const [text, expected] of cases) {
+    const r = parsePolicyText("p.jsonc", text);
+    if (r.ok) throw new Error(`parsed ${text}`);
+    if (
+      !r.error.reason.includes(expected) || /[A-Z][a-z]+Expected|Invalid[A-Z]/.test(r.error.reason)
+    ) {
+      throw new Error(`${JSON.stringify(text)}: ${r.error.reason}`);
+    }
+    if (!r.error.reason.endsWith(": fix the file or move it away")) throw new Error(r.error.reason);
+  }
+});
+
+Deno.test("loadPolicyFiles() accepts a UTF-8 byte order mark and appendRule() keeps it", async () => {
+  await using dir = await tempDir();
+  const file = join(dir.path, "p.jsonc");
+  await Deno.writeFile(
+    file,
+    new Uint8Array([
+      0xef,
+      0xbb,
+      0xbf,
+      ...new TextEncoder().encode('{ "rules": [ { "tool": "ls", "action": "allow" } ] }\n'),
+    ]),
+  );
+  const loaded = await loadPolicyFiles([{ path: file, required: true }]);
+  if (!loaded.ok || loaded.value[0]?.tool !== "ls") throw new Error(JSON.stringify(loaded));
+  const saved = await appendRule(file, { tool: "glob", action: "allow" });
+  if (!saved.ok || saved.value.index !== 2) throw new Error(JSON.stringify(saved));
+  const bytes = await Deno.readFile(file);
+  if (bytes[0] !== 0xef || bytes[3] !== "{".charCodeAt(0)) throw new Error("lost the BOM");
+  const reloaded = await loadPolicyFiles([{ path: file, required: true }]);
+  if (!reloaded.ok || reloaded.value.map((r) => r.tool).join() !== "ls,glob") {
+    throw new Error(JSON.stringify(reloaded));
+  }
 });
 
 Deno.test("loadPolicyFiles() skips missing optional files and fails on a missing required one", async () => {
@@ -196,8 +246,33 @@ Deno.test("policies.example.jsonc loads and decides as documented", async () => 
     ["run_command", { command: "npm test", cwd: "packages/web" }, "allow"],
     ["run_command", { command: "npm test", cwd: "../elsewhere" }, "ask"],
     ["write_file", { path: "./src/../.env" }, "deny"],
+    // The deny rules come last, so the src/** allow does not reopen secrets.
+    ["write_file", { path: "src/.env" }, "deny"],
+    ["replace_lines", { path: "src/.env.local" }, "deny"],
+    ["read_file", { path: "config/.env" }, "deny"],
     ["edit_file", { path: "src/a.ts" }, "allow"],
+    ["replace_lines", { path: "src/a.ts" }, "allow"],
+    ["insert_lines", { path: "tests/a_test.ts" }, "allow"],
+    ["write_file", { path: "README.md" }, "ask"],
     ["read_file", { path: "README.md" }, "allow"],
+    ["ls", { path: "." }, "allow"],
+    ["get_file_tree", { path: "src" }, "allow"],
+    ["glob", { pattern: "**/*.ts", path: "." }, "allow"],
+    ["grep_search", { pattern: "TODO" }, "allow"],
+    ["download_url", { url: "https://docs.deno.com/runtime/" }, "allow"],
+    ["download_url", { url: "https://example.com/" }, "ask"],
+    ["run_command", { command: "rm -rf build" }, "deny"],
+    ["run_command", { command: "rm -fr x" }, "deny"],
+    ["run_command", { command: "rm -Rf x" }, "deny"],
+    ["run_command", { command: "rm -r x" }, "deny"],
+    ["run_command", { command: "rm -R x" }, "deny"],
+    ["run_command", { command: "rm --recursive x" }, "deny"],
+    ["run_command", { command: "rm -f -r x" }, "deny"],
+    ["run_command", { command: "rm x -rf" }, "deny"],
+    ["run_command", { command: "git status && rm -fr x" }, "deny"],
+    ["run_command", { command: "rm -f x" }, "ask"],
+    ["run_command", { command: "rm --force x" }, "ask"],
+    ["run_command", { command: "rm x" }, "ask"],
   ];
   for (const [tool, args, expected] of checks) {
     const actual = decide(tool, args);

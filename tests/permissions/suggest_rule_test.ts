@@ -72,7 +72,9 @@ Deno.test("explainDecision() names the rule by file and index", () => {
   if (decision.action !== "deny") throw new Error(text);
   for (
     const line of [
-      "sub-commands: git status  |  rm -rf /",
+      "sub-commands (each decided on its own; any deny denies, any ask asks):",
+      '  git status  allow  u.jsonc#1 {"tool": "run_command"',
+      '  rm -rf /    deny   p.jsonc#4 {"tool": "run_command"',
       "decision: deny",
       'rule: p.jsonc#4 {"tool": "run_command"',
     ]
@@ -109,4 +111,25 @@ Deno.test("formatPermissionsReport() lists the sandbox line, session approvals a
   if (text !== expected) throw new Error(text);
   const empty = evaluatePolicy({ tool: "x", args: {}, risk: "safe" }, []);
   if (empty.action !== "allow") throw new Error();
+});
+
+Deno.test("suggestRule() makes absolute paths inside the workspace workspace-relative", () => {
+  const workspace = "/home/u/project";
+  const cases: [string, RiskLevel, string][] = [
+    [`${workspace}/src/deep/a.ts`, "medium", "src/deep/**"],
+    [`${workspace}/README.md`, "medium", "README.md"],
+    [`${workspace}/src/a.ts`, "high", "src/a.ts"],
+    ["/etc/hosts", "medium", "/etc/hosts"],
+  ];
+  for (const [path, risk, expected] of cases) {
+    const request = { tool: "write_file", args: { path }, risk };
+    const rule = suggestRule(request, { workspace });
+    if (rule?.match?.path !== expected) throw new Error(`${path}: ${JSON.stringify(rule)}`);
+    if (!ruleMatches(rule, request, { workspace })) throw new Error(`${path}: does not match`);
+    // The same file named relatively is covered too.
+    const relative = path.startsWith(`${workspace}/`) ? path.slice(workspace.length + 1) : path;
+    if (!ruleMatches(rule, { tool: "write_file", args: { path: relative }, risk }, { workspace })) {
+      throw new Error(`${relative}: does not match ${JSON.stringify(rule)}`);
+    }
+  }
 });

@@ -1,0 +1,33 @@
+import { explainDecision } from "../../src/permissions/explain.ts";
+import type { LoadedRule } from "../../src/permissions/policy.ts";
+
+Deno.test("explainDecision() prints each sub-command's decision and rule", () => {
+  const rules: LoadedRule[] = [
+    { tool: "run_command", match: { command: "git *" }, action: "allow", file: "u", index: 1 },
+    { tool: "run_command", match: { command: "npm *" }, action: "ask", file: "p", index: 2 },
+  ];
+  const { decision, text } = explainDecision(
+    { tool: "run_command", args: { command: "git log | npm test; ls -la" }, risk: "high" },
+    rules,
+  );
+  if (decision.action !== "ask") throw new Error(text);
+  const lines = text.split("\n");
+  const expected = [
+    /^ {2}git log +allow {2}u#1 \{"tool": "run_command".*"git \*"/,
+    /^ {2}npm test +ask {4}p#2 \{"tool": "run_command".*"npm \*"/,
+    /^ {2}ls -la +ask {4}no rule \(default for risk HIGH: ask\)$/,
+  ];
+  for (const pattern of expected) {
+    if (!lines.some((line) => pattern.test(line))) throw new Error(`${pattern}\n${text}`);
+  }
+  if (!text.includes("decision: ask\nrule: p#2")) throw new Error(text);
+});
+
+Deno.test("explainDecision() marks the part of a command that cannot be analysed", () => {
+  const { text } = explainDecision(
+    { tool: "run_command", args: { command: "git status && cat <<EOF\nx\nEOF" }, risk: "high" },
+    [{ tool: "run_command", match: { command: "git *" }, action: "allow", file: "u", index: 1 }],
+  );
+  if (!/\(not analysable\) +ask {4}no rule/.test(text)) throw new Error(text);
+  if (!text.includes("note: part of this command cannot be analysed")) throw new Error(text);
+});
