@@ -20,7 +20,12 @@ import { formatBanner } from "./banner.ts";
 import type { StartAhead } from "./prompt_ahead.ts";
 import type { SessionStore } from "../session_store.ts";
 import type { SessionRecorder } from "../session_types.ts";
-import { loadPolicyFiles, policyFileRefs, userPolicyFile } from "../permissions/policy_file.ts";
+import {
+  formatPolicyFileError,
+  loadPolicyFiles,
+  policyFileRefs,
+  userPolicyFile,
+} from "../permissions/policy_file.ts";
 import type { PolicyApprover, PolicyApproverOptions } from "../permissions/policy_approver.ts";
 import type { Approver } from "../permissions/approver.ts";
 import { createPrompter } from "../permissions/prompter.ts";
@@ -60,7 +65,7 @@ export async function runConversation(
     policyFileRefs({ cwd, ...(flags.policies ? { extra: flags.policies } : {}) }),
   );
   if (!rules.ok) {
-    io.printError(formatAgentError(rules.error));
+    io.printError(formatPolicyFileError(rules.error));
     return EXIT.usage;
   }
   tracePhase("policy files loaded");
@@ -164,7 +169,16 @@ export async function runConversation(
     prompter: createPrompter({ io: turnInput, color }),
     userPolicyFile: userPolicyFile(),
     workspace: cwd,
-    onRuleSaved: (event) => turnInput.write(style.dim(`Saved rule to ${event.file}\n`)),
+    onRuleSaved: (event) =>
+      turnInput.write(
+        event.error
+          ? style.yellow(
+            `Could not save the rule to "${event.file}": ${
+              formatAgentError(event.error)
+            }; it applies for this session only\n`,
+          )
+          : style.dim(`Saved rule to ${event.file}\n`),
+      ),
   });
 
   const newRecorder = (): SessionRecorder => {
@@ -240,8 +254,11 @@ export async function runConversation(
   let exitCode: number;
   if (printMode) {
     const controller = new AbortController();
+    // Ctrl-C, and a SIGTERM from a script or supervisor, cancel the run the same way: running
+    // commands' process groups are stopped and the session records the cancellation.
     const onSigint = () => controller.abort();
-    Deno.addSignalListener("SIGINT", onSigint);
+    const signals: Deno.Signal[] = Deno.build.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM"];
+    for (const signal of signals) Deno.addSignalListener(signal, onSigint);
     try {
       exitCode = await runPrint(conversation, prompt ?? "", {
         format: flags.outputFormat,
@@ -251,7 +268,7 @@ export async function runConversation(
         signal: controller.signal,
       });
     } finally {
-      Deno.removeSignalListener("SIGINT", onSigint);
+      for (const signal of signals) Deno.removeSignalListener(signal, onSigint);
     }
   } else {
     const commands = slashCommands({
@@ -271,7 +288,12 @@ export async function runConversation(
         });
       },
       sessionsList: () => formatSessions(store, cwd),
-      resume: (id) => Promise.resolve(resume(id)),
+      resume: (id) => {
+        const resumed = resume(id);
+        // The session being left ends here, as with /clear.
+        if (!("error" in resumed)) (repl!.conversation ?? conversation).parts.recorder.end();
+        return Promise.resolve(resumed);
+      },
       fresh: () => {
         (repl!.conversation ?? conversation).parts.recorder.end();
         return fresh();

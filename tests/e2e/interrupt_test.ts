@@ -95,3 +95,46 @@ Deno.test({
     assertEquals(out.code, 130);
   },
 });
+
+/** Pids of processes whose command line is exactly `words` (Linux /proc). */
+function processesRunning(words: string[]): number[] {
+  const found: number[] = [];
+  for (const entry of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    try {
+      const cmdline = Deno.readTextFileSync(`/proc/${entry.name}/cmdline`);
+      if (cmdline === `${words.join("\0")}\0`) found.push(Number(entry.name));
+    } catch { /* gone meanwhile */ }
+  }
+  return found;
+}
+
+Deno.test({
+  name: "harness -p stops a running command's process group on SIGTERM",
+  ignore: Deno.build.os !== "linux",
+  async fn() {
+    await using sandbox = await cliSandbox();
+    const marker = ["sleep", `${4000 + Math.floor(Math.random() * 1000)}`];
+    await using server = startFakeLlmServer([
+      reply().toolCall("run_command", { command: `${marker.join(" ")} & ${marker.join(" ")}` }),
+      reply().text("stopped"),
+    ]);
+    const child = sandbox.spawn([
+      "-p",
+      "x",
+      "--base-url",
+      server.baseUrl,
+      "--model",
+      "m",
+      "--yes",
+      "--allow-run",
+      "-R",
+    ]);
+    await child.stdin.close();
+    await waitFor(() => processesRunning(marker).length === 2);
+    child.kill("SIGTERM");
+    const out = await child.output();
+    assertEquals(out.code, 130, new TextDecoder().decode(out.stderr));
+    await waitFor(() => processesRunning(marker).length === 0);
+  },
+});
