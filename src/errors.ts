@@ -77,7 +77,7 @@ export function formatAgentError(error: AgentError): string {
     case "provider_http":
       return `Model server "${error.baseUrl}" answered ${error.status}: ${error.message}`;
     case "provider_stream":
-      return `Model server "${error.baseUrl}" sent a broken stream: ${error.message}`;
+      return `Model server "${error.baseUrl}" failed mid-answer: ${error.message}`;
     case "plugin_invalid":
       return `Cannot load plugin "${error.file}": ${error.reason}`;
     case "config_invalid":

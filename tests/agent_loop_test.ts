@@ -709,7 +709,7 @@ Deno.test("runAgentLoop() passes a provider error through as stop reason error",
   const conversation: Message[] = [];
   const outcome = await runAgentLoop(conversation, "go", options, new AbortController().signal);
 
-  const errorMessage = 'Model server "scripted" sent a broken stream: no scripted turn left';
+  const errorMessage = 'Model server "scripted" failed mid-answer: no scripted turn left';
   assertEquals(outcome, {
     stopReason: "error",
     text: "",

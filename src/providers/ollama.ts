@@ -19,6 +19,7 @@ import {
   httpError,
   isAbort,
   noToolsError,
+  SERVER_FAILED_HINT,
   unreachableError,
 } from "./ollama/http_errors.ts";
 import { isObject } from "./ollama/json_values.ts";
@@ -191,7 +192,11 @@ export function createOllamaProvider(options: OllamaOptions): OllamaProvider {
       });
     }
     if (end.kind === "stream_error") {
-      return fail({ kind: "provider_stream", baseUrl: root, message: end.message });
+      return fail({
+        kind: "provider_stream",
+        baseUrl: root,
+        message: `the server reported: ${end.message}: ${SERVER_FAILED_HINT}`,
+      });
     }
     if (request.signal?.aborted) return aborted();
     if (end.doneReason === undefined) {

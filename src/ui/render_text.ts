@@ -136,7 +136,9 @@ export function createTextRenderer(options: TextRendererOptions): {
         break;
       case "done":
         stopSpinner();
-        if (event.stopReason === "error" && event.errorMessage) line(style.red(event.errorMessage));
+        if (event.stopReason === "error" && event.errorMessage) {
+          line(`${style.red("error")}: ${event.errorMessage}`);
+        }
         if (event.stopReason === "interrupted") line(style.dim("Interrupted"));
         if (!atLineStart) {
           options.note("\n");

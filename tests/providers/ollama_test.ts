@@ -11,6 +11,7 @@ import {
 import type { ProviderEvent } from "../../src/providers/provider.ts";
 import { createOllamaProvider, isOllamaRoot } from "../../src/providers/ollama.ts";
 import { type FakeOllama, ollamaReply, startFakeOllama } from "../helpers/fake_ollama_server.ts";
+import { SERVER_FAILED_HINT } from "../../src/providers/ollama/http_errors.ts";
 
 const USER: Message[] = [{ kind: "user", content: "Hi" }];
 const TOOLS = [{
@@ -138,7 +139,7 @@ Deno.test("createOllamaProvider() turns an error line in a 200 stream into an er
   assertEquals(turn.error, {
     kind: "provider_stream",
     baseUrl: server.url,
-    message: "model runner has unexpectedly stopped",
+    message: `the server reported: model runner has unexpectedly stopped: ${SERVER_FAILED_HINT}`,
   });
 });
 
@@ -151,7 +152,7 @@ Deno.test("createOllamaProvider() reports HTTP errors, dropped connections and b
     kind: "provider_http",
     baseUrl: server.url,
     status: 500,
-    message: "out of memory",
+    message: `out of memory: ${SERVER_FAILED_HINT}`,
   });
   server.script(ollamaReply().text("a").dropConnection());
   const dropped = await provider.complete({ messages: USER, tools: [] });
@@ -162,6 +163,18 @@ Deno.test("createOllamaProvider() reports HTTP errors, dropped connections and b
   server.script(ollamaReply().text("a"));
   const unfinished = await provider.complete({ messages: USER, tools: [] });
   assertEquals(unfinished.error?.kind, "provider_stream");
+});
+
+Deno.test("createOllamaProvider() names a host that does not resolve", async () => {
+  const turn = await createOllamaProvider({
+    baseUrl: "http://no-such-host.invalid:11434",
+    model: "qwen3",
+  }).complete({ messages: USER, tools: [] });
+  assertEquals(turn.error, {
+    kind: "provider_unreachable",
+    baseUrl: "http://no-such-host.invalid:11434",
+    cause: 'cannot resolve host "no-such-host.invalid": check the host name in --base-url',
+  });
 });
 
 Deno.test("createOllamaProvider() reports done_reason length", async () => {

@@ -5,6 +5,10 @@
 import type { AgentError } from "../../errors.ts";
 import { isObject } from "./json_values.ts";
 
+/** What to do when Ollama itself failed (a crashed runner, out of memory). */
+export const SERVER_FAILED_HINT =
+  "see the Ollama server log for why, then try again (a smaller --num-ctx needs less memory)";
+
 /**
  * The error for a fetch that failed before any answer, with the socket error from `cause`.
  *
@@ -30,6 +34,14 @@ export function unreachableError(root: string, error: unknown): AgentError {
   }
   const text = messages.at(-1) ?? "unknown error";
   const all = messages.join(" ");
+  if (/dns error|failed to lookup|Name or service not known|nodename nor servname/i.test(all)) {
+    const host = URL.canParse(root) ? new URL(root).hostname : root;
+    return {
+      kind: "provider_unreachable",
+      baseUrl: root,
+      cause: `cannot resolve host "${host}": check the host name in --base-url`,
+    };
+  }
   const refused = /refused|os error 111|ECONNREFUSED/i.test(all);
   return {
     kind: "provider_unreachable",
@@ -131,6 +143,8 @@ export function httpError(
     status,
     message: notFound
       ? `${text}: pull it with "ollama pull ${model}" or pick one from "ollama list"`
+      : status >= 500
+      ? `${text}: ${SERVER_FAILED_HINT}`
       : text,
   };
 }
