@@ -77,9 +77,22 @@ export async function runToolCommand(
       io.printError(`Invalid arguments for "${command.name}": ${validated.error.join("; ")}`);
       return EXIT.usage;
     }
-    const run = await tools.host.run(command.name, validated.value, { state: {} });
-    console.log(JSON.stringify(run.result, null, 2));
-    return run.result.success ? EXIT.ok : EXIT.runtime;
+    // Ctrl-C or SIGTERM cancel the call, so run_command stops its whole process group.
+    const controller = new AbortController();
+    const cancel = () => controller.abort();
+    const signals: Deno.Signal[] = Deno.build.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM"];
+    for (const signal of signals) Deno.addSignalListener(signal, cancel);
+    try {
+      const run = await tools.host.run(command.name, validated.value, {
+        state: {},
+        signal: controller.signal,
+      });
+      console.log(JSON.stringify(run.result, null, 2));
+      if (controller.signal.aborted) return EXIT.interrupted;
+      return run.result.success ? EXIT.ok : EXIT.runtime;
+    } finally {
+      for (const signal of signals) Deno.removeSignalListener(signal, cancel);
+    }
   } finally {
     await tools.host.close();
   }

@@ -138,3 +138,26 @@ Deno.test({
     await waitFor(() => processesRunning(marker).length === 0);
   },
 });
+
+Deno.test({
+  name: "harness tool run_command stops the command's process group on Ctrl-C",
+  ignore: Deno.build.os !== "linux",
+  async fn() {
+    await using sandbox = await cliSandbox();
+    const marker = ["sleep", `${5000 + Math.floor(Math.random() * 1000)}`];
+    const child = sandbox.spawn([
+      "--allow-run",
+      "-R",
+      "tool",
+      "run_command",
+      JSON.stringify({ command: `${marker.join(" ")} & ${marker.join(" ")}` }),
+    ]);
+    await child.stdin.close();
+    await waitFor(() => processesRunning(marker).length === 2);
+    child.kill("SIGINT");
+    const out = await child.output();
+    assertEquals(out.code, 130, new TextDecoder().decode(out.stderr));
+    assertEquals(JSON.parse(new TextDecoder().decode(out.stdout)).error_type, "cancelled");
+    await waitFor(() => processesRunning(marker).length === 0);
+  },
+});
