@@ -1,5 +1,6 @@
 // Built-in tool download_url: fetches an http(s) URL and returns the body as text, reading
-// at most max_bytes. HTML is reduced to readable text; binary content is refused.
+// at most max_bytes, after notes on status, type, size and cuts. HTML is reduced to readable
+// text; binary content is refused.
 // Needs --allow-net.
 
 import { z } from "zod";
@@ -126,8 +127,10 @@ export default defineTool({
     if (truncated) {
       notes.push(`[body cut at max_bytes = ${max_bytes}; raise max_bytes to read more]`);
     }
+    // Notes go first: the host's byte cap (max_output_size, 1 MiB by default, as max_bytes)
+    // cuts the end of a long body, and the notes must survive it.
     return {
-      output: `${text}\n\n${notes.join("\n")}`,
+      output: `${notes.join("\n")}\n\n${text}`,
       display: `Downloaded ${url} (${formatBytes(bytes.length)}${truncated ? ", cut" : ""})`,
     };
   },

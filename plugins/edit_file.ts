@@ -4,7 +4,8 @@
 
 import { z } from "zod";
 import { defineTool, ToolError } from "../src/tools/define_tool.ts";
-import { readTextFile, toFileToolError, writeFileAtomic } from "../src/tools/builtin/text_file.ts";
+import { readEditableTextFile, withBom } from "../src/tools/builtin/read_text_file.ts";
+import { toFileToolError, writeFileAtomic } from "../src/tools/builtin/text_file.ts";
 
 /** Start indexes of the non-overlapping occurrences of `needle` in `text`. */
 function occurrences(text: string, needle: string): number[] {
@@ -59,7 +60,7 @@ export default defineTool({
       );
     }
     const abs = ctx.resolve(path);
-    const text = readTextFile(abs, path);
+    const { text, bom } = readEditableTextFile(abs, path);
     let oldText = old_string;
     let newText = new_string;
     let found = occurrences(text, oldText);
@@ -85,7 +86,7 @@ export default defineTool({
     }
     const updated = text.split(oldText).join(newText);
     try {
-      writeFileAtomic(abs, updated);
+      writeFileAtomic(abs, withBom({ text: updated, bom }));
     } catch (error) {
       throw toFileToolError(error, path);
     }

@@ -7,11 +7,11 @@ import {
   checkLineRange,
   contentLines,
   joinLines,
-  readTextFile,
   splitLines,
   toFileToolError,
   writeFileAtomic,
 } from "../src/tools/builtin/text_file.ts";
+import { readEditableTextFile, withBom } from "../src/tools/builtin/read_text_file.ts";
 
 /** Context lines shown before and after the inserted block. */
 const CONTEXT_LINES = 3;
@@ -34,7 +34,8 @@ export default defineTool({
   }),
   run({ path, line_start, line_end, new_content }, ctx) {
     const abs = ctx.resolve(path);
-    const file = splitLines(readTextFile(abs, path));
+    const content = readEditableTextFile(abs, path);
+    const file = splitLines(content.text);
     const total = file.lines.length;
     if (line_end !== undefined && line_end !== line_start) {
       throw new ToolError(
@@ -58,7 +59,7 @@ export default defineTool({
     if (total === 0) file.finalNewline = true;
     file.lines.splice(line_start - 1, 0, ...added);
     try {
-      writeFileAtomic(abs, joinLines(file));
+      writeFileAtomic(abs, withBom({ text: joinLines(file), bom: content.bom }));
     } catch (error) {
       throw toFileToolError(error, path);
     }

@@ -1,5 +1,6 @@
 // Built-in tool ls: lists one workspace directory (not recursive) as a table of type, size,
-// modification time and name, followed by totals. Symlinks are shown, never followed.
+// modification time and name, followed by totals (files, dirs and links counted apart; bytes
+// are those of files). Symlinks are shown, never followed.
 
 import { join } from "node:path";
 import { z } from "zod";
@@ -102,8 +103,8 @@ export default defineTool({
     rows.sort(compare);
     if (reverse) rows.reverse();
 
-    const files = rows.filter((r) => r.type !== "DIR").length;
-    const dirs = rows.length - files;
+    const count = (type: Row["type"]) => rows.filter((r) => r.type === type).length;
+    const totals = `${count("FILE")} files, ${count("DIR")} dirs, ${count("LINK")} links`;
     const bytes = rows.reduce((sum, r) => sum + (r.type === "FILE" ? r.size : 0), 0);
     const shown = rows.slice(0, max_entries);
     const cells = shown.map((r) => [
@@ -126,7 +127,7 @@ export default defineTool({
       );
     }
     const hiddenNote = show_hidden ? "" : " (hidden entries skipped)";
-    lines.push(`${files} files, ${dirs} dirs, ${formatBytes(bytes)} (${bytes} bytes)${hiddenNote}`);
-    return { output: lines.join("\n"), display: `Listed ${path} (${files} files, ${dirs} dirs)` };
+    lines.push(`${totals}, ${formatBytes(bytes)} (${bytes} bytes)${hiddenNote}`);
+    return { output: lines.join("\n"), display: `Listed ${path} (${totals})` };
   },
 });

@@ -1,9 +1,11 @@
 // Built-in tool read_file: returns numbered lines of a UTF-8 text file in the workspace.
-// Refuses binaries and files over 10 MB, and tells the model the exact offset to continue.
+// Refuses binaries, FIFOs and files over 10 MB, notes a file that is not valid UTF-8, and tells
+// the model the exact offset to continue.
 
 import { z } from "zod";
 import { defineTool, ToolError } from "../src/tools/define_tool.ts";
-import { readTextFile, splitLines } from "../src/tools/builtin/text_file.ts";
+import { readTextFile } from "../src/tools/builtin/read_text_file.ts";
+import { splitLines } from "../src/tools/builtin/text_file.ts";
 
 /** Characters kept of one line; longer lines (minified code) are cut with a marker. */
 const MAX_LINE_CHARS = 2000;
@@ -20,7 +22,7 @@ export default defineTool({
     limit: z.number().int().min(1).default(2000).describe("Maximum number of lines to read."),
   }),
   run({ path, offset, limit }, ctx) {
-    const text = readTextFile(ctx.resolve(path), path);
+    const { text, validUtf8 } = readTextFile(ctx.resolve(path), path);
     const { lines } = splitLines(text);
     const total = lines.length;
     if (total === 0) {
@@ -35,6 +37,12 @@ export default defineTool({
     const last = Math.min(total, offset + limit - 1);
     const width = String(last).length;
     const out: string[] = [];
+    if (!validUtf8) {
+      // First, so no output cap can drop it.
+      out.push(
+        `[Note: "${path}" is not valid UTF-8; bytes that do not decode are shown as U+FFFD (\ufffd). Edit tools refuse this file: use write_file to replace it whole.]`,
+      );
+    }
     for (let n = offset; n <= last; n++) {
       let line = lines[n - 1] ?? "";
       if (line.length > MAX_LINE_CHARS) {

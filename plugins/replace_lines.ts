@@ -7,11 +7,11 @@ import {
   checkLineRange,
   contentLines,
   joinLines,
-  readTextFile,
   splitLines,
   toFileToolError,
   writeFileAtomic,
 } from "../src/tools/builtin/text_file.ts";
+import { readEditableTextFile, withBom } from "../src/tools/builtin/read_text_file.ts";
 
 /** Lines of each side shown in the preview before it is cut. */
 const PREVIEW_LINES = 12;
@@ -38,7 +38,8 @@ export default defineTool({
   }),
   run({ path, line_start, line_end, new_content }, ctx) {
     const abs = ctx.resolve(path);
-    const file = splitLines(readTextFile(abs, path));
+    const content = readEditableTextFile(abs, path);
+    const file = splitLines(content.text);
     const total = file.lines.length;
     checkLineRange({
       lineStart: line_start,
@@ -51,7 +52,7 @@ export default defineTool({
     const removed = file.lines.splice(line_start - 1, line_end - line_start + 1, ...added);
     if (file.lines.length === 0) file.finalNewline = false;
     try {
-      writeFileAtomic(abs, joinLines(file));
+      writeFileAtomic(abs, withBom({ text: joinLines(file), bom: content.bom }));
     } catch (error) {
       throw toFileToolError(error, path);
     }

@@ -1,6 +1,8 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import tool from "../../plugins/download_url.ts";
 import { expectToolError, makeToolContext, runTool } from "../helpers/tool_context.ts";
+import { makeToolResult } from "../../src/messages.ts";
+import { truncateToolResult } from "../../src/tools/truncate_output.ts";
 
 /** A local HTTP server for one test, closed on dispose. */
 function serve(handler: (request: Request) => Response) {
@@ -24,7 +26,7 @@ Deno.test("download_url reduces HTML to readable text", async () => {
   );
   await using ctx = await makeToolContext();
   const { output } = await runTool(tool, { url: `${server.url}/docs` }, ctx);
-  const [text = "", notes = ""] = output.split("\n\n[");
+  const [notes = "", text = ""] = output.split("]\n\n");
   assertEquals(
     text.split("\n\n").join("|"),
     "# Docs|Home (/home)|# Getting started|Install with & run. See the API (https://x.dev/api).|- One\n- Two",
@@ -33,14 +35,14 @@ Deno.test("download_url reduces HTML to readable text", async () => {
     !output.includes("alert") && !output.includes("color:red") && !output.includes("hidden"),
     output,
   );
-  assert(notes.startsWith("HTTP 200"), notes);
+  assert(notes.startsWith("[HTTP 200"), notes);
 });
 
 Deno.test("download_url returns plain text and JSON as they are", async () => {
   await using server = serve(() => Response.json({ a: 1 }));
   await using ctx = await makeToolContext();
   const { output } = await runTool(tool, { url: server.url }, ctx);
-  assert(output.startsWith('{"a":1}\n\n[HTTP 200'), output);
+  assert(output.startsWith("[HTTP 200") && output.endsWith(']\n\n{"a":1}'), output);
 });
 
 Deno.test("download_url reads at most max_bytes and says so", async () => {
@@ -49,9 +51,27 @@ Deno.test("download_url reads at most max_bytes and says so", async () => {
   );
   await using ctx = await makeToolContext();
   const { output } = await runTool(tool, { url: server.url, max_bytes: 1000 }, ctx);
-  assert(output.startsWith(`${"x".repeat(1000)}\n\n`), output.slice(0, 50));
+  assert(output.endsWith(`]\n\n${"x".repeat(1000)}`), output.slice(0, 200));
   assert(output.includes("cut at max_bytes = 1000"), output);
   assertEquals(tool.parameters.parse({ url: "http://x" }).max_bytes, 1024 * 1024);
+});
+
+Deno.test("download_url keeps its notes when the default max_output_size cuts the body", async () => {
+  await using server = serve(() =>
+    new Response("x".repeat(2 * 1024 * 1024), { headers: { "content-type": "text/plain" } })
+  );
+  await using ctx = await makeToolContext();
+  const { output } = await runTool(tool, { url: server.url }, ctx);
+  // The host applies the byte cap (1 MiB by default) to what the tool returns; the context
+  // cap is raised here so only the byte cap applies.
+  const capped = await truncateToolResult(makeToolResult({ data: output }), {
+    toolOutputLimit: 4 * 1024 * 1024,
+  });
+  const data = capped.data ?? "";
+  assertEquals(capped.metadata.truncated?.unit, "bytes");
+  assert(data.startsWith("[HTTP 200"), data.slice(0, 200));
+  assert(data.includes("[body cut at max_bytes = 1048576"), data.slice(0, 200));
+  assert(data.endsWith("bytes truncated ...]"), data.slice(-100));
 });
 
 Deno.test("download_url maps HTTP errors and refuses binary content", async () => {

@@ -1,14 +1,22 @@
-import { deepStrictEqual as assertEquals } from "node:assert/strict";
+import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import ignore from "ignore";
-import { type GitignoreEntry, GitignoreRules } from "../../src/tools/search/gitignore_rules.ts";
+import {
+  type GitignoreEntry,
+  GitignoreRules,
+  PLATFORM_IGNORE_CASE,
+} from "../../src/tools/search/gitignore_rules.ts";
 
 function entry(path: string, isDir = false): GitignoreEntry {
   return { path, name: path.slice(path.lastIndexOf("/") + 1), isDir };
 }
 
 /** The verdict for each path; a trailing slash marks a folder. */
-function verdicts(text: string, paths: string[]): Record<string, boolean | undefined> {
-  const rules = GitignoreRules.parse(text);
+function verdicts(
+  text: string,
+  paths: string[],
+  options: { ignoreCase?: boolean } = {},
+): Record<string, boolean | undefined> {
+  const rules = GitignoreRules.parse(text, options);
   return Object.fromEntries(paths.map((p) => {
     const isDir = p.endsWith("/");
     return [p, rules.match(entry(isDir ? p.slice(0, -1) : p, isDir), 0)];
@@ -106,14 +114,30 @@ Deno.test("GitignoreRules.match() supports ?, classes, escapes and trailing spac
 });
 
 Deno.test("GitignoreRules.parse() handles CRLF, a BOM and case like npm:ignore", () => {
-  assertEquals(verdicts("\ufeffa.txt\r\nB.TXT\r\n", ["a.txt", "b.txt", "A.TXT"]), {
+  const text = "\ufeffa.txt\r\nB.TXT\r\n";
+  const paths = ["a.txt", "b.txt", "A.TXT"];
+  assertEquals(verdicts(text, paths, { ignoreCase: true }), {
     "a.txt": true,
     "b.txt": true,
     "A.TXT": true,
   });
+  assertEquals(verdicts(text, paths, { ignoreCase: false }), {
+    "a.txt": true,
+    "b.txt": undefined,
+    "A.TXT": undefined,
+  });
   const exact = GitignoreRules.parse("*.LOG\n", { ignoreCase: false });
   assertEquals(exact.match(entry("a.log"), 0), undefined);
   assertEquals(exact.match(entry("a.LOG"), 0), true);
+});
+
+Deno.test("GitignoreRules.parse() follows git's core.ignorecase default for the platform", () => {
+  // git sets core.ignorecase on macOS and Windows; elsewhere (Linux) matching is exact.
+  assertEquals(PLATFORM_IGNORE_CASE, Deno.build.os === "darwin" || Deno.build.os === "windows");
+  assertEquals(verdicts("*.LOG\nBuild/\n", ["a.log", "build/"]), {
+    "a.log": PLATFORM_IGNORE_CASE ? true : undefined,
+    "build/": PLATFORM_IGNORE_CASE ? true : undefined,
+  });
 });
 
 Deno.test("GitignoreRules.match() reads anchored rules relative to their own folder", () => {
@@ -123,6 +147,18 @@ Deno.test("GitignoreRules.match() reads anchored rules relative to their own fol
   assertEquals(rules.match(entry("pkg/x/gen"), base), undefined);
   assertEquals(rules.match(entry("pkg/out/a.js"), base), true);
 });
+
+/**
+ * Whether the walk skips a path: it never enters an ignored folder, so a path is ignored when
+ * it or a folder above it is; npm:ignore.ignores() checks parents the same way within one file.
+ */
+function walkIgnores(rules: GitignoreRules, segments: string[], isDir: boolean): boolean {
+  for (let i = 1; i <= segments.length; i++) {
+    const path = segments.slice(0, i).join("/");
+    if (rules.match(entry(path, i < segments.length || isDir), 0) === true) return true;
+  }
+  return false;
+}
 
 /** A small deterministic PRNG (mulberry32), so the comparison below is repeatable. */
 function random(seed: number): () => number {
@@ -134,76 +170,92 @@ function random(seed: number): () => number {
   };
 }
 
-Deno.test("GitignoreRules agrees with npm:ignore on one .gitignore when the walk prunes ignored folders", () => {
-  const next = random(42);
-  const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
-  const atoms = [
-    "a",
-    "foo",
-    "*.log",
-    "*",
-    "**",
-    "***",
-    "?",
-    "[ab]",
-    "[!a]",
-    "[a-c]",
-    "[[:digit:]]",
-    "x*",
-    "*x",
-    "f*o",
-    "a**b",
-    ".hidden",
-    "\\*",
-    "\\!",
-    "[]]",
-    "a\\ ",
-    "KEEP",
-    "k?ep",
-    "é",
-    "a\\",
-  ];
-  const names = [
-    "a",
-    "b",
-    "foo",
-    "x.log",
-    "fxo",
-    "1",
-    ".hidden",
-    "*",
-    "!",
-    "]",
-    "a ",
-    "keep",
-    "xa",
-  ];
-  let compared = 0;
-  for (let round = 0; round < 1500; round++) {
-    const lines = Array.from({ length: 1 + Math.floor(next() * 4) }, () => {
-      let line = Array.from({ length: 1 + Math.floor(next() * 3) }, () => pick(atoms)).join("/");
-      if (next() < 0.2) line = `/${line}`;
-      if (next() < 0.2) line = `${line}/`;
-      if (next() < 0.2) line = `!${line}`;
-      return line;
-    });
-    const text = lines.join("\n");
-    const oracle = ignore().add(text);
-    const rules = GitignoreRules.parse(text);
-    for (let k = 0; k < 10; k++) {
-      const segments = Array.from({ length: 1 + Math.floor(next() * 4) }, () => pick(names));
-      const isDir = next() < 0.3;
-      // The walk never enters an ignored folder, so a path is ignored when it or a folder
-      // above it is; npm:ignore.ignores() checks parents the same way within one file.
-      let ours = false;
-      for (let i = 1; i <= segments.length && !ours; i++) {
-        const path = segments.slice(0, i).join("/");
-        ours = rules.match(entry(path, i < segments.length || isDir), 0) === true;
+for (const ignoreCase of [true, false]) {
+  Deno.test(`GitignoreRules agrees with npm:ignore on one .gitignore when the walk prunes ignored folders (ignoreCase: ${ignoreCase})`, () => {
+    const next = random(42);
+    const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
+    const atoms = [
+      "a",
+      "foo",
+      "*.log",
+      "*",
+      "**",
+      "***",
+      "?",
+      "[ab]",
+      "[!a]",
+      "[a-c]",
+      "[[:digit:]]",
+      "x*",
+      "*x",
+      "f*o",
+      "a**b",
+      ".hidden",
+      "\\*",
+      "\\!",
+      "[]]",
+      "a\\ ",
+      "KEEP",
+      "k?ep",
+      "é",
+      "a\\",
+      "*.LOG",
+      "Foo",
+      "[A-C]",
+    ];
+    const names = [
+      "a",
+      "b",
+      "foo",
+      "x.log",
+      "fxo",
+      "1",
+      ".hidden",
+      "*",
+      "!",
+      "]",
+      "a ",
+      "keep",
+      "xa",
+      "Keep",
+      "FOO",
+      "X.LOG",
+      "A",
+      "É",
+      "é",
+    ];
+    let compared = 0;
+    let caseDecided = 0;
+    for (let round = 0; round < 1500; round++) {
+      const lines = Array.from({ length: 1 + Math.floor(next() * 4) }, () => {
+        let line = "";
+        // An escaped slash inside a pattern (`a\/**/*`) is a literal `/` to git (check-ignore
+        // excludes `a/FOO` with it) but not to npm:ignore, so the oracle cannot judge it.
+        do {
+          line = Array.from({ length: 1 + Math.floor(next() * 3) }, () => pick(atoms)).join("/");
+        } while (/\\\/./.test(line));
+        if (next() < 0.2) line = `/${line}`;
+        if (next() < 0.2) line = `${line}/`;
+        if (next() < 0.2) line = `!${line}`;
+        return line;
+      });
+      const text = lines.join("\n");
+      const oracle = ignore({ ignorecase: ignoreCase }).add(text);
+      const rules = GitignoreRules.parse(text, { ignoreCase });
+      const flipped = GitignoreRules.parse(text, { ignoreCase: !ignoreCase });
+      for (let k = 0; k < 10; k++) {
+        const segments = Array.from({ length: 1 + Math.floor(next() * 4) }, () => pick(names));
+        const isDir = next() < 0.3;
+        const ours = walkIgnores(rules, segments, isDir);
+        const path = `${segments.join("/")}${isDir ? "/" : ""}`;
+        assertEquals(ours, oracle.ignores(path), `${JSON.stringify(lines)} on "${path}"`);
+        compared++;
+        if (ours !== walkIgnores(flipped, segments, isDir)) caseDecided++;
       }
-      const path = `${segments.join("/")}${isDir ? "/" : ""}`;
-      assertEquals(ours, oracle.ignores(path), `${JSON.stringify(lines)} on "${path}"`);
-      compared++;
     }
-  }
-  assertEquals(compared, 15000);
-});
+    assertEquals(compared, 15000);
+    // Enough verdicts hinge on case for the comparison to check this setting's folding.
+    console.log(caseDecided);
+    assert(caseDecided > 300, `only ${caseDecided} verdicts depend on case`);
+  });
+}

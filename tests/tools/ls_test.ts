@@ -23,7 +23,7 @@ Deno.test("ls lists types, sizes, names and totals", async () => {
   assert(/^LINK .* link -> a\.txt$/.test(lines[3] ?? ""), lines[3]);
   assert(/^DIR\s+- .* src\/$/.test(lines[4] ?? ""), lines[4]);
   assert(!output.includes(".env"), "hidden skipped");
-  assert(output.includes("3 files, 1 dirs, 2 KB (2050 bytes)"), output);
+  assert(output.includes("2 files, 1 dirs, 1 links, 2 KB (2050 bytes)"), output);
 });
 
 Deno.test("ls shows hidden entries, sorts and limits", async () => {
@@ -59,4 +59,17 @@ Deno.test("ls rejects absolute paths, .. escapes and symlinks out", async () => 
   await expectToolError(tool, { path: "out" }, ctx, "validation_failed");
   await Deno.remove(`${ctx.workspace}/out`);
   await assertPathRules(tool, ctx, (path) => ({ path }));
+});
+
+Deno.test("ls counts links apart from files and dirs, whatever they point to", async () => {
+  await using ctx = await makeToolContext({ "a.txt": "abc", "src/m.ts": "" });
+  await Deno.symlink("a.txt", `${ctx.workspace}/to_file`);
+  await Deno.symlink("src", `${ctx.workspace}/to_dir`);
+  await Deno.symlink("gone.txt", `${ctx.workspace}/dangling`);
+  const { output, display } = await runTool(tool, {}, ctx);
+  assert(
+    output.endsWith("1 files, 1 dirs, 3 links, 3 B (3 bytes) (hidden entries skipped)"),
+    output,
+  );
+  assertEquals(display, "Listed . (1 files, 1 dirs, 3 links)");
 });

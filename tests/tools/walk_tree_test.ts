@@ -102,3 +102,15 @@ Deno.test("walkTree() reports FIFOs as `other` so readers can skip them", async 
   });
   assertEquals(kinds, ["a.txt:file", "pipe:other"]);
 });
+
+Deno.test("walkTree() matches .gitignore case as git does by default on this platform", async () => {
+  await using ctx = await makeToolContext({
+    ".gitignore": "*.log\nBuild/\n",
+    "a.log": "",
+    "B.LOG": "",
+    "build/x.js": "",
+  });
+  // git's core.ignorecase defaults to false on Linux and true on macOS and Windows.
+  const caseSensitive = Deno.build.os !== "darwin" && Deno.build.os !== "windows";
+  assertEquals(walkFiles(ctx.workspace), caseSensitive ? ["B.LOG", "build/x.js"] : []);
+});

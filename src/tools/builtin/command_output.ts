@@ -53,18 +53,49 @@ export class OutputCollector {
     }
   }
 
-  /** The collected text, with a marker saying how many bytes were cut from the middle. */
+  /**
+   * The collected text, with a marker saying how many bytes were cut from the middle. The cut
+   * falls on character boundaries: a UTF-8 character split by the head or tail edge is dropped
+   * whole (and counted as cut) instead of decoding to U+FFFD.
+   */
   text(): string {
     const decoder = new TextDecoder();
-    const head = decoder.decode(concat(this.#head));
+    let head = concat(this.#head);
     let tail = concat(this.#tail);
     if (tail.length > this.#tailBytes) tail = tail.subarray(tail.length - this.#tailBytes);
-    const cut = this.#total - this.#headLength - tail.length;
-    if (cut === 0) return head + decoder.decode(tail);
-    return `${head}\n[... ${cut} bytes of output cut here; ${this.#total} bytes in total ...]\n${
+    if (this.#total === head.length + tail.length) return decoder.decode(concat([head, tail]));
+    head = head.subarray(0, completeEnd(head));
+    tail = tail.subarray(characterStart(tail));
+    const cut = this.#total - head.length - tail.length;
+    return `${
+      decoder.decode(head)
+    }\n[... ${cut} bytes of output cut here; ${this.#total} bytes in total ...]\n${
       decoder.decode(tail)
     }`;
   }
+}
+
+/** Whether a byte continues a UTF-8 sequence (10xxxxxx). */
+function isContinuation(byte: number): boolean {
+  return (byte & 0xc0) === 0x80;
+}
+
+/** Length of the end of `bytes` that holds only whole characters (a split last one dropped). */
+function completeEnd(bytes: Uint8Array): number {
+  let start = bytes.length;
+  // A UTF-8 character is at most 4 bytes: look back at most 3 continuation bytes for its lead.
+  while (start > 0 && bytes.length - start < 3 && isContinuation(bytes[start - 1]!)) start--;
+  if (start === 0) return bytes.length;
+  const lead = bytes[start - 1]!;
+  const size = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+  return start - 1 + size > bytes.length ? start - 1 : bytes.length;
+}
+
+/** Index of the first character start in `bytes`, skipping the rest of a split character. */
+function characterStart(bytes: Uint8Array): number {
+  let start = 0;
+  while (start < bytes.length && start < 3 && isContinuation(bytes[start]!)) start++;
+  return start;
 }
 
 function concat(chunks: Uint8Array[]): Uint8Array {

@@ -1,12 +1,10 @@
 // Text-file helpers shared by the built-in file tools (read_file, write_file, edit_file,
-// replace_lines, insert_lines). They run inside the sandbox worker: stat and binary checks,
-// line splitting that keeps the file's line endings, and atomic writes (temp file + rename).
+// replace_lines, insert_lines). They run inside the sandbox worker: binary checks, error
+// mapping, line splitting that keeps the file's line endings, and atomic writes (temp file +
+// rename). Reading and decoding live in read_text_file.ts.
 
 import { basename, dirname, join } from "node:path";
 import { ToolError } from "../define_tool.ts";
-
-/** Largest file the text tools will load. */
-export const MAX_TEXT_FILE_BYTES = 10 * 1024 * 1024;
 
 /** Bytes inspected for a NUL byte to decide that a file is binary (as git and ripgrep do). */
 export const BINARY_SNIFF_BYTES = 8192;
@@ -65,50 +63,6 @@ export interface TextLines {
   eol: "\n" | "\r\n";
   /** Whether the last line ends with a line break. */
   finalNewline: boolean;
-}
-
-/**
- * Reads a UTF-8 text file, refusing directories, binaries and files over 10 MB.
- *
- * @param absPath Absolute path (from ctx.resolve).
- * @param path The workspace-relative path, for messages.
- * @returns The decoded text.
- * @throws {ToolError} not_found, validation_failed (directory, binary, too large), io_error.
- *
- * @example
- * ```ts
- * import { readTextFile } from "./text_file.ts";
- * const file = await Deno.makeTempFile();
- * await Deno.writeTextFile(file, "hi\n");
- * if (readTextFile(file, "f.txt") !== "hi\n") throw new Error();
- * await Deno.remove(file);
- * ```
- */
-export function readTextFile(absPath: string, path: string): string {
-  let bytes: Uint8Array;
-  try {
-    const info = Deno.statSync(absPath);
-    if (info.isDirectory) {
-      throw new ToolError("validation_failed", `"${path}" is a directory: use ls to list it`);
-    }
-    if (info.size > MAX_TEXT_FILE_BYTES) {
-      throw new ToolError(
-        "validation_failed",
-        `"${path}" is ${formatBytes(info.size)}, over the 10 MB limit for text tools: ` +
-          `use grep_search to find the lines you need, or run_command with head/tail`,
-      );
-    }
-    bytes = Deno.readFileSync(absPath);
-  } catch (error) {
-    throw toFileToolError(error, path);
-  }
-  if (looksBinary(bytes)) {
-    throw new ToolError(
-      "validation_failed",
-      `"${path}" is a binary file (it contains NUL bytes): text tools cannot read it`,
-    );
-  }
-  return new TextDecoder().decode(bytes);
 }
 
 /**

@@ -5,6 +5,14 @@
 
 import { globSource } from "./wildmatch.ts";
 
+/**
+ * Whether .gitignore patterns fold case unless told otherwise: git's `core.ignorecase`
+ * default, true where file systems usually ignore case (macOS, Windows) and false elsewhere,
+ * so on Linux `*.LOG` does not exclude `a.log`, as in git.
+ */
+export const PLATFORM_IGNORE_CASE: boolean = Deno.build.os === "darwin" ||
+  Deno.build.os === "windows";
+
 /** One compiled line of a .gitignore file. */
 interface GitignoreRule {
   /** `!pattern`: re-includes what earlier rules excluded. */
@@ -137,8 +145,8 @@ export class GitignoreRules {
    * Parses a .gitignore file's text.
    *
    * @param text The file's content.
-   * @param options `ignoreCase`: fold case, as npm:ignore and git on case-insensitive
-   *   file systems do (default true, which keeps earlier results of these tools).
+   * @param options `ignoreCase`: fold ASCII case, as git does with `core.ignorecase`
+   *   (default PLATFORM_IGNORE_CASE: false on Linux, true on macOS and Windows).
    * @returns The rules; `size` is 0 when the text has none.
    *
    * @example
@@ -153,7 +161,7 @@ export class GitignoreRules {
    * ```
    */
   static parse(text: string, options: { ignoreCase?: boolean } = {}): GitignoreRules {
-    const ignoreCase = options.ignoreCase ?? true;
+    const ignoreCase = options.ignoreCase ?? PLATFORM_IGNORE_CASE;
     // A BOM before the first line and a CR after the last are dropped, as npm:ignore does.
     const body = (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text).replace(/\r$/, "");
     const rules: GitignoreRule[] = [];
