@@ -30,6 +30,7 @@ export class Conversation {
   messages: Message[];
   state: Record<string, unknown>;
   #running = false;
+  #lastStop: TurnOutcome["stopReason"] | undefined;
   #budget: ContextBudget | undefined;
 
   constructor(
@@ -52,6 +53,19 @@ export class Conversation {
 
   get running(): boolean {
     return this.#running;
+  }
+
+  /**
+   * Whether there is work to continue (/continue): the last turn stopped at a limit, an
+   * error or an interrupt. Before any turn in this process (a resumed session), whether the
+   * log ends anywhere but on an answer.
+   */
+  canContinue(): boolean {
+    if (this.#lastStop !== undefined) {
+      return this.#lastStop !== "answered" && this.#lastStop !== "task_complete";
+    }
+    const last = this.messages.at(-1);
+    return last !== undefined && last.kind !== "system" && last.kind !== "assistant";
   }
 
   /** Sends a user message (or continues with null) and runs the loop to its end. */
@@ -99,7 +113,7 @@ export class Conversation {
         }
         : undefined;
     try {
-      return await runAgentLoop(this.messages, userText, {
+      const outcome = await runAgentLoop(this.messages, userText, {
         provider: this.parts.provider,
         tools: this.parts.tools,
         approver: this.parts.approver,
@@ -110,6 +124,8 @@ export class Conversation {
         onCallFailed,
         ...(this.parts.parseArguments ? { parseArguments: this.parts.parseArguments } : {}),
       }, signal);
+      this.#lastStop = outcome.stopReason;
+      return outcome;
     } finally {
       this.#running = false;
     }

@@ -74,6 +74,7 @@ export async function runPrint(
       style: options.style,
       spinner: false,
       showReasoning: false,
+      oneShot: true,
     });
     sink = renderer.sink;
   }
@@ -98,4 +99,34 @@ export async function runPrint(
       break;
   }
   return exitCodeFor(outcome.stopReason);
+}
+
+/**
+ * For `-p` with json or stream-json output: prints the final object of a run that failed
+ * before its first turn (no model server, a broken policy file), so scripts always find one
+ * on the last line of stdout. Prints nothing for text output.
+ *
+ * @example
+ * ```ts
+ * import { printEarlyFailure } from "./run_print.ts";
+ * let out = "";
+ * printEarlyFailure("json", "Cannot reach model server", (text) => out += text);
+ * if (JSON.parse(out).stop_reason !== "error") throw new Error(out);
+ * ```
+ */
+export function printEarlyFailure(
+  format: OutputFormat,
+  message: string,
+  stdout: (text: string) => void,
+): void {
+  if (format === "text") return;
+  const final = finalJson({
+    stopReason: "error",
+    text: "",
+    iterations: 0,
+    toolCalls: [],
+    usage: { promptTokens: 0, completionTokens: 0 },
+    errorMessage: message,
+  }, null);
+  stdout(`${JSON.stringify(format === "stream-json" ? { type: "final", ...final } : final)}\n`);
 }

@@ -5,6 +5,9 @@ import { formatGrants, type Grants } from "../sandbox/grants.ts";
 import type { Style } from "../ui/style.ts";
 import denoJson from "../../deno.json" with { type: "json" };
 
+/** How --yes is described in the banner and by /permissions. */
+export const YES_MODE = "approvals: --yes (calls run without asking unless a rule denies them)";
+
 /** What the banner reports. */
 export interface BannerFacts {
   model: string;
@@ -15,6 +18,8 @@ export interface BannerFacts {
   sessionId: string | null;
   /** Whether the log is off on purpose (--no-session) rather than unavailable. */
   noSession: boolean;
+  /** --yes: every call the sandbox allows runs without asking, except what a rule denies. */
+  yes?: boolean;
 }
 
 /**
@@ -38,6 +43,7 @@ export function formatBanner(facts: BannerFacts, style: Style): string {
   return [
     `${style.bold("harness")} ${denoJson.version} · ${facts.model} @ ${facts.where}`,
     style.dim(`sandbox: ${formatGrants(facts.grants)}`),
+    ...(facts.yes ? [style.yellow(YES_MODE)] : []),
     style.dim(
       facts.sessionId
         ? `session ${facts.sessionId}`

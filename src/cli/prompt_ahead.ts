@@ -90,6 +90,7 @@ export async function startAhead(
     grants,
     sessionId,
     noSession: flags.noSession,
+    yes: flags.yes,
   }, style);
   write(`${banner}\n${style.cyan(REPL_PROMPT)}`);
   tracePhase("prompt shown (the REPL attaches next)");

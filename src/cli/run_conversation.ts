@@ -12,11 +12,11 @@ import { slashCommands } from "./slash_commands.ts";
 import { dataDir } from "../config.ts";
 import { formatAgentError } from "../errors.ts";
 import { Conversation, type ConversationParts } from "../conversation.ts";
-import { EXIT, runPrint } from "../run_print.ts";
+import { EXIT, printEarlyFailure, runPrint } from "../run_print.ts";
 import { Repl, type TurnInput } from "../repl.ts";
 import { buildSystemPrompt } from "../system_prompt.ts";
 import { formatGrants, type Grants } from "../sandbox/grants.ts";
-import { formatBanner } from "./banner.ts";
+import { formatBanner, YES_MODE } from "./banner.ts";
 import type { StartAhead } from "./prompt_ahead.ts";
 import type { SessionStore } from "../session_store.ts";
 import type { SessionRecorder } from "../session_types.ts";
@@ -54,7 +54,15 @@ export async function runConversation(
   const env = (name: string) => Deno.env.get(name);
   const printMode = flags.prompt !== undefined;
   tracePhase("run_conversation.ts imported");
-  const settings = ahead?.settings ?? await settingsOrExit(flags, io);
+  // Errors that end a -p run before its first turn still leave the final JSON on stdout.
+  const fatalIo: CommandIO = !printMode ? io : {
+    ...io,
+    printError(message: string) {
+      io.printError(message);
+      printEarlyFailure(flags.outputFormat, message, writeOut);
+    },
+  };
+  const settings = ahead?.settings ?? await settingsOrExit(flags, fatalIo);
   if (typeof settings === "number") return settings;
   // The id the banner shows goes to the first session; /clear starts others with new ids.
   let shownSessionId = ahead?.shown?.sessionId ?? undefined;
@@ -65,11 +73,11 @@ export async function runConversation(
     policyFileRefs({ cwd, ...(flags.policies ? { extra: flags.policies } : {}) }),
   );
   if (!rules.ok) {
-    io.printError(formatPolicyFileError(rules.error));
+    fatalIo.printError(formatPolicyFileError(rules.error));
     return EXIT.usage;
   }
   tracePhase("policy files loaded");
-  const store = openStoreOrExit(flags, io);
+  const store = openStoreOrExit(flags, fatalIo);
   if (typeof store === "number") return store;
   tracePhase("session store opened");
 
@@ -78,13 +86,13 @@ export async function runConversation(
   if (flags.continue) {
     const found = store.latestSession(cwd);
     if (!found.ok) {
-      io.printError(formatAgentError(found.error));
+      fatalIo.printError(formatAgentError(found.error));
       store.close();
       return EXIT.runtime;
     }
     const latest = found.value;
     if (!latest) {
-      io.printError(`No session to continue in "${cwd}": start one with "harness"`);
+      fatalIo.printError(`No session to continue in "${cwd}": start one with "harness"`);
       store.close();
       return EXIT.usage;
     }
@@ -111,7 +119,7 @@ export async function runConversation(
     },
   );
   if (!opened.ok) {
-    io.printError(formatAgentError(opened.error));
+    fatalIo.printError(formatAgentError(opened.error));
     store.close();
     return opened.error.kind === "usage" ? EXIT.usage : EXIT.runtime;
   }
@@ -240,7 +248,7 @@ export async function runConversation(
   if (resumeId !== undefined) {
     const resumed = resume(resumeId);
     if ("error" in resumed) {
-      io.printError(resumed.error);
+      fatalIo.printError(resumed.error);
       await closeAll(tools.host, store, opened.value.close);
       return EXIT.usage;
     }
@@ -283,6 +291,7 @@ export async function runConversation(
         ]);
         return formatPermissionsReport({
           sandbox: `Sandbox: ${formatGrants(grants)}`,
+          ...(flags.yes ? { mode: `A${YES_MODE.slice(1)}` } : {}),
           sessionApprovals: loaded.sessionApprovals(),
           rules: loaded.rules(),
         });
@@ -307,6 +316,7 @@ export async function runConversation(
         grants,
         sessionId: conversation.parts.recorder.id,
         noSession: flags.noSession,
+        yes: flags.yes,
       }, style));
     }
     const running = repl!.run(conversation);

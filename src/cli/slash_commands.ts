@@ -90,8 +90,12 @@ export function slashCommands(context: SlashContext): SlashCommand[] {
     },
     {
       name: "continue",
-      summary: "continue after a limit stopped the turn",
+      summary: "continue after a limit, an error or an interrupt stopped the turn",
       run: async (_args, repl) => {
+        if (!repl.conversation.canContinue()) {
+          repl.write(`${repl.style.dim("Nothing to continue: the last turn was answered")}\n`);
+          return;
+        }
         await repl.runTurn(null);
       },
     },

@@ -100,17 +100,22 @@ function ruleBody(rule: LoadedRule): Record<string, unknown> {
  */
 export function formatPermissionsReport(options: {
   sandbox: string;
+  /** A line saying how calls that would ask are answered (e.g. under --yes); optional. */
+  mode?: string;
   sessionApprovals: readonly string[];
   rules: readonly LoadedRule[];
 }): string {
   const lines = [options.sandbox];
+  if (options.mode) lines.push(options.mode);
   if (options.sessionApprovals.length === 0) lines.push("Session approvals: none");
   else {
     lines.push("Session approvals:");
     for (const approval of options.sessionApprovals) lines.push(`  ${approval}`);
   }
   if (options.rules.length === 0) {
-    lines.push("Rules: none (safe tools run; everything else asks)");
+    lines.push(
+      options.mode ? "Rules: none" : "Rules: none (safe tools run; everything else asks)",
+    );
   } else {
     lines.push("Rules (the last matching rule wins):");
     for (const rule of options.rules) {

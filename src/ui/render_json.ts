@@ -17,6 +17,20 @@ export interface FinalJson {
 }
 
 /**
+ * A call's arguments as JSON: calls that never ran (unknown tool, invalid arguments, past
+ * --max-tool-calls) keep the model's text, which is parsed here when it is JSON so every
+ * call's `arguments` has the same shape; text that is not JSON stays a string.
+ */
+function argumentsValue(args: unknown): unknown {
+  if (typeof args !== "string") return args;
+  try {
+    return JSON.parse(args);
+  } catch {
+    return args;
+  }
+}
+
+/**
  * Builds the final JSON object of a `-p` run.
  *
  * @example
@@ -37,7 +51,7 @@ export function finalJson(outcome: TurnOutcome, sessionId: string | null): Final
     tool_calls: outcome.toolCalls.map((call) => ({
       id: call.id,
       name: call.name,
-      arguments: call.arguments,
+      arguments: argumentsValue(call.arguments),
       result: call.result,
     })),
     usage: {
@@ -50,7 +64,7 @@ export function finalJson(outcome: TurnOutcome, sessionId: string | null): Final
       .map((call) => ({
         id: call.id,
         name: call.name,
-        arguments: call.arguments,
+        arguments: argumentsValue(call.arguments),
         reason: call.result.error_message ?? "",
       })),
   };

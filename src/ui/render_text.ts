@@ -16,6 +16,11 @@ export interface TextRendererOptions {
   spinner: boolean;
   /** Show reasoning text (dimmed). */
   showReasoning: boolean;
+  /**
+   * `-p` mode: the answer is printed elsewhere (stdout) once the run ends, so answer text is
+   * not rendered here, and the iteration limit is reported by the caller (no /continue).
+   */
+  oneShot?: boolean;
 }
 
 /**
@@ -79,7 +84,7 @@ export function createTextRenderer(options: TextRendererOptions): {
     }, 80);
   };
   const text = (chunk: string) => {
-    if (!chunk) return;
+    if (!chunk || options.oneShot) return;
     stopSpinner();
     if (inReasoning) {
       options.note("\n");
@@ -125,6 +130,7 @@ export function createTextRenderer(options: TextRendererOptions): {
         }
         break;
       case "limit_reached":
+        if (options.oneShot && event.limit === "iterations") break;
         line(style.yellow(
           event.limit === "iterations"
             ? `Stopped after ${event.max} model turns (--max-iterations): type /continue to go on`

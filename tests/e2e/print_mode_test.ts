@@ -11,6 +11,7 @@ Deno.test("harness -p prints the answer and exits 0", async () => {
   const out = await sandbox.run(["-p", "hi", "--base-url", server.baseUrl, "--model", "m"]);
   assertEquals(out.code, 0, out.stderr);
   assertEquals(out.stdout, "Hello there\n");
+  assertEquals(out.stderr, "");
   assertEquals(server.requests[0]?.messages.at(-1)?.content, "hi");
   assertEquals(server.requests[0]?.messages[0]?.role, "system");
 });
@@ -145,6 +146,7 @@ Deno.test("harness -p stops at --max-iterations with exit 3", async () => {
   assertEquals(json.stop_reason, "iteration_limit");
   assertEquals(json.iterations, 2);
   assertEquals(server.requests.length, 2);
+  assert(!out.stderr.includes("/continue"), out.stderr);
 });
 
 Deno.test("harness -p answers calls past --max-tool-calls with limit_reached", async () => {
@@ -169,8 +171,13 @@ Deno.test("harness -p answers calls past --max-tool-calls with limit_reached", a
     "json",
   ]);
   assertEquals(out.code, 0, out.stderr);
-  const calls = lastJsonLine(out.stdout).tool_calls as { result: { error_type: string } }[];
+  const calls = lastJsonLine(out.stdout).tool_calls as {
+    arguments: unknown;
+    result: { error_type: string };
+  }[];
   assertEquals(calls.map((c) => c.result.error_type), ["none", "none", "limit_reached"]);
+  // Calls that never ran report their arguments as JSON too, not as the model's text.
+  assertEquals(calls.map((c) => typeof c.arguments), ["object", "object", "object"]);
   const toolMessages = server.requests[1]?.messages.filter((m) => m.role === "tool") ?? [];
   assertEquals(toolMessages.length, 3);
   assertEquals(server.pairingErrors, []);
@@ -236,6 +243,16 @@ Deno.test("harness -p exits 1 naming the URL when the server is unreachable", as
   assertEquals(out.code, 1);
   match(out.stderr, new RegExp(`Cannot reach model server "${url}`));
   match(out.stderr, /--base-url/);
+  // Without --model, harness asks the server for its models first: the run fails before
+  // its first turn, and the JSON formats still end with the final object.
+  for (const format of ["json", "stream-json"]) {
+    const early = await sandbox.run(["-p", "hi", "--base-url", url, "--output-format", format]);
+    assertEquals(early.code, 1);
+    const json = lastJsonLine(early.stdout);
+    assertEquals([json.stop_reason, json.iterations], ["error", 0]);
+    match(String(json.error), /Cannot reach model server/);
+    if (format === "stream-json") assertEquals(json.type, "final");
+  }
 });
 
 Deno.test("harness exits 2 with one line for an unknown flag or a bad value", async () => {

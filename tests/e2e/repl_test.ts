@@ -106,7 +106,7 @@ Deno.test("REPL permission prompt: 'always' saves a rule that survives a restart
   match(second.stdout, /two/);
 });
 
-Deno.test("REPL /continue goes on after the iteration limit", async () => {
+Deno.test("REPL /continue goes on after the iteration limit, and not after an answer", async () => {
   await using sandbox = await cliSandbox();
   await using server = startFakeLlmServer([
     reply().toolCall("get_current_time", {}),
@@ -114,10 +114,13 @@ Deno.test("REPL /continue goes on after the iteration limit", async () => {
   ]);
   const out = await sandbox.run(
     ["--base-url", server.baseUrl, "--model", "m", "--max-iterations", "1"],
-    { stdin: "go\n/continue\n/exit\n" },
+    { stdin: "go\n/continue\n/continue\n/exit\n" },
   );
   assertEquals(out.code, 0, out.stderr);
   match(out.stdout, /\/continue/);
   match(out.stdout, /finished/);
+  // The second /continue comes after an answer: nothing is sent.
+  match(out.stdout, /Nothing to continue: the last turn was answered/);
+  assertEquals(server.requests.length, 2);
   assertEquals(server.pairingErrors, []);
 });

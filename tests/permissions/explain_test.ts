@@ -1,4 +1,7 @@
-import { explainDecision } from "../../src/permissions/explain.ts";
+import { explainDecision, formatPermissionsReport } from "../../src/permissions/explain.ts";
+import { formatBanner, YES_MODE } from "../../src/cli/banner.ts";
+import { emptyGrants } from "../../src/sandbox/grants.ts";
+import { createStyle } from "../../src/ui/style.ts";
 import type { LoadedRule } from "../../src/permissions/policy.ts";
 
 Deno.test("explainDecision() prints each sub-command's decision and rule", () => {
@@ -30,4 +33,20 @@ Deno.test("explainDecision() marks the part of a command that cannot be analysed
   );
   if (!/\(not analysable\) +ask {4}no rule/.test(text)) throw new Error(text);
   if (!text.includes("note: part of this command cannot be analysed")) throw new Error(text);
+});
+
+Deno.test("formatPermissionsReport() and the banner say when --yes answers every prompt", () => {
+  const asks = formatPermissionsReport({ sandbox: "Sandbox: -R", sessionApprovals: [], rules: [] });
+  if (!asks.includes("everything else asks")) throw new Error(asks);
+  const yes = formatPermissionsReport({
+    sandbox: "Sandbox: -R",
+    mode: "Approvals: --yes",
+    sessionApprovals: [],
+    rules: [],
+  });
+  if (yes.includes("asks") || !yes.includes("Approvals: --yes")) throw new Error(yes);
+  const facts = { model: "m", where: "u", grants: emptyGrants(), sessionId: "s", noSession: false };
+  const style = createStyle(false);
+  if (formatBanner(facts, style).includes(YES_MODE)) throw new Error("banner without --yes");
+  if (!formatBanner({ ...facts, yes: true }, style).includes(YES_MODE)) throw new Error("banner");
 });
