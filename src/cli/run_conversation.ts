@@ -17,6 +17,7 @@ import { Repl, type TurnInput } from "../repl.ts";
 import { buildSystemPrompt } from "../system_prompt.ts";
 import { formatGrants, type Grants } from "../sandbox/grants.ts";
 import { formatBanner, YES_MODE } from "./banner.ts";
+import { formatTranscript } from "../ui/transcript.ts";
 import type { StartAhead } from "./prompt_ahead.ts";
 import type { SessionStore } from "../session_store.ts";
 import type { SessionRecorder } from "../session_types.ts";
@@ -238,9 +239,11 @@ export async function runConversation(
         `Tool call ${call.name} (${call.callId}) was interrupted: recorded as interrupted`,
       );
     }
+    // The REPL shows where the conversation left off; -p goes straight on.
+    const recap = printMode ? "" : formatTranscript(messages, style);
     return {
       conversation: new Conversation(partsWith(writer), { messages, state }),
-      note: notes.join("\n"),
+      note: recap ? `${recap}\n${style.dim(notes.join("\n"))}` : style.dim(notes.join("\n")),
     };
   };
 
@@ -253,7 +256,7 @@ export async function runConversation(
       return EXIT.usage;
     }
     conversation = resumed.conversation;
-    turnInput.write(`${style.dim(resumed.note)}\n`);
+    turnInput.write(`${resumed.note}\n`);
   } else {
     conversation = fresh();
     tracePhase("session started");

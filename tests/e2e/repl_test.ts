@@ -124,3 +124,21 @@ Deno.test("REPL /continue goes on after the iteration limit, and not after an an
   assertEquals(server.requests.length, 2);
   assertEquals(server.pairingErrors, []);
 });
+
+Deno.test("REPL --continue shows where the conversation left off", async () => {
+  await using sandbox = await cliSandbox();
+  await using server = startFakeLlmServer([
+    reply().toolCall("get_current_time", {}),
+    reply().text("It is noon.\nAnything else?"),
+  ]);
+  const base = ["--base-url", server.baseUrl, "--model", "m"];
+  const first = await sandbox.run(["-p", "what time is it?", ...base]);
+  assertEquals(first.code, 0, first.stderr);
+  const out = await sandbox.run(["--continue", ...base], { stdin: "/exit\n" });
+  assertEquals(out.code, 0, out.stderr);
+  const shown = out.stdout + out.stderr;
+  match(shown, /> what time is it\?/);
+  match(shown, /· get_current_time \{\}/);
+  match(shown, /It is noon\.\nAnything else\?/);
+  match(shown, /Resumed session/);
+});
