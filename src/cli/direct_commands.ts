@@ -14,6 +14,7 @@ import {
 } from "../permissions/policy_file.ts";
 import { type CommandIO, settingsOrExit } from "./run_command.ts";
 import { openTools } from "./open_tools.ts";
+import { trustProjectPolicy } from "./project_policy_trust.ts";
 
 /** Opens the tools non-interactively (untrusted project plugins are skipped with a warning). */
 function openDirectTools(
@@ -128,9 +129,19 @@ export async function runPolicyExplain(
     );
     return EXIT.usage;
   }
+  // As in a run: an untrusted project policy file's allow rules ask (no question here).
+  const trusted = await trustProjectPolicy(rules.value, {
+    projectFile: join(cwd, ".harness", "policies.jsonc"),
+    io: {
+      readLine: () => Promise.resolve(null),
+      write: (text) => Deno.stderr.writeSync(new TextEncoder().encode(text)),
+    },
+    interactive: false,
+    cwd,
+  });
   const mode = command.flags.yes ? "yes" : "interactive";
   const { explainDecision } = await import("../permissions/explain.ts");
-  const explained = explainDecision({ tool: command.tool, args, risk: info.risk }, rules.value, {
+  const explained = explainDecision({ tool: command.tool, args, risk: info.risk }, trusted.rules, {
     mode,
     workspace: cwd,
   });

@@ -18,6 +18,7 @@ import { buildSystemPrompt } from "../system_prompt.ts";
 import { formatGrants, type Grants } from "../sandbox/grants.ts";
 import { formatBanner, YES_MODE } from "./banner.ts";
 import { formatTranscript } from "../ui/transcript.ts";
+import { keepProjectPolicyTrusted, trustProjectPolicy } from "./project_policy_trust.ts";
 import type { StartAhead } from "./prompt_ahead.ts";
 import type { SessionStore } from "../session_store.ts";
 import type { SessionRecorder } from "../session_types.ts";
@@ -172,22 +173,36 @@ export async function runConversation(
   });
   tracePhase("tools opened");
   if (printMode) await tools.host.ready(); // nothing to show meanwhile: list the real tools
+  const trustIo = { write: writeErr, readLine: (text: string) => turnInput.readLine(text) };
+  const projectPolicy = join(cwd, ".harness", "policies.jsonc");
+  const policyTrust = await trustProjectPolicy(rules.value, {
+    projectFile: projectPolicy,
+    io: trustIo,
+    interactive: !printMode,
+    cwd,
+  });
   const approver = lazyApprover({
-    rules: rules.value,
+    rules: policyTrust.rules,
     mode: flags.yes ? "yes" : printMode ? "non_interactive" : "interactive",
     prompter: createPrompter({ io: turnInput, color }),
     userPolicyFile: userPolicyFile(),
     workspace: cwd,
-    onRuleSaved: (event) =>
-      turnInput.write(
-        event.error
-          ? style.yellow(
-            `Could not save the rule to "${event.file}": ${
-              formatAgentError(event.error)
-            }; it applies for this session only\n`,
-          )
-          : style.dim(`Saved rule to ${event.file}\n`),
-      ),
+    onRuleSaved: (event) => {
+      if (event.error) {
+        turnInput.write(style.yellow(
+          `Could not save the rule to "${event.file}": ${
+            formatAgentError(event.error)
+          }; it applies for this session only\n`,
+        ));
+        return;
+      }
+      turnInput.write(style.dim(`Saved rule to ${event.file}\n`));
+      void keepProjectPolicyTrusted(event.file, {
+        projectFile: projectPolicy,
+        trusted: policyTrust.trusted,
+        io: trustIo,
+      });
+    },
   });
 
   const newRecorder = (): SessionRecorder => {

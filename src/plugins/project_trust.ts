@@ -24,7 +24,31 @@ export interface ProjectTrustOptions {
   storeFile?: string;
   /** Folder that file names are shown relative to (default: the working directory). */
   cwd?: string;
+  /** How the files are named in messages (default: project plugins). */
+  wording?: TrustWording;
 }
+
+/** How trust messages name the files: plugins by default, or a project policy file. */
+export interface TrustWording {
+  /** Singular noun, e.g. "project plugin". */
+  noun: string;
+  /** Why trust is asked, e.g. "Project plugins run code from this folder". */
+  why: string;
+  /** The question, e.g. "Trust and load them?". */
+  question: string;
+  /** What happens without trust, e.g. "Not loading them". */
+  withoutTrust: string;
+  /** Starts the line for files used without trust, e.g. "Skipping". */
+  skipping: string;
+}
+
+const PLUGIN_WORDING: TrustWording = {
+  noun: "project plugin",
+  why: "Project plugins run code from this folder",
+  question: "Trust and load them?",
+  withoutTrust: "Not loading them",
+  skipping: "Skipping",
+};
 
 /** Which project plugin files to load. */
 export interface ProjectTrustResult {
@@ -101,6 +125,7 @@ export async function checkProjectTrust(
   options: ProjectTrustOptions,
 ): Promise<ProjectTrustResult> {
   const { io } = options;
+  const words = options.wording ?? PLUGIN_WORDING;
   const storeFile = options.storeFile ?? trustedPluginsFile();
   const cwd = options.cwd ?? Deno.cwd();
   const show = (file: string) => relative(cwd, file) || basename(file);
@@ -114,7 +139,9 @@ export async function checkProjectTrust(
     try {
       hash = await sha256Hex(await Deno.readFile(file));
     } catch (error) {
-      io.write(`Skipping project plugin "${show(file)}": cannot read it: ${String(error)}\n`);
+      io.write(
+        `${words.skipping} ${words.noun} "${show(file)}": cannot read it: ${String(error)}\n`,
+      );
       skipped.push(file);
       continue;
     }
@@ -122,7 +149,9 @@ export async function checkProjectTrust(
     if (entry?.trusted === true) load.push(file);
     else if (entry?.trusted === false) {
       io.write(
-        `Skipping project plugin "${show(file)}" (sha256 ${hash.slice(0, 12)}): you declined ` +
+        `${words.skipping} ${words.noun} "${show(file)}" (sha256 ${
+          hash.slice(0, 12)
+        }): you declined ` +
           `to trust it; remove its entry from "${storeFile}" to be asked again\n`,
       );
       skipped.push(file);
@@ -138,7 +167,7 @@ export async function checkProjectTrust(
   ).join("");
   if (!options.interactive) {
     io.write(
-      `Skipping ${pending.length} untrusted project plugin(s) in "${
+      `${words.skipping} ${pending.length} untrusted ${words.noun}(s) in "${
         show(dirname(pending[0]!.file))
       }":\n${listing}` +
         "To trust them, start harness in this folder without -p and answer the trust prompt\n",
@@ -146,9 +175,9 @@ export async function checkProjectTrust(
     return { load, skipped: [...skipped, ...pending.map((p) => p.file)] };
   }
   io.write(
-    `Project plugins run code from this folder. New or changed since you last trusted them:\n${listing}`,
+    `${words.why}. New or changed since you last trusted them:\n${listing}`,
   );
-  const answer = (await io.readLine("Trust and load them? [y/N] "))?.trim().toLowerCase();
+  const answer = (await io.readLine(`${words.question} [y/N] `))?.trim().toLowerCase();
   const trusted = answer === "y" || answer === "yes";
   const now = new Date().toISOString();
   for (const p of pending) {
@@ -156,9 +185,41 @@ export async function checkProjectTrust(
     store.plugins[p.hash] = { path: p.file, trusted, decided_at: now };
     (trusted ? load : skipped).push(p.file);
   }
-  if (!trusted) io.write("Not loading them; you will not be asked again for these versions\n");
+  if (!trusted) {
+    io.write(`${words.withoutTrust}; you will not be asked again for these versions\n`);
+  }
   await writeStore(storeFile, store, io);
   return { load, skipped };
+}
+
+/**
+ * Records a file's current content as trusted, e.g. after harness itself wrote a rule the
+ * user approved into a trusted project policy file.
+ *
+ * @param file The file.
+ * @param options I/O for errors and the store location.
+ *
+ * @example
+ * ```ts
+ * import { checkProjectTrust, markTrusted } from "./project_trust.ts";
+ * const dir = await Deno.makeTempDir();
+ * await Deno.writeTextFile(`${dir}/t.ts`, "export default {}");
+ * const io = { readLine: () => Promise.resolve("n"), write: () => {} };
+ * await markTrusted(`${dir}/t.ts`, { io, storeFile: `${dir}/s.json` });
+ * const r = await checkProjectTrust([`${dir}/t.ts`], { io, interactive: false, storeFile: `${dir}/s.json` });
+ * if (r.load.length !== 1) throw new Error();
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export async function markTrusted(
+  file: string,
+  options: { io: TrustIO; storeFile?: string },
+): Promise<void> {
+  const storeFile = options.storeFile ?? trustedPluginsFile();
+  const store = await readStore(storeFile, options.io);
+  const hash = await sha256Hex(await Deno.readFile(file));
+  store.plugins[hash] = { path: file, trusted: true, decided_at: new Date().toISOString() };
+  await writeStore(storeFile, store, options.io);
 }
 
 async function readStore(file: string, io: TrustIO): Promise<TrustStore> {

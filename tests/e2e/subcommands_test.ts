@@ -93,28 +93,26 @@ Deno.test("harness --resume with an unknown id exits 2", async () => {
 
 Deno.test("harness policy explain names the deciding rule", async () => {
   await using sandbox = await cliSandbox();
-  await Deno.mkdir(`${sandbox.cwd}/.harness`);
-  await Deno.writeTextFile(
-    `${sandbox.cwd}/.harness/policies.jsonc`,
-    `{ "rules": [ { "tool": "run_command", "match": { "command": "git *" }, "action": "allow" } ] }`,
-  );
-  const allowed = await sandbox.run([
-    "policy",
-    "explain",
-    "run_command",
-    '{"command": "git status"}',
-  ]);
+  const rule =
+    `{ "rules": [ { "tool": "run_command", "match": { "command": "git *" }, "action": "allow" } ] }`;
+  await Deno.writeTextFile(`${sandbox.cwd}/mine.jsonc`, rule);
+  const explain = (command: string, ...extra: string[]) =>
+    sandbox.run(["policy", "explain", "run_command", JSON.stringify({ command }), ...extra]);
+  const allowed = await explain("git status", "--policies", "mine.jsonc");
   assertEquals(allowed.code, 0, allowed.stderr);
   match(allowed.stdout, /allow/);
-  match(allowed.stdout, /policies\.jsonc#1/);
-  const compound = await sandbox.run([
-    "policy",
-    "explain",
-    "run_command",
-    '{"command": "git status && rm -rf /"}',
-  ]);
+  match(allowed.stdout, /mine\.jsonc#1/);
+  const compound = await explain("git status && rm -rf /", "--policies", "mine.jsonc");
   assertEquals(compound.code, 0, compound.stderr);
   match(compound.stdout, /ask/);
+
+  // The same rule in the project's file, not yet trusted, asks.
+  await Deno.mkdir(`${sandbox.cwd}/.harness`);
+  await Deno.writeTextFile(`${sandbox.cwd}/.harness/policies.jsonc`, rule);
+  const untrusted = await explain("git status");
+  assertEquals(untrusted.code, 0, untrusted.stderr);
+  match(untrusted.stdout, /ask/);
+  match(untrusted.stderr, /untrusted project policy file/);
 });
 
 Deno.test("harness stops with exit 2 and the line and column of a broken policy file", async () => {
