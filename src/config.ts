@@ -1,6 +1,6 @@
 // Settings from config files and flags. `~/.config/harness/config.jsonc` is read first,
 // then `./.harness/config.jsonc` (which wins), then flags (which win over both). Errors name
-// the file, line and column; nothing falls back silently.
+// the file, line and column; nothing falls back silently. `--plugins` folders must exist.
 
 import { paths } from "./paths.ts";
 import type { ParseError } from "jsonc-parser";
@@ -82,6 +82,13 @@ const SETTING_FLAG_KEYS: readonly (keyof SettingFlags)[] = [
 
 type Checker = (value: unknown) => string | undefined;
 const isString: Checker = (v) => typeof v === "string" ? undefined : "expected a string";
+const isNonEmptyString: Checker = (v) =>
+  typeof v === "string" && v !== "" ? undefined : "expected a non-empty string";
+/** The same rule as the --base-url flag (src/cli/args.ts). */
+const isHttpUrl: Checker = (v) =>
+  typeof v === "string" && /^https?:\/\/[^/]/.test(v)
+    ? undefined
+    : `expected an http:// or https:// URL such as "${DEFAULT_BASE_URL}", not ${JSON.stringify(v)}`;
 const isPositive: Checker = (v) =>
   typeof v === "number" && Number.isInteger(v) && v > 0
     ? undefined
@@ -100,16 +107,16 @@ const isTimeoutMap: Checker = (v) =>
     : 'expected an object of tool names to milliseconds, e.g. { "run_command": 600000 }';
 
 const FIELDS: Record<string, [keyof Settings, Checker]> = {
-  base_url: ["baseUrl", isString],
-  model: ["model", isString],
-  api_key: ["apiKey", isString],
+  base_url: ["baseUrl", isHttpUrl],
+  model: ["model", isNonEmptyString],
+  api_key: ["apiKey", isNonEmptyString],
   provider: ["provider", isOneOf("openai", "ollama")],
   max_iterations: ["maxIterations", isPositive],
   max_tool_calls: ["maxToolCalls", isPositive],
   num_ctx: ["numCtx", isPositive],
   tool_call_ids: ["toolCallIds", isOneOf("native", "short")],
   text_tool_calls: ["textToolCalls", isBoolean],
-  model_file: ["modelFile", isString],
+  model_file: ["modelFile", isNonEmptyString],
   ctx_size: ["ctxSize", isPositive],
   gpu: ["gpu", isOneOf("auto", "off")],
   tool_timeouts: ["toolTimeouts", isTimeoutMap],
@@ -119,18 +126,17 @@ const FIELDS: Record<string, [keyof Settings, Checker]> = {
   system_prompt: ["systemPrompt", isString],
 };
 
-/** Line and column (1-based) of an offset in text. */
-function position(text: string, offset: number): string {
-  const before = text.slice(0, offset).split("\n");
-  return `line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1}`;
-}
+/** A UTF-8 byte order mark as decoded text; editors on Windows may start files with one. */
+const BOM = "\uFEFF";
 
 /**
  * Parses one config file's text into partial settings.
  *
  * @param file The file name, for error messages.
- * @param text The JSONC text.
- * @returns Partial settings or a `config_invalid` error naming the file, line and column.
+ * @param textWithBom The JSONC text, optionally starting with a byte order mark. An empty or
+ * comment-only text sets nothing.
+ * @returns Partial settings or a `config_invalid` error naming the file; a syntax error reads
+ * `line 3, column 21: expected a value: fix the file or move it away`, as in policy files.
  * The JSONC parser is imported on the first call: without config files, start-up never
  * pays for loading an npm package (about 30 ms in Deno).
  *
@@ -139,13 +145,22 @@ function position(text: string, offset: number): string {
  * import { parseConfigText } from "./config.ts";
  * const r = await parseConfigText("c.jsonc", '{ "model": "qwen3", // mine\n }');
  * if (!r.ok || r.value.model !== "qwen3") throw new Error();
+ * const bad = await parseConfigText("c.jsonc", '{ "model": }');
+ * if (bad.ok || !JSON.stringify(bad.error).includes("line 1, column 12: expected a value")) {
+ *   throw new Error();
+ * }
  * ```
  */
 export async function parseConfigText(
   file: string,
-  text: string,
+  textWithBom: string,
 ): Promise<Result<Partial<Settings>>> {
-  const { parse, printParseErrorCode } = await import("jsonc-parser");
+  const text = textWithBom.startsWith(BOM) ? textWithBom.slice(1) : textWithBom;
+  const [{ parse, stripComments }, { jsoncErrorReason }] = await Promise.all([
+    import("jsonc-parser"),
+    import("./jsonc_error_reason.ts"),
+  ]);
+  if (stripComments(text).trim() === "") return ok({});
   const errors: ParseError[] = [];
   const value: unknown = parse(text, errors, { allowTrailingComma: true });
   const first = errors[0];
@@ -153,11 +168,15 @@ export async function parseConfigText(
     return err({
       kind: "config_invalid",
       file,
-      reason: `${position(text, first.offset)}: ${printParseErrorCode(first.error)}`,
+      reason: `${jsoncErrorReason(text, first)}: fix the file or move it away`,
     });
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    return err({ kind: "config_invalid", file, reason: "expected a JSON object at the top level" });
+    return err({
+      kind: "config_invalid",
+      file,
+      reason: 'expected a JSON object at the top level, like { "model": "qwen3" }',
+    });
   }
   const out: Record<string, unknown> = {};
   for (const [key, raw] of Object.entries(value)) {
@@ -192,6 +211,9 @@ async function readConfigFile(file: string): Promise<Result<Partial<Settings>>> 
  *
  * @param flags Settings given on the command line.
  * @param options Working directory and environment lookup (seams for tests).
+ * @returns The settings; a `config_invalid` error naming the file, or a `usage` error for a
+ * `--plugins` folder that does not exist. Both exit 2. An empty `$HARNESS_API_KEY` counts
+ * as unset, so `$OPENAI_API_KEY` still applies.
  */
 export async function loadSettings(
   flags: SettingFlags & { plugins?: string[] },
@@ -213,10 +235,39 @@ export async function loadSettings(
     const value = flags[key];
     if (value !== undefined) (settings as unknown as Record<string, unknown>)[key] = value;
   }
+  const missing = await missingPluginFolder(flags.plugins ?? [], options.cwd);
+  if (missing !== undefined) {
+    return err({
+      kind: "usage",
+      message: `Plugin folder "${missing.dir}" ${missing.problem}: check --plugins`,
+    });
+  }
   settings.plugins = [...settings.plugins, ...(flags.plugins ?? [])];
   if (settings.apiKey === undefined) {
-    const fromEnv = env("HARNESS_API_KEY") ?? env("OPENAI_API_KEY");
+    // An empty variable counts as unset, as in most shells' `${VAR:-default}`.
+    const fromEnv = env("HARNESS_API_KEY") || env("OPENAI_API_KEY");
     if (fromEnv) settings.apiKey = fromEnv;
   }
   return ok(settings);
+}
+
+/**
+ * The first `--plugins` folder that does not exist or is not a folder. Folders from config
+ * files and the default ones (./plugins, the user folder) stay optional and are not checked:
+ * src/plugins/load_plugins.ts skips them when missing.
+ */
+async function missingPluginFolder(
+  dirs: readonly string[],
+  cwd: string,
+): Promise<{ dir: string; problem: string } | undefined> {
+  for (const dir of dirs) {
+    try {
+      const info = await Deno.stat(paths.resolve(cwd, dir));
+      if (!info.isDirectory) return { dir, problem: "is not a folder" };
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) return { dir, problem: "does not exist" };
+      // Unreadable folders are reported by discoverPlugins with the reason.
+    }
+  }
+  return undefined;
 }

@@ -98,6 +98,41 @@ const FLAGS = {
   help: { type: "boolean", short: "h" },
 } as const satisfies Record<string, FlagSpec>;
 
+/**
+ * The subcommand words. src/sandbox/grants.ts keeps a copy (it runs first and must not import
+ * the CLI); tests/sandbox/grants_test.ts checks that the two agree.
+ */
+export const SUBCOMMANDS = ["tool", "sessions", "policy", "plugin"] as const;
+
+/** Flags whose value may be left out (`--resume` alone lists sessions to pick from). */
+export const OPTIONAL_VALUE_FLAGS = ["--resume"] as const;
+
+/** The letters of harness's short boolean flags (`-y`, `-c`, ...), for the same check. */
+export const SHORT_BOOLEAN_LETTERS: string = Object.values(FLAGS as Record<string, FlagSpec>)
+  .flatMap((spec) => spec.type === "boolean" && spec.short ? [spec.short] : []).join("");
+
+/** What to write instead of an empty value, per flag; an empty value is never meant. */
+const EMPTY_VALUE_HINTS: Partial<Record<keyof typeof FLAGS, string>> = {
+  print: 'give the prompt text, or "-" to read it from stdin',
+  model: "give a model name, or leave the flag out to use the only model the server lists",
+  "base-url": `give an http:// or https:// URL, e.g. --base-url=http://127.0.0.1:11434/v1`,
+  "api-key": "give the key, or leave the flag out to use $HARNESS_API_KEY or $OPENAI_API_KEY",
+  policies: "give the path of a policy file",
+  plugins: "give the path of a plugin folder",
+  "model-file": "give the path of a GGUF model file",
+};
+
+/** A usage error for the first flag given an empty value (`-p ""`, `--model=`). */
+function emptyValue(v: FlagValues): Result<undefined> {
+  for (const [name, hint] of Object.entries(EMPTY_VALUE_HINTS)) {
+    const value = v[name as keyof FlagValues];
+    if (value === "" || (Array.isArray(value) && value.includes(""))) {
+      return usage(`Empty value for --${name}: ${hint}`);
+    }
+  }
+  return ok(undefined);
+}
+
 /** What parseFlags returns for FLAGS: strings, booleans, and a list for --plugins. */
 type FlagValues = {
   [K in keyof typeof FLAGS]?: typeof FLAGS[K] extends { multiple: true } ? string[]
@@ -111,7 +146,7 @@ function normaliseOptionalResume(argv: string[]): string[] {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     out.push(arg);
-    if (arg === "--resume") {
+    if ((OPTIONAL_VALUE_FLAGS as readonly string[]).includes(arg)) {
       const next = argv[i + 1];
       if (next === undefined || next.startsWith("-")) out.push("");
     }
@@ -146,6 +181,8 @@ export function parseCommand(argv: string[]): Result<Command> {
     ctxSize: positiveInt("--ctx-size", v["ctx-size"]),
   };
   for (const r of Object.values(numbers)) if (!r.ok) return r;
+  const empty = emptyValue(v);
+  if (!empty.ok) return empty;
   const outputFormat = oneOf("--output-format", v["output-format"], [
     "text",
     "json",

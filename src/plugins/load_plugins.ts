@@ -72,6 +72,7 @@ async function listFolder(
       }
     }
   } catch (error) {
+    // Optional folders; a missing --plugins folder was refused earlier by loadSettings.
     if (error instanceof Deno.errors.NotFound) return { files: [] };
     const reason = error instanceof Error ? error.message : String(error);
     return {
@@ -99,7 +100,9 @@ async function listFolder(
 /**
  * Lists plugin files: the built-in folder, the user's folder, `./plugins` in `cwd`, then each
  * `--plugins` folder. Names are sorted within a folder; a folder reached twice is listed
- * once. A missing folder is skipped silently; an unreadable one is reported.
+ * once. A missing folder is skipped silently (the default folders are optional, and
+ * loadSettings in src/config.ts has already refused a missing `--plugins` folder with a usage
+ * error, exit 2); an unreadable one is reported.
  *
  * @param options Folder overrides (tests pass their own); `env` defaults to `Deno.env`.
  * @returns Files in precedence order and `plugin_invalid` errors for unreadable folders.

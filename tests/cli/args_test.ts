@@ -41,6 +41,7 @@ const PARSED: [string[], Command][] = [
   [["--resume"], { kind: "run", flags: { ...RUN_DEFAULTS, resume: true } }],
   [["--resume", "-y"], { kind: "run", flags: { ...RUN_DEFAULTS, resume: true, yes: true } }],
   [["--resume", "abc"], { kind: "run", flags: { ...RUN_DEFAULTS, resume: "abc" } }],
+  [["-p", "-"], { kind: "run", flags: { ...RUN_DEFAULTS, prompt: "-" } }],
   [
     ["tool", "-y", "ls", '{"path": "."}'],
     { kind: "tool", flags: { ...RUN_DEFAULTS, yes: true }, name: "ls", json: '{"path": "."}' },
@@ -118,6 +119,26 @@ const REFUSED: [string[], string][] = [
     'Unknown sessions command "bogus": use list, export ID, search TEXT or delete ID',
   ],
   [["sessions", "list", "x"], 'Unexpected argument "x" for "harness sessions list"'],
+  [["-p", ""], 'Empty value for --print: give the prompt text, or "-" to read it from stdin'],
+  [["--print="], 'Empty value for --print: give the prompt text, or "-" to read it from stdin'],
+  [
+    ["--model", ""],
+    "Empty value for --model: give a model name, or leave the flag out to use the only model the server lists",
+  ],
+  [
+    ["--base-url="],
+    "Empty value for --base-url: give an http:// or https:// URL, e.g. --base-url=http://127.0.0.1:11434/v1",
+  ],
+  [
+    ["--api-key", ""],
+    "Empty value for --api-key: give the key, or leave the flag out to use $HARNESS_API_KEY or $OPENAI_API_KEY",
+  ],
+  [["--policies", ""], "Empty value for --policies: give the path of a policy file"],
+  [
+    ["--plugins", "a", "--plugins", ""],
+    "Empty value for --plugins: give the path of a plugin folder",
+  ],
+  [["--model-file="], "Empty value for --model-file: give the path of a GGUF model file"],
 ];
 
 for (const [argv, message] of REFUSED) {

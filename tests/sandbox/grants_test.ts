@@ -1,5 +1,11 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
-import { emptyGrants, formatGrants, parseGrantFlags } from "../../src/sandbox/grants.ts";
+import {
+  emptyGrants,
+  formatGrants,
+  HARNESS_ARGUMENTS,
+  parseGrantFlags,
+} from "../../src/sandbox/grants.ts";
+import { OPTIONAL_VALUE_FLAGS, SHORT_BOOLEAN_LETTERS, SUBCOMMANDS } from "../../src/cli/args.ts";
 import type { Grant, PermissionName } from "../../src/sandbox/permission_name.ts";
 
 const cwd = "/w";
@@ -61,28 +67,107 @@ Deno.test("parseGrantFlags() leaves other arguments in order", () => {
     "-R",
     "--model",
     "m",
-    "-RW=x",
-    "-A=1",
-    "--allow-all=1",
     "-y",
     "--",
     "--allow-read",
   ]);
-  assertEquals(rest, [
-    "-p",
-    "hello",
-    "--allow-foo",
-    "--model",
-    "m",
-    "-RW=x",
-    "-A=1",
-    "--allow-all=1",
-    "-y",
-    "--",
-    "--allow-read",
-  ]);
+  assertEquals(rest, ["-p", "hello", "--allow-foo", "--model", "m", "-y", "--", "--allow-read"]);
   assertEquals(grants.allow.read, true);
   assertEquals(grants.allow.write, []);
+});
+
+Deno.test("parseGrantFlags() splits Deno's letters out of groups with harness's booleans", () => {
+  const table: [string[], Partial<Record<PermissionName, Grant>>, string[]][] = [
+    [["-yR"], { read: true }, ["-y"]],
+    [["-Ryc"], { read: true }, ["-yc"]],
+    [["-yRW", "-p", "x"], { read: true, write: true }, ["-y", "-p", "x"]],
+    [["-yNp", "hi"], { net: true }, ["-yp", "hi"]],
+    [["-Rphi"], { read: true }, ["-phi"]],
+    [["-Rx"], { read: true }, ["-x"]],
+    // -p takes the rest of its group as its value: "-pR" is the prompt "R".
+    [["-pR"], {}, ["-pR"]],
+    [["-yp", "R"], {}, ["-yp", "R"]],
+    [["-xR"], {}, ["-xR"]],
+    [["--resume", "-R", "abc"], { read: true }, ["--resume", "abc"]],
+  ];
+  for (const [argv, allow, expectedRest] of table) {
+    const { grants, rest } = parse(argv);
+    assertEquals(grants.allow, { ...emptyGrants().allow, ...allow }, argv.join(" "));
+    assertEquals(rest, expectedRest, argv.join(" "));
+  }
+});
+
+Deno.test("parseGrantFlags() keeps subcommand words after a valueless flag", () => {
+  const table: [string[], string[]][] = [
+    [["--allow-read", "tool", "ls", "{}"], ["tool", "ls", "{}"]],
+    [["-R", "sessions", "list"], ["sessions", "list"]],
+    [["-N", "policy", "explain", "download_url", "{}"], [
+      "policy",
+      "explain",
+      "download_url",
+      "{}",
+    ]],
+    [["--allow-write", "plugin", "new", "x"], ["plugin", "new", "x"]],
+    [["tool", "-R", "ls"], ["tool", "ls"]],
+    [["sessions", "search", "-R", "needle"], ["sessions", "search", "needle"]],
+    [["tool", "ls", "-R", '{"path": "."}'], ["tool", "ls", '{"path": "."}']],
+    // Several words after the flag read as a prompt missing -p; the CLI parser explains that.
+    [["-R", "fix", "the", "tests"], ["fix", "the", "tests"]],
+    // Not shaped like the permission's value: left for the CLI parser.
+    [["--allow-env", "a b"], ["a b"]],
+    [["--allow-net", "http://x/"], ["http://x/"]],
+  ];
+  for (const [argv, expectedRest] of table) {
+    assertEquals(parse(argv).rest, expectedRest, argv.join(" "));
+  }
+});
+
+Deno.test("parseGrantFlags() refuses mistakes with a usage error", () => {
+  const spaced = (arg: string, flag: string) =>
+    `Unexpected argument "${arg}" after ${flag}: a permission flag takes its list after "=", ` +
+    `so write ${flag}=${arg}`;
+  const table: [string[], string][] = [
+    [["--allow-read", "."], spaced(".", "--allow-read")],
+    [["--allow-net", "example.com", "-p", "x"], spaced("example.com", "--allow-net")],
+    [["-N", "localhost:8080,[::1]"], spaced("localhost:8080,[::1]", "-N")],
+    [["--allow-write", "out/dir"], spaced("out/dir", "--allow-write")],
+    [["--deny-read", ".env", "-y"], spaced(".env", "--deny-read")],
+    [["--allow-env", "HOME,AWS_*"], spaced("HOME,AWS_*", "--allow-env")],
+    [["--allow-run", "git"], spaced("git", "--allow-run")],
+    [["--allow-sys", "hostname"], spaced("hostname", "--allow-sys")],
+    [["--allow-ffi", "lib.so"], spaced("lib.so", "--allow-ffi")],
+    [["-p", "hi", "-R", "src"], spaced("src", "-R")],
+    [["-yR", "."], spaced(".", "-R")],
+    [
+      ["-A=foo"],
+      "Invalid use of -A: it takes no value because it allows everything; to allow less, " +
+      "write a flag such as --allow-read=foo",
+    ],
+    [
+      ["--allow-all=x"],
+      "Invalid use of --allow-all: it takes no value because it allows everything; to allow " +
+      "less, write a flag such as --allow-read=x",
+    ],
+    [
+      ["-RW=src"],
+      'Invalid use of "-RW=src": only a single flag takes a value, e.g. -R=src -W=src',
+    ],
+    [["-yR=src"], 'Invalid use of "-yR=src": only a single flag takes a value, e.g. -y -R=src'],
+  ];
+  for (const [argv, message] of table) {
+    const r = parseGrantFlags(argv, { cwd });
+    assert(!r.ok, argv.join(" "));
+    if (!r.ok) assertEquals(r.error, { kind: "usage", message }, argv.join(" "));
+  }
+});
+
+Deno.test("HARNESS_ARGUMENTS agrees with the CLI parser in src/cli/args.ts", () => {
+  assertEquals([...HARNESS_ARGUMENTS.subcommands].sort(), [...SUBCOMMANDS].sort());
+  assertEquals([...HARNESS_ARGUMENTS.shortBooleans].sort(), [...SHORT_BOOLEAN_LETTERS].sort());
+  assertEquals([...HARNESS_ARGUMENTS.optionalValueFlags], [...OPTIONAL_VALUE_FLAGS]);
+  for (const letter of HARNESS_ARGUMENTS.shortBooleans) {
+    assert(!"RWNESA".includes(letter), `-${letter} is both a harness and a Deno flag`);
+  }
 });
 
 Deno.test("parseGrantFlags() rejects an empty value", () => {

@@ -1,7 +1,7 @@
 // Turns a jsonc-parser syntax error into words people can act on: the line and column, then a
 // sentence ("expected a comma") instead of the parser's enum name ("CommaExpected"). Pure.
-// Used by policy_text.ts; src/config.ts formats its own JSONC errors the same way and could
-// share this module.
+// Shared by the JSONC files harness reads: policy files (src/permissions/policy_text.ts) and
+// config files (src/config.ts), so both report syntax errors in the same words.
 
 import { type ParseError, printParseErrorCode } from "jsonc-parser";
 
@@ -9,7 +9,7 @@ import { type ParseError, printParseErrorCode } from "jsonc-parser";
 const SENTENCES: Record<string, string> = {
   InvalidSymbol: "unexpected text (field names and strings need double quotes)",
   InvalidNumberFormat: "invalid number",
-  PropertyNameExpected: 'expected a field name in double quotes, like "rules"',
+  PropertyNameExpected: "expected a field name in double quotes",
   ValueExpected: "expected a value",
   ColonExpected: "expected a colon after the field name",
   CommaExpected: "expected a comma",
