@@ -18,6 +18,7 @@ import { buildSystemPrompt } from "../system_prompt.ts";
 import { formatGrants, type Grants } from "../sandbox/grants.ts";
 import { formatBanner, YES_MODE } from "./banner.ts";
 import { formatTranscript } from "../ui/transcript.ts";
+import { turnCount } from "./sessions_command.ts";
 import { keepProjectPolicyTrusted, trustProjectPolicy } from "./project_policy_trust.ts";
 import type { StartAhead } from "./prompt_ahead.ts";
 import type { SessionStore } from "../session_store.ts";
@@ -247,7 +248,7 @@ export async function runConversation(
     if (!loaded.ok) return { error: formatAgentError(loaded.error) };
     const { messages, state, interrupted, writer, info } = loaded.value;
     const notes = [
-      `Resumed session ${info.id} (${info.userTurns} turns, started ${info.startedAt})`,
+      `Resumed session ${info.id} (${turnCount(info.userTurns)}, started ${info.startedAt})`,
     ];
     for (const call of interrupted) {
       notes.push(
@@ -368,9 +369,9 @@ function formatSessions(store: SessionStore, cwd: string): string {
   const sessions = listed.value;
   if (sessions.length === 0) return "No sessions in this folder yet";
   return sessions.map((s) =>
-    `${s.id}  ${s.startedAt.slice(0, 16).replace("T", " ")}  ${s.userTurns} turns  ${s.model}  ${
-      (s.firstUserMessage ?? "").replace(/\s+/g, " ").slice(0, 60)
-    }`
+    `${s.id}  ${s.startedAt.slice(0, 16).replace("T", " ")}  ${
+      turnCount(s.userTurns)
+    }  ${s.model}  ${(s.firstUserMessage ?? "").replace(/\s+/g, " ").slice(0, 60)}`
   ).join("\n");
 }
 
@@ -393,9 +394,9 @@ function pickSession(store: SessionStore, cwd: string, io: CommandIO): string | 
   }
   sessions.forEach((s, i) =>
     console.log(
-      `[${i + 1}] ${s.id}  ${s.startedAt.slice(0, 16).replace("T", " ")}  ${s.userTurns} turns  ${
-        (s.firstUserMessage ?? "").slice(0, 60)
-      }`,
+      `[${i + 1}] ${s.id}  ${s.startedAt.slice(0, 16).replace("T", " ")}  ${
+        turnCount(s.userTurns)
+      }  ${(s.firstUserMessage ?? "").slice(0, 60)}`,
     )
   );
   const answer = prompt("Resume which session?");
