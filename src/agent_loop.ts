@@ -144,6 +144,7 @@ export async function runAgentLoop(
       data: {
         ...(turn.reasoning ? { reasoning: turn.reasoning } : {}),
         ...(turn.usage ? { usage: turn.usage } : {}),
+        ...(turn.thinkingBlocks?.length ? { thinkingBlocks: turn.thinkingBlocks } : {}),
       },
     });
     if (turn.toolCalls.length === 0) {

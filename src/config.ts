@@ -6,6 +6,7 @@ import { paths } from "./paths.ts";
 import type { ParseError } from "jsonc-parser";
 import { err, ok, type Result } from "./errors.ts";
 import type { SettingFlags } from "./cli/args.ts";
+import { isAnthropicBaseUrl } from "./providers/anthropic/base_url.ts";
 
 export const DEFAULT_BASE_URL = "http://127.0.0.1:11434/v1";
 
@@ -13,7 +14,7 @@ export interface Settings {
   baseUrl: string;
   model?: string;
   apiKey?: string;
-  provider?: "openai" | "ollama";
+  provider?: "openai" | "ollama" | "anthropic";
   maxIterations: number;
   maxToolCalls: number;
   numCtx: number;
@@ -110,7 +111,7 @@ const FIELDS: Record<string, [keyof Settings, Checker]> = {
   base_url: ["baseUrl", isHttpUrl],
   model: ["model", isNonEmptyString],
   api_key: ["apiKey", isNonEmptyString],
-  provider: ["provider", isOneOf("openai", "ollama")],
+  provider: ["provider", isOneOf("openai", "ollama", "anthropic")],
   max_iterations: ["maxIterations", isPositive],
   max_tool_calls: ["maxToolCalls", isPositive],
   num_ctx: ["numCtx", isPositive],
@@ -213,7 +214,7 @@ async function readConfigFile(file: string): Promise<Result<Partial<Settings>>> 
  * @param options Working directory and environment lookup (seams for tests).
  * @returns The settings; a `config_invalid` error naming the file, or a `usage` error for a
  * `--plugins` folder that does not exist. Both exit 2. An empty `$HARNESS_API_KEY` counts
- * as unset, so `$OPENAI_API_KEY` still applies.
+ * as unset, so `$OPENAI_API_KEY` (`$ANTHROPIC_API_KEY` for the Anthropic API) still applies.
  */
 export async function loadSettings(
   flags: SettingFlags & { plugins?: string[] },
@@ -244,8 +245,13 @@ export async function loadSettings(
   }
   settings.plugins = [...settings.plugins, ...(flags.plugins ?? [])];
   if (settings.apiKey === undefined) {
-    // An empty variable counts as unset, as in most shells' `${VAR:-default}`.
-    const fromEnv = env("HARNESS_API_KEY") || env("OPENAI_API_KEY");
+    // An empty variable counts as unset, as in most shells' `${VAR:-default}`. A vendor's
+    // variable goes only to that vendor's API: an OpenAI key never reaches Anthropic.
+    const anthropic = settings.provider === "anthropic" ||
+      (settings.provider === undefined && settings.modelFile === undefined &&
+        isAnthropicBaseUrl(settings.baseUrl));
+    const fromEnv = env("HARNESS_API_KEY") ||
+      env(anthropic ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY");
     if (fromEnv) settings.apiKey = fromEnv;
   }
   return ok(settings);

@@ -53,11 +53,19 @@ export interface TextMessage {
   data?: Record<string, never>;
 }
 
+/**
+ * A reasoning block as a server signed it (Anthropic's `thinking` / `redacted_thinking`):
+ * sent back unchanged with later turns, or the server rejects the conversation.
+ */
+export type ThinkingBlock =
+  | { type: "thinking"; thinking: string; signature: string }
+  | { type: "redacted_thinking"; data: string };
+
 /** The assistant's text of one model turn (its tool calls follow as `tool_call` messages). */
 export interface AssistantMessage {
   kind: "assistant";
   content: string;
-  data: { reasoning?: string; usage?: Usage };
+  data: { reasoning?: string; usage?: Usage; thinkingBlocks?: ThinkingBlock[] };
 }
 
 /** One tool call the model made; it belongs to the assistant message before it. */

@@ -14,7 +14,7 @@ export interface SettingFlags {
   baseUrl?: string;
   model?: string;
   apiKey?: string;
-  provider?: "openai" | "ollama";
+  provider?: "openai" | "ollama" | "anthropic";
   maxIterations?: number;
   maxToolCalls?: number;
   numCtx?: number;
@@ -189,7 +189,7 @@ export function parseCommand(argv: string[]): Result<Command> {
     "stream-json",
   ]);
   if (!outputFormat.ok) return outputFormat;
-  const provider = oneOf("--provider", v.provider, ["openai", "ollama"]);
+  const provider = oneOf("--provider", v.provider, ["openai", "ollama", "anthropic"]);
   if (!provider.ok) return provider;
   const toolCallIds = oneOf("--tool-call-ids", v["tool-call-ids"], ["native", "short"]);
   if (!toolCallIds.ok) return toolCallIds;

@@ -16,8 +16,9 @@ Flags:
   -p, --print PROMPT     run one prompt and exit ("-" reads it from stdin)
   --base-url URL         OpenAI-compatible endpoint (default http://127.0.0.1:11434/v1)
   --model NAME           model name (required if the server lists more than one)
-  --api-key KEY          else $HARNESS_API_KEY / $OPENAI_API_KEY
-  --provider NAME        openai | ollama (default: ollama for an Ollama root URL, else openai)
+  --api-key KEY          else $HARNESS_API_KEY / $OPENAI_API_KEY ($ANTHROPIC_API_KEY for anthropic)
+  --provider NAME        openai | ollama | anthropic (default: ollama for an Ollama root URL,
+                         anthropic for a URL ending in /v1/messages or api.anthropic.com)
   --max-iterations N     model turns per user message (default 10)
   --max-tool-calls N     tool calls run per model turn (default 15)
   --yes, -y              approve every call the sandbox allows (policy denies still apply)

@@ -1,11 +1,13 @@
 // Chooses and opens the model provider from settings: an in-process GGUF model
-// (--model-file), Ollama's native API (--provider ollama, or an Ollama root URL), or any
-// OpenAI-compatible server. Heavy modules are imported only for the provider in use.
+// (--model-file), Ollama's native API (--provider ollama, or an Ollama root URL), the
+// Anthropic Messages API (--provider anthropic, a /v1/messages URL or api.anthropic.com), or
+// any OpenAI-compatible server. Heavy modules are imported only for the provider in use.
 
 import { err, ok, type Result } from "../errors.ts";
 import type { AgentError } from "../errors.ts";
 import type { ModelLister, Provider } from "../providers/provider.ts";
 import type { Settings } from "../config.ts";
+import { isAnthropicBaseUrl } from "../providers/anthropic/base_url.ts";
 
 export interface OpenedProvider {
   provider: Provider;
@@ -111,6 +113,27 @@ export async function openProvider(
       provider,
       contextLength: Math.min(info.value.contextLength ?? settings.numCtx, settings.numCtx),
     };
+  } else if (
+    settings.provider === "anthropic" ||
+    (settings.provider === undefined && isAnthropicBaseUrl(settings.baseUrl))
+  ) {
+    const { createAnthropicProvider } = await import("../providers/anthropic.ts");
+    const make = (model: string) =>
+      createAnthropicProvider({
+        baseUrl: settings.baseUrl,
+        model,
+        ...(settings.apiKey ? { apiKey: settings.apiKey } : {}),
+      });
+    let model = settings.model;
+    if (model === undefined) {
+      const resolved = await resolveModel(make(""), settings.baseUrl);
+      if (!resolved.ok) return resolved;
+      model = resolved.value;
+    }
+    const provider = make(model);
+    // llama-server says its context size at /props; the Anthropic API does not.
+    const contextLength = await provider.contextLength();
+    opened = { provider, ...(contextLength ? { contextLength } : {}) };
   } else {
     const { createOpenAICompatProvider } = await import("../providers/openai_compat.ts");
     const make = (model: string) =>

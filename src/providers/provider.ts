@@ -3,7 +3,7 @@
 // throw for HTTP, network or model failures: they return a turn with stopReason "error".
 
 import type { AgentError, Result } from "../errors.ts";
-import type { Message, ToolCall, ToolSchema, Usage } from "../messages.ts";
+import type { Message, ThinkingBlock, ToolCall, ToolSchema, Usage } from "../messages.ts";
 
 /** What the loop asks for: one assistant turn. */
 export interface ModelRequest {
@@ -28,6 +28,8 @@ export interface AssistantTurn {
   toolCalls: ToolCall[];
   stopReason: StopReason;
   usage?: Usage;
+  /** Signed reasoning blocks to send back with later turns (Anthropic). */
+  thinkingBlocks?: ThinkingBlock[];
   /** Set when stopReason is "error". */
   error?: AgentError;
 }

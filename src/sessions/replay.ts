@@ -64,13 +64,14 @@ export function replayEvents(events: Iterable<SessionEvent>): ReplayedSession {
         pushNonTool({ kind: "user", content: event.payload.content });
         break;
       case "assistant_message": {
-        const { content, reasoning, usage } = event.payload;
+        const { content, reasoning, usage, thinkingBlocks } = event.payload;
         pushNonTool({
           kind: "assistant",
           content,
           data: {
             ...(reasoning === undefined ? {} : { reasoning }),
             ...(usage === undefined ? {} : { usage }),
+            ...(thinkingBlocks === undefined ? {} : { thinkingBlocks }),
           },
         });
         break;

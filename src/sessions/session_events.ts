@@ -3,7 +3,7 @@
 // back. Payloads are JSON; fields added later are optional so old rows stay readable.
 
 import type { LoopEvent } from "../loop_events.ts";
-import type { Message, ToolResult, Usage } from "../messages.ts";
+import type { Message, ThinkingBlock, ToolResult, Usage } from "../messages.ts";
 import type { ApprovalDecision } from "../permissions/approver.ts";
 
 /** What a session was started with (the `session_started` payload). */
@@ -21,7 +21,12 @@ export interface SessionEventPayloads {
   session_started: SessionStartInfo;
   system_message: { content: string };
   user_message: { content: string };
-  assistant_message: { content: string; reasoning?: string; usage?: Usage };
+  assistant_message: {
+    content: string;
+    reasoning?: string;
+    usage?: Usage;
+    thinkingBlocks?: ThinkingBlock[];
+  };
   /** `content` is stored only when it differs from `name arguments`. */
   tool_call_requested: { callId: string; name: string; arguments: string; content?: string };
   permission_decided: {
@@ -121,13 +126,14 @@ export function eventFromMessage(message: Message): UnstampedEvent {
     case "user":
       return { type: "user_message", payload: { content: message.content } };
     case "assistant": {
-      const { reasoning, usage } = message.data;
+      const { reasoning, usage, thinkingBlocks } = message.data;
       return {
         type: "assistant_message",
         payload: {
           content: message.content,
           ...(reasoning === undefined ? {} : { reasoning }),
           ...(usage === undefined ? {} : { usage }),
+          ...(thinkingBlocks === undefined ? {} : { thinkingBlocks }),
         },
       };
     }

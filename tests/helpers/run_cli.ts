@@ -51,6 +51,7 @@ export async function cliSandbox(): Promise<CliSandbox> {
     DENO_DIR: await currentDenoDir(),
     HARNESS_API_KEY: "",
     OPENAI_API_KEY: "",
+    ANTHROPIC_API_KEY: "",
   };
   const command = (args: string[], extraEnv: Record<string, string>, stdin: "piped" | "null") =>
     new Deno.Command(Deno.execPath(), {

@@ -1,0 +1,192 @@
+// The Anthropic Messages API provider (api.anthropic.com, and llama.cpp's llama-server, which
+// serves the same API at /v1/messages). With its parts in anthropic/, the only code that knows
+// this wire format: hand-written fetch and SSE parsing (no SDK to load at start-up). Never
+// throws: failures become error turns or error Results.
+
+import { type AgentError, err, ok, type Result } from "../errors.ts";
+import type {
+  AssistantTurn,
+  ModelLister,
+  ModelRequest,
+  Provider,
+  ProviderEvent,
+  StopReason,
+} from "./provider.ts";
+import { ANTHROPIC_HOST, anthropicEndpoints } from "./anthropic/base_url.ts";
+import { errorHint, httpError, isAbort, unreachableError } from "./anthropic/http_errors.ts";
+import { type MessageStreamEnd, readMessageStream } from "./anthropic/stream_reader.ts";
+import { toAnthropicMessages, toAnthropicTool } from "./anthropic/wire_messages.ts";
+
+export { isAnthropicBaseUrl } from "./anthropic/base_url.ts";
+
+/** The API version every request names. */
+export const ANTHROPIC_VERSION = "2023-06-01";
+
+/** Default `max_tokens` (the API requires one). */
+export const DEFAULT_MAX_TOKENS = 8192;
+
+/** Options of {@linkcode createAnthropicProvider}. */
+export interface AnthropicOptions {
+  /** The server's root, `.../v1` or `.../v1/messages`. */
+  baseUrl: string;
+  model: string;
+  /** Sent as `x-api-key`; local servers usually need none. */
+  apiKey?: string;
+  /** `max_tokens` of each request; default {@linkcode DEFAULT_MAX_TOKENS}. */
+  maxTokens?: number;
+}
+
+/** The Anthropic provider; it also lists models and reads llama-server's context size. */
+export interface AnthropicProvider extends Provider, ModelLister {
+  /** llama-server's context size from `/props`; undefined for other servers. */
+  contextLength(signal?: AbortSignal): Promise<number | undefined>;
+}
+
+/**
+ * Creates a provider for the Messages API with streaming.
+ *
+ * @param options Endpoint, model, key and output limit.
+ * @returns The provider; `complete()` never throws.
+ *
+ * @example
+ * ```ts
+ * import { createAnthropicProvider } from "./anthropic.ts";
+ * const provider = createAnthropicProvider({ baseUrl: "http://127.0.0.1:9/v1/messages", model: "m" });
+ * const turn = await provider.complete({ messages: [{ kind: "user", content: "hi" }], tools: [] });
+ * if (turn.stopReason !== "error" || turn.error?.kind !== "provider_unreachable") throw new Error();
+ * ```
+ */
+export function createAnthropicProvider(options: AnthropicOptions): AnthropicProvider {
+  const endpoints = anthropicEndpoints(options.baseUrl);
+  const { root } = endpoints;
+  const model = options.model;
+  const headers = {
+    "content-type": "application/json",
+    "anthropic-version": ANTHROPIC_VERSION,
+    ...(options.apiKey ? { "x-api-key": options.apiKey } : {}),
+  };
+
+  async function complete(
+    request: ModelRequest,
+    onEvent?: (event: ProviderEvent) => void,
+  ): Promise<AssistantTurn> {
+    const turn: AssistantTurn = { text: "", reasoning: "", toolCalls: [], stopReason: "stop" };
+    // What streamed before a failure is kept for display; tool calls and signatures are not.
+    const fail = (error: AgentError): AssistantTurn => ({
+      text: turn.text,
+      reasoning: turn.reasoning,
+      toolCalls: [],
+      stopReason: "error",
+      error,
+    });
+    const aborted = (): AssistantTurn => ({
+      text: turn.text,
+      reasoning: turn.reasoning,
+      toolCalls: [],
+      stopReason: "aborted",
+    });
+    if (request.signal?.aborted) return aborted();
+    const { system, messages } = toAnthropicMessages(request.messages);
+    const body = {
+      model,
+      max_tokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
+      ...(system !== "" ? { system } : {}),
+      messages,
+      ...(request.tools.length > 0 ? { tools: request.tools.map(toAnthropicTool) } : {}),
+      stream: true,
+    };
+    let response: Response;
+    try {
+      response = await fetch(endpoints.messages, {
+        method: "POST",
+        headers,
+        body: JSON.stringify(body),
+        ...(request.signal ? { signal: request.signal } : {}),
+      });
+    } catch (error) {
+      return isAbort(error, request.signal) ? aborted() : fail(unreachableError(root, error));
+    }
+    if (!response.ok || !response.body) return fail(await httpError(root, model, response));
+
+    let end: MessageStreamEnd;
+    try {
+      end = await readMessageStream(response.body, turn, onEvent);
+    } catch (error) {
+      if (isAbort(error, request.signal)) return aborted();
+      return fail({
+        kind: "provider_stream",
+        baseUrl: root,
+        message: `the connection broke: ${error instanceof Error ? error.message : String(error)}`,
+      });
+    }
+    if (request.signal?.aborted) return aborted();
+    if (end.kind === "stream_error") {
+      const hint = errorHint(end.errorType, 0, { model, message: end.message });
+      return fail({
+        kind: "provider_stream",
+        baseUrl: root,
+        message: `the server reported: ${end.message.replace(/\.$/, "")}${hint ? `: ${hint}` : ""}`,
+      });
+    }
+    if (!end.stopped && end.stopReason === undefined) {
+      return fail({
+        kind: "provider_stream",
+        baseUrl: root,
+        message: "the stream ended before the reply was done",
+      });
+    }
+    const stopReason: StopReason = turn.toolCalls.length > 0
+      ? "tool_calls"
+      : end.stopReason === "max_tokens"
+      ? "length"
+      : "stop";
+    return { ...turn, stopReason, ...(end.usage ? { usage: end.usage } : {}) };
+  }
+
+  async function listModels(signal?: AbortSignal): Promise<Result<string[], AgentError>> {
+    let response: Response;
+    try {
+      response = await fetch(`${endpoints.models}?limit=100`, {
+        headers,
+        ...(signal ? { signal } : {}),
+      });
+    } catch (error) {
+      return err(unreachableError(root, error));
+    }
+    if (!response.ok) return err(await httpError(root, model, response));
+    const body: unknown = await response.json().catch(() => undefined);
+    const data = typeof body === "object" && body !== null && "data" in body &&
+        Array.isArray(body.data)
+      ? body.data as unknown[]
+      : [];
+    return ok(
+      data.flatMap((m) =>
+        typeof m === "object" && m !== null && "id" in m && typeof m.id === "string" ? [m.id] : []
+      ),
+    );
+  }
+
+  async function contextLength(signal?: AbortSignal): Promise<number | undefined> {
+    if (new URL(root).hostname === ANTHROPIC_HOST) return undefined;
+    try {
+      const response = await fetch(endpoints.props, { headers, ...(signal ? { signal } : {}) });
+      if (!response.ok) {
+        await response.body?.cancel();
+        return undefined;
+      }
+      const body: unknown = await response.json();
+      const settings = typeof body === "object" && body !== null &&
+          "default_generation_settings" in body
+        ? body.default_generation_settings
+        : undefined;
+      const nCtx = typeof settings === "object" && settings !== null && "n_ctx" in settings
+        ? settings.n_ctx
+        : undefined;
+      return typeof nCtx === "number" && nCtx > 0 ? nCtx : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  return { name: "anthropic", model, complete, listModels, contextLength };
+}
