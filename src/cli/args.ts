@@ -48,7 +48,8 @@ export type Command =
     arg?: string;
   }
   | { kind: "policy_explain"; flags: RunFlags; tool: string; json: string }
-  | { kind: "plugin_new"; flags: RunFlags; name: string };
+  | { kind: "plugin_new"; flags: RunFlags; name: string }
+  | { kind: "acp"; flags: RunFlags };
 
 function usage(message: string): { ok: false; error: { kind: "usage"; message: string } } {
   return err({ kind: "usage", message });
@@ -102,7 +103,7 @@ const FLAGS = {
  * The subcommand words. src/sandbox/grants.ts keeps a copy (it runs first and must not import
  * the CLI); tests/sandbox/grants_test.ts checks that the two agree.
  */
-export const SUBCOMMANDS = ["tool", "sessions", "policy", "plugin"] as const;
+export const SUBCOMMANDS = ["tool", "sessions", "policy", "plugin", "acp"] as const;
 
 /** Flags whose value may be left out (`--resume` alone lists sessions to pick from). */
 export const OPTIONAL_VALUE_FLAGS = ["--resume"] as const;
@@ -283,6 +284,12 @@ function parseSubcommand(positionals: string[], flags: RunFlags): Result<Command
         );
       }
       return ok({ kind: "policy_explain", flags, tool, json });
+    }
+    case "acp": {
+      if (rest[0] !== undefined) {
+        return usage(`Unexpected argument "${rest[0]}" for "harness acp": it takes flags only`);
+      }
+      return ok({ kind: "acp", flags });
     }
     case "plugin": {
       const [action, name, extra] = rest;

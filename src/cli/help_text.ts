@@ -11,6 +11,7 @@ Usage:
   harness sessions [list|export ID|search TEXT|delete ID]
   harness policy explain TOOL 'JSON'             show which rule decides a call
   harness plugin new NAME                        write a plugin skeleton to ./plugins
+  harness acp [flags] [Deno permission flags]    serve an editor over the Agent Client Protocol
 
 Flags:
   -p, --print PROMPT     run one prompt and exit ("-" reads it from stdin)

@@ -1,5 +1,5 @@
 // Runs a parsed command: the REPL or a -p run, `harness tool`, `harness sessions`,
-// `harness policy explain` and `harness plugin new`. Each command's module is imported when
+// `harness policy explain`, `harness plugin new` and `harness acp`. Each command's module is imported when
 // it runs, so the REPL's start-up loads none of the others.
 
 import { join } from "node:path";
@@ -10,6 +10,11 @@ import type { Grants } from "../sandbox/grants.ts";
 import { EXIT } from "../run_print.ts";
 import { createNullSessionStore, openSessionStore, type SessionStore } from "../session_store.ts";
 import type { StartAhead } from "./prompt_ahead.ts";
+import type * as RunAcp from "../acp/run_acp.ts";
+
+// Not a string literal: the ACP SDK stays out of the graph `deno run` prepares for the REPL.
+// The "compile" task embeds it through its --include list.
+const ACP_MODULE = "../acp/run_acp.ts";
 
 export interface CommandIO {
   printError(message: string): void;
@@ -56,6 +61,10 @@ export async function runCommand(
     case "tool": {
       const { runToolCommand } = await import("./direct_commands.ts");
       return await runToolCommand(command, grants, cwd, io);
+    }
+    case "acp": {
+      const { runAcp }: typeof RunAcp = await import(ACP_MODULE);
+      return await runAcp(command.flags, grants, io);
     }
     case "run": {
       const { runConversation } = await import("./run_conversation.ts");

@@ -28,6 +28,8 @@ interface WorkerScope {
 }
 
 const scope = globalThis as unknown as WorkerScope;
+// A tool's console output goes to stderr: harness's stdout carries -p answers and ACP messages.
+console.log = console.info = console.debug = console.error;
 const tools = new Map<string, ToolDefinition>();
 /** Why a plugin of this worker failed to import, by its file name (the tool's name). */
 const importFailures = new Map<string, string>();

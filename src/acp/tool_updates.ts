@@ -1,0 +1,118 @@
+// How a tool call looks in the editor: the ACP kind of each tool (read, edit, search, execute,
+// fetch, think), a short title, the file locations it touches, and the content of its result.
+// The session bridge (session_bridge.ts) and the history replay build their updates from these.
+
+import { isAbsolute, resolve } from "node:path";
+import type { ToolCallContent, ToolCallLocation, ToolKind } from "@agentclientprotocol/sdk";
+import type { ToolResult } from "../messages.ts";
+
+const KINDS: Record<string, ToolKind> = {
+  read_file: "read",
+  ls: "read",
+  get_file_tree: "read",
+  get_working_directory: "read",
+  glob: "search",
+  grep_search: "search",
+  code_map: "search",
+  find_definition: "search",
+  find_references: "search",
+  write_file: "edit",
+  edit_file: "edit",
+  insert_lines: "edit",
+  replace_lines: "edit",
+  run_command: "execute",
+  download_url: "fetch",
+  add_task: "think",
+  update_task: "think",
+  list_tasks: "think",
+  task_complete: "think",
+};
+
+/** The tools whose successful run changes a file's text (a diff is shown for them). */
+export const EDIT_TOOLS: ReadonlySet<string> = new Set(
+  Object.entries(KINDS).flatMap(([name, kind]) => kind === "edit" ? [name] : []),
+);
+
+/**
+ * The ACP kind of a tool, "other" for tools harness does not know (plugins, MCP).
+ *
+ * @example
+ * ```ts
+ * import { toolKind } from "./tool_updates.ts";
+ * if (toolKind("edit_file") !== "edit" || toolKind("mine") !== "other") throw new Error();
+ * ```
+ */
+export function toolKind(name: string): ToolKind {
+  return KINDS[name] ?? "other";
+}
+
+function record(value: unknown): Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? value as Record<string, unknown>
+    : {};
+}
+
+/**
+ * A one-line title: the tool and its main argument (path, pattern, command or URL).
+ *
+ * @example
+ * ```ts
+ * import { toolTitle } from "./tool_updates.ts";
+ * if (toolTitle("run_command", { command: "ls -la" }) !== "run_command: ls -la") throw new Error();
+ * ```
+ */
+export function toolTitle(name: string, args: unknown): string {
+  const a = record(args);
+  for (const key of ["path", "command", "pattern", "url", "content", "summary"]) {
+    const value = a[key];
+    if (typeof value === "string" && value !== "") {
+      const flat = value.replace(/\s+/g, " ");
+      return `${name}: ${flat.length > 80 ? `${flat.slice(0, 80)}…` : flat}`;
+    }
+  }
+  return name;
+}
+
+/**
+ * The files a call touches, as absolute paths (with the first line for line-based tools).
+ *
+ * @example
+ * ```ts
+ * import { toolLocations } from "./tool_updates.ts";
+ * const l = toolLocations({ path: "a.ts", offset: 3 }, "/w");
+ * if (l[0]?.path !== "/w/a.ts" || l[0]?.line !== 3) throw new Error(JSON.stringify(l));
+ * ```
+ */
+export function toolLocations(args: unknown, cwd: string): ToolCallLocation[] {
+  const a = record(args);
+  if (typeof a.path !== "string" || a.path === "") return [];
+  const path = isAbsolute(a.path) ? a.path : resolve(cwd, a.path);
+  const line = [a.offset, a.line, a.start_line].find((v) => typeof v === "number");
+  return [{ path, ...(typeof line === "number" ? { line } : {}) }];
+}
+
+/**
+ * The result as editor content: the data, or the error message.
+ *
+ * @example
+ * ```ts
+ * import { resultContent } from "./tool_updates.ts";
+ * import { makeToolResult } from "../messages.ts";
+ * const c = resultContent(makeToolResult({ data: "ok" }));
+ * if (c[0]?.type !== "content") throw new Error();
+ * ```
+ */
+export function resultContent(result: ToolResult): ToolCallContent[] {
+  const text = result.success ? (result.data ?? "") : (result.error_message ?? result.error_type);
+  if (text === "") return [];
+  return [{ type: "content", content: { type: "text", text } }];
+}
+
+/** The raw arguments of a call as an object (its JSON text parsed), for `rawInput`. */
+export function rawInput(argumentsText: string): unknown {
+  try {
+    return JSON.parse(argumentsText);
+  } catch {
+    return argumentsText;
+  }
+}
