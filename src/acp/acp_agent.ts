@@ -193,6 +193,9 @@ export function createAcpAgent(deps: AcpAgentDeps): AcpAgent {
         authMethods: [],
       };
     })
+    // No login: the model server's key comes from flags or the environment. Clients that
+    // authenticate anyway (CodeCompanion with an auth_method) get a plain success.
+    .onRequest(methods.agent.authenticate, () => ({}))
     .onRequest(methods.agent.session.new, async ({ params, client }) => {
       const workspace = await workspaceFor(params.cwd);
       const started = deps.store.startSession({
