@@ -26,6 +26,7 @@ import { createAcpPrompter, type PromptedCall } from "./acp_prompter.ts";
 import { type FileDiff, withEditorFiles } from "./editor_files.ts";
 import { runSlashCommand } from "./acp_commands.ts";
 import { acpStopReason, turnSink } from "./session_bridge.ts";
+import { toolKind, toolTitle } from "./tool_updates.ts";
 import { ACP_COMMANDS, planUpdate, promptText, replayUpdates } from "./session_updates.ts";
 import type { Grants } from "../sandbox/grants.ts";
 import type { Message } from "../messages.ts";
@@ -147,7 +148,11 @@ export function createAcpAgent(deps: AcpAgentDeps): AcpAgent {
       tools,
       approver: {
         approve(request, signal) {
-          live.currentCall = { toolCallId: request.callId, title: request.tool };
+          live.currentCall = {
+            toolCallId: request.callId,
+            title: toolTitle(request.tool, request.args),
+            kind: toolKind(request.tool),
+          };
           return approver.approve(request, signal);
         },
       },

@@ -6,6 +6,7 @@ import type {
   PermissionOption,
   RequestPermissionRequest,
   RequestPermissionResponse,
+  ToolKind,
 } from "@agentclientprotocol/sdk";
 import type { PromptAnswer, Prompter, PromptRequest } from "../permissions/prompter.ts";
 import { compactJson } from "../permissions/compact_json.ts";
@@ -20,6 +21,7 @@ export type PermissionRequester = (
 export interface PromptedCall {
   toolCallId: string;
   title: string;
+  kind?: ToolKind;
 }
 
 /**
@@ -87,7 +89,12 @@ export function createAcpPrompter(options: {
       try {
         response = await options.request({
           sessionId: options.sessionId,
-          toolCall: { toolCallId: call.toolCallId, title: call.title, rawInput: request.args },
+          toolCall: {
+            toolCallId: call.toolCallId,
+            title: call.title,
+            ...(call.kind ? { kind: call.kind } : {}),
+            rawInput: request.args,
+          },
           options: permissionOptions(request),
         }, signal);
       } catch {

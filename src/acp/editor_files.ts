@@ -4,6 +4,7 @@
 // checked here on the host before anything is delegated. Edits also report a diff.
 
 import { readFile } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
 import type { Result } from "../errors.ts";
 import { makeToolResult, type ToolErrorType, type ToolResult } from "../messages.ts";
 import type { Grants } from "../sandbox/grants.ts";
@@ -55,6 +56,19 @@ export function grantsAllow(grants: Grants, kind: PermissionName, path: string):
   return grantCovers(kind, grants.allow[kind], path) && !grantCovers(kind, grants.deny[kind], path);
 }
 
+/** The real location of a path: symbolic links resolved, also for a file not yet created. */
+function realTarget(abs: string): string {
+  try {
+    return Deno.realPathSync(abs);
+  } catch {
+    try {
+      return join(Deno.realPathSync(dirname(abs)), basename(abs));
+    } catch {
+      return abs;
+    }
+  }
+}
+
 function failed(type: ToolErrorType, message: string, start: number): ToolResult {
   return makeToolResult({
     errorType: type,
@@ -95,7 +109,9 @@ export function withEditorFiles(inner: ToolRunner, options: EditorFilesOptions):
     } catch (error) {
       return { ok: false, error: failed("validation_failed", errorText(error), start) };
     }
-    if (!grantsAllow(grants, kind, abs)) {
+    // A symbolic link inside the granted folder may point elsewhere: its target must be
+    // granted too, since the editor follows it.
+    if (!grantsAllow(grants, kind, abs) || !grantsAllow(grants, kind, realTarget(abs))) {
       const message = `Requires ${kind} access to "${abs}": restart harness with ${
         flagFor(kind, abs)
       }`;

@@ -165,6 +165,30 @@ Deno.test("harness acp stops a turn on session/cancel with stop reason cancelled
   assertEquals((await running).stopReason, "cancelled");
 });
 
+Deno.test("harness acp cancels a pending permission request and the turn on session/cancel", async () => {
+  await using sandbox = await cliSandbox();
+  await Deno.writeTextFile(`${sandbox.cwd}/a.txt`, "x");
+  await using server = startFakeLlmServer([
+    reply().toolCall("read_file", { path: "a.txt" }),
+    reply().text("never asked for"),
+  ]);
+  await using acp = startAcpClient(
+    sandbox,
+    ["--base-url", server.baseUrl, "--model", "m", "--allow-read=."],
+    { permissions: ["wait"] },
+  );
+  await acp.initialize();
+  const sessionId = await acp.newSession();
+  const running = acp.agent.request("session/prompt", { sessionId, prompt: text("read") });
+  while (acp.permissionRequests.length === 0) await new Promise((r) => setTimeout(r, 10));
+  const asked = acp.permissionRequests[0]!;
+  assertEquals(asked.toolCall.kind, "read");
+  assertEquals(asked.toolCall.title, "read_file: a.txt");
+  await acp.agent.notify("session/cancel", { sessionId });
+  assertEquals((await running).stopReason, "cancelled");
+  assertEquals(server.requests.length, 1);
+});
+
 Deno.test("harness acp loads an earlier session, replays it and goes on with its history", async () => {
   await using sandbox = await cliSandbox();
   await using server = startFakeLlmServer([

@@ -67,11 +67,18 @@ Deno.test("harness acp never asks the editor for a file the grants do not cover"
   await using sandbox = await cliSandbox();
   const notes = `${sandbox.cwd}/notes.txt`;
   const buffers = new Map([[notes, "secret\n"]]);
+  // A link inside the granted folder to a file outside it.
+  await Deno.mkdir(`${sandbox.cwd}/public`);
+  await Deno.writeTextFile(notes, "secret\n");
+  await Deno.symlink(notes, `${sandbox.cwd}/public/link.txt`);
+  buffers.set(`${sandbox.cwd}/public/link.txt`, "secret\n");
   await using server = startFakeLlmServer([
     reply()
       .toolCall("read_file", { path: "notes.txt" })
       .toolCall("write_file", { path: "notes.txt", content: "x" })
-      .toolCall("read_file", { path: "../outside.txt" }),
+      .toolCall("read_file", { path: "../outside.txt" })
+      .toolCall("read_file", { path: "public/link.txt" })
+      .toolCall("write_file", { path: "public/link.txt", content: "overwritten" }),
     reply().text("Denied."),
   ]);
   await using acp = startAcpClient(
@@ -97,6 +104,8 @@ Deno.test("harness acp never asks the editor for a file the grants do not cover"
     "permission_denied",
     "permission_denied",
     "validation_failed",
+    "permission_denied",
+    "permission_denied",
   ]);
   match(results[0].error_message, /--allow-read=/);
   assertEquals(buffers.get(notes), "secret\n");

@@ -16,7 +16,10 @@ import type { CliSandbox } from "./run_cli.ts";
 
 /** Options of {@linkcode startAcpClient}. */
 export interface AcpClientOptions {
-  /** Answers to permission requests, in order (an option id, or "cancelled"). */
+  /**
+   * Answers to permission requests, in order: an option id, "cancelled", or "wait" (no answer
+   * until the agent cancels the request, then "cancelled").
+   */
   permissions?: string[];
   /** Open buffers by absolute path: offering them turns on fs/* capabilities. */
   editorFiles?: Map<string, string>;
@@ -64,9 +67,13 @@ export function startAcpClient(
     .onNotification(methods.client.session.update, ({ params }) => {
       updates.push(params);
     })
-    .onRequest(methods.client.session.requestPermission, ({ params }) => {
+    .onRequest(methods.client.session.requestPermission, async ({ params, signal }) => {
       permissionRequests.push(params);
       const answer = answers.shift() ?? "cancelled";
+      if (answer === "wait") {
+        await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+        return { outcome: { outcome: "cancelled" } };
+      }
       return answer === "cancelled"
         ? { outcome: { outcome: "cancelled" } }
         : { outcome: { outcome: "selected", optionId: answer } };
