@@ -275,3 +275,33 @@ Deno.test("loadSettings() sends $ANTHROPIC_API_KEY, never $OPENAI_API_KEY, to th
     await Deno.remove(cwd, { recursive: true });
   }
 });
+
+Deno.test("createAnthropicProvider() sends history from other providers in a shape the API accepts", async () => {
+  await using server = startFakeAnthropicServer([reply().text("ok")]);
+  const provider = createAnthropicProvider({ baseUrl: server.baseUrl, model: "m" });
+  const history: Message[] = [
+    { kind: "system", content: "sys" },
+    { kind: "user", content: "first" },
+    { kind: "assistant", content: "", data: {} },
+    toolCallMessage({ id: "call:1.x", name: "ls", arguments: "not json" }),
+    toolResultMessage("call:1.x", "ls", makeToolResult({ data: "a" })),
+    { kind: "user", content: "second" },
+    { kind: "assistant", content: "   ", data: { reasoning: "unsigned thoughts" } },
+    { kind: "user", content: "third" },
+  ];
+  await provider.complete({ messages: history, tools: [] });
+  const sent = server.requests[0]!.messages;
+  assertEquals(sent, [
+    { role: "user", content: [{ type: "text", text: "first" }] },
+    { role: "assistant", content: [{ type: "tool_use", id: "call_1_x", name: "ls", input: {} }] },
+    {
+      role: "user",
+      content: [
+        { type: "tool_result", tool_use_id: "call_1_x", content: history[4]!.content },
+        { type: "text", text: "second" },
+        { type: "text", text: "third" },
+      ],
+    },
+  ]);
+  assertEquals(server.pairingErrors, []);
+});
