@@ -14,65 +14,16 @@ import {
   type SessionUpdate,
 } from "@agentclientprotocol/sdk";
 import { isAbsolute } from "node:path";
-import { Conversation, type ConversationParts } from "../conversation.ts";
 import { formatAgentError } from "../errors.ts";
-import { createPolicyApprover, type PolicyApprover } from "../permissions/policy_approver.ts";
-import type { LoadedRule } from "../permissions/policy.ts";
-import type { Provider } from "../providers/provider.ts";
-import type { SessionStore } from "../session_store.ts";
-import type { SessionRecorder } from "../session_types.ts";
-import type { ToolRunner } from "../tools/tool_runner.ts";
-import { createAcpPrompter, type PromptedCall } from "./acp_prompter.ts";
-import { type FileDiff, withEditorFiles } from "./editor_files.ts";
+import {
+  type AcpAgentDeps,
+  type AcpSession,
+  type AcpWorkspace,
+  openAcpSession,
+} from "./acp_session.ts";
 import { runSlashCommand } from "./acp_commands.ts";
 import { acpStopReason, turnSink } from "./session_bridge.ts";
-import { toolKind, toolTitle } from "./tool_updates.ts";
 import { ACP_COMMANDS, planUpdate, promptText, replayUpdates } from "./session_updates.ts";
-import type { Grants } from "../sandbox/grants.ts";
-import type { Message } from "../messages.ts";
-import type { LoopLimits } from "../agent_loop.ts";
-import { repairArguments } from "../tools/repair_arguments.ts";
-
-/** The sandboxed tools and the policy rules of one workspace folder. */
-export interface AcpWorkspace {
-  tools: ToolRunner;
-  rules: readonly LoadedRule[];
-  systemPrompt(): string;
-}
-
-/** What the agent is built from (run_acp.ts opens these from settings and flags). */
-export interface AcpAgentDeps {
-  version: string;
-  provider: Provider;
-  contextLength?: number;
-  grants: Grants;
-  store: SessionStore;
-  limits: LoopLimits;
-  /** --yes: approve every call the sandbox allows (policy denies still apply). */
-  yes: boolean;
-  userPolicyFile: string;
-  /** Characters of one result the model reads. */
-  outputLimit: number;
-  /** The workspace of a folder, opened once. */
-  workspace(cwd: string): Promise<AcpWorkspace>;
-  /** Session log metadata. */
-  startInfo: { baseUrl: string; grants: string };
-  log(message: string): void;
-}
-
-interface AcpSession {
-  id: string;
-  cwd: string;
-  conversation: Conversation;
-  approver: PolicyApprover;
-  live: {
-    running?: AbortController;
-    /** The call the approver is deciding, named in permission requests. */
-    currentCall?: PromptedCall;
-    /** File changes of the running call, shown as diffs when it finishes. */
-    diffs: FileDiff[];
-  };
-}
 
 /** The agent app and a way to end every session's log when the connection closes. */
 export interface AcpAgent {
@@ -89,85 +40,6 @@ export interface AcpAgent {
 export function createAcpAgent(deps: AcpAgentDeps): AcpAgent {
   const sessions = new Map<string, AcpSession>();
   let capabilities: ClientCapabilities = {};
-
-  function open(
-    client: AgentContext,
-    workspace: AcpWorkspace,
-    cwd: string,
-    recorder: SessionRecorder,
-    init: { messages: Message[]; state: Record<string, unknown> } | undefined,
-  ): AcpSession {
-    const id = recorder.id ?? crypto.randomUUID();
-    const live: AcpSession["live"] = { diffs: [] };
-    const prompter = createAcpPrompter({
-      sessionId: id,
-      currentCall: () => live.currentCall,
-      request: (params, signal) =>
-        client.request(
-          methods.client.session.requestPermission,
-          params,
-          signal ? { cancellationSignal: signal, stopWaitingOnCancel: true } : {},
-        ),
-    });
-    const approver = createPolicyApprover({
-      rules: workspace.rules,
-      mode: deps.yes ? "yes" : "interactive",
-      prompter,
-      userPolicyFile: deps.userPolicyFile,
-      workspace: cwd,
-    });
-    const fs = capabilities.fs ?? {};
-    const tools = withEditorFiles(workspace.tools, {
-      workspace: cwd,
-      grants: deps.grants,
-      outputLimit: deps.outputLimit,
-      fs: {
-        ...(fs.readTextFile
-          ? {
-            read: async (path: string) =>
-              (await client.request(methods.client.fs.readTextFile, { sessionId: id, path }))
-                .content,
-          }
-          : {}),
-        ...(fs.writeTextFile
-          ? {
-            write: async (path: string, content: string) => {
-              await client.request(methods.client.fs.writeTextFile, {
-                sessionId: id,
-                path,
-                content,
-              });
-            },
-          }
-          : {}),
-      },
-      onDiff: (diff) => live.diffs.push(diff),
-    });
-    const parts: ConversationParts = {
-      provider: deps.provider,
-      tools,
-      approver: {
-        approve(request, signal) {
-          live.currentCall = {
-            toolCallId: request.callId,
-            title: toolTitle(request.tool, request.args),
-            kind: toolKind(request.tool),
-          };
-          return approver.approve(request, signal);
-        },
-      },
-      recorder,
-      limits: deps.limits,
-      parseArguments: repairArguments,
-      ...(deps.contextLength ? { contextLength: deps.contextLength } : {}),
-    };
-    const conversation = init
-      ? new Conversation(parts, init)
-      : Conversation.start(parts, workspace.systemPrompt());
-    const session: AcpSession = { id, cwd, conversation, approver, live };
-    sessions.set(id, session);
-    return session;
-  }
 
   async function workspaceFor(cwd: string): Promise<AcpWorkspace> {
     if (!isAbsolute(cwd)) {
@@ -211,7 +83,13 @@ export function createAcpAgent(deps: AcpAgentDeps): AcpAgent {
         provider: deps.provider.name,
       });
       if (!started.ok) throw RequestError.internalError(undefined, formatAgentError(started.error));
-      const session = open(client, workspace, params.cwd, started.value, undefined);
+      const session = openAcpSession(client, deps, {
+        workspace,
+        cwd: params.cwd,
+        capabilities,
+        recorder: started.value,
+      });
+      sessions.set(session.id, session);
       later(client, session.id, [{
         sessionUpdate: "available_commands_update",
         availableCommands: [...ACP_COMMANDS],
@@ -229,7 +107,14 @@ export function createAcpAgent(deps: AcpAgentDeps): AcpAgent {
         throw RequestError.sessionNotFound(params.sessionId);
       }
       const { messages, state, writer } = loaded.value;
-      const session = open(client, workspace, params.cwd, writer, { messages, state });
+      const session = openAcpSession(client, deps, {
+        workspace,
+        cwd: params.cwd,
+        capabilities,
+        recorder: writer,
+        init: { messages, state },
+      });
+      sessions.set(session.id, session);
       const plan = planUpdate(state);
       for (const update of [...replayUpdates(messages, params.cwd), ...(plan ? [plan] : [])]) {
         await client.notify(methods.client.session.update, { sessionId: session.id, update });

@@ -23,7 +23,8 @@ import { EXIT } from "../run_print.ts";
 import { formatGrants, type Grants } from "../sandbox/grants.ts";
 import type { ToolHost } from "../sandbox/tool_host.ts";
 import { buildSystemPrompt } from "../system_prompt.ts";
-import { type AcpWorkspace, createAcpAgent } from "./acp_agent.ts";
+import { createAcpAgent } from "./acp_agent.ts";
+import type { AcpWorkspace } from "./acp_session.ts";
 import { guardStdout } from "./stdout_guard.ts";
 
 const encoder = new TextEncoder();
