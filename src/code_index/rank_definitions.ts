@@ -162,7 +162,10 @@ export function rankDefinitions(
     defScore.set(key, (defScore.get(key) ?? 0) + share);
   }
   const ranked = definitions.map((d) => {
-    let score = defScore.get(`${d.path}\0${d.name}`) ?? 0;
+    // Within one file's outgoing edges the weights only share out its rank; applied again
+    // here they also say how much a name's uses are worth at all (a built-in `push` little).
+    let score = (defScore.get(`${d.path}\0${d.name}`) ?? 0) *
+      nameWeight(d.name, definers.get(d.name)?.size ?? 1, {});
     // Unreferenced definitions keep a little of their file's rank so a focused file shows.
     score += (fileRank.get(d.path) ?? 0) * 1e-3;
     if (focus.names?.has(d.name)) score *= 10;
