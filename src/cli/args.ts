@@ -48,7 +48,8 @@ export type Command =
     arg?: string;
   }
   | { kind: "policy_explain"; flags: RunFlags; tool: string; json: string }
-  | { kind: "plugin_new"; flags: RunFlags; name: string };
+  | { kind: "plugin_new"; flags: RunFlags; name: string }
+  | { kind: "index"; flags: RunFlags };
 
 function usage(message: string): { ok: false; error: { kind: "usage"; message: string } } {
   return err({ kind: "usage", message });
@@ -102,7 +103,7 @@ const FLAGS = {
  * The subcommand words. src/sandbox/grants.ts keeps a copy (it runs first and must not import
  * the CLI); tests/sandbox/grants_test.ts checks that the two agree.
  */
-export const SUBCOMMANDS = ["tool", "sessions", "policy", "plugin"] as const;
+export const SUBCOMMANDS = ["tool", "sessions", "policy", "plugin", "index"] as const;
 
 /** Flags whose value may be left out (`--resume` alone lists sessions to pick from). */
 export const OPTIONAL_VALUE_FLAGS = ["--resume"] as const;
@@ -290,6 +291,14 @@ function parseSubcommand(positionals: string[], flags: RunFlags): Result<Command
         return usage("Usage: harness plugin new NAME, e.g. harness plugin new word_count");
       }
       return ok({ kind: "plugin_new", flags, name });
+    }
+    case "index": {
+      if (rest.length > 0) {
+        return usage(
+          `Unexpected argument "${rest[0]}" for "harness index": it indexes the current folder`,
+        );
+      }
+      return ok({ kind: "index", flags });
     }
     default:
       return usage(

@@ -11,6 +11,7 @@ Usage:
   harness sessions [list|export ID|search TEXT|delete ID]
   harness policy explain TOOL 'JSON'             show which rule decides a call
   harness plugin new NAME                        write a plugin skeleton to ./plugins
+  harness index --allow-read=.                   build the code graph of this folder
 
 Flags:
   -p, --print PROMPT     run one prompt and exit ("-" reads it from stdin)

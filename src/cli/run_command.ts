@@ -57,6 +57,10 @@ export async function runCommand(
       const { runToolCommand } = await import("./direct_commands.ts");
       return await runToolCommand(command, grants, cwd, io);
     }
+    case "index": {
+      const { runIndexCommand } = await import("./index_command.ts");
+      return await runIndexCommand(grants, cwd, io);
+    }
     case "run": {
       const { runConversation } = await import("./run_conversation.ts");
       return await runConversation(command.flags, grants, io, ahead);
