@@ -112,9 +112,48 @@ function editDistance(a: string, b: string, limit: number): number {
   return previous[b.length]!;
 }
 
+/** Case, `_`, `-` and `$` do not matter when a name is looked up loosely. */
+function loose(name: string): string {
+  return name.toLowerCase().replace(/[_\-$]/g, "");
+}
+
 /**
- * Definitions named `name`: exact matches, else case-insensitive ones, else names that
- * contain it or are within two edits of it.
+ * How far `name` is from what was asked (lower is closer; Infinity is no match): same
+ * letters in another case or style, then prefix, then substring, then a few edits.
+ *
+ * @example
+ * ```ts
+ * import { nameDistance } from "./code_queries.ts";
+ * if (nameDistance("truncate_middle", "truncateMiddle") !== 0) throw new Error();
+ * if (!(nameDistance("evaluatePolicies", "evaluatePolicy") < 10)) throw new Error();
+ * if (nameDistance("zzz", "evaluatePolicy") !== Infinity) throw new Error();
+ * ```
+ */
+export function nameDistance(asked: string, name: string): number {
+  const a = loose(asked);
+  const n = loose(name);
+  if (a === n) return 0;
+  const gap = Math.abs(a.length - n.length) / 10;
+  if (a.length >= 3 && (n.startsWith(a) || a.startsWith(n) && n.length >= 4)) return 1 + gap;
+  if (a.length >= 4 && (n.includes(a) || a.includes(n) && n.length >= 4)) return 2 + gap;
+  const limit = Math.max(2, Math.floor(Math.max(a.length, n.length) * 0.3));
+  const distance = editDistance(a, n, limit);
+  return distance <= limit ? 3 + distance : Infinity;
+}
+
+const KIND_ORDER = ["class", "interface", "function", "method", "type", "enum", "module"];
+
+function kindRank(kind: string): number {
+  const at = KIND_ORDER.indexOf(kind);
+  return at < 0 ? KIND_ORDER.length : at;
+}
+
+const TEST_PATH = /(^|\/)(tests?|__tests__|spec|fixtures?|testdata)\/|[._-](test|spec)\.[a-z]+$/;
+
+/**
+ * Definitions named `name`: exact matches, else case-insensitive ones, else the closest
+ * names (see {@linkcode nameDistance}); among equals, classes and functions before
+ * variables, code before tests, short paths first.
  */
 export function findDefinitions(
   store: GraphStore,
@@ -122,30 +161,28 @@ export function findDefinitions(
 ): DefinitionMatches {
   const ofKind = (d: StoredDefinition) =>
     options.visible(d.path) && (options.kind === undefined || d.kind === options.kind);
+  const order = (a: StoredDefinition, b: StoredDefinition) =>
+    kindRank(a.kind) - kindRank(b.kind) ||
+    Number(TEST_PATH.test(a.path)) - Number(TEST_PATH.test(b.path)) ||
+    a.path.split("/").length - b.path.split("/").length ||
+    (a.path < b.path ? -1 : a.path > b.path ? 1 : a.line - b.line);
   const answer = (all: StoredDefinition[], match: DefinitionMatches["match"]) => ({
     matches: all.slice(0, options.limit),
     total: all.length,
     match,
   });
-  const exact = store.definitionsNamed(options.name).filter(ofKind);
+  const exact = store.definitionsNamed(options.name).filter(ofKind).sort(order);
   if (exact.length > 0) return answer(exact, "exact");
   const lower = options.name.toLowerCase();
   const names = store.definedNames();
-  const folded = names.filter((n) => n.toLowerCase() === lower);
-  const caseless = folded.flatMap((n) => store.definitionsNamed(n)).filter(ofKind);
+  const caseless = names.filter((n) => n.toLowerCase() === lower)
+    .flatMap((n) => store.definitionsNamed(n)).filter(ofKind).sort(order);
   if (caseless.length > 0) return answer(caseless, "case-insensitive");
   const scored = names
-    .map((n) => {
-      const low = n.toLowerCase();
-      if (low.includes(lower) || (lower.length >= 4 && lower.includes(low) && low.length >= 4)) {
-        return { n, score: Math.abs(low.length - lower.length) };
-      }
-      const distance = editDistance(low, lower, 2);
-      return { n, score: distance <= 2 ? 100 + distance : Infinity };
-    })
+    .map((n) => ({ n, score: nameDistance(options.name, n) }))
     .filter((s) => s.score !== Infinity)
     .sort((a, b) => a.score - b.score || (a.n < b.n ? -1 : 1));
-  const fuzzy = scored.flatMap((s) => store.definitionsNamed(s.n)).filter(ofKind);
+  const fuzzy = scored.flatMap((s) => store.definitionsNamed(s.n).filter(ofKind).sort(order));
   return answer(fuzzy, fuzzy.length > 0 ? "fuzzy" : "none");
 }
 

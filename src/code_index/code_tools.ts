@@ -13,6 +13,8 @@ import type { ToolInfo, ToolRun } from "../tools/tool_runner.ts";
 import type { Result } from "../errors.ts";
 import type { GraphStore } from "./graph_store.ts";
 import type { PathFilter } from "./code_queries.ts";
+import { conversationFocus } from "./conversation_focus.ts";
+import type { RankFocus } from "./rank_definitions.ts";
 
 /** Options of {@linkcode CodeTools}. */
 export interface CodeToolsOptions {
@@ -284,17 +286,10 @@ export class CodeTools {
     }
   }
 
-  #focus(store: GraphStore) {
+  #focus(store: GraphStore): RankFocus {
     const text = this.#options.recentText?.() ?? "";
     if (text === "") return {};
-    const words = new Set(text.match(/[A-Za-z_$][\w$]{2,}/g) ?? []);
-    const names = new Set(store.definedNames().filter((n) => words.has(n)));
-    const files = new Set<string>();
-    for (const path of store.fingerprints().keys()) {
-      const base = path.slice(path.lastIndexOf("/") + 1);
-      if (text.includes(path) || (base.length > 3 && text.includes(base))) files.add(path);
-    }
-    return { names, files };
+    return conversationFocus(text, store.definedNames(), store.fingerprints().keys());
   }
 
   close(): void {

@@ -3,7 +3,7 @@
 // Each file is replaced in its own transaction, so a kill during indexing leaves every file
 // either fully old or fully new and the index usable.
 
-import { DatabaseSync } from "node:sqlite";
+import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { dirname, join } from "node:path";
 import type { Definition, FileSymbols, Reference } from "./symbol_parser.ts";
 
@@ -78,6 +78,7 @@ function str(value: unknown): string {
 /** Reads and writes the code graph of one workspace. */
 export class GraphStore {
   readonly db: DatabaseSync;
+  #statements = new Map<string, StatementSync>();
 
   private constructor(db: DatabaseSync, readonly path: string) {
     this.db = db;
@@ -113,7 +114,15 @@ export class GraphStore {
   }
 
   close(): void {
+    this.#statements.clear();
     this.db.close();
+  }
+
+  /** A prepared statement, compiled once per store. */
+  #sql(text: string): StatementSync {
+    let statement = this.#statements.get(text);
+    if (!statement) this.#statements.set(text, statement = this.db.prepare(text));
+    return statement;
   }
 
   /** Every indexed file's fingerprint, by path. */
@@ -131,16 +140,16 @@ export class GraphStore {
     this.db.exec("BEGIN IMMEDIATE");
     try {
       this.#deleteRows(file.path);
-      this.db.prepare(
+      this.#sql(
         "INSERT INTO files (path, size, mtime_ms, hash, grammar) VALUES (?, ?, ?, ?, ?)",
       ).run(file.path, file.size, Math.trunc(file.mtimeMs), file.hash, grammar);
-      const def = this.db.prepare(
+      const def = this.#sql(
         "INSERT INTO definitions (path, name, kind, line, end_line, signature) VALUES (?, ?, ?, ?, ?, ?)",
       );
       for (const d of symbols.definitions) {
         def.run(file.path, d.name, d.kind, d.line, d.endLine, d.signature);
       }
-      const ref = this.db.prepare("INSERT INTO refs (path, name, line, text) VALUES (?, ?, ?, ?)");
+      const ref = this.#sql("INSERT INTO refs (path, name, line, text) VALUES (?, ?, ?, ?)");
       for (const r of symbols.references) ref.run(file.path, r.name, r.line, r.text);
       this.db.exec("COMMIT");
     } catch (error) {
@@ -151,7 +160,7 @@ export class GraphStore {
 
   /** Records a new mtime for a file whose content (hash) did not change. */
   touchFile(file: FileFingerprint): void {
-    this.db.prepare("UPDATE files SET size = ?, mtime_ms = ? WHERE path = ?")
+    this.#sql("UPDATE files SET size = ?, mtime_ms = ? WHERE path = ?")
       .run(file.size, Math.trunc(file.mtimeMs), file.path);
   }
 
@@ -169,9 +178,9 @@ export class GraphStore {
   }
 
   #deleteRows(path: string): void {
-    this.db.prepare("DELETE FROM files WHERE path = ?").run(path);
-    this.db.prepare("DELETE FROM definitions WHERE path = ?").run(path);
-    this.db.prepare("DELETE FROM refs WHERE path = ?").run(path);
+    this.#sql("DELETE FROM files WHERE path = ?").run(path);
+    this.#sql("DELETE FROM definitions WHERE path = ?").run(path);
+    this.#sql("DELETE FROM refs WHERE path = ?").run(path);
   }
 
   /** Counts of files, definitions and references. */

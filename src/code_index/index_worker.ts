@@ -25,6 +25,8 @@ export interface IndexRequest {
   /** Only these workspace-relative paths (a tool read or wrote them); the whole tree when absent. */
   only?: string[];
   maxFileBytes: number;
+  /** This worker takes every `count`-th candidate from `index` on (all workers walk alike). */
+  shard: { index: number; count: number };
 }
 
 /** What the worker posts back. */
@@ -70,7 +72,10 @@ function listCandidates(request: IndexRequest): { paths: string[]; partial: bool
 async function run(request: IndexRequest): Promise<void> {
   installDenyGuard(request.guard, request.workspace);
   const parser = await SymbolParser.create(request.assets);
-  const { paths, partial } = listCandidates(request);
+  const listed = listCandidates(request);
+  const { index, count } = request.shard;
+  const paths = listed.paths.filter((_, i) => i % count === index);
+  const partial = listed.partial;
   self.postMessage({ type: "planned", total: paths.length } satisfies IndexReply);
   const seen: string[] = [];
   const failures: string[] = [];

@@ -54,59 +54,86 @@ export async function indexWorkspace(options: IndexOptions): Promise<IndexSummar
   const fingerprints = options.store.fingerprints();
   for (const [path, f] of fingerprints) known[path] = [f.size, f.mtimeMs, f.hash];
   const assets = await loadGrammarAssets();
-  const worker = new Worker(new URL("./index_worker.ts", import.meta.url), {
-    type: "module",
-    name: "harness-indexer",
-    deno: { permissions: { ...permissions, write: false, net: false, run: false, ffi: false } },
-  });
+  // One worker per core (at most four), each parsing its share of the walk's files.
+  const count = options.only ? 1 : Math.max(1, Math.min(4, navigator.hardwareConcurrency ?? 1));
+  const workers = Array.from(
+    { length: count },
+    () =>
+      new Worker(new URL("./index_worker.ts", import.meta.url), {
+        type: "module",
+        name: "harness-indexer",
+        deno: { permissions: { ...permissions, write: false, net: false, run: false, ffi: false } },
+      }),
+  );
   let parsed = 0;
+  const progress = workers.map(() => ({ done: 0, total: 0 }));
+  const report = () => {
+    const done = progress.reduce((sum, p) => sum + p.done, 0);
+    const total = progress.reduce((sum, p) => sum + p.total, 0);
+    options.onProgress?.(done, total);
+  };
   try {
-    const summary = await new Promise<Extract<IndexReply, { type: "done" }>>((resolve, reject) => {
-      const onAbort = () => reject(new Error("Indexing was cancelled"));
-      options.signal?.addEventListener("abort", onAbort, { once: true });
-      worker.onerror = (event) => {
-        event.preventDefault();
-        reject(new Error(`The indexing worker failed: ${event.message}`));
-      };
-      worker.onmessage = (event: MessageEvent<IndexReply>) => {
-        const reply = event.data;
-        switch (reply.type) {
-          case "planned":
-            options.onProgress?.(0, reply.total);
-            break;
-          case "progress":
-            options.onProgress?.(reply.done, reply.total);
-            break;
-          case "file":
-            options.store.putFile(reply.file, reply.grammar, reply.symbols);
-            parsed++;
-            break;
-          case "touched":
-            options.store.touchFile(reply.file);
-            break;
-          case "done":
-            resolve(reply);
-            break;
-          case "failed":
-            reject(new Error(`The indexing worker failed: ${reply.message}`));
-            break;
-          default: {
-            const never: never = reply;
-            reject(new Error(`Unexpected message ${JSON.stringify(never)}`));
-          }
-        }
-      };
-      const request: IndexRequest = {
-        type: "index",
-        workspace: options.workspace,
-        known,
-        assets,
-        guard,
-        maxFileBytes: options.maxFileBytes ?? 1024 * 1024,
-        ...(options.only ? { only: options.only } : {}),
-      };
-      worker.postMessage(request);
-    });
+    const replies = await Promise.all(
+      workers.map((worker, index) =>
+        new Promise<Extract<IndexReply, { type: "done" }>>((resolve, reject) => {
+          const onAbort = () => reject(new Error("Indexing was cancelled"));
+          options.signal?.addEventListener("abort", onAbort, { once: true });
+          worker.onerror = (event) => {
+            event.preventDefault();
+            reject(new Error(`The indexing worker failed: ${event.message}`));
+          };
+          worker.onmessage = (event: MessageEvent<IndexReply>) => {
+            const reply = event.data;
+            switch (reply.type) {
+              case "planned":
+                progress[index] = { done: 0, total: reply.total };
+                report();
+                break;
+              case "progress":
+                progress[index] = { done: reply.done, total: reply.total };
+                report();
+                break;
+              case "file":
+                options.store.putFile(reply.file, reply.grammar, reply.symbols);
+                parsed++;
+                break;
+              case "touched":
+                options.store.touchFile(reply.file);
+                break;
+              case "done":
+                progress[index]!.done = progress[index]!.total;
+                report();
+                resolve(reply);
+                break;
+              case "failed":
+                reject(new Error(`The indexing worker failed: ${reply.message}`));
+                break;
+              default: {
+                const never: never = reply;
+                reject(new Error(`Unexpected message ${JSON.stringify(never)}`));
+              }
+            }
+          };
+          const request: IndexRequest = {
+            type: "index",
+            workspace: options.workspace,
+            known,
+            assets,
+            guard,
+            maxFileBytes: options.maxFileBytes ?? 1024 * 1024,
+            shard: { index, count },
+            ...(options.only ? { only: options.only } : {}),
+          };
+          worker.postMessage(request);
+        })
+      ),
+    );
+    const summary = {
+      seen: replies.flatMap((r) => r.seen),
+      skipped: replies.reduce((sum, r) => sum + r.skipped, 0),
+      failures: replies.flatMap((r) => r.failures),
+      partial: replies[0]?.partial ?? false,
+    };
     const seen = new Set(summary.seen);
     const candidates = summary.partial ? options.only ?? [] : [...fingerprints.keys()];
     const gone = candidates.filter((path) => fingerprints.has(path) && !seen.has(path));
@@ -120,6 +147,6 @@ export async function indexWorkspace(options: IndexOptions): Promise<IndexSummar
       elapsedMs: performance.now() - started,
     };
   } finally {
-    worker.terminate();
+    for (const worker of workers) worker.terminate();
   }
 }

@@ -12,6 +12,8 @@ export interface RankFocus {
   files?: ReadonlySet<string>;
   /** Identifiers the conversation mentioned. */
   names?: ReadonlySet<string>;
+  /** Names sharing word parts with the conversation's keywords, with how many they share. */
+  related?: ReadonlyMap<string, number>;
 }
 
 /** A definition with its score. */
@@ -49,6 +51,7 @@ const ITERATIONS = 40;
 function nameWeight(name: string, definers: number, focus: RankFocus): number {
   let weight = 1;
   if (focus.names?.has(name)) weight *= 10;
+  else if (focus.related?.has(name)) weight *= 3;
   if (name.startsWith("_")) weight *= 0.1;
   if (definers > 5) weight *= 0.1;
   if (BUILTIN_NAMES.has(name)) weight *= 0.05;
@@ -168,8 +171,11 @@ export function rankDefinitions(
       nameWeight(d.name, definers.get(d.name)?.size ?? 1, {});
     // Unreferenced definitions keep a little of their file's rank so a focused file shows.
     score += (fileRank.get(d.path) ?? 0) * 1e-3;
-    if (focus.names?.has(d.name)) score *= 10;
-    if (focus.files?.has(d.path)) score *= 2;
+    // Names the conversation mentions come first, then what its files define (scores from
+    // the graph are below 1, so these boosts order before any graph score).
+    if (focus.names?.has(d.name)) score += 2;
+    else if (focus.related?.has(d.name)) score += 0.25 * focus.related.get(d.name)!;
+    if (focus.files?.has(d.path)) score = score * 3 + (fileRank.get(d.path) ?? 0);
     else if (TEST_PATH.test(d.path)) score *= 0.3;
     return { ...d, score };
   });

@@ -75,3 +75,15 @@ Deno.test("rankDefinitions() weighs standard-library method names and test files
   ];
   assertEquals(rankDefinitions(definitions, references)[0]!.name, "saveRecord");
 });
+
+Deno.test("conversationFocus() finds named identifiers, files, and names sharing keywords", async () => {
+  const { conversationFocus } = await import("../../src/code_index/conversation_focus.ts");
+  const focus = conversationFocus(
+    "Why does the client wait so long before retrying? See src/client.ts and the pagination code.",
+    ["retryRequest", "calculateRetryDelay", "client", "parseBody"],
+    ["src/client.ts", "src/core/pagination.ts", "src/other.ts"],
+  );
+  assertEquals([...focus.names], ["client"]);
+  assertEquals([...focus.related.keys()].sort(), ["calculateRetryDelay", "retryRequest"]);
+  assertEquals([...focus.files].sort(), ["src/client.ts", "src/core/pagination.ts"]);
+});
