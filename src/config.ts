@@ -32,6 +32,8 @@ export interface Settings {
   plugins: string[];
   /** Replaces the built-in system prompt. */
   systemPrompt?: string;
+  /** read_file of a long file returns its outline and relevant sections ("auto") or all. */
+  curator: "auto" | "off";
 }
 
 export const DEFAULT_SETTINGS: Settings = {
@@ -46,6 +48,7 @@ export const DEFAULT_SETTINGS: Settings = {
   maxOutputSize: 1024 * 1024,
   toolOutputLimit: 30_000,
   plugins: [],
+  curator: "auto",
 };
 
 /** The user's home folder. */
@@ -78,6 +81,7 @@ const SETTING_FLAG_KEYS: readonly (keyof SettingFlags)[] = [
   "modelFile",
   "ctxSize",
   "gpu",
+  "curator",
 ];
 
 type Checker = (value: unknown) => string | undefined;
@@ -124,6 +128,7 @@ const FIELDS: Record<string, [keyof Settings, Checker]> = {
   tool_output_limit: ["toolOutputLimit", isPositive],
   plugins: ["plugins", isStringArray],
   system_prompt: ["systemPrompt", isString],
+  curator: ["curator", isOneOf("auto", "off")],
 };
 
 /** A UTF-8 byte order mark as decoded text; editors on Windows may start files with one. */

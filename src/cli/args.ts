@@ -23,6 +23,7 @@ export interface SettingFlags {
   modelFile?: string;
   ctxSize?: number;
   gpu?: "auto" | "off";
+  curator?: "auto" | "off";
 }
 
 export interface RunFlags extends SettingFlags {
@@ -92,6 +93,7 @@ const FLAGS = {
   "num-ctx": { type: "string" },
   "tool-call-ids": { type: "string" },
   "no-text-tool-calls": { type: "boolean" },
+  "no-curator": { type: "boolean" },
   "model-file": { type: "string" },
   "ctx-size": { type: "string" },
   gpu: { type: "string" },
@@ -234,6 +236,7 @@ export function parseCommand(argv: string[]): Result<Command> {
   set("modelFile", v["model-file"]);
   set("policies", v.policies);
   if (v["no-text-tool-calls"]) flags.textToolCalls = false;
+  if (v["no-curator"]) flags.curator = "off";
   if (v.resume !== undefined) flags.resume = v.resume === "" ? true : v.resume;
 
   return parseSubcommand(parsed.value.positionals, flags);

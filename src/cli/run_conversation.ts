@@ -176,7 +176,8 @@ export async function runConversation(
     background: true,
   });
   // The code-graph tools run in the host beside the sandboxed plugins (src/code_index/).
-  let current: (() => Conversation) | undefined;
+  // Set once the conversation exists; /clear and /resume replace the REPL's conversation.
+  const live: { current?: () => Conversation } = {};
   const runner = new WithCodeTools(
     tools.host,
     new CodeTools({
@@ -184,8 +185,14 @@ export async function runConversation(
       grants,
       dataDir: dataDir(),
       contextWindow: () => opened.value.contextLength,
-      recentText: () => recentText(current?.().messages ?? []),
+      recentText: () => recentText(live.current?.().messages ?? []),
     }),
+    settings.curator === "off" ? undefined : {
+      provider,
+      recentText: () => recentText(live.current?.().messages ?? []),
+      contextText: () => lastUserText(live.current?.().messages ?? []),
+      contextWindow: () => opened.value.contextLength,
+    },
   );
   tracePhase("tools opened");
   if (printMode) await tools.host.ready(); // nothing to show meanwhile: list the real tools
@@ -279,7 +286,7 @@ export async function runConversation(
   };
 
   let conversation: Conversation;
-  current = () => repl?.conversation ?? conversation;
+  live.current = () => repl?.conversation ?? conversation;
   if (resumeId !== undefined) {
     const resumed = resume(resumeId);
     if ("error" in resumed) {
@@ -375,6 +382,11 @@ function recentText(messages: readonly Message[]): string {
     m.kind === "user" || m.kind === "assistant" || m.kind === "tool_call"
   )
     .slice(-8).map((m) => m.content).join("\n").slice(-8000);
+}
+
+/** The last user messages: what the curator's cached choices depend on. */
+function lastUserText(messages: readonly Message[]): string {
+  return messages.filter((m) => m.kind === "user").slice(-2).map((m) => m.content).join("\n");
 }
 
 async function closeAll(

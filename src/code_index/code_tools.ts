@@ -11,7 +11,7 @@ import type { Grants } from "../sandbox/grants.ts";
 import { covers } from "../sandbox/permission_value.ts";
 import type { ToolInfo, ToolRun } from "../tools/tool_runner.ts";
 import type { Result } from "../errors.ts";
-import type { GraphStore } from "./graph_store.ts";
+import type { GraphStore, StoredDefinition } from "./graph_store.ts";
 import type { PathFilter } from "./code_queries.ts";
 import { conversationFocus } from "./conversation_focus.ts";
 import type { RankFocus } from "./rank_definitions.ts";
@@ -204,6 +204,20 @@ export class CodeTools {
       .replaceAll("\\", "/");
     if (rel.startsWith("..")) return;
     void this.#refresh(undefined, [rel]).catch(() => {});
+  }
+
+  /**
+   * The definitions of one file after re-indexing it, with the store (for the curator).
+   *
+   * @param path Workspace-relative path.
+   */
+  async outline(path: string): Promise<{ store: GraphStore; definitions: StoredDefinition[] }> {
+    const rel = relative(this.#options.workspace, join(this.#options.workspace, path))
+      .replaceAll("\\", "/");
+    const store = await this.#openStore();
+    if (rel.startsWith("..") || !this.#visible(rel)) return { store, definitions: [] };
+    await this.#refresh(undefined, [rel]);
+    return { store, definitions: store.definitionsIn(rel) };
   }
 
   /** Runs one validated call. Never throws for expected failures. */

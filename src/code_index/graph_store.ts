@@ -25,7 +25,7 @@ export interface StoredReference extends Reference {
   path: string;
 }
 
-const SCHEMA_VERSION = 1;
+const SCHEMA_VERSION = 2;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS files (
@@ -48,6 +48,12 @@ CREATE TABLE IF NOT EXISTS refs (
   name TEXT NOT NULL,
   line INTEGER NOT NULL,
   text TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS curated (
+  file_key TEXT NOT NULL,
+  context_key TEXT NOT NULL,
+  ranges TEXT NOT NULL,
+  PRIMARY KEY (file_key, context_key)
 );
 CREATE INDEX IF NOT EXISTS definitions_name ON definitions (name);
 CREATE INDEX IF NOT EXISTS definitions_path ON definitions (path);
@@ -220,6 +226,19 @@ export class GraphStore {
       "SELECT path, name, line, text FROM refs WHERE name = ? ORDER BY path, line",
     )
       .all(name).map(toReference);
+  }
+
+  /** The curator's line ranges for a file content and conversation context, if cached. */
+  curatedRanges(fileKey: string, contextKey: string): Array<[number, number]> | undefined {
+    const row = this.#sql("SELECT ranges FROM curated WHERE file_key = ? AND context_key = ?")
+      .get(fileKey, contextKey);
+    return row ? JSON.parse(str(row.ranges)) as Array<[number, number]> : undefined;
+  }
+
+  /** Caches the curator's choice. */
+  putCuratedRanges(fileKey: string, contextKey: string, ranges: Array<[number, number]>): void {
+    this.#sql("INSERT OR REPLACE INTO curated (file_key, context_key, ranges) VALUES (?, ?, ?)")
+      .run(fileKey, contextKey, JSON.stringify(ranges));
   }
 
   /** Definitions of one file in line order. */

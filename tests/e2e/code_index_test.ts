@@ -103,3 +103,80 @@ Deno.test("harness -p with no read grant does not offer the code tools", async (
   const offered = toolNames(server.requests[0]?.tools);
   assert(!offered.includes("code_map"), offered.join());
 });
+
+async function writeLongFile(cwd: string): Promise<void> {
+  const body = Array.from({ length: 160 }, (_, i) => `  const v${i} = ${i};`).join("\n");
+  await Deno.writeTextFile(
+    `${cwd}/long.ts`,
+    `export function setup() {\n${body}\n}\n\nexport function teardown() {\n  return 0;\n}\n`,
+  );
+}
+
+Deno.test("harness -p: read_file of a long file returns the outline and the curated sections", async () => {
+  await using sandbox = await cliSandbox();
+  await writeLongFile(sandbox.cwd);
+  await using server = startFakeLlmServer([
+    reply().toolCall("read_file", { path: "long.ts" }),
+    reply().text('{"ranges": [[164, 166]]}').usage(700, 9),
+    reply().text("teardown returns 0").usage(50, 5),
+  ]);
+  const out = await sandbox.run([
+    "-p",
+    "what does teardown return?",
+    "--base-url",
+    server.baseUrl,
+    "--model",
+    "m",
+    "--output-format",
+    "json",
+    "--yes",
+    "--allow-read=.",
+  ]);
+  assertEquals(out.code, 0, out.stderr);
+  const json = lastJsonLine(out.stdout);
+  const calls = json.tool_calls as { result: { data: string } }[];
+  const data = calls[0]!.result.data;
+  match(
+    data,
+    /^Outline of long.ts \(166 lines\):\n {2}1-162: function setup\n {2}164-166: function teardown\n/,
+  );
+  match(
+    data,
+    /lines 164-166\):\n164: export function teardown\(\) \{\n165: {3}return 0;\n166: \}\n\[Showed lines 164-166 of 166/,
+  );
+  assert(!data.includes("const v100"), "the middle of setup is not shown");
+  // The side request had no tools and carried the numbered file.
+  const side = server.requests[1]!;
+  assertEquals(side.tools, undefined);
+  match(side.messages.at(-1)!.content as string, /File long.ts \(166 lines\):/);
+  // The side request's tokens count in the run's usage.
+  const usage = JSON.stringify(json.usage);
+  assert(/7\d\d/.test(usage), usage);
+});
+
+Deno.test("harness -p --no-curator: read_file returns the long file whole", async () => {
+  await using sandbox = await cliSandbox();
+  await writeLongFile(sandbox.cwd);
+  await using server = startFakeLlmServer([
+    reply().toolCall("read_file", { path: "long.ts" }),
+    reply().text("done"),
+  ]);
+  const out = await sandbox.run([
+    "-p",
+    "read it",
+    "--base-url",
+    server.baseUrl,
+    "--model",
+    "m",
+    "--output-format",
+    "json",
+    "--yes",
+    "--allow-read=.",
+    "--no-curator",
+  ]);
+  assertEquals(out.code, 0, out.stderr);
+  const calls = lastJsonLine(out.stdout).tool_calls as { result: { data: string } }[];
+  match(calls[0]!.result.data, /^ {2}1: export function setup\(\) \{\n/);
+  assert(calls[0]!.result.data.includes("const v100"));
+  assertEquals(server.requests.length, 2);
+});
