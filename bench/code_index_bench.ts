@@ -12,6 +12,10 @@ import { CodeTools } from "../src/code_index/code_tools.ts";
 import { GraphStore } from "../src/code_index/graph_store.ts";
 import { indexWorkspace } from "../src/code_index/index_workspace.ts";
 import { type Grants, parseGrantFlags } from "../src/sandbox/grants.ts";
+import { curateRead } from "../src/code_index/file_curator.ts";
+import { createOpenAICompatProvider } from "../src/providers/openai_compat.ts";
+import { answer, ScriptedProvider } from "../src/providers/scripted.ts";
+import { reply, startFakeLlmServer } from "../tests/helpers/fake_llm_server.ts";
 
 const REPO = fileURLToPath(new URL("..", import.meta.url)).replace(/\/$/, "");
 // The package root: the folder above the file "openai" resolves to (index.mjs or index.js).
@@ -232,6 +236,89 @@ async function measureRecall(
   );
 }
 
+/** read_file's plain output for a file (numbered lines, as the tool prints them). */
+function numberedRead(text: string): string {
+  const lines = text.split("\n");
+  if (lines.at(-1) === "") lines.pop();
+  const width = String(lines.length).length;
+  return lines.map((line, i) => `${String(i + 1).padStart(width)}: ${line}`).join("\n");
+}
+
+/**
+ * Tokens of a curated read against the plain read of each question's file (100+ lines), the
+ * curator answering with the range of the definition the question is about; then the time of
+ * a cache miss (a side request to a loopback OpenAI-compatible server that answers at once, so
+ * a lower bound: a real model takes seconds) against a cache hit.
+ */
+async function measureCurator(root: string, workspace: string, questions: Question[]) {
+  const store = GraphStore.open(join(root, "curator.db"));
+  const indexed = await indexWorkspace({ workspace, grants: grantsFor(workspace), store });
+  let plainTokens = 0;
+  let curatedTokens = 0;
+  let files = 0;
+  for (const q of questions) {
+    const plain = numberedRead(await Deno.readTextFile(join(workspace, q.file)));
+    if (plain.split("\n").length < 100) continue;
+    const outline = store.definitionsIn(q.file);
+    const target = outline.find((d) => d.name === q.name);
+    if (!target) continue;
+    const provider = new ScriptedProvider([
+      answer(JSON.stringify({ ranges: [[target.line, target.endLine]] })),
+    ]);
+    const curated = await curateRead(q.file, plain, {
+      provider,
+      store,
+      outline,
+      recentText: q.ask,
+      contextText: `tokens ${q.ask}`,
+    });
+    if (!curated) continue;
+    files++;
+    plainTokens += Math.ceil(plain.length / 4);
+    curatedTokens += Math.ceil(curated.output.length / 4);
+  }
+  console.log(
+    `curator: ${files} files of 100+ lines (${indexed.files} indexed): plain read ${
+      Math.round(plainTokens / files)
+    } tokens on average, curated ${Math.round(curatedTokens / files)} (${
+      (plainTokens / curatedTokens).toFixed(1)
+    }x fewer)`,
+  );
+  const q = questions[0]!;
+  const plain = numberedRead(await Deno.readTextFile(join(workspace, q.file)));
+  const outline = store.definitionsIn(q.file);
+  const rounds = 20;
+  await using server = startFakeLlmServer(
+    Array.from({ length: rounds + 1 }, () => reply().text('{"ranges": [[1, 40]]}')),
+  );
+  const provider = createOpenAICompatProvider({ baseUrl: server.baseUrl, model: "m" });
+  const timeOne = async (contextText: string) => {
+    const started = performance.now();
+    const curated = await curateRead(q.file, plain, {
+      provider,
+      store,
+      outline,
+      recentText: q.ask,
+      contextText,
+    });
+    if (!curated) throw new Error("curator fell back");
+    return performance.now() - started;
+  };
+  await timeOne("warm-up");
+  const misses: number[] = [];
+  const hits: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    misses.push(await timeOne(`question ${i}`));
+    hits.push(await timeOne(`question ${i}`));
+  }
+  const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  console.log(
+    `curator cache: miss ${median(misses).toFixed(2)} ms (loopback server answering at once), ` +
+      `hit ${median(hits).toFixed(2)} ms: ${(median(misses) / median(hits)).toFixed(0)}x`,
+  );
+  store.close();
+}
+
 async function main(): Promise<void> {
   const root = await Deno.makeTempDir({ prefix: "harness_index_bench_" });
   try {
@@ -268,6 +355,7 @@ async function main(): Promise<void> {
 
     const openaiSrc = join(root, "openai");
     await copyTree(join(OPENAI, "src"), join(openaiSrc, "src"));
+    await measureCurator(root, REPO, HARNESS_QUESTIONS);
     for (const asked of ["ask", "describe"] as const) {
       await measureRecall("harness", REPO, HARNESS_QUESTIONS, join(root, "data"), asked);
       await measureRecall("openai", openaiSrc, OPENAI_QUESTIONS, join(root, "data"), asked);
