@@ -11,6 +11,7 @@ const BENCHES: { name: string; file: string; args: string[]; needs?: string }[] 
   { name: "tool_roundtrip", file: "tool_roundtrip.ts", args: [] },
   { name: "search", file: "search_bench.ts", args: [] },
   { name: "session", file: "session_bench.ts", args: [] },
+  { name: "code_index", file: "code_index_bench.ts", args: [] },
   { name: "llama_cpp", file: "llama_cpp_bench.ts", args: [], needs: "../vendor/llama" },
 ];
 

@@ -219,6 +219,11 @@ async function runCalls(
       }
       display = driven.display;
       status = driven.state.status;
+      // Side requests of a tool (the read_file curator) count in the run's usage.
+      if (driven.usage) {
+        outcome.usage.promptTokens += driven.usage.promptTokens;
+        outcome.usage.completionTokens += driven.usage.completionTokens;
+      }
     }
     options.sink({
       type: "tool_finished",

@@ -2,7 +2,7 @@
 // validate the arguments, ask the approver, run it in the sandbox, and produce exactly one
 // ToolResult. Called by the agent loop for each call of a model turn, in order.
 
-import type { ToolCall, ToolResult } from "./messages.ts";
+import type { ToolCall, ToolResult, Usage } from "./messages.ts";
 import { makeToolResult, type ToolErrorType } from "./messages.ts";
 import type { ApprovalDecision, Approver } from "./permissions/approver.ts";
 import type { ToolRunner } from "./tools/tool_runner.ts";
@@ -40,6 +40,8 @@ export interface DrivenCall {
   conversationState: Record<string, unknown>;
   /** The tool's own terminal line, if it gave one. */
   display: string;
+  /** Tokens of the tool's model side requests. */
+  usage?: Usage;
 }
 
 /**
@@ -168,6 +170,7 @@ export async function driveToolCall(
   }
   step({ type: "finished", output: run.result });
   return done(run.result, {
+    ...(run.usage ? { usage: run.usage } : {}),
     display: run.display ?? "",
     final: run.final === true && run.result.success,
     abortTurn: signal.aborted,

@@ -33,6 +33,8 @@ export interface Settings {
   plugins: string[];
   /** Replaces the built-in system prompt. */
   systemPrompt?: string;
+  /** read_file of a long file returns its outline and relevant sections ("auto") or all. */
+  curator: "auto" | "off";
 }
 
 export const DEFAULT_SETTINGS: Settings = {
@@ -47,6 +49,7 @@ export const DEFAULT_SETTINGS: Settings = {
   maxOutputSize: 1024 * 1024,
   toolOutputLimit: 30_000,
   plugins: [],
+  curator: "auto",
 };
 
 /** The user's home folder. */
@@ -79,6 +82,7 @@ const SETTING_FLAG_KEYS: readonly (keyof SettingFlags)[] = [
   "modelFile",
   "ctxSize",
   "gpu",
+  "curator",
 ];
 
 type Checker = (value: unknown) => string | undefined;
@@ -125,6 +129,7 @@ const FIELDS: Record<string, [keyof Settings, Checker]> = {
   tool_output_limit: ["toolOutputLimit", isPositive],
   plugins: ["plugins", isStringArray],
   system_prompt: ["systemPrompt", isString],
+  curator: ["curator", isOneOf("auto", "off")],
 };
 
 /** A UTF-8 byte order mark as decoded text; editors on Windows may start files with one. */

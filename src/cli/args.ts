@@ -23,6 +23,7 @@ export interface SettingFlags {
   modelFile?: string;
   ctxSize?: number;
   gpu?: "auto" | "off";
+  curator?: "auto" | "off";
 }
 
 export interface RunFlags extends SettingFlags {
@@ -49,7 +50,8 @@ export type Command =
   }
   | { kind: "policy_explain"; flags: RunFlags; tool: string; json: string }
   | { kind: "plugin_new"; flags: RunFlags; name: string }
-  | { kind: "acp"; flags: RunFlags };
+  | { kind: "acp"; flags: RunFlags }
+  | { kind: "index"; flags: RunFlags };
 
 function usage(message: string): { ok: false; error: { kind: "usage"; message: string } } {
   return err({ kind: "usage", message });
@@ -92,6 +94,7 @@ const FLAGS = {
   "num-ctx": { type: "string" },
   "tool-call-ids": { type: "string" },
   "no-text-tool-calls": { type: "boolean" },
+  "no-curator": { type: "boolean" },
   "model-file": { type: "string" },
   "ctx-size": { type: "string" },
   gpu: { type: "string" },
@@ -103,7 +106,7 @@ const FLAGS = {
  * The subcommand words. src/sandbox/grants.ts keeps a copy (it runs first and must not import
  * the CLI); tests/sandbox/grants_test.ts checks that the two agree.
  */
-export const SUBCOMMANDS = ["tool", "sessions", "policy", "plugin", "acp"] as const;
+export const SUBCOMMANDS = ["tool", "sessions", "policy", "plugin", "acp", "index"] as const;
 
 /** Flags whose value may be left out (`--resume` alone lists sessions to pick from). */
 export const OPTIONAL_VALUE_FLAGS = ["--resume"] as const;
@@ -234,6 +237,7 @@ export function parseCommand(argv: string[]): Result<Command> {
   set("modelFile", v["model-file"]);
   set("policies", v.policies);
   if (v["no-text-tool-calls"]) flags.textToolCalls = false;
+  if (v["no-curator"]) flags.curator = "off";
   if (v.resume !== undefined) flags.resume = v.resume === "" ? true : v.resume;
 
   return parseSubcommand(parsed.value.positionals, flags);
@@ -297,6 +301,14 @@ function parseSubcommand(positionals: string[], flags: RunFlags): Result<Command
         return usage("Usage: harness plugin new NAME, e.g. harness plugin new word_count");
       }
       return ok({ kind: "plugin_new", flags, name });
+    }
+    case "index": {
+      if (rest.length > 0) {
+        return usage(
+          `Unexpected argument "${rest[0]}" for "harness index": it indexes the current folder`,
+        );
+      }
+      return ok({ kind: "index", flags });
     }
     default:
       return usage(

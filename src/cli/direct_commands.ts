@@ -15,6 +15,8 @@ import {
 import { type CommandIO, settingsOrExit } from "./run_command.ts";
 import { openTools } from "./open_tools.ts";
 import { trustProjectPolicy } from "./project_policy_trust.ts";
+import { CodeTools } from "../code_index/code_tools.ts";
+import { WithCodeTools } from "../tools/with_code_tools.ts";
 
 /** Opens the tools non-interactively (untrusted project plugins are skipped with a warning). */
 function openDirectTools(
@@ -60,9 +62,14 @@ export async function runToolCommand(
   if (typeof settings === "number") return settings;
   const args = parseJsonArgument(command.json, io);
   if (args === undefined) return EXIT.usage;
-  const tools = await openDirectTools(settings, grants, cwd, (text) => {
+  const opened = await openDirectTools(settings, grants, cwd, (text) => {
     Deno.stderr.writeSync(new TextEncoder().encode(text));
   });
+  const host = new WithCodeTools(
+    opened.host,
+    new CodeTools({ workspace: cwd, grants, dataDir: dataDir() }),
+  );
+  const tools = { host };
   try {
     const info = tools.host.list().find((tool) => tool.name === command.name);
     if (!info) {

@@ -12,6 +12,7 @@ Usage:
   harness policy explain TOOL 'JSON'             show which rule decides a call
   harness plugin new NAME                        write a plugin skeleton to ./plugins
   harness acp [flags] [Deno permission flags]    serve an editor over the Agent Client Protocol
+  harness index --allow-read=.                   build the code graph of this folder
 
 Flags:
   -p, --print PROMPT     run one prompt and exit ("-" reads it from stdin)
@@ -29,6 +30,7 @@ Flags:
   --continue, -c         resume the latest session in this folder
   --no-session           record nothing (no session log)
   --output-format F      text | json | stream-json (with -p; default text)
+  --no-curator           read_file returns long files whole (no outline and sections)
   --num-ctx N            context length to request from Ollama (default 8192)
   --tool-call-ids MODE   native | short (9 alphanumerics, for Mistral on vLLM)
   --no-text-tool-calls   do not parse tool calls that a model wrote as text

@@ -66,6 +66,10 @@ export async function runCommand(
       const { runAcp }: typeof RunAcp = await import(ACP_MODULE);
       return await runAcp(command.flags, grants, io);
     }
+    case "index": {
+      const { runIndexCommand } = await import("./index_command.ts");
+      return await runIndexCommand(grants, cwd, io);
+    }
     case "run": {
       const { runConversation } = await import("./run_conversation.ts");
       return await runConversation(command.flags, grants, io, ahead);

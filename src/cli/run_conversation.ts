@@ -36,6 +36,9 @@ import { appendHistory, loadHistory } from "../repl_history.ts";
 import { createStyle, wantsColor } from "../ui/style.ts";
 import { repairArguments } from "../tools/repair_arguments.ts";
 import { tracePhase } from "./startup_trace.ts";
+import { CodeTools } from "../code_index/code_tools.ts";
+import { WithCodeTools } from "../tools/with_code_tools.ts";
+import type { Message } from "../messages.ts";
 
 const encoder = new TextEncoder();
 const writeOut = (text: string) => Deno.stdout.writeSync(encoder.encode(text));
@@ -172,6 +175,25 @@ export async function runConversation(
     io: { write: writeErr, readLine: (text) => turnInput.readLine(text) },
     background: true,
   });
+  // The code-graph tools run in the host beside the sandboxed plugins (src/code_index/).
+  // Set once the conversation exists; /clear and /resume replace the REPL's conversation.
+  const live: { current?: () => Conversation } = {};
+  const runner = new WithCodeTools(
+    tools.host,
+    new CodeTools({
+      workspace: cwd,
+      grants,
+      dataDir: dataDir(),
+      contextWindow: () => opened.value.contextLength,
+      recentText: () => recentText(live.current?.().messages ?? []),
+    }),
+    settings.curator === "off" ? undefined : {
+      provider,
+      recentText: () => recentText(live.current?.().messages ?? []),
+      contextText: () => lastUserText(live.current?.().messages ?? []),
+      contextWindow: () => opened.value.contextLength,
+    },
+  );
   tracePhase("tools opened");
   if (printMode) await tools.host.ready(); // nothing to show meanwhile: list the real tools
   const trustIo = { write: writeErr, readLine: (text: string) => turnInput.readLine(text) };
@@ -221,7 +243,7 @@ export async function runConversation(
   };
   const partsWith = (recorder: SessionRecorder): ConversationParts => ({
     provider,
-    tools: tools.host,
+    tools: runner,
     approver,
     recorder,
     limits: { maxIterations: settings.maxIterations, maxToolCalls: settings.maxToolCalls },
@@ -231,7 +253,7 @@ export async function runConversation(
   // The tool list may still be loading (the prompt does not wait for it): until it is known,
   // the plugin file names stand for the tool names, which equal them.
   const toolNames = () => {
-    const listed = tools.host.list().map((tool) => tool.name);
+    const listed = runner.list().map((tool) => tool.name);
     return listed.length > 0 ? listed : tools.names;
   };
   const systemPrompt = () =>
@@ -264,11 +286,12 @@ export async function runConversation(
   };
 
   let conversation: Conversation;
+  live.current = () => repl?.conversation ?? conversation;
   if (resumeId !== undefined) {
     const resumed = resume(resumeId);
     if ("error" in resumed) {
       fatalIo.printError(resumed.error);
-      await closeAll(tools.host, store, opened.value.close);
+      await closeAll(runner, store, opened.value.close);
       return EXIT.usage;
     }
     conversation = resumed.conversation;
@@ -301,7 +324,7 @@ export async function runConversation(
     const commands = slashCommands({
       tools: async () => {
         await tools.host.ready();
-        return tools.host.list();
+        return runner.list();
       },
       permissionsReport: async () => {
         const [{ formatPermissionsReport }, loaded] = await Promise.all([
@@ -349,8 +372,21 @@ export async function runConversation(
     conversation = repl!.conversation ?? conversation;
   }
   conversation.parts.recorder.end();
-  await closeAll(tools.host, store, opened.value.close);
+  await closeAll(runner, store, opened.value.close);
   return exitCode;
+}
+
+/** The last user and assistant messages, the code map's hint of what matters now. */
+function recentText(messages: readonly Message[]): string {
+  return messages.filter((m) =>
+    m.kind === "user" || m.kind === "assistant" || m.kind === "tool_call"
+  )
+    .slice(-8).map((m) => m.content).join("\n").slice(-8000);
+}
+
+/** The last user messages: what the curator's cached choices depend on. */
+function lastUserText(messages: readonly Message[]): string {
+  return messages.filter((m) => m.kind === "user").slice(-2).map((m) => m.content).join("\n");
 }
 
 async function closeAll(

@@ -2,7 +2,7 @@
 // src/sandbox/tool_host.ts (Web Workers with Deno permissions); the loop only sees this.
 
 import type { Result } from "../errors.ts";
-import type { ToolResult, ToolSchema } from "../messages.ts";
+import type { ToolResult, ToolSchema, Usage } from "../messages.ts";
 import type { RiskLevel, ToolPermissions } from "./define_tool.ts";
 
 /** What the host knows about a loaded tool. */
@@ -28,6 +28,8 @@ export interface ToolRun {
   final?: boolean;
   /** Conversation state after the call (tasks); unchanged when the tool did not touch it. */
   state: Record<string, unknown>;
+  /** Tokens of model side requests the tool made (the read_file curator). */
+  usage?: Usage;
 }
 
 export interface ToolRunner {

@@ -1,0 +1,313 @@
+// The code-graph tools the model sees: `code_map`, `find_definition` and `find_references`.
+// They run in the host (they read only the graph database), while the files themselves are
+// read by the indexing worker under the user's read grant; answers are filtered by that
+// grant again, so a path indexed under wider flags never shows. The index is built on first
+// use, refreshed for changed files on every call, and after file tools read or write a file.
+
+import { join, relative } from "node:path";
+import { makeToolResult } from "../messages.ts";
+import { effectivePermissions } from "../sandbox/effective_permissions.ts";
+import type { Grants } from "../sandbox/grants.ts";
+import { covers } from "../sandbox/permission_value.ts";
+import type { ToolInfo, ToolRun } from "../tools/tool_runner.ts";
+import type { Result } from "../errors.ts";
+import type { GraphStore, StoredDefinition } from "./graph_store.ts";
+import type { PathFilter } from "./code_queries.ts";
+import { conversationFocus } from "./conversation_focus.ts";
+import type { RankFocus } from "./rank_definitions.ts";
+
+/** Options of {@linkcode CodeTools}. */
+export interface CodeToolsOptions {
+  workspace: string;
+  grants: Grants;
+  /** harness's data folder; the graph lives in `code_index/` under it. */
+  dataDir: string;
+  /** The model's context window in tokens, when known (the map's default budget is a tenth). */
+  contextWindow?: () => number | undefined;
+  /** Recent conversation text, to personalise the ranking. */
+  recentText?: () => string;
+}
+
+const MAP_DESCRIPTION =
+  "Outline of the most relevant source files: definitions' signature lines with line ranges, " +
+  "ranked by how the code uses them and by the conversation. Use it to find where to look.";
+const DEF_DESCRIPTION =
+  "Find where a function, class, method, type or constant is defined: path:line: signature.";
+const REF_DESCRIPTION = "Find the lines that use (call or name) an identifier: path:line: text.";
+
+/** The tools' schemas, as the model sees them. */
+export const CODE_TOOL_INFOS: readonly ToolInfo[] = [
+  {
+    name: "code_map",
+    description: MAP_DESCRIPTION,
+    risk: "safe",
+    parameters: {
+      type: "object",
+      properties: {
+        path: { type: "string", description: "Only files under this folder or this file" },
+        max_tokens: { type: "integer", minimum: 64, description: "Token budget of the map" },
+      },
+      additionalProperties: false,
+    },
+    source: "builtin:code_index",
+    origin: "builtin",
+  },
+  {
+    name: "find_definition",
+    description: DEF_DESCRIPTION,
+    risk: "safe",
+    parameters: {
+      type: "object",
+      properties: {
+        name: { type: "string", minLength: 1, description: "Identifier to look up" },
+        kind: {
+          type: "string",
+          description: "Only this kind: function, class, method, interface, type, enum, ...",
+        },
+      },
+      required: ["name"],
+      additionalProperties: false,
+    },
+    source: "builtin:code_index",
+    origin: "builtin",
+  },
+  {
+    name: "find_references",
+    description: REF_DESCRIPTION,
+    risk: "safe",
+    parameters: {
+      type: "object",
+      properties: { name: { type: "string", minLength: 1, description: "Identifier" } },
+      required: ["name"],
+      additionalProperties: false,
+    },
+    source: "builtin:code_index",
+    origin: "builtin",
+  },
+];
+
+const MAX_MATCHES = 30;
+const DEFAULT_MAP_TOKENS = 1024;
+/** Tools whose `path` argument names a file they read or write. */
+const FILE_TOOLS = new Set([
+  "read_file",
+  "write_file",
+  "edit_file",
+  "insert_lines",
+  "replace_lines",
+]);
+
+type Args = Record<string, unknown>;
+
+function validateArgs(name: string, args: unknown): Result<Args, string[]> {
+  if (typeof args !== "object" || args === null || Array.isArray(args)) {
+    return { ok: false, error: ["arguments must be a JSON object"] };
+  }
+  const record = args as Args;
+  const info = CODE_TOOL_INFOS.find((t) => t.name === name)!;
+  const properties = info.parameters.properties as Record<string, { type: string }>;
+  const issues: string[] = [];
+  for (const key of Object.keys(record)) {
+    if (!(key in properties)) issues.push(`unknown argument "${key}"`);
+  }
+  for (const key of (info.parameters.required as string[] | undefined) ?? []) {
+    if (record[key] === undefined) issues.push(`"${key}" is required`);
+  }
+  for (const [key, spec] of Object.entries(properties)) {
+    const value = record[key];
+    if (value === undefined) continue;
+    if (spec.type === "string" && (typeof value !== "string" || value.trim() === "")) {
+      issues.push(`"${key}" must be a non-empty string`);
+    }
+    if (spec.type === "integer" && (!Number.isInteger(value) || (value as number) < 64)) {
+      issues.push(`"${key}" must be a whole number of at least 64`);
+    }
+  }
+  return issues.length > 0 ? { ok: false, error: issues } : { ok: true, value: record };
+}
+
+/** The code tools of one workspace. */
+export class CodeTools {
+  #options: CodeToolsOptions;
+  #store: GraphStore | undefined;
+  #queue: Promise<unknown> = Promise.resolve();
+  #visible: PathFilter;
+  readonly available: boolean;
+
+  constructor(options: CodeToolsOptions) {
+    this.#options = options;
+    const { permissions, guard } = effectivePermissions(options.grants, { read: ["."] }, {
+      workspace: options.workspace,
+    });
+    const read = permissions.read;
+    const denied = guard.read ?? [];
+    this.available = read !== false;
+    this.#visible = (path) => {
+      const abs = join(options.workspace, path);
+      if (read === false) return false;
+      if (read !== true && !read.some((entry) => covers("read", entry, abs))) return false;
+      return !denied.some((entry) => covers("read", entry, abs));
+    };
+  }
+
+  /** The tools, or none when the read grant does not cover the workspace. */
+  list(): readonly ToolInfo[] {
+    return this.available ? CODE_TOOL_INFOS : [];
+  }
+
+  has(name: string): boolean {
+    return this.available && CODE_TOOL_INFOS.some((t) => t.name === name);
+  }
+
+  validate(name: string, args: unknown): Result<unknown, string[]> {
+    return validateArgs(name, args);
+  }
+
+  async #openStore(): Promise<GraphStore> {
+    if (this.#store) return this.#store;
+    const { GraphStore, graphStorePath } = await import("./graph_store.ts");
+    const path = await graphStorePath(this.#options.dataDir, this.#options.workspace);
+    this.#store = GraphStore.open(path);
+    return this.#store;
+  }
+
+  /** Runs index updates one at a time. */
+  #serial<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.#queue.then(work, work);
+    this.#queue = next.catch(() => {});
+    return next;
+  }
+
+  async #refresh(signal?: AbortSignal, only?: string[]) {
+    const store = await this.#openStore();
+    const { indexWorkspace } = await import("./index_workspace.ts");
+    return await this.#serial(() =>
+      indexWorkspace({
+        workspace: this.#options.workspace,
+        grants: this.#options.grants,
+        store,
+        ...(only ? { only } : {}),
+        ...(signal ? { signal } : {}),
+      })
+    );
+  }
+
+  /**
+   * Called after any tool ran: a file tool's file is re-indexed in the background once the
+   * index exists (before that, the first code tool call indexes everything).
+   */
+  noteToolRun(name: string, args: unknown): void {
+    if (!this.#store || !FILE_TOOLS.has(name)) return;
+    const path = (args as Args | null)?.path;
+    if (typeof path !== "string") return;
+    const rel = relative(this.#options.workspace, join(this.#options.workspace, path))
+      .replaceAll("\\", "/");
+    if (rel.startsWith("..")) return;
+    void this.#refresh(undefined, [rel]).catch(() => {});
+  }
+
+  /**
+   * The definitions of one file after re-indexing it, with the store (for the curator).
+   *
+   * @param path Workspace-relative path.
+   */
+  async outline(path: string): Promise<{ store: GraphStore; definitions: StoredDefinition[] }> {
+    const rel = relative(this.#options.workspace, join(this.#options.workspace, path))
+      .replaceAll("\\", "/");
+    const store = await this.#openStore();
+    if (rel.startsWith("..") || !this.#visible(rel)) return { store, definitions: [] };
+    await this.#refresh(undefined, [rel]);
+    return { store, definitions: store.definitionsIn(rel) };
+  }
+
+  /** Runs one validated call. Never throws for expected failures. */
+  async run(name: string, args: unknown, options: { signal?: AbortSignal }): Promise<ToolRun> {
+    const started = performance.now();
+    const record = args as Args;
+    try {
+      const summary = await this.#refresh(options.signal);
+      const store = this.#store!;
+      const indexed = summary.parsed > 0 ? ` (indexed ${summary.parsed} files)` : "";
+      const queries = await import("./code_queries.ts");
+      let output: string;
+      let display: string;
+      if (name === "code_map") {
+        const window = this.#options.contextWindow?.();
+        const maxTokens = typeof record.max_tokens === "number"
+          ? record.max_tokens
+          : window
+          ? Math.max(256, Math.floor(window / 10))
+          : DEFAULT_MAP_TOKENS;
+        const map = queries.buildCodeMap(store, {
+          maxTokens,
+          ...(typeof record.path === "string" ? { path: record.path } : {}),
+          focus: this.#focus(store),
+          visible: this.#visible,
+        });
+        output = map.text === ""
+          ? "No definitions found: the workspace has no indexed source files there."
+          : `${map.text}${
+            map.omitted > 0 ? `\n(${map.omitted} more definitions left out for the budget)` : ""
+          }`;
+        display =
+          `${map.definitions} definitions in ${map.files} files, ~${map.tokens} tokens${indexed}`;
+      } else if (name === "find_definition") {
+        const found = queries.findDefinitions(store, {
+          name: String(record.name),
+          ...(typeof record.kind === "string" ? { kind: record.kind } : {}),
+          limit: MAX_MATCHES,
+          visible: this.#visible,
+        });
+        const lines = found.matches.map((d) => `${d.path}:${d.line}: ${d.signature}`);
+        const head = found.match === "none"
+          ? `No definition of "${record.name}" found`
+          : `${found.total} ${found.match === "exact" ? "" : `${found.match} `}match${
+            found.total === 1 ? "" : "es"
+          } for "${record.name}"${found.total > lines.length ? `, first ${lines.length}` : ""}`;
+        output = [head, ...lines].join("\n");
+        display = `${head}${indexed}`;
+      } else {
+        const found = queries.findReferences(store, {
+          name: String(record.name),
+          limit: MAX_MATCHES,
+          visible: this.#visible,
+        });
+        const lines = found.matches.map((r) => `${r.path}:${r.line}: ${r.text}`);
+        const head = found.total === 0
+          ? `No references to "${record.name}" found`
+          : `${found.total} reference${found.total === 1 ? "" : "s"} to "${record.name}"${
+            found.total > lines.length ? `, first ${lines.length}` : ""
+          }`;
+        output = [head, ...lines].join("\n");
+        display = `${head}${indexed}`;
+      }
+      return {
+        result: makeToolResult({ data: output, executionTimeMs: performance.now() - started }),
+        display,
+        state: {},
+      };
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      const cancelled = options.signal?.aborted === true;
+      return {
+        result: makeToolResult({
+          errorType: cancelled ? "cancelled" : "io_error",
+          errorMessage: cancelled ? "Cancelled" : message,
+          executionTimeMs: performance.now() - started,
+        }),
+        state: {},
+      };
+    }
+  }
+
+  #focus(store: GraphStore): RankFocus {
+    const text = this.#options.recentText?.() ?? "";
+    if (text === "") return {};
+    return conversationFocus(text, store.definedNames(), store.fingerprints().keys());
+  }
+
+  close(): void {
+    this.#store?.close();
+    this.#store = undefined;
+  }
+}

@@ -1,0 +1,182 @@
+// End-to-end: `harness index`, the code tools through `harness tool` and `-p` against the
+// scripted model server, and the graph following a file the model writes.
+
+import { deepStrictEqual as assertEquals, match, ok as assert } from "node:assert/strict";
+import { reply, startFakeLlmServer } from "../helpers/fake_llm_server.ts";
+import { cliSandbox, lastJsonLine } from "../helpers/run_cli.ts";
+
+function toolNames(tools: unknown[] | undefined): string[] {
+  return (tools ?? []).map((t) => (t as { function: { name: string } }).function.name);
+}
+
+async function writeProject(cwd: string): Promise<void> {
+  await Deno.mkdir(`${cwd}/src`, { recursive: true });
+  await Deno.writeTextFile(
+    `${cwd}/src/billing.py`,
+    "class Invoice:\n    def total(self):\n        return compute_total(self)\n\n\ndef compute_total(invoice):\n    return 0\n",
+  );
+  await Deno.writeTextFile(
+    `${cwd}/src/main.go`,
+    "package main\n\nfunc main() { Run() }\n\nfunc Run() {}\n",
+  );
+}
+
+Deno.test("harness index builds the graph and prints counts; a second run parses nothing", async () => {
+  await using sandbox = await cliSandbox();
+  await writeProject(sandbox.cwd);
+  const first = await sandbox.run(["index", "--allow-read=."]);
+  assertEquals(first.code, 0, first.stderr);
+  match(
+    first.stdout,
+    /^Indexed 2 files in \d+\.\d s \(2 parsed, 0 removed, 0 skipped\): 5 definitions, \d+ references\n$/,
+  );
+  const second = await sandbox.run(["index", "--allow-read=."]);
+  match(second.stdout, /\(0 parsed, 0 removed, 0 skipped\)/);
+});
+
+Deno.test("harness index without a read grant exits 2 and says which flag", async () => {
+  await using sandbox = await cliSandbox();
+  const out = await sandbox.run(["index"]);
+  assertEquals(out.code, 2);
+  match(out.stderr, /--allow-read=\./);
+});
+
+Deno.test("harness tool find_definition answers from the graph", async () => {
+  await using sandbox = await cliSandbox();
+  await writeProject(sandbox.cwd);
+  const out = await sandbox.run([
+    "tool",
+    "find_definition",
+    '{"name": "compute_total"}',
+    "--allow-read=.",
+  ]);
+  assertEquals(out.code, 0, out.stderr);
+  const result = JSON.parse(out.stdout);
+  assertEquals(
+    result.data,
+    '1 match for "compute_total"\nsrc/billing.py:6: def compute_total(invoice):',
+  );
+});
+
+Deno.test("harness -p: the model calls code_map and find_references; write_file updates the graph", async () => {
+  await using sandbox = await cliSandbox();
+  await writeProject(sandbox.cwd);
+  await using server = startFakeLlmServer([
+    reply().toolCall("code_map", {}),
+    reply().toolCall("write_file", {
+      path: "src/extra.py",
+      content: "def added_later():\n    return compute_total(1)\n",
+    }),
+    reply().toolCall("find_references", { name: "compute_total" }),
+    reply().text("done"),
+  ]);
+  const out = await sandbox.run([
+    "-p",
+    "map the code",
+    "--base-url",
+    server.baseUrl,
+    "--model",
+    "m",
+    "--output-format",
+    "json",
+    "--yes",
+    "--allow-read=.",
+    "--allow-write=.",
+  ]);
+  assertEquals(out.code, 0, out.stderr);
+  const json = lastJsonLine(out.stdout);
+  const calls = json.tool_calls as { name: string; result: { success: boolean; data: string } }[];
+  assertEquals(calls.map((c) => c.name), ["code_map", "write_file", "find_references"]);
+  assert(calls[0]!.result.success);
+  match(calls[0]!.result.data, /src\/billing.py\n(.*\n)* {2}6-7: def compute_total\(invoice\):/);
+  match(calls[2]!.result.data, /^2 references to "compute_total"/);
+  match(calls[2]!.result.data, /src\/extra.py:2: return compute_total\(1\)/);
+  const offered = toolNames(server.requests[0]?.tools);
+  assert(offered.includes("code_map") && offered.includes("find_definition"), offered.join());
+});
+
+Deno.test("harness -p with no read grant does not offer the code tools", async () => {
+  await using sandbox = await cliSandbox();
+  await using server = startFakeLlmServer([reply().text("ok")]);
+  const out = await sandbox.run(["-p", "hi", "--base-url", server.baseUrl, "--model", "m"]);
+  assertEquals(out.code, 0, out.stderr);
+  const offered = toolNames(server.requests[0]?.tools);
+  assert(!offered.includes("code_map"), offered.join());
+});
+
+async function writeLongFile(cwd: string): Promise<void> {
+  const body = Array.from({ length: 160 }, (_, i) => `  const v${i} = ${i};`).join("\n");
+  await Deno.writeTextFile(
+    `${cwd}/long.ts`,
+    `export function setup() {\n${body}\n}\n\nexport function teardown() {\n  return 0;\n}\n`,
+  );
+}
+
+Deno.test("harness -p: read_file of a long file returns the outline and the curated sections", async () => {
+  await using sandbox = await cliSandbox();
+  await writeLongFile(sandbox.cwd);
+  await using server = startFakeLlmServer([
+    reply().toolCall("read_file", { path: "long.ts" }),
+    reply().text('{"ranges": [[164, 166]]}').usage(700, 9),
+    reply().text("teardown returns 0").usage(50, 5),
+  ]);
+  const out = await sandbox.run([
+    "-p",
+    "what does teardown return?",
+    "--base-url",
+    server.baseUrl,
+    "--model",
+    "m",
+    "--output-format",
+    "json",
+    "--yes",
+    "--allow-read=.",
+  ]);
+  assertEquals(out.code, 0, out.stderr);
+  const json = lastJsonLine(out.stdout);
+  const calls = json.tool_calls as { result: { data: string } }[];
+  const data = calls[0]!.result.data;
+  match(
+    data,
+    /^Outline of long.ts \(166 lines\):\n {2}1-162: function setup\n {2}164-166: function teardown\n/,
+  );
+  match(
+    data,
+    /lines 164-166\):\n164: export function teardown\(\) \{\n165: {3}return 0;\n166: \}\n\[Showed lines 164-166 of 166/,
+  );
+  assert(!data.includes("const v100"), "the middle of setup is not shown");
+  // The side request had no tools and carried the numbered file.
+  const side = server.requests[1]!;
+  assertEquals(side.tools, undefined);
+  match(side.messages.at(-1)!.content as string, /File long.ts \(166 lines\):/);
+  // The side request's tokens count in the run's usage.
+  const usage = JSON.stringify(json.usage);
+  assert(/7\d\d/.test(usage), usage);
+});
+
+Deno.test("harness -p --no-curator: read_file returns the long file whole", async () => {
+  await using sandbox = await cliSandbox();
+  await writeLongFile(sandbox.cwd);
+  await using server = startFakeLlmServer([
+    reply().toolCall("read_file", { path: "long.ts" }),
+    reply().text("done"),
+  ]);
+  const out = await sandbox.run([
+    "-p",
+    "read it",
+    "--base-url",
+    server.baseUrl,
+    "--model",
+    "m",
+    "--output-format",
+    "json",
+    "--yes",
+    "--allow-read=.",
+    "--no-curator",
+  ]);
+  assertEquals(out.code, 0, out.stderr);
+  const calls = lastJsonLine(out.stdout).tool_calls as { result: { data: string } }[];
+  match(calls[0]!.result.data, /^ {2}1: export function setup\(\) \{\n/);
+  assert(calls[0]!.result.data.includes("const v100"));
+  assertEquals(server.requests.length, 2);
+});
