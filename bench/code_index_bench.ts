@@ -67,7 +67,7 @@ const HARNESS_QUESTIONS: Question[] = [
   },
   {
     ask: "The tool output was cut in the middle; how does truncateMiddle choose head and tail?",
-    file: "src/tools/truncate_output.ts",
+    file: "src/sandbox/truncate_output.ts",
     name: "truncateMiddle",
     describe: "Long command output is cut to its head and tail; where?",
     lookup: "truncate_middle",
@@ -103,7 +103,7 @@ const HARNESS_QUESTIONS: Question[] = [
   },
   {
     ask: "Broken JSON arguments from the model are repaired by repairArguments; how?",
-    file: "src/tools/repair_arguments.ts",
+    file: "src/agent/repair_arguments.ts",
     name: "repairArguments",
     describe: "Broken JSON in the model's tool arguments gets fixed up; where?",
     lookup: "repair_arguments",

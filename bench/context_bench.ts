@@ -12,8 +12,8 @@ import { parseGrantFlags } from "../src/sandbox/grants.ts";
 import { createToolHost } from "../src/sandbox/tool_host.ts";
 import { COMPACT_SCHEMA_BELOW, OfferedTools } from "../src/tools/offered_tools.ts";
 import { toToolSchema } from "../src/tools/tool_runner.ts";
-import { schemaTokens } from "../src/context_report.ts";
-import { estimateTokens, fit } from "../src/context_budget.ts";
+import { schemaTokens } from "../src/agent/context_report.ts";
+import { estimateTokens, fit } from "../src/agent/context_budget.ts";
 import {
   makeToolResult,
   type Message,

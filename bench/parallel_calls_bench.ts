@@ -5,7 +5,7 @@
 
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { runAgentLoop } from "../src/agent_loop.ts";
+import { runAgentLoop } from "../src/agent/agent_loop.ts";
 import { answer, callTools, ScriptedProvider } from "../src/providers/scripted.ts";
 import { discoverPlugins } from "../src/plugins/load_plugins.ts";
 import { parseGrantFlags } from "../src/sandbox/grants.ts";

@@ -5,8 +5,8 @@
 
 import { join } from "node:path";
 import { makeToolResult, toolCallMessage, toolResultMessage } from "../src/messages.ts";
-import type { LoopEvent } from "../src/loop_events.ts";
-import { openSessionStore, type SessionStore } from "../src/session_store.ts";
+import type { LoopEvent } from "../src/agent/loop_events.ts";
+import { openSessionStore, type SessionStore } from "../src/sessions/open_session_store.ts";
 
 const START = {
   model: "m",

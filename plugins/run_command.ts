@@ -8,7 +8,7 @@
 import { z } from "zod";
 import { defineTool, ToolError } from "../src/tools/define_tool.ts";
 import { OutputCollector } from "../src/tools/builtin/command_output.ts";
-import { truncateMiddle } from "../src/tools/truncate_output.ts";
+import { truncateMiddle } from "../src/sandbox/truncate_output.ts";
 import { CommandRefused } from "../src/sandbox/command_sandbox.ts";
 import { signalGroup } from "../src/sandbox/command_sandbox_groups.ts";
 

@@ -2,7 +2,7 @@
 // and /permissions, answered from the session without a model turn (except /continue, which
 // runs the loop on). The REPL's own versions live in src/cli/slash_commands.ts.
 
-import type { Conversation } from "../conversation.ts";
+import type { Conversation } from "../agent/conversation.ts";
 import { formatPermissionsReport } from "../permissions/explain.ts";
 import type { PolicyApprover } from "../permissions/policy_approver.ts";
 import { formatGrants, type Grants } from "../sandbox/grants.ts";

@@ -4,17 +4,17 @@
 // and session/load.
 
 import { type AgentContext, type ClientCapabilities, methods } from "@agentclientprotocol/sdk";
-import type { LoopLimits } from "../agent_loop.ts";
+import type { LoopLimits } from "../agent/agent_loop.ts";
 import type { LoadedRule } from "../permissions/policy.ts";
 import type { Provider } from "../providers/provider.ts";
 import type { Grants } from "../sandbox/grants.ts";
-import type { SessionStore } from "../session_store.ts";
+import type { SessionStore } from "../sessions/open_session_store.ts";
 import type { ToolRunner } from "../tools/tool_runner.ts";
-import { Conversation, type ConversationParts } from "../conversation.ts";
+import { Conversation, type ConversationParts } from "../agent/conversation.ts";
 import type { Message } from "../messages.ts";
 import { createPolicyApprover, type PolicyApprover } from "../permissions/policy_approver.ts";
-import type { SessionRecorder } from "../session_types.ts";
-import { repairArguments } from "../tools/repair_arguments.ts";
+import type { SessionRecorder } from "../sessions/session_recorder.ts";
+import { repairArguments } from "../agent/repair_arguments.ts";
 import { createAcpPrompter, type PromptedCall } from "./acp_prompter.ts";
 import { type FileDiff, withEditorFiles } from "./editor_files.ts";
 import { toolKind, toolTitle } from "./tool_updates.ts";

@@ -11,7 +11,7 @@ import type { Grants } from "../sandbox/grants.ts";
 import { grantCovers } from "../sandbox/permission_value.ts";
 import type { PermissionName } from "../sandbox/permission_name.ts";
 import { flagFor } from "../sandbox/describe_not_capable.ts";
-import { truncateMiddle } from "../tools/truncate_output.ts";
+import { truncateMiddle } from "../sandbox/truncate_output.ts";
 import { resolveWorkspacePath } from "../tools/workspace_path.ts";
 import type { ToolRun, ToolRunner } from "../tools/tool_runner.ts";
 import { EDIT_TOOLS } from "./tool_updates.ts";

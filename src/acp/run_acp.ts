@@ -7,11 +7,11 @@ import { join } from "node:path";
 import { ndJsonStream, RequestError } from "@agentclientprotocol/sdk";
 import denoJson from "../../deno.json" with { type: "json" };
 import type { RunFlags } from "../cli/args.ts";
-import { type CommandIO, openStoreOrExit, settingsOrExit } from "../cli/run_command.ts";
+import { type CommandIO, openStoreOrExit, settingsOrExit } from "../cli/dispatch_command.ts";
 import { openProvider } from "../cli/open_provider.ts";
 import { openTools } from "../cli/open_tools.ts";
 import { trustProjectPolicy } from "../cli/project_policy_trust.ts";
-import { dataDir } from "../config.ts";
+import { dataDir } from "../config/settings.ts";
 import { formatAgentError } from "../errors.ts";
 import {
   formatPolicyFileError,
@@ -19,10 +19,10 @@ import {
   policyFileRefs,
   userPolicyFile,
 } from "../permissions/policy_file.ts";
-import { EXIT } from "../run_print.ts";
+import { EXIT } from "../cli/run_print.ts";
 import { formatGrants, type Grants } from "../sandbox/grants.ts";
 import type { ToolHost } from "../sandbox/tool_host.ts";
-import { buildSystemPrompt } from "../system_prompt.ts";
+import { buildSystemPrompt } from "../agent/system_prompt.ts";
 import { createAcpAgent } from "./acp_agent.ts";
 import type { AcpWorkspace } from "./acp_session.ts";
 import { guardStdout } from "./stdout_guard.ts";

@@ -3,7 +3,7 @@
 // locations, status, result and diff, the plan) and maps how the turn ended to a stop reason.
 
 import type { SessionUpdate, StopReason, ToolCallContent } from "@agentclientprotocol/sdk";
-import type { LoopEvent, StopReasonOut } from "../loop_events.ts";
+import type { LoopEvent, StopReasonOut } from "../agent/loop_events.ts";
 import type { FileDiff } from "./editor_files.ts";
 import { planUpdate } from "./session_updates.ts";
 import { rawInput, resultContent, toolKind, toolLocations, toolTitle } from "./tool_updates.ts";

@@ -2,7 +2,7 @@
 // flags are taken out first by src/sandbox/grants.ts; this module parses the rest into a
 // typed Command or a one-line usage error (exit 2).
 
-import { httpUrlProblem } from "../http_url.ts";
+import { httpUrlProblem } from "../platform/http_url.ts";
 import { err, ok, type Result } from "../errors.ts";
 import { type FlagSpec, parseFlags } from "./parse_flags.ts";
 

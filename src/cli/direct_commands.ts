@@ -6,9 +6,9 @@
 import { readStdinLine } from "./read_stdin_line.ts";
 import { join } from "node:path";
 import type { Command, RunFlags } from "./args.ts";
-import { dataDir, type Settings } from "../config.ts";
+import { dataDir, type Settings } from "../config/settings.ts";
 import type { Grants } from "../sandbox/grants.ts";
-import { EXIT } from "../run_print.ts";
+import { EXIT } from "./run_print.ts";
 import { makeToolResult } from "../messages.ts";
 import type { LoadedRule } from "../permissions/policy.ts";
 import { checkRuleNames, type KnownTool } from "../permissions/check_rule_names.ts";
@@ -17,7 +17,7 @@ import {
   loadPolicyFiles,
   policyFileRefs,
 } from "../permissions/policy_file.ts";
-import { type CommandIO, settingsOrExit } from "./run_command.ts";
+import { type CommandIO, settingsOrExit } from "./dispatch_command.ts";
 import { openTools } from "./open_tools.ts";
 import { trustProjectPolicy } from "./project_policy_trust.ts";
 import { CodeTools } from "../code_index/code_tools.ts";

@@ -2,15 +2,15 @@
 // (~/.config/harness/config.jsonc), editing it with jsonc-parser so comments and layout stay,
 // and checks servers by starting them under the same grants as a run.
 
-import { configDir, loadSettings } from "../config.ts";
-import { paths } from "../paths.ts";
+import { configDir, loadSettings } from "../config/settings.ts";
+import { paths } from "../platform/paths.ts";
 import { formatAgentError } from "../errors.ts";
-import { EXIT } from "../run_print.ts";
+import { EXIT } from "./run_print.ts";
 import type { Grants } from "../sandbox/grants.ts";
 import { checkMcpServer, type McpServerConfig } from "../mcp/mcp_config.ts";
 import { formatServerStates, McpServers } from "../mcp/mcp_servers.ts";
 import { parseFlags } from "./parse_flags.ts";
-import type { CommandIO } from "./run_command.ts";
+import type { CommandIO } from "./dispatch_command.ts";
 
 export const MCP_USAGE = `Usage:
   harness mcp add NAME [--env KEY=VALUE]... -- COMMAND [ARGS...]   a stdio server
@@ -82,7 +82,7 @@ async function readUserConfig(
     text = "{}\n";
   }
   if (text.trim() === "") text = "{}\n";
-  const { parseConfigText } = await import("../config.ts");
+  const { parseConfigText } = await import("../config/settings.ts");
   const parsed = await parseConfigText(file, text);
   if (!parsed.ok) return { error: formatAgentError(parsed.error) };
   return { text: text.replace(/^\uFEFF/, ""), servers: parsed.value.mcpServers ?? {} };

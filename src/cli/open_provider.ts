@@ -6,7 +6,7 @@
 import { err, ok, type Result } from "../errors.ts";
 import type { AgentError } from "../errors.ts";
 import type { ModelLister, Provider } from "../providers/provider.ts";
-import type { Settings } from "../config.ts";
+import type { Settings } from "../config/settings.ts";
 import { isAnthropicBaseUrl } from "../providers/anthropic/base_url.ts";
 import type { ServerKind } from "../providers/context_window.ts";
 

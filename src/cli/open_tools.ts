@@ -3,12 +3,12 @@
 // and skipped; they never stop the harness. With `background`, the tool list loads after
 // this returns (the REPL shows its prompt meanwhile) and warnings follow when it is known.
 
-import type { Settings } from "../config.ts";
-import { configDir } from "../config.ts";
+import type { Settings } from "../config/settings.ts";
+import { configDir } from "../config/settings.ts";
 import { formatAgentError } from "../errors.ts";
-import { checkProjectTrust, type TrustIO } from "../plugins/project_trust.ts";
+import { checkProjectTrust, type TrustIO } from "../permissions/project_trust.ts";
 import { discoverPlugins } from "../plugins/load_plugins.ts";
-import { schemaCachePath } from "../plugins/schema_cache.ts";
+import { schemaCachePath } from "../sandbox/schema_cache.ts";
 import type { Grants } from "../sandbox/grants.ts";
 import {
   type CommandSandbox,
@@ -16,7 +16,7 @@ import {
   probeCommandSandbox,
 } from "../sandbox/command_sandbox.ts";
 import { openToolHost, type ToolHost } from "../sandbox/tool_host.ts";
-import { workspaceDataDir } from "../sessions/data_dir.ts";
+import { workspaceDataDir } from "../config/folders.ts";
 
 export interface OpenToolsOptions {
   settings: Settings;

@@ -5,9 +5,9 @@
 import { join, relative, resolve } from "node:path";
 import { formatAgentError } from "../errors.ts";
 import { discoverPlugins } from "../plugins/load_plugins.ts";
-import { markTrusted, trustHash } from "../plugins/project_trust.ts";
-import { EXIT } from "../run_print.ts";
-import type { CommandIO } from "./run_command.ts";
+import { markTrusted, trustHash } from "../permissions/project_trust.ts";
+import { EXIT } from "./run_print.ts";
+import type { CommandIO } from "./dispatch_command.ts";
 
 /**
  * Trusts `paths` (default: every plugin file in ./plugins) and prints each with its hash.

@@ -13,7 +13,7 @@ import {
   markTrusted,
   type TrustIO,
   type TrustWording,
-} from "../plugins/project_trust.ts";
+} from "../permissions/project_trust.ts";
 
 const POLICY_WORDING: TrustWording = {
   noun: "project policy file",

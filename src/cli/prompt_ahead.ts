@@ -5,7 +5,7 @@
 
 import type { RunFlags } from "./args.ts";
 import { formatBanner } from "./banner.ts";
-import { loadSettings, type Settings } from "../config.ts";
+import { loadSettings, type Settings } from "../config/settings.ts";
 import { formatAgentError } from "../errors.ts";
 import type { Grants } from "../sandbox/grants.ts";
 import { createStyle, REPL_PROMPT, wantsColor } from "../ui/style.ts";

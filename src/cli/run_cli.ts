@@ -6,14 +6,14 @@ import { formatAgentError } from "../errors.ts";
 import { parseGrantFlags } from "../sandbox/grants.ts";
 import { tracePhase } from "./startup_trace.ts";
 import type * as PromptAhead from "./prompt_ahead.ts";
-import type * as RunCommand from "./run_command.ts";
+import type * as RunCommand from "./dispatch_command.ts";
 
 // Not string literals, like main.ts's import of this file: when a module loads, `deno run`
 // also prepares every module its literal dynamic imports reach, which cost about 2.5 ms
 // before the REPL prompt. `deno compile` embeds them through the "compile" task's --include
 // list; tests/release/compile_includes_test.ts keeps that list complete.
 const PROMPT_AHEAD_MODULE = "./prompt_ahead.ts";
-const RUN_COMMAND_MODULE = "./run_command.ts";
+const RUN_COMMAND_MODULE = "./dispatch_command.ts";
 
 const EXIT_USAGE = 2;
 

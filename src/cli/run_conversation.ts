@@ -5,16 +5,16 @@
 import { join } from "node:path";
 import process from "node:process";
 import type { RunFlags } from "./args.ts";
-import { type CommandIO, openStoreOrExit, settingsOrExit } from "./run_command.ts";
+import { type CommandIO, openStoreOrExit, settingsOrExit } from "./dispatch_command.ts";
 import { openProvider } from "./open_provider.ts";
 import { openTools } from "./open_tools.ts";
 import { slashCommands } from "./slash_commands.ts";
-import { dataDir } from "../config.ts";
+import { dataDir } from "../config/settings.ts";
 import { formatAgentError } from "../errors.ts";
-import { Conversation, type ConversationParts } from "../conversation.ts";
-import { EXIT, printEarlyFailure, runPrint } from "../run_print.ts";
-import { Repl, type TurnInput } from "../repl.ts";
-import { buildSystemPrompt } from "../system_prompt.ts";
+import { Conversation, type ConversationParts } from "../agent/conversation.ts";
+import { EXIT, printEarlyFailure, runPrint } from "./run_print.ts";
+import { Repl, type TurnInput } from "../ui/repl.ts";
+import { buildSystemPrompt } from "../agent/system_prompt.ts";
 import { formatGrants, type Grants } from "../sandbox/grants.ts";
 import { describeCommandSandbox } from "../sandbox/command_sandbox.ts";
 import { exitOnSignals } from "../sandbox/command_sandbox_groups.ts";
@@ -23,8 +23,8 @@ import { formatTranscript } from "../ui/transcript.ts";
 import { turnCount } from "./sessions_command.ts";
 import { keepProjectPolicyTrusted, trustProjectPolicy } from "./project_policy_trust.ts";
 import type { StartAhead } from "./prompt_ahead.ts";
-import type { SessionStore } from "../session_store.ts";
-import type { SessionRecorder } from "../session_types.ts";
+import type { SessionStore } from "../sessions/open_session_store.ts";
+import type { SessionRecorder } from "../sessions/session_recorder.ts";
 import {
   formatPolicyFileError,
   loadPolicyFiles,
@@ -34,9 +34,9 @@ import {
 import type { PolicyApprover, PolicyApproverOptions } from "../permissions/policy_approver.ts";
 import type { Approver } from "../permissions/approver.ts";
 import { createPrompter } from "../permissions/prompter.ts";
-import { appendHistory, loadHistory } from "../repl_history.ts";
+import { appendHistory, loadHistory } from "../ui/repl_history.ts";
 import { createStyle, wantsColor } from "../ui/style.ts";
-import { repairArguments } from "../tools/repair_arguments.ts";
+import { repairArguments } from "../agent/repair_arguments.ts";
 import { tracePhase } from "./startup_trace.ts";
 import { CodeTools } from "../code_index/code_tools.ts";
 import { WithCodeTools } from "../tools/with_code_tools.ts";

@@ -2,8 +2,8 @@
 
 import type { Command } from "./args.ts";
 import { formatAgentError } from "../errors.ts";
-import { EXIT } from "../run_print.ts";
-import { type CommandIO, openStoreOrExit } from "./run_command.ts";
+import { EXIT } from "./run_print.ts";
+import { type CommandIO, openStoreOrExit } from "./dispatch_command.ts";
 import type { SearchHit, SessionSummary } from "../sessions/query_sessions.ts";
 
 /** Rows listed when --limit is left out. */

@@ -2,11 +2,11 @@
 // /clear, /continue, /sessions, /resume, /exit. Each is a small function over the REPL control
 // surface.
 
-import type { Conversation } from "../conversation.ts";
-import type { ReplControl, SlashCommand } from "../repl.ts";
+import type { Conversation } from "../agent/conversation.ts";
+import type { ReplControl, SlashCommand } from "../ui/repl.ts";
 import type { ToolInfo } from "../tools/tool_runner.ts";
 import type { UnavailableTool } from "../tools/offered_tools.ts";
-import { formatContextReport } from "../context_report.ts";
+import { formatContextReport } from "../agent/context_report.ts";
 
 export interface SlashContext {
   /** The tools, once their list has loaded (start-up loads it in the background). */

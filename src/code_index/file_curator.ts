@@ -7,7 +7,7 @@
 import { z } from "zod";
 import type { Message, Usage } from "../messages.ts";
 import type { Provider } from "../providers/provider.ts";
-import { sha256Hex } from "../sha256_hex.ts";
+import { sha256Hex } from "../platform/sha256_hex.ts";
 import type { GraphStore, StoredDefinition } from "./graph_store.ts";
 
 /** Files shorter than this are returned whole. */

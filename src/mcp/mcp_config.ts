@@ -1,6 +1,6 @@
 // The `mcp_servers` setting: one entry per Model Context Protocol server, in the shape Claude
 // Desktop, Claude Code and VS Code already use (`command`/`args`/`env`/`cwd` for a stdio
-// server, `url`/`headers` for a Streamable HTTP one). src/config.ts checks entries with
+// server, `url`/`headers` for a Streamable HTTP one). src/config/settings.ts checks entries with
 // `checkMcpServers`; src/mcp/mcp_servers.ts starts them. Imports nothing, so loading config
 // costs no more than before.
 

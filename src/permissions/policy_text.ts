@@ -14,7 +14,7 @@ import {
 } from "jsonc-parser";
 import { err, ok, type Result } from "../errors.ts";
 import { compactJson } from "./compact_json.ts";
-import { jsoncErrorReason, textPosition } from "../jsonc_error_reason.ts";
+import { jsoncErrorReason, textPosition } from "../platform/jsonc_error_reason.ts";
 import type { LoadedRule, PolicyAction, PolicyRule } from "./policy.ts";
 import type { PolicyFileError } from "./policy_file.ts";
 

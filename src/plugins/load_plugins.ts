@@ -101,7 +101,7 @@ async function listFolder(
  * Lists plugin files: the built-in folder, the user's folder, `./plugins` in `cwd`, then each
  * `--plugins` folder. Names are sorted within a folder; a folder reached twice is listed
  * once. A missing folder is skipped silently (the default folders are optional, and
- * loadSettings in src/config.ts has already refused a missing `--plugins` folder with a usage
+ * loadSettings in src/config/settings.ts has already refused a missing `--plugins` folder with a usage
  * error, exit 2); an unreadable one is reported.
  *
  * @param options Folder overrides (tests pass their own); `env` defaults to `Deno.env`.

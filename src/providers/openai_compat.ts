@@ -19,7 +19,7 @@ import {
   type DescribeErrorOptions,
   type OpenAIModule,
 } from "./openai_compat/http_errors.ts";
-import { isRecord } from "./openai_compat/json_values.ts";
+import { isRecord } from "../platform/json_values.ts";
 import { endTurn, errorTurn, TurnAccumulator } from "./openai_compat/stream_reader.ts";
 import { toWireMessages, toWireTool } from "./openai_compat/wire_messages.ts";
 import { DEFAULT_STREAM_LIMITS, type StreamLimits, StreamWatchdog } from "./stream_watchdog.ts";

@@ -2,7 +2,7 @@
 // the cwd, and `covers` decides whether a value matches a target. grants.ts parses and
 // formats with these; effective_permissions.ts and deny_guard.ts match with them.
 
-import { paths } from "../paths.ts";
+import { paths } from "../platform/paths.ts";
 import type { Grant, PermissionName } from "./permission_name.ts";
 
 const { isAbsolute, relative, resolve, sep } = paths;

@@ -9,8 +9,8 @@ import { pathToFileURL } from "node:url";
 import denoJson from "../../deno.json" with { type: "json" };
 import type { AgentError } from "../errors.ts";
 import type { PluginFile, PluginOrigin } from "../plugins/load_plugins.ts";
-import { trustedHash } from "../plugins/project_trust.ts";
-import { type CachedToolInfo, fingerprintFiles, SchemaCache } from "../plugins/schema_cache.ts";
+import { trustedHash } from "../permissions/project_trust.ts";
+import { type CachedToolInfo, fingerprintFiles, SchemaCache } from "./schema_cache.ts";
 import type { ToolPermissions } from "../tools/define_tool.ts";
 import type { ToolInfo } from "../tools/tool_runner.ts";
 import {
@@ -41,7 +41,7 @@ export interface CatalogOptions extends SandboxOptions {
   pluginFiles: PluginFile[];
   /** The schema cache file; without it every plugin is imported to learn its schema. */
   schemaCacheFile?: string;
-  /** The project trust store (default: trustedPluginsFile() of src/plugins/project_trust.ts). */
+  /** The project trust store (default: trustedPluginsFile() of src/permissions/project_trust.ts). */
   trustStoreFile?: string;
 }
 

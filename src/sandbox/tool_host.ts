@@ -10,7 +10,7 @@ import { err, ok } from "../errors.ts";
 import { makeToolResult, type ToolErrorType, type ToolResult } from "../messages.ts";
 import type { PluginFile } from "../plugins/load_plugins.ts";
 import type { ToolInfo, ToolRun, ToolRunner } from "../tools/tool_runner.ts";
-import { truncateToolResult } from "../tools/truncate_output.ts";
+import { truncateToolResult } from "./truncate_output.ts";
 import { loadToolCatalog, type ToolCatalog, type ToolGroup } from "./tool_catalog.ts";
 import { type SandboxOptions, type SandboxWorker, startSandbox } from "./sandbox_worker.ts";
 
@@ -18,9 +18,9 @@ import { type SandboxOptions, type SandboxWorker, startSandbox } from "./sandbox
 export interface ToolHostOptions extends SandboxOptions {
   /** Plugin files in discovery order (see src/plugins/load_plugins.ts). */
   pluginFiles: PluginFile[];
-  /** Schema cache file (see src/plugins/schema_cache.ts); without it every plugin is imported. */
+  /** Schema cache file (see src/sandbox/schema_cache.ts); without it every plugin is imported. */
   schemaCacheFile?: string;
-  /** Project trust store (default: trustedPluginsFile() of src/plugins/project_trust.ts). */
+  /** Project trust store (default: trustedPluginsFile() of src/permissions/project_trust.ts). */
   trustStoreFile?: string;
   /** Per-tool timeout overrides in milliseconds, by tool name. */
   timeouts?: Record<string, number>;

@@ -5,7 +5,7 @@
 import type { Message, ToolResult } from "../messages.ts";
 import { makeToolResult } from "../messages.ts";
 import type { SessionEvent } from "./session_events.ts";
-import { compactedMessages } from "../compaction.ts";
+import { compactedMessages } from "../agent/compaction.ts";
 
 /** A tool call that has no result in the log (the harness stopped while it was pending). */
 export interface UnansweredCall {

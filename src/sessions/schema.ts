@@ -5,7 +5,7 @@
 import { DatabaseSync } from "node:sqlite";
 import { dirname } from "node:path";
 import { type AgentError, err, ok, type Result } from "../errors.ts";
-import { ensurePrivateDir, makeOwnerOnly } from "./data_dir.ts";
+import { ensurePrivateDir, makeOwnerOnly } from "../config/folders.ts";
 
 /** One schema step; `sql` runs inside the migration's transaction. */
 interface Migration {

@@ -2,7 +2,7 @@
 // writer turns loop events into these (eventsFromLoopEvent); replay and export read them
 // back. Payloads are JSON; fields added later are optional so old rows stay readable.
 
-import type { LoopEvent } from "../loop_events.ts";
+import type { LoopEvent } from "../agent/loop_events.ts";
 import type { Message, ThinkingBlock, ToolResult, Usage } from "../messages.ts";
 import type { ApprovalDecision } from "../permissions/approver.ts";
 

@@ -1,8 +1,8 @@
 // Machine-readable output for `-p`: `json` prints one object on the last line of stdout;
 // `stream-json` prints one event per line as it happens, the last being that same object.
 
-import type { TurnOutcome } from "../agent_loop.ts";
-import type { LoopEvent } from "../loop_events.ts";
+import type { TurnOutcome } from "../agent/agent_loop.ts";
+import type { LoopEvent } from "../agent/loop_events.ts";
 
 export interface FinalJson {
   result: string;

@@ -2,7 +2,7 @@
 // tool call (tool, arguments, status, time, size), a spinner until the first token, and
 // warnings. Used by the REPL and by `-p --output-format text` (on stderr there).
 
-import type { LoopEvent } from "../loop_events.ts";
+import type { LoopEvent } from "../agent/loop_events.ts";
 import type { ToolResult } from "../messages.ts";
 import { humanSize, type Style } from "./style.ts";
 

@@ -3,7 +3,7 @@
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { ASSUMED_CONTEXT_LENGTH, openProvider } from "../../src/cli/open_provider.ts";
-import { DEFAULT_SETTINGS, type Settings } from "../../src/config.ts";
+import { DEFAULT_SETTINGS, type Settings } from "../../src/config/settings.ts";
 import { reply, startFakeLlmServer } from "../helpers/fake_llm_server.ts";
 import { ollamaReply, startFakeOllama } from "../helpers/fake_ollama_server.ts";
 

@@ -6,7 +6,10 @@ import { deepStrictEqual as assertEquals, match, ok as assert } from "node:asser
 import { dirname } from "node:path";
 import { shellQuote } from "../helpers/pty.ts";
 import { type CliSandbox, cliSandbox, MAIN } from "../helpers/run_cli.ts";
-import { defaultSessionDatabasePath, openSessionStore } from "../../src/session_store.ts";
+import {
+  defaultSessionDatabasePath,
+  openSessionStore,
+} from "../../src/sessions/open_session_store.ts";
 import { formatSessionList, turnCount } from "../../src/cli/sessions_command.ts";
 import type { SessionSummary } from "../../src/sessions/query_sessions.ts";
 import {

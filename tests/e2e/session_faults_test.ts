@@ -5,7 +5,7 @@ import { deepStrictEqual as assertEquals, match, ok as assert } from "node:asser
 import { reply, startFakeLlmServer } from "../helpers/fake_llm_server.ts";
 import { shellQuote } from "../helpers/pty.ts";
 import { cliSandbox, MAIN } from "../helpers/run_cli.ts";
-import { defaultSessionDatabasePath } from "../../src/session_store.ts";
+import { defaultSessionDatabasePath } from "../../src/sessions/open_session_store.ts";
 
 Deno.test({
   name: "harness -p exits 1 when the session log cannot be written (disk full)",

@@ -1,10 +1,10 @@
-// Test support for the loop tests (tests/agent_loop_test.ts, call_driver_test.ts,
+// Test support for the loop tests (tests/agent/agent_loop_test.ts, call_driver_test.ts,
 // conversation_test.ts): a real ToolHost over the `basic` and `loop` fixture plugins in a temp
 // workspace, a recording Approver and an event collector.
 
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { LoopEvent, LoopEventSink } from "../../src/loop_events.ts";
+import type { LoopEvent, LoopEventSink } from "../../src/agent/loop_events.ts";
 import type {
   ApprovalDecision,
   ApprovalRequest,

@@ -1,7 +1,7 @@
 // The mcp_servers setting: checked entry by entry, the project file adding to the user's.
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
-import { loadSettings, parseConfigText } from "../../src/config.ts";
+import { loadSettings, parseConfigText } from "../../src/config/settings.ts";
 import { checkMcpServer } from "../../src/mcp/mcp_config.ts";
 
 Deno.test("parseConfigText() accepts the mcpServers shapes users already have", async () => {

@@ -5,7 +5,7 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { markTrusted } from "../../src/plugins/project_trust.ts";
+import { markTrusted } from "../../src/permissions/project_trust.ts";
 import { parseGrantFlags } from "../../src/sandbox/grants.ts";
 import { createToolHost } from "../../src/sandbox/tool_host.ts";
 import { tempDir } from "../permissions/temp_dir.ts";

@@ -7,7 +7,7 @@ import { createAnthropicProvider } from "../../src/providers/anthropic.ts";
 import type { Message } from "../../src/messages.ts";
 import { makeToolResult, toolCallMessage, toolResultMessage } from "../../src/messages.ts";
 import type { ProviderEvent } from "../../src/providers/provider.ts";
-import { loadSettings } from "../../src/config.ts";
+import { loadSettings } from "../../src/config/settings.ts";
 import {
   anthropicReply,
   reply,

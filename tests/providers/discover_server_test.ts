@@ -3,7 +3,7 @@
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { discoverServer, type ServerCandidate } from "../../src/providers/discover_server.ts";
-import { loadSettings } from "../../src/config.ts";
+import { loadSettings } from "../../src/config/settings.ts";
 import { startFakeLlmServer } from "../helpers/fake_llm_server.ts";
 import { startFakeOllama } from "../helpers/fake_ollama_server.ts";
 

@@ -9,7 +9,7 @@ import {
   type TextToolCallParse,
   TextToolCallStream,
 } from "../../src/providers/text_tool_calls.ts";
-import { repairArguments } from "../../src/tools/repair_arguments.ts";
+import { repairArguments } from "../../src/agent/repair_arguments.ts";
 
 // JSR's std is unreachable here; node:assert works in Deno.
 function assertEq<T>(actual: T, expected: T, message?: string): void {

@@ -1,7 +1,7 @@
 // Tests for the provider wrapper that turns tool-call markup in answer text into calls.
 
 import { deepStrictEqual as assertEquals, ok } from "node:assert/strict";
-import { driveToolCall } from "../../src/call_driver.ts";
+import { driveToolCall } from "../../src/agent/call_driver.ts";
 import type { ToolSchema } from "../../src/messages.ts";
 import type {
   AssistantTurn,
@@ -10,7 +10,7 @@ import type {
   ProviderEvent,
 } from "../../src/providers/provider.ts";
 import { withTextToolCalls } from "../../src/providers/with_text_tool_calls.ts";
-import { repairArguments } from "../../src/tools/repair_arguments.ts";
+import { repairArguments } from "../../src/agent/repair_arguments.ts";
 import { EventLog, openLoopHost, RecordingApprover } from "../helpers/loop_host.ts";
 
 const TOOLS: ToolSchema[] = [{ name: "read_file", description: "Read a file", parameters: {} }];

@@ -4,7 +4,7 @@ import {
   truncateBytes,
   truncateMiddle,
   truncateToolResult,
-} from "../../src/tools/truncate_output.ts";
+} from "../../src/sandbox/truncate_output.ts";
 
 Deno.test("truncateBytes() cuts at a character boundary and says how much was cut", () => {
   assertEquals(truncateBytes("short", 100), { text: "short", cut: 0 });

@@ -2,7 +2,10 @@ import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/stric
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { formatAgentError } from "../../src/errors.ts";
-import { defaultSessionDatabasePath, openSessionStore } from "../../src/session_store.ts";
+import {
+  defaultSessionDatabasePath,
+  openSessionStore,
+} from "../../src/sessions/open_session_store.ts";
 import { SCHEMA_VERSION } from "../../src/sessions/schema.ts";
 import { makeV1Database, V1_SESSION_ID } from "../fixtures/sessions/make_v1_database.ts";
 import { assertEveryCallAnswered, START_INFO, tempDir, unwrap } from "./session_test_helpers.ts";

@@ -5,14 +5,14 @@
 import { join } from "node:path";
 import { ok as assert } from "node:assert/strict";
 import type { AgentError, Result } from "../../src/errors.ts";
-import type { LoopEvent } from "../../src/loop_events.ts";
+import type { LoopEvent } from "../../src/agent/loop_events.ts";
 import {
   makeToolResult,
   type Message,
   toolCallMessage,
   toolResultMessage,
 } from "../../src/messages.ts";
-import { openSessionStore, type SessionStore } from "../../src/session_store.ts";
+import { openSessionStore, type SessionStore } from "../../src/sessions/open_session_store.ts";
 
 /** A temp folder removed on dispose. */
 export interface TempDir extends AsyncDisposable {

@@ -3,7 +3,7 @@
 // own words and a fix. The provider calls it from every catch so that it never throws.
 
 import type { AgentError } from "../../errors.ts";
-import { isRecord } from "./json_values.ts";
+import { isRecord } from "../../platform/json_values.ts";
 
 /** The npm:openai module, loaded lazily by the provider. */
 export type OpenAIModule = typeof import("openai");

@@ -6,7 +6,7 @@ import type { AgentError } from "../../errors.ts";
 import type { ToolCall, Usage } from "../../messages.ts";
 import type { AssistantTurn, ProviderEvent, StopReason } from "../provider.ts";
 import { generateCallId } from "./call_ids.ts";
-import { isJson, isRecord, nonEmptyString } from "./json_values.ts";
+import { isJson, isRecord, nonEmptyString } from "../../platform/json_values.ts";
 
 interface PartialCall {
   index: number;

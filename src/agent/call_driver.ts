@@ -1,0 +1,248 @@
+// Drives one tool call through its state machine (src/tools/tool_call.ts): parse and
+// validate the arguments, ask the approver, run it in the sandbox, and produce exactly one
+// ToolResult. Called by the agent loop for each call of a model turn, in order.
+
+import type { ToolCall, ToolResult, Usage } from "../messages.ts";
+import { makeToolResult, type ToolErrorType } from "../messages.ts";
+import type { ApprovalDecision, Approver } from "../permissions/approver.ts";
+import type { ToolRunner } from "../tools/tool_runner.ts";
+import {
+  advance,
+  requestToolCall,
+  type ToolCallEvent,
+  type ToolCallState,
+} from "../tools/tool_call.ts";
+import type { LoopEventSink } from "./loop_events.ts";
+
+/** Turns the model's raw argument text into a value to validate (argument repair hooks in here). */
+export type ArgumentParser = (
+  raw: string,
+  schema: Record<string, unknown>,
+) => { value: unknown; repairs?: string[] } | { error: string };
+
+export interface CallDriverOptions {
+  tools: ToolRunner;
+  approver: Approver;
+  sink: LoopEventSink;
+  state: Record<string, unknown>;
+  parseArguments?: ArgumentParser;
+  clock?: () => number;
+}
+
+export interface DrivenCall {
+  state: ToolCallState;
+  args: unknown;
+  result: ToolResult;
+  final: boolean;
+  /** The user aborted (Ctrl-C at the prompt or during the run): the turn must stop. */
+  abortTurn: boolean;
+  /** Conversation state after the call. */
+  conversationState: Record<string, unknown>;
+  /** The tool's own terminal line, if it gave one. */
+  display: string;
+  /** Tokens of the tool's model side requests. */
+  usage?: Usage;
+}
+
+/**
+ * Parses JSON argument text; an empty string means no arguments.
+ *
+ * @example
+ * ```ts
+ * import { parseJsonArguments } from "./call_driver.ts";
+ * const r = parseJsonArguments('{"a":1}', {});
+ * if (!("value" in r)) throw new Error();
+ * ```
+ */
+export function parseJsonArguments(
+  raw: string,
+  _schema: Record<string, unknown>,
+): { value: unknown } | { error: string } {
+  if (raw.trim() === "") return { value: {} };
+  try {
+    const value: unknown = JSON.parse(raw);
+    if (typeof value !== "object" || value === null || Array.isArray(value)) {
+      return { error: `Arguments must be a JSON object, got ${JSON.stringify(value)}` };
+    }
+    return { value };
+  } catch (error) {
+    return {
+      error: `Arguments are not valid JSON: ${(error as Error).message}. Send one JSON object`,
+    };
+  }
+}
+
+function failure(type: ToolErrorType, message: string): ToolResult {
+  return makeToolResult({ errorType: type, errorMessage: message });
+}
+
+/** A call that passed validation and approval and may run now. */
+export interface ApprovedCall {
+  call: ToolCall;
+  args: unknown;
+  /** Moves the call's state machine; throws on an illegal transition (a harness bug). */
+  step(event: ToolCallEvent): void;
+  state(): ToolCallState;
+}
+
+/**
+ * Runs one tool call from `requested` to a terminal state.
+ *
+ * @param call The call as the model made it.
+ * @param options Runner, approver, sink and conversation state.
+ * @param signal Aborts validation, the prompt or the running tool.
+ * @returns The final state and its one ToolResult.
+ */
+export async function driveToolCall(
+  call: ToolCall,
+  options: CallDriverOptions,
+  signal: AbortSignal,
+): Promise<DrivenCall> {
+  const prepared = await prepareToolCall(call, options, signal);
+  return "done" in prepared ? prepared.done : await runApprovedCall(prepared, options, signal);
+}
+
+/**
+ * The first half of a call: parse and validate the arguments and ask the approver. The loop
+ * prepares the calls of a turn one by one (prompts never overlap) and may then run the
+ * approved read-only ones together.
+ *
+ * @param call The call as the model made it.
+ * @param options Runner, approver, sink and conversation state.
+ * @param signal Aborts validation or the prompt.
+ * @returns The finished call (invalid, denied, cancelled), or the approved call to run.
+ */
+export async function prepareToolCall(
+  call: ToolCall,
+  options: CallDriverOptions,
+  signal: AbortSignal,
+): Promise<{ done: DrivenCall } | ApprovedCall> {
+  let state = requestToolCall(call);
+  const step = (event: ToolCallEvent) => {
+    const next = advance(state, event);
+    if (!next.ok) {
+      throw new Error(`tool call ${call.id}: ${next.error.from} -/-> ${next.error.event}`);
+    }
+    state = next.value;
+  };
+  const done = (result: ToolResult, extra: Partial<DrivenCall> = {}): { done: DrivenCall } => ({
+    done: {
+      state,
+      args,
+      result,
+      final: false,
+      abortTurn: false,
+      conversationState: options.state,
+      display: "",
+      ...extra,
+    },
+  });
+  let args: unknown = undefined;
+  const info = options.tools.list().find((tool) => tool.name === call.name);
+  const missingFlag = info ? undefined : options.tools.unavailableReason?.(call.name);
+  if (missingFlag !== undefined) {
+    const message = `Tool "${call.name}" is not available: the sandbox was started without ` +
+      `${missingFlag}. Do the task with the tools you have, or tell the user to restart ` +
+      `harness with ${missingFlag}`;
+    step({ type: "validation_failed", issues: [message] });
+    return done(failure("permission_denied", message));
+  }
+  if (!info) {
+    const names = options.tools.list().map((tool) => tool.name).join(", ");
+    const message = `Unknown tool "${call.name}": call one of ${names}`;
+    step({ type: "validation_failed", issues: [message] });
+    return done(failure("validation_failed", message));
+  }
+  const parsed = (options.parseArguments ?? parseJsonArguments)(call.arguments, info.parameters);
+  if ("error" in parsed) {
+    step({ type: "validation_failed", issues: [parsed.error] });
+    return done(failure("parse_error", `${parsed.error}. Call "${call.name}" again`));
+  }
+  const validated = await options.tools.validate(call.name, parsed.value);
+  if (!validated.ok) {
+    step({ type: "validation_failed", issues: validated.error });
+    const message = `Invalid arguments for "${call.name}": ${validated.error.join("; ")}. ` +
+      `Call "${call.name}" again with corrected arguments`;
+    return done(failure("validation_failed", message));
+  }
+  args = validated.value;
+  step({ type: "validation_passed", args });
+  if (signal.aborted) {
+    step({ type: "cancelled" });
+    return done(failure("cancelled", "Cancelled by the user before it ran"), { abortTurn: true });
+  }
+
+  // Every call passes the approver, safe ones too: a policy rule may deny a safe tool.
+  step({ type: "permission_needed" });
+  const decision: ApprovalDecision = await options.approver.approve(
+    { callId: call.id, tool: call.name, args, risk: info.risk },
+    signal,
+  );
+  options.sink({ type: "permission_decided", callId: call.id, name: call.name, decision, args });
+  if (decision.decision === "deny") {
+    step({
+      type: "denied",
+      by: decision.by,
+      ...(decision.reason === undefined ? {} : { reason: decision.reason }),
+    });
+    const who = decision.by === "user"
+      ? "the user"
+      : decision.by === "policy"
+      ? "a policy rule"
+      : "the run mode";
+    // The approver's reason already says who denied it and what would allow it.
+    const message = decision.reason ?? `Permission denied by ${who}`;
+    return done(failure("permission_denied", message), {
+      abortTurn: decision.abortTurn === true,
+    });
+  }
+
+  return { call, args, step, state: () => state };
+}
+
+/**
+ * The second half of a call: run an approved call in the sandbox.
+ *
+ * @param approved What {@linkcode prepareToolCall} returned for it.
+ * @param options Runner, sink and conversation state.
+ * @param signal Aborts the running tool.
+ * @returns The final state and its one ToolResult.
+ */
+export async function runApprovedCall(
+  approved: ApprovedCall,
+  options: CallDriverOptions,
+  signal: AbortSignal,
+): Promise<DrivenCall> {
+  const { call, args, step } = approved;
+  const clock = options.clock ?? (() => performance.now());
+  const done = (result: ToolResult, extra: Partial<DrivenCall> = {}): DrivenCall => ({
+    state: approved.state(),
+    args,
+    result,
+    final: false,
+    abortTurn: false,
+    conversationState: options.state,
+    display: "",
+    ...extra,
+  });
+  step({ type: "allowed", at: clock() });
+  options.sink({ type: "tool_started", callId: call.id, name: call.name, args });
+  const run = await options.tools.run(call.name, args, {
+    signal,
+    state: options.state,
+    onOutput: (text) =>
+      options.sink({ type: "tool_output", callId: call.id, name: call.name, text }),
+  });
+  if (run.result.error_type === "cancelled") {
+    step({ type: "cancelled" });
+    return done(run.result, { abortTurn: true, conversationState: run.state });
+  }
+  step({ type: "finished", output: run.result });
+  return done(run.result, {
+    ...(run.usage ? { usage: run.usage } : {}),
+    display: run.display ?? "",
+    final: run.final === true && run.result.success,
+    abortTurn: signal.aborted,
+    conversationState: run.state,
+  });
+}

@@ -1,0 +1,54 @@
+// Typed events the agent loop emits to an injected sink. The REPL and the -p printers
+// render them; the session log records them. The loop knows nothing about either.
+
+import type { Message, ToolResult, Usage } from "../messages.ts";
+import type { ApprovalDecision } from "../permissions/approver.ts";
+
+export type StopReasonOut =
+  | "answered"
+  | "task_complete"
+  | "iteration_limit"
+  | "error"
+  | "interrupted";
+
+export type LoopEvent =
+  /** A model turn is about to be requested (1-based within the user message). */
+  | { type: "turn_started"; iteration: number }
+  | { type: "text_delta"; text: string }
+  | { type: "reasoning_delta"; text: string }
+  /** A canonical message was appended to the conversation (persist it before going on). */
+  | { type: "message"; message: Message }
+  | {
+    type: "permission_decided";
+    callId: string;
+    name: string;
+    decision: ApprovalDecision;
+    /** The validated arguments the decision was about (schema defaults filled in). */
+    args?: unknown;
+  }
+  | { type: "tool_started"; callId: string; name: string; args: unknown }
+  /** Output a running tool reported before finishing (run_command's stdout and stderr). */
+  | { type: "tool_output"; callId: string; name: string; text: string }
+  | {
+    type: "tool_finished";
+    callId: string;
+    name: string;
+    args: unknown;
+    result: ToolResult;
+    display: string;
+  }
+  | { type: "limit_reached"; limit: "iterations" | "tool_calls"; max: number }
+  | { type: "usage"; usage: Usage }
+  | { type: "warning"; message: string }
+  /** Waiting for the model's first output; `progress` when the server reports its prompt work. */
+  | {
+    type: "waiting";
+    elapsedMs: number;
+    progress?: { processed: number; total: number };
+  }
+  /** The conversation was replaced by the model's summary of it (/compact or automatic). */
+  | { type: "compacted"; summary: string; tokensBefore: number; tokensAfter: number }
+  | { type: "state_changed"; state: Record<string, unknown> }
+  | { type: "done"; stopReason: StopReasonOut; text: string; errorMessage?: string };
+
+export type LoopEventSink = (event: LoopEvent) => void;

@@ -1,0 +1,125 @@
+// Runs a parsed command: the REPL or a -p run, `harness tool`, `harness sessions`,
+// `harness policy explain`, `harness plugin new`, `harness acp` and `harness mcp`. Each command's module is imported when
+// it runs, so the REPL's start-up loads none of the others.
+
+import { join } from "node:path";
+import type { Command, RunFlags } from "./args.ts";
+import { loadSettings, type Settings } from "../config/settings.ts";
+import { type AgentError, formatAgentError } from "../errors.ts";
+import type { Grants } from "../sandbox/grants.ts";
+import { EXIT } from "./run_print.ts";
+import {
+  createNullSessionStore,
+  openSessionStore,
+  type SessionStore,
+} from "../sessions/open_session_store.ts";
+import type { StartAhead } from "./prompt_ahead.ts";
+import type * as RunAcp from "../acp/run_acp.ts";
+
+// Not a string literal: the ACP SDK stays out of the graph `deno run` prepares for the REPL.
+// The "compile" task embeds it through its --include list.
+const ACP_MODULE = "../acp/run_acp.ts";
+
+export interface CommandIO {
+  printError(message: string): void;
+}
+
+/**
+ * Runs one command; returns the process exit code.
+ *
+ * @param command The parsed command (not help/version).
+ * @param grants The Deno permission grants from the command line.
+ * @param io Error printing.
+ * @param ahead For a run: the settings loaded, and the prompt shown, before this module.
+ */
+export async function runCommand(
+  command: Command,
+  grants: Grants,
+  io: CommandIO,
+  ahead?: StartAhead,
+): Promise<number> {
+  const cwd = Deno.cwd();
+  switch (command.kind) {
+    case "help":
+    case "version":
+      return EXIT.ok;
+    case "plugin_new": {
+      const { writePluginSkeleton } = await import("../plugins/plugin_skeleton.ts");
+      const written = await writePluginSkeleton({ dir: join(cwd, "plugins"), name: command.name });
+      if (!written.ok) {
+        io.printError(formatAgentError(written.error));
+        return EXIT.usage;
+      }
+      console.log(`Wrote ${written.value.pluginPath}\nWrote ${written.value.typesPath}`);
+      // You just made it: it is trusted as written (an edit asks again, or plugin trust).
+      const { markTrusted } = await import("../permissions/project_trust.ts");
+      await markTrusted(written.value.pluginPath, {
+        io: { write: io.printError, readLine: () => Promise.resolve(null) },
+      });
+      console.log(`Try it: harness tool ${command.name} '{"who": "Ada"}'`);
+      console.log(`After editing it, run "harness plugin trust" (or answer the REPL's question)`);
+      return EXIT.ok;
+    }
+    case "plugin_trust": {
+      const { trustPluginFiles } = await import("./plugin_trust_command.ts");
+      return await trustPluginFiles(command.paths, cwd, io);
+    }
+    case "sessions": {
+      const { runSessionsCommand } = await import("./sessions_command.ts");
+      return await runSessionsCommand(command, io);
+    }
+    case "policy_explain": {
+      const { runPolicyExplain } = await import("./direct_commands.ts");
+      return await runPolicyExplain(command, grants, cwd, io);
+    }
+    case "tool": {
+      const { runToolCommand } = await import("./direct_commands.ts");
+      return await runToolCommand(command, grants, cwd, io);
+    }
+    case "acp": {
+      const { runAcp }: typeof RunAcp = await import(ACP_MODULE);
+      return await runAcp(command.flags, grants, io);
+    }
+    case "index": {
+      const { runIndexCommand } = await import("./index_command.ts");
+      return await runIndexCommand(grants, cwd, io);
+    }
+    case "mcp": {
+      const { runMcpCommand } = await import("./mcp_command.ts");
+      return await runMcpCommand(command.args, grants, io);
+    }
+    case "run": {
+      const { runConversation } = await import("./run_conversation.ts");
+      return await runConversation(command.flags, grants, io, ahead);
+    }
+    default: {
+      const never: never = command;
+      throw new Error(`unhandled command ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+/** Loads settings or prints the config error. */
+export async function settingsOrExit(flags: RunFlags, io: CommandIO): Promise<Settings | number> {
+  const settings = await loadSettings(flags, { cwd: Deno.cwd() });
+  if (!settings.ok) {
+    io.printError(formatAgentError(settings.error));
+    return EXIT.usage;
+  }
+  return settings.value;
+}
+
+/** Opens the session store, or the null store with --no-session. */
+export function openStoreOrExit(
+  flags: RunFlags,
+  io: CommandIO,
+  onWriteError?: (error: AgentError) => void,
+): SessionStore | number {
+  if (flags.noSession) return createNullSessionStore();
+  const store = openSessionStore(onWriteError ? { onWriteError } : {});
+  if (!store.ok) {
+    io.printError(`${formatAgentError(store.error)}`);
+    return EXIT.runtime;
+  }
+  return store.value;
+}

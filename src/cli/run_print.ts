@@ -1,0 +1,133 @@
+// One-shot mode (`harness -p PROMPT`): run one user message to its end and print the
+// answer as text, one JSON object, or a stream of JSON events; map the outcome to the
+// documented exit code.
+
+import type { TurnOutcome } from "../agent/agent_loop.ts";
+import type { OutputFormat } from "./args.ts";
+import type { Conversation } from "../agent/conversation.ts";
+import type { LoopEventSink } from "../agent/loop_events.ts";
+import { createStreamJson, finalJson } from "../ui/render_json.ts";
+import { createTextRenderer } from "../ui/render_text.ts";
+import type { Style } from "../ui/style.ts";
+
+export const EXIT = {
+  ok: 0,
+  runtime: 1,
+  usage: 2,
+  limit: 3,
+  interrupted: 130,
+} as const;
+
+/**
+ * The exit code for how a turn ended.
+ *
+ * @example
+ * ```ts
+ * import { exitCodeFor } from "./run_print.ts";
+ * if (exitCodeFor("iteration_limit") !== 3) throw new Error();
+ * ```
+ */
+export function exitCodeFor(stopReason: TurnOutcome["stopReason"]): number {
+  switch (stopReason) {
+    case "answered":
+    case "task_complete":
+      return EXIT.ok;
+    case "error":
+      return EXIT.runtime;
+    case "iteration_limit":
+      return EXIT.limit;
+    case "interrupted":
+      return EXIT.interrupted;
+    default: {
+      const never: never = stopReason;
+      throw new Error(`unhandled stop reason ${String(never)}`);
+    }
+  }
+}
+
+export interface PrintOptions {
+  format: OutputFormat;
+  stdout(text: string): void;
+  stderr(text: string): void;
+  /** Style for stderr notes. */
+  style: Style;
+  signal: AbortSignal;
+}
+
+/** Runs the prompt and prints the result; returns the exit code. */
+export async function runPrint(
+  conversation: Conversation,
+  prompt: string,
+  options: PrintOptions,
+): Promise<number> {
+  let sink: LoopEventSink;
+  let flushStream = () => {};
+  if (options.format === "stream-json") {
+    const stream = createStreamJson((line) => options.stdout(`${line}\n`));
+    sink = stream.sink;
+    flushStream = stream.flush;
+  } else {
+    // Tool lines and notes go to stderr so stdout holds only the answer (or the JSON).
+    const renderer = createTextRenderer({
+      write: () => {},
+      note: options.stderr,
+      style: options.style,
+      spinner: false,
+      showReasoning: false,
+      oneShot: true,
+    });
+    sink = renderer.sink;
+  }
+  const outcome = await conversation.send(prompt, sink, options.signal);
+  const sessionId = conversation.parts.recorder.id;
+  switch (options.format) {
+    case "text":
+      if (outcome.text) {
+        options.stdout(outcome.text.endsWith("\n") ? outcome.text : `${outcome.text}\n`);
+      }
+      if (outcome.stopReason === "iteration_limit") {
+        options.stderr(
+          `Stopped after ${outcome.iterations} model turns: raise --max-iterations or resume with --continue\n`,
+        );
+      }
+      break;
+    case "json":
+      options.stdout(`${JSON.stringify(finalJson(outcome, sessionId))}\n`);
+      break;
+    case "stream-json":
+      flushStream();
+      options.stdout(`${JSON.stringify({ type: "final", ...finalJson(outcome, sessionId) })}\n`);
+      break;
+  }
+  return exitCodeFor(outcome.stopReason);
+}
+
+/**
+ * For `-p` with json or stream-json output: prints the final object of a run that failed
+ * before its first turn (no model server, a broken policy file), so scripts always find one
+ * on the last line of stdout. Prints nothing for text output.
+ *
+ * @example
+ * ```ts
+ * import { printEarlyFailure } from "./run_print.ts";
+ * let out = "";
+ * printEarlyFailure("json", "Cannot reach model server", (text) => out += text);
+ * if (JSON.parse(out).stop_reason !== "error") throw new Error(out);
+ * ```
+ */
+export function printEarlyFailure(
+  format: OutputFormat,
+  message: string,
+  stdout: (text: string) => void,
+): void {
+  if (format === "text") return;
+  const final = finalJson({
+    stopReason: "error",
+    text: "",
+    iterations: 0,
+    toolCalls: [],
+    usage: { promptTokens: 0, completionTokens: 0 },
+    errorMessage: message,
+  }, null);
+  stdout(`${JSON.stringify(format === "stream-json" ? { type: "final", ...final } : final)}\n`);
+}

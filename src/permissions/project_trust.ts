@@ -1,0 +1,353 @@
+// Trust for project plugins. A `./plugins` folder arrives with a cloned repository, so its
+// plugins run only after the user trusts them: new or changed files (by SHA-256 of the plugin
+// and every local file it imports) are listed and asked about once, and the answer is
+// remembered per hash in ~/.config/harness/trusted_plugins.json. The plugin loader calls this
+// before loading `./plugins`, and the tool host checks again (trustedHash) before each import,
+// so a plugin or helper changed during the session does not run; user-folder and built-in
+// plugins never pass through here.
+
+import { basename, dirname, join, relative } from "node:path";
+import { configDir } from "../config/settings.ts";
+import { importGraphHash } from "../sandbox/import_graph.ts";
+
+/** The I/O trust needs: a one-line answer and output. */
+export interface TrustIO {
+  readLine(prompt: string): Promise<string | null>;
+  write(text: string): void;
+  /**
+   * One key, as the approval prompt takes it (a terminal in the REPL); without it the answer
+   * is a line.
+   */
+  readKey?(prompt: string): Promise<string | null>;
+}
+
+export interface ProjectTrustOptions {
+  io: TrustIO;
+  /**
+   * True in the REPL (ask about new plugins); false with -p (skip them with a warning).
+   * `--yes` plays no part: it approves tool calls, not code.
+   */
+  interactive: boolean;
+  /** The trust store (default: trustedPluginsFile()). */
+  storeFile?: string;
+  /** Folder that file names are shown relative to (default: the working directory). */
+  cwd?: string;
+  /** How the files are named in messages (default: project plugins). */
+  wording?: TrustWording;
+}
+
+/** How trust messages name the files: plugins by default, or a project policy file. */
+export interface TrustWording {
+  /** Singular noun, e.g. "project plugin". */
+  noun: string;
+  /** Why trust is asked, e.g. "Project plugins run code from this folder". */
+  why: string;
+  /** The question, e.g. "Trust and load them?". */
+  question: string;
+  /** What happens without trust, e.g. "Not loading them". */
+  withoutTrust: string;
+  /** Starts the line for files used without trust, e.g. "Skipping". */
+  skipping: string;
+  /** How to trust them without the REPL, if there is a way (`harness plugin trust`). */
+  trustCommand?: string;
+}
+
+const PLUGIN_WORDING: TrustWording = {
+  noun: "project plugin",
+  why: "Project plugins run code from this folder",
+  question: "Trust and load them?",
+  withoutTrust: "Not loading them",
+  skipping: "Skipping",
+  trustCommand: "harness plugin trust",
+};
+
+/** Which project plugin files to load. */
+export interface ProjectTrustResult {
+  load: string[];
+  skipped: string[];
+}
+
+interface TrustEntry {
+  path: string;
+  trusted: boolean;
+  decided_at: string;
+}
+
+interface TrustStore {
+  version: 1;
+  plugins: Record<string, TrustEntry>;
+}
+
+/**
+ * The trust store: `$XDG_CONFIG_HOME/harness/trusted_plugins.json`, else
+ * `~/.config/harness/trusted_plugins.json`.
+ *
+ * @example
+ * ```ts
+ * import { trustedPluginsFile } from "./project_trust.ts";
+ * if (!trustedPluginsFile(() => "/h").endsWith("trusted_plugins.json")) throw new Error();
+ * ```
+ */
+export function trustedPluginsFile(
+  env: (name: string) => string | undefined = (name) => Deno.env.get(name),
+): string {
+  return join(configDir(env), "trusted_plugins.json");
+}
+
+/**
+ * SHA-256 of bytes as hex.
+ *
+ * @example
+ * ```ts
+ * import { sha256Hex } from "./project_trust.ts";
+ * const h = await sha256Hex(new TextEncoder().encode(""));
+ * if (!h.startsWith("e3b0c44298fc")) throw new Error(h);
+ * ```
+ */
+export async function sha256Hex(bytes: Uint8Array): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>);
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/**
+ * The hash trust is recorded under: for a plugin (`.ts`, `.js`, `.mts`, `.mjs`), the SHA-256
+ * of it and every local file it imports (see importGraphHash in src/sandbox/import_graph.ts;
+ * a plugin that imports nothing hashes as its bytes); for any other file (a policy file), the
+ * SHA-256 of its bytes.
+ *
+ * @param file The file.
+ * @returns The hex digest, or why it cannot be hashed.
+ *
+ * @example
+ * ```ts
+ * import { sha256Hex, trustHash } from "./project_trust.ts";
+ * const dir = await Deno.makeTempDir();
+ * await Deno.writeTextFile(`${dir}/p.jsonc`, "{}");
+ * const r = await trustHash(`${dir}/p.jsonc`);
+ * if (!("hash" in r) || r.hash !== await sha256Hex(new TextEncoder().encode("{}"))) throw new Error();
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export async function trustHash(file: string): Promise<{ hash: string } | { error: string }> {
+  if (/\.[mc]?[jt]s$/.test(file)) return await importGraphHash(file);
+  try {
+    return { hash: await sha256Hex(await Deno.readFile(file)) };
+  } catch (error) {
+    return { error: `cannot read it: ${String(error)}` };
+  }
+}
+
+/**
+ * Whether the user trusts `file` as it is now (its trust hash is stored as trusted). The
+ * tool host asks this before each import of a project plugin.
+ *
+ * @param file The plugin file.
+ * @param options The store location (default trustedPluginsFile()).
+ * @returns `{ hash }` when trusted, else the reason, in words for the user.
+ *
+ * @example
+ * ```ts
+ * import { markTrusted, trustedHash } from "./project_trust.ts";
+ * const dir = await Deno.makeTempDir();
+ * await Deno.writeTextFile(`${dir}/t.ts`, "export default {}");
+ * const storeFile = `${dir}/s.json`;
+ * if ("hash" in await trustedHash(`${dir}/t.ts`, { storeFile })) throw new Error();
+ * await markTrusted(`${dir}/t.ts`, { io: { readLine: () => Promise.resolve(null), write: () => {} }, storeFile });
+ * if (!("hash" in await trustedHash(`${dir}/t.ts`, { storeFile }))) throw new Error();
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export async function trustedHash(
+  file: string,
+  options: { storeFile?: string } = {},
+): Promise<{ hash: string } | { error: string }> {
+  const hashed = await trustHash(file);
+  if ("error" in hashed) return hashed;
+  const silent: TrustIO = { readLine: () => Promise.resolve(null), write: () => {} };
+  const store = await readStore(options.storeFile ?? trustedPluginsFile(), silent);
+  if (store.plugins[hashed.hash]?.trusted === true) return hashed;
+  return {
+    error: `it changed since you trusted it (sha256 ${hashed.hash.slice(0, 12)}): ` +
+      "restart harness in this folder to review it",
+  };
+}
+
+/**
+ * Decides which project plugin files may load. Files whose current trust hash (see
+ * {@linkcode trustHash}: a plugin and its local imports) the user trusted load silently; files declined before are skipped with a note. New or changed files are
+ * listed with a 12-hex short hash; in interactive mode one question (`[y/N]`) covers them
+ * all and the answer is stored per hash; otherwise they are skipped with a warning saying to
+ * start `harness` in this folder without -p and answer the prompt.
+ *
+ * @param files Project plugin files (from `./plugins`).
+ * @param options I/O, mode and store location.
+ * @returns The files to load and the files skipped.
+ *
+ * @example
+ * ```ts
+ * import { checkProjectTrust } from "./project_trust.ts";
+ * const dir = await Deno.makeTempDir();
+ * await Deno.writeTextFile(`${dir}/t.ts`, "export default {}");
+ * const io = { readLine: () => Promise.resolve("y"), write: () => {} };
+ * const r = await checkProjectTrust([`${dir}/t.ts`], { io, interactive: true, storeFile: `${dir}/s.json` });
+ * if (r.load.length !== 1) throw new Error();
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export async function checkProjectTrust(
+  files: readonly string[],
+  options: ProjectTrustOptions,
+): Promise<ProjectTrustResult> {
+  const { io } = options;
+  const words = options.wording ?? PLUGIN_WORDING;
+  const storeFile = options.storeFile ?? trustedPluginsFile();
+  const cwd = options.cwd ?? Deno.cwd();
+  const show = (file: string) => relative(cwd, file) || basename(file);
+  if (files.length === 0) return { load: [], skipped: [] };
+  const store = await readStore(storeFile, io);
+  const load: string[] = [];
+  const skipped: string[] = [];
+  const pending: { file: string; hash: string; changed: boolean }[] = [];
+  for (const file of files) {
+    const hashed = await trustHash(file);
+    if ("error" in hashed) {
+      io.write(`${words.skipping} ${words.noun} "${show(file)}": ${hashed.error}\n`);
+      skipped.push(file);
+      continue;
+    }
+    const hash = hashed.hash;
+    const entry = store.plugins[hash];
+    if (entry?.trusted === true) load.push(file);
+    else if (entry?.trusted === false) {
+      io.write(
+        `${words.skipping} ${words.noun} "${show(file)}" (sha256 ${
+          hash.slice(0, 12)
+        }): you declined ` +
+          `to trust it; remove its entry from "${storeFile}" to be asked again\n`,
+      );
+      skipped.push(file);
+    } else {
+      const changed = Object.values(store.plugins).some((e) => e.path === file);
+      pending.push({ file, hash, changed });
+    }
+  }
+  if (pending.length === 0) return { load, skipped };
+
+  const listing = pending.map((p) =>
+    `  ${show(p.file)}  sha256 ${p.hash.slice(0, 12)}  ${p.changed ? "(changed)" : "(new)"}\n`
+  ).join("");
+  if (!options.interactive) {
+    io.write(
+      `${words.skipping} ${pending.length} untrusted ${words.noun}(s) in "${
+        show(dirname(pending[0]!.file))
+      }":\n${listing}` +
+        (words.trustCommand
+          ? `To trust them, run "${words.trustCommand}" after reading them, or start harness ` +
+            "in this folder without -p and answer the trust prompt\n"
+          : "To trust them, start harness in this folder without -p and answer the trust prompt\n"),
+    );
+    return { load, skipped: [...skipped, ...pending.map((p) => p.file)] };
+  }
+  io.write(
+    `${words.why}. New or changed since you last trusted them:\n${listing}`,
+  );
+  const question = `${words.question} [y/n] `;
+  const answer = (io.readKey ? await io.readKey(question) : await io.readLine(question))
+    ?.trim().toLowerCase();
+  const trusted = answer === "y" || answer === "yes";
+  // Only a clear "n" is remembered; Enter, another key or the end of input skips them this
+  // time and asks again next time (a typo never becomes "never ask again").
+  const declined = answer === "n" || answer === "no";
+  if (!trusted && !declined) {
+    io.write(`${words.withoutTrust} this time; you will be asked again (answer y or n)\n`);
+    return { load, skipped: [...skipped, ...pending.map((p) => p.file)] };
+  }
+  const now = new Date().toISOString();
+  for (const p of pending) {
+    // A changed file's old hash stays: going back to that version needs no new answer.
+    store.plugins[p.hash] = { path: p.file, trusted, decided_at: now };
+    (trusted ? load : skipped).push(p.file);
+  }
+  if (!trusted) {
+    io.write(`${words.withoutTrust}; you will not be asked again for these versions\n`);
+  }
+  await writeStore(storeFile, store, io);
+  return { load, skipped };
+}
+
+/**
+ * Records a file's current content as trusted, e.g. after harness itself wrote a rule the
+ * user approved into a trusted project policy file.
+ *
+ * @param file The file.
+ * @param options I/O for errors and the store location.
+ *
+ * @example
+ * ```ts
+ * import { checkProjectTrust, markTrusted } from "./project_trust.ts";
+ * const dir = await Deno.makeTempDir();
+ * await Deno.writeTextFile(`${dir}/t.ts`, "export default {}");
+ * const io = { readLine: () => Promise.resolve("n"), write: () => {} };
+ * await markTrusted(`${dir}/t.ts`, { io, storeFile: `${dir}/s.json` });
+ * const r = await checkProjectTrust([`${dir}/t.ts`], { io, interactive: false, storeFile: `${dir}/s.json` });
+ * if (r.load.length !== 1) throw new Error();
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export async function markTrusted(
+  file: string,
+  options: { io: TrustIO; storeFile?: string },
+): Promise<void> {
+  const storeFile = options.storeFile ?? trustedPluginsFile();
+  const store = await readStore(storeFile, options.io);
+  const hashed = await trustHash(file);
+  if ("error" in hashed) throw new Error(`Cannot trust "${file}": ${hashed.error}`);
+  const hash = hashed.hash;
+  store.plugins[hash] = { path: file, trusted: true, decided_at: new Date().toISOString() };
+  await writeStore(storeFile, store, options.io);
+}
+
+async function readStore(file: string, io: TrustIO): Promise<TrustStore> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(file);
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) {
+      io.write(`Cannot read trust store "${file}": ${String(error)}: asking again\n`);
+    }
+    return { version: 1, plugins: {} };
+  }
+  try {
+    const value: unknown = JSON.parse(text);
+    const plugins = (value as { plugins?: unknown } | null)?.plugins;
+    if (typeof plugins !== "object" || plugins === null || Array.isArray(plugins)) {
+      throw new Error('expected { "plugins": { ... } }');
+    }
+    const valid: Record<string, TrustEntry> = {};
+    for (const [hash, entry] of Object.entries(plugins)) {
+      const e = entry as Partial<TrustEntry> | null;
+      if (typeof e?.path === "string" && typeof e.trusted === "boolean") {
+        valid[hash] = { path: e.path, trusted: e.trusted, decided_at: String(e.decided_at ?? "") };
+      }
+    }
+    return { version: 1, plugins: valid };
+  } catch (error) {
+    // Never trust on a damaged store: start empty, which asks again.
+    io.write(
+      `Ignoring trust store "${file}": cannot parse it: ${(error as Error).message}: ` +
+        "project plugins will be asked about again\n",
+    );
+    return { version: 1, plugins: {} };
+  }
+}
+
+async function writeStore(file: string, store: TrustStore, io: TrustIO): Promise<void> {
+  try {
+    await Deno.mkdir(dirname(file), { recursive: true });
+    const temp = `${file}.${crypto.randomUUID().slice(0, 8)}.tmp`;
+    await Deno.writeTextFile(temp, `${JSON.stringify(store, null, 2)}\n`);
+    await Deno.rename(temp, file);
+  } catch (error) {
+    io.write(`Cannot save trust store "${file}": ${String(error)}: the answer lasts this run\n`);
+  }
+}

@@ -1,0 +1,171 @@
+// Output caps for tool results, applied by the tool host to `data` before the result reaches
+// the model: a hard byte cap (`max_output_size`, default 1 MiB) and a context cap
+// (`tool_output_limit`, default 30,000 characters) that keeps head and tail and can save the
+// full output under the session's data folder so the model can read_file it. That folder is
+// the workspace's own (workspaceDataDir), and folders and files are owner-only.
+
+import { humanSize } from "../ui/style.ts";
+import { join } from "node:path";
+import { makeToolResult, type ToolResult } from "../messages.ts";
+import { ensurePrivateDir } from "../config/folders.ts";
+
+/**
+ * The folder under a session data folder where full outputs of cut results are saved. Tools
+ * that may read the workspace may read it too (sandbox_worker.ts, workspace_path.ts), so the
+ * data folder must be the workspace's own (`workspaceDataDir` in sessions/data_dir.ts).
+ *
+ * @example
+ * ```ts
+ * import { toolOutputsDir } from "./truncate_output.ts";
+ * if (!toolOutputsDir("/data").endsWith("tool_outputs")) throw new Error();
+ * ```
+ */
+export function toolOutputsDir(dataDir: string): string {
+  return join(dataDir, "tool_outputs");
+}
+
+/** Default hard cap on a tool's output, in bytes. */
+export const DEFAULT_MAX_OUTPUT_SIZE = 1024 * 1024;
+/** Default cap on what the model sees of one tool output, in characters. */
+export const DEFAULT_TOOL_OUTPUT_LIMIT = 30_000;
+
+/**
+ * Cuts `text` to at most `maxBytes` UTF-8 bytes (never inside a character) and appends
+ * `[... N bytes truncated ...]`.
+ *
+ * @returns The text and how many bytes were cut (0 when it fit).
+ *
+ * @example
+ * ```ts
+ * import { truncateBytes } from "./truncate_output.ts";
+ * const r = truncateBytes("abcdef", 4);
+ * if (r.text !== "abcd\n[... 2 bytes truncated ...]" || r.cut !== 2) throw new Error(r.text);
+ * ```
+ */
+export function truncateBytes(text: string, maxBytes: number): { text: string; cut: number } {
+  // Cheap exit: a UTF-16 unit is at most 3 UTF-8 bytes.
+  if (text.length * 3 <= maxBytes) return { text, cut: 0 };
+  const bytes = new TextEncoder().encode(text);
+  if (bytes.length <= maxBytes) return { text, cut: 0 };
+  let end = Math.max(0, maxBytes);
+  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--; // back off to a character start
+  const cut = bytes.length - end;
+  const head = new TextDecoder().decode(bytes.subarray(0, end));
+  return { text: `${head}\n[... ${cut} bytes truncated ...]`, cut };
+}
+
+function safeEnd(text: string, index: number): number {
+  const code = text.charCodeAt(index - 1);
+  return code >= 0xd800 && code <= 0xdbff ? index - 1 : index; // keep surrogate pairs whole
+}
+
+/**
+ * Keeps the head and tail of `text` so the result stays within `limit` characters, with a
+ * marker saying how much was cut (and where the full output is, when `fullOutputPath` is
+ * given).
+ *
+ * @example
+ * ```ts
+ * import { truncateMiddle } from "./truncate_output.ts";
+ * const r = truncateMiddle("x".repeat(1000), { limit: 200 });
+ * if (r.cut === 0 || r.text.length > 200 || !r.text.includes("characters cut")) throw new Error();
+ * ```
+ */
+export function truncateMiddle(
+  text: string,
+  options: {
+    limit: number;
+    fullOutputPath?: string;
+    /** Set when the saved file holds only the start of the output (the byte cap cut it). */
+    partSaved?: { keptBytes: number; cutBytes: number };
+  },
+): { text: string; cut: number } {
+  if (text.length <= options.limit) return { text, cut: 0 };
+  const part = options.partSaved;
+  const saved = part === undefined
+    ? "full output saved to"
+    : `the first ${humanSize(part.keptBytes)} of the output (${
+      humanSize(part.cutBytes)
+    } more were not kept) saved to`;
+  const where = options.fullOutputPath === undefined
+    ? ""
+    : `; ${saved} "${options.fullOutputPath}": read_file it with offset and limit for the rest`;
+  // The marker's digits depend on the cut, so size it for the worst case first.
+  const markerFor = (cut: number) => `\n\n[... ${cut} characters cut${where} ...]\n\n`;
+  const room = Math.max(0, options.limit - markerFor(text.length).length);
+  const headLength = safeEnd(text, Math.ceil(room / 2));
+  let tailStart = text.length - (room - headLength);
+  if (tailStart < text.length && /[\udc00-\udfff]/.test(text[tailStart]!)) tailStart++;
+  const cut = tailStart - headLength;
+  return {
+    text: `${text.slice(0, headLength)}${markerFor(cut)}${text.slice(tailStart)}`,
+    cut,
+  };
+}
+
+/**
+ * Applies both caps to a result's `data` and records the cut in `metadata.truncated`
+ * (the context cap wins when both apply, since it names the saved file). When `dataDir`
+ * is given and the context cap applies, the (byte-capped) output is written to
+ * `<dataDir>/tool_outputs/<tool>-<time>.txt`, readable only by its owner (folders 0700,
+ * file 0600, also when the folders already existed).
+ *
+ * @example
+ * ```ts
+ * import { makeToolResult } from "../messages.ts";
+ * import { truncateToolResult } from "./truncate_output.ts";
+ * const r = await truncateToolResult(makeToolResult({ data: "y".repeat(500) }), { toolOutputLimit: 100 });
+ * if (r.metadata.truncated?.unit !== "chars") throw new Error();
+ * ```
+ */
+export async function truncateToolResult(
+  result: ToolResult,
+  options: { maxOutputSize?: number; toolOutputLimit?: number; dataDir?: string; tool?: string },
+): Promise<ToolResult> {
+  if (result.data === null) return result;
+  const limit = options.toolOutputLimit ?? DEFAULT_TOOL_OUTPUT_LIMIT;
+  const capped = truncateBytes(result.data, options.maxOutputSize ?? DEFAULT_MAX_OUTPUT_SIZE);
+  if (capped.cut === 0 && capped.text.length <= limit) return result;
+  let truncated: NonNullable<ToolResult["metadata"]["truncated"]> = {
+    cut: capped.cut,
+    unit: "bytes",
+  };
+  let text = capped.text;
+  if (text.length > limit) {
+    let fullOutputPath: string | undefined;
+    if (options.dataDir !== undefined) {
+      const dir = toolOutputsDir(options.dataDir);
+      const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+      const suffix = Math.random().toString(36).slice(2, 8);
+      const name = (options.tool ?? "tool").replace(/[^\w-]/g, "_");
+      fullOutputPath = join(dir, `${name}-${stamp}-${suffix}.txt`);
+      try {
+        ensurePrivateDir(options.dataDir);
+        ensurePrivateDir(dir);
+        await Deno.writeTextFile(fullOutputPath, text, { mode: 0o600, createNew: true });
+      } catch {
+        fullOutputPath = undefined; // the cut output still goes out; only the pointer is lost
+      }
+    }
+    const partSaved = capped.cut > 0
+      ? { partSaved: { keptBytes: new TextEncoder().encode(text).length, cutBytes: capped.cut } }
+      : {};
+    const middle = truncateMiddle(
+      text,
+      fullOutputPath === undefined ? { limit } : { limit, fullOutputPath, ...partSaved },
+    );
+    text = middle.text;
+    truncated = fullOutputPath === undefined
+      ? { cut: middle.cut, unit: "chars" }
+      : { cut: middle.cut, unit: "chars", full_output_path: fullOutputPath };
+  }
+  const next = makeToolResult({
+    data: text,
+    errorType: result.error_type,
+    executionTimeMs: result.metadata.execution_time_ms,
+    now: new Date(result.metadata.timestamp),
+    ...(result.error_message === null ? {} : { errorMessage: result.error_message }),
+  });
+  next.metadata.truncated = truncated;
+  return next;
+}

@@ -1,0 +1,124 @@
+// The session store: every session is an append-only sequence of events in one SQLite
+// database (node:sqlite, WAL, synchronous=FULL) under $XDG_DATA_HOME/harness/. The CLI
+// opens it once, hands a SessionLogWriter to the conversation as its recorder, and uses the
+// rest for --continue, --resume, `harness sessions list|export|search|delete`.
+
+import { join } from "node:path";
+import { type AgentError, err, formatAgentError, ok, type Result } from "../errors.ts";
+import { harnessDataDir } from "../config/folders.ts";
+import { importJsonl } from "./jsonl.ts";
+import { createNullLogWriter, type EventLog } from "./log_writer.ts";
+import { openDatabase } from "./schema.ts";
+import type { SessionStore } from "./session_store_types.ts";
+import { SqliteSessionStore } from "./sqlite_session_store.ts";
+
+export type { SessionLogWriter } from "./log_writer.ts";
+export type { SearchHit, SessionSummary } from "./query_sessions.ts";
+export type { SessionEvent, SessionStartInfo } from "./session_events.ts";
+export type { LoadedSession, SearchResult, SessionStore } from "./session_store_types.ts";
+export { importJsonl } from "./jsonl.ts";
+
+/** Options for {@linkcode openSessionStore}. */
+export interface SessionStoreOptions {
+  /** The database file (default `$XDG_DATA_HOME/harness/harness.db`). */
+  path?: string;
+  /** Environment for the default path (default: the process environment). */
+  env?: Record<string, string>;
+  /** "FULL" (default) survives power loss; "NORMAL" only survives a process crash. */
+  synchronous?: "FULL" | "NORMAL";
+  /** Told once per writer when a write fails (default: printed to stderr). */
+  onWriteError?: (error: AgentError) => void;
+  clock?: () => Date;
+  newId?: () => string;
+}
+
+/**
+ * The default database file: `$XDG_DATA_HOME/harness/harness.db`, else
+ * `~/.local/share/harness/harness.db`.
+ *
+ * @param env The environment.
+ * @returns The path.
+ *
+ * @example
+ * ```ts
+ * import { defaultSessionDatabasePath } from "./open_session_store.ts";
+ * const p = defaultSessionDatabasePath({ XDG_DATA_HOME: "/d" });
+ * if (p.replaceAll("\\", "/") !== "/d/harness/harness.db") throw new Error(p);
+ * ```
+ */
+export function defaultSessionDatabasePath(env: Record<string, string | undefined>): string {
+  return join(harnessDataDir(env), "harness.db");
+}
+
+/**
+ * Opens the session database, creating it and migrating its schema as needed.
+ *
+ * @param options Path (or env for the default path) and seams.
+ * @returns The store, or a `session_store` error naming the file and what to do.
+ *
+ * @example
+ * ```ts
+ * import { openSessionStore } from "./open_session_store.ts";
+ * const dir = Deno.makeTempDirSync();
+ * const store = openSessionStore({ path: `${dir}/harness.db` });
+ * if (!store.ok) throw new Error();
+ * const writer = store.value.startSession({
+ *   model: "m", baseUrl: "http://x", cwd: "/p", grants: "", provider: "openai",
+ * });
+ * if (!writer.ok) throw new Error();
+ * writer.value.record({ type: "message", message: { kind: "user", content: "hi" } });
+ * const loaded = store.value.loadSession(writer.value.id ?? "");
+ * if (!loaded.ok || loaded.value.messages[0]?.content !== "hi") throw new Error();
+ * store.value.close();
+ * Deno.removeSync(dir, { recursive: true });
+ * ```
+ */
+export function openSessionStore(
+  options: SessionStoreOptions = {},
+): Result<SessionStore, AgentError> {
+  const path = options.path ?? defaultSessionDatabasePath(options.env ?? Deno.env.toObject());
+  const db = openDatabase(path, options.synchronous ? { synchronous: options.synchronous } : {});
+  if (!db.ok) return db;
+  const log: EventLog = {
+    path,
+    db: db.value,
+    clock: options.clock ?? (() => new Date()),
+    onWriteError: options.onWriteError ??
+      ((error) => console.error(`Warning ${formatAgentError(error)}`)),
+  };
+  return ok(new SqliteSessionStore(log, options.newId ?? (() => crypto.randomUUID())));
+}
+
+/**
+ * The store for --no-session: the same interface, records nothing, lists nothing.
+ *
+ * @returns A store whose writers drop every event.
+ *
+ * @example
+ * ```ts
+ * import { createNullSessionStore } from "./open_session_store.ts";
+ * const store = createNullSessionStore();
+ * const writer = store.startSession({ model: "m", baseUrl: "u", cwd: "/", grants: "", provider: "" });
+ * if (!writer.ok || writer.value.id !== null) throw new Error();
+ * ```
+ */
+export function createNullSessionStore(): SessionStore {
+  const off = () =>
+    err<AgentError>({
+      kind: "usage",
+      message: "Sessions are off (--no-session): run without --no-session to use them",
+    });
+  return {
+    path: null,
+    startSession: () => ok(createNullLogWriter()),
+    listSessions: () => ok([]),
+    latestSession: () => ok(undefined),
+    findSession: off,
+    loadSession: off,
+    exportSession: off,
+    importJsonl,
+    searchSessions: () => ok({ hits: [], engine: "none" }),
+    deleteSession: () => Promise.resolve(off()),
+    close() {},
+  };
+}

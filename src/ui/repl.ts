@@ -1,0 +1,431 @@
+// The interactive REPL: node:readline with history and line editing, streamed answers,
+// slash commands, and Ctrl-C that interrupts the running generation or tool (twice at an
+// empty prompt, or Ctrl-D, exits). Input arrives through an injected readline interface
+// so tests can drive it through a pipe.
+
+import { createInterface, type Interface } from "node:readline";
+import type { Conversation } from "../agent/conversation.ts";
+import type { TurnOutcome } from "../agent/agent_loop.ts";
+import type { LoopEventSink } from "../agent/loop_events.ts";
+import { createTextRenderer } from "./render_text.ts";
+import { REPL_PROMPT, type Style } from "./style.ts";
+
+/** Answers one key or one line for prompts raised during a turn (permission questions). */
+export interface TurnInput {
+  readKey(signal?: AbortSignal): Promise<string>;
+  readLine(prompt: string): Promise<string | null>;
+  write(text: string): void;
+}
+
+export interface SlashCommand {
+  name: string;
+  summary: string;
+  run(args: string, repl: ReplControl): Promise<void> | void;
+}
+
+/** What slash commands may do to the REPL. */
+export interface ReplControl {
+  write(text: string): void;
+  style: Style;
+  conversation: Conversation;
+  /** Replaces the conversation (/clear, /resume). */
+  setConversation(conversation: Conversation): void;
+  /** Runs a turn as if the user typed (null continues after a limit). */
+  runTurn(text: string | null): Promise<TurnOutcome | undefined>;
+  /** Runs model work that Ctrl-C interrupts (/compact), rendering its events. */
+  interruptible<T>(work: (display: LoopEventSink, signal: AbortSignal) => Promise<T>): Promise<T>;
+  exit(): void;
+}
+
+export interface ReplOptions {
+  input: NodeJS.ReadableStream;
+  output: NodeJS.WritableStream;
+  terminal: boolean;
+  style: Style;
+  history: string[];
+  onHistoryLine?(line: string): void;
+  commands: SlashCommand[];
+  banner: string;
+  /**
+   * The banner and first prompt are on screen already (prompt_ahead.ts): run() does not
+   * write them again, except that on a terminal readline redraws the prompt line.
+   */
+  promptShown?: boolean;
+  /** Called when the process gets SIGINT outside readline (non-TTY input). */
+  addSignalListener?: ((handler: () => void) => () => void) | undefined;
+}
+
+type KeyListener = (...args: unknown[]) => void;
+
+/** A queue of lines from readline, so turn-time prompts and the main prompt share input. */
+class LineQueue {
+  #lines: string[] = [];
+  #waiters: ((line: string | null) => void)[] = [];
+  #closed = false;
+
+  push(line: string) {
+    const waiter = this.#waiters.shift();
+    if (waiter) waiter(line);
+    else this.#lines.push(line);
+  }
+  close() {
+    this.#closed = true;
+    for (const waiter of this.#waiters.splice(0)) waiter(null);
+  }
+  /** The next line; null at end of input or when `signal` aborts first. */
+  next(signal?: AbortSignal): Promise<string | null> {
+    const line = this.#lines.shift();
+    if (line !== undefined) return Promise.resolve(line);
+    if (this.#closed || signal?.aborted) return Promise.resolve(null);
+    return new Promise((resolve) => {
+      const waiter = (value: string | null) => resolve(value);
+      this.#waiters.push(waiter);
+      signal?.addEventListener("abort", () => {
+        this.#waiters = this.#waiters.filter((w) => w !== waiter);
+        resolve(null);
+      }, { once: true });
+    });
+  }
+  get closed(): boolean {
+    return this.#closed;
+  }
+  /** Whether a line is waiting to be read. */
+  get hasLine(): boolean {
+    return this.#lines.length > 0;
+  }
+}
+
+/** True when `text` holds no control characters (so no escape sequence either). */
+function isPrintable(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x20 || code === 0x7f) return false;
+  }
+  return true;
+}
+
+/** The REPL: construct it (its turnInput feeds permission prompts), then `run`. */
+export class Repl {
+  readonly turnInput: TurnInput;
+  readonly #options: ReplOptions;
+  readonly #rl: Interface;
+  readonly #lines = new LineQueue();
+  #turn: AbortController | undefined;
+  #exiting = false;
+  #lastEmptyInterrupt = 0;
+  #removeSignal: (() => void) | undefined;
+  #commands: SlashCommand[];
+  #banner: string;
+  #conversation: Conversation | undefined;
+  /** Input ended (piped stdin is read ahead); queued lines are still processed. */
+  #rlClosed = false;
+  #readlineKeys: KeyListener[] = [];
+  #keysDetached = false;
+  #keyWaiters: ((key: string) => void)[] = [];
+  /** Lines typed and entered during a turn, sent in order when it ends. */
+  #queued: string[] = [];
+  /** True while the main prompt waits for a line (not during a turn or a command). */
+  #waitingForLine = false;
+  /** A line being typed during a turn, not yet entered: it stays on the next prompt. */
+  #typed = "";
+
+  constructor(options: ReplOptions) {
+    this.#options = options;
+    this.#commands = options.commands;
+    this.#banner = options.banner;
+    const { style } = options;
+    this.#rl = createInterface({
+      input: options.input,
+      output: options.output,
+      terminal: options.terminal,
+      history: options.history,
+      historySize: 1000,
+      removeHistoryDuplicates: true,
+      prompt: style.cyan(REPL_PROMPT),
+    });
+    this.#rl.on("line", (line) => this.#lines.push(line));
+    this.#rl.on("close", () => {
+      this.#rlClosed = true;
+      this.#lines.close();
+    });
+    this.#rl.on("SIGINT", () => this.#interrupt());
+    this.#removeSignal = options.addSignalListener?.(() => this.#interrupt());
+
+    // On a terminal, readline's own key handling is detached while a turn runs, so the keys
+    // typed then (permission answers, Ctrl-C) reach only the turn and are not echoed into the
+    // prompt line; it is attached again for one-line answers and after the turn.
+    if (options.terminal) {
+      this.#readlineKeys = options.input.listeners("keypress") as KeyListener[];
+      // Esc arrives with no sequence argument, only the key's.
+      options.input.on(
+        "keypress",
+        (sequence: string | undefined, key: { sequence?: string } | undefined) =>
+          this.#onTurnKey(sequence ?? key?.sequence),
+      );
+    }
+    this.turnInput = {
+      write: (text) => this.#write(text),
+      readKey: (signal) => {
+        if (!options.terminal) {
+          return this.#lines.next(signal).then((line) =>
+            line === null ? "\x03" : line.trim().slice(0, 1) || "\r"
+          );
+        }
+        // Outside a turn (a trust question at start) readline gives the key back after.
+        const outside = !this.#keysDetached;
+        if (outside) this.#detachKeys();
+        return new Promise((resolve) => {
+          const done = (key: string) => {
+            if (outside && !this.#turn) this.#attachKeys();
+            resolve(key);
+          };
+          const waiter = (key: string) => done(key);
+          this.#keyWaiters.push(waiter);
+          signal?.addEventListener("abort", () => {
+            this.#keyWaiters = this.#keyWaiters.filter((w) => w !== waiter);
+            done("\x03");
+          }, { once: true });
+        });
+      },
+      readLine: async (prompt) => {
+        const signal = this.#turn?.signal;
+        if (!options.terminal || this.#rlClosed) {
+          this.#write(prompt);
+          return await this.#lines.next(signal);
+        }
+        this.#attachKeys();
+        this.#rl.setPrompt(prompt);
+        this.#rl.prompt();
+        try {
+          return await this.#lines.next(signal);
+        } finally {
+          this.#rl.setPrompt(options.style.cyan(REPL_PROMPT));
+          if (this.#turn) this.#detachKeys();
+        }
+      },
+    };
+  }
+
+  #onTurnKey(sequence: string | undefined) {
+    if (!this.#keysDetached || sequence === undefined) return;
+    const waiter = this.#keyWaiters.shift();
+    if (waiter) waiter(sequence);
+    else if (sequence === "\x03") this.#interrupt();
+    else this.#typeAhead(sequence);
+  }
+
+  /**
+   * Keys typed while a turn runs and nothing asks for them: Enter queues the line (sent when
+   * the turn ends), Backspace edits it, Esc discards everything typed ahead. Nothing is echoed
+   * into the streaming answer; the queued lines are shown when they are sent.
+   */
+  #typeAhead(sequence: string) {
+    if (sequence === "\r" || sequence === "\n") {
+      if (this.#typed.trim() !== "") this.#queued.push(this.#typed);
+      this.#typed = "";
+    } else if (sequence === "\x7f" || sequence === "\b") {
+      this.#typed = [...this.#typed].slice(0, -1).join("");
+    } else if (sequence === "\x1b" || sequence === "\x1b\x1b") {
+      this.#discardTypeAhead();
+    } else if (isPrintable(sequence.replace(/\r?\n$/, ""))) {
+      // Printable text (a paste may end with a newline); escape sequences such as arrow
+      // keys are ignored.
+      const text = sequence.replace(/\r?\n$/, "");
+      this.#typed += text;
+      if (text !== sequence) this.#typeAhead("\r");
+    }
+  }
+
+  #discardTypeAhead() {
+    this.#queued = [];
+    this.#typed = "";
+  }
+
+  #detachKeys() {
+    if (this.#keysDetached) return;
+    for (const listener of this.#readlineKeys) {
+      this.#options.input.removeListener("keypress", listener);
+    }
+    this.#keysDetached = this.#readlineKeys.length > 0;
+  }
+
+  #attachKeys() {
+    if (!this.#keysDetached) return;
+    for (const listener of this.#readlineKeys) this.#options.input.on("keypress", listener);
+    this.#keysDetached = false;
+  }
+
+  /**
+   * Draws the prompt and the line typed so far again, when the REPL is waiting for input on
+   * a terminal. `deno run` clears the terminal's current line (its progress bar's
+   * ESC[0G ESC[2K ESC[J on stderr) whenever a module loads lazily, so whatever loads in the
+   * background after the prompt is shown calls this when done.
+   */
+  redrawPrompt(): void {
+    if (!this.#options.terminal || this.#turn || this.#rlClosed || this.#exiting) return;
+    if (!this.#waitingForLine) return;
+    this.#rl.prompt(true);
+  }
+
+  /** Slash commands (set after construction when they need parts built later). */
+  setCommands(commands: SlashCommand[]): void {
+    this.#commands = commands;
+  }
+
+  setBanner(banner: string): void {
+    this.#banner = banner;
+  }
+
+  /** The conversation in use (slash commands may have replaced the one given to run). */
+  get conversation(): Conversation | undefined {
+    return this.#conversation;
+  }
+
+  #write(text: string) {
+    this.#options.output.write(text);
+  }
+
+  #clearLine() {
+    if (this.#options.terminal && !this.#rlClosed) this.#rl.write(null, { ctrl: true, name: "u" });
+  }
+
+  /** @param keepCursor Keep readline's cursor where typing left it (a prompt shown ahead). */
+  #prompt(keepCursor = false) {
+    if (this.#rlClosed) this.#write(this.#options.style.cyan(REPL_PROMPT));
+    else this.#rl.prompt(keepCursor);
+  }
+
+  #interrupt() {
+    if (this.#turn) {
+      // Ctrl-C stops the turn and what was typed ahead with it.
+      this.#discardTypeAhead();
+      this.#turn.abort();
+      return;
+    }
+    const now = Date.now();
+    if (this.#rl.line === "" && now - this.#lastEmptyInterrupt < 2000) {
+      this.#exiting = true;
+      this.#rl.close();
+      return;
+    }
+    this.#lastEmptyInterrupt = now;
+    this.#write(`\n${this.#options.style.dim("(Ctrl-C again or Ctrl-D to exit)")}\n`);
+    this.#clearLine();
+    this.#prompt();
+  }
+
+  async #runTurn(conversation: Conversation, text: string | null): Promise<TurnOutcome> {
+    const { style } = this.#options;
+    const outcome = await this.#interruptible((display, signal) =>
+      conversation.send(text, display, signal)
+    );
+    if (outcome.stopReason === "task_complete") {
+      this.#write(`${style.green("■ Task complete")}\n${outcome.text}\n`);
+    }
+    return outcome;
+  }
+
+  async #interruptible<T>(
+    work: (display: LoopEventSink, signal: AbortSignal) => Promise<T>,
+  ): Promise<T> {
+    const { style, terminal } = this.#options;
+    this.#turn = new AbortController();
+    if (terminal) this.#detachKeys();
+    const renderer = createTextRenderer({
+      write: (t) => this.#write(t),
+      note: (t) => this.#write(t),
+      style,
+      spinner: terminal,
+      showReasoning: true,
+      columns: () => (this.#options.output as { columns?: number }).columns ?? 100,
+    });
+    try {
+      return await work(renderer.sink, this.#turn.signal);
+    } finally {
+      renderer.stop();
+      this.#turn = undefined;
+      this.#attachKeys();
+      this.#clearLine();
+    }
+  }
+
+  /**
+   * Runs the REPL until the user exits; returns the process exit code.
+   *
+   * @param conversation The conversation to talk in (slash commands may replace it).
+   */
+  async run(conversation: Conversation): Promise<number> {
+    const { style } = this.#options;
+    this.#conversation = conversation;
+    const control: ReplControl = {
+      write: (text) => this.#write(text),
+      style,
+      conversation,
+      setConversation: (next) => {
+        conversation = next;
+        control.conversation = next;
+        this.#conversation = next;
+      },
+      runTurn: (text) => this.#runTurn(conversation, text),
+      interruptible: (work) => this.#interruptible(work),
+      exit: () => {
+        this.#exiting = true;
+        this.#rl.close();
+      },
+    };
+    let promptShown = this.#options.promptShown === true;
+    if (!promptShown) this.#write(`${this.#banner}\n`);
+    while (!this.#exiting) {
+      // A prompt shown ahead is redrawn on a terminal (readline then knows the line), unless
+      // a line typed meanwhile is already waiting: readline echoed it after that prompt.
+      const queued = this.#queued.shift();
+      let line: string | null;
+      if (queued !== undefined) {
+        // Entered while the last turn ran: shown as if typed at this prompt, then sent.
+        this.#write(`${style.cyan(REPL_PROMPT)}${queued}  ${style.dim("(queued)")}\n`);
+        line = queued;
+      } else {
+        if (!promptShown) this.#prompt();
+        else if (this.#options.terminal && !this.#lines.hasLine) this.#prompt(true);
+        if (this.#typed !== "" && !this.#rlClosed) {
+          // Typed during the turn but not entered: it continues on this prompt.
+          this.#rl.write(this.#typed);
+          this.#typed = "";
+        }
+        this.#waitingForLine = true;
+        // Workers started in the background (the sandbox's spare workers, MCP servers) load
+        // modules at times no promise here tells; each load under `deno run` may clear the
+        // line. Drawing the prompt again a few times while nothing is typed keeps it visible.
+        const redraws = this.#options.terminal
+          ? [1_000, 2_500, 5_000].map((ms) => setTimeout(() => this.redrawPrompt(), ms))
+          : [];
+        try {
+          line = await this.#lines.next();
+        } finally {
+          this.#waitingForLine = false;
+          for (const timer of redraws) clearTimeout(timer);
+        }
+      }
+      promptShown = false;
+      if (line === null) break;
+      const text = line.trim();
+      if (text === "") continue;
+      this.#options.onHistoryLine?.(line);
+      if (text.startsWith("/")) {
+        const [name = "", ...rest] = text.slice(1).split(/\s+/);
+        const command = this.#commands.find((c) => c.name === name);
+        if (!command) {
+          this.#write(`${style.red(`Unknown command "/${name}"`)}: type /help for the list\n`);
+          continue;
+        }
+        await command.run(rest.join(" "), control);
+        continue;
+      }
+      await this.#runTurn(conversation, text);
+    }
+    this.#removeSignal?.();
+    this.#rl.close();
+    this.#write("\n");
+    return 0;
+  }
+}
