@@ -6,7 +6,8 @@
 import { join } from "node:path";
 import { makeToolResult, toolCallMessage, toolResultMessage } from "../src/messages.ts";
 import type { LoopEvent } from "../src/agent/loop_events.ts";
-import { openSessionStore, type SessionStore } from "../src/sessions/open_session_store.ts";
+import { openSessionStore } from "../src/sessions/open_session_store.ts";
+import type { SessionStore } from "../src/sessions/session_store_types.ts";
 
 const START = {
   model: "m",

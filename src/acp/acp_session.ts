@@ -8,7 +8,7 @@ import type { LoopLimits } from "../agent/agent_loop.ts";
 import type { LoadedRule } from "../permissions/policy.ts";
 import type { Provider } from "../providers/provider.ts";
 import type { Grants } from "../sandbox/grants.ts";
-import type { SessionStore } from "../sessions/open_session_store.ts";
+import type { SessionStore } from "../sessions/session_store_types.ts";
 import type { ToolRunner } from "../tools/tool_runner.ts";
 import { Conversation, type ConversationParts } from "../agent/conversation.ts";
 import type { Message } from "../messages.ts";

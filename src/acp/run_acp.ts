@@ -11,7 +11,7 @@ import { type CommandIO, openStoreOrExit, settingsOrExit } from "../cli/dispatch
 import { openProvider } from "../cli/open_provider.ts";
 import { openTools } from "../cli/open_tools.ts";
 import { trustProjectPolicy } from "../cli/project_policy_trust.ts";
-import { dataDir } from "../config/settings.ts";
+import { savedOutputsRoot } from "../config/folders.ts";
 import { formatAgentError } from "../errors.ts";
 import {
   formatPolicyFileError,
@@ -75,7 +75,7 @@ export async function runAcp(flags: RunFlags, grants: Grants, io: CommandIO): Pr
       settings,
       grants,
       cwd,
-      dataDir: join(dataDir(), "outputs"),
+      dataDir: savedOutputsRoot(),
       interactive: false,
       io: quiet,
     });

@@ -6,7 +6,8 @@
 import { readStdinLine } from "./read_stdin_line.ts";
 import { join } from "node:path";
 import type { Command, RunFlags } from "./args.ts";
-import { dataDir, type Settings } from "../config/settings.ts";
+import { type Settings } from "../config/settings.ts";
+import { dataDir, savedOutputsRoot } from "../config/folders.ts";
 import type { Grants } from "../sandbox/grants.ts";
 import { EXIT } from "./run_print.ts";
 import { makeToolResult } from "../messages.ts";
@@ -34,7 +35,7 @@ function openDirectTools(
     settings,
     grants,
     cwd,
-    dataDir: join(dataDir(), "outputs", "direct"),
+    dataDir: join(savedOutputsRoot(), "direct"),
     // On a terminal the plugin author is asked, as in the REPL; a script never is.
     interactive: Deno.stdin.isTerminal(),
     io: { write, readLine: (prompt) => readStdinLine(prompt) },

@@ -8,11 +8,8 @@ import { loadSettings, type Settings } from "../config/settings.ts";
 import { type AgentError, formatAgentError } from "../errors.ts";
 import type { Grants } from "../sandbox/grants.ts";
 import { EXIT } from "./run_print.ts";
-import {
-  createNullSessionStore,
-  openSessionStore,
-  type SessionStore,
-} from "../sessions/open_session_store.ts";
+import { createNullSessionStore, openSessionStore } from "../sessions/open_session_store.ts";
+import type { SessionStore } from "../sessions/session_store_types.ts";
 import type { StartAhead } from "./prompt_ahead.ts";
 import type * as RunAcp from "../acp/run_acp.ts";
 

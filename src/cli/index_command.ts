@@ -2,7 +2,7 @@
 // with a progress line on stderr, then prints counts and time. It reads files under the same
 // read grant as the tools, so it needs --allow-read for the folder.
 
-import { dataDir } from "../config/settings.ts";
+import { dataDir } from "../config/folders.ts";
 import { EXIT } from "./run_print.ts";
 import type { Grants } from "../sandbox/grants.ts";
 import type { CommandIO } from "./dispatch_command.ts";

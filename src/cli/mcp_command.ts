@@ -2,7 +2,8 @@
 // (~/.config/harness/config.jsonc), editing it with jsonc-parser so comments and layout stay,
 // and checks servers by starting them under the same grants as a run.
 
-import { configDir, loadSettings } from "../config/settings.ts";
+import { loadSettings } from "../config/settings.ts";
+import { configDir } from "../config/folders.ts";
 import { paths } from "../platform/paths.ts";
 import { formatAgentError } from "../errors.ts";
 import { EXIT } from "./run_print.ts";

@@ -4,7 +4,7 @@
 // this returns (the REPL shows its prompt meanwhile) and warnings follow when it is known.
 
 import type { Settings } from "../config/settings.ts";
-import { configDir } from "../config/settings.ts";
+import { configDir } from "../config/folders.ts";
 import { formatAgentError } from "../errors.ts";
 import { checkProjectTrust, type TrustIO } from "../permissions/project_trust.ts";
 import { discoverPlugins } from "../plugins/load_plugins.ts";

@@ -9,7 +9,7 @@ import { type CommandIO, openStoreOrExit, settingsOrExit } from "./dispatch_comm
 import { openProvider } from "./open_provider.ts";
 import { openTools } from "./open_tools.ts";
 import { slashCommands } from "./slash_commands.ts";
-import { dataDir } from "../config/settings.ts";
+import { dataDir, savedOutputsRoot } from "../config/folders.ts";
 import { formatAgentError } from "../errors.ts";
 import { Conversation, type ConversationParts } from "../agent/conversation.ts";
 import { EXIT, printEarlyFailure, runPrint } from "./run_print.ts";
@@ -23,7 +23,7 @@ import { formatTranscript } from "../ui/transcript.ts";
 import { turnCount } from "./sessions_command.ts";
 import { keepProjectPolicyTrusted, trustProjectPolicy } from "./project_policy_trust.ts";
 import type { StartAhead } from "./prompt_ahead.ts";
-import type { SessionStore } from "../sessions/open_session_store.ts";
+import type { SessionStore } from "../sessions/session_store_types.ts";
 import type { SessionRecorder } from "../sessions/session_recorder.ts";
 import {
   formatPolicyFileError,
@@ -191,7 +191,7 @@ export async function runConversation(
   }
 
   tracePhase("REPL created");
-  const outputsDir = join(dataDir(), "outputs");
+  const outputsDir = savedOutputsRoot();
   const tools = await openTools({
     settings,
     grants,

@@ -1,26 +1,133 @@
-// Where harness keeps its data: `$XDG_DATA_HOME/harness`, else `~/.local/share/harness`.
-// The session database, the REPL history and the full outputs of cut tool results live there,
-// owner-only (folders 0700, files 0600): outputs can hold any project's secrets.
+// Every folder harness keeps things in, in one place: settings, trust stores, policies and the
+// user's plugins under `$XDG_CONFIG_HOME/harness` (else `~/.config/harness`); the session
+// database, the REPL history, the code graph and the saved full outputs of cut tool results
+// under `$XDG_DATA_HOME/harness` (else `~/.local/share/harness`), owner-only (folders 0700,
+// files 0600) because outputs can hold any project's secrets; caches under
+// `$XDG_CACHE_HOME/harness` (else `~/.cache/harness`).
 
 import { join } from "node:path";
 import { sha256Hex } from "../platform/sha256_hex.ts";
 
+/** The environment a folder is computed from: a record, or a lookup such as `Deno.env.get`. */
+export type FolderEnv =
+  | Record<string, string | undefined>
+  | ((name: string) => string | undefined);
+
+function lookup(env: FolderEnv, name: string): string | undefined {
+  return typeof env === "function" ? env(name) : env[name];
+}
+
+function processEnv(name: string): string | undefined {
+  return Deno.env.get(name);
+}
+
 /**
- * The harness data folder.
- *
- * @param env The environment (HOME, USERPROFILE, XDG_DATA_HOME).
- * @returns The folder path.
+ * The user's home folder: `HOME`, else `USERPROFILE`, else `.`.
  *
  * @example
  * ```ts
- * import { harnessDataDir } from "./folders.ts";
- * const dir = harnessDataDir({ XDG_DATA_HOME: "/d" });
+ * import { homeDir } from "./folders.ts";
+ * if (homeDir({ HOME: "/h" }) !== "/h" || homeDir({}) !== ".") throw new Error();
+ * ```
+ */
+export function homeDir(env: FolderEnv = processEnv): string {
+  return lookup(env, "HOME") ?? lookup(env, "USERPROFILE") ?? ".";
+}
+
+function xdgDir(env: FolderEnv, variable: string, fallback: string[]): string {
+  const xdg = lookup(env, variable);
+  return join(xdg || join(homeDir(env), ...fallback), "harness");
+}
+
+/**
+ * The configuration folder: `$XDG_CONFIG_HOME/harness`, else `~/.config/harness`.
+ *
+ * @example
+ * ```ts
+ * import { configDir } from "./folders.ts";
+ * if (configDir({ XDG_CONFIG_HOME: "/c" }).replaceAll("\\", "/") !== "/c/harness") throw new Error();
+ * ```
+ */
+export function configDir(env: FolderEnv = processEnv): string {
+  return xdgDir(env, "XDG_CONFIG_HOME", [".config"]);
+}
+
+/**
+ * The data folder: `$XDG_DATA_HOME/harness`, else `~/.local/share/harness`.
+ *
+ * @example
+ * ```ts
+ * import { dataDir } from "./folders.ts";
+ * const dir = dataDir({ XDG_DATA_HOME: "/d" });
  * if (dir.replaceAll("\\", "/") !== "/d/harness") throw new Error(dir);
  * ```
  */
-export function harnessDataDir(env: Record<string, string | undefined>): string {
-  const home = env.HOME ?? env.USERPROFILE ?? ".";
-  return join(env.XDG_DATA_HOME || join(home, ".local", "share"), "harness");
+export function dataDir(env: FolderEnv = processEnv): string {
+  return xdgDir(env, "XDG_DATA_HOME", [".local", "share"]);
+}
+
+/**
+ * The cache folder: `$XDG_CACHE_HOME/harness`, else `~/.cache/harness`; `undefined` when
+ * neither that variable nor a home folder is known (nothing is cached then).
+ *
+ * @example
+ * ```ts
+ * import { cacheDir } from "./folders.ts";
+ * if (cacheDir({ XDG_CACHE_HOME: "/c" })?.replaceAll("\\", "/") !== "/c/harness") throw new Error();
+ * if (cacheDir({}) !== undefined) throw new Error();
+ * ```
+ */
+export function cacheDir(env: FolderEnv = processEnv): string | undefined {
+  const xdg = lookup(env, "XDG_CACHE_HOME");
+  if (xdg) return join(xdg, "harness");
+  const home = lookup(env, "HOME") ?? lookup(env, "USERPROFILE");
+  return home ? join(home, ".cache", "harness") : undefined;
+}
+
+/**
+ * The user's plugin folder, `<config>/plugins`; `undefined` when neither `XDG_CONFIG_HOME`
+ * nor a home folder is known.
+ *
+ * @example
+ * ```ts
+ * import { userPluginDir } from "./folders.ts";
+ * const dir = userPluginDir({ XDG_CONFIG_HOME: "/cfg" });
+ * if (dir?.replaceAll("\\", "/") !== "/cfg/harness/plugins") throw new Error(dir);
+ * ```
+ */
+export function userPluginDir(env: FolderEnv = processEnv): string | undefined {
+  const known = lookup(env, "XDG_CONFIG_HOME") || lookup(env, "HOME") ||
+    lookup(env, "USERPROFILE");
+  return known ? join(configDir(env), "plugins") : undefined;
+}
+
+/**
+ * The root of saved tool outputs, `<data>/outputs`; each workspace has its own folder under it
+ * ({@linkcode workspaceDataDir}).
+ *
+ * @example
+ * ```ts
+ * import { savedOutputsRoot } from "./folders.ts";
+ * if (!savedOutputsRoot({ XDG_DATA_HOME: "/d" }).endsWith("outputs")) throw new Error();
+ * ```
+ */
+export function savedOutputsRoot(env: FolderEnv = processEnv): string {
+  return join(dataDir(env), "outputs");
+}
+
+/**
+ * The folder under a session data folder where full outputs of cut results are saved. Tools
+ * that may read the workspace may read it too (sandbox_worker.ts, workspace_path.ts), so the
+ * data folder must be the workspace's own ({@linkcode workspaceDataDir}).
+ *
+ * @example
+ * ```ts
+ * import { toolOutputsDir } from "./folders.ts";
+ * if (!toolOutputsDir("/data").endsWith("tool_outputs")) throw new Error();
+ * ```
+ */
+export function toolOutputsDir(dataDir: string): string {
+  return join(dataDir, "tool_outputs");
 }
 
 /**

@@ -6,6 +6,7 @@
 
 import { httpUrlProblem } from "../platform/http_url.ts";
 import { paths } from "../platform/paths.ts";
+import { configDir } from "./folders.ts";
 import type { ParseError } from "jsonc-parser";
 import { err, ok, type Result } from "../errors.ts";
 import type { SettingFlags } from "../cli/args.ts";
@@ -83,23 +84,6 @@ export const DEFAULT_SETTINGS: Settings = {
   compactAt: 85,
   mcpServers: {},
 };
-
-/** The user's home folder. */
-export function homeDir(env: (name: string) => string | undefined = Deno.env.get): string {
-  return env("HOME") ?? env("USERPROFILE") ?? ".";
-}
-
-/** `$XDG_CONFIG_HOME/harness` or `~/.config/harness`. */
-export function configDir(env: (name: string) => string | undefined = Deno.env.get): string {
-  const xdg = env("XDG_CONFIG_HOME");
-  return xdg ? paths.join(xdg, "harness") : paths.join(homeDir(env), ".config", "harness");
-}
-
-/** `$XDG_DATA_HOME/harness` or `~/.local/share/harness`. */
-export function dataDir(env: (name: string) => string | undefined = Deno.env.get): string {
-  const xdg = env("XDG_DATA_HOME");
-  return xdg ? paths.join(xdg, "harness") : paths.join(homeDir(env), ".local", "share", "harness");
-}
 
 const SETTING_FLAG_KEYS: readonly (keyof SettingFlags)[] = [
   "baseUrl",

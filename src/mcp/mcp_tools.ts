@@ -9,7 +9,7 @@ import type { RiskLevel } from "../tools/define_tool.ts";
 import type { ToolInfo, ToolRun, ToolRunner } from "../tools/tool_runner.ts";
 import { truncateToolResult } from "../sandbox/truncate_output.ts";
 import { type McpCallResult, mcpMediaBlocks, mcpResultText, printable } from "./mcp_result.ts";
-import { toolOutputsDir } from "../sandbox/truncate_output.ts";
+import { toolOutputsDir } from "../config/folders.ts";
 import type { McpServers } from "./mcp_servers.ts";
 import type { McpToolListing } from "./mcp_server.ts";
 import { mcpToolName } from "./tool_names.ts";

@@ -5,7 +5,7 @@
 
 import { dirname, join } from "node:path";
 import { type AgentError, err, ok, type Result } from "../errors.ts";
-import { configDir } from "../config/settings.ts";
+import { configDir } from "../config/folders.ts";
 import type { LoadedRule, PolicyRule } from "./policy.ts";
 
 /** One policy file to load; a missing optional file is skipped, a missing required one fails. */

@@ -7,7 +7,7 @@
 // plugins never pass through here.
 
 import { basename, dirname, join, relative } from "node:path";
-import { configDir } from "../config/settings.ts";
+import { configDir } from "../config/folders.ts";
 import { importGraphHash } from "../sandbox/import_graph.ts";
 
 /** The I/O trust needs: a one-line answer and output. */

@@ -6,6 +6,7 @@
 import { join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { AgentError } from "../errors.ts";
+import { userPluginDir } from "../config/folders.ts";
 
 /** Where a plugin file came from; earlier origins win on duplicate names. */
 export type PluginOrigin = "builtin" | "user" | "project" | "flag";
@@ -32,24 +33,6 @@ export interface PluginFile {
  */
 export function builtinPluginDir(): string {
   return fileURLToPath(new URL("../../plugins/", import.meta.url));
-}
-
-/**
- * The user's plugin folder: `$XDG_CONFIG_HOME/harness/plugins`, else
- * `~/.config/harness/plugins`; `undefined` when no home folder is known.
- *
- * @example
- * ```ts
- * import { userPluginDir } from "./load_plugins.ts";
- * const dir = userPluginDir({ XDG_CONFIG_HOME: "/cfg" });
- * if (dir !== "/cfg/harness/plugins") throw new Error(dir);
- * ```
- */
-export function userPluginDir(env: Record<string, string | undefined>): string | undefined {
-  const xdg = env.XDG_CONFIG_HOME;
-  if (xdg) return join(xdg, "harness", "plugins");
-  const home = env.HOME ?? env.USERPROFILE;
-  return home ? join(home, ".config", "harness", "plugins") : undefined;
 }
 
 function isPluginFileName(name: string): boolean {

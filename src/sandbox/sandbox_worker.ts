@@ -12,7 +12,7 @@ import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { localImports } from "./import_graph.ts";
 import { covers, grantCovers } from "./permission_value.ts";
-import { toolOutputsDir } from "./truncate_output.ts";
+import { toolOutputsDir } from "../config/folders.ts";
 import type { HostToWorker, LoadMessage, PluginRef, WorkerToHost } from "./worker_protocol.ts";
 import type { RespawnMessage, SpawnMessage } from "./spawner_worker.ts";
 

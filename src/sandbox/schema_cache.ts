@@ -7,6 +7,7 @@
 // risk from it (see src/sandbox/builtin_risks.ts).
 
 import { dirname, join } from "node:path";
+import { cacheDir } from "../config/folders.ts";
 import type { RiskLevel, ToolPermissions } from "../tools/define_tool.ts";
 
 /** A tool's public description as the cache keeps it. */
@@ -44,9 +45,8 @@ interface CacheFile {
  * ```
  */
 export function schemaCachePath(env: Record<string, string | undefined>): string | undefined {
-  const base = env.XDG_CACHE_HOME ||
-    ((env.HOME ?? env.USERPROFILE) ? join(env.HOME ?? env.USERPROFILE ?? "", ".cache") : "");
-  return base ? join(base, "harness", "tool_schemas.json") : undefined;
+  const base = cacheDir(env);
+  return base ? join(base, "tool_schemas.json") : undefined;
 }
 
 function hex(bytes: ArrayBuffer): string {

@@ -7,7 +7,7 @@
 import type { ToolErrorType } from "../messages.ts";
 import { type ToolContext, type ToolDefinition, ToolError } from "../tools/define_tool.ts";
 import { resolveWorkspacePath } from "../tools/workspace_path.ts";
-import { toolOutputsDir } from "./truncate_output.ts";
+import { toolOutputsDir } from "../config/folders.ts";
 import { CommandLauncher } from "./command_sandbox_launcher.ts";
 import { installDenyGuard, replaceDenoMember } from "./deny_guard.ts";
 import { describeNotCapable } from "./describe_not_capable.ts";

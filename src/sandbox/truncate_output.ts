@@ -7,22 +7,7 @@
 import { humanSize } from "../ui/style.ts";
 import { join } from "node:path";
 import { makeToolResult, type ToolResult } from "../messages.ts";
-import { ensurePrivateDir } from "../config/folders.ts";
-
-/**
- * The folder under a session data folder where full outputs of cut results are saved. Tools
- * that may read the workspace may read it too (sandbox_worker.ts, workspace_path.ts), so the
- * data folder must be the workspace's own (`workspaceDataDir` in sessions/data_dir.ts).
- *
- * @example
- * ```ts
- * import { toolOutputsDir } from "./truncate_output.ts";
- * if (!toolOutputsDir("/data").endsWith("tool_outputs")) throw new Error();
- * ```
- */
-export function toolOutputsDir(dataDir: string): string {
-  return join(dataDir, "tool_outputs");
-}
+import { ensurePrivateDir, toolOutputsDir } from "../config/folders.ts";
 
 /** Default hard cap on a tool's output, in bytes. */
 export const DEFAULT_MAX_OUTPUT_SIZE = 1024 * 1024;

@@ -5,18 +5,12 @@
 
 import { join } from "node:path";
 import { type AgentError, err, formatAgentError, ok, type Result } from "../errors.ts";
-import { harnessDataDir } from "../config/folders.ts";
+import { dataDir } from "../config/folders.ts";
 import { importJsonl } from "./jsonl.ts";
 import { createNullLogWriter, type EventLog } from "./log_writer.ts";
 import { openDatabase } from "./schema.ts";
 import type { SessionStore } from "./session_store_types.ts";
 import { SqliteSessionStore } from "./sqlite_session_store.ts";
-
-export type { SessionLogWriter } from "./log_writer.ts";
-export type { SearchHit, SessionSummary } from "./query_sessions.ts";
-export type { SessionEvent, SessionStartInfo } from "./session_events.ts";
-export type { LoadedSession, SearchResult, SessionStore } from "./session_store_types.ts";
-export { importJsonl } from "./jsonl.ts";
 
 /** Options for {@linkcode openSessionStore}. */
 export interface SessionStoreOptions {
@@ -47,7 +41,7 @@ export interface SessionStoreOptions {
  * ```
  */
 export function defaultSessionDatabasePath(env: Record<string, string | undefined>): string {
-  return join(harnessDataDir(env), "harness.db");
+  return join(dataDir(env), "harness.db");
 }
 
 /**

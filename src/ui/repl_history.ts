@@ -4,7 +4,7 @@
 // and calls appendHistory() for each line it accepts.
 
 import { dirname, join } from "node:path";
-import { harnessDataDir } from "../config/folders.ts";
+import { dataDir } from "../config/folders.ts";
 import { sha256Hex } from "../platform/sha256_hex.ts";
 
 /** Most lines kept per working directory. */
@@ -34,7 +34,7 @@ export interface HistoryOptions {
  */
 export function historyFile(cwd: string, options: HistoryOptions = {}): string {
   const dir = options.dir ??
-    join(harnessDataDir(options.env ?? Deno.env.toObject()), "history");
+    join(dataDir(options.env ?? Deno.env.toObject()), "history");
   const hash = sha256Hex(cwd).slice(0, 32);
   return join(dir, `${hash}.jsonl`);
 }

@@ -1,11 +1,8 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import {
-  builtinPluginDir,
-  discoverPlugins,
-  userPluginDir,
-} from "../../src/plugins/load_plugins.ts";
+import { builtinPluginDir, discoverPlugins } from "../../src/plugins/load_plugins.ts";
+import { userPluginDir } from "../../src/config/folders.ts";
 
 async function tempTree(files: string[]): Promise<string & AsyncDisposable> {
   const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "harness_plugins_" }));

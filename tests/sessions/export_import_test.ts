@@ -1,5 +1,5 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
-import { importJsonl } from "../../src/sessions/open_session_store.ts";
+import { importJsonl } from "../../src/sessions/jsonl.ts";
 import { formatAgentError } from "../../src/errors.ts";
 import {
   openTestStore,

@@ -12,7 +12,8 @@ import {
   toolCallMessage,
   toolResultMessage,
 } from "../../src/messages.ts";
-import { openSessionStore, type SessionStore } from "../../src/sessions/open_session_store.ts";
+import { openSessionStore } from "../../src/sessions/open_session_store.ts";
+import type { SessionStore } from "../../src/sessions/session_store_types.ts";
 
 /** A temp folder removed on dispose. */
 export interface TempDir extends AsyncDisposable {
