@@ -3,11 +3,9 @@
 // constants, numbers and booleans as strings). Also counts identical failing calls, so the
 // loop can tell a model to stop repeating one. Plugs into call_driver.ts as its ArgumentParser.
 
-type Schema = Record<string, unknown>;
+import { isRecord } from "../platform/json_values.ts";
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+type Schema = Record<string, unknown>;
 
 function tryJson(text: string): { value: unknown } | { error: string } {
   try {
@@ -74,7 +72,7 @@ function relaxedToStrict(text: string, repairs: Set<string>): string {
 
 /** The JSON Schema types a schema allows (type, type arrays, anyOf/oneOf). */
 function schemaTypes(schema: unknown): string[] {
-  if (!isObject(schema)) return [];
+  if (!isRecord(schema)) return [];
   const types: string[] = [];
   if (typeof schema.type === "string") types.push(schema.type);
   if (Array.isArray(schema.type)) {
@@ -103,7 +101,7 @@ function fits(value: unknown, types: string[]): boolean {
 
 /** Finds the sub-schema (object properties / array items) inside a possibly nullable schema. */
 function findKey(schema: unknown, key: "properties" | "items"): unknown {
-  if (!isObject(schema)) return undefined;
+  if (!isRecord(schema)) return undefined;
   if (key in schema) return schema[key];
   for (const union of ["anyOf", "oneOf"]) {
     const options = schema[union];
@@ -153,9 +151,9 @@ function coerce(value: unknown, schema: unknown, path: string, repairs: Set<stri
     }
     return value;
   }
-  if (isObject(value)) {
+  if (isRecord(value)) {
     const properties = findKey(schema, "properties");
-    if (!isObject(properties)) return value;
+    if (!isRecord(properties)) return value;
     const out: Record<string, unknown> = {};
     for (const [key, item] of Object.entries(value)) {
       out[key] = key in properties
@@ -175,7 +173,7 @@ function coerce(value: unknown, schema: unknown, path: string, repairs: Set<stri
 
 /** A one-line example object built from the schema's properties, for error messages. */
 function example(schema: Schema): string {
-  const properties = isObject(schema.properties) ? schema.properties : {};
+  const properties = isRecord(schema.properties) ? schema.properties : {};
   const required = Array.isArray(schema.required) ? schema.required : Object.keys(properties);
   const sample: Record<string, unknown> = {};
   for (const key of required.filter((k): k is string => typeof k === "string").slice(0, 3)) {
@@ -233,7 +231,7 @@ export function repairArguments(
     value = inner.value;
     repairs.add("decoded arguments given as a JSON string");
   }
-  if (!isObject(value)) {
+  if (!isRecord(value)) {
     return {
       error: `Arguments must be a JSON object, got ${
         typeOf(value) === "integer"
@@ -257,7 +255,7 @@ function normalise(args: unknown): string {
   const sorted = (v: unknown): unknown =>
     Array.isArray(v)
       ? v.map(sorted)
-      : isObject(v)
+      : isRecord(v)
       ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted(v[k])]))
       : v;
   return JSON.stringify(sorted(value)) ?? "undefined";

@@ -6,6 +6,7 @@ import { posix } from "node:path";
 import picomatch from "picomatch";
 import type { RiskLevel } from "../tools/define_tool.ts";
 import { analyzeCommand, REDIRECT_WORD, type SubCommand } from "./split_command.ts";
+import { isRecord } from "../platform/json_values.ts";
 
 export type PolicyAction = "allow" | "ask" | "deny";
 
@@ -250,10 +251,6 @@ function matches(
     if (needAll ? !items.every(test) : !items.some(test)) return false;
   }
   return true;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function scalarText(value: unknown): string {

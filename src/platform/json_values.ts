@@ -1,6 +1,6 @@
-// Type guards for the untyped JSON that OpenAI-compatible servers send (stream chunks, error
-// bodies, model lists). Shared by the stream reader, the error describer and the provider;
-// they let the provider accept what real servers send without trusting its shape.
+// Type guards for untyped JSON: what servers send (stream chunks, error bodies, model lists,
+// /api/show), policy files and tool arguments. One home, so that no module trusts the shape of
+// parsed JSON and none keeps its own copy of the guard.
 
 /**
  * Tells whether a value is a plain JSON object (not null, not an array).

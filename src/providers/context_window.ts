@@ -4,6 +4,8 @@
 // window the model is loaded with). The probes run in parallel with a short timeout each; the
 // first that names a window wins, in that order. Never throws.
 
+import { isRecord } from "../platform/json_values.ts";
+
 /** Which server answered; "unknown" when none of the endpoints did. */
 export type ServerKind = "llama-server" | "vllm" | "lm-studio" | "ollama" | "unknown";
 
@@ -29,10 +31,6 @@ export interface ProbeOptions {
 
 type JsonObject = Record<string, unknown>;
 
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 function positive(value: unknown): number | undefined {
   return typeof value === "number" && Number.isInteger(value) && value > 0 ? value : undefined;
 }
@@ -52,8 +50,8 @@ function positive(value: unknown): number | undefined {
  * ```
  */
 export function readLlamaServerProps(body: unknown): StatedWindow | undefined {
-  if (!isObject(body)) return undefined;
-  const settings = isObject(body.default_generation_settings)
+  if (!isRecord(body)) return undefined;
+  const settings = isRecord(body.default_generation_settings)
     ? body.default_generation_settings
     : {};
   const tokens = positive(settings.n_ctx) ?? positive(body.n_ctx);
@@ -120,9 +118,9 @@ export function readLmStudioModels(body: unknown, model: string): StatedWindow |
  * ```
  */
 export function readOllamaPs(body: unknown, model: string): StatedWindow | undefined {
-  const list = isObject(body) && Array.isArray(body.models) ? body.models : [];
+  const list = isRecord(body) && Array.isArray(body.models) ? body.models : [];
   const entry = list.find((m): m is JsonObject =>
-    isObject(m) && (m.name === model || m.model === model || m.name === `${model}:latest`)
+    isRecord(m) && (m.name === model || m.model === model || m.name === `${model}:latest`)
   );
   const tokens = positive(entry?.context_length);
   return tokens === undefined
@@ -136,7 +134,7 @@ function pickModel(
   model: string,
   idOf: (entry: JsonObject) => unknown,
 ): JsonObject | undefined {
-  const list = isObject(body) && Array.isArray(body.data) ? body.data.filter(isObject) : [];
+  const list = isRecord(body) && Array.isArray(body.data) ? body.data.filter(isRecord) : [];
   return list.find((entry) => idOf(entry) === model) ?? (list.length === 1 ? list[0] : undefined);
 }
 

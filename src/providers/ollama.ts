@@ -22,10 +22,10 @@ import {
   SERVER_FAILED_HINT,
   unreachableError,
 } from "./ollama/http_errors.ts";
-import { isObject } from "./ollama/json_values.ts";
 import { type OllamaModelInfo, showModel } from "./ollama/show.ts";
 import { toOllamaMessages } from "./ollama/wire_messages.ts";
 import { DEFAULT_STREAM_LIMITS, StreamWatchdog } from "./stream_watchdog.ts";
+import { isRecord } from "../platform/json_values.ts";
 
 export type { OllamaModelInfo } from "./ollama/show.ts";
 export { toOllamaMessages } from "./ollama/wire_messages.ts";
@@ -272,10 +272,10 @@ export function createOllamaProvider(options: OllamaOptions): OllamaProvider {
       );
     }
     const body: unknown = await response.json().catch(() => undefined);
-    const models = isObject(body) && Array.isArray(body.models) ? body.models : [];
+    const models = isRecord(body) && Array.isArray(body.models) ? body.models : [];
     return ok(
       models.flatMap((m) =>
-        isObject(m) && typeof (m.name ?? m.model) === "string" ? [String(m.name ?? m.model)] : []
+        isRecord(m) && typeof (m.name ?? m.model) === "string" ? [String(m.name ?? m.model)] : []
       ),
     );
   }

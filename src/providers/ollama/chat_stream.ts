@@ -4,9 +4,9 @@
 
 import type { Usage } from "../../messages.ts";
 import type { AssistantTurn, ProviderEvent } from "../provider.ts";
-import { isObject } from "./json_values.ts";
 import { readNdjson } from "./ndjson_stream.ts";
 import { readToolCall } from "./wire_messages.ts";
+import { isRecord } from "../../platform/json_values.ts";
 
 /** How a chat stream ended: normally (maybe without a `done` line) or with a bad line. */
 export type ChatStreamEnd =
@@ -42,12 +42,12 @@ export async function readChatStream(
   let doneReason: string | undefined;
   let usage: Usage | undefined;
   for await (const line of readNdjson(body)) {
-    if (line instanceof SyntaxError || !isObject(line)) {
+    if (line instanceof SyntaxError || !isRecord(line)) {
       await body.cancel().catch(() => {});
       return { kind: "stream_error", message: "a line is not JSON" };
     }
     if (typeof line.error === "string") return { kind: "stream_error", message: line.error };
-    const message = isObject(line.message) ? line.message : {};
+    const message = isRecord(line.message) ? line.message : {};
     if (typeof message.thinking === "string" && message.thinking !== "") {
       turn.reasoning += message.thinking;
       onEvent?.({ type: "reasoning_delta", text: message.thinking });

@@ -3,7 +3,7 @@
 // The provider, the /api/show reader and the model lister call these instead of throwing.
 
 import type { AgentError } from "../../errors.ts";
-import { isObject } from "./json_values.ts";
+import { isRecord } from "../../platform/json_values.ts";
 
 /** What to do when Ollama itself failed (a crashed runner, out of memory). */
 export const SERVER_FAILED_HINT =
@@ -87,7 +87,7 @@ export async function errorText(response: Response): Promise<string> {
   const body = await response.text().catch(() => "");
   try {
     const parsed: unknown = JSON.parse(body);
-    if (isObject(parsed) && typeof parsed.error === "string") return parsed.error;
+    if (isRecord(parsed) && typeof parsed.error === "string") return parsed.error;
   } catch {
     // not JSON: use the text
   }

@@ -4,7 +4,7 @@
 
 import { type AgentError, err, ok, type Result } from "../../errors.ts";
 import { errorText, httpError, unreachableError } from "./http_errors.ts";
-import { isObject } from "./json_values.ts";
+import { isRecord } from "../../platform/json_values.ts";
 
 /** What /api/show says about the model. */
 export interface OllamaModelInfo {
@@ -34,16 +34,16 @@ export interface OllamaModelInfo {
  * ```
  */
 export function parseShowBody(body: unknown): OllamaModelInfo {
-  const info = isObject(body) && isObject(body.model_info) ? body.model_info : {};
+  const info = isRecord(body) && isRecord(body.model_info) ? body.model_info : {};
   const arch = info["general.architecture"];
   const lengthKey = typeof arch === "string" && `${arch}.context_length` in info
     ? `${arch}.context_length`
     : Object.keys(info).find((key) => key.endsWith(".context_length"));
   const length = lengthKey === undefined ? undefined : info[lengthKey];
-  const capabilities = isObject(body) && Array.isArray(body.capabilities)
+  const capabilities = isRecord(body) && Array.isArray(body.capabilities)
     ? body.capabilities.filter((c): c is string => typeof c === "string")
     : [];
-  const template = isObject(body) && typeof body.template === "string" ? body.template : "";
+  const template = isRecord(body) && typeof body.template === "string" ? body.template : "";
   return {
     ...(typeof length === "number" && length > 0 ? { contextLength: length } : {}),
     capabilities,

@@ -4,7 +4,7 @@
 // each streamed tool call through here.
 
 import type { Message, ToolCall } from "../../messages.ts";
-import { isObject } from "./json_values.ts";
+import { isRecord } from "../../platform/json_values.ts";
 
 /** One tool call inside a wire assistant message. */
 export interface WireToolCall {
@@ -24,7 +24,7 @@ export interface WireMessage {
 function argumentsObject(text: string): Record<string, unknown> {
   try {
     const value: unknown = JSON.parse(text);
-    return isObject(value) ? value : {};
+    return isRecord(value) ? value : {};
   } catch {
     return {};
   }
@@ -107,7 +107,7 @@ function randomId(): string {
  * ```
  */
 export function readToolCall(raw: unknown): ToolCall | undefined {
-  if (!isObject(raw) || !isObject(raw.function)) return undefined;
+  if (!isRecord(raw) || !isRecord(raw.function)) return undefined;
   const name = raw.function.name;
   if (typeof name !== "string" || name === "") return undefined;
   const args = raw.function.arguments;

@@ -16,7 +16,6 @@ import {
   type FormatFamily,
   INCOMPLETE,
   INVALID,
-  isObject,
   isPartialOf,
   jsonCallRun,
   jsonValueEnd,
@@ -37,6 +36,7 @@ import { kimiCallBegin, kimiSection, kimiSectionSingular } from "./kimi.ts";
 import { minimaxM2, step3Call, step3Calls } from "./invoke_xml.ts";
 import { granite, internlm, longcat, phi4Functools, toolCallsTag } from "./json_tags.ts";
 import { llamaJson } from "./llama_json.ts";
+import { isRecord } from "../../platform/json_values.ts";
 
 /**
  * A block between an opener and a closing tag; without the close it runs to the end. A JSON
@@ -205,7 +205,7 @@ function parseMistral(text: string, start: number, { final }: DetectContext): Re
       if (valueEnd === "incomplete") return final ? INVALID : INCOMPLETE;
       if (valueEnd === "invalid") return INVALID;
       const args = tryJson(text.slice(j, valueEnd));
-      if (!args || !isObject(args.value)) return INVALID;
+      if (!args || !isRecord(args.value)) return INVALID;
       calls.push({ type: "call", name, arguments: JSON.stringify(args.value) });
       end = valueEnd;
     }

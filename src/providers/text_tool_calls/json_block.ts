@@ -12,11 +12,11 @@ import {
   type DetectContext,
   INCOMPLETE,
   INVALID,
-  isObject,
   type RegionPiece,
   type RegionResult,
   tryJson,
 } from "./shared.ts";
+import { isRecord } from "../../platform/json_values.ts";
 
 /** Where a block's values and body end; `end` is after the closing tag (or the text's end). */
 type BlockScan =
@@ -147,7 +147,7 @@ function brokenCall(body: string, context: DetectContext): RegionPiece | undefin
   if (source.startsWith("{") && raw.endsWith("}")) {
     const inner = raw.slice(0, -1).trimEnd();
     const parsed = parseRelaxedJson(raw) ?? parseRelaxedJson(inner);
-    if (parsed && isObject(parsed.value)) {
+    if (parsed && isRecord(parsed.value)) {
       return { type: "call", name, arguments: JSON.stringify(parsed.value) };
     }
     if (inner !== "") raw = inner;

@@ -10,7 +10,6 @@ import {
   endOfRun,
   INCOMPLETE,
   INVALID,
-  isObject,
   jsonValueEnd,
   type RegionPiece,
   type RegionResult,
@@ -18,6 +17,7 @@ import {
   tagAt,
   tryJson,
 } from "./shared.ts";
+import { isRecord } from "../../platform/json_values.ts";
 
 const K = {
   sectionBegin: ["<|tool_calls_section_begin|>", "<|tool_call_section_begin|>"],
@@ -58,7 +58,7 @@ function kimiCall(
   if (valueEnd === "incomplete") return final ? "invalid" : "incomplete";
   if (valueEnd === "invalid") return "invalid";
   const args = tryJson(text.slice(valueStart, valueEnd));
-  if (!args || !isObject(args.value)) return "invalid";
+  if (!args || !isRecord(args.value)) return "invalid";
   const call: RegionPiece = { type: "call", name, arguments: JSON.stringify(args.value) };
   const next = skipSpace(text, valueEnd);
   if (final && next >= text.length) return { call, end: text.length };

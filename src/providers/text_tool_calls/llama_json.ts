@@ -10,18 +10,18 @@ import {
   endOfRun,
   INCOMPLETE,
   INVALID,
-  isObject,
   jsonValueEnd,
   type RegionPiece,
   skipSpace,
   tryJson,
 } from "./shared.ts";
+import { isRecord } from "../../platform/json_values.ts";
 
 const LLAMA_END = ["<|eom_id|>", "<|eot_id|>"];
 
 /** Whether a parsed object carries its arguments the way Llama's template writes them. */
 function hasParameters(value: unknown): boolean {
-  return isObject(value) && isObject(value.parameters);
+  return isRecord(value) && isRecord(value.parameters);
 }
 
 /** Llama 3.x: `{"name": ..., "parameters": {...}}` objects anywhere in prose. */

@@ -3,6 +3,7 @@
 // canonical `{ name, arguments }` shape (arguments as JSON text of an object).
 
 import type { ToolSchema } from "../../messages.ts";
+import { isRecord } from "../../platform/json_values.ts";
 
 /** A piece of a parsed region: visible text, reasoning, or one tool call. */
 export type RegionPiece =
@@ -169,11 +170,6 @@ export function tryJson(text: string): { value: unknown } | undefined {
   }
 }
 
-/** Whether a value is a plain JSON object. */
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 /**
  * Canonical argument text: an object is stringified, a string holding a JSON object is
  * normalised, missing arguments are `{}`. Anything else is not a call.
@@ -186,11 +182,11 @@ export function isObject(value: unknown): value is Record<string, unknown> {
  */
 export function argumentsText(value: unknown): string | undefined {
   if (value === undefined || value === null) return "{}";
-  if (isObject(value)) return JSON.stringify(value);
+  if (isRecord(value)) return JSON.stringify(value);
   if (typeof value === "string") {
     if (value.trim() === "") return "{}";
     const parsed = tryJson(value);
-    if (parsed && isObject(parsed.value)) return JSON.stringify(parsed.value);
+    if (parsed && isRecord(parsed.value)) return JSON.stringify(parsed.value);
   }
   return undefined;
 }
@@ -210,8 +206,8 @@ export function argumentsText(value: unknown): string | undefined {
 export function callFromObject(
   value: unknown,
 ): { type: "call"; name: string; arguments: string } | undefined {
-  if (!isObject(value)) return undefined;
-  const inner = isObject(value.function) ? value.function : value;
+  if (!isRecord(value)) return undefined;
+  const inner = isRecord(value.function) ? value.function : value;
   const name = inner.name;
   if (typeof name !== "string" || name.trim() === "") return undefined;
   const args = "arguments" in inner ? inner.arguments : inner.parameters;

@@ -9,13 +9,13 @@ import {
   endOfRun,
   INCOMPLETE,
   INVALID,
-  isObject,
   isPartialOf,
   type RegionPiece,
   type RegionResult,
   skipSpace,
   tryJson,
 } from "./shared.ts";
+import { isRecord } from "../../platform/json_values.ts";
 
 const DS = {
   callsBegin: "<｜tool▁calls▁begin｜>",
@@ -40,7 +40,7 @@ function deepseekCall(before: string, after: string): RegionPiece | undefined {
     json = /^```[\w-]*\s*([\s\S]*?)\s*```$/.exec(rest)?.[1] ?? rest;
   }
   const args = tryJson(json === "" ? "{}" : json);
-  if (!/^[\w.-]+$/.test(name) || !args || !isObject(args.value)) return undefined;
+  if (!/^[\w.-]+$/.test(name) || !args || !isRecord(args.value)) return undefined;
   return { type: "call", name, arguments: JSON.stringify(args.value) };
 }
 
@@ -132,7 +132,7 @@ function parseHarmony(text: string, start: number, { final }: DetectContext): Re
   const recipient = /to=([^\s<]+)/.exec(header)?.[1];
   if (recipient !== undefined) {
     const args = tryJson(body.trim() === "" ? "{}" : body.trim());
-    if (!args || !isObject(args.value)) return INVALID;
+    if (!args || !isRecord(args.value)) return INVALID;
     return complete(end, [{
       type: "call",
       name: recipient,

@@ -3,7 +3,8 @@
 // text; they are coerced to the types the tool's JSON Schema declares, as server parsers do.
 
 import { parsePythonLiteral } from "./python_literal.ts";
-import { isObject, type RegionPiece, type ToolIndex, tryJson } from "./shared.ts";
+import { type RegionPiece, type ToolIndex, tryJson } from "./shared.ts";
+import { isRecord } from "../../platform/json_values.ts";
 
 const FUNCTION_OPEN = "<function=";
 const FUNCTION_CLOSE = "</function>";
@@ -12,7 +13,7 @@ const PARAMETER_CLOSE = "</parameter>";
 
 /** The JSON Schema types declared for one property (type, type arrays, anyOf/oneOf). */
 function declaredTypes(schema: unknown): string[] {
-  if (!isObject(schema)) return [];
+  if (!isRecord(schema)) return [];
   const types: string[] = [];
   if (typeof schema.type === "string") types.push(schema.type);
   if (Array.isArray(schema.type)) {
@@ -79,7 +80,7 @@ export function coerceParameter(text: string, schema: unknown): unknown {
 export function schemaProperties(tools: ToolIndex, name: string): Record<string, unknown> {
   const resolved = tools.resolve(name);
   const schema = resolved === undefined ? undefined : tools.parameters(resolved);
-  return isObject(schema) && isObject(schema.properties) ? schema.properties : {};
+  return isRecord(schema) && isRecord(schema.properties) ? schema.properties : {};
 }
 
 /** Removes the one newline models put after an opening tag and before a closing one. */
@@ -102,7 +103,7 @@ export function parseFunctionBody(body: string, tools: ToolIndex): RegionPiece |
   const trimmed = inner.trim();
   if (trimmed.startsWith("{")) {
     const parsed = tryJson(trimmed);
-    return parsed && isObject(parsed.value)
+    return parsed && isRecord(parsed.value)
       ? { type: "call", name, arguments: JSON.stringify(parsed.value) }
       : undefined;
   }
