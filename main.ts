@@ -12,6 +12,7 @@ import {
   readOwnCommandLine,
   restartWithoutPrompt,
 } from "./src/cli/no_prompt.ts";
+import { EXIT } from "./src/cli/exit_codes.ts";
 
 const VERSION = `harness ${denoJson.version} (deno ${Deno.version.deno})`;
 const CLI_MODULE = "./src/cli/run_cli.ts";
@@ -24,7 +25,7 @@ function printError(message: string): void {
 async function main(argv: string[]): Promise<number> {
   if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
     console.log(VERSION);
-    return 0;
+    return EXIT.ok;
   }
   const promptCheck = checkDenoPrompt({
     cmdline: readOwnCommandLine(),
@@ -33,7 +34,7 @@ async function main(argv: string[]): Promise<number> {
   }, missingHostPermissions());
   if (promptCheck.kind === "missing-permissions") {
     printError(promptCheck.message);
-    return 2;
+    return EXIT.usage;
   }
   if (promptCheck.kind === "restart") {
     return await restartWithoutPrompt(promptCheck.command, promptCheck.args);

@@ -9,7 +9,7 @@ import type { Command, RunFlags } from "./args.ts";
 import { type Settings } from "../config/settings.ts";
 import { dataDir, savedOutputsRoot } from "../config/folders.ts";
 import type { Grants } from "../sandbox/grants.ts";
-import { EXIT } from "./run_print.ts";
+import { EXIT } from "./exit_codes.ts";
 import { makeToolResult } from "../messages.ts";
 import type { LoadedRule } from "../permissions/policy.ts";
 import { checkRuleNames, type KnownTool } from "../permissions/check_rule_names.ts";
@@ -18,7 +18,7 @@ import {
   loadPolicyFiles,
   policyFileRefs,
 } from "../permissions/policy_file.ts";
-import { type CommandIO, settingsOrExit } from "./dispatch_command.ts";
+import { type CommandIO, settingsOrExit } from "./command_io.ts";
 import { openTools } from "./open_tools.ts";
 import { trustProjectPolicy } from "./project_policy_trust.ts";
 import { CodeTools } from "../code_index/code_tools.ts";

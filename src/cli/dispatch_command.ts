@@ -3,23 +3,17 @@
 // it runs, so the REPL's start-up loads none of the others.
 
 import { join } from "node:path";
-import type { Command, RunFlags } from "./args.ts";
-import { loadSettings, type Settings } from "../config/settings.ts";
-import { type AgentError, formatAgentError } from "../errors.ts";
+import type { Command } from "./args.ts";
+import type { CommandIO } from "./command_io.ts";
+import { formatAgentError } from "../errors.ts";
 import type { Grants } from "../sandbox/grants.ts";
-import { EXIT } from "./run_print.ts";
-import { createNullSessionStore, openSessionStore } from "../sessions/open_session_store.ts";
-import type { SessionStore } from "../sessions/session_store_types.ts";
+import { EXIT } from "./exit_codes.ts";
 import type { StartAhead } from "./prompt_ahead.ts";
 import type * as RunAcp from "../acp/run_acp.ts";
 
 // Not a string literal: the ACP SDK stays out of the graph `deno run` prepares for the REPL.
 // The "compile" task embeds it through its --include list.
 const ACP_MODULE = "../acp/run_acp.ts";
-
-export interface CommandIO {
-  printError(message: string): void;
-}
 
 /**
  * Runs one command; returns the process exit code.
@@ -94,29 +88,4 @@ export async function runCommand(
       throw new Error(`unhandled command ${JSON.stringify(never)}`);
     }
   }
-}
-
-/** Loads settings or prints the config error. */
-export async function settingsOrExit(flags: RunFlags, io: CommandIO): Promise<Settings | number> {
-  const settings = await loadSettings(flags, { cwd: Deno.cwd() });
-  if (!settings.ok) {
-    io.printError(formatAgentError(settings.error));
-    return EXIT.usage;
-  }
-  return settings.value;
-}
-
-/** Opens the session store, or the null store with --no-session. */
-export function openStoreOrExit(
-  flags: RunFlags,
-  io: CommandIO,
-  onWriteError?: (error: AgentError) => void,
-): SessionStore | number {
-  if (flags.noSession) return createNullSessionStore();
-  const store = openSessionStore(onWriteError ? { onWriteError } : {});
-  if (!store.ok) {
-    io.printError(`${formatAgentError(store.error)}`);
-    return EXIT.runtime;
-  }
-  return store.value;
 }

@@ -3,9 +3,9 @@
 // read grant as the tools, so it needs --allow-read for the folder.
 
 import { dataDir } from "../config/folders.ts";
-import { EXIT } from "./run_print.ts";
+import { EXIT } from "./exit_codes.ts";
 import type { Grants } from "../sandbox/grants.ts";
-import type { CommandIO } from "./dispatch_command.ts";
+import type { CommandIO } from "./command_io.ts";
 
 const encoder = new TextEncoder();
 

@@ -6,12 +6,12 @@ import { loadSettings } from "../config/settings.ts";
 import { configDir } from "../config/folders.ts";
 import { paths } from "../platform/paths.ts";
 import { formatAgentError } from "../errors.ts";
-import { EXIT } from "./run_print.ts";
+import { EXIT } from "./exit_codes.ts";
 import type { Grants } from "../sandbox/grants.ts";
 import { checkMcpServer, type McpServerConfig } from "../mcp/mcp_config.ts";
 import { formatServerStates, McpServers } from "../mcp/mcp_servers.ts";
 import { parseFlags } from "./parse_flags.ts";
-import type { CommandIO } from "./dispatch_command.ts";
+import type { CommandIO } from "./command_io.ts";
 
 export const MCP_USAGE = `Usage:
   harness mcp add NAME [--env KEY=VALUE]... -- COMMAND [ARGS...]   a stdio server

@@ -6,8 +6,8 @@ import { join, relative, resolve } from "node:path";
 import { formatAgentError } from "../errors.ts";
 import { discoverPlugins } from "../plugins/load_plugins.ts";
 import { markTrusted, trustHash } from "../permissions/project_trust.ts";
-import { EXIT } from "./run_print.ts";
-import type { CommandIO } from "./dispatch_command.ts";
+import { EXIT } from "./exit_codes.ts";
+import type { CommandIO } from "./command_io.ts";
 
 /**
  * Trusts `paths` (default: every plugin file in ./plugins) and prints each with its hash.

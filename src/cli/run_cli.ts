@@ -2,6 +2,7 @@
 // harness's own flags, then the command. Each command's module is imported when it runs.
 
 import { HELP, parseCommand } from "./args.ts";
+import { EXIT } from "./exit_codes.ts";
 import { formatAgentError } from "../errors.ts";
 import { parseGrantFlags } from "../sandbox/grants.ts";
 import { tracePhase } from "./startup_trace.ts";
@@ -14,8 +15,6 @@ import type * as RunCommand from "./dispatch_command.ts";
 // list; tests/release/compile_includes_test.ts keeps that list complete.
 const PROMPT_AHEAD_MODULE = "./prompt_ahead.ts";
 const RUN_COMMAND_MODULE = "./dispatch_command.ts";
-
-const EXIT_USAGE = 2;
 
 /** How run_cli reports: the version line, and one-line errors. */
 export interface CliIO {
@@ -41,12 +40,12 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
   const grants = parseGrantFlags(argv);
   if (!grants.ok) {
     io.printError(formatAgentError(grants.error));
-    return EXIT_USAGE;
+    return EXIT.usage;
   }
   const parsed = parseCommand(grants.value.rest);
   if (!parsed.ok) {
     io.printError(formatAgentError(parsed.error));
-    return EXIT_USAGE;
+    return EXIT.usage;
   }
   const command = parsed.value;
   switch (command.kind) {

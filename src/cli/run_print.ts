@@ -4,19 +4,12 @@
 
 import type { TurnOutcome } from "../agent/agent_loop.ts";
 import type { OutputFormat } from "./args.ts";
+import { EXIT } from "./exit_codes.ts";
 import type { Conversation } from "../agent/conversation.ts";
 import type { LoopEventSink } from "../agent/loop_events.ts";
 import { createStreamJson, finalJson } from "../ui/render_json.ts";
 import { createTextRenderer } from "../ui/render_text.ts";
 import type { Style } from "../ui/style.ts";
-
-export const EXIT = {
-  ok: 0,
-  runtime: 1,
-  usage: 2,
-  limit: 3,
-  interrupted: 130,
-} as const;
 
 /**
  * The exit code for how a turn ended.

@@ -2,9 +2,9 @@
 
 import type { Command } from "./args.ts";
 import { formatAgentError } from "../errors.ts";
-import { EXIT } from "./run_print.ts";
-import { type CommandIO, openStoreOrExit } from "./dispatch_command.ts";
-import type { SearchHit, SessionSummary } from "../sessions/query_sessions.ts";
+import { EXIT } from "./exit_codes.ts";
+import { type CommandIO, openStoreOrExit } from "./command_io.ts";
+import { type SearchHit, type SessionSummary, turnCount } from "../sessions/query_sessions.ts";
 
 /** Rows listed when --limit is left out. */
 const DEFAULT_LIMIT = 50;
@@ -118,22 +118,6 @@ export async function runSessionsCommand(
   } finally {
     store.close();
   }
-}
-
-/**
- * "1 turn" or "N turns".
- *
- * @param turns The number of user messages.
- * @returns The count with its noun.
- *
- * @example
- * ```ts
- * import { turnCount } from "./sessions_command.ts";
- * if (turnCount(1) !== "1 turn" || turnCount(0) !== "0 turns") throw new Error();
- * ```
- */
-export function turnCount(turns: number): string {
-  return turns === 1 ? "1 turn" : `${turns} turns`;
 }
 
 /**

@@ -8,7 +8,7 @@
 // named tool (or no tool the glob matches) has is always an error: the tool is right there.
 
 import type { LoadedRule } from "./policy.ts";
-import type { PolicyFileError } from "./policy_file.ts";
+import type { PolicyFileError } from "./policy_text.ts";
 import picomatch from "picomatch";
 
 /** What the check needs to know of a tool: its name and JSON Schema parameters. */

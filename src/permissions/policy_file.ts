@@ -7,15 +7,13 @@ import { dirname, join } from "node:path";
 import { type AgentError, err, ok, type Result } from "../errors.ts";
 import { configDir } from "../config/folders.ts";
 import type { LoadedRule, PolicyRule } from "./policy.ts";
+import type { PolicyFileError } from "./policy_text.ts";
 
 /** One policy file to load; a missing optional file is skipped, a missing required one fails. */
 export interface PolicyFileRef {
   path: string;
   required: boolean;
 }
-
-/** The only error policy files produce: names the file; the reason leads with the position. */
-export type PolicyFileError = Extract<AgentError, { kind: "config_invalid" }>;
 
 /**
  * Prints a policy file error for the user in Deno style. `formatAgentError` says "config

@@ -12,11 +12,13 @@ import {
   parseTree,
   stripComments,
 } from "jsonc-parser";
-import { err, ok, type Result } from "../errors.ts";
+import { type AgentError, err, ok, type Result } from "../errors.ts";
 import { compactJson } from "./compact_json.ts";
 import { jsoncErrorReason, textPosition } from "../platform/jsonc_error_reason.ts";
 import type { LoadedRule, PolicyAction, PolicyRule } from "./policy.ts";
-import type { PolicyFileError } from "./policy_file.ts";
+
+/** The only error policy files produce: names the file; the reason leads with the position. */
+export type PolicyFileError = Extract<AgentError, { kind: "config_invalid" }>;
 
 const ACTIONS: readonly PolicyAction[] = ["allow", "ask", "deny"];
 const RULE_FIELDS = ["tool", "match", "action", "reason"];

@@ -22,56 +22,19 @@
 
 import { posix } from "node:path";
 import { decodeAnsiC, escapeAll, expandBraces, unescape } from "./shell_words.ts";
+import {
+  type Budget,
+  type CommandAnalysis,
+  MAX_DEPTH,
+  REDIRECT_WORD,
+  type ScannedCommand,
+  type SubCommand,
+} from "./command_analysis.ts";
 import { unwrapCommand } from "./unwrap_command.ts";
 
-/** One simple command found inside a shell string. */
-export interface SubCommand {
-  /** The command's words with wrappers and leading `VAR=x` assignments stripped. */
-  words: string[];
-  /**
-   * The same command with wrappers still on, outermost first (`["sudo", "rm", "x"]`), then
-   * each step of unwrapping, then forms it might also run (deny rules look at all of them).
-   */
-  views: string[][];
-  /** Whether an allow rule may vouch for it: the named program with plain arguments. */
-  plain: boolean;
-}
-
-/** The result of analysing a shell string. */
-export interface CommandAnalysis {
-  commands: SubCommand[];
-  /**
-   * False when part of the string could not be analysed (an unterminated quote, a here-doc,
-   * `${...}` holding a substitution, nesting deeper than 8). Allow rules never match an
-   * incomplete analysis, so such commands are asked about.
-   */
-  complete: boolean;
-  /**
-   * True when the command may run a program that cannot be named before it runs (`$X x`,
-   * `curl x | sh`, `$((x))`). Deny rules on commands treat such a command as matching.
-   */
-  opaque: boolean;
-}
-
-/** One simple command as scanned: its words and, per word, whether it is a plain literal. */
-export interface ScannedCommand {
-  words: string[];
-  literal: boolean[];
-}
-
-/** A redirection that writes is reported as its own sub-command `[">", target]`. */
-export const REDIRECT_WORD = ">";
-
-/** Nesting limit for substitutions and `bash -c`; deeper commands are not analysed. */
-export const MAX_DEPTH = 8;
 /** Analysis steps for one command string; past it the command is opaque (a hostile size). */
 const STEP_BUDGET = 10_000;
 const HARMLESS_TARGETS = new Set(["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"]);
-
-/** Steps left for one analysis, shared by every nested part of it. */
-export interface Budget {
-  left: number;
-}
 
 interface ScanState {
   text: string;

@@ -15,7 +15,7 @@ import {
   SHELLS,
   WRAPPERS,
 } from "./command_wrappers.ts";
-import type { Budget, CommandAnalysis, ScannedCommand, SubCommand } from "./split_command.ts";
+import type { Budget, CommandAnalysis, ScannedCommand, SubCommand } from "./command_analysis.ts";
 
 const CONTROL_WORDS = new Set([
   "!",
@@ -74,7 +74,7 @@ export interface UnwrapOptions {
  * @example
  * ```ts
  * import { unwrapCommand } from "./unwrap_command.ts";
- * import { analyzeCommand } from "./split_command.ts";
+ * import { analyzeCommand } from "./command_analysis.ts";
  * const r = unwrapCommand(
  *   { words: ["sudo", "-u", "bob", "rm", "x"], literal: [true, true, true, true, true] },
  *   { depth: 0, analyze: analyzeCommand, budget: { left: 100 } },

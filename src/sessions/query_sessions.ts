@@ -235,3 +235,19 @@ export function querySearch(db: DatabaseSync, query: string, limit: number): Sea
     cwd: text(row, "cwd"),
   }));
 }
+
+/**
+ * "1 turn" or "N turns".
+ *
+ * @param turns The number of user messages.
+ * @returns The count with its noun.
+ *
+ * @example
+ * ```ts
+ * import { turnCount } from "./query_sessions.ts";
+ * if (turnCount(1) !== "1 turn" || turnCount(0) !== "0 turns") throw new Error();
+ * ```
+ */
+export function turnCount(turns: number): string {
+  return turns === 1 ? "1 turn" : `${turns} turns`;
+}

@@ -10,7 +10,8 @@ import {
   defaultSessionDatabasePath,
   openSessionStore,
 } from "../../src/sessions/open_session_store.ts";
-import { formatSessionList, turnCount } from "../../src/cli/sessions_command.ts";
+import { formatSessionList } from "../../src/cli/sessions_command.ts";
+import { turnCount } from "../../src/sessions/query_sessions.ts";
 import type { SessionSummary } from "../../src/sessions/query_sessions.ts";
 import {
   makeToolResult,
