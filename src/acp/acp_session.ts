@@ -13,7 +13,7 @@ import type { ToolRunner } from "../tools/tool_runner.ts";
 import { Conversation, type ConversationParts } from "../agent/conversation.ts";
 import type { Message } from "../messages.ts";
 import { createPolicyApprover, type PolicyApprover } from "../permissions/policy_approver.ts";
-import type { SessionRecorder } from "../sessions/session_recorder.ts";
+import type { SessionRecorder } from "../agent/session_recorder.ts";
 import { repairArguments } from "../agent/repair_arguments.ts";
 import { createAcpPrompter, type PromptedCall } from "./acp_prompter.ts";
 import { type FileDiff, withEditorFiles } from "./editor_files.ts";

@@ -9,7 +9,7 @@ import type { Message, ToolCall, ToolResult } from "../messages.ts";
 import { formatAgentError } from "../errors.ts";
 import type { Approver } from "../permissions/approver.ts";
 import type { Provider } from "../providers/provider.ts";
-import type { SessionRecorder } from "../sessions/session_recorder.ts";
+import type { SessionRecorder } from "./session_recorder.ts";
 import type { ToolRunner } from "../tools/tool_runner.ts";
 import { ContextBudget, estimateTokens, fit } from "./context_budget.ts";
 import { RepeatedFailureTracker } from "./repair_arguments.ts";

@@ -5,31 +5,11 @@
 import { httpUrlProblem } from "../platform/http_url.ts";
 import { err, ok, type Result } from "../errors.ts";
 import { type FlagSpec, parseFlags } from "./parse_flags.ts";
+import type { SettingFlags } from "../config/settings.ts";
 
 export { HELP } from "./help_text.ts";
 
 export type OutputFormat = "text" | "json" | "stream-json";
-
-/** Settings that a flag or a config file can set. Absent means "not given". */
-export interface SettingFlags {
-  baseUrl?: string;
-  model?: string;
-  apiKey?: string;
-  provider?: "openai" | "ollama" | "anthropic";
-  maxIterations?: number;
-  maxToolCalls?: number;
-  numCtx?: number;
-  toolCallIds?: "native" | "short";
-  textToolCalls?: boolean;
-  modelFile?: string;
-  ctxSize?: number;
-  gpu?: "auto" | "off";
-  curator?: "auto" | "off";
-  commandSandbox?: "auto" | "required" | "off";
-  contextLength?: number;
-  firstByteTimeout?: number;
-  stallTimeout?: number;
-}
 
 export interface RunFlags extends SettingFlags {
   yes: boolean;

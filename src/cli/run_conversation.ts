@@ -25,7 +25,7 @@ import { turnCount } from "../sessions/query_sessions.ts";
 import { keepProjectPolicyTrusted, trustProjectPolicy } from "./project_policy_trust.ts";
 import type { StartAhead } from "./prompt_ahead.ts";
 import type { SessionStore } from "../sessions/session_store_types.ts";
-import type { SessionRecorder } from "../sessions/session_recorder.ts";
+import type { SessionRecorder } from "../agent/session_recorder.ts";
 import {
   formatPolicyFileError,
   loadPolicyFiles,

@@ -9,7 +9,6 @@ import { paths } from "../platform/paths.ts";
 import { configDir } from "./folders.ts";
 import type { ParseError } from "jsonc-parser";
 import { err, ok, type Result } from "../errors.ts";
-import type { SettingFlags } from "../cli/args.ts";
 import { isAnthropicBaseUrl } from "../providers/anthropic/base_url.ts";
 // Type only: config_trust.ts (and node:path) load only when a project config needs trust.
 import type { ConfigTrustOptions } from "../permissions/config_trust.ts";
@@ -62,6 +61,30 @@ export interface Settings {
   /** MCP servers by name (src/mcp/mcp_config.ts); the project file adds to the user's. */
   mcpServers: Record<string, McpServerConfig>;
 }
+
+/** The settings a flag or a config file can set, by the same names; absent means "not given". */
+export type SettingFlags = Partial<
+  Pick<
+    Settings,
+    | "baseUrl"
+    | "model"
+    | "apiKey"
+    | "provider"
+    | "maxIterations"
+    | "maxToolCalls"
+    | "numCtx"
+    | "toolCallIds"
+    | "textToolCalls"
+    | "modelFile"
+    | "ctxSize"
+    | "gpu"
+    | "curator"
+    | "commandSandbox"
+    | "contextLength"
+    | "firstByteTimeout"
+    | "stallTimeout"
+  >
+>;
 
 export const DEFAULT_SETTINGS: Settings = {
   baseUrl: DEFAULT_BASE_URL,

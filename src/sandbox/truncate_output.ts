@@ -4,7 +4,7 @@
 // full output under the session's data folder so the model can read_file it. That folder is
 // the workspace's own (workspaceDataDir), and folders and files are owner-only.
 
-import { humanSize } from "../ui/style.ts";
+import { humanSize } from "../platform/human_size.ts";
 import { join } from "node:path";
 import { makeToolResult, type ToolResult } from "../messages.ts";
 import { ensurePrivateDir, toolOutputsDir } from "../config/folders.ts";

@@ -5,7 +5,7 @@
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import type { AgentError } from "../errors.ts";
 import type { LoopEvent } from "../agent/loop_events.ts";
-import type { SessionRecorder } from "./session_recorder.ts";
+import type { SessionRecorder } from "../agent/session_recorder.ts";
 import { describe } from "./schema.ts";
 import { eventFromLoopEvent, type UnstampedEvent } from "./session_events.ts";
 

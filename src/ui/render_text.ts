@@ -4,7 +4,8 @@
 
 import type { LoopEvent } from "../agent/loop_events.ts";
 import type { ToolResult } from "../messages.ts";
-import { humanSize, type Style } from "./style.ts";
+import { humanSize } from "../platform/human_size.ts";
+import type { Style } from "./style.ts";
 
 export interface TextRendererOptions {
   /** Where answer text goes. */

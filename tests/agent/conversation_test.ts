@@ -20,7 +20,7 @@ import {
   type ScriptedStep,
 } from "../../src/providers/scripted.ts";
 import type { ToolHost } from "../../src/sandbox/tool_host.ts";
-import type { SessionRecorder } from "../../src/sessions/session_recorder.ts";
+import type { SessionRecorder } from "../../src/agent/session_recorder.ts";
 import { openSessionStore } from "../../src/sessions/open_session_store.ts";
 import { repairArguments } from "../../src/agent/repair_arguments.ts";
 import { EventLog, openLoopHost, RecordingApprover } from "../helpers/loop_host.ts";
