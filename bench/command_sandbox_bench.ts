@@ -12,7 +12,7 @@ import {
   probeCommandSandbox,
   spawnCommand,
 } from "../src/sandbox/command_sandbox.ts";
-import { parseGrantFlags } from "../src/sandbox/grants.ts";
+import { parseGrantFlags } from "../src/cli/grant_flags.ts";
 import { createToolHost, type ToolHost } from "../src/sandbox/tool_host.ts";
 
 const { values } = parseArgs({ options: { runs: { type: "string", default: "40" } } });

@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { runAgentLoop } from "../src/agent/agent_loop.ts";
 import { answer, callTools, ScriptedProvider } from "../src/providers/scripted.ts";
 import { discoverPlugins } from "../src/plugins/load_plugins.ts";
-import { parseGrantFlags } from "../src/sandbox/grants.ts";
+import { parseGrantFlags } from "../src/cli/grant_flags.ts";
 import { createToolHost } from "../src/sandbox/tool_host.ts";
 import type { Approver } from "../src/permissions/approver.ts";
 

@@ -104,7 +104,7 @@ const FLAGS = {
 
 /**
  * The subcommand words. src/sandbox/grants.ts keeps a copy (it runs first and must not import
- * the CLI); tests/sandbox/grants_test.ts checks that the two agree.
+ * the CLI); tests/cli/grant_flags_test.ts checks that the two agree.
  */
 export const SUBCOMMANDS = [
   "tool",

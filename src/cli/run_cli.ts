@@ -4,7 +4,7 @@
 import { HELP, parseCommand } from "./args.ts";
 import { EXIT } from "./exit_codes.ts";
 import { formatAgentError } from "../errors.ts";
-import { parseGrantFlags } from "../sandbox/grants.ts";
+import { parseGrantFlags } from "../cli/grant_flags.ts";
 import { tracePhase } from "./startup_trace.ts";
 import type * as PromptAhead from "./prompt_ahead.ts";
 import type * as RunCommand from "./dispatch_command.ts";

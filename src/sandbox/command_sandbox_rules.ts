@@ -61,7 +61,7 @@ function list(grant: Grant): string[] {
  * @example
  * ```ts
  * import { commandRules } from "./command_sandbox_rules.ts";
- * import { parseGrantFlags } from "./grants.ts";
+ * import { parseGrantFlags } from "../cli/grant_flags.ts";
  * const r = parseGrantFlags(["--allow-read=.", "--allow-write=out"], { cwd: "/w" });
  * if (!r.ok) throw new Error();
  * const rules = commandRules(r.value.grants);
@@ -106,7 +106,7 @@ function isFolder(path: string): boolean | undefined {
  * @example
  * ```ts
  * import { bwrapArguments } from "./command_sandbox_rules.ts";
- * import { parseGrantFlags } from "./grants.ts";
+ * import { parseGrantFlags } from "../cli/grant_flags.ts";
  * const r = parseGrantFlags(["--allow-read=.", "--allow-write=."], { cwd: "/w" });
  * if (!r.ok) throw new Error();
  * const args = bwrapArguments(r.value.grants, { cwd: "/w" }).join(" ");
@@ -172,7 +172,7 @@ function subpaths(paths: readonly string[]): string {
  * @example
  * ```ts
  * import { sandboxExecProfile } from "./command_sandbox_rules.ts";
- * import { parseGrantFlags } from "./grants.ts";
+ * import { parseGrantFlags } from "../cli/grant_flags.ts";
  * const r = parseGrantFlags(["--allow-read=.", "--allow-write=."], { cwd: "/w" });
  * if (!r.ok) throw new Error();
  * const profile = sandboxExecProfile(r.value.grants);
@@ -222,7 +222,7 @@ export function sandboxExecProfile(grants: Grants): string {
  * @example
  * ```ts
  * import { commandEnvironment } from "./command_sandbox_rules.ts";
- * import { parseGrantFlags } from "./grants.ts";
+ * import { parseGrantFlags } from "../cli/grant_flags.ts";
  * const r = parseGrantFlags(["--allow-env=CARGO_*"], { cwd: "/w" });
  * if (!r.ok) throw new Error();
  * const env = commandEnvironment(r.value.grants, {

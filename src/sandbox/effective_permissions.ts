@@ -69,7 +69,7 @@ function declaredGrant(
  * @example
  * ```ts
  * import { effectivePermissions } from "./effective_permissions.ts";
- * import { parseGrantFlags } from "./grants.ts";
+ * import { parseGrantFlags } from "../cli/grant_flags.ts";
  * const r = parseGrantFlags(["--allow-read", "--allow-write=/w/out"], { cwd: "/w" });
  * if (!r.ok) throw new Error();
  * const e = effectivePermissions(r.value.grants, { read: ["."], write: true }, { workspace: "/w" });

@@ -36,7 +36,7 @@ export interface UnavailableTool {
  * @example
  * ```ts
  * import { missingGrant } from "./offered_tools.ts";
- * import { parseGrantFlags } from "../sandbox/grants.ts";
+ * import { parseGrantFlags } from "../cli/grant_flags.ts";
  * const parsed = parseGrantFlags(["--allow-read=."], { cwd: "/w" });
  * if (!parsed.ok) throw new Error();
  * const flag = missingGrant({ read: ["."], write: ["."] }, parsed.value.grants, "/w");

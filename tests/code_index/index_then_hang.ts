@@ -3,7 +3,7 @@
 
 import { GraphStore } from "../../src/code_index/graph_store.ts";
 import { indexWorkspace } from "../../src/code_index/index_workspace.ts";
-import { parseGrantFlags } from "../../src/sandbox/grants.ts";
+import { parseGrantFlags } from "../../src/cli/grant_flags.ts";
 
 const [workspace, db] = Deno.args as [string, string];
 const parsed = parseGrantFlags(["--allow-read=."], { cwd: workspace });

@@ -9,7 +9,7 @@ import type { ToolErrorType } from "../../src/messages.ts";
 import { resolveWorkspacePath } from "../../src/tools/workspace_path.ts";
 import { type CommandSandboxMode, probeCommandSandbox } from "../../src/sandbox/command_sandbox.ts";
 import { CommandLauncher } from "../../src/sandbox/command_sandbox_launcher.ts";
-import { parseGrantFlags } from "../../src/sandbox/grants.ts";
+import { parseGrantFlags } from "../../src/cli/grant_flags.ts";
 
 /** A ToolContext over a temp workspace that removes its folders when disposed. */
 export interface TempToolContext extends ToolContext, AsyncDisposable {

@@ -6,7 +6,7 @@ import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/stric
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { markTrusted } from "../../src/permissions/project_trust.ts";
-import { parseGrantFlags } from "../../src/sandbox/grants.ts";
+import { parseGrantFlags } from "../../src/cli/grant_flags.ts";
 import { createToolHost } from "../../src/sandbox/tool_host.ts";
 import { tempDir } from "../permissions/temp_dir.ts";
 

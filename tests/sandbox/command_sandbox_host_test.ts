@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { discoverPlugins } from "../../src/plugins/load_plugins.ts";
 import { type CommandSandboxMode, probeCommandSandbox } from "../../src/sandbox/command_sandbox.ts";
-import { parseGrantFlags } from "../../src/sandbox/grants.ts";
+import { parseGrantFlags } from "../../src/cli/grant_flags.ts";
 import { createToolHost, type ToolHost } from "../../src/sandbox/tool_host.ts";
 import {
   processesWith,

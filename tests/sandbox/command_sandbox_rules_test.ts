@@ -10,7 +10,8 @@ import {
   sandboxExecProfile,
 } from "../../src/sandbox/command_sandbox_rules.ts";
 import { describeCommandSandbox, probeCommandSandbox } from "../../src/sandbox/command_sandbox.ts";
-import { type Grants, parseGrantFlags } from "../../src/sandbox/grants.ts";
+import { type Grants } from "../../src/sandbox/grants.ts";
+import { parseGrantFlags } from "../../src/cli/grant_flags.ts";
 
 function grantsOf(flags: string[], cwd = "/w"): Grants {
   const parsed = parseGrantFlags(flags, { cwd });

@@ -11,7 +11,8 @@ import {
   probeCommandSandbox,
 } from "../../src/sandbox/command_sandbox.ts";
 import { CommandLauncher } from "../../src/sandbox/command_sandbox_launcher.ts";
-import { emptyGrants, parseGrantFlags } from "../../src/sandbox/grants.ts";
+import { emptyGrants } from "../../src/sandbox/grants.ts";
+import { parseGrantFlags } from "../../src/cli/grant_flags.ts";
 import { expectToolError, makeToolContext, runTool } from "../helpers/tool_context.ts";
 import type { ToolContext } from "../../src/tools/define_tool.ts";
 

@@ -1,6 +1,7 @@
 import { deepStrictEqual as assertEquals } from "node:assert/strict";
 import { describeNotCapable, flagFor } from "../../src/sandbox/describe_not_capable.ts";
-import { emptyGrants, parseGrantFlags } from "../../src/sandbox/grants.ts";
+import { emptyGrants } from "../../src/sandbox/grants.ts";
+import { parseGrantFlags } from "../../src/cli/grant_flags.ts";
 
 const cwd = "/w";
 

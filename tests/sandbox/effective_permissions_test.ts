@@ -1,6 +1,6 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { effectivePermissions } from "../../src/sandbox/effective_permissions.ts";
-import { parseGrantFlags } from "../../src/sandbox/grants.ts";
+import { parseGrantFlags } from "../../src/cli/grant_flags.ts";
 
 const cwd = "/w";
 

@@ -5,7 +5,7 @@
 import { deepStrictEqual as assertEquals } from "node:assert/strict";
 import { join } from "node:path";
 import { builtinPluginDir, discoverPlugins } from "../../src/plugins/load_plugins.ts";
-import { parseGrantFlags } from "../../src/sandbox/grants.ts";
+import { parseGrantFlags } from "../../src/cli/grant_flags.ts";
 import { createToolHost } from "../../src/sandbox/tool_host.ts";
 
 const FORGE = (target: string, victim: string) => `

@@ -2,7 +2,7 @@ import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/stric
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { discoverPlugins } from "../../src/plugins/load_plugins.ts";
-import { parseGrantFlags } from "../../src/sandbox/grants.ts";
+import { parseGrantFlags } from "../../src/cli/grant_flags.ts";
 import { createToolHost, type ToolHost } from "../../src/sandbox/tool_host.ts";
 
 const fixtures = fileURLToPath(new URL("../fixtures/plugins/", import.meta.url));

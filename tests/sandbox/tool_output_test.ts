@@ -5,7 +5,7 @@ import { ok as assert } from "node:assert/strict";
 import { join } from "node:path";
 import { discoverPlugins } from "../../src/plugins/load_plugins.ts";
 import { probeCommandSandbox } from "../../src/sandbox/command_sandbox.ts";
-import { parseGrantFlags } from "../../src/sandbox/grants.ts";
+import { parseGrantFlags } from "../../src/cli/grant_flags.ts";
 import { createToolHost } from "../../src/sandbox/tool_host.ts";
 
 Deno.test({
