@@ -148,25 +148,7 @@ export function createOllamaProvider(options: OllamaOptions): OllamaProvider {
     ) {
       return fail(noToolsError(model));
     }
-    const body = {
-      model,
-      messages: toOllamaMessages(request.messages),
-      stream: true,
-      options: { num_ctx: numCtxFor(known) },
-      ...(request.tools.length > 0
-        ? {
-          tools: request.tools.map((tool) => ({
-            type: "function",
-            function: {
-              name: tool.name,
-              description: tool.description,
-              parameters: tool.parameters,
-            },
-          })),
-        }
-        : {}),
-      ...(options.think !== undefined ? { think: options.think } : {}),
-    };
+    const body = chatRequestBody(model, request, numCtxFor(known), options.think);
 
     using watchdog = new StreamWatchdog({
       firstByteTimeoutMs: options.firstByteTimeoutMs ?? DEFAULT_STREAM_LIMITS.firstByteTimeoutMs,
@@ -206,16 +188,7 @@ export function createOllamaProvider(options: OllamaOptions): OllamaProvider {
 
     let end: ChatStreamEnd;
     try {
-      // Every chunk, progress or not, restarts the stall limit.
-      const watched = response.body.pipeThrough(
-        new TransformStream<Uint8Array, Uint8Array>({
-          transform(chunk, controller) {
-            watchdog.chunk();
-            controller.enqueue(chunk);
-          },
-        }),
-      );
-      end = await readChatStream(watched, turn, onEvent);
+      end = await readChatStream(watched(response.body, watchdog), turn, onEvent);
     } catch (error) {
       if (request.signal?.aborted) return aborted();
       const stall = stalled();
@@ -227,68 +200,125 @@ export function createOllamaProvider(options: OllamaOptions): OllamaProvider {
         message: `the connection broke: ${error instanceof Error ? error.message : String(error)}`,
       });
     }
-    if (end.kind === "stream_error") {
-      return fail({
-        kind: "provider_stream",
-        baseUrl: root,
-        message: `the server reported: ${end.message}: ${SERVER_FAILED_HINT}`,
-      });
-    }
-    if (request.signal?.aborted) return aborted();
-    if (end.doneReason === undefined) {
-      return fail({
-        kind: "provider_stream",
-        baseUrl: root,
-        message: "the stream ended before the reply was done",
-      });
-    }
-    // Ollama says "stop" even when the turn ends in tool calls.
-    const stopReason: StopReason = turn.toolCalls.length > 0
-      ? "tool_calls"
-      : end.doneReason === "length"
-      ? "length"
-      : "stop";
-    // Older Ollama cuts a prompt longer than num_ctx from the front and says nothing; a prompt
-    // that fills the whole window is that cut (harness fits requests well below it).
-    const cut = end.usage !== undefined && end.usage.promptTokens >= numCtx * 0.98;
-    return {
-      ...turn,
-      stopReason,
-      ...(end.usage ? { usage: end.usage } : {}),
-      ...(cut ? { contextExceeded: { limit: numCtx } } : {}),
-    };
-  }
-
-  async function listModels(signal?: AbortSignal): Promise<Result<string[], AgentError>> {
-    let response: Response;
-    try {
-      response = await fetch(`${root}/api/tags`, signal ? { signal } : {});
-    } catch (error) {
-      return err(unreachableError(root, error));
-    }
-    if (!response.ok) {
-      return err(
-        httpError(root, model, { status: response.status, text: await errorText(response) }),
-      );
-    }
-    const body: unknown = await response.json().catch(() => undefined);
-    const models = isRecord(body) && Array.isArray(body.models) ? body.models : [];
-    return ok(
-      models.flatMap((m) =>
-        isRecord(m) && typeof (m.name ?? m.model) === "string" ? [String(m.name ?? m.model)] : []
-      ),
-    );
+    return finishTurn(turn, end, { root, numCtx, aborted: request.signal?.aborted === true });
   }
 
   return {
     name: "ollama",
     model,
     complete,
-    listModels,
+    listModels: (signal?: AbortSignal) => listOllamaModels(root, model, signal),
     inspect,
     async numCtx() {
       const info = await inspect();
       return numCtxFor(info.ok ? info.value : undefined);
     },
   };
+}
+
+/** The /api/chat request body: the messages, tools, num_ctx and the think switch. */
+function chatRequestBody(
+  model: string,
+  request: ModelRequest,
+  numCtx: number,
+  think: boolean | undefined,
+) {
+  return {
+    model,
+    messages: toOllamaMessages(request.messages),
+    stream: true,
+    options: { num_ctx: numCtx },
+    ...(request.tools.length > 0
+      ? {
+        tools: request.tools.map((tool) => ({
+          type: "function",
+          function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+        })),
+      }
+      : {}),
+    ...(think !== undefined ? { think } : {}),
+  };
+}
+
+/** How a streamed reply that reached its end becomes a turn: errors, stop reason, usage. */
+function finishTurn(
+  turn: AssistantTurn,
+  end: ChatStreamEnd,
+  at: { root: string; numCtx: number; aborted: boolean },
+): AssistantTurn {
+  const { root, numCtx } = at;
+  const fail = (error: AgentError): AssistantTurn => ({
+    ...turn,
+    toolCalls: [],
+    stopReason: "error",
+    error,
+  });
+  if (end.kind === "stream_error") {
+    return fail({
+      kind: "provider_stream",
+      baseUrl: root,
+      message: `the server reported: ${end.message}: ${SERVER_FAILED_HINT}`,
+    });
+  }
+  if (at.aborted) return { ...turn, toolCalls: [], stopReason: "aborted" };
+  if (end.doneReason === undefined) {
+    return fail({
+      kind: "provider_stream",
+      baseUrl: root,
+      message: "the stream ended before the reply was done",
+    });
+  }
+  // Ollama says "stop" even when the turn ends in tool calls.
+  const stopReason: StopReason = turn.toolCalls.length > 0
+    ? "tool_calls"
+    : end.doneReason === "length"
+    ? "length"
+    : "stop";
+  // Older Ollama cuts a prompt longer than num_ctx from the front and says nothing; a prompt
+  // that fills the whole window is that cut (harness fits requests well below it).
+  const cut = end.usage !== undefined && end.usage.promptTokens >= numCtx * 0.98;
+  return {
+    ...turn,
+    stopReason,
+    ...(end.usage ? { usage: end.usage } : {}),
+    ...(cut ? { contextExceeded: { limit: numCtx } } : {}),
+  };
+}
+
+/** The models the server has (/api/tags). */
+async function listOllamaModels(
+  root: string,
+  model: string,
+  signal?: AbortSignal,
+): Promise<Result<string[], AgentError>> {
+  let response: Response;
+  try {
+    response = await fetch(`${root}/api/tags`, signal ? { signal } : {});
+  } catch (error) {
+    return err(unreachableError(root, error));
+  }
+  if (!response.ok) {
+    return err(
+      httpError(root, model, { status: response.status, text: await errorText(response) }),
+    );
+  }
+  const body: unknown = await response.json().catch(() => undefined);
+  const models = isRecord(body) && Array.isArray(body.models) ? body.models : [];
+  return ok(
+    models.flatMap((m) =>
+      isRecord(m) && typeof (m.name ?? m.model) === "string" ? [String(m.name ?? m.model)] : []
+    ),
+  );
+}
+
+/** The body, restarting the stall limit on every chunk, progress or not. */
+function watched(body: ReadableStream<Uint8Array>, watchdog: StreamWatchdog) {
+  return body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        watchdog.chunk();
+        controller.enqueue(chunk);
+      },
+    }),
+  );
 }
