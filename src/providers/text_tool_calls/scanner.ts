@@ -159,13 +159,7 @@ export function scan(
         thinkClose = undefined;
         continue;
       }
-      let keep = 0;
-      for (let n = thinkClose.length - 1; n > 0 && !final; n--) {
-        if (text.endsWith(thinkClose.slice(0, n))) {
-          keep = n;
-          break;
-        }
-      }
+      const keep = final ? 0 : partialSuffix(text, thinkClose);
       out.add("reasoning", text.slice(pos, Math.max(pos, text.length - keep)));
       pos = Math.max(pos, text.length - keep);
       break;
@@ -211,25 +205,8 @@ export function scan(
     const ch = text[pos]!;
     if (ch === "`") {
       // Inline code: markup inside it is quoted, not called. It closes on the same line.
-      let run = 1;
-      while (text[pos + run] === "`") run++;
-      if (pos + run >= text.length && !final) break;
-      let j = pos + run;
-      let closed = -1;
-      while (j < text.length && text[j] !== "\n") {
-        if (text[j] === "`") {
-          let k = 1;
-          while (text[j + k] === "`") k++;
-          if (k === run) {
-            if (j + k >= text.length && !final) break scanning;
-            closed = j + k;
-            break;
-          }
-          j += k;
-        } else j++;
-      }
-      if (closed < 0 && j >= text.length && !final) break;
-      const end = closed < 0 ? pos + run : closed;
+      const end = inlineCodeEnd(text, pos, final);
+      if (end === undefined) break;
       text1(pos, end);
       pos = end;
       continue;
@@ -284,6 +261,38 @@ export function scan(
     pos = next;
   }
   return { pieces: out.pieces, state: { pos, thinkClose, fence, sawContent } };
+}
+
+/** How many characters at the end of `text` may begin `close` (held back until more arrives). */
+function partialSuffix(text: string, close: string): number {
+  for (let n = close.length - 1; n > 0; n--) {
+    if (text.endsWith(close.slice(0, n))) return n;
+  }
+  return 0;
+}
+
+/**
+ * Where inline code opened by the backticks at `pos` ends: after its closing run of as many
+ * backticks on the same line, else right after the opening run. `undefined` while the answer
+ * may still grow and that cannot be told yet.
+ */
+function inlineCodeEnd(text: string, pos: number, final: boolean): number | undefined {
+  let run = 1;
+  while (text[pos + run] === "`") run++;
+  if (pos + run >= text.length && !final) return undefined;
+  let j = pos + run;
+  while (j < text.length && text[j] !== "\n") {
+    if (text[j] !== "`") {
+      j++;
+      continue;
+    }
+    let k = 1;
+    while (text[j + k] === "`") k++;
+    if (k === run) return j + k >= text.length && !final ? undefined : j + k;
+    j += k;
+  }
+  if (j >= text.length && !final) return undefined;
+  return pos + run;
 }
 
 /** The state at the start of an answer. */
