@@ -62,7 +62,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
       if (typeof ahead === "number") return ahead;
       try {
         const { runCommand }: typeof RunCommand = await import(RUN_COMMAND_MODULE);
-        tracePhase("run_command.ts imported");
+        tracePhase("dispatch_command.ts imported");
         return await runCommand(command, grants.value.grants, ahead, ahead);
       } finally {
         ahead.release();
@@ -70,7 +70,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     }
     default: {
       const { runCommand }: typeof RunCommand = await import(RUN_COMMAND_MODULE);
-      tracePhase("run_command.ts imported");
+      tracePhase("dispatch_command.ts imported");
       return await runCommand(command, grants.value.grants, io);
     }
   }
