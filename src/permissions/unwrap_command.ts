@@ -74,7 +74,7 @@ export interface UnwrapOptions {
  * @example
  * ```ts
  * import { unwrapCommand } from "./unwrap_command.ts";
- * import { analyzeCommand } from "./command_analysis.ts";
+ * import { analyzeCommand } from "./split_command.ts";
  * const r = unwrapCommand(
  *   { words: ["sudo", "-u", "bob", "rm", "x"], literal: [true, true, true, true, true] },
  *   { depth: 0, analyze: analyzeCommand, budget: { left: 100 } },
