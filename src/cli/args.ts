@@ -1,5 +1,5 @@
 // Command-line parsing for harness (DESIGN.md, "The command-line contract"). Deno permission
-// flags are taken out first by src/sandbox/grants.ts; this module parses the rest into a
+// flags are taken out first by grant_flags.ts; this module parses the rest into a
 // typed Command or a one-line usage error (exit 2).
 
 import { httpUrlProblem } from "../platform/http_url.ts";
@@ -103,8 +103,8 @@ const FLAGS = {
 } as const satisfies Record<string, FlagSpec>;
 
 /**
- * The subcommand words. src/sandbox/grants.ts keeps a copy (it runs first and must not import
- * the CLI); tests/cli/grant_flags_test.ts checks that the two agree.
+ * The subcommand words; grant_flags.ts, which runs first, uses them to tell a stray value from a
+ * subcommand.
  */
 export const SUBCOMMANDS = [
   "tool",

@@ -100,7 +100,7 @@ Deno.test("code_map outlines the workspace within its token budget", async () =>
   });
   try {
     const map = await call(tools, "code_map", { path: "src" });
-    assert(map.startsWith("src/config/settings.ts\n"), map);
+    assert(map.startsWith("src/config.ts\n"), map);
     match(map, / {2}3-5: export function loadConfig\(\): AppConfig \{/);
     assert(!map.includes("private/"), map);
     const many = Array.from({ length: 40 }, (_, i) => `export function generated${i}() {}`);
