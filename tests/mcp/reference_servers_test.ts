@@ -18,6 +18,15 @@ const FILESYSTEM = "npm:@modelcontextprotocol/server-filesystem@2026.8.31";
 const RUN = ["run", "-A", "--no-config", "--no-prompt"];
 const state = {};
 
+// Fetch the servers' packages with this process's environment (a proxy's CA certificate, if
+// any): harness starts a stdio server with only the MCP SDK's default variables, so a first
+// download from inside the server process can fail where this one succeeds.
+await new Deno.Command(DENO, {
+  args: ["cache", "--no-config", EVERYTHING, FILESYSTEM],
+  stdout: "null",
+  stderr: "null",
+}).output();
+
 const noPlugins: ToolRunner = {
   list: () => [],
   validate: (_name, args) => Promise.resolve(ok(args)),
