@@ -5,6 +5,8 @@
 
 import type { RiskLevel } from "../tools/define_tool.ts";
 import { compactJson } from "./compact_json.ts";
+import { argsSummary } from "./args_summary.ts";
+import { askBatch } from "./batch_prompt.ts";
 import type { PolicyRule } from "./policy.ts";
 
 /** The terminal seam: single keys, one-line answers, output. */
@@ -35,12 +37,19 @@ export type PromptAnswer =
   | { kind: "deny"; reason?: string }
   | { kind: "abort" };
 
-/** Asks the user about one call. */
+/** The answer to the prompt about several calls (batch_prompt.ts). */
+export type BatchAnswer =
+  | { kind: "all" }
+  | { kind: "none"; reason?: string }
+  | { kind: "each" }
+  | { kind: "abort" };
+
+/** Asks the user about one call, or (optionally) about several calls at once. */
 export interface Prompter {
   ask(request: PromptRequest, signal?: AbortSignal): Promise<PromptAnswer>;
+  /** Approve all, deny all, or one by one (`each`: the caller then uses `ask` per call). */
+  askMany?(requests: readonly PromptRequest[], signal?: AbortSignal): Promise<BatchAnswer>;
 }
-
-const MAX_ARGS_LENGTH = 200;
 
 function paint(color: boolean, code: string, text: string): string {
   return color ? `\x1b[${code}m${text}\x1b[0m` : text;
@@ -80,7 +89,7 @@ export function formatPermissionPrompt(
     : risk;
   const lines = [
     `${paint(color, "1", "Permission request")}  ${paint(color, "1", request.tool)}  ${
-      compactJson(request.args ?? {}, MAX_ARGS_LENGTH)
+      argsSummary(request.args)
     }  risk: ${riskText}`,
   ];
   if (request.risk === "high") {
@@ -106,7 +115,8 @@ export function formatPermissionPrompt(
 /**
  * Creates the prompter. One key answers: `1` allow once, `2` allow for this session, `3`
  * always allow, `4` deny (then an optional one-line reason for the model), Ctrl-C (or end of
- * input) denies and aborts the turn. Any other key re-asks.
+ * input) denies and aborts the turn. Any other key re-asks. `askMany` asks about several
+ * calls at once (batch_prompt.ts).
  *
  * @param options `io`: the terminal seam; `color`: ANSI colours; `toolNote`: a line to show
  *   under a tool's requests (run_command: whether commands run confined).
@@ -128,7 +138,11 @@ export function createPrompter(
   options: { io: KeyIO; color: boolean; toolNote?: (tool: string) => string | undefined },
 ): Prompter {
   const { io, color } = options;
+  const note = options.toolNote;
   return {
+    askMany(requests, signal) {
+      return askBatch(requests, { io, color, ...(note ? { note } : {}) }, signal);
+    },
     async ask(request, signal) {
       io.write(formatPermissionPrompt(request, { color, note: options.toolNote?.(request.tool) }));
       for (;;) {
