@@ -1,11 +1,13 @@
 // The real CLI with a model that makes three write_file calls in one turn: the REPL asks
 // about them in one prompt (piped input and a real terminal), -p keeps denying with advice and
-// -p --yes runs them without a prompt.
+// -p --yes runs them without a prompt. ACP's permission request names one tool call, so an
+// editor is still asked once per call.
 
 import { deepStrictEqual as assertEquals, match, ok as assert } from "node:assert/strict";
 import { reply, startFakeLlmServer } from "../helpers/fake_llm_server.ts";
 import { cliSandbox } from "../helpers/run_cli.ts";
 import { startPty } from "../helpers/pty.ts";
+import { startAcpClient } from "../helpers/acp_client.ts";
 
 const threeWrites = () =>
   reply()
@@ -117,4 +119,22 @@ Deno.test({
     await pty.type("\x04");
     assertEquals(await pty.exit(), 0);
   },
+});
+
+Deno.test("harness acp still sends one permission request per call", async () => {
+  await using sandbox = await cliSandbox();
+  await using server = startFakeLlmServer([threeWrites(), reply().text("Two of three.")]);
+  await using acp = startAcpClient(sandbox, ["--base-url", server.baseUrl, ...ARGS], {
+    permissions: ["allow_once", "reject_once", "allow_once"],
+  });
+  await acp.initialize();
+  const sessionId = await acp.newSession();
+  const done = await acp.agent.request("session/prompt", {
+    sessionId,
+    prompt: [{ type: "text", text: "write three" }],
+  });
+  assertEquals(done.stopReason, "end_turn");
+  assertEquals(acp.permissionRequests.length, 3);
+  assertEquals(new Set(acp.permissionRequests.map((r) => r.toolCall.toolCallId)).size, 3);
+  assertEquals(await written(sandbox.cwd), ["a.txt", "c.txt"]);
 });
