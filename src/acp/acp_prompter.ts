@@ -8,7 +8,7 @@ import type {
   RequestPermissionResponse,
   ToolKind,
 } from "@agentclientprotocol/sdk";
-import type { PromptAnswer, Prompter, PromptRequest } from "../permissions/prompter.ts";
+import type { PromptAnswer, Prompter, PromptRequest } from "../permissions/prompt_types.ts";
 import { compactJson } from "../permissions/compact_json.ts";
 
 /** Sends one permission request to the editor. */

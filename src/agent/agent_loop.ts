@@ -19,6 +19,7 @@ import {
   runApprovedCall,
 } from "./call_driver.ts";
 import type { ToolCallStatus } from "../tools/tool_call.ts";
+import { approverForTurn } from "./approve_together.ts";
 
 export interface LoopLimits {
   /** Model turns per user message (default 10). */
@@ -205,7 +206,8 @@ type Stop = { reason: StopReasonOut; extra: Partial<TurnOutcome> };
 /**
  * Runs one turn's calls; every call id gets exactly one result, appended in call order. A run
  * of consecutive read-only calls (tools that declare only `read`) is approved one by one, then
- * run together: each shows as it finishes.
+ * run together: each shows as it finishes. Before any runs, the approver may ask about all
+ * the calls that need approval in one prompt (approve_together.ts).
  */
 async function runCalls(
   calls: ToolCall[],
@@ -216,6 +218,8 @@ async function runCalls(
 ): Promise<Stop | undefined> {
   let stop: Stop | undefined;
   const max = options.limits.maxToolCalls;
+  // Calls that need the user's approval are asked about together, before any runs.
+  const approver = await approverForTurn(calls.slice(0, max), options, signal);
   for (let index = 0; index < calls.length;) {
     let size = 1;
     while (
@@ -228,8 +232,8 @@ async function runCalls(
     const driven = stop || index >= max
       ? group.map(() => undefined)
       : size === 1
-      ? [{ driven: await driveToolCall(group[0]!, { ...options }, signal), shown: false }]
-      : await driveTogether(group, options, signal);
+      ? [{ driven: await driveToolCall(group[0]!, { ...options, approver }, signal), shown: false }]
+      : await driveTogether(group, { ...options, approver }, signal);
     for (const [offset, call] of group.entries()) {
       stop = finishCall(call, index + offset, driven[offset], {
         options,

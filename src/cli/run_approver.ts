@@ -114,5 +114,7 @@ function lazyApprover(
   return {
     loaded,
     approve: async (request, signal) => await (await loaded()).approve(request, signal),
+    approveTogether: async (requests, signal) =>
+      await (await loaded()).approveTogether(requests, signal),
   };
 }

@@ -25,4 +25,13 @@ export interface ApprovalDecision {
 
 export interface Approver {
   approve(request: ApprovalRequest, signal?: AbortSignal): Promise<ApprovalDecision>;
+  /**
+   * Optional: asks about the calls of one model turn together, before any of them runs, and
+   * returns the Approver to pass each of these calls to afterwards (in call order). A call
+   * the user was not shown (another id, tool or arguments) is asked about as usual.
+   */
+  approveTogether?(
+    requests: readonly ApprovalRequest[],
+    signal?: AbortSignal,
+  ): Promise<Approver>;
 }

@@ -18,7 +18,7 @@ import {
   ruleMatches,
 } from "./policy.ts";
 import { appendRule } from "./policy_file.ts";
-import type { Prompter } from "./prompter.ts";
+import type { PromptAnswer, Prompter, PromptRequest } from "./prompt_types.ts";
 import { anchorPathPatterns, suggestRule } from "./suggest_rule.ts";
 
 /** How "ask" is settled: prompt, allow (`--yes`), or deny (`-p` without `--yes`). */
@@ -65,6 +65,7 @@ export interface PolicyApproverOptions {
 
 /** An Approver that also reports what the user approved for this session. */
 export interface PolicyApprover extends Approver {
+  approveTogether(requests: readonly ApprovalRequest[], signal?: AbortSignal): Promise<Approver>;
   /** Session approvals, one line each, e.g. `run_command {"command": "git status *"}`. */
   sessionApprovals(): string[];
   /** The rules in force: the loaded ones plus "Always" rules saved during this session. */
@@ -119,33 +120,50 @@ export function createPolicyApprover(options: PolicyApproverOptions): PolicyAppr
   const pathOf = (file: string) => file === label ? options.userPolicyFile : file;
   const labelOf = (file: string) => file === options.userPolicyFile ? label : file;
 
-  async function approve(request: ApprovalRequest, signal?: AbortSignal) {
+  /** What the policy, session approvals and the mode decide; `ask` when only the user can. */
+  async function settle(request: ApprovalRequest): Promise<
+    { decided: ApprovalDecision } | {
+      ask: PromptRequest;
+      lowDefault: boolean;
+      always?: PolicyRule;
+      target: string;
+      suggestion?: PolicyRule;
+    }
+  > {
     const broken = await options.denyAll;
-    if (broken !== undefined) return decision("deny", "policy", { reason: broken });
+    if (broken !== undefined) return { decided: decision("deny", "policy", { reason: broken }) };
     const policy = evaluatePolicy(request, rules, evalOptions);
     if (policy.action === "deny") {
-      return decision("deny", "policy", {
-        reason: policy.rule?.reason ?? `Denied by the rule ${policy.source}`,
-        rule: policy.source,
-      });
+      return {
+        decided: decision("deny", "policy", {
+          reason: policy.rule?.reason ?? `Denied by the rule ${policy.source}`,
+          rule: policy.source,
+        }),
+      };
     }
     if (policy.action === "allow") {
-      return policy.rule
-        ? decision("allow", "policy", { rule: policy.source })
-        : decision("allow", "mode", { rule: policy.source });
+      return {
+        decided: policy.rule
+          ? decision("allow", "policy", { rule: policy.source })
+          : decision("allow", "mode", { rule: policy.source }),
+      };
     }
     const session = sessionRules.find((r) => ruleMatches(r, request, evalOptions));
     if (session || sessionExact.has(exactKey(request))) {
-      return decision("allow", "user", { rule: "session approval" });
+      return { decided: decision("allow", "user", { rule: "session approval" }) };
     }
     const lowDefault = request.risk === "low" && policy.rule === undefined;
     if (lowDefault && lowRiskTools.has(request.tool)) {
-      return decision("allow", "user", { rule: "session approval (low risk, asked once)" });
+      return {
+        decided: decision("allow", "user", { rule: "session approval (low risk, asked once)" }),
+      };
     }
     const suggestion = suggestRule(request, evalOptions);
-    if (options.mode === "yes") return decision("allow", "mode", { rule: "--yes" });
+    if (options.mode === "yes") return { decided: decision("allow", "mode", { rule: "--yes" }) };
     if (options.mode === "non_interactive" || !options.prompter) {
-      return decision("deny", "mode", { reason: needsApproval(request.tool, suggestion) });
+      return {
+        decided: decision("deny", "mode", { reason: needsApproval(request.tool, suggestion) }),
+      };
     }
     const target = pathOf(alwaysTarget(policy, rules) ?? options.userPolicyFile);
     const always = suggestion === undefined || askedByUntrusted(policy)
@@ -153,13 +171,31 @@ export function createPolicyApprover(options: PolicyApproverOptions): PolicyAppr
       : target === options.projectPolicyFile || options.workspace === undefined
       ? suggestion
       : anchorPathPatterns(suggestion, options.workspace);
-    const answer = await options.prompter.ask({
+    const ask: PromptRequest = {
       tool: request.tool,
       args: request.args,
       risk: request.risk,
       alwaysFile: labelOf(target),
       ...(always ? { alwaysRule: always } : {}),
-    }, signal);
+    };
+    return {
+      ask,
+      lowDefault,
+      target,
+      ...(always ? { always } : {}),
+      ...(suggestion ? { suggestion } : {}),
+    };
+  }
+
+  /**
+   * Settles a call, prompting when only the user can decide; `given` is the answer already
+   * given at the prompt for several calls (used only when this call would prompt now).
+   */
+  async function approve(request: ApprovalRequest, signal?: AbortSignal, given?: PromptAnswer) {
+    const settled = await settle(request);
+    if ("decided" in settled) return settled.decided;
+    const { lowDefault, always, target, suggestion } = settled;
+    const answer = given ?? await options.prompter!.ask(settled.ask, signal);
     switch (answer.kind) {
       case "once":
         if (lowDefault) lowRiskTools.add(request.tool);
@@ -194,10 +230,7 @@ export function createPolicyApprover(options: PolicyApproverOptions): PolicyAppr
             : "The user denied this call",
         });
       case "abort":
-        return decision("deny", "user", {
-          reason: "The user pressed Ctrl-C at the permission prompt and stopped the turn",
-          abortTurn: true,
-        });
+        return stoppedAtPrompt();
       default: {
         const never: never = answer;
         throw new Error(`unhandled answer ${JSON.stringify(never)}`);
@@ -205,8 +238,54 @@ export function createPolicyApprover(options: PolicyApproverOptions): PolicyAppr
     }
   }
 
-  return {
-    approve,
+  const self: PolicyApprover = {
+    approve: (request, signal) => approve(request, signal),
+    /**
+     * Asks about the calls that would each prompt now (not those a rule, a session approval
+     * or the mode settles) in one prompt, when there are two or more and the prompter can.
+     * The Approver returned applies the answer only to a call that would still prompt and
+     * that has the id, tool and arguments listed, each at most once; a policy deny always
+     * wins. Ctrl-C at that prompt denies every call of the turn (policy denials keep their
+     * reason) and stops the turn.
+     */
+    async approveTogether(requests, signal) {
+      const prompter = options.prompter;
+      if (options.mode !== "interactive" || !prompter?.askMany) return self;
+      const asking: { request: ApprovalRequest; prompt: PromptRequest }[] = [];
+      for (const request of requests) {
+        const settled = await settle(request);
+        if ("ask" in settled) asking.push({ request, prompt: settled.ask });
+      }
+      if (asking.length < 2) return self;
+      const answer = await prompter.askMany(asking.map((entry) => entry.prompt), signal);
+      if (answer.kind === "each") return self;
+      if (answer.kind === "abort") {
+        return {
+          async approve(request) {
+            const settled = await settle(request);
+            if ("decided" in settled && settled.decided.decision === "deny") {
+              return { ...settled.decided, abortTurn: true };
+            }
+            return stoppedAtPrompt();
+          },
+        };
+      }
+      const given: PromptAnswer = answer.kind === "all"
+        ? { kind: "once" }
+        : answer.reason
+        ? { kind: "deny", reason: answer.reason }
+        : { kind: "deny" };
+      const shown = asking.map(({ request }) => ({ id: request.callId, key: exactKey(request) }));
+      return {
+        approve(request, signal) {
+          const key = exactKey(request);
+          const index = shown.findIndex((s) => s.id === request.callId && s.key === key);
+          if (index < 0) return approve(request, signal);
+          shown.splice(index, 1);
+          return approve(request, signal, given);
+        },
+      };
+    },
     sessionApprovals() {
       return [
         ...sessionRules.map((r) => `${r.tool} ${compactJson(r.match ?? {})}`),
@@ -223,6 +302,7 @@ export function createPolicyApprover(options: PolicyApproverOptions): PolicyAppr
       lowRiskTools.clear();
     },
   };
+  return self;
 }
 
 function decision(
@@ -231,6 +311,14 @@ function decision(
   extra: { reason?: string; rule?: string; abortTurn?: boolean },
 ): ApprovalDecision {
   return { decision, by, ...extra };
+}
+
+/** The denial for Ctrl-C (or end of input) at a permission prompt: it stops the turn. */
+function stoppedAtPrompt(): ApprovalDecision {
+  return decision("deny", "user", {
+    reason: "The user pressed Ctrl-C at the permission prompt and stopped the turn",
+    abortTurn: true,
+  });
 }
 
 /**

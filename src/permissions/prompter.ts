@@ -3,44 +3,10 @@
 // TTY, line_key_io.ts for piped input, scripted keys in tests); this module never touches
 // Deno.stdin. Used by policy_approver.ts when the policy says "ask".
 
-import type { RiskLevel } from "../tools/define_tool.ts";
 import { compactJson } from "./compact_json.ts";
-import type { PolicyRule } from "./policy.ts";
-
-/** The terminal seam: single keys, one-line answers, output. */
-export interface KeyIO {
-  /** One key press; `"\x03"` for Ctrl-C, `""` at end of input. */
-  readKey(signal?: AbortSignal): Promise<string>;
-  /** One line of text, or null at end of input. */
-  readLine(prompt: string): Promise<string | null>;
-  write(text: string): void;
-}
-
-/** What the prompt shows. */
-export interface PromptRequest {
-  tool: string;
-  args: unknown;
-  risk: RiskLevel;
-  /** The rule "Always allow" would save; undefined disables that answer. */
-  alwaysRule?: PolicyRule;
-  /** Where it would be saved, as shown to the user. */
-  alwaysFile: string;
-}
-
-/** The user's answer. `abort` is Ctrl-C (or end of input): deny and stop the turn. */
-export type PromptAnswer =
-  | { kind: "once" }
-  | { kind: "session" }
-  | { kind: "always" }
-  | { kind: "deny"; reason?: string }
-  | { kind: "abort" };
-
-/** Asks the user about one call. */
-export interface Prompter {
-  ask(request: PromptRequest, signal?: AbortSignal): Promise<PromptAnswer>;
-}
-
-const MAX_ARGS_LENGTH = 200;
+import { argsSummary } from "./args_summary.ts";
+import { askBatch } from "./batch_prompt.ts";
+import type { KeyIO, Prompter, PromptRequest } from "./prompt_types.ts";
 
 function paint(color: boolean, code: string, text: string): string {
   return color ? `\x1b[${code}m${text}\x1b[0m` : text;
@@ -80,7 +46,7 @@ export function formatPermissionPrompt(
     : risk;
   const lines = [
     `${paint(color, "1", "Permission request")}  ${paint(color, "1", request.tool)}  ${
-      compactJson(request.args ?? {}, MAX_ARGS_LENGTH)
+      argsSummary(request.args)
     }  risk: ${riskText}`,
   ];
   if (request.risk === "high") {
@@ -106,7 +72,8 @@ export function formatPermissionPrompt(
 /**
  * Creates the prompter. One key answers: `1` allow once, `2` allow for this session, `3`
  * always allow, `4` deny (then an optional one-line reason for the model), Ctrl-C (or end of
- * input) denies and aborts the turn. Any other key re-asks.
+ * input) denies and aborts the turn. Any other key re-asks. `askMany` asks about several
+ * calls at once (batch_prompt.ts).
  *
  * @param options `io`: the terminal seam; `color`: ANSI colours; `toolNote`: a line to show
  *   under a tool's requests (run_command: whether commands run confined).
@@ -128,7 +95,11 @@ export function createPrompter(
   options: { io: KeyIO; color: boolean; toolNote?: (tool: string) => string | undefined },
 ): Prompter {
   const { io, color } = options;
+  const note = options.toolNote;
   return {
+    askMany(requests, signal) {
+      return askBatch(requests, { io, color, ...(note ? { note } : {}) }, signal);
+    },
     async ask(request, signal) {
       io.write(formatPermissionPrompt(request, { color, note: options.toolNote?.(request.tool) }));
       for (;;) {

@@ -3,7 +3,7 @@ import {
   createPolicyApprover,
   type RuleSavedEvent,
 } from "../../src/permissions/policy_approver.ts";
-import type { PromptAnswer, Prompter, PromptRequest } from "../../src/permissions/prompter.ts";
+import type { PromptAnswer, Prompter, PromptRequest } from "../../src/permissions/prompt_types.ts";
 import type { LoadedRule } from "../../src/permissions/policy.ts";
 import { loadPolicyFiles } from "../../src/permissions/policy_file.ts";
 import { evaluatePolicy } from "../../src/permissions/policy.ts";

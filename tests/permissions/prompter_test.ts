@@ -1,9 +1,5 @@
-import {
-  createPrompter,
-  formatPermissionPrompt,
-  type KeyIO,
-  type PromptRequest,
-} from "../../src/permissions/prompter.ts";
+import { createPrompter, formatPermissionPrompt } from "../../src/permissions/prompter.ts";
+import type { KeyIO, PromptRequest } from "../../src/permissions/prompt_types.ts";
 import { createLineKeyIO } from "../../src/permissions/line_key_io.ts";
 
 /** A KeyIO that plays scripted keys and lines and records output. */

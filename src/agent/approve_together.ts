@@ -1,0 +1,40 @@
+// Before the calls of a model turn run, offers them all to the approver at once, so the
+// calls that need the user's approval are asked about in one prompt (approve all, deny all,
+// or one by one) rather than one prompt per call. The calls are validated here only to show
+// and match their arguments; each is still validated and approved again when it is reached
+// (call_driver.ts), and the approver applies an answer only to the call the user saw.
+
+import type { ToolCall } from "../messages.ts";
+import type { ApprovalRequest, Approver } from "../permissions/approver.ts";
+import type { ToolRunner } from "../tools/tool_runner.ts";
+import { type ArgumentParser, parseJsonArguments } from "./call_driver.ts";
+
+/**
+ * The Approver for one turn's calls: the approver's own when it cannot ask about several
+ * calls together, or fewer than two valid calls would reach it.
+ *
+ * @param calls The calls that may run this turn, in call order.
+ * @param options The approver, the tools (to validate) and the argument parser.
+ * @param signal Aborts validation or the prompt.
+ * @returns The Approver to pass each of these calls to.
+ */
+export async function approverForTurn(
+  calls: readonly ToolCall[],
+  options: { approver: Approver; tools: ToolRunner; parseArguments?: ArgumentParser },
+  signal: AbortSignal,
+): Promise<Approver> {
+  const { approver, tools } = options;
+  if (!approver.approveTogether || calls.length < 2 || signal.aborted) return approver;
+  const requests: ApprovalRequest[] = [];
+  for (const call of calls) {
+    const info = tools.list().find((tool) => tool.name === call.name);
+    if (!info) continue;
+    const parsed = (options.parseArguments ?? parseJsonArguments)(call.arguments, info.parameters);
+    if ("error" in parsed) continue;
+    const validated = await tools.validate(call.name, parsed.value);
+    if (!validated.ok) continue;
+    requests.push({ callId: call.id, tool: call.name, args: validated.value, risk: info.risk });
+  }
+  if (requests.length < 2 || signal.aborted) return approver;
+  return await approver.approveTogether(requests, signal);
+}
