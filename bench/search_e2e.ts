@@ -62,17 +62,6 @@ function run(cwd: string, command: string, args: string[]): { ms: number; out: s
   return { ms, out: new TextDecoder().decode(result.stdout) };
 }
 
-/** Median wall ms of `runs` runs after one warm-up, and the last output. */
-function timed(runs: number, fn: () => { ms: number; out: string }): { ms: number; out: string } {
-  let last = fn();
-  const times: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    last = fn();
-    times.push(last.ms);
-  }
-  return { ms: median(times), out: last.out };
-}
-
 function harnessTool(tree: string, name: string, args: unknown): { ms: number; out: string } {
   return run(tree, Deno.execPath(), [
     "run",
@@ -115,17 +104,58 @@ function findBinary(names: string[]): string | null {
 /** One row of the end-to-end table. */
 export interface E2ERow {
   label: string;
-  /** Our tool's wall time minus start-up, ms. */
+  /** Our tool's wall time minus start-up (the trivial call's median), ms. */
   ours: number;
+  /** The tool's own time inside its sandbox worker (`execution_time_ms`), ms. */
+  inWorker: number;
   theirs: number;
-  ratio: number;
-  /** First line of our result, and how many lines (or files) the other tool printed. */
+  /** First line of our result, and how many lines the other tool printed. */
   oursSummary: string;
   theirsCount: number;
 }
 
+/** `execution_time_ms` of `harness tool`'s JSON output (the tool's run in its worker). */
+function executionMs(out: string): number {
+  try {
+    return (JSON.parse(out) as { metadata?: { execution_time_ms?: number } }).metadata
+      ?.execution_time_ms ?? NaN;
+  } catch {
+    return NaN;
+  }
+}
+
 /**
- * Times the cases end to end in `tree` and prints a table with ratios.
+ * Times ours and theirs alternately (one warm-up each, then `runs` pairs), so load from
+ * other processes falls on both alike.
+ */
+function pair(
+  runs: number,
+  ours: () => { ms: number; out: string },
+  theirs: (() => { ms: number; out: string }) | null,
+): { ours: number[]; inWorker: number[]; theirs: number[]; oursOut: string; theirsOut: string } {
+  let oursOut = ours().out;
+  let theirsOut = theirs?.().out ?? "";
+  const result = { ours: [] as number[], inWorker: [] as number[], theirs: [] as number[] };
+  for (let i = 0; i < runs; i++) {
+    const a = ours();
+    result.ours.push(a.ms);
+    result.inWorker.push(executionMs(a.out));
+    oursOut = a.out;
+    if (theirs !== null) {
+      const b = theirs();
+      result.theirs.push(b.ms);
+      theirsOut = b.out;
+    }
+  }
+  return { ...result, oursOut, theirsOut };
+}
+
+function ratio(ours: number, theirs: number): string {
+  return Number.isFinite(ours / theirs) ? `${(ours / theirs).toFixed(2)}x` : "n/a";
+}
+
+/**
+ * Times the cases end to end in `tree` and prints a table with ratios against rg and fd.
  *
  * @param tree A folder to search (a git repository makes rg and fd honour .gitignore too).
  * @param runs Timed runs per case after one warm-up.
@@ -134,52 +164,51 @@ export interface E2ERow {
 export function runEndToEnd(tree: string, runs: number): E2ERow[] {
   const rg = findBinary(["rg"]);
   const fd = findBinary(["fd", "fdfind"]);
-  const startup = timed(runs, () => harnessTool(tree, "get_current_time", {})).ms;
-  console.log(
-    `\nEnd to end in ${tree}: \`harness tool\` minus start-up (${
-      startup.toFixed(0)
-    } ms, a trivial tool call), against rg and fd in the same run; ${runs} runs, medians`,
-  );
-  const rows: E2ERow[] = [];
-  for (const c of E2E_GREP_CASES) {
-    const ours = timed(runs, () => harnessTool(tree, "grep_search", c.args));
-    const theirs = rg === null ? null : timed(runs, () => run(tree, rg, c.rg));
-    const text = toolText(ours.out);
-    rows.push({
-      label: `grep ${c.label}`,
-      ours: ours.ms - startup,
-      theirs: theirs?.ms ?? NaN,
-      ratio: theirs === null ? NaN : (ours.ms - startup) / theirs.ms,
-      oursSummary: text.split("\n")[0]!,
-      theirsCount: theirs === null ? 0 : lineCount(theirs.out),
-    });
-  }
-  {
-    const ours = timed(runs, () => harnessTool(tree, "glob", E2E_GLOB_CASE.args));
-    const theirs = fd === null ? null : timed(runs, () => run(tree, fd, E2E_GLOB_CASE.fd));
-    rows.push({
-      label: `glob ${E2E_GLOB_CASE.label}`,
-      ours: ours.ms - startup,
-      theirs: theirs?.ms ?? NaN,
-      ratio: theirs === null ? NaN : (ours.ms - startup) / theirs.ms,
-      oursSummary: toolText(ours.out).split("\n")[0]!,
-      theirsCount: theirs === null ? 0 : lineCount(theirs.out),
-    });
-  }
   if (rg === null) console.log("ripgrep (rg) is NOT installed: apt-get install ripgrep");
   if (fd === null) console.log("fd is NOT installed: apt-get install fd-find (binary fdfind)");
+  const startup = median(
+    pair(runs, () => harnessTool(tree, "get_current_time", {}), null).ours,
+  );
   console.log(
-    `${"case".padEnd(30)} ${"ours ms".padStart(8)} ${"rg/fd ms".padStart(9)} ${
+    `\nEnd to end in ${tree}, ${runs} runs alternating with rg/fd, medians. "ours" = wall time ` +
+      `of \`harness tool\` minus start-up (${startup.toFixed(0)} ms, a trivial tool call); ` +
+      `"in worker" = the tool's execution_time_ms inside its sandbox worker.`,
+  );
+  const cases = [
+    ...E2E_GREP_CASES.map((c) => ({
+      label: `grep ${c.label}`,
+      ours: () => harnessTool(tree, "grep_search", c.args),
+      theirs: rg === null ? null : () => run(tree, rg, c.rg),
+    })),
+    {
+      label: `glob ${E2E_GLOB_CASE.label}`,
+      ours: () => harnessTool(tree, "glob", E2E_GLOB_CASE.args),
+      theirs: fd === null ? null : () => run(tree, fd, E2E_GLOB_CASE.fd),
+    },
+  ];
+  const rows: E2ERow[] = cases.map((c) => {
+    const timed = pair(runs, c.ours, c.theirs);
+    return {
+      label: c.label,
+      ours: median(timed.ours) - startup,
+      inWorker: median(timed.inWorker),
+      theirs: timed.theirs.length === 0 ? NaN : median(timed.theirs),
+      oursSummary: toolText(timed.oursOut).split("\n")[0]!,
+      theirsCount: lineCount(timed.theirsOut),
+    };
+  });
+  console.log(
+    `${"case".padEnd(28)} ${"ours".padStart(6)} ${"in worker".padStart(9)} ${"rg/fd".padStart(6)} ${
       "ratio".padStart(6)
-    }  results (ours | lines theirs printed)`,
+    } ${"worker ratio".padStart(12)}  results (ours | lines theirs printed)`,
   );
   for (const row of rows) {
     console.log(
-      `${row.label.padEnd(30)} ${row.ours.toFixed(0).padStart(8)} ${
-        row.theirs.toFixed(0).padStart(9)
-      } ${`${row.ratio.toFixed(2)}x`.padStart(6)}  ${
-        row.oursSummary.slice(0, 60)
-      } | ${row.theirsCount}`,
+      `${row.label.padEnd(28)} ${row.ours.toFixed(0).padStart(6)} ${
+        row.inWorker.toFixed(0).padStart(9)
+      } ${row.theirs.toFixed(0).padStart(6)} ${ratio(row.ours, row.theirs).padStart(6)} ${
+        ratio(row.inWorker, row.theirs).padStart(12)
+      }  ${row.oursSummary.slice(0, 50)} | ${row.theirsCount}`,
     );
   }
   return rows;

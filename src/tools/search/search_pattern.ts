@@ -95,9 +95,10 @@ export function patternToRegExp(pattern: string, caseSensitive: boolean): RegExp
 }
 
 /**
- * Compiles a pattern. The whole-file test looks for the longest literal piece only (every
- * match contains it). An ASCII piece is searched in the raw bytes (byteSearcher), which
- * spares decoding the files without it: decoding UTF-8 costs about ten times the scan. A
+ * Compiles a pattern. The whole-file test looks for literal pieces (every match contains
+ * them). When the longest is ASCII, every ASCII piece is searched in the raw bytes
+ * (byteSearcher), which spares decoding the files without one: decoding UTF-8 costs about
+ * ten times the scan. Otherwise the longest piece is searched in the decoded text. A
  * piece with other characters is searched in the decoded text: `String.prototype.includes`
  * when case cannot matter, else the piece as a non-global `i` regex.
  *
@@ -110,7 +111,8 @@ export function patternToRegExp(pattern: string, caseSensitive: boolean): RegExp
  * import { compileSearchPattern } from "./search_pattern.ts";
  * const p = compileSearchPattern("deprecated*since", false);
  * if (!p.mayMatch("x\nDeprecated\n") || p.mayMatch("nothing here")) throw new Error();
- * const bytes = new TextEncoder().encode("é DEPRECATED");
+ * const bytes = new TextEncoder().encode("é DEPRECATED since");
+ * if (p.mayMatchBytes?.(new TextEncoder().encode("deprecated")) !== false) throw new Error();
  * if (p.mayMatchBytes?.(bytes) !== true) throw new Error();
  * ```
  */
@@ -126,6 +128,14 @@ export function compileSearchPattern(pattern: string, caseSensitive: boolean): S
       new RegExp(escapeRegExp(longest), "i"),
     );
   if (!ascii) return { regex, mayMatch };
-  const needle = caseSensitive ? longest : longest.toLowerCase();
-  return { regex, mayMatch, mayMatchBytes: byteSearcher(needle, !caseSensitive) };
+  // Every ASCII piece must occur somewhere in a matching file: a file with "deprecated" but
+  // no "since" is rejected without decoding. Longest first; it rejects the most.
+  const searchers = pattern.split("*")
+    .filter((piece) => piece !== "" && !/[\u0080-\uffff]/.test(piece))
+    .sort((a, b) => b.length - a.length)
+    .map((piece) => byteSearcher(caseSensitive ? piece : piece.toLowerCase(), !caseSensitive));
+  const mayMatchBytes = searchers.length === 1
+    ? searchers[0]!
+    : (bytes: Uint8Array) => searchers.every((found) => found(bytes));
+  return { regex, mayMatch, mayMatchBytes };
 }
