@@ -3,6 +3,8 @@
 // the sandbox runs tools), plus a breakdown of where the time goes (walk, .gitignore, file
 // reads, decoding, matching). Run: deno run -A --unstable-worker-options
 // bench/search_bench.ts [--runs N] [--rebuild]. The tree is cached under /tmp; medians.
+// With `--tree DIR` (repeatable) it times `harness tool grep_search|glob` end to end in each
+// DIR instead, start-up subtracted, against `rg -i -n` and fd in the same run (search_e2e.ts).
 
 import { homedir } from "node:os";
 import { dirname, join, relative } from "node:path";
@@ -13,6 +15,7 @@ import type { ToolContext } from "../src/tools/define_tool.ts";
 import { FileReader } from "../src/tools/search/file_reader.ts";
 import { walkTree } from "../src/tools/search/walk_tree.ts";
 import { resolveWorkspacePath } from "../src/tools/workspace_path.ts";
+import { runEndToEnd } from "./search_e2e.ts";
 
 const TREE_VERSION = 2;
 const ROOT = `/tmp/harness_search_bench_v${TREE_VERSION}`;
@@ -22,7 +25,11 @@ const SOURCE_EXTENSIONS = /\.(ts|mts|js|mjs|cjs|json|md|py|d\.ts|txt)$/;
 
 const { values: flags } = parseArgs({
   args: Deno.args,
-  options: { runs: { type: "string", default: "7" }, rebuild: { type: "boolean", default: false } },
+  options: {
+    runs: { type: "string", default: "7" },
+    rebuild: { type: "boolean", default: false },
+    tree: { type: "string", multiple: true },
+  },
 });
 
 /** Text source files to copy (the Deno npm cache and Python's library), relative to `/`. */
@@ -127,6 +134,11 @@ function context(root: string): ToolContext {
     signal: new AbortController().signal,
     dataDir: join(root, ".harness"),
     state: {},
+    // The search tools start no commands.
+    spawn: () => {
+      throw new Error("the search bench starts no commands");
+    },
+    commands: null as unknown as ToolContext["commands"],
   };
 }
 
@@ -301,6 +313,10 @@ function ratio(ours: number | undefined, theirs: number | undefined): string {
 
 async function main(): Promise<void> {
   const runs = Math.max(1, Number(flags.runs));
+  if (flags.tree !== undefined && flags.tree.length > 0) {
+    for (const dir of flags.tree) runEndToEnd(dir, runs);
+    return;
+  }
   const tree = ensureTree();
   console.log(
     `Tree: ${ROOT} (${tree.files} files searched, ${tree.ignoredFiles} gitignored); ${runs} warm runs, medians`,

@@ -15,8 +15,14 @@ function changedError(path: string): ToolError {
   );
 }
 
+/** What identifies a file: its device and inode (null where the platform has none). */
+export interface FileIdentity {
+  ino: number | null;
+  dev: number | null;
+}
+
 /** Same file: device and inode equal (where the platform reports them). */
-function sameFile(a: Deno.FileInfo, b: Deno.FileInfo): boolean {
+function sameFile(a: FileIdentity, b: FileIdentity): boolean {
   if (a.ino === null || b.ino === null || a.dev === null || b.dev === null) return true;
   return a.ino === b.ino && a.dev === b.dev;
 }
@@ -50,7 +56,7 @@ export function assertStillReal(realPath: string, path: string): void {
  * Throws unless the file an open handle refers to (its fstat) is the one `realPath` names now,
  * and `realPath` is still free of symbolic links.
  *
- * @param opened The fstat of the open file.
+ * @param opened The fstat of the open file (Deno's FileInfo or its device and inode).
  * @param realPath The real path it was opened by.
  * @param path The path the model gave, for the message.
  * @throws {ToolError} validation_failed when the path changed.
@@ -63,7 +69,11 @@ export function assertStillReal(realPath: string, path: string): void {
  * assertOpenedIsNamed(file.statSync(), path, "f.txt");
  * ```
  */
-export function assertOpenedIsNamed(opened: Deno.FileInfo, realPath: string, path: string): void {
+export function assertOpenedIsNamed(
+  opened: FileIdentity,
+  realPath: string,
+  path: string,
+): void {
   assertStillReal(realPath, path);
   if (!sameFile(opened, Deno.statSync(realPath))) throw changedError(path);
 }

@@ -155,3 +155,38 @@ Deno.test("FileReader.confirm() refuses a file read through a folder swapped for
     reader.release();
   }
 });
+
+Deno.test("FileReader.confirm() refuses a file read by readText (grep's path) through a folder swapped for a link", async () => {
+  await using ctx = await swapWorkspace();
+  const reader = new FileReader();
+  const abs = join(ctx.workspace, "dir", "file.txt");
+  swapDirForLink(ctx);
+  try {
+    const bytes = reader.readText(abs);
+    assert(bytes instanceof Uint8Array && new TextDecoder().decode(bytes).includes("SECRET"));
+    throws(() => reader.confirm(abs, "dir/file.txt"), /symbolic link/);
+  } finally {
+    reader.release();
+  }
+});
+
+Deno.test("FileReader.confirm() refuses a file read through a swapped folder even once the folder is swapped back", async () => {
+  // The racing process swaps `dir` for a link during the read and restores it before the
+  // check: the path is real again, so only the open descriptor's device and inode tell.
+  await using ctx = await swapWorkspace();
+  const reader = new FileReader();
+  const abs = join(ctx.workspace, "dir", "file.txt");
+  swapDirForLink(ctx);
+  try {
+    const bytes = reader.readText(abs);
+    assert(bytes instanceof Uint8Array && new TextDecoder().decode(bytes).includes("SECRET"));
+    Deno.removeSync(join(ctx.workspace, "dir"));
+    Deno.renameSync(join(ctx.workspace, "dir_aside"), join(ctx.workspace, "dir"));
+    throws(() => reader.confirm(abs, "dir/file.txt"), /symbolic link/);
+    // The same path, read and confirmed now, is the workspace's own file.
+    assertEquals(new TextDecoder().decode(reader.read(abs)!), "inside\n");
+    reader.confirm(abs, "dir/file.txt");
+  } finally {
+    reader.release();
+  }
+});

@@ -1,9 +1,14 @@
 // Whole-file reads for grep_search (grep_files.ts) into one reused buffer: one open, as few
 // reads as the file needs and one close per file, no stat and no allocation. Per-file ops,
-// not bytes, dominate a search over many small files, so every saved op counts. The file
-// stays open until the next read, so a match can be confirmed (confirm) on the same handle:
-// only matching files pay for the check that no folder was swapped for a symbolic link.
+// not bytes, dominate a search over many small files, so every saved op counts. Files are
+// opened with node:fs file descriptors rather than Deno.FsFile: no resource object per file,
+// and about 1.6x faster per file in a sandbox worker (bench/search_bench.ts). The first
+// read is one chunk, sniffed for a NUL, so a binary file costs one read whatever its size.
+// The file stays open until the next read, so a match can be confirmed (confirm) on the same
+// descriptor: only matching files pay for the check that no folder was swapped for a link.
 
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { BINARY_SNIFF_BYTES } from "../builtin/text_file.ts";
 import { assertOpenedIsNamed } from "../verified_fs.ts";
 
 /** Files larger than this are not searched (logs, dumps); ripgrep has no such limit but our model does. */
@@ -13,13 +18,22 @@ export const MAX_SEARCH_FILE_BYTES = 50 * 1024 * 1024;
 const INITIAL_BYTES = 1 << 20;
 
 /**
+ * The first read: most source files fit in it (one read, then a short read ends the file),
+ * and a binary file is recognised from it without reading the rest.
+ */
+const FIRST_CHUNK_BYTES = 64 * 1024;
+
+/** What readText returns for a file with a NUL in its first BINARY_SNIFF_BYTES bytes. */
+export const BINARY = "binary";
+
+/**
  * Reads whole files into one reused buffer. Allocating a fresh buffer per file (as
  * Deno.readFileSync does, after a stat) made reading about 2x slower on a tree of 50,000
  * small files.
  */
 export class FileReader {
   #bytes = new Uint8Array(INITIAL_BYTES);
-  #file: Deno.FsFile | null = null;
+  #fd = -1;
 
   /**
    * Reads a regular file.
@@ -40,10 +54,43 @@ export class FileReader {
    * ```
    */
   read(path: string): Uint8Array | null {
+    const bytes = this.#read(path, false);
+    return bytes === BINARY ? null : bytes;
+  }
+
+  /**
+   * Reads a regular file unless its first BINARY_SNIFF_BYTES bytes hold a NUL (a binary file,
+   * as grep and ripgrep decide), in which case the rest is never read.
+   *
+   * @param path Absolute path.
+   * @returns The bytes (a view valid until the next read), BINARY, or null when the file
+   *   fills MAX_SEARCH_FILE_BYTES.
+   * @throws Deno errors from open and read (NotFound, PermissionDenied, NotCapable...).
+   *
+   * @example
+   * ```ts
+   * import { BINARY, FileReader } from "./file_reader.ts";
+   * const dir = await Deno.makeTempDir();
+   * await Deno.writeFile(`${dir}/a.bin`, new Uint8Array([1, 0, 2]));
+   * if (new FileReader().readText(`${dir}/a.bin`) !== BINARY) throw new Error();
+   * await Deno.remove(dir, { recursive: true });
+   * ```
+   */
+  readText(path: string): Uint8Array | typeof BINARY | null {
+    return this.#read(path, true);
+  }
+
+  #read(path: string, sniff: boolean): Uint8Array | typeof BINARY | null {
     this.release();
-    const file = Deno.openSync(path);
-    this.#file = file;
-    let length = 0;
+    const fd = openSync(path, "r");
+    this.#fd = fd;
+    let length = readSync(fd, this.#bytes, 0, FIRST_CHUNK_BYTES, null);
+    if (sniff && this.#bytes.subarray(0, Math.min(length, BINARY_SNIFF_BYTES)).indexOf(0) !== -1) {
+      return BINARY;
+    }
+    // A regular file returns less than asked only at its end (POSIX read on local file
+    // systems), so a short read saves the final zero-length read.
+    if (length < FIRST_CHUNK_BYTES) return this.#bytes.subarray(0, length);
     for (;;) {
       if (length === this.#bytes.length) {
         if (length >= MAX_SEARCH_FILE_BYTES) return null;
@@ -52,11 +99,9 @@ export class FileReader {
         this.#bytes = grown;
       }
       const room = this.#bytes.length - length;
-      const n = file.readSync(this.#bytes.subarray(length));
-      if (n === null || n === 0) break;
+      const n = readSync(fd, this.#bytes, length, room, null);
+      if (n === 0) break;
       length += n;
-      // A regular file returns less than asked only at its end (POSIX read on local file
-      // systems), so a short read saves the final zero-length read: one op in four.
       if (n < room) break;
     }
     return this.#bytes.subarray(0, length);
@@ -71,13 +116,16 @@ export class FileReader {
    * @throws {ToolError} validation_failed when a folder on the path changed.
    */
   confirm(realPath: string, path: string): void {
-    if (this.#file === null) throw new Error("FileReader.confirm() called with no file read");
-    assertOpenedIsNamed(this.#file.statSync(), realPath, path);
+    if (this.#fd === -1) throw new Error("FileReader.confirm() called with no file read");
+    const { ino, dev } = fstatSync(this.#fd);
+    assertOpenedIsNamed({ ino, dev }, realPath, path);
   }
 
   /** Closes the file last read (the next read does it too). */
   release(): void {
-    this.#file?.close();
-    this.#file = null;
+    if (this.#fd === -1) return;
+    const fd = this.#fd;
+    this.#fd = -1;
+    closeSync(fd);
   }
 }

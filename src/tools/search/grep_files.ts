@@ -6,8 +6,7 @@
 // reported, so a folder swapped for a symbolic link during the search never shows a file
 // outside it.
 
-import { BINARY_SNIFF_BYTES } from "../builtin/text_file.ts";
-import { FileReader } from "./file_reader.ts";
+import { BINARY, FileReader } from "./file_reader.ts";
 import { compileGlob } from "./glob_matcher.ts";
 import { compileSearchPattern } from "./search_pattern.ts";
 import { walkTree } from "./walk_tree.ts";
@@ -130,21 +129,18 @@ export function grepTree(workspace: string, start: string, options: GrepOptions)
       visit(entry) {
         if (entry.kind !== "file") return; // FIFOs and devices could block or never end
         if (filter !== null && !filter.matches(entry.path)) return;
-        let bytes: Uint8Array | null;
+        let bytes: Uint8Array | typeof BINARY | null;
         try {
-          bytes = reader.read(entry.absPath);
+          bytes = reader.readText(entry.absPath);
         } catch (error) {
           if (error instanceof Deno.errors.NotCapable) throw error;
           return; // unreadable or vanished: skip, as grep -s does
         }
         if (bytes === null) return; // over MAX_SEARCH_FILE_BYTES
         summary.filesSearched++;
-        // A NUL in the first 8 KB marks a binary file; checked on the bytes so binaries are
-        // never decoded (Uint8Array.prototype.indexOf is a memchr).
-        const head = bytes.length > BINARY_SNIFF_BYTES
-          ? bytes.subarray(0, BINARY_SNIFF_BYTES)
-          : bytes;
-        if (head.indexOf(0) !== -1) {
+        // A NUL in the first 8 KB marks a binary file; the reader checks the first chunk it
+        // reads, so a binary is neither read whole nor decoded.
+        if (bytes === BINARY) {
           summary.binaryFilesSkipped++;
           return;
         }

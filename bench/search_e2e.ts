@@ -1,0 +1,215 @@
+// End-to-end search timing, as a user meets it: `harness tool grep_search|glob JSON
+// --allow-read=.` run as a process in a tree, minus harness's own start-up (the median of a
+// trivial tool call in the same run), against `rg -i -n PATTERN` and `fdfind --glob` on the
+// same tree in the same run. Used by search_bench.ts (`--tree DIR`); medians of N runs.
+
+import { fileURLToPath } from "node:url";
+
+const MAIN = fileURLToPath(new URL("../main.ts", import.meta.url));
+
+/** One grep case: our tool's arguments and ripgrep's equivalent. */
+export interface GrepCase {
+  label: string;
+  args: Record<string, unknown>;
+  rg: string[];
+}
+
+/** Rare literal, common word, and a wildcard (regex for rg); case-insensitive like `rg -i`. */
+export const E2E_GREP_CASES: GrepCase[] = [
+  {
+    label: "rare literal",
+    args: { pattern: "XMLHttpRequest", max_results: 1000 },
+    rg: ["-i", "-n", "XMLHttpRequest"],
+  },
+  {
+    label: "common word (cap 200)",
+    args: { pattern: "return", max_results: 200 },
+    rg: ["-i", "-n", "return"],
+  },
+  {
+    label: "wildcard / regex",
+    args: { pattern: "deprecated*since", max_results: 1000 },
+    rg: ["-i", "-n", "deprecated.*since"],
+  },
+];
+
+/** The glob case and fd's equivalent. */
+export const E2E_GLOB_CASE = {
+  label: "**/*.ts",
+  args: { pattern: "**/*.ts" },
+  fd: ["--type", "f", "--glob", "*.ts"],
+};
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** Runs a process in `cwd`; returns wall ms and stdout. */
+function run(cwd: string, command: string, args: string[]): { ms: number; out: string } {
+  const start = performance.now();
+  const result = new Deno.Command(command, { args, cwd, stdout: "piped", stderr: "piped" })
+    .outputSync();
+  const ms = performance.now() - start;
+  if (result.code > 1) {
+    throw new Error(
+      `${command} ${args.join(" ")} exited with ${result.code}: ${
+        new TextDecoder().decode(result.stderr).slice(0, 500)
+      }`,
+    );
+  }
+  return { ms, out: new TextDecoder().decode(result.stdout) };
+}
+
+function harnessTool(tree: string, name: string, args: unknown): { ms: number; out: string } {
+  return run(tree, Deno.execPath(), [
+    "run",
+    "-A",
+    "--no-prompt",
+    "--unstable-worker-options",
+    MAIN,
+    "tool",
+    name,
+    JSON.stringify(args),
+    "--allow-read=.",
+  ]);
+}
+
+/** The tool's text result from `harness tool`'s JSON output. */
+function toolText(out: string): string {
+  try {
+    const parsed = JSON.parse(out) as { data?: unknown; error?: { message?: string } };
+    return typeof parsed.data === "string" ? parsed.data : JSON.stringify(parsed).slice(0, 300);
+  } catch {
+    return out.slice(0, 300);
+  }
+}
+
+function lineCount(text: string): number {
+  return text === "" ? 0 : text.trimEnd().split("\n").length;
+}
+
+function findBinary(names: string[]): string | null {
+  for (const name of names) {
+    try {
+      const ok = new Deno.Command(name, { args: ["--version"], stdout: "null", stderr: "null" })
+        .outputSync().success;
+      if (ok) return name;
+    } catch { /* not installed */ }
+  }
+  return null;
+}
+
+/** One row of the end-to-end table. */
+export interface E2ERow {
+  label: string;
+  /** Our tool's wall time minus start-up (the trivial call's median), ms. */
+  ours: number;
+  /** The tool's own time inside its sandbox worker (`execution_time_ms`), ms. */
+  inWorker: number;
+  theirs: number;
+  /** First line of our result, and how many lines the other tool printed. */
+  oursSummary: string;
+  theirsCount: number;
+}
+
+/** `execution_time_ms` of `harness tool`'s JSON output (the tool's run in its worker). */
+function executionMs(out: string): number {
+  try {
+    return (JSON.parse(out) as { metadata?: { execution_time_ms?: number } }).metadata
+      ?.execution_time_ms ?? NaN;
+  } catch {
+    return NaN;
+  }
+}
+
+/**
+ * Times ours and theirs alternately (one warm-up each, then `runs` pairs), so load from
+ * other processes falls on both alike.
+ */
+function pair(
+  runs: number,
+  ours: () => { ms: number; out: string },
+  theirs: (() => { ms: number; out: string }) | null,
+): { ours: number[]; inWorker: number[]; theirs: number[]; oursOut: string; theirsOut: string } {
+  let oursOut = ours().out;
+  let theirsOut = theirs?.().out ?? "";
+  const result = { ours: [] as number[], inWorker: [] as number[], theirs: [] as number[] };
+  for (let i = 0; i < runs; i++) {
+    const a = ours();
+    result.ours.push(a.ms);
+    result.inWorker.push(executionMs(a.out));
+    oursOut = a.out;
+    if (theirs !== null) {
+      const b = theirs();
+      result.theirs.push(b.ms);
+      theirsOut = b.out;
+    }
+  }
+  return { ...result, oursOut, theirsOut };
+}
+
+function ratio(ours: number, theirs: number): string {
+  return Number.isFinite(ours / theirs) ? `${(ours / theirs).toFixed(2)}x` : "n/a";
+}
+
+/**
+ * Times the cases end to end in `tree` and prints a table with ratios against rg and fd.
+ *
+ * @param tree A folder to search (a git repository makes rg and fd honour .gitignore too).
+ * @param runs Timed runs per case after one warm-up.
+ * @returns The rows printed.
+ */
+export function runEndToEnd(tree: string, runs: number): E2ERow[] {
+  const rg = findBinary(["rg"]);
+  const fd = findBinary(["fd", "fdfind"]);
+  if (rg === null) console.log("ripgrep (rg) is NOT installed: apt-get install ripgrep");
+  if (fd === null) console.log("fd is NOT installed: apt-get install fd-find (binary fdfind)");
+  const startup = median(
+    pair(runs, () => harnessTool(tree, "get_current_time", {}), null).ours,
+  );
+  console.log(
+    `\nEnd to end in ${tree}, ${runs} runs alternating with rg/fd, medians. "ours" = wall time ` +
+      `of \`harness tool\` minus start-up (${startup.toFixed(0)} ms, a trivial tool call); ` +
+      `"in worker" = the tool's execution_time_ms inside its sandbox worker.`,
+  );
+  const cases = [
+    ...E2E_GREP_CASES.map((c) => ({
+      label: `grep ${c.label}`,
+      ours: () => harnessTool(tree, "grep_search", c.args),
+      theirs: rg === null ? null : () => run(tree, rg, c.rg),
+    })),
+    {
+      label: `glob ${E2E_GLOB_CASE.label}`,
+      ours: () => harnessTool(tree, "glob", E2E_GLOB_CASE.args),
+      theirs: fd === null ? null : () => run(tree, fd, E2E_GLOB_CASE.fd),
+    },
+  ];
+  const rows: E2ERow[] = cases.map((c) => {
+    const timed = pair(runs, c.ours, c.theirs);
+    return {
+      label: c.label,
+      ours: median(timed.ours) - startup,
+      inWorker: median(timed.inWorker),
+      theirs: timed.theirs.length === 0 ? NaN : median(timed.theirs),
+      oursSummary: toolText(timed.oursOut).split("\n")[0]!,
+      theirsCount: lineCount(timed.theirsOut),
+    };
+  });
+  console.log(
+    `${"case".padEnd(28)} ${"ours".padStart(6)} ${"in worker".padStart(9)} ${"rg/fd".padStart(6)} ${
+      "ratio".padStart(6)
+    } ${"worker ratio".padStart(12)}  results (ours | lines theirs printed)`,
+  );
+  for (const row of rows) {
+    console.log(
+      `${row.label.padEnd(28)} ${row.ours.toFixed(0).padStart(6)} ${
+        row.inWorker.toFixed(0).padStart(9)
+      } ${row.theirs.toFixed(0).padStart(6)} ${ratio(row.ours, row.theirs).padStart(6)} ${
+        ratio(row.inWorker, row.theirs).padStart(12)
+      }  ${row.oursSummary.slice(0, 50)} | ${row.theirsCount}`,
+    );
+  }
+  return rows;
+}

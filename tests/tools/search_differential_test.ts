@@ -1,0 +1,187 @@
+// Differential tests: grep_search's search (grepTree) against ripgrep, and the glob tool
+// against fd, on one generated git repository with nested .gitignore files (negations,
+// folder-only and anchored rules), hidden files, binaries, CRLF lines, non-ASCII text and
+// files across the reader's 64 KiB first chunk. Same files, same lines. CI installs rg and
+// fd-find; without them these tests are skipped by name.
+
+import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
+import { dirname, join } from "node:path";
+import glob from "../../plugins/glob.ts";
+import { grepTree } from "../../src/tools/search/grep_files.ts";
+import { makeToolContext, runTool } from "../helpers/tool_context.ts";
+
+function installed(name: string): boolean {
+  try {
+    return new Deno.Command(name, { args: ["--version"], stdout: "null", stderr: "null" })
+      .outputSync().success;
+  } catch {
+    return false;
+  }
+}
+
+const RG = installed("rg");
+const FD = installed("fdfind") ? "fdfind" : installed("fd") ? "fd" : null;
+
+/** A small deterministic generator, so a failure reproduces. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state * 1664525 + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
+}
+
+const WORDS = [
+  "needle",
+  "Needle",
+  "NEEDLE",
+  "return",
+  "Return",
+  "foo",
+  "bar",
+  "FooBar",
+  "a.b",
+  "a_b",
+  "(x)",
+  "_id",
+  "déjà",
+  "日本",
+  "const",
+  "x",
+  "deprecated",
+  "since",
+  "Deprecated",
+];
+
+function text(next: () => number, lines: number, crlf: boolean): string {
+  const out: string[] = [];
+  for (let i = 0; i < lines; i++) {
+    const words: string[] = [];
+    const count = Math.floor(next() * 12);
+    for (let j = 0; j < count; j++) words.push(WORDS[Math.floor(next() * WORDS.length)]!);
+    out.push(words.join(next() < 0.2 ? "" : " "));
+  }
+  return out.join(crlf ? "\r\n" : "\n") + "\n";
+}
+
+/** Writes the fixture repository; returns its root. */
+async function buildTree(root: string): Promise<void> {
+  const next = random(20);
+  const files: Record<string, string | Uint8Array> = {
+    ".gitignore": "*.log\nbuild/\n/top_only.txt\nsrc/gen/\n!keep.log\n",
+    "top_only.txt": "needle\n",
+    "keep.log": "needle in a kept log\n",
+    "drop.log": "needle in a dropped log\n",
+    "build/out.js": "needle\n",
+    ".hidden/secret.ts": "needle\n",
+    ".env.ts": "needle\n",
+    "src/gen/made.ts": "needle\n",
+    "src/nested/.gitignore": "*.tmp\nlocal/\n!important.tmp\n",
+    "src/nested/x.tmp": "needle\n",
+    "src/nested/important.tmp": "needle tmp\n",
+    "src/nested/local/a.ts": "needle\n",
+    "src/nested/deeper/top_only.txt": "needle (not anchored here)\n",
+    "bin/blob.bin": new Uint8Array([110, 101, 101, 100, 108, 101, 0, 1, 2, 3]),
+    // A needle across the 64 KiB first chunk, and one far past it.
+    "big/chunked.txt": `${"z".repeat(65_530)}needle${"\n".repeat(3)}${
+      "q\n".repeat(40_000)
+    }needle\n`,
+  };
+  for (let i = 0; i < 120; i++) {
+    const folder = ["src", "src/lib", "docs", "pkg/a", "pkg/b", "src/nested/deeper"][i % 6]!;
+    const ext = ["ts", "md", "js", "txt"][i % 4]!;
+    files[`${folder}/f${i}.${ext}`] = text(next, 5 + Math.floor(next() * 60), i % 7 === 0);
+  }
+  for (const [path, content] of Object.entries(files)) {
+    const abs = join(root, path);
+    await Deno.mkdir(dirname(abs), { recursive: true });
+    if (typeof content === "string") await Deno.writeTextFile(abs, content);
+    else await Deno.writeFile(abs, content);
+  }
+  const git = new Deno.Command("git", { args: ["init", "-q", "."], cwd: root }).outputSync();
+  assert(git.success, "git init failed");
+}
+
+/** The grep_search pattern as a ripgrep regex: pieces literal, `*` as `.*`. */
+function rgRegex(pattern: string): string {
+  return pattern.split("*").map((piece) => piece.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
+    .join(".*");
+}
+
+function rgLines(root: string, pattern: string, caseSensitive: boolean): string[] {
+  const { stdout, code } = new Deno.Command("rg", {
+    args: [caseSensitive ? "-s" : "-i", "-n", "--no-heading", "-e", rgRegex(pattern), "."],
+    cwd: root,
+    stdout: "piped",
+    stderr: "piped",
+  }).outputSync();
+  assert(code === 0 || code === 1, `rg exited with ${code}`);
+  const out = new TextDecoder().decode(stdout);
+  return out.split("\n").filter((l) => l !== "").map((line) => {
+    const [path, number] = line.replace(/^\.\//, "").split(":", 2);
+    return `${path}:${number}`;
+  }).sort();
+}
+
+Deno.test({
+  name: "grepTree() finds the same lines in the same files as ripgrep (rg -i -n / -s -n)",
+  ignore: !RG,
+  async fn() {
+    await using ctx = await makeToolContext();
+    await buildTree(ctx.workspace);
+    const cases: [string, boolean][] = [
+      ["needle", false],
+      ["needle", true],
+      ["NEEDLE", true],
+      ["return", false],
+      ["foo*bar", false],
+      ["FooBar", true],
+      ["deprecated*since", false],
+      ["a.b", false],
+      ["(x)", false],
+      ["_id", false],
+      ["déjà", false],
+      ["日本*needle", false],
+      ["x", false],
+      ["zzz_absent", false],
+    ];
+    for (const [pattern, caseSensitive] of cases) {
+      const ours = grepTree(ctx.workspace, "", {
+        pattern,
+        caseSensitive,
+        maxResults: 100_000,
+        includeHidden: false,
+        respectGitignore: true,
+      });
+      const lines = ours.matches.map((m) => `${m.path}:${m.line}`).sort();
+      assertEquals(lines, rgLines(ctx.workspace, pattern, caseSensitive), `pattern ${pattern}`);
+    }
+    // The fixture exercises what it claims to.
+    const needles = rgLines(ctx.workspace, "needle", false);
+    assert(needles.includes("keep.log:1") && needles.includes("src/nested/important.tmp:1"));
+    assert(needles.includes("big/chunked.txt:1") && needles.includes("big/chunked.txt:40004"));
+    assert(!needles.some((l) => /^(build|bin|src\/gen|\.hidden)\/|drop\.log|x\.tmp/.test(l)));
+  },
+});
+
+Deno.test({
+  name: "glob lists the same files as fd --glob",
+  ignore: FD === null,
+  async fn() {
+    await using ctx = await makeToolContext();
+    await buildTree(ctx.workspace);
+    for (const [ours, theirs] of [["**/*.ts", "*.ts"], ["*.tmp", "*.tmp"], ["*", "*"]]) {
+      const result = await runTool(glob, { pattern: ours }, ctx);
+      const listed = result.output.split("\n").slice(1).filter((l) => l !== "").sort();
+      const { stdout } = new Deno.Command(FD!, {
+        args: ["--type", "f", "--glob", theirs!],
+        cwd: ctx.workspace,
+        stdout: "piped",
+      }).outputSync();
+      const expected = new TextDecoder().decode(stdout).split("\n").filter((l) => l !== "")
+        .map((l) => l.replace(/^\.\//, "")).sort();
+      assert(expected.length > 0);
+      assertEquals(listed, expected, `pattern ${ours}`);
+    }
+  },
+});
