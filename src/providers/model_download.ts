@@ -232,7 +232,9 @@ const GGML_BLOCKS: Record<number, [bytes: number, values: number]> = {
 };
 
 /** A tensor's data size (at least 1 byte for types not in the table). */
-function tensorBytes(tensor: { dimensions: readonly (number | bigint)[]; ggmlType: number }): number {
+function tensorBytes(
+  tensor: { dimensions: readonly (number | bigint)[]; ggmlType: number },
+): number {
   const values = tensor.dimensions.reduce<number>((n, d) => n * Number(d), 1);
   const block = GGML_BLOCKS[tensor.ggmlType];
   return block ? Math.ceil(values / block[1]) * block[0] : 1;

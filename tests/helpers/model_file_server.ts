@@ -1,8 +1,8 @@
 // A loopback HTTP server that serves model files the way Hugging Face's CDN does for a
 // downloader: Content-Length, ETag, Accept-Ranges and 206 answers to Range requests, 404 for
-// anything else. `stallAfter` makes it send that many body bytes in total and then hold
-// every connection open without sending more, as a network that dies mid-download does
-// (the bytes count for Range requests only: a downloader reads the headers of a plain GET).
+// anything else. `stallAfter(n)` makes it send at most n body bytes per Range request and
+// then hold the connection open without sending more, as a network that dies mid-download
+// does (a plain GET, which a downloader sends to read the headers, then gets no body).
 
 /** One request the server received. */
 export interface SeenRequest {
@@ -19,7 +19,7 @@ export interface ModelFileServer extends AsyncDisposable {
   requests: SeenRequest[];
   /** Body bytes sent so far, over all requests. */
   bytesSent(): number;
-  /** Sends at most `bytes` more body bytes, then stalls (undefined: no limit). */
+  /** Sends at most `bytes` per Range request, then stalls (undefined: no limit). */
   stallAfter(bytes: number | undefined): void;
 }
 
@@ -33,8 +33,7 @@ export function startModelFileServer(files: Record<string, Uint8Array>): ModelFi
   let budget: number | undefined;
   let total = 0;
   const open = new Set<ReadableStreamDefaultController<Uint8Array>>();
-  const held: { controller: ReadableStreamDefaultController<Uint8Array>; release(): void }[] =
-    [];
+  const held: { controller: ReadableStreamDefaultController<Uint8Array>; release(): void }[] = [];
   const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, (request) => {
     const path = decodeURIComponent(new URL(request.url).pathname);
     const seen: SeenRequest = {
@@ -70,9 +69,7 @@ export function startModelFileServer(files: Record<string, Uint8Array>): ModelFi
         open.add(controller);
       },
       pull(controller) {
-        // While stalling, a request without Range (a downloader reading the headers) gets none
-        // of the budget: it goes to the ranges the downloader keeps.
-        const allowed = budget === undefined ? Infinity : match ? budget : 0;
+        const allowed = budget === undefined ? Infinity : match ? budget - seen.sent : 0;
         const n = Math.min(64 * 1024, slice.length - seen.sent, allowed);
         if (n <= 0 && seen.sent < slice.length) {
           // Stalled: send nothing more until the server closes.
@@ -86,7 +83,6 @@ export function startModelFileServer(files: Record<string, Uint8Array>): ModelFi
         controller.enqueue(slice.subarray(seen.sent, seen.sent + n));
         seen.sent += n;
         total += n;
-        if (budget !== undefined) budget -= n;
       },
       cancel() {},
     });
@@ -108,7 +104,6 @@ export function startModelFileServer(files: Record<string, Uint8Array>): ModelFi
         }
       }
       for (const { release } of held) release();
-      // After a stall the client's pooled connections keep the shutdown waiting (about 30 s).
       await server.shutdown();
     },
   };

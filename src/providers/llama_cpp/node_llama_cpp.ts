@@ -220,9 +220,14 @@ export async function importModelDownloads(): Promise<
   const module = lib.module as unknown as Record<string, unknown>;
   let uris: Record<string, unknown>;
   try {
-    uris = await import(new URL("dist/utils/parseModelUri.js", `file://${NODE_LLAMA_CPP_DIR}`).href);
+    uris = await import(
+      new URL("dist/utils/parseModelUri.js", `file://${NODE_LLAMA_CPP_DIR}`).href
+    );
   } catch (error) {
-    return { ok: false, reason: `cannot import node-llama-cpp's URI resolver: ${errorText(error)}` };
+    return {
+      ok: false,
+      reason: `cannot import node-llama-cpp's URI resolver: ${errorText(error)}`,
+    };
   }
   const { createModelDownloader, readGgufFileInfo } = module;
   const { parseModelUri, resolveParsedModelUri } = uris;
