@@ -7,6 +7,7 @@ import process from "node:process";
 import type { RunFlags } from "./args.ts";
 import { type CommandIO, openStoreOrExit, settingsOrExit } from "./run_command.ts";
 import { openProvider } from "./open_provider.ts";
+import { isNoServerError } from "../providers/discover_server.ts";
 import { openTools } from "./open_tools.ts";
 import { slashCommands } from "./slash_commands.ts";
 import { dataDir } from "../config.ts";
@@ -146,7 +147,7 @@ export async function runConversation(
   };
   let opened = await openProvider(settings, loadProgress);
   const hereNotes: string[] = [];
-  if (!opened.ok && settings.discover && opened.error.kind === "provider_unreachable") {
+  if (!opened.ok && settings.discover && isNoServerError(opened.error)) {
     // No server answered: offer to run the default model in this process.
     const { runModelHere } = await import("./embedded_default.ts");
     const here = await runModelHere(settings, opened.error, {

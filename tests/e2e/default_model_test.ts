@@ -13,6 +13,7 @@ import {
 import { makeScriptedGguf } from "../fixtures/make_scripted_gguf.ts";
 import { type CliSandbox, cliSandbox, lastJsonLine } from "../helpers/run_cli.ts";
 import { startModelFileServer } from "../helpers/model_file_server.ts";
+import { lastScreenLine, startPty } from "../helpers/pty.ts";
 
 const installed = await installedVersion() === NODE_LLAMA_CPP_VERSION;
 
@@ -229,3 +230,42 @@ noServerTest("--model-file takes an hf: reference and an https-style URL", async
   assertEquals(url.code, 0, url.stderr);
   assertEquals(lastJsonLine(url.stdout).result, "Hello from the default model.");
 });
+
+noServerTest(
+  "on a terminal, the REPL's early prompt gives way to the download question",
+  async () => {
+    await using sandbox = await cliSandbox();
+    await using server = startModelFileServer({ "/scripted.gguf": SCRIPTED });
+    // A named model shows the banner and prompt before discovery (src/cli/prompt_ahead.ts).
+    await writeUserConfig(sandbox, {
+      model: "qwen3",
+      default_model: { uri: `${server.origin}/scripted.gguf`, name: "Scripted" },
+    });
+    await using pty = startPty(sandbox, CTX);
+    await pty.waitFor((out) => out.includes("[y/N]"), "the download question");
+    match(pty.output, /no local model server answered/);
+    await pty.type("y\r");
+    await pty.waitFor(
+      (out) => out.includes("Checking the downloaded file"),
+      "the download",
+      60_000,
+    );
+    // The progress line redraws in place and shows size, speed and time left.
+    match(pty.output, /\r\x1b\[2KDownloading Scripted {2}[\d.]+ KB \/ [\d.]+ KB {2}\d+%/);
+    await pty.waitFor(
+      (out) => lastScreenLine(out).trim() === ">" && !lastScreenLine(out).includes("Loading"),
+      "the prompt after loading",
+      60_000,
+    );
+    await pty.type("hi\r");
+    // The answer streams (escape sequences may split it), then the prompt comes back.
+    await pty.waitFor(
+      (out) =>
+        /Hello from the default[^]*model\.[^]*> /.test(out) && lastScreenLine(out).trim() === ">",
+      "the answer and the prompt after it",
+      60_000,
+    );
+    await pty.type("\x04");
+    assertEquals(await pty.exit(), 0);
+  },
+);
