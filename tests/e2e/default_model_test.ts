@@ -242,20 +242,20 @@ noServerTest(
       default_model: { uri: `${server.origin}/scripted.gguf`, name: "Scripted" },
     });
     await using pty = startPty(sandbox, CTX);
-    await pty.waitFor((out) => out.includes("[y/N]"), "the download question");
+    await pty.waitFor((out) => out.includes("[y/N]"), "the download question", 90_000);
     match(pty.output, /no local model server answered/);
     await pty.type("y\r");
     await pty.waitFor(
       (out) => out.includes("Checking the downloaded file"),
       "the download",
-      60_000,
+      90_000,
     );
     // The progress line redraws in place and shows size, speed and time left.
     match(pty.output, /\r\x1b\[2KDownloading Scripted {2}[\d.]+ KB \/ [\d.]+ KB {2}\d+%/);
     await pty.waitFor(
       (out) => lastScreenLine(out).trim() === ">" && !lastScreenLine(out).includes("Loading"),
       "the prompt after loading",
-      60_000,
+      90_000,
     );
     await pty.type("hi\r");
     // The answer streams (escape sequences may split it), then the prompt comes back.
@@ -263,7 +263,7 @@ noServerTest(
       (out) =>
         /Hello from the default[^]*model\.[^]*> /.test(out) && lastScreenLine(out).trim() === ">",
       "the answer and the prompt after it",
-      60_000,
+      90_000,
     );
     await pty.type("\x04");
     assertEquals(await pty.exit(), 0);
