@@ -9,7 +9,11 @@ import { cacheDir, type Settings } from "../config.ts";
 import { type AgentError, err, formatAgentError, ok, type Result } from "../errors.ts";
 import { DEFAULT_MODEL, type ModelSource } from "../providers/model_source.ts";
 import { fetchModel, findCachedModel, probeModel } from "../providers/model_download.ts";
-import { importModelDownloads } from "../providers/llama_cpp/node_llama_cpp.ts";
+import {
+  importModelDownloads,
+  installedVersion,
+  NODE_LLAMA_CPP_VERSION,
+} from "../providers/llama_cpp/node_llama_cpp.ts";
 import { downloadProgress, type ProgressSink } from "../ui/download_progress.ts";
 import { humanSize } from "../ui/style.ts";
 
@@ -55,6 +59,12 @@ export async function runModelHere(
     return ok({ modelFile: cached, note: `No model server answered: running ${name} here` });
   }
   const noServerText = formatAgentError(noServer);
+  if (await installedVersion() !== NODE_LLAMA_CPP_VERSION) {
+    return err({
+      message: `${noServerText}\nOr run "deno task install-llama" once, and harness offers to ` +
+        "download a model and run it itself",
+    });
+  }
   const sized = (bytes: number | undefined) => bytes === undefined ? "" : ` (${humanSize(bytes)})`;
   if (options.printMode && !options.yes) {
     return err({

@@ -251,7 +251,9 @@ noServerTest(
       90_000,
     );
     // The progress line redraws in place and shows size, speed and time left.
-    match(pty.output, /\r\x1b\[2KDownloading Scripted {2}[\d.]+ KB \/ [\d.]+ KB {2}\d+%/);
+    const redrawn = "\r\x1b[2KDownloading Scripted  ";
+    assert(pty.output.includes(redrawn), pty.output);
+    match(pty.output.split(redrawn)[1]!, /^[\d.]+ KB \/ [\d.]+ KB {2}\d+%/);
     await pty.waitFor(
       (out) => lastScreenLine(out).trim() === ">" && !lastScreenLine(out).includes("Loading"),
       "the prompt after loading",
