@@ -7,6 +7,7 @@ import process from "node:process";
 import type { RunFlags } from "./args.ts";
 import { type CommandIO, openStoreOrExit, settingsOrExit } from "./run_command.ts";
 import { openProvider } from "./open_provider.ts";
+import { isNoServerError } from "../providers/discover_server.ts";
 import { openTools } from "./open_tools.ts";
 import { slashCommands } from "./slash_commands.ts";
 import { dataDir } from "../config.ts";
@@ -140,13 +141,38 @@ export async function runConversation(
   const style = createStyle(color);
 
   let loadingShown = false;
-  const opened = await openProvider(
-    settings,
-    printMode ? undefined : (fraction) => {
-      loadingShown = true;
-      writeErr(`\r${terminal ? "\x1b[2K" : ""}Loading model ${Math.round(fraction * 100)}%`);
-    },
-  );
+  const loadProgress = printMode ? undefined : (fraction: number) => {
+    loadingShown = true;
+    writeErr(`\r${terminal ? "\x1b[2K" : ""}Loading model ${Math.round(fraction * 100)}%`);
+  };
+  let opened = await openProvider(settings, loadProgress);
+  const hereNotes: string[] = [];
+  if (!opened.ok && settings.discover && isNoServerError(opened.error)) {
+    // No server answered: offer to run the default model in this process.
+    const { runModelHere } = await import("./embedded_default.ts");
+    const here = await runModelHere(settings, opened.error, {
+      printMode,
+      yes: flags.yes === true,
+      io: {
+        printError: (message) => fatalIo.printError(message),
+        write: writeErr,
+        isTerminal: Deno.stderr.isTerminal(),
+        readLine: async (text) => {
+          ahead?.release(); // a prompt shown ahead put the terminal in raw mode
+          return (await import("./read_stdin_line.ts")).readStdinLine(text);
+        },
+      },
+    });
+    if (!here.ok) {
+      fatalIo.printError(here.error.message);
+      store.close();
+      return EXIT.runtime;
+    }
+    settings.modelFile = here.value.modelFile;
+    settings.discover = false;
+    hereNotes.push(here.value.note);
+    opened = await openProvider(settings, loadProgress);
+  }
   // The progress line goes away (on a terminal) or ends (in a log), so nothing is glued to it;
   // the REPL draws its prompt again when it attaches.
   if (loadingShown) writeErr(terminal ? "\r\x1b[2K" : "\n");
@@ -157,7 +183,7 @@ export async function runConversation(
   }
   const { provider } = opened.value;
   tracePhase("provider opened");
-  const notes = opened.value.notes ?? [];
+  const notes = [...hereNotes, ...(opened.value.notes ?? [])];
   // Notes go above a prompt already shown; the REPL draws it again when it attaches.
   if (notes.length > 0 && ahead?.shown && terminal) writeErr("\r\x1b[2K");
   for (const note of notes) writeErr(`${style.dim(`note: ${note}`)}\n`);
