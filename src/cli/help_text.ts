@@ -43,7 +43,8 @@ Flags:
   --text-tool-calls auto|off
                          parse tool calls that a model wrote as text (default auto);
                          --no-text-tool-calls is the same as off
-  --model-file PATH      run a GGUF model in-process (node-llama-cpp)
+  --model-file PATH      run a GGUF model in-process (node-llama-cpp); also an hf: reference
+                         or a URL, downloaded once into the cache folder
   --ctx-size N           context size for --model-file (default: model's, at most 8192)
   --gpu MODE             auto | off (with --model-file; default auto)
   --command-sandbox MODE auto | required | off: run_command's OS sandbox (bubblewrap on Linux,

@@ -9,6 +9,9 @@ import type { ModelLister, Provider } from "../providers/provider.ts";
 import type { Settings } from "../config/settings.ts";
 import { isAnthropicBaseUrl } from "../providers/anthropic/base_url.ts";
 import type { ServerKind } from "../providers/context_window.ts";
+import { isModelUri } from "../providers/model_source.ts";
+import type { ProgressSink } from "../ui/download_progress.ts";
+import { modelCacheDir } from "../config/folders.ts";
 
 /** The window assumed when neither the server nor --context-length states one. */
 export const ASSUMED_CONTEXT_LENGTH = 8192;
@@ -101,11 +104,14 @@ async function resolveModel(
  *
  * @param settings Loaded settings.
  * @param onProgress Load progress of an in-process model (0..1).
+ * @param downloadSink Where the download of an `hf:` or URL --model-file shows its progress
+ *   (default stderr).
  * @returns The provider, or an error (usage errors exit 2, others 1).
  */
 export async function openProvider(
   settings: Settings,
   onProgress?: (fraction: number) => void,
+  downloadSink?: ProgressSink,
 ): Promise<Result<OpenedProvider, AgentError>> {
   let opened: OpenedProvider;
   let chatTemplate: string | undefined; // chooses the tool-call formats read from text
@@ -125,9 +131,27 @@ export async function openProvider(
     );
   }
   if (settings.modelFile !== undefined) {
+    let modelFile = settings.modelFile;
+    if (isModelUri(modelFile)) {
+      // `hf:` or a URL: fetched once into the cache folder (src/providers/model_download.ts).
+      const [{ fetchModel }, { downloadProgress }] = await Promise.all([
+        import("../providers/model_download.ts"),
+        import("../ui/download_progress.ts"),
+      ]);
+      const sink = downloadSink ?? {
+        write: (text: string) => Deno.stderr.writeSync(new TextEncoder().encode(text)),
+        isTerminal: Deno.stderr.isTerminal(),
+      };
+      const fetched = await fetchModel({ uri: modelFile }, {
+        dir: modelCacheDir(),
+        ...downloadProgress(modelFile, sink),
+      });
+      if (!fetched.ok) return fetched;
+      modelFile = fetched.value.path;
+    }
     const { createLlamaCppProvider } = await import("../providers/llama_cpp.ts");
     const loaded = await createLlamaCppProvider({
-      modelFile: settings.modelFile,
+      modelFile,
       gpu: settings.gpu,
       ...(settings.ctxSize ? { ctxSize: settings.ctxSize } : {}),
       ...(onProgress ? { onProgress } : {}),

@@ -7,6 +7,7 @@ import type { RunFlags } from "./args.ts";
 import { type CommandIO, openStoreOrExit, settingsOrExit } from "./command_io.ts";
 import { chooseSession, formatSessions } from "./choose_session.ts";
 import { type OpenedProvider, openProvider } from "./open_provider.ts";
+import { isNoServerError } from "../providers/discover_server.ts";
 import { openRunApprover, type RunApprover } from "./run_approver.ts";
 import { type RunSessions, runSessions } from "./run_sessions.ts";
 import { openRunTools, type RunTools } from "./run_tools.ts";
@@ -82,11 +83,22 @@ export async function runConversation(
     (name) => Deno.env.get(name),
   );
   const style = createStyle(color);
-  const opened = await openProviderShowing(settings, { printMode, terminal, style, ahead });
-  if (!opened.ok) {
-    fatalIo.printError(formatAgentError(opened.error));
+  const opened = await openProviderShowing(settings, {
+    printMode,
+    yes: flags.yes,
+    terminal,
+    style,
+    ahead,
+    fatalIo,
+  });
+  if (typeof opened === "number" || !opened.ok) {
+    if (typeof opened !== "number") fatalIo.printError(formatAgentError(opened.error));
     store.close();
-    return opened.error.kind === "usage" ? EXIT.usage : EXIT.runtime;
+    return typeof opened === "number"
+      ? opened
+      : opened.error.kind === "usage"
+      ? EXIT.usage
+      : EXIT.runtime;
   }
   const { repl, turnInput } = createTurnInput({ printMode, terminal, style, cwd, ahead });
   tracePhase("REPL created");
@@ -225,26 +237,61 @@ async function readPrompt(
   return EXIT.usage;
 }
 
-/** Opens the provider, showing an in-process model's load progress and the startup notes. */
+/**
+ * Opens the provider, showing an in-process model's load progress and the startup notes. When
+ * harness looked for a server and none answered, offers the default model in this process
+ * (embedded_default.ts); declining or a failed download prints why and gives the exit code.
+ */
 async function openProviderShowing(
   settings: Settings,
-  at: { printMode: boolean; terminal: boolean; style: Style; ahead: StartAhead | undefined },
-): Promise<Awaited<ReturnType<typeof openProvider>>> {
+  at: {
+    printMode: boolean;
+    yes: boolean;
+    terminal: boolean;
+    style: Style;
+    ahead: StartAhead | undefined;
+    fatalIo: CommandIO;
+  },
+): Promise<Awaited<ReturnType<typeof openProvider>> | number> {
   const { terminal } = at;
   let loadingShown = false;
-  const opened = await openProvider(
-    settings,
-    at.printMode ? undefined : (fraction) => {
-      loadingShown = true;
-      writeErr(`\r${terminal ? "\x1b[2K" : ""}Loading model ${Math.round(fraction * 100)}%`);
-    },
-  );
+  const loadProgress = at.printMode ? undefined : (fraction: number) => {
+    loadingShown = true;
+    writeErr(`\r${terminal ? "\x1b[2K" : ""}Loading model ${Math.round(fraction * 100)}%`);
+  };
+  let opened = await openProvider(settings, loadProgress);
+  const hereNotes: string[] = [];
+  if (!opened.ok && settings.discover && isNoServerError(opened.error)) {
+    // No server answered: offer to run the default model in this process.
+    const { runModelHere } = await import("./embedded_default.ts");
+    const here = await runModelHere(settings, opened.error, {
+      printMode: at.printMode,
+      yes: at.yes === true,
+      io: {
+        printError: (message) => at.fatalIo.printError(message),
+        write: writeErr,
+        isTerminal: Deno.stderr.isTerminal(),
+        readLine: async (text) => {
+          at.ahead?.release(); // a prompt shown ahead put the terminal in raw mode
+          return (await import("./read_stdin_line.ts")).readStdinLine(text);
+        },
+      },
+    });
+    if (!here.ok) {
+      at.fatalIo.printError(here.error.message);
+      return EXIT.runtime;
+    }
+    settings.modelFile = here.value.modelFile;
+    settings.discover = false;
+    hereNotes.push(here.value.note);
+    opened = await openProvider(settings, loadProgress);
+  }
   // The progress line goes away (on a terminal) or ends (in a log), so nothing is glued to it;
   // the REPL draws its prompt again when it attaches.
   if (loadingShown) writeErr(terminal ? "\r\x1b[2K" : "\n");
   if (!opened.ok) return opened;
   tracePhase("provider opened");
-  const notes = opened.value.notes ?? [];
+  const notes = [...hereNotes, ...(opened.value.notes ?? [])];
   // Notes go above a prompt already shown; the REPL draws it again when it attaches.
   if (notes.length > 0 && at.ahead?.shown && terminal) writeErr("\r\x1b[2K");
   for (const note of notes) writeErr(`${at.style.dim(`note: ${note}`)}\n`);

@@ -85,6 +85,21 @@ export function cacheDir(env: FolderEnv = processEnv): string | undefined {
 }
 
 /**
+ * Where downloaded models are kept: `<cache>/models` (`~/.cache/harness/models`, else
+ * `./.cache/harness/models` when no home folder is known).
+ *
+ * @example
+ * ```ts
+ * import { modelCacheDir } from "./folders.ts";
+ * const dir = modelCacheDir({ XDG_CACHE_HOME: "/c" });
+ * if (dir.replaceAll("\\", "/") !== "/c/harness/models") throw new Error(dir);
+ * ```
+ */
+export function modelCacheDir(env: FolderEnv = processEnv): string {
+  return join(xdgDir(env, "XDG_CACHE_HOME", [".cache"]), "models");
+}
+
+/**
  * The user's plugin folder, `<config>/plugins`; `undefined` when neither `XDG_CONFIG_HOME`
  * nor a home folder is known.
  *

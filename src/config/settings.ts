@@ -13,6 +13,7 @@ import { isAnthropicBaseUrl } from "../providers/anthropic/base_url.ts";
 // Type only: config_trust.ts (and node:path) load only when a project config needs trust.
 import type { ConfigTrustOptions } from "../permissions/config_trust.ts";
 import { checkMcpServers, type McpServerConfig } from "../mcp/mcp_config.ts";
+import { type ModelSource, parseModelSource } from "../providers/model_source.ts";
 
 export const DEFAULT_BASE_URL = "http://127.0.0.1:11434/v1";
 
@@ -60,6 +61,8 @@ export interface Settings {
   discover?: boolean;
   /** MCP servers by name (src/mcp/mcp_config.ts); the project file adds to the user's. */
   mcpServers: Record<string, McpServerConfig>;
+  /** The model offered to run in-process when no server answers (model_source.ts). */
+  defaultModel?: ModelSource;
 }
 
 /** The settings a flag or a config file can set, by the same names; absent means "not given". */
@@ -189,11 +192,16 @@ const FIELDS: Record<string, [keyof Settings, Checker]> = {
   stall_timeout: ["stallTimeout", isPositive],
   compact_at: ["compactAt", isPercent],
   mcp_servers: ["mcpServers", checkMcpServers],
+  default_model: ["defaultModel", (v) => {
+    const parsed = parseModelSource(v);
+    return typeof parsed === "string" ? parsed : undefined;
+  }],
 };
 
 /**
  * The keys an untrusted project config may set: the model's name and limits. Every other key
- * runs code (`plugins`, `model_file`), moves data (`base_url`, `api_key`, `provider`), changes
+ * runs code (`plugins`, `model_file`, `default_model`: a model file llama.cpp parses, which
+ * `default_model` also downloads), moves data (`base_url`, `api_key`, `provider`), changes
  * what the model is told (`system_prompt`) or how long tools may run (`tool_timeouts`), so
  * it applies only once the user trusts the file's content.
  */
@@ -282,7 +290,11 @@ export async function parseConfigText(
     }
     const problem = field[1](raw);
     if (problem) return err({ kind: "config_invalid", file, reason: `"${key}": ${problem}` });
-    out[field[0]] = key === "base_url" ? String(raw).replace(/\/+$/, "") : raw;
+    out[field[0]] = key === "base_url"
+      ? String(raw).replace(/\/+$/, "")
+      : key === "default_model"
+      ? parseModelSource(raw)
+      : raw;
   }
   return ok(out as Partial<Settings>);
 }

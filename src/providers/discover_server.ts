@@ -77,9 +77,27 @@ export async function discoverServer(
   return err({
     kind: "provider_unreachable",
     baseUrl: candidates.map((c) => c.baseUrl).join(", "),
-    cause: "no local model server answered. Start one, or pass --base-url URL:\n" +
+    cause: `${NO_SERVER}. Start one, or pass --base-url URL:\n` +
       candidates.map((c) => `  ${c.start}`).join("\n"),
   });
+}
+
+const NO_SERVER = "no local model server answered";
+
+/**
+ * Whether `error` is discoverServer's "none answered" (not a server found and then failing).
+ *
+ * @example
+ * ```ts
+ * import { discoverServer, isNoServerError } from "./discover_server.ts";
+ * const none = await discoverServer([{
+ *   name: "Nothing", baseUrl: "http://127.0.0.1:9/v1", provider: "openai", start: "x",
+ * }], { timeoutMs: 500 });
+ * if (none.ok || !isNoServerError(none.error)) throw new Error();
+ * ```
+ */
+export function isNoServerError(error: AgentError): boolean {
+  return error.kind === "provider_unreachable" && error.cause.startsWith(NO_SERVER);
 }
 
 async function answersLikeAServer(candidate: ServerCandidate, timeoutMs: number): Promise<boolean> {

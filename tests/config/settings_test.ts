@@ -18,6 +18,18 @@ const ACCEPTED: [string, string, Partial<Settings>][] = [
   ],
   ["a trailing comma", '{ "model": "m", }', { model: "m" }],
   ["command_sandbox", '{ "command_sandbox": "required" }', { commandSandbox: "required" }],
+  [
+    "default_model as an hf: reference",
+    '{ "default_model": "hf:me/m-GGUF:Q4_K_M" }',
+    { defaultModel: { uri: "hf:me/m-GGUF:Q4_K_M" } },
+  ],
+  [
+    "default_model with its name, size and SHA-256",
+    `{ "default_model": { "uri": "https://h/m.gguf", "name": "M", "size_bytes": 5, "sha256": "${
+      "AB".repeat(32)
+    }" } }`,
+    { defaultModel: { uri: "https://h/m.gguf", name: "M", sizeBytes: 5, sha256: "ab".repeat(32) } },
+  ],
 ];
 
 for (const [what, text, expected] of ACCEPTED) {
@@ -65,6 +77,14 @@ const REFUSED: [string, string][] = [
   ['{ "model": "" }', '"model": expected a non-empty string'],
   ['{ "api_key": "" }', '"api_key": expected a non-empty string'],
   ["[]", 'expected a JSON object at the top level, like { "model": "qwen3" }'],
+  [
+    '{ "default_model": "models/m.gguf" }',
+    '"default_model": expected an "hf:" reference or an http(s) URL of a .gguf file, or { "uri": ..., "name": ..., "sha256": ..., "size_bytes": ... }',
+  ],
+  [
+    '{ "default_model": { "uri": "hf:a/b:Q4_K_M", "sha256": "abc" } }',
+    '"default_model": "sha256": expected 64 hex digits',
+  ],
 ];
 
 for (const [text, reason] of REFUSED) {
@@ -216,6 +236,7 @@ const HOSTILE = JSON.stringify({
   plugins: ["./evil"],
   model_file: "evil.gguf",
   tool_timeouts: { run_command: 1 },
+  default_model: "https://evil.example/m.gguf",
 });
 
 Deno.test("loadSettings() applies only the safe keys of an untrusted project config", async () => {
@@ -227,12 +248,14 @@ Deno.test("loadSettings() applies only the safe keys of an untrusted project con
     [settings.apiKey, settings.provider, settings.systemPrompt, settings.modelFile],
     [undefined, undefined, undefined, undefined],
   );
+  assertEquals(settings.defaultModel, undefined);
   assertEquals([settings.plugins, settings.toolTimeouts], [[], {}]);
   assertEquals(written.split("\n").length, 2, written);
   assert(
     written.startsWith(
       'Ignoring "base_url", "api_key", "provider", "model_file", "tool_timeouts", "plugins", ' +
-        '"system_prompt" of the untrusted project config ".harness/config.jsonc" (sha256 ',
+        '"system_prompt", "default_model" of the untrusted project config ' +
+        '".harness/config.jsonc" (sha256 ',
     ),
     written,
   );

@@ -160,6 +160,105 @@ export async function importNodeLlamaCpp(): Promise<
   return { ok: true, module: loaded };
 }
 
+/** The parts of node-llama-cpp's ModelDownloader we use. */
+export interface LlamaModelDownloader {
+  /** Where the (first) file is saved. */
+  readonly entrypointFilePath: string;
+  /** Bytes of all files, from the server's Content-Length. */
+  readonly totalSize: number;
+  /** Bytes on disk so far (a resumed download starts above 0). */
+  readonly downloadedSize: number;
+  download(options?: { signal?: AbortSignal }): Promise<string>;
+  cancel(options?: { deleteTempFile?: boolean }): Promise<void>;
+}
+
+/** The parts of node-llama-cpp's GgufFileInfo we read. */
+export interface GgufFileInfo {
+  /** Where the header (metadata and tensor infos) ends. */
+  readonly infoEndOffset: number;
+  readonly fullTensorInfo?: readonly {
+    name: string;
+    dimensions: readonly (number | bigint)[];
+    ggmlType: number;
+    /** Where the tensor's data starts in the file. */
+    fileOffset: number | bigint;
+  }[];
+}
+
+/** What node-llama-cpp offers for fetching and checking model files. */
+export interface NodeLlamaCppDownloads {
+  createModelDownloader(options: {
+    modelUri: string;
+    dirPath: string;
+    showCliProgress: false;
+    skipExisting: true;
+    deleteTempFileOnCancel: false;
+    onProgress?: (status: { totalSize: number; downloadedSize: number }) => void;
+  }): Promise<LlamaModelDownloader>;
+  /** Parses a GGUF file's header and metadata; throws on a file that is not one. */
+  readGgufFileInfo(path: string, options: {
+    readTensorInfo: boolean;
+    sourceType: "filesystem";
+    logWarnings: false;
+  }): Promise<GgufFileInfo>;
+  /** The http(s) URL an `hf:` reference resolves to (the URL itself for a URL). */
+  resolveModelUrl(uri: string): Promise<string>;
+}
+
+/**
+ * Imports node-llama-cpp's model downloader (which resolves `hf:` references, downloads in
+ * parallel ranges and resumes from the `.ipull` file an interrupted download leaves) and
+ * its GGUF reader.
+ *
+ * @returns The functions, or the reason they cannot be used.
+ */
+export async function importModelDownloads(): Promise<
+  { ok: true; module: NodeLlamaCppDownloads } | { ok: false; reason: string }
+> {
+  const lib = await importNodeLlamaCpp();
+  if (!lib.ok) return lib;
+  const module = lib.module as unknown as Record<string, unknown>;
+  let uris: Record<string, unknown>;
+  try {
+    uris = await import(
+      new URL("dist/utils/parseModelUri.js", `file://${NODE_LLAMA_CPP_DIR}`).href
+    );
+  } catch (error) {
+    return {
+      ok: false,
+      reason: `cannot import node-llama-cpp's URI resolver: ${errorText(error)}`,
+    };
+  }
+  const { createModelDownloader, readGgufFileInfo } = module;
+  const { parseModelUri, resolveParsedModelUri } = uris;
+  if (
+    typeof createModelDownloader !== "function" || typeof readGgufFileInfo !== "function" ||
+    typeof parseModelUri !== "function" || typeof resolveParsedModelUri !== "function"
+  ) {
+    return { ok: false, reason: "node-llama-cpp has an unexpected shape" };
+  }
+  type Parsed = { type: "resolved"; resolvedUrl: string } | { type: "unresolved" } | null;
+  return {
+    ok: true,
+    module: {
+      createModelDownloader: createModelDownloader as NodeLlamaCppDownloads[
+        "createModelDownloader"
+      ],
+      readGgufFileInfo: readGgufFileInfo as NodeLlamaCppDownloads["readGgufFileInfo"],
+      async resolveModelUrl(uri) {
+        const parsed = (parseModelUri as (uri: string) => Parsed)(uri);
+        if (parsed === null) return uri;
+        const resolved = parsed.type === "resolved"
+          ? parsed
+          : await (resolveParsedModelUri as (p: Parsed) => Promise<{ resolvedUrl: string }>)(
+            parsed,
+          );
+        return resolved.resolvedUrl;
+      },
+    },
+  };
+}
+
 /** True when the package installed in vendor/llama is the version this module expects. */
 export async function installedVersion(): Promise<string | undefined> {
   try {
