@@ -4,7 +4,7 @@
 // store.
 
 import { dirname, join } from "node:path";
-import { type AgentError, err, ok, type Result } from "../errors.ts";
+import { err, ok, type Result } from "../errors.ts";
 import { configDir } from "../config/folders.ts";
 import type { LoadedRule, PolicyRule } from "./policy.ts";
 import type { PolicyFileError } from "./policy_text.ts";

@@ -28,7 +28,6 @@ import {
   MAX_DEPTH,
   REDIRECT_WORD,
   type ScannedCommand,
-  type SubCommand,
 } from "./command_analysis.ts";
 import { unwrapCommand } from "./unwrap_command.ts";
 
