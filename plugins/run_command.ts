@@ -6,7 +6,12 @@
 // without a list: a command line goes through sh, so a list of programs cannot bound it.
 
 import { z } from "zod";
-import { defineTool, ToolError } from "../src/tools/define_tool.ts";
+import {
+  defineTool,
+  type ToolContext,
+  ToolError,
+  type ToolOutput,
+} from "../src/tools/define_tool.ts";
 import { OutputCollector } from "../src/tools/builtin/command_output.ts";
 import { truncateMiddle } from "../src/sandbox/truncate_output.ts";
 import { CommandRefused } from "../src/sandbox/command_sandbox.ts";
@@ -85,17 +90,7 @@ export default defineTool({
     cwd: z.string().default(".").describe("Workspace-relative folder to run in."),
   }),
   async run({ command, timeout_ms, cwd }, ctx) {
-    const dir = ctx.resolve(cwd);
-    try {
-      if (!Deno.statSync(dir).isDirectory) {
-        throw new ToolError("validation_failed", `cwd "${cwd}" is not a directory`);
-      }
-    } catch (error) {
-      if (error instanceof Deno.errors.NotFound) {
-        throw new ToolError("not_found", `cwd "${cwd}" does not exist`);
-      }
-      throw error;
-    }
+    const dir = workingFolder(cwd, ctx);
     if (ctx.signal.aborted) {
       throw new ToolError("cancelled", "The command was cancelled before it started");
     }
@@ -110,110 +105,164 @@ export default defineTool({
           "rules instead",
       );
     }
-    const windows = Deno.build.os === "windows";
-    let child: Deno.ChildProcess;
-    try {
-      child = windows
-        ? ctx.spawn("cmd.exe", {
-          args: ["/d", "/s", "/c", `"${command}"`],
-          windowsRawArguments: true,
-          cwd: dir,
-          env: NON_INTERACTIVE_ENV,
-        })
-        : ctx.spawn("sh", {
-          // One pipe for both streams keeps their true order; the stderr pipe still catches
-          // anything the shell prints before the redirection takes effect.
-          args: ["-c", `exec 2>&1; ${command}`],
-          cwd: dir,
-          env: NON_INTERACTIVE_ENV,
-        });
-    } catch (error) {
-      if (error instanceof CommandRefused) throw new ToolError("permission_denied", error.message);
-      if (error instanceof Deno.errors.NotFound) {
-        throw new ToolError(
-          "io_error",
-          `Cannot start the shell (${windows ? "cmd.exe" : "sh"}): not found`,
-        );
-      }
-      throw error;
-    }
+    const child = startShell(command, dir, ctx);
 
     const started = performance.now();
-    // Up to about 1 MB is kept (under max_output_size), so the full output harness saves
-    // when it cuts the result for the model is the real one; longer output loses its middle.
-    const output = new OutputCollector({ headBytes: 200_000, tailBytes: 800_000 });
-    // What the command prints shows on its running line in the terminal as it comes.
-    const progress = ctx.progress?.bind(ctx);
-    const pumps = Promise.all([
-      pump(child.stdout, output, progress),
-      pump(child.stderr, output, progress),
-    ]);
-    let stoppedBy: "timeout" | "cancelled" | null = null;
-    let killTimer: ReturnType<typeof setTimeout> | undefined;
-    const stop = (reason: "timeout" | "cancelled") => {
-      if (stoppedBy !== null) return;
-      stoppedBy = reason;
-      signalGroup(child.pid, "SIGTERM");
-      killTimer = setTimeout(() => signalGroup(child.pid, "SIGKILL"), KILL_GRACE_MS);
-    };
-    const timer = setTimeout(() => stop("timeout"), timeout_ms);
-    const onAbort = () => stop("cancelled");
-    ctx.signal.addEventListener("abort", onAbort, { once: true });
-
-    let status: Deno.CommandStatus;
-    const notes: string[] = [];
-    try {
-      status = await child.status;
-      if (!await settlesWithin(pumps, PIPE_GRACE_MS)) {
-        // The shell is gone but something it started still holds the output pipes.
-        signalGroup(child.pid, "SIGKILL");
-        notes.push("[background processes still holding the output were stopped]");
-        if (!await settlesWithin(pumps, KILL_GRACE_MS)) {
-          await Promise.allSettled([child.stdout.cancel(), child.stderr.cancel()]);
-        }
-      }
-      if (stoppedBy !== null) {
-        // Make sure grandchildren that ignored SIGTERM are gone before reporting.
-        signalGroup(child.pid, "SIGKILL");
-      }
-    } finally {
-      clearTimeout(timer);
-      clearTimeout(killTimer);
-      ctx.signal.removeEventListener("abort", onAbort);
-    }
+    const finished = await superviseCommand(child, timeout_ms, ctx);
     const elapsed = Math.round(performance.now() - started);
-    const text = output.text();
-    const body = text === "" ? "(no output)" : text.endsWith("\n") ? text.slice(0, -1) : text;
-    const exit = status.signal !== null && status.signal !== undefined
-      ? `exit_code: ${status.code} (killed by ${status.signal})`
-      : `exit_code: ${status.code}`;
-    const stopped: "timeout" | "cancelled" | null = stoppedBy;
-    // Error messages are not cut by tool_output_limit: keep them short here.
-    const shortBody = truncateMiddle(body, { limit: STOPPED_OUTPUT_CHARS }).text;
-    if (stopped === "timeout") {
-      throw new ToolError(
-        "timeout",
-        `${shortBody}\n${exit}\n[killed after ${timeout_ms} ms (timeout_ms); the whole process group was stopped. Raise timeout_ms (at most ${MAX_TIMEOUT_MS}) or run long jobs in the background with output to a file]`,
-      );
-    }
-    if (stopped === "cancelled") {
-      throw new ToolError(
-        "cancelled",
-        `${shortBody}\n${exit}\n[cancelled after ${elapsed} ms; the whole process group was stopped]`,
-      );
-    }
-    if (status.code !== 0) {
-      const blocked = ctx.commands.explain(text);
-      if (blocked !== undefined) notes.push(blocked);
-    }
-    const warning = ctx.commands.unconfinedWarning();
-    if (warning !== undefined) notes.push(warning);
-    const firstLine = command.split("\n")[0] ?? "";
-    return {
-      output: [body, ...notes, exit].join("\n"),
-      display: `$ ${
-        firstLine.length > 60 ? `${firstLine.slice(0, 57)}...` : firstLine
-      } -> exit ${status.code} (${elapsed} ms)`,
-    };
+    return commandOutput({ ...finished, command, timeoutMs: timeout_ms, elapsed }, ctx);
   },
 });
+
+/** The absolute folder `cwd` names, which must exist and be a directory. */
+function workingFolder(cwd: string, ctx: ToolContext): string {
+  const dir = ctx.resolve(cwd);
+  try {
+    if (!Deno.statSync(dir).isDirectory) {
+      throw new ToolError("validation_failed", `cwd "${cwd}" is not a directory`);
+    }
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) {
+      throw new ToolError("not_found", `cwd "${cwd}" does not exist`);
+    }
+    throw error;
+  }
+  return dir;
+}
+
+/** Starts the command line under the platform's shell through the command sandbox. */
+function startShell(command: string, dir: string, ctx: ToolContext): Deno.ChildProcess {
+  const windows = Deno.build.os === "windows";
+  try {
+    return windows
+      ? ctx.spawn("cmd.exe", {
+        args: ["/d", "/s", "/c", `"${command}"`],
+        windowsRawArguments: true,
+        cwd: dir,
+        env: NON_INTERACTIVE_ENV,
+      })
+      : ctx.spawn("sh", {
+        // One pipe for both streams keeps their true order; the stderr pipe still catches
+        // anything the shell prints before the redirection takes effect.
+        args: ["-c", `exec 2>&1; ${command}`],
+        cwd: dir,
+        env: NON_INTERACTIVE_ENV,
+      });
+  } catch (error) {
+    if (error instanceof CommandRefused) throw new ToolError("permission_denied", error.message);
+    if (error instanceof Deno.errors.NotFound) {
+      throw new ToolError(
+        "io_error",
+        `Cannot start the shell (${windows ? "cmd.exe" : "sh"}): not found`,
+      );
+    }
+    throw error;
+  }
+}
+
+/** How a command ended: its status, whether harness stopped it, notes, and its output. */
+interface FinishedCommand {
+  status: Deno.CommandStatus;
+  stoppedBy: "timeout" | "cancelled" | null;
+  /** Lines added after the output (leftover processes stopped, sandbox explanations). */
+  notes: string[];
+  output: OutputCollector;
+}
+
+/**
+ * Collects the child's output until it exits, stopping its whole process group on timeout or
+ * abort, and any leftovers still holding the output pipes once the shell is gone.
+ */
+async function superviseCommand(
+  child: Deno.ChildProcess,
+  timeoutMs: number,
+  ctx: ToolContext,
+): Promise<FinishedCommand> {
+  // Up to about 1 MB is kept (under max_output_size), so the full output harness saves
+  // when it cuts the result for the model is the real one; longer output loses its middle.
+  const output = new OutputCollector({ headBytes: 200_000, tailBytes: 800_000 });
+  // What the command prints shows on its running line in the terminal as it comes.
+  const progress = ctx.progress?.bind(ctx);
+  const pumps = Promise.all([
+    pump(child.stdout, output, progress),
+    pump(child.stderr, output, progress),
+  ]);
+  let stoppedBy: "timeout" | "cancelled" | null = null;
+  let killTimer: ReturnType<typeof setTimeout> | undefined;
+  const stop = (reason: "timeout" | "cancelled") => {
+    if (stoppedBy !== null) return;
+    stoppedBy = reason;
+    signalGroup(child.pid, "SIGTERM");
+    killTimer = setTimeout(() => signalGroup(child.pid, "SIGKILL"), KILL_GRACE_MS);
+  };
+  const timer = setTimeout(() => stop("timeout"), timeoutMs);
+  const onAbort = () => stop("cancelled");
+  ctx.signal.addEventListener("abort", onAbort, { once: true });
+
+  let status: Deno.CommandStatus;
+  const notes: string[] = [];
+  try {
+    status = await child.status;
+    if (!await settlesWithin(pumps, PIPE_GRACE_MS)) {
+      // The shell is gone but something it started still holds the output pipes.
+      signalGroup(child.pid, "SIGKILL");
+      notes.push("[background processes still holding the output were stopped]");
+      if (!await settlesWithin(pumps, KILL_GRACE_MS)) {
+        await Promise.allSettled([child.stdout.cancel(), child.stderr.cancel()]);
+      }
+    }
+    if (stoppedBy !== null) {
+      // Make sure grandchildren that ignored SIGTERM are gone before reporting.
+      signalGroup(child.pid, "SIGKILL");
+    }
+  } finally {
+    clearTimeout(timer);
+    clearTimeout(killTimer);
+    ctx.signal.removeEventListener("abort", onAbort);
+  }
+  return { status, stoppedBy, notes, output };
+}
+
+/**
+ * The tool's result for a finished command: output, notes and exit code, or a `timeout` /
+ * `cancelled` ToolError with the output's head and tail when harness stopped it.
+ */
+function commandOutput(
+  run: FinishedCommand & { command: string; timeoutMs: number; elapsed: number },
+  ctx: ToolContext,
+): ToolOutput {
+  const { status, notes, elapsed } = run;
+  const text = run.output.text();
+  const body = text === "" ? "(no output)" : text.endsWith("\n") ? text.slice(0, -1) : text;
+  const exit = status.signal !== null && status.signal !== undefined
+    ? `exit_code: ${status.code} (killed by ${status.signal})`
+    : `exit_code: ${status.code}`;
+  const stopped: "timeout" | "cancelled" | null = run.stoppedBy;
+  // Error messages are not cut by tool_output_limit: keep them short here.
+  const shortBody = truncateMiddle(body, { limit: STOPPED_OUTPUT_CHARS }).text;
+  if (stopped === "timeout") {
+    throw new ToolError(
+      "timeout",
+      `${shortBody}\n${exit}\n[killed after ${run.timeoutMs} ms (timeout_ms); the whole process group was stopped. Raise timeout_ms (at most ${MAX_TIMEOUT_MS}) or run long jobs in the background with output to a file]`,
+    );
+  }
+  if (stopped === "cancelled") {
+    throw new ToolError(
+      "cancelled",
+      `${shortBody}\n${exit}\n[cancelled after ${elapsed} ms; the whole process group was stopped]`,
+    );
+  }
+  if (status.code !== 0) {
+    const blocked = ctx.commands.explain(text);
+    if (blocked !== undefined) notes.push(blocked);
+  }
+  const warning = ctx.commands.unconfinedWarning();
+  if (warning !== undefined) notes.push(warning);
+  const firstLine = run.command.split("\n")[0] ?? "";
+  return {
+    output: [body, ...notes, exit].join("\n"),
+    display: `$ ${
+      firstLine.length > 60 ? `${firstLine.slice(0, 57)}...` : firstLine
+    } -> exit ${status.code} (${elapsed} ms)`,
+  };
+}

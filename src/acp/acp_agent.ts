@@ -8,7 +8,14 @@ import {
   type AgentApp,
   type AgentContext,
   type ClientCapabilities,
+  type InitializeResponse,
+  type LoadSessionRequest,
+  type LoadSessionResponse,
   methods,
+  type NewSessionRequest,
+  type NewSessionResponse,
+  type PromptRequest,
+  type PromptResponse,
   PROTOCOL_VERSION,
   RequestError,
   type SessionUpdate,
@@ -38,154 +45,197 @@ export interface AcpAgent {
  * @returns The app with every handler registered.
  */
 export function createAcpAgent(deps: AcpAgentDeps): AcpAgent {
-  const sessions = new Map<string, AcpSession>();
-  let capabilities: ClientCapabilities = {};
-
-  async function workspaceFor(cwd: string): Promise<AcpWorkspace> {
-    if (!isAbsolute(cwd)) {
-      throw RequestError.invalidParams({ cwd }, `cwd "${cwd}" is not an absolute path`);
-    }
-    return await deps.workspace(cwd);
-  }
-
-  const later = (client: AgentContext, sessionId: string, updates: SessionUpdate[]) => {
-    // After the response, so the editor knows the session id the updates name.
-    setTimeout(() => {
-      for (const update of updates) {
-        void client.notify(methods.client.session.update, { sessionId, update }).catch(() => {});
-      }
-    }, 0);
-  };
-
+  const state: AgentState = { deps, sessions: new Map(), capabilities: {} };
   const app = agent({ name: "harness" })
     .onRequest(methods.agent.initialize, ({ params }) => {
-      capabilities = params.clientCapabilities ?? {};
-      return {
-        protocolVersion: PROTOCOL_VERSION,
-        agentCapabilities: {
-          loadSession: true,
-          promptCapabilities: { image: false, audio: false, embeddedContext: true },
-        },
-        agentInfo: { name: "harness", title: "harness", version: deps.version },
-        authMethods: [],
-      };
+      state.capabilities = params.clientCapabilities ?? {};
+      return initializeResponse(deps.version);
     })
     // No login: the model server's key comes from flags or the environment. Clients that
     // authenticate anyway (CodeCompanion with an auth_method) get a plain success.
     .onRequest(methods.agent.authenticate, () => ({}))
-    .onRequest(methods.agent.session.new, async ({ params, client }) => {
-      const workspace = await workspaceFor(params.cwd);
-      const started = deps.store.startSession({
-        model: deps.provider.model,
-        baseUrl: deps.startInfo.baseUrl,
-        cwd: params.cwd,
-        grants: deps.startInfo.grants,
-        provider: deps.provider.name,
-      });
-      if (!started.ok) throw RequestError.internalError(undefined, formatAgentError(started.error));
-      const session = openAcpSession(client, deps, {
-        workspace,
-        cwd: params.cwd,
-        capabilities,
-        recorder: started.value,
-      });
-      sessions.set(session.id, session);
-      later(client, session.id, [{
-        sessionUpdate: "available_commands_update",
-        availableCommands: [...ACP_COMMANDS],
-      }]);
-      return { sessionId: session.id };
-    })
-    .onRequest(methods.agent.session.load, async ({ params, client }) => {
-      const workspace = await workspaceFor(params.cwd);
-      const previous = sessions.get(params.sessionId);
-      previous?.live.running?.abort();
-      previous?.conversation.parts.recorder.end();
-      const loaded = deps.store.loadSession(params.sessionId);
-      if (!loaded.ok) {
-        deps.log(formatAgentError(loaded.error));
-        throw RequestError.sessionNotFound(params.sessionId);
-      }
-      const { messages, state, writer } = loaded.value;
-      const session = openAcpSession(client, deps, {
-        workspace,
-        cwd: params.cwd,
-        capabilities,
-        recorder: writer,
-        init: { messages, state },
-      });
-      sessions.set(session.id, session);
-      const plan = planUpdate(state);
-      for (const update of [...replayUpdates(messages, params.cwd), ...(plan ? [plan] : [])]) {
-        await client.notify(methods.client.session.update, { sessionId: session.id, update });
-      }
-      later(client, session.id, [{
-        sessionUpdate: "available_commands_update",
-        availableCommands: [...ACP_COMMANDS],
-      }]);
-      return {};
-    })
-    .onRequest(methods.agent.session.prompt, async ({ params, client }) => {
-      const session = sessions.get(params.sessionId);
-      if (!session) throw RequestError.sessionNotFound(params.sessionId);
-      if (session.live.running) {
-        throw RequestError.invalidRequest(
-          undefined,
-          "A prompt is already running in this session: cancel it first",
-        );
-      }
-      const send = (update: SessionUpdate) =>
-        void client.notify(methods.client.session.update, { sessionId: session.id, update })
-          .catch(() => {});
-      const text = promptText(params.prompt);
-      const controller = new AbortController();
-      session.live.running = controller;
-      try {
-        const command = await runSlashCommand(text, {
-          conversation: session.conversation,
-          approver: session.approver,
-          grants: deps.grants,
-          yes: deps.yes,
-        });
-        let userText: string | null = text;
-        if (command.kind === "reply") {
-          send({
-            sessionUpdate: "agent_message_chunk",
-            content: { type: "text", text: command.text },
-          });
-          return { stopReason: "end_turn" as const };
-        }
-        if (command.kind === "continue") userText = null;
-        const sink = turnSink({
-          send,
-          cwd: session.cwd,
-          takeDiffs: () => session.live.diffs.splice(0),
-        });
-        const outcome = await session.conversation.send(userText, sink, controller.signal);
-        if (outcome.stopReason === "error") {
-          throw RequestError.internalError(
-            undefined,
-            outcome.errorMessage ?? "The model server failed",
-          );
-        }
-        return { stopReason: acpStopReason(outcome.stopReason) };
-      } finally {
-        delete session.live.running;
-        delete session.live.currentCall;
-        session.live.diffs.length = 0;
-      }
-    })
+    .onRequest(methods.agent.session.new, ({ params, client }) => newSession(state, params, client))
+    .onRequest(
+      methods.agent.session.load,
+      ({ params, client }) => loadSession(state, params, client),
+    )
+    .onRequest(
+      methods.agent.session.prompt,
+      ({ params, client }) => promptSession(state, params, client),
+    )
     .onNotification(methods.agent.session.cancel, ({ params }) => {
-      sessions.get(params.sessionId)?.live.running?.abort();
+      state.sessions.get(params.sessionId)?.live.running?.abort();
     });
   return {
     app,
     endSessions() {
-      for (const session of sessions.values()) {
+      for (const session of state.sessions.values()) {
         session.live.running?.abort();
         session.conversation.parts.recorder.end();
       }
-      sessions.clear();
+      state.sessions.clear();
     },
   };
+}
+
+/** What the request handlers share: the open sessions and the editor's capabilities. */
+interface AgentState {
+  deps: AcpAgentDeps;
+  sessions: Map<string, AcpSession>;
+  /** From initialize; a session opened later uses the editor's fs/* when offered. */
+  capabilities: ClientCapabilities;
+}
+
+/** The answer to initialize: protocol version, what harness supports, and who it is. */
+function initializeResponse(version: string): InitializeResponse {
+  return {
+    protocolVersion: PROTOCOL_VERSION,
+    agentCapabilities: {
+      loadSession: true,
+      promptCapabilities: { image: false, audio: false, embeddedContext: true },
+    },
+    agentInfo: { name: "harness", title: "harness", version },
+    authMethods: [],
+  };
+}
+
+/** The workspace of a session's folder; a relative `cwd` is the editor's mistake. */
+async function workspaceFor(deps: AcpAgentDeps, cwd: string): Promise<AcpWorkspace> {
+  if (!isAbsolute(cwd)) {
+    throw RequestError.invalidParams({ cwd }, `cwd "${cwd}" is not an absolute path`);
+  }
+  return await deps.workspace(cwd);
+}
+
+/** Sends `updates` for a session just after the current response. */
+function notifyAfterResponse(client: AgentContext, sessionId: string, updates: SessionUpdate[]) {
+  // After the response, so the editor knows the session id the updates name.
+  setTimeout(() => {
+    for (const update of updates) {
+      void client.notify(methods.client.session.update, { sessionId, update }).catch(() => {});
+    }
+  }, 0);
+}
+
+/** session/new: a new session log and conversation in the folder. */
+async function newSession(
+  state: AgentState,
+  params: NewSessionRequest,
+  client: AgentContext,
+): Promise<NewSessionResponse> {
+  const { deps } = state;
+  const workspace = await workspaceFor(deps, params.cwd);
+  const started = deps.store.startSession({
+    model: deps.provider.model,
+    baseUrl: deps.startInfo.baseUrl,
+    cwd: params.cwd,
+    grants: deps.startInfo.grants,
+    provider: deps.provider.name,
+  });
+  if (!started.ok) throw RequestError.internalError(undefined, formatAgentError(started.error));
+  const session = openAcpSession(client, deps, {
+    workspace,
+    cwd: params.cwd,
+    capabilities: state.capabilities,
+    recorder: started.value,
+  });
+  state.sessions.set(session.id, session);
+  notifyAfterResponse(client, session.id, [{
+    sessionUpdate: "available_commands_update",
+    availableCommands: [...ACP_COMMANDS],
+  }]);
+  return { sessionId: session.id };
+}
+
+/** session/load: one of our sessions by id, its history replayed as updates. */
+async function loadSession(
+  state: AgentState,
+  params: LoadSessionRequest,
+  client: AgentContext,
+): Promise<LoadSessionResponse> {
+  const { deps } = state;
+  const workspace = await workspaceFor(deps, params.cwd);
+  const previous = state.sessions.get(params.sessionId);
+  previous?.live.running?.abort();
+  previous?.conversation.parts.recorder.end();
+  const loaded = deps.store.loadSession(params.sessionId);
+  if (!loaded.ok) {
+    deps.log(formatAgentError(loaded.error));
+    throw RequestError.sessionNotFound(params.sessionId);
+  }
+  const { messages, state: loopState, writer } = loaded.value;
+  const session = openAcpSession(client, deps, {
+    workspace,
+    cwd: params.cwd,
+    capabilities: state.capabilities,
+    recorder: writer,
+    init: { messages, state: loopState },
+  });
+  state.sessions.set(session.id, session);
+  const plan = planUpdate(loopState);
+  for (const update of [...replayUpdates(messages, params.cwd), ...(plan ? [plan] : [])]) {
+    await client.notify(methods.client.session.update, { sessionId: session.id, update });
+  }
+  notifyAfterResponse(client, session.id, [{
+    sessionUpdate: "available_commands_update",
+    availableCommands: [...ACP_COMMANDS],
+  }]);
+  return {};
+}
+
+/** session/prompt: a slash command, or one turn of the agent loop streamed as updates. */
+async function promptSession(
+  state: AgentState,
+  params: PromptRequest,
+  client: AgentContext,
+): Promise<PromptResponse> {
+  const { deps } = state;
+  const session = state.sessions.get(params.sessionId);
+  if (!session) throw RequestError.sessionNotFound(params.sessionId);
+  if (session.live.running) {
+    throw RequestError.invalidRequest(
+      undefined,
+      "A prompt is already running in this session: cancel it first",
+    );
+  }
+  const send = (update: SessionUpdate) =>
+    void client.notify(methods.client.session.update, { sessionId: session.id, update })
+      .catch(() => {});
+  const text = promptText(params.prompt);
+  const controller = new AbortController();
+  session.live.running = controller;
+  try {
+    const command = await runSlashCommand(text, {
+      conversation: session.conversation,
+      approver: session.approver,
+      grants: deps.grants,
+      yes: deps.yes,
+    });
+    let userText: string | null = text;
+    if (command.kind === "reply") {
+      send({
+        sessionUpdate: "agent_message_chunk",
+        content: { type: "text", text: command.text },
+      });
+      return { stopReason: "end_turn" as const };
+    }
+    if (command.kind === "continue") userText = null;
+    const sink = turnSink({
+      send,
+      cwd: session.cwd,
+      takeDiffs: () => session.live.diffs.splice(0),
+    });
+    const outcome = await session.conversation.send(userText, sink, controller.signal);
+    if (outcome.stopReason === "error") {
+      throw RequestError.internalError(
+        undefined,
+        outcome.errorMessage ?? "The model server failed",
+      );
+    }
+    return { stopReason: acpStopReason(outcome.stopReason) };
+  } finally {
+    delete session.live.running;
+    delete session.live.currentCall;
+    session.live.diffs.length = 0;
+  }
 }

@@ -94,114 +94,9 @@ function errorText(error: unknown): string {
  * @returns A runner with the same tools.
  */
 export function withEditorFiles(inner: ToolRunner, options: EditorFilesOptions): ToolRunner {
-  const { fs, grants, workspace } = options;
+  const { fs } = options;
   const builtin = (name: string) =>
     inner.list().some((tool) => tool.name === name && tool.origin === "builtin");
-
-  /** Resolves a workspace path and checks the grant; a failed result when not allowed. */
-  function target(path: unknown, kind: PermissionName, start: number): Result<string, ToolResult> {
-    if (typeof path !== "string") {
-      return { ok: false, error: failed("validation_failed", "path is required", start) };
-    }
-    let abs: string;
-    try {
-      abs = resolveWorkspacePath(workspace, path);
-    } catch (error) {
-      return { ok: false, error: failed("validation_failed", errorText(error), start) };
-    }
-    // A symbolic link inside the granted folder may point elsewhere: its target must be
-    // granted too, since the editor follows it.
-    if (!grantsAllow(grants, kind, abs) || !grantsAllow(grants, kind, realTarget(abs))) {
-      const message = `Requires ${kind} access to "${abs}": restart harness with ${
-        flagFor(kind, abs)
-      }`;
-      return { ok: false, error: failed("permission_denied", message, start) };
-    }
-    return { ok: true, value: abs };
-  }
-
-  async function readThroughEditor(args: Record<string, unknown>): Promise<ToolResult> {
-    const start = performance.now();
-    const abs = target(args.path, "read", start);
-    if (!abs.ok) return abs.error;
-    let text: string;
-    try {
-      text = await fs.read!(abs.value);
-    } catch (error) {
-      return failed("not_found", `Cannot read "${String(args.path)}": ${errorText(error)}`, start);
-    }
-    const lines = text.split(/\r?\n/);
-    if (lines.at(-1) === "") lines.pop();
-    const offset = typeof args.offset === "number" ? args.offset : 1;
-    const limit = typeof args.limit === "number" ? args.limit : 2000;
-    if (lines.length === 0) {
-      return makeToolResult({ data: `"${String(args.path)}" is empty (0 lines).` });
-    }
-    if (offset > lines.length) {
-      return failed(
-        "validation_failed",
-        `offset ${offset} is past the end of "${
-          String(args.path)
-        }", which has ${lines.length} lines`,
-        start,
-      );
-    }
-    const last = Math.min(lines.length, offset + limit - 1);
-    const width = String(last).length;
-    const out = lines.slice(offset - 1, last).map((line, i) =>
-      `${String(offset + i).padStart(width)}: ${line}`
-    );
-    if (last < lines.length) {
-      out.push(
-        `[Showing lines ${offset}-${last} of ${lines.length}. ${
-          lines.length - last
-        } more lines: call read_file with offset ${last + 1} to continue.]`,
-      );
-    }
-    const data = truncateMiddle(out.join("\n"), { limit: options.outputLimit }).text;
-    return makeToolResult({ data, executionTimeMs: performance.now() - start });
-  }
-
-  async function writeThroughEditor(
-    name: string,
-    args: Record<string, unknown>,
-  ): Promise<ToolResult> {
-    const start = performance.now();
-    const abs = target(args.path, "write", start);
-    if (!abs.ok) return abs.error;
-    const readable = grantsAllow(grants, "read", abs.value) && fs.read !== undefined;
-    let oldText: string | null = null;
-    if (readable) oldText = await fs.read!(abs.value).catch(() => null);
-    let newText: string;
-    if (name === "write_file") {
-      newText = typeof args.content === "string" ? args.content : "";
-    } else {
-      if (oldText === null) {
-        return failed("not_found", `Cannot read "${String(args.path)}" to edit it`, start);
-      }
-      const edited = applyEdit(oldText, args);
-      if (!edited.ok) return failed("validation_failed", edited.error, start);
-      newText = edited.value.text;
-    }
-    try {
-      await fs.write!(abs.value, newText);
-    } catch (error) {
-      return failed("io_error", `Cannot write "${String(args.path)}": ${errorText(error)}`, start);
-    }
-    options.onDiff({ path: abs.value, oldText, newText });
-    const verb = name === "write_file" ? (oldText === null ? "Created" : "Overwrote") : "Edited";
-    return makeToolResult({
-      data: `${verb} "${String(args.path)}" in the editor (${newText.length} characters).`,
-      executionTimeMs: performance.now() - start,
-    });
-  }
-
-  async function hostText(path: unknown): Promise<string | null> {
-    const start = performance.now();
-    const abs = target(path, "read", start);
-    if (!abs.ok) return null;
-    return await readFile(abs.value, "utf8").catch(() => null);
-  }
 
   return {
     ...(inner.ready ? { ready: () => inner.ready!() } : {}),
@@ -212,21 +107,21 @@ export function withEditorFiles(inner: ToolRunner, options: EditorFilesOptions):
       const a = record(args);
       const state = runOptions.state;
       if (name === "read_file" && fs.read && builtin(name)) {
-        return { result: await readThroughEditor(a), state };
+        return { result: await readThroughEditor(a, options), state };
       }
       if (
         (name === "write_file" && fs.write || name === "edit_file" && fs.write && fs.read) &&
         builtin(name)
       ) {
-        return { result: await writeThroughEditor(name, a), state };
+        return { result: await writeThroughEditor(name, a, options), state };
       }
       if (!EDIT_TOOLS.has(name)) return await inner.run(name, args, runOptions);
       // Edits that run in the sandbox: show what changed on disk.
-      const before = await hostText(a.path);
+      const before = await hostText(a.path, options);
       const run = await inner.run(name, args, runOptions);
       if (run.result.success) {
-        const after = await hostText(a.path);
-        const abs = target(a.path, "read", 0);
+        const after = await hostText(a.path, options);
+        const abs = grantedTarget(a.path, "read", 0, options);
         if (after !== null && abs.ok) {
           options.onDiff({ path: abs.value, oldText: before, newText: after });
         }
@@ -234,6 +129,129 @@ export function withEditorFiles(inner: ToolRunner, options: EditorFilesOptions):
       return run;
     },
   };
+}
+
+/** Resolves a workspace path and checks the grant; a failed result when not allowed. */
+function grantedTarget(
+  path: unknown,
+  kind: PermissionName,
+  start: number,
+  { workspace, grants }: Pick<EditorFilesOptions, "workspace" | "grants">,
+): Result<string, ToolResult> {
+  if (typeof path !== "string") {
+    return { ok: false, error: failed("validation_failed", "path is required", start) };
+  }
+  let abs: string;
+  try {
+    abs = resolveWorkspacePath(workspace, path);
+  } catch (error) {
+    return { ok: false, error: failed("validation_failed", errorText(error), start) };
+  }
+  // A symbolic link inside the granted folder may point elsewhere: its target must be
+  // granted too, since the editor follows it.
+  if (!grantsAllow(grants, kind, abs) || !grantsAllow(grants, kind, realTarget(abs))) {
+    const message = `Requires ${kind} access to "${abs}": restart harness with ${
+      flagFor(kind, abs)
+    }`;
+    return { ok: false, error: failed("permission_denied", message, start) };
+  }
+  return { ok: true, value: abs };
+}
+
+/** read_file through the editor (unsaved buffers included), as numbered lines. */
+async function readThroughEditor(
+  args: Record<string, unknown>,
+  options: EditorFilesOptions,
+): Promise<ToolResult> {
+  const start = performance.now();
+  const abs = grantedTarget(args.path, "read", start, options);
+  if (!abs.ok) return abs.error;
+  let text: string;
+  try {
+    text = await options.fs.read!(abs.value);
+  } catch (error) {
+    return failed("not_found", `Cannot read "${String(args.path)}": ${errorText(error)}`, start);
+  }
+  const lines = text.split(/\r?\n/);
+  if (lines.at(-1) === "") lines.pop();
+  const offset = typeof args.offset === "number" ? args.offset : 1;
+  const limit = typeof args.limit === "number" ? args.limit : 2000;
+  if (lines.length === 0) {
+    return makeToolResult({ data: `"${String(args.path)}" is empty (0 lines).` });
+  }
+  if (offset > lines.length) {
+    return failed(
+      "validation_failed",
+      `offset ${offset} is past the end of "${String(args.path)}", which has ${lines.length} lines`,
+      start,
+    );
+  }
+  const data = truncateMiddle(numberedLines(lines, offset, limit), {
+    limit: options.outputLimit,
+  }).text;
+  return makeToolResult({ data, executionTimeMs: performance.now() - start });
+}
+
+/** Lines `offset` to `offset + limit - 1`, numbered, and how to read on when more follow. */
+function numberedLines(lines: string[], offset: number, limit: number): string {
+  const last = Math.min(lines.length, offset + limit - 1);
+  const width = String(last).length;
+  const out = lines.slice(offset - 1, last).map((line, i) =>
+    `${String(offset + i).padStart(width)}: ${line}`
+  );
+  if (last < lines.length) {
+    out.push(
+      `[Showing lines ${offset}-${last} of ${lines.length}. ${
+        lines.length - last
+      } more lines: call read_file with offset ${last + 1} to continue.]`,
+    );
+  }
+  return out.join("\n");
+}
+
+/** write_file or edit_file through the editor, reporting the diff. */
+async function writeThroughEditor(
+  name: string,
+  args: Record<string, unknown>,
+  options: EditorFilesOptions,
+): Promise<ToolResult> {
+  const { fs } = options;
+  const start = performance.now();
+  const abs = grantedTarget(args.path, "write", start, options);
+  if (!abs.ok) return abs.error;
+  const readable = grantsAllow(options.grants, "read", abs.value) && fs.read !== undefined;
+  let oldText: string | null = null;
+  if (readable) oldText = await fs.read!(abs.value).catch(() => null);
+  let newText: string;
+  if (name === "write_file") {
+    newText = typeof args.content === "string" ? args.content : "";
+  } else {
+    if (oldText === null) {
+      return failed("not_found", `Cannot read "${String(args.path)}" to edit it`, start);
+    }
+    const edited = applyEdit(oldText, args);
+    if (!edited.ok) return failed("validation_failed", edited.error, start);
+    newText = edited.value.text;
+  }
+  try {
+    await fs.write!(abs.value, newText);
+  } catch (error) {
+    return failed("io_error", `Cannot write "${String(args.path)}": ${errorText(error)}`, start);
+  }
+  options.onDiff({ path: abs.value, oldText, newText });
+  const verb = name === "write_file" ? (oldText === null ? "Created" : "Overwrote") : "Edited";
+  return makeToolResult({
+    data: `${verb} "${String(args.path)}" in the editor (${newText.length} characters).`,
+    executionTimeMs: performance.now() - start,
+  });
+}
+
+/** A granted file's text on disk, or null (not granted, not there, not readable). */
+async function hostText(path: unknown, options: EditorFilesOptions): Promise<string | null> {
+  const start = performance.now();
+  const abs = grantedTarget(path, "read", start, options);
+  if (!abs.ok) return null;
+  return await readFile(abs.value, "utf8").catch(() => null);
 }
 
 /**

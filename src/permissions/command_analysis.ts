@@ -45,3 +45,13 @@ export const MAX_DEPTH = 8;
 export interface Budget {
   left: number;
 }
+
+/** Re-analyses a script found inside a command (`bash -c`, `eval`) at a nesting depth. */
+export type AnalyzeAt = (command: string, depth: number) => CommandAnalysis;
+
+/** What unwrapCommand needs: the nesting depth, the analyser and the shared step budget. */
+export interface UnwrapOptions {
+  depth: number;
+  analyze: AnalyzeAt;
+  budget: Budget;
+}

@@ -58,135 +58,183 @@ export interface AnthropicProvider extends Provider, ModelLister {
  */
 export function createAnthropicProvider(options: AnthropicOptions): AnthropicProvider {
   const endpoints = anthropicEndpoints(options.baseUrl);
-  const { root } = endpoints;
-  const model = options.model;
-  const headers = {
-    "content-type": "application/json",
-    "anthropic-version": ANTHROPIC_VERSION,
-    ...(options.apiKey ? { "x-api-key": options.apiKey } : {}),
+  const server: AnthropicServer = {
+    endpoints,
+    root: endpoints.root,
+    model: options.model,
+    headers: {
+      "content-type": "application/json",
+      "anthropic-version": ANTHROPIC_VERSION,
+      ...(options.apiKey ? { "x-api-key": options.apiKey } : {}),
+    },
   };
+  return {
+    name: "anthropic",
+    model: server.model,
+    complete: (request, onEvent) =>
+      completeMessage(server, options.maxTokens ?? DEFAULT_MAX_TOKENS, request, onEvent),
+    listModels: (signal) => listAnthropicModels(server, signal),
+    contextLength: (signal) => readContextLength(server, signal),
+  };
+}
 
-  async function complete(
-    request: ModelRequest,
-    onEvent?: (event: ProviderEvent) => void,
-  ): Promise<AssistantTurn> {
-    const turn: AssistantTurn = { text: "", reasoning: "", toolCalls: [], stopReason: "stop" };
-    // What streamed before a failure is kept for display; tool calls and signatures are not.
-    const fail = (error: AgentError): AssistantTurn => ({
-      text: turn.text,
-      reasoning: turn.reasoning,
-      toolCalls: [],
-      stopReason: "error",
-      error,
-    });
-    const aborted = (): AssistantTurn => ({
-      text: turn.text,
-      reasoning: turn.reasoning,
-      toolCalls: [],
-      stopReason: "aborted",
-    });
-    if (request.signal?.aborted) return aborted();
-    const { system, messages } = toAnthropicMessages(request.messages);
-    const body = {
-      model,
-      max_tokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
-      ...(system !== "" ? { system } : {}),
-      messages,
-      ...(request.tools.length > 0 ? { tools: request.tools.map(toAnthropicTool) } : {}),
-      stream: true,
-    };
-    let response: Response;
-    try {
-      response = await fetch(endpoints.messages, {
-        method: "POST",
-        headers,
-        body: JSON.stringify(body),
-        ...(request.signal ? { signal: request.signal } : {}),
-      });
-    } catch (error) {
-      return isAbort(error, request.signal) ? aborted() : fail(unreachableError(root, error));
-    }
-    if (!response.ok || !response.body) return fail(await httpError(root, model, response));
+/** Where and how to reach the server: what every request of one provider shares. */
+interface AnthropicServer {
+  endpoints: ReturnType<typeof anthropicEndpoints>;
+  /** The server's root, named in errors. */
+  root: string;
+  model: string;
+  headers: Record<string, string>;
+}
 
-    let end: MessageStreamEnd;
-    try {
-      end = await readMessageStream(response.body, turn, onEvent);
-    } catch (error) {
-      if (isAbort(error, request.signal)) return aborted();
-      return fail({
-        kind: "provider_stream",
-        baseUrl: root,
-        message: `the connection broke: ${error instanceof Error ? error.message : String(error)}`,
-      });
-    }
-    if (request.signal?.aborted) return aborted();
-    if (end.kind === "stream_error") {
-      const hint = errorHint(end.errorType, 0, { model, message: end.message });
-      return fail({
-        kind: "provider_stream",
-        baseUrl: root,
-        message: `the server reported: ${end.message.replace(/\.$/, "")}${hint ? `: ${hint}` : ""}`,
-      });
-    }
-    if (!end.stopped && end.stopReason === undefined) {
-      return fail({
-        kind: "provider_stream",
-        baseUrl: root,
-        message: "the stream ended before the reply was done",
-      });
-    }
-    const stopReason: StopReason = turn.toolCalls.length > 0
-      ? "tool_calls"
-      : end.stopReason === "max_tokens"
-      ? "length"
-      : "stop";
-    return { ...turn, stopReason, ...(end.usage ? { usage: end.usage } : {}) };
+/** One streamed `POST /messages`: the request, the stream, then the finished turn. */
+async function completeMessage(
+  server: AnthropicServer,
+  maxTokens: number,
+  request: ModelRequest,
+  onEvent?: (event: ProviderEvent) => void,
+): Promise<AssistantTurn> {
+  const { root, model } = server;
+  const turn: AssistantTurn = { text: "", reasoning: "", toolCalls: [], stopReason: "stop" };
+  // What streamed before a failure is kept for display; tool calls and signatures are not.
+  const fail = (error: AgentError): AssistantTurn => ({
+    text: turn.text,
+    reasoning: turn.reasoning,
+    toolCalls: [],
+    stopReason: "error",
+    error,
+  });
+  const aborted = (): AssistantTurn => ({
+    text: turn.text,
+    reasoning: turn.reasoning,
+    toolCalls: [],
+    stopReason: "aborted",
+  });
+  if (request.signal?.aborted) return aborted();
+  const body = messagesRequestBody(request, model, maxTokens);
+  let response: Response;
+  try {
+    response = await fetch(server.endpoints.messages, {
+      method: "POST",
+      headers: server.headers,
+      body: JSON.stringify(body),
+      ...(request.signal ? { signal: request.signal } : {}),
+    });
+  } catch (error) {
+    return isAbort(error, request.signal) ? aborted() : fail(unreachableError(root, error));
   }
+  if (!response.ok || !response.body) return fail(await httpError(root, model, response));
 
-  async function listModels(signal?: AbortSignal): Promise<Result<string[], AgentError>> {
-    let response: Response;
-    try {
-      response = await fetch(`${endpoints.models}?limit=100`, {
-        headers,
-        ...(signal ? { signal } : {}),
-      });
-    } catch (error) {
-      return err(unreachableError(root, error));
-    }
-    if (!response.ok) return err(await httpError(root, model, response));
-    const body: unknown = await response.json().catch(() => undefined);
-    const data = typeof body === "object" && body !== null && "data" in body &&
-        Array.isArray(body.data)
-      ? body.data as unknown[]
-      : [];
-    return ok(
-      data.flatMap((m) =>
-        typeof m === "object" && m !== null && "id" in m && typeof m.id === "string" ? [m.id] : []
-      ),
+  let end: MessageStreamEnd;
+  try {
+    end = await readMessageStream(response.body, turn, onEvent);
+  } catch (error) {
+    if (isAbort(error, request.signal)) return aborted();
+    return fail({
+      kind: "provider_stream",
+      baseUrl: root,
+      message: `the connection broke: ${error instanceof Error ? error.message : String(error)}`,
+    });
+  }
+  if (request.signal?.aborted) return aborted();
+  const finished = finishedTurn(turn, end, model);
+  return finished.ok
+    ? finished.value
+    : fail({ kind: "provider_stream", baseUrl: root, message: finished.error });
+}
+
+/** The JSON body of a streamed `POST /messages` for `request`. */
+function messagesRequestBody(request: ModelRequest, model: string, maxTokens: number) {
+  const { system, messages } = toAnthropicMessages(request.messages);
+  return {
+    model,
+    max_tokens: maxTokens,
+    ...(system !== "" ? { system } : {}),
+    messages,
+    ...(request.tools.length > 0 ? { tools: request.tools.map(toAnthropicTool) } : {}),
+    stream: true,
+  };
+}
+
+/**
+ * The turn with its stop reason and usage once the stream ended without breaking, or what
+ * went wrong (the server's error event, or no stop at all) as the `provider_stream` message.
+ */
+function finishedTurn(
+  turn: AssistantTurn,
+  end: MessageStreamEnd,
+  model: string,
+): Result<AssistantTurn, string> {
+  if (end.kind === "stream_error") {
+    const hint = errorHint(end.errorType, 0, { model, message: end.message });
+    return err(
+      `the server reported: ${end.message.replace(/\.$/, "")}${hint ? `: ${hint}` : ""}`,
     );
   }
+  if (!end.stopped && end.stopReason === undefined) {
+    return err("the stream ended before the reply was done");
+  }
+  const stopReason: StopReason = turn.toolCalls.length > 0
+    ? "tool_calls"
+    : end.stopReason === "max_tokens"
+    ? "length"
+    : "stop";
+  return ok({ ...turn, stopReason, ...(end.usage ? { usage: end.usage } : {}) });
+}
 
-  async function contextLength(signal?: AbortSignal): Promise<number | undefined> {
-    if (new URL(root).hostname === ANTHROPIC_HOST) return undefined;
-    try {
-      const response = await fetch(endpoints.props, { headers, ...(signal ? { signal } : {}) });
-      if (!response.ok) {
-        await response.body?.cancel();
-        return undefined;
-      }
-      const body: unknown = await response.json();
-      const settings = typeof body === "object" && body !== null &&
-          "default_generation_settings" in body
-        ? body.default_generation_settings
-        : undefined;
-      const nCtx = typeof settings === "object" && settings !== null && "n_ctx" in settings
-        ? settings.n_ctx
-        : undefined;
-      return typeof nCtx === "number" && nCtx > 0 ? nCtx : undefined;
-    } catch {
+/** The model ids `GET /models` lists. */
+async function listAnthropicModels(
+  server: AnthropicServer,
+  signal?: AbortSignal,
+): Promise<Result<string[], AgentError>> {
+  const { root, model } = server;
+  let response: Response;
+  try {
+    response = await fetch(`${server.endpoints.models}?limit=100`, {
+      headers: server.headers,
+      ...(signal ? { signal } : {}),
+    });
+  } catch (error) {
+    return err(unreachableError(root, error));
+  }
+  if (!response.ok) return err(await httpError(root, model, response));
+  const body: unknown = await response.json().catch(() => undefined);
+  const data = typeof body === "object" && body !== null && "data" in body &&
+      Array.isArray(body.data)
+    ? body.data as unknown[]
+    : [];
+  return ok(
+    data.flatMap((m) =>
+      typeof m === "object" && m !== null && "id" in m && typeof m.id === "string" ? [m.id] : []
+    ),
+  );
+}
+
+/** llama-server's context size from `GET /props`; undefined for other servers or on failure. */
+async function readContextLength(
+  server: AnthropicServer,
+  signal?: AbortSignal,
+): Promise<number | undefined> {
+  if (new URL(server.root).hostname === ANTHROPIC_HOST) return undefined;
+  try {
+    const response = await fetch(server.endpoints.props, {
+      headers: server.headers,
+      ...(signal ? { signal } : {}),
+    });
+    if (!response.ok) {
+      await response.body?.cancel();
       return undefined;
     }
+    const body: unknown = await response.json();
+    const settings = typeof body === "object" && body !== null &&
+        "default_generation_settings" in body
+      ? body.default_generation_settings
+      : undefined;
+    const nCtx = typeof settings === "object" && settings !== null && "n_ctx" in settings
+      ? settings.n_ctx
+      : undefined;
+    return typeof nCtx === "number" && nCtx > 0 ? nCtx : undefined;
+  } catch {
+    return undefined;
   }
-
-  return { name: "anthropic", model, complete, listModels, contextLength };
 }

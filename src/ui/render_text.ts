@@ -5,6 +5,7 @@
 import type { LoopEvent } from "../agent/loop_events.ts";
 import type { ToolResult } from "../messages.ts";
 import { humanSize } from "../platform/human_size.ts";
+import { createStatusLine, shortArgs } from "./status_line.ts";
 import type { Style } from "./style.ts";
 
 export interface TextRendererOptions {
@@ -61,29 +62,6 @@ export function formatToolLine(
   }`;
 }
 
-/** `text` without terminal escape sequences and control characters. */
-function plainText(text: string): string {
-  let out = "";
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (code === 0x1b && text[i + 1] === "[") {
-      // CSI: parameters and intermediates, then one final byte in @..~.
-      i += 2;
-      while (i < text.length && !/[@-~]/.test(text[i]!)) i++;
-      continue;
-    }
-    if (code < 0x20 || code === 0x7f) continue;
-    out += text[i];
-  }
-  return out;
-}
-
-/** The call's arguments as compact JSON, cut to `max` characters. */
-function shortArgs(args: unknown, max: number): string {
-  const shown = typeof args === "string" ? args : JSON.stringify(args ?? {});
-  return shown.length > max ? `${shown.slice(0, max - 3)}...` : shown;
-}
-
 /**
  * The spinner's words while the model has not answered yet: the prompt progress the server
  * reports (with the time left at the rate so far), else the time waited.
@@ -109,6 +87,41 @@ export function waitingLabel(
   return `waiting for the model: ${seconds} s`;
 }
 
+/**
+ * The one-line notice an event prints between answer text (a denial by policy, a limit, a
+ * warning, a compaction), or undefined when the event prints none.
+ */
+function noticeLine(
+  event: Extract<
+    LoopEvent,
+    { type: "permission_decided" | "limit_reached" | "warning" | "compacted" }
+  >,
+  options: Pick<TextRendererOptions, "style" | "oneShot">,
+): string | undefined {
+  const { style } = options;
+  switch (event.type) {
+    case "permission_decided":
+      if (event.decision.decision === "deny" && event.decision.by !== "user") {
+        return style.yellow(`Denied ${event.name}: ${event.decision.reason ?? "by policy"}`);
+      }
+      return undefined;
+    case "limit_reached":
+      if (options.oneShot && event.limit === "iterations") return undefined;
+      return style.yellow(
+        event.limit === "iterations"
+          ? `Stopped after ${event.max} model turns (--max-iterations): type /continue to go on`
+          : `Only the first ${event.max} tool calls of this turn ran (--max-tool-calls)`,
+      );
+    case "warning":
+      return style.yellow(event.message);
+    case "compacted":
+      return style.dim(
+        `Compacted the conversation: about ${event.tokensBefore} tokens became ` +
+          `${event.tokensAfter} (the full history stays in the session log)`,
+      );
+  }
+}
+
 /** Returns a sink that renders loop events as text, and a function to stop the spinner. */
 export function createTextRenderer(options: TextRendererOptions): {
   sink(event: LoopEvent): void;
@@ -117,56 +130,11 @@ export function createTextRenderer(options: TextRendererOptions): {
   const { style } = options;
   let atLineStart = true;
   let inReasoning = false;
-  let spinnerTimer: ReturnType<typeof setInterval> | undefined;
-  let spinnerShown = false;
-  const frames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+  const status = createStatusLine(options);
 
-  const stopSpinner = () => {
-    if (spinnerTimer !== undefined) clearInterval(spinnerTimer);
-    spinnerTimer = undefined;
-    if (spinnerShown) options.note("\r\x1b[2K");
-    spinnerShown = false;
-  };
-  // While a tool runs (on a terminal): its call, the time so far and, when the tool reports
-  // output as it goes (run_command), the last line of it, redrawn in place.
-  const running = new Map<string, { name: string; args: unknown; started: number; last: string }>();
-  const now = options.now ?? (() => performance.now());
-  const drawRunning = () => {
-    const calls = [...running.values()];
-    const call = calls.at(-1);
-    if (!call) return;
-    spinnerShown = true;
-    const seconds = Math.floor((now() - call.started) / 1000);
-    const others = calls.length > 1 ? ` (+${calls.length - 1} more)` : "";
-    const last = call.last ? ` · ${call.last}` : "";
-    const width = options.columns?.() ?? 100;
-    const plain = `${frames[Math.floor(now() / 80) % frames.length]} ${call.name} ${
-      shortArgs(call.args, 60)
-    } · ${seconds} s${others}${last}`;
-    options.note(
-      `\r\x1b[2K${style.dim(plain.length > width - 1 ? plain.slice(0, width - 2) + "…" : plain)}`,
-    );
-  };
-  const startRunning = () => {
-    if (!options.spinner) return;
-    if (spinnerTimer !== undefined) clearInterval(spinnerTimer);
-    spinnerTimer = setInterval(drawRunning, 100);
-    drawRunning();
-  };
-  // What the spinner says: "thinking", then the wait so far, or the server's prompt progress.
-  let spinnerLabel = "thinking";
-  const startSpinner = () => {
-    if (!options.spinner) return;
-    let frame = 0;
-    spinnerLabel = "thinking";
-    spinnerTimer = setInterval(() => {
-      spinnerShown = true;
-      options.note(`\r\x1b[2K${style.dim(`${frames[frame++ % frames.length]} ${spinnerLabel}`)}`);
-    }, 80);
-  };
   const text = (chunk: string) => {
     if (!chunk || options.oneShot) return;
-    stopSpinner();
+    status.stop();
     if (inReasoning) {
       options.note("\n");
       inReasoning = false;
@@ -176,7 +144,7 @@ export function createTextRenderer(options: TextRendererOptions): {
     atLineStart = chunk.endsWith("\n");
   };
   const line = (content: string) => {
-    stopSpinner();
+    status.stop();
     if (!atLineStart) options.note("\n");
     inReasoning = false;
     options.note(`${content}\n`);
@@ -186,55 +154,39 @@ export function createTextRenderer(options: TextRendererOptions): {
   const sink = (event: LoopEvent) => {
     switch (event.type) {
       case "turn_started":
-        startSpinner();
+        status.startThinking();
         break;
       case "text_delta":
         text(event.text);
         break;
       case "reasoning_delta":
         if (!options.showReasoning || !event.text) break;
-        stopSpinner();
+        status.stop();
         if (!inReasoning && !atLineStart) options.note("\n");
         inReasoning = true;
         options.note(style.dim(event.text));
         atLineStart = event.text.endsWith("\n");
         break;
       case "tool_started":
-        stopSpinner();
-        running.set(event.callId, { name: event.name, args: event.args, started: now(), last: "" });
-        startRunning();
+        status.toolStarted(event.callId, event.name, event.args);
         break;
-      case "tool_output": {
-        const call = running.get(event.callId);
-        const lastLine = event.text.split(/\r?\n/).map((l) => l.trim()).filter(Boolean).at(-1);
-        if (call && lastLine) {
-          call.last = plainText(lastLine);
-        }
+      case "tool_output":
+        status.toolOutput(event.callId, event.text);
         break;
-      }
       case "tool_finished":
-        running.delete(event.callId);
         line(formatToolLine(event.name, event.args, event.result, event.display, style));
-        if (running.size > 0) startRunning();
+        status.toolFinished(event.callId);
         break;
       case "permission_decided":
-        if (event.decision.decision === "deny" && event.decision.by !== "user") {
-          line(style.yellow(`Denied ${event.name}: ${event.decision.reason ?? "by policy"}`));
-        }
-        break;
       case "limit_reached":
-        if (options.oneShot && event.limit === "iterations") break;
-        line(style.yellow(
-          event.limit === "iterations"
-            ? `Stopped after ${event.max} model turns (--max-iterations): type /continue to go on`
-            : `Only the first ${event.max} tool calls of this turn ran (--max-tool-calls)`,
-        ));
-        break;
       case "warning":
-        line(style.yellow(event.message));
+      case "compacted": {
+        const notice = noticeLine(event, options);
+        if (notice !== undefined) line(notice);
         break;
+      }
       case "done":
-        stopSpinner();
+        status.stop();
         if (event.stopReason === "error" && event.errorMessage) {
           line(`${style.red("error")}: ${event.errorMessage}`);
         }
@@ -248,20 +200,14 @@ export function createTextRenderer(options: TextRendererOptions): {
         // A turn's text is complete; the next output (a permission prompt, a tool line)
         // starts on its own line.
         if (event.message.kind === "assistant" || event.message.kind === "tool_call") {
-          stopSpinner();
+          status.stop();
           if (!atLineStart) options.note("\n");
           atLineStart = true;
           inReasoning = false;
         }
         break;
       case "waiting":
-        spinnerLabel = waitingLabel(event);
-        break;
-      case "compacted":
-        line(style.dim(
-          `Compacted the conversation: about ${event.tokensBefore} tokens became ` +
-            `${event.tokensAfter} (the full history stays in the session log)`,
-        ));
+        status.setLabel(waitingLabel(event));
         break;
       case "usage":
       case "state_changed":
@@ -272,5 +218,5 @@ export function createTextRenderer(options: TextRendererOptions): {
       }
     }
   };
-  return { sink, stop: stopSpinner };
+  return { sink, stop: status.stop };
 }
