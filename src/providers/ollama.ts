@@ -56,28 +56,6 @@ export interface OllamaProvider extends Provider, ModelLister {
   numCtx(): Promise<number>;
 }
 
-/**
- * Whether a base URL is Ollama's root, for choosing the native provider automatically. The
- * rule: the URL is on port 11434 and its path is empty or "/" (Ollama's OpenAI-compatible
- * API lives under /v1, which stays with the OpenAI provider).
- *
- * @example
- * ```ts
- * import { isOllamaRoot } from "./ollama.ts";
- * if (!isOllamaRoot("http://127.0.0.1:11434")) throw new Error();
- * if (isOllamaRoot("http://127.0.0.1:11434/v1")) throw new Error();
- * if (isOllamaRoot("http://127.0.0.1:8080")) throw new Error();
- * ```
- */
-export function isOllamaRoot(baseUrl: string): boolean {
-  try {
-    const url = new URL(baseUrl);
-    return url.port === "11434" && (url.pathname === "/" || url.pathname === "");
-  } catch {
-    return false;
-  }
-}
-
 /** The root URL without a trailing slash, /v1 or /api. */
 function rootOf(baseUrl: string): string {
   return baseUrl.replace(/\/+$/, "").replace(/\/(v1|api)$/, "");

@@ -21,10 +21,15 @@ function chatBodies(server: FakeOllama): Record<string, unknown>[] {
   return server.requests.filter((r) => r.path === "/api/chat").map((r) => r.body ?? {});
 }
 
-/** Whether 127.0.0.1:11434 (Ollama's port) is free to bind in this test run. */
+// The port-11434 test listens on 127.0.0.2, not 127.0.0.1: other test files running at the
+// same time (default_model_test, openai_compat_errors_test) rely on nothing listening on
+// 127.0.0.1:11434, where harness looks for Ollama when no server is given.
+const OLLAMA_HOST = "127.0.0.2";
+
+/** Whether 127.0.0.2:11434 (Ollama's port) can be bound here (Linux routes all of 127/8). */
 function ollamaPortFree(): boolean {
   try {
-    Deno.listen({ hostname: "127.0.0.1", port: 11434 }).close();
+    Deno.listen({ hostname: OLLAMA_HOST, port: 11434 }).close();
     return true;
   } catch {
     return false;
@@ -119,7 +124,7 @@ Deno.test({
     server.script(ollamaReply().text("native").done());
     // Forward Ollama's well-known port to the scripted server, which records the requests.
     const proxy = Deno.serve(
-      { hostname: "127.0.0.1", port: 11434, onListen() {} },
+      { hostname: OLLAMA_HOST, port: 11434, onListen() {} },
       async (req) => {
         const url = new URL(req.url);
         return await fetch(`${server.url}${url.pathname}${url.search}`, {
@@ -134,7 +139,7 @@ Deno.test({
         "-p",
         "hi",
         "--base-url",
-        "http://127.0.0.1:11434",
+        `http://${OLLAMA_HOST}:11434`,
         "--model",
         "qwen3",
       ]);
@@ -154,6 +159,8 @@ Deno.test("looksLikeOllamaRoot() accepts only port 11434 without a path", () => 
   assert(!looksLikeOllamaRoot("http://127.0.0.1:11434/v1"));
   assert(!looksLikeOllamaRoot("http://127.0.0.1:8080"));
   assert(!looksLikeOllamaRoot("http://127.0.0.1:1234/v1"));
+  assert(!looksLikeOllamaRoot("http://h:11434/v1"));
+  assert(!looksLikeOllamaRoot("http://h:8080"));
   assert(!looksLikeOllamaRoot("not a url"));
 });
 

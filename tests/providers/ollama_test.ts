@@ -9,7 +9,7 @@ import {
   toolResultMessage,
 } from "../../src/messages.ts";
 import type { ProviderEvent } from "../../src/providers/provider.ts";
-import { createOllamaProvider, isOllamaRoot } from "../../src/providers/ollama.ts";
+import { createOllamaProvider } from "../../src/providers/ollama.ts";
 import { type FakeOllama, ollamaReply, startFakeOllama } from "../helpers/fake_ollama_server.ts";
 import { SERVER_FAILED_HINT } from "../../src/providers/ollama/http_errors.ts";
 
@@ -269,18 +269,4 @@ Deno.test("createOllamaProvider() sends tool calls as objects and results with t
   }]);
   assertEquals([wire[3]?.tool_name, wire[3]?.tool_call_id], ["read_file", "c1"]);
   assertEquals(server.problems, []);
-});
-
-Deno.test("isOllamaRoot() accepts only port 11434 without a path", () => {
-  assertEquals(
-    [
-      "http://localhost:11434",
-      "http://127.0.0.1:11434/",
-      "http://h:11434/v1",
-      "http://h:8080",
-      "nope",
-    ]
-      .map(isOllamaRoot),
-    [true, true, false, false, false],
-  );
 });

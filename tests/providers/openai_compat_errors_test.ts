@@ -49,11 +49,13 @@ Deno.test("createOpenAICompatProvider() reports a refused connection with the fi
 });
 
 Deno.test("createOpenAICompatProvider() suggests ollama serve for the Ollama port", async () => {
-  // Nothing listens on 11434 in CI; if something does, this test says nothing useful.
-  const baseUrl = "http://127.0.0.1:11434/v1";
+  // 127.0.0.3 rather than 127.0.0.1, where a real Ollama may run; binding it first shows
+  // that nothing listens there.
+  Deno.listen({ hostname: "127.0.0.3", port: 11434 }).close();
+  const baseUrl = "http://127.0.0.3:11434/v1";
   const turn = await createOpenAICompatProvider({ baseUrl, model: "m" })
     .complete({ messages: USER, tools: [] });
-  if (turn.error?.kind !== "provider_unreachable") return;
+  assertEquals(turn.error?.kind, "provider_unreachable");
   assertEquals(
     turn.error.cause,
     'connection refused: start Ollama with "ollama serve" or pass --base-url',
