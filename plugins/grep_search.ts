@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { defineTool } from "../src/tools/define_tool.ts";
 import { grepTree } from "../src/tools/search/grep_files.ts";
+import { grepTreeParallel } from "../src/tools/search/parallel_grep.ts";
 
 export default defineTool({
   name: "grep_search",
@@ -30,15 +31,21 @@ export default defineTool({
     ),
     case_sensitive: z.boolean().default(false).describe("Match upper and lower case exactly."),
   }),
-  run(args, ctx) {
-    const summary = grepTree(ctx.workspace, "", {
+  async run(args, ctx) {
+    const options = {
       pattern: args.pattern,
       caseSensitive: args.case_sensitive,
       ...(args.file_filter === undefined ? {} : { fileFilter: args.file_filter }),
       maxResults: args.max_results,
       includeHidden: args.include_hidden,
       respectGitignore: !args.ignore_gitignore,
-    });
+    };
+    // With helper workers (one per spare core), the same search on every core.
+    const summary = ctx.searchHelpers?.length
+      ? await grepTreeParallel(ctx.workspace, "", options, ctx.searchHelpers, {
+        signal: ctx.signal,
+      })
+      : grepTree(ctx.workspace, "", options);
     const flags = [
       args.case_sensitive ? "[case-sensitive]" : "",
       args.include_hidden ? "[+hidden]" : "",

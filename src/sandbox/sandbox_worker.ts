@@ -64,6 +64,11 @@ function spawnerPermissions(permissions: WorkerPermissions): WorkerPermissions {
   return { ...permissions, read: [...(permissions.read || []), HARNESS_SRC] };
 }
 
+/** The ports a message carries, which must be transferred rather than copied. */
+export function transferOf(message: HostToWorker): Transferable[] {
+  return message.type === "run" && message.helpers ? message.helpers : [];
+}
+
 /** One Worker (the spawner of the tool worker) and its outstanding requests. */
 export class SandboxWorker {
   readonly worker: Worker;
@@ -159,7 +164,7 @@ export class SandboxWorker {
         settle(reply);
       });
       if (onOutput) this.#outputs.set(message.id, onOutput);
-      this.worker.postMessage(message);
+      this.worker.postMessage(message, transferOf(message));
     });
   }
 

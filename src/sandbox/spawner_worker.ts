@@ -81,7 +81,11 @@ function onMessage(event: MessageEvent<SpawnerInput>): void {
       active?.postMessage(message);
       return;
     default:
-      active?.postMessage(message);
+      // A run may carry ports to search helpers: they move on, not copy.
+      active?.postMessage(
+        message,
+        message.type === "run" && message.helpers ? message.helpers : [],
+      );
   }
 }
 

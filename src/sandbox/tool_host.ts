@@ -13,6 +13,7 @@ import type { ToolInfo, ToolRun, ToolRunner } from "../tools/tool_runner.ts";
 import { truncateToolResult } from "./truncate_output.ts";
 import { loadToolCatalog, type ToolCatalog, type ToolGroup } from "./tool_catalog.ts";
 import { type SandboxOptions, type SandboxWorker, startSandbox } from "./sandbox_worker.ts";
+import { helperCount, SEARCH_TOOLS, SearchHelpers } from "./search_helpers.ts";
 
 /** Options of {@linkcode openToolHost} and {@linkcode createToolHost}. */
 export interface ToolHostOptions extends SandboxOptions {
@@ -41,6 +42,8 @@ export class ToolHost implements ToolRunner {
   #catalog: ToolCatalog | undefined;
   #tools: readonly ToolInfo[] = [];
   readonly #groupOf = new Map<string, ToolGroup>();
+  /** Search helpers by group, started on the group's first search. */
+  readonly #helpers = new Map<ToolGroup, SearchHelpers>();
   #closed = false;
   #nextId = 1;
 
@@ -180,6 +183,8 @@ export class ToolHost implements ToolRunner {
     if (options.signal?.aborted) {
       return await finish({ errorType: "cancelled", message: "Cancelled before it started" });
     }
+    // Started before the tool's worker is awaited, so they are up by the time it runs.
+    const helpers = SEARCH_TOOLS.has(name) ? this.#helpersOf(group) : undefined;
     const worker = await this.#worker(group).catch((error: unknown) => String(error));
     if (typeof worker === "string") {
       return await finish({
@@ -192,8 +197,16 @@ export class ToolHost implements ToolRunner {
     }
     const id = this.#nextId++;
     const timeoutMs = this.#options.timeouts?.[name] ?? info.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const ports = helpers?.ports() ?? [];
     const reply = worker.request(
-      { type: "run", id, name, args, state: options.state },
+      {
+        type: "run",
+        id,
+        name,
+        args,
+        state: options.state,
+        ...(ports.length ? { helpers: ports } : {}),
+      },
       options.onOutput,
     );
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -251,9 +264,22 @@ export class ToolHost implements ToolRunner {
     }
   }
 
+  /** The group's search helpers, started on first use; none on one core. */
+  #helpersOf(group: ToolGroup): SearchHelpers | undefined {
+    if (this.#closed || helperCount() === 0) return undefined;
+    let helpers = this.#helpers.get(group);
+    if (!helpers) {
+      helpers = new SearchHelpers(group.effective, Deno.cwd());
+      this.#helpers.set(group, helpers);
+    }
+    return helpers;
+  }
+
   /** Terminates every worker (after the tool list has loaded, so no loader is left behind). */
   async close(): Promise<void> {
     this.#closed = true;
+    for (const helpers of this.#helpers.values()) helpers.close();
+    this.#helpers.clear();
     const catalog = await this.#loading.catch(() => undefined);
     for (const group of catalog?.groups ?? []) {
       const worker = group.worker;

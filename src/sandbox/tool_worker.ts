@@ -251,6 +251,7 @@ async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promi
     spawn: (program, options) => commands.spawn(program, options),
     commands,
     progress: progressReporter((text) => post({ type: "output", id, text })),
+    ...(message.helpers?.length ? { searchHelpers: message.helpers } : {}),
   };
   try {
     const returned: unknown = await tool.run(message.args, ctx);
@@ -285,6 +286,7 @@ async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promi
     post({ type: "failed", id, ...classify(error, name), state });
   } finally {
     controllers.delete(id);
+    for (const port of message.helpers ?? []) port.close();
   }
 }
 

@@ -47,7 +47,15 @@ export interface LoadMessage {
 export type HostToWorker =
   | LoadMessage
   | { type: "validate"; id: number; name: string; args: unknown }
-  | { type: "run"; id: number; name: string; args: unknown; state: Record<string, unknown> }
+  | {
+    type: "run";
+    id: number;
+    name: string;
+    args: unknown;
+    state: Record<string, unknown>;
+    /** Ports to the group's search helpers, for grep_search (search_helpers.ts). */
+    helpers?: MessagePort[];
+  }
   | { type: "abort"; id: number; reason: string };
 
 /** A valid tool as the worker reports it. */

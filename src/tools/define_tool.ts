@@ -84,6 +84,12 @@ export interface ToolContext {
    * line). Optional: only the sandbox worker provides it; calls are cheap and rate-limited.
    */
   progress?(text: string): void;
+  /**
+   * Ports to search helper Workers for this call: given to grep_search, which searches
+   * chunks of files on them in parallel (src/tools/search/parallel_grep.ts). The helpers
+   * have this tool's read grant and deny list, nothing more. Absent on one core.
+   */
+  searchHelpers?: readonly MessagePort[];
 }
 
 /** What a tool returns: `output` goes to the model, `display` to the terminal. */

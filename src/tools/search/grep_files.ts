@@ -87,6 +87,86 @@ function matchingLines(text: string, regex: RegExp, path: string, limit: number)
   return found;
 }
 
+/** What FileGrep.search returns for a file it could not read (vanished, unreadable, over the size limit). */
+export const UNREAD = "unread";
+
+/** A summary with nothing found yet. */
+export function emptySummary(): GrepSummary {
+  return {
+    matches: [],
+    truncated: false,
+    filesSearched: 0,
+    filesMatched: 0,
+    binaryFilesSkipped: 0,
+  };
+}
+
+/** The compiled file_filter of `options`, or null for every file. */
+export function fileFilterOf(
+  options: Pick<GrepOptions, "fileFilter">,
+): { matches(path: string): boolean } | null {
+  return options.fileFilter === undefined || options.fileFilter === ""
+    ? null
+    : compileGlob(options.fileFilter, { dot: true });
+}
+
+/**
+ * The search of one file, shared by the sequential walk (grepTree) and the parallel one
+ * (parallel_grep.ts): read once into a reused buffer, binaries skipped, a cheap whole-file
+ * test before any line is looked at, and a match confirmed on the open file.
+ */
+export class FileGrep {
+  readonly #pattern: ReturnType<typeof compileSearchPattern>;
+  readonly #decoder = new TextDecoder();
+  readonly #reader = new FileReader();
+
+  constructor(options: Pick<GrepOptions, "pattern" | "caseSensitive">) {
+    this.#pattern = compileSearchPattern(options.pattern, options.caseSensitive);
+  }
+
+  /**
+   * Searches one regular file.
+   *
+   * @param absPath Real absolute path (from the walk).
+   * @param path Workspace-relative path, for the matches.
+   * @param limit Matching lines wanted; `limit + 1` are returned at most, so the caller can
+   *   tell that more exist.
+   * @returns UNREAD, BINARY, or the matching lines (empty when none).
+   * @throws NotCapable when the sandbox refuses the file; ToolError when a folder on its
+   *   path was swapped for a link while it was read.
+   */
+  search(
+    absPath: string,
+    path: string,
+    limit: number,
+  ): GrepMatch[] | typeof UNREAD | typeof BINARY {
+    const { regex, mayMatch, mayMatchBytes } = this.#pattern;
+    let bytes: Uint8Array | typeof BINARY | null;
+    try {
+      bytes = this.#reader.readText(absPath);
+    } catch (error) {
+      if (error instanceof Deno.errors.NotCapable) throw error;
+      return UNREAD; // unreadable or vanished: skip, as grep -s does
+    }
+    if (bytes === null) return UNREAD; // over MAX_SEARCH_FILE_BYTES
+    // A NUL in the first 8 KB marks a binary file; the reader checks the first chunk it
+    // reads, so a binary is neither read whole nor decoded.
+    if (bytes === BINARY) return BINARY;
+    if (mayMatchBytes !== undefined && !mayMatchBytes(bytes)) return [];
+    const text = this.#decoder.decode(bytes);
+    if (mayMatchBytes === undefined && !mayMatch(text)) return [];
+    const lines = matchingLines(text, regex, path, limit);
+    // A match: confirm on the still-open file that it is the one its path names.
+    if (lines.length > 0) this.#reader.confirm(absPath, path);
+    return lines;
+  }
+
+  /** Closes the file last read. */
+  release(): void {
+    this.#reader.release();
+  }
+}
+
 /**
  * Searches the files under `start` for a pattern.
  *
@@ -106,22 +186,9 @@ function matchingLines(text: string, regex: RegExp, path: string, limit: number)
  * ```
  */
 export function grepTree(workspace: string, start: string, options: GrepOptions): GrepSummary {
-  const { regex, mayMatch, mayMatchBytes } = compileSearchPattern(
-    options.pattern,
-    options.caseSensitive,
-  );
-  const filter = options.fileFilter === undefined || options.fileFilter === ""
-    ? null
-    : compileGlob(options.fileFilter, { dot: true });
-  const decoder = new TextDecoder();
-  const reader = new FileReader();
-  const summary: GrepSummary = {
-    matches: [],
-    truncated: false,
-    filesSearched: 0,
-    filesMatched: 0,
-    binaryFilesSkipped: 0,
-  };
+  const grep = new FileGrep(options);
+  const filter = fileFilterOf(options);
+  const summary = emptySummary();
   try {
     walkTree(workspace, start, {
       includeHidden: options.includeHidden,
@@ -129,40 +196,26 @@ export function grepTree(workspace: string, start: string, options: GrepOptions)
       visit(entry) {
         if (entry.kind !== "file") return; // FIFOs and devices could block or never end
         if (filter !== null && !filter.matches(entry.path)) return;
-        let bytes: Uint8Array | typeof BINARY | null;
-        try {
-          bytes = reader.readText(entry.absPath);
-        } catch (error) {
-          if (error instanceof Deno.errors.NotCapable) throw error;
-          return; // unreadable or vanished: skip, as grep -s does
-        }
-        if (bytes === null) return; // over MAX_SEARCH_FILE_BYTES
+        const room = options.maxResults - summary.matches.length;
+        const found = grep.search(entry.absPath, entry.path, room);
+        if (found === UNREAD) return;
         summary.filesSearched++;
-        // A NUL in the first 8 KB marks a binary file; the reader checks the first chunk it
-        // reads, so a binary is neither read whole nor decoded.
-        if (bytes === BINARY) {
+        if (found === BINARY) {
           summary.binaryFilesSkipped++;
           return;
         }
-        if (mayMatchBytes !== undefined && !mayMatchBytes(bytes)) return;
-        const text = decoder.decode(bytes);
-        if (mayMatchBytes === undefined && !mayMatch(text)) return;
-        const room = options.maxResults - summary.matches.length;
-        const lines = matchingLines(text, regex, entry.path, room);
-        if (lines.length === 0) return;
-        // A match: confirm on the still-open file that it is the one its path names.
-        reader.confirm(entry.absPath, entry.path);
+        if (found.length === 0) return;
         summary.filesMatched++;
-        if (lines.length > room) {
-          summary.matches.push(...lines.slice(0, room));
+        if (found.length > room) {
+          summary.matches.push(...found.slice(0, room));
           summary.truncated = true;
           return "stop";
         }
-        summary.matches.push(...lines);
+        summary.matches.push(...found);
       },
     });
   } finally {
-    reader.release();
+    grep.release();
   }
   return summary;
 }

@@ -1,0 +1,190 @@
+// grep_search on several cores (src/tools/search/parallel_grep.ts with real helper Workers from
+// src/sandbox/search_helpers.ts) against the sequential search on the same generated
+// repository: the same summary, byte for byte, for every pattern, cap and filter. Then the
+// helpers as a hostile tool would use them: they hand over any path, yet a helper reads only
+// what its grant and deny list allow.
+
+import { deepStrictEqual as assertEquals, ok as assert, rejects } from "node:assert/strict";
+import { join } from "node:path";
+import type { EffectivePermissions } from "../../src/sandbox/effective_permissions.ts";
+import { helperPermissions, SearchHelpers } from "../../src/sandbox/search_helpers.ts";
+import { type GrepOptions, grepTree } from "../../src/tools/search/grep_files.ts";
+import { grepTreeParallel } from "../../src/tools/search/parallel_grep.ts";
+import { buildSearchTree } from "../helpers/search_tree.ts";
+
+function sandbox(read: string[], deniedReads: string[] = []): EffectivePermissions {
+  const none: EffectivePermissions = {
+    permissions: {
+      read,
+      write: false,
+      net: false,
+      run: false,
+      env: false,
+      sys: false,
+      ffi: false,
+      import: false,
+    },
+    guard: deniedReads.length ? { read: deniedReads } : {},
+  };
+  return none;
+}
+
+async function withTree(
+  count: number,
+  fn: (root: string) => Promise<void>,
+): Promise<void> {
+  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "harness_pgrep_" }));
+  try {
+    await buildSearchTree(root, count);
+    await fn(root);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+}
+
+function options(pattern: string, extra: Partial<GrepOptions> = {}): GrepOptions {
+  return {
+    pattern,
+    caseSensitive: false,
+    maxResults: 1000,
+    includeHidden: false,
+    respectGitignore: true,
+    ...extra,
+  };
+}
+
+Deno.test("grepTreeParallel() gives grepTree()'s summary for every pattern, cap and filter", async () => {
+  await withTree(700, async (root) => {
+    const helpers = new SearchHelpers(sandbox([root]), root, 2);
+    try {
+      assertEquals(helpers.size, 2);
+      const cases: GrepOptions[] = [
+        options("needle"),
+        options("needle", { caseSensitive: true }),
+        options("needle", { maxResults: 1 }),
+        options("needle", { maxResults: 7 }),
+        options("return", { maxResults: 200 }),
+        options("x", { maxResults: 1000 }),
+        options("foo*bar"),
+        options("deprecated*since", { maxResults: 3 }),
+        options("déjà"),
+        options("日本*needle"),
+        options("zzz_absent"),
+        options("needle", { includeHidden: true, respectGitignore: false }),
+        options("needle", { fileFilter: "*.md" }),
+        options("needle", { fileFilter: "src/**/*.ts", maxResults: 2 }),
+        options("needle", { fileFilter: "*.nothing" }),
+      ];
+      for (const option of cases) {
+        const sequential = grepTree(root, "", option);
+        const parallel = await grepTreeParallel(root, "", option, helpers.ports());
+        assertEquals(parallel, sequential, JSON.stringify(option));
+        // The helpers alone (the walker only walks): the same answer.
+        const helpersOnly = await grepTreeParallel(root, "", option, helpers.ports(), {
+          walkerSearches: false,
+        });
+        assertEquals(helpersOnly, sequential, `helpers only: ${JSON.stringify(option)}`);
+      }
+      // The fixture is big enough to spread: 700 files make 20+ chunks.
+      assert(grepTree(root, "", options("zzz_absent")).filesSearched > 600);
+    } finally {
+      helpers.close();
+    }
+  });
+});
+
+Deno.test("grepTreeParallel() with no helpers, or a subfolder start, matches grepTree()", async () => {
+  await withTree(100, async (root) => {
+    const option = options("needle");
+    assertEquals(await grepTreeParallel(root, "", option, []), grepTree(root, "", option));
+    assertEquals(await grepTreeParallel(root, "src", option, []), grepTree(root, "src", option));
+  });
+});
+
+Deno.test("a search helper refuses a file its --deny-read list names, though the walker hands it over", async () => {
+  await withTree(50, async (root) => {
+    const secret = join(root, "src", "nested", "deeper", "secret.txt");
+    await Deno.writeTextFile(secret, "needle: the secret\n");
+    const helpers = new SearchHelpers(sandbox([root], [secret]), root, 1);
+    try {
+      // The walker (this test's thread) has no guard: only the helper searches.
+      await rejects(
+        grepTreeParallel(root, "", options("the secret"), helpers.ports(), {
+          walkerSearches: false,
+        }),
+        (error: Error) => {
+          assert(error instanceof Deno.errors.NotCapable, String(error));
+          assertEquals(error.message, `Requires read access to "${secret}"`);
+          return true;
+        },
+      );
+    } finally {
+      helpers.close();
+    }
+  });
+});
+
+Deno.test("a search helper reads nothing outside its read grant", async () => {
+  await withTree(50, async (root) => {
+    // Granted only src/: every other file the walker publishes must be refused by Deno.
+    const helpers = new SearchHelpers(sandbox([join(root, "src")]), root, 1);
+    try {
+      await rejects(
+        grepTreeParallel(root, "", options("zzz_absent"), helpers.ports(), {
+          walkerSearches: false,
+        }),
+        (error: Error) => {
+          assert(error instanceof Deno.errors.NotCapable, String(error));
+          assert(error.message.includes(root), error.message);
+          return true;
+        },
+      );
+      // Within the grant the same helper answers as the sequential search does.
+      const inside = await grepTreeParallel(root, "src", options("needle"), helpers.ports(), {
+        walkerSearches: false,
+      });
+      assertEquals(inside, grepTree(root, "src", options("needle")));
+    } finally {
+      helpers.close();
+    }
+  });
+});
+
+Deno.test("search helpers get the group's read grant and nothing else", () => {
+  const permissions = helperPermissions({
+    permissions: {
+      read: ["/w"],
+      write: ["/w"],
+      net: true,
+      run: ["git"],
+      env: true,
+      sys: true,
+      ffi: true,
+      import: false,
+    },
+    guard: { read: ["/w/.env"] },
+  });
+  assertEquals(permissions, {
+    read: ["/w"],
+    write: false,
+    net: false,
+    run: false,
+    env: false,
+    sys: false,
+    ffi: false,
+    import: false,
+  });
+  // A group that may not read gets no helpers at all.
+  const helpers = new SearchHelpers(sandbox([]), "/", 2);
+  assertEquals(helpers.size, 2); // read: [] is still a list; Deno refuses every file
+  helpers.close();
+  const none = new SearchHelpers(
+    {
+      ...sandbox([]),
+      permissions: { ...sandbox([]).permissions, read: false },
+    },
+    "/",
+    2,
+  );
+  assertEquals(none.size, 0);
+});
