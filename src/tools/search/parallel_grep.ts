@@ -40,6 +40,9 @@ const JOINED = 5; // helpers that took part (each answers with one "done")
 const CLOSED = 6; // 1 once the walker has finished its share: late helpers only answer
 const CONTROL_SLOTS = 8;
 
+/** Published chunks waiting beyond the next before the walker searches one itself. */
+const BACKLOG_CHUNKS = 4;
+
 /** Bytes of published paths the shared list can hold, and paths: far beyond real trees. */
 const MAX_NAME_BYTES = 512 * 1024 * 1024;
 const MAX_FILES = 8 * 1024 * 1024;
@@ -140,6 +143,21 @@ class ListView {
   }
 
   /**
+   * Claims the next chunk if it is already published and `backlog` more are waiting
+   * behind it; never waits (the walker publishes, so it must not wait for itself).
+   */
+  claimPublished(backlog: number): { chunk: number; from: number; to: number } | null {
+    const { control } = this;
+    if (Atomics.load(control, STOP) === 1) return null;
+    const chunk = Atomics.load(control, NEXT_CHUNK);
+    const published = Atomics.load(control, PUBLISHED);
+    if ((chunk + 1 + backlog) * CHUNK_FILES > published) return null;
+    if (Atomics.compareExchange(control, NEXT_CHUNK, chunk, chunk + 1) !== chunk) return null;
+    if (Atomics.load(control, STOP) === 1) return null;
+    return { chunk, from: chunk * CHUNK_FILES, to: (chunk + 1) * CHUNK_FILES };
+  }
+
+  /**
    * Claims the next chunk and waits until its files are published (or the walk ends).
    * Returns its first and end file index, or null when there is no more work.
    */
@@ -165,9 +183,59 @@ class ListView {
   }
 }
 
+/** Searches the files of one claimed chunk. */
+function searchChunk(
+  view: ListView,
+  claimed: { chunk: number; from: number; to: number },
+  root: string,
+  grep: FileGrep,
+  maxResults: number,
+): ChunkResult {
+  const { control } = view;
+  const result: ChunkResult = { chunk: claimed.chunk, searched: 0, binaries: 0, matches: [] };
+  let found = 0;
+  for (let file = claimed.from; file < claimed.to; file++) {
+    let outcome: ReturnType<FileGrep["search"]>;
+    try {
+      const path = view.path(file);
+      outcome = grep.search(root + path, path, maxResults - found);
+    } catch (error) {
+      result.failure = {
+        ...serialiseError(error, file),
+        searched: result.searched,
+        binaries: result.binaries,
+      };
+      Atomics.store(control, STOP, 1);
+      Atomics.notify(control, PUBLISHED);
+      break;
+    }
+    if (outcome === UNREAD) continue;
+    result.searched++;
+    if (outcome === BINARY) {
+      result.binaries++;
+      continue;
+    }
+    if (outcome.length === 0) continue;
+    found += outcome.length;
+    result.matches.push({
+      file,
+      searched: result.searched,
+      binaries: result.binaries,
+      lines: outcome,
+    });
+    // More than asked for in this chunk alone: the rest of it cannot be shown.
+    if (found > maxResults) break;
+  }
+  if (Atomics.add(control, MATCHES, found) + found > maxResults) {
+    Atomics.store(control, STOP, 1);
+    Atomics.notify(control, PUBLISHED);
+  }
+  return result;
+}
+
 /**
  * Claims and searches chunks until none is left or the search should stop. Shared by the
- * walker and the helpers.
+ * walker (after its walk) and the helpers.
  */
 function searchChunks(
   view: ListView,
@@ -176,47 +244,8 @@ function searchChunks(
   maxResults: number,
 ): ChunkResult[] {
   const results: ChunkResult[] = [];
-  const { control } = view;
   for (let claimed = view.claim(); claimed !== null; claimed = view.claim()) {
-    const result: ChunkResult = { chunk: claimed.chunk, searched: 0, binaries: 0, matches: [] };
-    results.push(result);
-    let found = 0;
-    for (let file = claimed.from; file < claimed.to; file++) {
-      let outcome: ReturnType<FileGrep["search"]>;
-      try {
-        const path = view.path(file);
-        outcome = grep.search(root + path, path, maxResults - found);
-      } catch (error) {
-        result.failure = {
-          ...serialiseError(error, file),
-          searched: result.searched,
-          binaries: result.binaries,
-        };
-        Atomics.store(control, STOP, 1);
-        Atomics.notify(control, PUBLISHED);
-        break;
-      }
-      if (outcome === UNREAD) continue;
-      result.searched++;
-      if (outcome === BINARY) {
-        result.binaries++;
-        continue;
-      }
-      if (outcome.length === 0) continue;
-      found += outcome.length;
-      result.matches.push({
-        file,
-        searched: result.searched,
-        binaries: result.binaries,
-        lines: outcome,
-      });
-      // More than asked for in this chunk alone: the rest of it cannot be shown.
-      if (found > maxResults) break;
-    }
-    if (Atomics.add(control, MATCHES, found) + found > maxResults) {
-      Atomics.store(control, STOP, 1);
-      Atomics.notify(control, PUBLISHED);
-    }
+    results.push(searchChunk(view, claimed, root, grep, maxResults));
   }
   return results;
 }
@@ -389,7 +418,11 @@ export async function grepTreeParallel(
     caseSensitive: options.caseSensitive,
     maxResults: options.maxResults,
   };
+  const chunks = new Map<number, ChunkResult>();
+  const grep = new FileGrep(options);
+  const view = new ListView(publisher.list);
   const answers = ports.map((port) => answerOf(port));
+  const walkerSearches = parallel.walkerSearches !== false;
   for (const port of ports) port.postMessage(request);
   const stop = () => {
     Atomics.store(control, STOP, 1);
@@ -414,6 +447,13 @@ export async function grepTreeParallel(
           full = true;
           return "stop";
         }
+        // Helpers still starting, or slower than the walk: search a waiting chunk here, so a
+        // search that stops early at max_results does not walk the whole tree first.
+        const claimed = walkerSearches ? view.claimPublished(BACKLOG_CHUNKS) : null;
+        if (claimed !== null) {
+          const result = searchChunk(view, claimed, root, grep, options.maxResults);
+          chunks.set(result.chunk, result);
+        }
         if (Atomics.load(control, STOP) === 1) return "stop";
       },
     });
@@ -422,21 +462,17 @@ export async function grepTreeParallel(
   } finally {
     publisher.finish();
   }
-  const chunks = new Map<number, ChunkResult>();
-  if (parallel.walkerSearches !== false) {
-    const grep = new FileGrep(options);
-    try {
-      for (
-        const result of searchChunks(new ListView(publisher.list), root, grep, options.maxResults)
-      ) {
+  try {
+    if (walkerSearches) {
+      for (const result of searchChunks(view, root, grep, options.maxResults)) {
         chunks.set(result.chunk, result);
       }
-    } finally {
-      grep.release();
     }
+  } finally {
+    grep.release();
   }
   // Without the walker's share, every helper must take part: wait for all of them.
-  const helped = parallel.walkerSearches === false ? await Promise.all(answers) : undefined;
+  const helped = walkerSearches ? undefined : await Promise.all(answers);
   Atomics.store(control, CLOSED, 1);
   for (const done of helped ?? await joinedAnswers(answers, control)) {
     for (const result of done.chunks) chunks.set(result.chunk, result);
