@@ -229,7 +229,10 @@ export class ToolHost implements ToolRunner {
         new Promise<null>((settle) => (graceTimer = setTimeout(() => settle(null), grace))),
       ]);
       clearTimeout(graceTimer);
-      if (first === "timeout" || late === null) worker.recycle(`the call was stopped (${first})`);
+      if (first === "timeout" || late === null) {
+        worker.recycle(`the call was stopped (${first})`);
+        this.#dropHelpers(group);
+      }
       const state = late && "state" in late && late.state ? { state: late.state } : {};
       return first === "timeout"
         ? await finish({
@@ -252,6 +255,7 @@ export class ToolHost implements ToolRunner {
           first.state ? { state: first.state } : {},
         );
       case "lost":
+        this.#dropHelpers(group);
         return await finish({
           errorType: "internal_error",
           message: `Tool "${name}" crashed: ${first.reason}. Its sandbox was restarted`,
@@ -273,6 +277,15 @@ export class ToolHost implements ToolRunner {
       this.#helpers.set(group, helpers);
     }
     return helpers;
+  }
+
+  /**
+   * Stops a group's helpers after its worker was stopped mid-call: a helper waiting for files
+   * from a walk that will never finish would wait forever. The next search starts new ones.
+   */
+  #dropHelpers(group: ToolGroup): void {
+    this.#helpers.get(group)?.close();
+    this.#helpers.delete(group);
   }
 
   /** Terminates every worker (after the tool list has loaded, so no loader is left behind). */

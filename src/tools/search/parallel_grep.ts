@@ -153,7 +153,6 @@ class ListView {
     const published = Atomics.load(control, PUBLISHED);
     if ((chunk + 1 + backlog) * CHUNK_FILES > published) return null;
     if (Atomics.compareExchange(control, NEXT_CHUNK, chunk, chunk + 1) !== chunk) return null;
-    if (Atomics.load(control, STOP) === 1) return null;
     return { chunk, from: chunk * CHUNK_FILES, to: (chunk + 1) * CHUNK_FILES };
   }
 
@@ -164,9 +163,9 @@ class ListView {
   claim(): { chunk: number; from: number; to: number } | null {
     const { control } = this;
     if (Atomics.load(control, STOP) === 1) return null;
+    // A claimed chunk is always searched, even if STOP is set meanwhile: skipping one could
+    // leave a hole before chunks already searched (the merge needs a prefix of the walk).
     const chunk = Atomics.add(control, NEXT_CHUNK, 1);
-    // Seen after the claim, so a chunk claimed once STOP is set is never searched.
-    if (Atomics.load(control, STOP) === 1) return null;
     const from = chunk * CHUNK_FILES;
     for (;;) {
       const published = Atomics.load(control, PUBLISHED);
@@ -177,7 +176,7 @@ class ListView {
         if (from >= total) return null;
         return { chunk, from, to: Math.min(from + CHUNK_FILES, total) };
       }
-      if (Atomics.load(control, STOP) === 1) return null;
+      // The walker stops walking at STOP and then says it is done: no wait lasts.
       Atomics.wait(control, PUBLISHED, published, 50);
     }
   }
