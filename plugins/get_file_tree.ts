@@ -4,6 +4,7 @@
 
 import { z } from "zod";
 import { defineTool, ToolError } from "../src/tools/define_tool.ts";
+import { deniedNote } from "../src/tools/search/denied_note.ts";
 import { walkTree } from "../src/tools/search/walk_tree.ts";
 import { workspaceRelative } from "../src/tools/workspace_path.ts";
 
@@ -61,6 +62,8 @@ export default defineTool({
     if (summary.stopped) {
       lines.push(`[Stopped after ${MAX_ENTRIES} entries: use max_depth or a subfolder path]`);
     }
+    const denied = deniedNote([], summary.deniedDirs);
+    if (denied) lines.push(denied);
     return {
       output: [header, ...lines].join("\n"),
       display: `Tree of ${path}: ${dirs} folders, ${files} files`,

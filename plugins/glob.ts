@@ -4,6 +4,7 @@
 
 import { z } from "zod";
 import { defineTool, ToolError } from "../src/tools/define_tool.ts";
+import { deniedNote } from "../src/tools/search/denied_note.ts";
 import { compileGlob } from "../src/tools/search/glob_matcher.ts";
 import { walkTree } from "../src/tools/search/walk_tree.ts";
 import { workspaceRelative } from "../src/tools/workspace_path.ts";
@@ -55,7 +56,7 @@ export default defineTool({
       }
     }
     const found: string[] = [];
-    walkTree(ctx.workspace, start, {
+    const walked = walkTree(ctx.workspace, start, {
       includeHidden: glob.namesHidden,
       respectGitignore: true,
       visit(entry) {
@@ -73,6 +74,8 @@ export default defineTool({
     if (found.length > MAX_LISTED) {
       lines.push(`[${found.length - MAX_LISTED} more not listed: use a narrower pattern or path]`);
     }
+    const denied = deniedNote([], walked.deniedDirs);
+    if (denied) lines.push(denied);
     return { output: lines.join("\n"), display: `glob ${pattern}: ${found.length} files` };
   },
 });

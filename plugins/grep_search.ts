@@ -4,6 +4,7 @@
 
 import { z } from "zod";
 import { defineTool } from "../src/tools/define_tool.ts";
+import { deniedNote } from "../src/tools/search/denied_note.ts";
 import { grepTree } from "../src/tools/search/grep_files.ts";
 import { grepTreeParallel } from "../src/tools/search/parallel_grep.ts";
 
@@ -54,12 +55,15 @@ export default defineTool({
     ].filter(Boolean).join(" ");
     const what = `"${args.pattern}"${flags ? ` ${flags}` : ""}`;
     const { matches, filesMatched, filesSearched } = summary;
+    const denied = deniedNote(summary.deniedFiles, summary.deniedDirs);
     if (matches.length === 0) {
       const hint = args.include_hidden && args.ignore_gitignore
         ? ""
         : " (hidden and .gitignored files were skipped; see include_hidden and ignore_gitignore)";
       return {
-        output: `No matches for ${what} in ${filesSearched} files searched${hint}.`,
+        output: `No matches for ${what} in ${filesSearched} files searched${hint}.${
+          denied ? `\n${denied}` : ""
+        }`,
         display: `grep ${args.pattern}: no matches`,
       };
     }
@@ -72,6 +76,7 @@ export default defineTool({
         `[Stopped at ${args.max_results} matches; more exist: narrow the pattern or file_filter, or raise max_results (at most 1000)]`,
       );
     }
+    if (denied) lines.push(denied);
     return {
       output: lines.join("\n"),
       display: `grep ${args.pattern}: ${matches.length}${

@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import type { PermissionName } from "./permission_name.ts";
 import { covers } from "./permission_value.ts";
 import { deniedBy, fetchCheckingHops, type NetTarget, urlTarget } from "./net_target.ts";
+import { setReadCheck } from "../platform/read_check.ts";
 
 type Access = "read" | "write" | "rw" | null;
 
@@ -109,6 +110,8 @@ export function installDenyGuard(
     }
   }
   if (guard.read) {
+    // harness's own node:fs readers (FileReader) ask before they open a file.
+    setReadCheck((path) => checkPath("read", path));
     // fetch() reads file: URLs without going through Deno.readFile.
     const originalFetch = globalThis.fetch;
     globalThis.fetch = (input: RequestInfo | URL, init?: RequestInit) => {

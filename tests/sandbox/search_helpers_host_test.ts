@@ -68,23 +68,46 @@ Deno.test("grep_search through the ToolHost answers as the tool does on one core
   }
 });
 
-Deno.test("grep_search through the ToolHost refuses a --deny-read file inside the workspace", async () => {
+Deno.test("grep_search, glob and get_file_tree skip --deny-read files and folders inside the workspace", async () => {
   await using ctx = await makeToolContext();
   await buildSearchTree(ctx.workspace, 600);
   // Late in the walk, so a helper is likely to be the one that meets it.
   const secret = join(ctx.workspace, "src", "nested", "deeper", "zz_secret.txt");
   await Deno.writeTextFile(secret, "needle: the secret\n");
+  const vault = join(ctx.workspace, "pkg", "vault");
+  await Deno.mkdir(vault);
+  await Deno.writeTextFile(join(vault, "key.txt"), "needle: the vault key\n");
   const host = await hostFor(ctx.workspace, [
     `--allow-read=${ctx.workspace}`,
     `--deny-read=${secret}`,
+    `--deny-read=${vault}`,
   ]);
+  const run = async (name: string, args: Record<string, unknown>) => {
+    const valid = await host.validate(name, args);
+    if (!valid.ok) throw new Error(valid.error.join("; "));
+    return (await host.run(name, valid.value, { state: {} })).result;
+  };
   try {
-    for (let i = 0; i < 3; i++) {
-      const result = await grep(host, { pattern: "the secret" });
-      assertEquals(result.error_type, "permission_denied");
-      assert(!JSON.stringify(result).includes("needle: the secret"));
-      assert(result.error_message?.includes("denied by --deny-read"), result.error_message ?? "");
+    // The third pattern matches nothing: the secret is skipped before it is opened.
+    for (const pattern of ["the secret", "vault key", "zzz_absent"]) {
+      const result = await grep(host, { pattern });
+      assertEquals(result.error_type, "none", result.error_message ?? "");
+      assert(!result.data!.includes("needle: the"), result.data!);
+      assert(
+        result.data!.includes(
+          "[Skipped, the sandbox denies reading them: pkg/vault/, src/nested/deeper/zz_secret.txt]",
+        ),
+        result.data!,
+      );
     }
+    const globbed = await run("glob", { pattern: "**/*.txt" });
+    assertEquals(globbed.error_type, "none", globbed.error_message ?? "");
+    assert(!globbed.data!.includes("key.txt"), globbed.data!);
+    assert(globbed.data!.endsWith("[Skipped, the sandbox denies reading them: pkg/vault/]"));
+    const tree = await run("get_file_tree", {});
+    assertEquals(tree.error_type, "none", tree.error_message ?? "");
+    assert(!tree.data!.includes("key.txt"), tree.data!);
+    assert(tree.data!.includes("[Skipped, the sandbox denies reading them: pkg/vault/]"));
   } finally {
     await host.close();
   }

@@ -10,6 +10,7 @@
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { BINARY_SNIFF_BYTES } from "../builtin/text_file.ts";
 import { assertOpenedIsNamed } from "../verified_fs.ts";
+import { assertMayRead } from "../../platform/read_check.ts";
 
 /** Files larger than this are not searched (logs, dumps); ripgrep has no such limit but our model does. */
 export const MAX_SEARCH_FILE_BYTES = 50 * 1024 * 1024;
@@ -82,6 +83,8 @@ export class FileReader {
 
   #read(path: string, sniff: boolean): Uint8Array | typeof BINARY | null {
     this.release();
+    // node:fs opens past the worker's deny guard: ask it first.
+    assertMayRead(path);
     const fd = openSync(path, "r");
     this.#fd = fd;
     let length = readSync(fd, this.#bytes, 0, FIRST_CHUNK_BYTES, null);

@@ -42,6 +42,10 @@ export interface GrepSummary {
   filesSearched: number;
   filesMatched: number;
   binaryFilesSkipped: number;
+  /** Files the sandbox refused to open (a --deny-read entry), skipped, in walk order. */
+  deniedFiles: string[];
+  /** Folders the sandbox refused to list, skipped, in walk order. */
+  deniedDirs: string[];
 }
 
 /** Characters of a matching line shown; longer lines are cut around the match. */
@@ -90,6 +94,9 @@ function matchingLines(text: string, regex: RegExp, path: string, limit: number)
 /** What FileGrep.search returns for a file it could not read (vanished, unreadable, over the size limit). */
 export const UNREAD = "unread";
 
+/** What FileGrep.search returns for a file the sandbox refuses to open (--deny-read). */
+export const DENIED = "denied";
+
 /** A summary with nothing found yet. */
 export function emptySummary(): GrepSummary {
   return {
@@ -98,6 +105,8 @@ export function emptySummary(): GrepSummary {
     filesSearched: 0,
     filesMatched: 0,
     binaryFilesSkipped: 0,
+    deniedFiles: [],
+    deniedDirs: [],
   };
 }
 
@@ -131,21 +140,26 @@ export class FileGrep {
    * @param path Workspace-relative path, for the matches.
    * @param limit Matching lines wanted; `limit + 1` are returned at most, so the caller can
    *   tell that more exist.
-   * @returns UNREAD, BINARY, or the matching lines (empty when none).
-   * @throws NotCapable when the sandbox refuses the file; ToolError when a folder on its
-   *   path was swapped for a link while it was read.
+   * @returns UNREAD, DENIED (the sandbox refused it: never read), BINARY, or the matching
+   *   lines (empty when none).
+   * @throws {ToolError} when a folder on its path was swapped for a link while it was read.
    */
   search(
     absPath: string,
     path: string,
     limit: number,
-  ): GrepMatch[] | typeof UNREAD | typeof BINARY {
+  ): GrepMatch[] | typeof UNREAD | typeof DENIED | typeof BINARY {
     const { regex, mayMatch, mayMatchBytes } = this.#pattern;
     let bytes: Uint8Array | typeof BINARY | null;
     try {
       bytes = this.#reader.readText(absPath);
     } catch (error) {
-      if (error instanceof Deno.errors.NotCapable) throw error;
+      // A --deny-read file inside the grant: skipped and reported, as ripgrep skips a file
+      // it may not open. Its content is never read.
+      // node:fs passes the guard's NotCapable on as an Error of that name.
+      if (error instanceof Deno.errors.NotCapable || (error as Error)?.name === "NotCapable") {
+        return DENIED;
+      }
       return UNREAD; // unreadable or vanished: skip, as grep -s does
     }
     if (bytes === null) return UNREAD; // over MAX_SEARCH_FILE_BYTES
@@ -190,7 +204,7 @@ export function grepTree(workspace: string, start: string, options: GrepOptions)
   const filter = fileFilterOf(options);
   const summary = emptySummary();
   try {
-    walkTree(workspace, start, {
+    const walked = walkTree(workspace, start, {
       includeHidden: options.includeHidden,
       respectGitignore: options.respectGitignore,
       visit(entry) {
@@ -199,6 +213,10 @@ export function grepTree(workspace: string, start: string, options: GrepOptions)
         const room = options.maxResults - summary.matches.length;
         const found = grep.search(entry.absPath, entry.path, room);
         if (found === UNREAD) return;
+        if (found === DENIED) {
+          summary.deniedFiles.push(entry.path);
+          return;
+        }
         summary.filesSearched++;
         if (found === BINARY) {
           summary.binaryFilesSkipped++;
@@ -214,6 +232,7 @@ export function grepTree(workspace: string, start: string, options: GrepOptions)
         summary.matches.push(...found);
       },
     });
+    summary.deniedDirs = walked.deniedDirs;
   } finally {
     grep.release();
   }

@@ -17,6 +17,7 @@ import { sep } from "node:path";
 import { ToolError } from "../define_tool.ts";
 import { BINARY } from "./file_reader.ts";
 import {
+  DENIED,
   emptySummary,
   fileFilterOf,
   FileGrep,
@@ -92,6 +93,8 @@ interface ChunkResult {
   searched: number;
   binaries: number;
   matches: ChunkMatch[];
+  /** Files the sandbox refused to open, skipped. */
+  denied: { file: number; path: string }[];
   failure?: ChunkFailure & { searched: number; binaries: number };
 }
 
@@ -191,12 +194,18 @@ function searchChunk(
   maxResults: number,
 ): ChunkResult {
   const { control } = view;
-  const result: ChunkResult = { chunk: claimed.chunk, searched: 0, binaries: 0, matches: [] };
+  const result: ChunkResult = {
+    chunk: claimed.chunk,
+    searched: 0,
+    binaries: 0,
+    matches: [],
+    denied: [],
+  };
   let found = 0;
   for (let file = claimed.from; file < claimed.to; file++) {
     let outcome: ReturnType<FileGrep["search"]>;
+    const path = view.path(file);
     try {
-      const path = view.path(file);
       outcome = grep.search(root + path, path, maxResults - found);
     } catch (error) {
       result.failure = {
@@ -209,6 +218,10 @@ function searchChunk(
       break;
     }
     if (outcome === UNREAD) continue;
+    if (outcome === DENIED) {
+      result.denied.push({ file, path });
+      continue;
+    }
     result.searched++;
     if (outcome === BINARY) {
       result.binaries++;
@@ -277,6 +290,7 @@ export function serveGrepRequest(request: GrepRequest, reply: (done: GrepDone) =
       searched: 0,
       binaries: 0,
       matches: [],
+      denied: [],
       failure: { ...serialiseError(error, next * CHUNK_FILES), searched: 0, binaries: 0 },
     });
   } finally {
@@ -310,6 +324,11 @@ class Publisher {
 
   get control(): Int32Array {
     return this.#control;
+  }
+
+  /** Paths added so far. */
+  get count(): number {
+    return this.#count;
   }
 
   /** Adds one path; publishes whole chunks. Returns false when the list is full. */
@@ -350,12 +369,26 @@ class Publisher {
   }
 }
 
-/** Merges chunk results in walk order into what the sequential search returns. */
-function merge(chunks: Map<number, ChunkResult>, maxResults: number): GrepSummary {
+/** A folder the sandbox refused, and how many files the walk had published before it. */
+interface DeniedDir {
+  path: string;
+  position: number;
+}
+
+/**
+ * Merges chunk results in walk order into what the sequential search returns. Denied files
+ * and folders count up to the file where the sequential search would have stopped.
+ */
+function merge(
+  chunks: Map<number, ChunkResult>,
+  maxResults: number,
+  deniedDirs: readonly DeniedDir[],
+): GrepSummary {
   const summary = emptySummary();
-  for (let chunk = 0;; chunk++) {
+  let stopFile = Infinity;
+  chunks: for (let chunk = 0;; chunk++) {
     const result = chunks.get(chunk);
-    if (result === undefined) return summary; // the end of the searched prefix
+    if (result === undefined) break; // the end of the searched prefix
     // A chunk's matches all come before its failure: its search stopped there.
     for (const match of result.matches) {
       const room = maxResults - summary.matches.length;
@@ -365,14 +398,22 @@ function merge(chunks: Map<number, ChunkResult>, maxResults: number): GrepSummar
         summary.binaryFilesSkipped += match.binaries;
         summary.matches.push(...match.lines.slice(0, room));
         summary.truncated = true;
-        return summary;
+        stopFile = match.file;
+        for (const denied of result.denied) {
+          if (denied.file < stopFile) summary.deniedFiles.push(denied.path);
+        }
+        break chunks;
       }
       summary.matches.push(...match.lines);
     }
     if (result.failure !== undefined) throw reviveError(result.failure);
     summary.filesSearched += result.searched;
     summary.binaryFilesSkipped += result.binaries;
+    for (const denied of result.denied) summary.deniedFiles.push(denied.path);
   }
+  // A folder met before the stopping file: the sequential walk met it too.
+  summary.deniedDirs = deniedDirs.filter((d) => d.position <= stopFile).map((d) => d.path);
+  return summary;
 }
 
 /** Options of grepTreeParallel beyond the search's own. */
@@ -429,6 +470,7 @@ export async function grepTreeParallel(
   };
   parallel.signal?.addEventListener("abort", stop, { once: true });
   let full = false;
+  const deniedDirs: DeniedDir[] = [];
   // A failure of the walk counts where the sequential search would meet it: after every
   // file published before it, which are still searched.
   let walkFailure: unknown;
@@ -436,6 +478,7 @@ export async function grepTreeParallel(
     walkTree(workspace, start, {
       includeHidden: options.includeHidden,
       respectGitignore: options.respectGitignore,
+      onDenied: (path) => deniedDirs.push({ path, position: publisher.count }),
       visit(entry) {
         if (entry.kind !== "file") return;
         if (filter !== null && !filter.matches(entry.path)) return;
@@ -478,7 +521,7 @@ export async function grepTreeParallel(
   }
   parallel.signal?.removeEventListener("abort", stop);
   if (parallel.signal?.aborted) throw new ToolError("cancelled", "The search was cancelled");
-  const summary = merge(chunks, options.maxResults);
+  const summary = merge(chunks, options.maxResults, deniedDirs);
   if (summary.truncated) return summary;
   if (walkFailure !== undefined) throw walkFailure;
   if (full) {

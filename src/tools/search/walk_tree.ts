@@ -46,6 +46,8 @@ export interface WalkOptions {
   maxDepth?: number;
   /** Called with a folder path (relative, with trailing slash) to prune folders early. */
   enterDir?: (path: string) => boolean;
+  /** Called when a folder the sandbox denies is skipped (also listed in deniedDirs). */
+  onDenied?: (path: string) => void;
 }
 
 /** Totals of one walk. */
@@ -53,6 +55,11 @@ export interface WalkSummary {
   stopped: boolean;
   /** Folders that could not be read (OS permission errors). */
   unreadableDirs: number;
+  /**
+   * Folders below the start that the sandbox refused (a --deny-read entry inside the grant),
+   * workspace-relative, in walk order: skipped, never listed. The start folder itself throws.
+   */
+  deniedDirs: string[];
 }
 
 /** Gitignore rules of one folder: `base` is its workspace-relative path with a trailing slash ("" at the root). */
@@ -146,7 +153,7 @@ export function walkTree(
   const startPath = start === "." ? "" : start.replace(/^\.\//, "").replace(/\/+$/, "");
   const levels = options.respectGitignore ? ancestorLevels(workspace, startPath) : [];
   const maxDepth = options.maxDepth ?? Infinity;
-  const summary: WalkSummary = { stopped: false, unreadableDirs: 0 };
+  const summary: WalkSummary = { stopped: false, unreadableDirs: 0, deniedDirs: [] };
   const { includeHidden, respectGitignore, visit, enterDir } = options;
   const probe: GitignoreEntry = { path: "", name: "", isDir: false }; // reused per entry
 
@@ -155,6 +162,13 @@ export function walkTree(
     try {
       entries = readDirVerified(absDir, relDir === "" ? "." : relDir);
     } catch (error) {
+      // A denied folder inside the walk is skipped like an ignored one; the start folder
+      // denied means the tool cannot do its work, which the error says.
+      if (error instanceof Deno.errors.NotCapable && relDir !== startPath) {
+        summary.deniedDirs.push(relDir);
+        options.onDenied?.(relDir);
+        return true;
+      }
       if (error instanceof Deno.errors.NotCapable || error instanceof ToolError) throw error;
       summary.unreadableDirs++;
       return true;
