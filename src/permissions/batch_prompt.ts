@@ -4,6 +4,7 @@
 // summary would be cut, the list is not offered and each call is asked about on its own.
 // Terminal I/O goes through the injected KeyIO, as in prompter.ts.
 
+import { readAnswerKey, readDenyReason } from "./answer_key.ts";
 import { argsSummary, summaryIsWhole } from "./args_summary.ts";
 import type { BatchAnswer, KeyIO, PromptRequest } from "./prompt_types.ts";
 
@@ -100,24 +101,15 @@ export async function askBatch(
   }
   io.write(formatBatchPrompt(requests, options));
   for (;;) {
-    io.write("> ");
-    if (signal?.aborted) {
-      io.write("\n");
-      return { kind: "abort" };
-    }
-    const key = await io.readKey(signal);
-    if (signal?.aborted || key === "\x03" || key === "\x04" || key === "") {
-      io.write(key === "" ? "\n" : "^C\n");
-      return { kind: "abort" };
-    }
+    const key = await readAnswerKey(io, signal);
+    if (key === null) return { kind: "abort" };
     switch (key.toLowerCase()) {
       case "a":
         io.write(`Approved all ${requests.length}\n`);
         return { kind: "all" };
       case "d": {
         io.write(`Denied all ${requests.length}\n`);
-        const line = await io.readLine("Reason for the model (optional, Enter to skip): ");
-        const reason = line?.trim();
+        const reason = await readDenyReason(io);
         return reason ? { kind: "none", reason } : { kind: "none" };
       }
       case "o":

@@ -5,6 +5,7 @@
 
 import { compactJson } from "./compact_json.ts";
 import { argsSummary } from "./args_summary.ts";
+import { readAnswerKey, readDenyReason } from "./answer_key.ts";
 import { askBatch } from "./batch_prompt.ts";
 import type { KeyIO, Prompter, PromptRequest } from "./prompt_types.ts";
 
@@ -103,16 +104,8 @@ export function createPrompter(
     async ask(request, signal) {
       io.write(formatPermissionPrompt(request, { color, note: options.toolNote?.(request.tool) }));
       for (;;) {
-        io.write("> ");
-        if (signal?.aborted) {
-          io.write("\n");
-          return { kind: "abort" };
-        }
-        const key = await io.readKey(signal);
-        if (signal?.aborted || key === "\x03" || key === "\x04" || key === "") {
-          io.write(key === "" ? "\n" : "^C\n");
-          return { kind: "abort" };
-        }
+        const key = await readAnswerKey(io, signal);
+        if (key === null) return { kind: "abort" };
         switch (key) {
           case "1":
             io.write("Allowed once\n");
@@ -129,8 +122,7 @@ export function createPrompter(
             return { kind: "always" };
           case "4": {
             io.write("Denied\n");
-            const line = await io.readLine("Reason for the model (optional, Enter to skip): ");
-            const reason = line?.trim();
+            const reason = await readDenyReason(io);
             return reason ? { kind: "deny", reason } : { kind: "deny" };
           }
           default:
