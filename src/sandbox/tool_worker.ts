@@ -286,7 +286,12 @@ async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promi
     post({ type: "failed", id, ...classify(error, name), state });
   } finally {
     controllers.delete(id);
-    for (const port of message.helpers ?? []) port.close();
+    // A helper closes its end on any message: "end" frees the ports of a call that never
+    // searched (the helper's answer, if it searched, has already come).
+    for (const port of message.helpers ?? []) {
+      port.postMessage({ type: "end" });
+      port.close();
+    }
   }
 }
 
