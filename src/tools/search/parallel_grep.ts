@@ -421,8 +421,8 @@ export interface ParallelOptions {
   /** Aborts the search: nobody claims another chunk. */
   signal?: AbortSignal;
   /**
-   * Whether the walker searches chunks too once its walk is done (default true). Tests turn
-   * it off to make the helpers search every file.
+   * Whether the walker searches chunks too: during the walk when helpers fall behind, and
+   * after it (default true). Tests turn it off to make the helpers search every file.
    */
   walkerSearches?: boolean;
 }
