@@ -4,7 +4,7 @@
 // Deno.stdin. Used by policy_approver.ts when the policy says "ask".
 
 import { compactJson } from "./compact_json.ts";
-import { argsSummary } from "./args_summary.ts";
+import { argsSummary, summaryIsWhole } from "./args_summary.ts";
 import { readAnswerKey, readDenyReason } from "./answer_key.ts";
 import { askBatch } from "./batch_prompt.ts";
 import type { KeyIO, Prompter, PromptRequest } from "./prompt_types.ts";
@@ -54,6 +54,17 @@ export function formatPermissionPrompt(
     lines.push(
       paint(color, "1;31", "⚠ HIGH RISK: this call can change files or run programs; check it"),
     );
+  }
+  // The first line cuts long arguments; what is approved is shown whole below it, one
+  // argument per line, as JSON (so control characters show escaped, never raw). A model
+  // cannot push the part that matters past the cut.
+  if (!summaryIsWhole(request.args)) {
+    lines.push("Arguments in full:");
+    const args = request.args !== null && typeof request.args === "object" &&
+        !Array.isArray(request.args)
+      ? Object.entries(request.args).filter(([, value]) => value !== undefined)
+      : [["(value)", request.args] as const];
+    for (const [key, value] of args) lines.push(`  ${JSON.stringify(key)}: ${compactJson(value)}`);
   }
   // What confines the call beyond the permission flags, e.g. whether a command is sandboxed.
   if (options.note) lines.push(paint(color, "2", options.note));
