@@ -57,6 +57,24 @@ function declaredGrant(
 }
 
 /**
+ * A Worker's permissions with everything denied: the start every sandbox narrows from.
+ *
+ * @returns A fresh object (callers fill it in).
+ */
+export function noPermissions(): WorkerPermissions {
+  return {
+    read: false,
+    write: false,
+    net: false,
+    run: false,
+    env: false,
+    sys: false,
+    ffi: false,
+    import: false,
+  };
+}
+
+/**
  * A tool's sandbox: the user's grants narrowed by what the tool declares (a permission it
  * leaves out is denied), minus `--deny-*` entries. Deny lists a Worker cannot express are
  * returned in `guard` for the worker to enforce.
@@ -83,16 +101,7 @@ export function effectivePermissions(
   declared: ToolPermissions | undefined,
   options: { workspace: string; env?: readonly string[] },
 ): EffectivePermissions {
-  const permissions: WorkerPermissions = {
-    read: false,
-    write: false,
-    net: false,
-    run: false,
-    env: false,
-    sys: false,
-    ffi: false,
-    import: false,
-  };
+  const permissions = noPermissions();
   const guard: Partial<Record<PermissionName, string[]>> = {};
   for (const kind of PERMISSION_NAMES) {
     let grant = intersect(

@@ -6,7 +6,11 @@
 // guard before it serves, so it can read no more than the tool itself. They run only
 // harness's own search code; a tool reaches them through the ports handed to one call.
 
-import type { EffectivePermissions, WorkerPermissions } from "./effective_permissions.ts";
+import {
+  type EffectivePermissions,
+  noPermissions,
+  type WorkerPermissions,
+} from "./effective_permissions.ts";
 import type { HelperInit, HelperPort } from "./search_helper_worker.ts";
 
 const HELPER_URL = new URL("./search_helper_worker.ts", import.meta.url).href;
@@ -22,16 +26,7 @@ export function helperCount(): number {
 
 /** The helpers' permissions: the group's read grant only. */
 export function helperPermissions(effective: EffectivePermissions): WorkerPermissions {
-  return {
-    read: effective.permissions.read,
-    write: false,
-    net: false,
-    run: false,
-    env: false,
-    sys: false,
-    ffi: false,
-    import: false,
-  };
+  return { ...noPermissions(), read: effective.permissions.read };
 }
 
 /** A group's helper Workers, started at once and kept until close(). */

@@ -16,7 +16,7 @@ import type { ToolInfo } from "../tools/tool_runner.ts";
 import {
   type EffectivePermissions,
   effectivePermissions,
-  type WorkerPermissions,
+  noPermissions,
 } from "./effective_permissions.ts";
 import { builtinRisk } from "./builtin_risks.ts";
 import { localImportGraph } from "./import_graph.ts";
@@ -58,16 +58,6 @@ export interface ToolCatalog {
 }
 
 const ORIGIN_RANK: Record<PluginOrigin, number> = { builtin: 0, user: 1, project: 2, flag: 3 };
-const NO_PERMISSIONS: WorkerPermissions = {
-  read: false,
-  write: false,
-  net: false,
-  run: false,
-  env: false,
-  sys: false,
-  ffi: false,
-  import: false,
-};
 const CACHE_WRITER = `harness ${denoJson.version}, deno ${Deno.version.deno}`;
 
 /**
@@ -132,7 +122,7 @@ async function importRound(
   let loader: SandboxWorker;
   try {
     loader = await startSandbox({
-      permissions: NO_PERMISSIONS,
+      permissions: noPermissions(),
       guard: {},
       plugins: refs,
       options,

@@ -6,27 +6,20 @@
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { join } from "node:path";
-import type { EffectivePermissions } from "../../src/sandbox/effective_permissions.ts";
+import {
+  type EffectivePermissions,
+  noPermissions,
+} from "../../src/sandbox/effective_permissions.ts";
 import { helperPermissions, SearchHelpers } from "../../src/sandbox/search_helpers.ts";
 import { type GrepOptions, grepTree } from "../../src/tools/search/grep_files.ts";
 import { grepTreeParallel } from "../../src/tools/search/parallel_grep.ts";
 import { buildSearchTree } from "../helpers/search_tree.ts";
 
 function sandbox(read: string[], deniedReads: string[] = []): EffectivePermissions {
-  const none: EffectivePermissions = {
-    permissions: {
-      read,
-      write: false,
-      net: false,
-      run: false,
-      env: false,
-      sys: false,
-      ffi: false,
-      import: false,
-    },
+  return {
+    permissions: { ...noPermissions(), read },
     guard: deniedReads.length ? { read: deniedReads } : {},
   };
-  return none;
 }
 
 async function withTree(
