@@ -86,6 +86,34 @@ Deno.test("grepTreeParallel() gives grepTree()'s summary for every pattern, cap 
   });
 });
 
+Deno.test("grepTreeParallel() grows its shared path list past its first size", async () => {
+  // 5,000 files with long names: more paths (4,096) and bytes (256 KiB) than the list starts with.
+  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "harness_pgrep_" }));
+  const helpers = new SearchHelpers(sandbox([root]), root, 1);
+  try {
+    for (let d = 0; d < 50; d++) {
+      const dir = join(root, `folder_with_a_long_name_${d}`);
+      Deno.mkdirSync(dir);
+      for (let f = 0; f < 100; f++) {
+        Deno.writeTextFileSync(
+          join(dir, `file_with_a_long_name_${f}.txt`),
+          f % 37 === 0 ? `needle ${d}/${f}\n` : "hay\n",
+        );
+      }
+    }
+    const option = options("needle");
+    const sequential = grepTree(root, "", option);
+    assertEquals(sequential.filesSearched, 5000);
+    assertEquals(
+      await grepTreeParallel(root, "", option, helpers.ports(), { walkerSearches: false }),
+      sequential,
+    );
+  } finally {
+    helpers.close();
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
 Deno.test("grepTreeParallel() with no helpers, or a subfolder start, matches grepTree()", async () => {
   await withTree(100, async (root) => {
     const option = options("needle");

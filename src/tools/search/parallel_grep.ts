@@ -129,20 +129,21 @@ function reviveError(failure: ChunkFailure): Error {
 /** Reads the shared list: the control words and the published paths. */
 class ListView {
   readonly control: Int32Array;
-  readonly #list: SharedFileList;
+  // Views without a length track the growable buffers as the walk grows them.
+  readonly #ends: Int32Array;
+  readonly #names: Uint8Array;
   readonly #decoder = new TextDecoder();
 
   constructor(list: SharedFileList) {
-    this.#list = list;
     this.control = new Int32Array(list.control);
+    this.#ends = new Int32Array(list.ends);
+    this.#names = new Uint8Array(list.names);
   }
 
   /** The workspace-relative path of file `i` (published). */
   path(i: number): string {
-    // Views are made per call: the buffers grow while the walk publishes.
-    const ends = new Int32Array(this.#list.ends);
-    const from = i === 0 ? 0 : ends[i - 1]!;
-    return this.#decoder.decode(new Uint8Array(this.#list.names, from, ends[i]! - from));
+    const from = i === 0 ? 0 : this.#ends[i - 1]!;
+    return this.#decoder.decode(this.#names.subarray(from, this.#ends[i]!));
   }
 
   /**
@@ -304,8 +305,9 @@ class Publisher {
   readonly list: SharedFileList;
   readonly #control: Int32Array;
   readonly #encoder = new TextEncoder();
-  #ends: Int32Array;
-  #names: Uint8Array;
+  // Views without a length: they track the buffers as #grow grows them.
+  readonly #ends: Int32Array;
+  readonly #names: Uint8Array;
   #count = 0;
   #bytes = 0;
 
@@ -335,13 +337,11 @@ class Publisher {
   add(path: string): boolean {
     if (this.#count === this.#ends.length) {
       if (!this.#grow(this.list.ends, this.#ends.byteLength * 2, MAX_FILES * 4)) return false;
-      this.#ends = new Int32Array(this.list.ends);
     }
     // A UTF-16 unit takes at most 3 bytes of UTF-8.
     if (this.#bytes + path.length * 3 > this.#names.length) {
       const want = Math.max(this.#names.length * 2, this.#bytes + path.length * 3);
       if (!this.#grow(this.list.names, want, MAX_NAME_BYTES)) return false;
-      this.#names = new Uint8Array(this.list.names);
     }
     this.#bytes += this.#encoder.encodeInto(path, this.#names.subarray(this.#bytes)).written;
     this.#ends[this.#count++] = this.#bytes;
