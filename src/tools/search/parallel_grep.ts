@@ -126,6 +126,27 @@ function reviveError(failure: ChunkFailure): Error {
   return error;
 }
 
+/** Tells every thread to claim no more chunks (and wakes those waiting for paths). */
+function stopAll(control: Int32Array): void {
+  Atomics.store(control, STOP, 1);
+  Atomics.notify(control, PUBLISHED);
+}
+
+/**
+ * A claimed chunk that failed as a whole (not at one file): the merge throws when it reaches
+ * it, rather than taking the chunk as missing and ending the searched prefix early.
+ */
+function failedChunk(claimed: { chunk: number; from: number }, error: unknown): ChunkResult {
+  return {
+    chunk: claimed.chunk,
+    searched: 0,
+    binaries: 0,
+    matches: [],
+    denied: [],
+    failure: { ...serialiseError(error, claimed.from), searched: 0, binaries: 0 },
+  };
+}
+
 /** Reads the shared list: the control words and the published paths. */
 class ListView {
   readonly control: Int32Array;
@@ -214,8 +235,7 @@ function searchChunk(
         searched: result.searched,
         binaries: result.binaries,
       };
-      Atomics.store(control, STOP, 1);
-      Atomics.notify(control, PUBLISHED);
+      stopAll(control);
       break;
     }
     if (outcome === UNREAD) continue;
@@ -239,28 +259,31 @@ function searchChunk(
     // More than asked for in this chunk alone: the rest of it cannot be shown.
     if (found > maxResults) break;
   }
-  if (Atomics.add(control, MATCHES, found) + found > maxResults) {
-    Atomics.store(control, STOP, 1);
-    Atomics.notify(control, PUBLISHED);
-  }
+  if (Atomics.add(control, MATCHES, found) + found > maxResults) stopAll(control);
   return result;
 }
 
 /**
- * Claims and searches chunks until none is left or the search should stop. Shared by the
- * walker (after its walk) and the helpers.
+ * Claims and searches chunks until none is left or the search should stop, adding what each
+ * found to `results`. Shared by the walker and the helpers.
  */
 function searchChunks(
   view: ListView,
   root: string,
   grep: FileGrep,
   maxResults: number,
-): ChunkResult[] {
-  const results: ChunkResult[] = [];
+  results: ChunkResult[],
+): void {
   for (let claimed = view.claim(); claimed !== null; claimed = view.claim()) {
-    results.push(searchChunk(view, claimed, root, grep, maxResults));
+    try {
+      results.push(searchChunk(view, claimed, root, grep, maxResults));
+    } catch (error) {
+      // Not one file's failure (searchChunk records those): the whole chunk fails.
+      results.push(failedChunk(claimed, error));
+      stopAll(view.control);
+      return;
+    }
   }
-  return results;
 }
 
 /**
@@ -279,21 +302,13 @@ export function serveGrepRequest(request: GrepRequest, reply: (done: GrepDone) =
     return;
   }
   const grep = new FileGrep(request);
-  let chunks: ChunkResult[] = [];
+  const chunks: ChunkResult[] = [];
   try {
-    chunks = searchChunks(view, request.root, grep, request.maxResults);
+    searchChunks(view, request.root, grep, request.maxResults, chunks);
   } catch (error) {
-    // Not a file's failure (those are recorded per chunk): stop everyone and report it.
-    Atomics.store(control, STOP, 1);
-    const next = Atomics.load(control, NEXT_CHUNK);
-    chunks.push({
-      chunk: next,
-      searched: 0,
-      binaries: 0,
-      matches: [],
-      denied: [],
-      failure: { ...serialiseError(error, next * CHUNK_FILES), searched: 0, binaries: 0 },
-    });
+    // Claiming failed, so no chunk can carry the error: fail the search from its start.
+    stopAll(control);
+    chunks.push(failedChunk({ chunk: 0, from: 0 }, error));
   } finally {
     grep.release();
   }
@@ -464,10 +479,7 @@ export async function grepTreeParallel(
   const answers = ports.map((port) => answerOf(port));
   const walkerSearches = parallel.walkerSearches !== false;
   for (const port of ports) port.postMessage(request);
-  const stop = () => {
-    Atomics.store(control, STOP, 1);
-    Atomics.notify(control, PUBLISHED);
-  };
+  const stop = () => stopAll(control);
   parallel.signal?.addEventListener("abort", stop, { once: true });
   let full = false;
   const deniedDirs: DeniedDir[] = [];
@@ -506,9 +518,9 @@ export async function grepTreeParallel(
   }
   try {
     if (walkerSearches) {
-      for (const result of searchChunks(view, root, grep, options.maxResults)) {
-        chunks.set(result.chunk, result);
-      }
+      const mine: ChunkResult[] = [];
+      searchChunks(view, root, grep, options.maxResults, mine);
+      for (const result of mine) chunks.set(result.chunk, result);
     }
   } finally {
     grep.release();
