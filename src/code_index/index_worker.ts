@@ -7,7 +7,6 @@
 
 import { installDenyGuard } from "../sandbox/deny_guard.ts";
 import type { PermissionName } from "../sandbox/permission_name.ts";
-import { covers } from "../sandbox/permission_value.ts";
 import { walkTree } from "../tools/search/walk_tree.ts";
 import { grammarFor } from "./languages.ts";
 import { type GrammarAssets, SymbolParser } from "./symbol_parser.ts";
@@ -54,14 +53,11 @@ function listCandidates(request: IndexRequest): { paths: string[]; partial: bool
     return { paths: request.only.filter((p) => grammarFor(p) !== undefined), partial: true };
   }
   const paths: string[] = [];
-  const denied = request.guard.read ?? [];
+  // Folders a --deny-read covers are skipped by the walk itself (the guard refuses them).
   walkTree(request.workspace, "", {
     includeHidden: false,
     respectGitignore: true,
-    // Folders a --deny-read covers are not entered (reading them would throw NotCapable).
-    enterDir: (dir) =>
-      !/(^|\/)node_modules\/$/.test(dir) &&
-      !denied.some((entry) => covers("read", entry, `${request.workspace}/${dir.slice(0, -1)}`)),
+    enterDir: (dir) => !/(^|\/)node_modules\/$/.test(dir),
     visit: (entry) => {
       if (entry.kind === "file" && grammarFor(entry.path) !== undefined) paths.push(entry.path);
     },

@@ -13,7 +13,13 @@ import { fileURLToPath } from "node:url";
 import { localImports } from "./import_graph.ts";
 import { covers, grantCovers } from "./permission_value.ts";
 import { toolOutputsDir } from "../config/folders.ts";
-import type { HostToWorker, LoadMessage, PluginRef, WorkerToHost } from "./worker_protocol.ts";
+import {
+  type HostToWorker,
+  type LoadMessage,
+  type PluginRef,
+  transferOf,
+  type WorkerToHost,
+} from "./worker_protocol.ts";
 import type { RespawnMessage, SpawnMessage } from "./spawner_worker.ts";
 
 /** What every worker of one host shares. */
@@ -62,11 +68,6 @@ export type Imported = Extract<WorkerToHost, { type: "imported" }>;
 function spawnerPermissions(permissions: WorkerPermissions): WorkerPermissions {
   if (permissions.read === true) return permissions;
   return { ...permissions, read: [...(permissions.read || []), HARNESS_SRC] };
-}
-
-/** The ports a message carries, which must be transferred rather than copied. */
-export function transferOf(message: HostToWorker): Transferable[] {
-  return message.type === "run" && message.helpers ? message.helpers : [];
 }
 
 /** One Worker (the spawner of the tool worker) and its outstanding requests. */

@@ -6,7 +6,12 @@
 // serving spawner keeps a spare tool worker started: "respawn" (after a timeout or crash)
 // swaps it in at once. Terminating this worker terminates its tool workers.
 
-import type { HostToWorker, LoadMessage, WorkerToHost } from "./worker_protocol.ts";
+import {
+  type HostToWorker,
+  type LoadMessage,
+  transferOf,
+  type WorkerToHost,
+} from "./worker_protocol.ts";
 import type { WorkerPermissions } from "./effective_permissions.ts";
 
 /** The first message this worker receives: what to start. */
@@ -82,10 +87,7 @@ function onMessage(event: MessageEvent<SpawnerInput>): void {
       return;
     default:
       // A run may carry ports to search helpers: they move on, not copy.
-      active?.postMessage(
-        message,
-        message.type === "run" && message.helpers ? message.helpers : [],
-      );
+      active?.postMessage(message, transferOf(message));
   }
 }
 

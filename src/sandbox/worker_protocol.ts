@@ -1,6 +1,7 @@
 // The messages between the tool host (main thread) and a sandbox worker. A worker is told
 // once which plugins it holds ("load"), then answers validate/run requests by id. Only
-// structured-clone-able values cross this boundary.
+// structured-clone-able values cross this boundary, and the ports a run carries, which are
+// transferred (transferOf).
 
 import type { ToolErrorType } from "../messages.ts";
 import type { ToolDefinition, ToolPermissions } from "../tools/define_tool.ts";
@@ -105,3 +106,13 @@ export type WorkerToHost =
   | { type: "crashed"; reason: string }
   /** A process group started by `ctx.spawn` started or ended (the host stops live ones at exit). */
   | { type: "group"; pid: number; running: boolean };
+
+/**
+ * The ports a message carries, which each hop (host, spawner) must transfer, not copy.
+ *
+ * @param message A message to the tool worker.
+ * @returns The search helpers' ports of a run, else nothing.
+ */
+export function transferOf(message: HostToWorker): Transferable[] {
+  return message.type === "run" && message.helpers ? message.helpers : [];
+}
