@@ -154,9 +154,9 @@ export class FileGrep {
     try {
       bytes = this.#reader.readText(absPath);
     } catch (error) {
-      // A --deny-read file inside the grant: skipped and reported, as ripgrep skips a file
-      // it may not open. Its content is never read.
-      // node:fs passes the guard's NotCapable on as an Error of that name.
+      // A --deny-read file inside the grant (the guard refuses it before the open) or a file
+      // outside the grant (Deno's own refusal, which node:fs passes on as an Error of that
+      // name): skipped and reported, as ripgrep skips a file it may not open. Never read.
       if (error instanceof Deno.errors.NotCapable || (error as Error)?.name === "NotCapable") {
         return DENIED;
       }
