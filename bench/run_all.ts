@@ -16,6 +16,7 @@ const BENCHES: { name: string; file: string; args: string[]; needs?: string }[] 
   { name: "text_tool_calls", file: "text_tool_calls_bench.ts", args: [] },
   { name: "context", file: "context_bench.ts", args: [] },
   { name: "parallel_calls", file: "parallel_calls_bench.ts", args: [] },
+  { name: "stats", file: "stats_bench.ts", args: [] },
   { name: "llama_cpp", file: "llama_cpp_bench.ts", args: [], needs: "../vendor/llama" },
 ];
 

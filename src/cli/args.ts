@@ -43,6 +43,8 @@ export type Command =
   | { kind: "plugin_trust"; flags: RunFlags; paths: string[] }
   | { kind: "acp"; flags: RunFlags }
   | { kind: "index"; flags: RunFlags }
+  /** `harness stats [--since WHEN] [--json]`: usage analytics (src/cli/stats_command.ts). */
+  | { kind: "stats"; flags: RunFlags; since?: string; json: boolean }
   /** `harness mcp ...`: its arguments are parsed by src/cli/mcp_command.ts. */
   | { kind: "mcp"; flags: RunFlags; args: string[] };
 
@@ -98,6 +100,8 @@ export const FLAGS = {
   gpu: { type: "string" },
   limit: { type: "string" },
   all: { type: "boolean" },
+  since: { type: "string" },
+  json: { type: "boolean" },
   "command-sandbox": { type: "string" },
   version: { type: "boolean", short: "V" },
   help: { type: "boolean", short: "h" },
@@ -115,6 +119,7 @@ export const SUBCOMMANDS = [
   "acp",
   "index",
   "mcp",
+  "stats",
 ] as const;
 
 /** Flags whose value may be left out (`--resume` alone lists sessions to pick from). */
@@ -275,6 +280,18 @@ export function parseCommand(argv: string[]): Result<Command> {
   if (!limit.ok) return limit;
 
   const command = parseSubcommand(parsed.value.positionals, flags);
+  if (command.ok && command.value.kind === "stats" && limit.value === undefined && !v.all) {
+    return ok({
+      ...command.value,
+      json: v.json === true,
+      ...(v.since === undefined ? {} : { since: v.since }),
+    });
+  }
+  if (command.ok && command.value.kind !== "stats" && (v.since !== undefined || v.json)) {
+    return usage(
+      `--${v.json ? "json" : "since"} applies only to "harness stats": leave it out here`,
+    );
+  }
   if (!command.ok || (limit.value === undefined && !v.all)) return command;
   // --limit and --all only mean something to the session lists.
   const action = command.value.kind === "sessions" ? command.value.action : undefined;
@@ -363,6 +380,14 @@ function parseSubcommand(positionals: string[], flags: RunFlags): Result<Command
         );
       }
       return ok({ kind: "index", flags });
+    }
+    case "stats": {
+      if (rest.length > 0) {
+        return usage(
+          `Unexpected argument "${rest[0]}" for "harness stats": it takes --since WHEN and --json`,
+        );
+      }
+      return ok({ kind: "stats", flags, json: false });
     }
     default:
       return usage(

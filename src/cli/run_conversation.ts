@@ -418,6 +418,8 @@ async function runReplMode(
       });
     },
     sessionsList: () => formatSessions(run.store, run.cwd),
+    sessionStats: async (id, style) =>
+      (await import("./stats_command.ts")).sessionStatsText(run.store, id, style),
     ...(mcp ? { mcpReport: () => formatServerStates(mcp.states()) } : {}),
     resume: (id) => {
       const resumed = sessions.resume(id);
