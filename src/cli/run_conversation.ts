@@ -111,6 +111,7 @@ export async function runConversation(
     cwd,
     printMode,
     provider: opened.value.provider,
+    ...(opened.value.baseUrl ? { serverUrl: opened.value.baseUrl } : {}),
     contextLength: opened.value.contextLength,
     messages: () => live.current?.().messages ?? [],
     conversationWindow: () => live.current?.()?.contextLength,
