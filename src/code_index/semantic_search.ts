@@ -51,6 +51,8 @@ function under(prefix: string | undefined): (path: string) => boolean {
 export class SemanticSearch {
   #vectors: VectorStore | undefined;
   #loaded: { generation: number; vectors: LoadedVectors } | undefined;
+  /** The graph generation whose chunks all have vectors: nothing to embed until it changes. */
+  #complete: number | undefined;
 
   constructor(readonly embedder: Embedder) {}
 
@@ -91,6 +93,7 @@ export class SemanticSearch {
       // The model changed under the same name: its old vectors cannot be compared.
       vectors.forget(model);
       this.#loaded = undefined;
+      this.#complete = undefined;
       return await this.search(store, query, true);
     }
     const inScope = under(query.path);
@@ -142,6 +145,7 @@ export class SemanticSearch {
       vectors.put(model, batch.map((c, i) => ({ hash: c.hash, vector: answer.value[i]! })));
       done += batch.length;
     }
+    this.#complete = query.generation;
     return ok(done);
   }
 }
