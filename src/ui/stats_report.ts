@@ -41,13 +41,16 @@ export function duration(ms: number | null): string {
   return `${(ms / 60_000).toFixed(1)} min`;
 }
 
-/** Columns padded to their widest cell; numbers right-aligned; the last column left ragged. */
-function table(header: string[], rows: string[][], numeric: boolean[], style: Style): string[] {
+/**
+ * Columns padded to their widest cell: the first (a name) left-aligned, the numbers between
+ * right-aligned, the last left ragged.
+ */
+function table(header: string[], rows: string[][], style: Style): string[] {
   const all = [header, ...rows];
   const widths = header.map((_, c) => Math.max(...all.map((row) => row[c]!.length)));
   const line = (row: string[]) =>
     row.map((cell, c) =>
-      c === row.length - 1 ? cell : numeric[c] ? cell.padStart(widths[c]!) : cell.padEnd(widths[c]!)
+      c === row.length - 1 ? cell : c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!)
     ).join("  ").trimEnd();
   return [style.bold(`  ${line(header)}`), ...rows.map((row) => `  ${line(row)}`)];
 }
@@ -114,14 +117,7 @@ function toolLines(stats: UsageStats, style: Style): string[] {
   ]);
   return [
     style.bold("Tools"),
-    ...table(["TOOL", "CALLS", "OK", "MEDIAN", "P95", "ERRORS"], rows, [
-      false,
-      true,
-      true,
-      true,
-      true,
-      false,
-    ], style),
+    ...table(["TOOL", "CALLS", "OK", "MEDIAN", "P95", "ERRORS"], rows, style),
   ];
 }
 
@@ -146,14 +142,7 @@ function approvalLines(stats: UsageStats, style: Style): string[] {
   ]);
   return [
     style.bold(head),
-    ...table(["TOOL", "APPROVED", "DENIED", "CHANGED", "WAIT", "WAIT P95"], rows, [
-      false,
-      true,
-      true,
-      true,
-      true,
-      false,
-    ], style),
+    ...table(["TOOL", "APPROVED", "DENIED", "CHANGED", "WAIT", "WAIT P95"], rows, style),
   ];
 }
 
@@ -187,7 +176,6 @@ function modelLines(stats: UsageStats, style: Style): string[] {
         "GENERATED",
       ],
       rows,
-      [false, true, true, true, true, true, true, true, false],
       style,
     ),
   ];

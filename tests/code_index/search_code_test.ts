@@ -70,6 +70,14 @@ function tools(
   });
 }
 
+/** No text of the private folder reached the embedding server. */
+function assertNothingSent(server: FakeEmbeddingServer): void {
+  const leaked = server.texts().filter((text) =>
+    text.includes(SECRET) || text.includes("private/")
+  );
+  assertEquals(leaked, []);
+}
+
 async function search(code: CodeTools, args: Record<string, unknown>) {
   const valid = code.validate("search_code", args);
   if (!valid.ok) throw new Error(valid.error.join("; "));
@@ -168,10 +176,7 @@ Deno.test("search_code never sends a --deny-read file to the embedding server, n
     const run = await search(code, { query: "launch codes request retry delay", limit: 30 });
     assert(run.result.success, run.result.error_message ?? "");
     assert(!(run.result.data ?? "").includes("private/"), run.result.data ?? "");
-    const leaked = server.texts().filter((text) =>
-      text.includes(SECRET) || text.includes("private/")
-    );
-    assertEquals(leaked, []);
+    assertNothingSent(server);
   } finally {
     code.close();
   }
@@ -191,10 +196,7 @@ Deno.test("search_code does not send what an earlier run with wider flags indexe
     const run = await search(narrow, { query: "launch codes", limit: 30 });
     assert(run.result.success, run.result.error_message ?? "");
     assert(!(run.result.data ?? "").includes("private/"), run.result.data ?? "");
-    const leaked = server.texts().filter((text) =>
-      text.includes(SECRET) || text.includes("private/")
-    );
-    assertEquals(leaked, []);
+    assertNothingSent(server);
   } finally {
     narrow.close();
   }

@@ -40,6 +40,10 @@ function graph(): GraphStore {
 
 const visible = (path: string) => !path.startsWith("private/");
 
+function ollamaEmbedder(root: string) {
+  return createEmbedder({ api: "ollama", baseUrl: root, model: "nomic-embed-text" });
+}
+
 Deno.test("VectorStore.pending() hands out only the chunks the read grant shows now", () => {
   const store = graph();
   try {
@@ -58,11 +62,7 @@ Deno.test("SemanticSearch.search() never returns a hidden chunk, even one with a
   await using server = startFakeEmbeddingServer();
   const store = graph();
   try {
-    const embedder = createEmbedder({
-      api: "ollama",
-      baseUrl: server.root,
-      model: "nomic-embed-text",
-    });
+    const embedder = ollamaEmbedder(server.root);
     // The hidden chunk got its vector in an earlier run with wider flags.
     const vectors = new VectorStore(store.db);
     const hidden = vectors.pending("nomic-embed-text", () => true);
@@ -93,11 +93,7 @@ Deno.test("VectorStore vectors follow chunks by content: a removed file's vector
   await using server = startFakeEmbeddingServer();
   const store = graph();
   try {
-    const embedder = createEmbedder({
-      api: "ollama",
-      baseUrl: server.root,
-      model: "nomic-embed-text",
-    });
+    const embedder = ollamaEmbedder(server.root);
     const search = new SemanticSearch(embedder);
     const query = { query: "retry", limit: 5, visible: () => true, generation: 1 };
     const first = await search.search(store, query);
