@@ -2,38 +2,20 @@
 // sandboxed Workers over a temp workspace, and a scripted model repeats its calls.
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
-import { join } from "node:path";
 import { runAgentLoop, type TurnOutcome } from "../../src/agent/agent_loop.ts";
 import { LoopGuard } from "../../src/agent/loop_guard.ts";
 import { makeToolResult, type Message } from "../../src/messages.ts";
-import { parseGrantFlags } from "../../src/cli/grant_flags.ts";
-import { discoverPlugins } from "../../src/plugins/load_plugins.ts";
 import { answer, callTools, ScriptedProvider } from "../../src/providers/scripted.ts";
-import { createToolHost, type ToolHost } from "../../src/sandbox/tool_host.ts";
-import { EventLog, RecordingApprover } from "../helpers/loop_host.ts";
+import type { ToolHost } from "../../src/sandbox/tool_host.ts";
+import { EventLog, type LoopHost, openLoopHost, RecordingApprover } from "../helpers/loop_host.ts";
 
 /** The built-in tools over a temp workspace holding a.txt, with read and write grants. */
-async function openBuiltins(): Promise<{ host: ToolHost; workspace: string } & AsyncDisposable> {
-  const workspace = await Deno.realPath(await Deno.makeTempDir({ prefix: "harness_guard_" }));
-  await Deno.writeTextFile(join(workspace, "a.txt"), "alpha\n");
-  const { files } = await discoverPlugins({ userDir: null, cwd: workspace });
-  const parsed = parseGrantFlags(["--allow-read=.", "--allow-write=."], { cwd: workspace });
-  if (!parsed.ok) throw new Error(JSON.stringify(parsed.error));
-  const { host, errors } = await createToolHost({
-    grants: parsed.value.grants,
-    workspace,
-    dataDir: join(workspace, ".harness"),
-    pluginFiles: files,
+function openBuiltins(): Promise<LoopHost> {
+  return openLoopHost({
+    builtins: true,
+    grants: ["--allow-read=.", "--allow-write=."],
+    files: { "a.txt": "alpha\n" },
   });
-  if (errors.length > 0) throw new Error(JSON.stringify(errors));
-  return {
-    host,
-    workspace,
-    async [Symbol.asyncDispose]() {
-      await host.close();
-      await Deno.remove(workspace, { recursive: true });
-    },
-  };
 }
 
 const READ = { name: "read_file", args: { path: "a.txt" } };

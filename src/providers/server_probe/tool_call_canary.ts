@@ -95,7 +95,18 @@ export async function probeToolCalls(
   return ok(classifyCanary(turn));
 }
 
-/** The error of a probe request stopped before its end (the doctor's deadline). */
+/**
+ * The error of a probe request stopped before its end (the doctor's deadline).
+ *
+ * @param baseUrl The server asked.
+ * @returns A `provider_stream` error saying so.
+ *
+ * @example
+ * ```ts
+ * import { stopped } from "./tool_call_canary.ts";
+ * if (stopped("http://127.0.0.1:8080/v1").kind !== "provider_stream") throw new Error();
+ * ```
+ */
 export function stopped(baseUrl: string): AgentError {
   return { kind: "provider_stream", baseUrl, message: "no complete answer in the time allowed" };
 }
