@@ -78,3 +78,17 @@ Deno.test("harness -p refuses a loop_guard of 1 in the config", async () => {
     out.stderr,
   );
 });
+
+Deno.test("harness -p stops a model that repeats a guarded call three more times", async () => {
+  await using sandbox = await cliSandbox();
+  await Deno.writeTextFile(`${sandbox.cwd}/a.txt`, "alpha\n");
+  await using server = startFakeLlmServer(
+    Array.from({ length: 5 }, () => reply().toolCall("read_file", { path: "a.txt" })),
+  );
+  const out = await sandbox.run(printArgs(server.baseUrl));
+  assertEquals(out.code, 1, out.stderr);
+  const json = lastJsonLine(out.stdout);
+  assertEquals([json.stop_reason, json.repeated_calls], ["error", 3]);
+  assert(String(json.error).includes('"read_file" 3 times'), String(json.error));
+  assertEquals(server.requests.length, 5);
+});
