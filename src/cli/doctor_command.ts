@@ -33,6 +33,12 @@ export interface DoctorReport {
   advice: string[];
 }
 
+/** Control characters but the line break (C0, DEL, C1), and the bidi overrides and isolates. */
+const CONTROLS = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+/** What JSON.stringify leaves as it is but a terminal obeys. */
+const BIDI = /[\u202a-\u202e\u2066-\u2069]/g;
+const escapeUnicode = (ch: string) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`;
+
 /** A window below this makes the user shorten files and output often. */
 const SMALL_WINDOW = 16_384;
 
@@ -56,8 +62,9 @@ export async function runDoctorCommand(
   const settings = await settingsOrExit(command.flags, io);
   if (typeof settings === "number") return settings;
   const report = await examine(settings, io.signal);
-  if (command.json) io.print(`${JSON.stringify(report)}\n`);
-  else io.print(formatReport(report));
+  // The server names the model and writes the errors: nothing it sends may steer the terminal.
+  if (command.json) io.print(`${JSON.stringify(report).replace(BIDI, escapeUnicode)}\n`);
+  else io.print(formatReport(report).replace(CONTROLS, "\uFFFD"));
   return report.usable ? EXIT.ok : EXIT.runtime;
 }
 

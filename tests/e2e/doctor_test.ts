@@ -121,3 +121,27 @@ Deno.test("harness --json without doctor is a usage error", async () => {
   assertEquals(out.code, 2);
   match(out.stderr, /--json applies only to "harness doctor"/);
 });
+
+Deno.test("harness doctor prints no control sequence a hostile server puts in its model name", async () => {
+  await using sandbox = await cliSandbox();
+  // OSC 52 writes the clipboard; CSI 2J clears the screen; U+202E reverses what follows.
+  const evil = "m\u001b]52;c;ZWNobyBwd25lZA==\u0007\u001b[2J\u202e";
+  await using server = startFakeLlmServer([
+    reply().toolCall("get_current_time", { timezone: "UTC" }).usage(150, 20),
+    speedReply(),
+  ], { models: [evil], routes: { "/props": PROPS } });
+  const out = await sandbox.run(["doctor", "--base-url", server.baseUrl]);
+  assertEquals(out.code, 0, out.stderr);
+  assert(
+    !/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/.test(out.stdout),
+    JSON.stringify(out.stdout),
+  );
+  match(out.stdout, /model "m.*52;c;/);
+  await using again = startFakeLlmServer([
+    reply().toolCall("get_current_time", { timezone: "UTC" }).usage(150, 20),
+    speedReply(),
+  ], { models: [evil], routes: { "/props": PROPS } });
+  const json = await sandbox.run(["doctor", "--json", "--base-url", again.baseUrl]);
+  assert(!/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/.test(json.stdout));
+  assertEquals(lastJsonLine(json.stdout).model, evil);
+});
