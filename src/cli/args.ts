@@ -46,7 +46,9 @@ export type Command =
   /** `harness stats [--since WHEN] [--json]`: usage analytics (src/cli/stats_command.ts). */
   | { kind: "stats"; flags: RunFlags; since?: string; json: boolean }
   /** `harness mcp ...`: its arguments are parsed by src/cli/mcp_command.ts. */
-  | { kind: "mcp"; flags: RunFlags; args: string[] };
+  | { kind: "mcp"; flags: RunFlags; args: string[] }
+  /** `harness doctor [--json]`: probes the model server (src/cli/doctor_command.ts). */
+  | { kind: "doctor"; flags: RunFlags; json?: boolean };
 
 function usage(message: string): { ok: false; error: { kind: "usage"; message: string } } {
   return err({ kind: "usage", message });
@@ -120,6 +122,7 @@ export const SUBCOMMANDS = [
   "index",
   "mcp",
   "stats",
+  "doctor",
 ] as const;
 
 /** Flags whose value may be left out (`--resume` alone lists sessions to pick from). */
@@ -287,10 +290,16 @@ export function parseCommand(argv: string[]): Result<Command> {
       ...(v.since === undefined ? {} : { since: v.since }),
     });
   }
-  if (command.ok && command.value.kind !== "stats" && (v.since !== undefined || v.json)) {
-    return usage(
-      `--${v.json ? "json" : "since"} applies only to "harness stats": leave it out here`,
-    );
+  if (command.ok && command.value.kind !== "stats" && v.since !== undefined) {
+    return usage('--since applies only to "harness stats": leave it out here');
+  }
+  if (v.json && command.ok && command.value.kind !== "stats") {
+    if (command.value.kind !== "doctor") {
+      return usage(
+        '--json applies only to "harness doctor" and "harness stats": for -p use --output-format json',
+      );
+    }
+    return ok({ ...command.value, json: true });
   }
   if (!command.ok || (limit.value === undefined && !v.all)) return command;
   // --limit and --all only mean something to the session lists.
@@ -372,6 +381,12 @@ function parseSubcommand(positionals: string[], flags: RunFlags): Result<Command
         );
       }
       return ok({ kind: "plugin_new", flags, name });
+    }
+    case "doctor": {
+      if (rest[0] !== undefined) {
+        return usage(`Unexpected argument "${rest[0]}" for "harness doctor": it takes flags only`);
+      }
+      return ok({ kind: "doctor", flags });
     }
     case "index": {
       if (rest.length > 0) {

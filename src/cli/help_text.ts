@@ -18,6 +18,7 @@ Usage:
   harness mcp add NAME -- COMMAND ARGS...        add a stdio MCP server (--url URL for HTTP)
   harness mcp list|remove NAME|import FILE       check, remove or import MCP servers
   harness stats [--since WHEN] [--json]          usage per tool and model from the session log
+  harness doctor [--json] [flags]                probe the model server: window, tool calls, speed
 
 Flags:
   -p, --print PROMPT     run one prompt and exit ("-" reads it from stdin)

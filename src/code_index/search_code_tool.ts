@@ -67,8 +67,9 @@ export function formatSearchAnswer(
       : `No definitions match "${query}" in that scope.`;
     return { output, display: `${output}${embedded}` };
   }
+  const n = answer.matches.length;
   const head =
-    `${answer.matches.length} definitions closest to "${query}" (of ${answer.searched}, ` +
+    `${n} definition${n === 1 ? "" : "s"} closest to "${query}" (of ${answer.searched}, ` +
     `by ${model}; cosine similarity at the end):`;
   const lines = answer.matches.map((m) =>
     `${m.path}:${m.line}-${m.endLine}: ${m.signature}  (${m.score.toFixed(2)})`

@@ -8,8 +8,8 @@ import type { DatabaseSync, SQLInputValue, SQLOutputValue } from "node:sqlite";
 import { payloadField as f } from "./schema.ts";
 import {
   type ApprovalStats,
-  LOOP_GUARD_PREFIX,
   type ModelStats,
+  REPEATED_FAILURE_PREFIX,
   type ToolStats,
   type UsageStats,
 } from "./usage_stats_types.ts";
@@ -95,7 +95,9 @@ const USAGE_STATS_SQL = {
     GROUP BY 1 ORDER BY s.started_at DESC, 1 DESC LIMIT ?`,
   stops: (where: string) =>
     `SELECT type, ${f("$.stopReason")} AS reason, ${f("$.limit")} AS kind,
-      coalesce(substr(${f("$.errorMessage")}, 1, ${LOOP_GUARD_PREFIX.length}) = ?, 0) AS guard,
+      coalesce(substr(${
+      f("$.errorMessage")
+    }, 1, ${REPEATED_FAILURE_PREFIX.length}) = ?, 0) AS guard,
       count(*) AS n
     FROM events WHERE ${where} GROUP BY 1, 2, 3, 4`,
 };
@@ -252,7 +254,10 @@ export function queryUsageStats(db: DatabaseSync, options: UsageStatsOptions = {
       all(Q.callsPerModel(results.where), ...results.params),
     ),
     approvals,
-    stops: stopStats(all(Q.stops(stopScope.where), LOOP_GUARD_PREFIX, ...stopScope.params)),
+    stops: {
+      ...stopStats(all(Q.stops(stopScope.where), REPEATED_FAILURE_PREFIX, ...stopScope.params)),
+      loopGuard: [...tools.values()].reduce((n, t) => n + (t.errors.repeated_call ?? 0), 0),
+    },
     trends: {
       callsPerDay: all(Q.callsPerDay(results.where, options.days ?? "local"), ...results.params)
         .map((row) => ({ day: str(row.day), calls: count(row.n) })),
@@ -289,9 +294,13 @@ function modelStats(tokenRows: Row[], callRows: Row[]): ModelStats[] {
 }
 
 function stopStats(rows: Row[]): UsageStats["stops"] {
-  const stops = { loopGuard: 0, iterationLimit: 0, toolCallLimit: 0, byReason: {} } as UsageStats[
-    "stops"
-  ];
+  const stops: UsageStats["stops"] = {
+    loopGuard: 0,
+    repeatedFailures: 0,
+    iterationLimit: 0,
+    toolCallLimit: 0,
+    byReason: {},
+  };
   for (const row of rows) {
     const n = count(row.n);
     if (row.type === "limit_reached") {
@@ -301,7 +310,7 @@ function stopStats(rows: Row[]): UsageStats["stops"] {
     }
     const reason = str(row.reason) || "unknown";
     stops.byReason[reason] = (stops.byReason[reason] ?? 0) + n;
-    if (reason === "error" && count(row.guard) === 1) stops.loopGuard += n;
+    if (reason === "error" && count(row.guard) === 1) stops.repeatedFailures += n;
   }
   return stops;
 }
@@ -329,7 +338,7 @@ export function usageStatsQueries(options: UsageStatsOptions = {}): [string, SQL
     [Q.waits(decisions.where, true), decisions.params],
     [Q.tokens(turns.where), turns.params],
     [Q.tokensPerSession(turns.where), [...turns.params, 40]],
-    [Q.stops(stops.where), [LOOP_GUARD_PREFIX, ...stops.params]],
+    [Q.stops(stops.where), [REPEATED_FAILURE_PREFIX, ...stops.params]],
     [`SELECT count(DISTINCT session_id) AS n FROM events WHERE ${turns.where}`, turns.params],
   ];
 }

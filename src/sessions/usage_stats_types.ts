@@ -3,11 +3,11 @@
 // Token counts a server never reported are unknown, never zero.
 
 /**
- * How the loop-guard's stop message starts (src/agent/conversation.ts, "Stopped: the model
- * called X 3 times with the same failing arguments"). tests/sessions/usage_stats_test.ts drives
- * a real conversation into that stop, so a change of wording fails there.
+ * How the repeated-failure stop's message starts (src/agent/conversation.ts, "Stopped: the
+ * model called X 3 times with the same failing arguments"). tests/sessions/usage_stats_test.ts
+ * drives a real conversation into that stop, so a change of wording fails there.
  */
-export const LOOP_GUARD_PREFIX = "Stopped: the model called";
+export const REPEATED_FAILURE_PREFIX = "Stopped: the model called";
 
 /** Approvals of one tool, or of all. */
 export interface ApprovalStats {
@@ -81,8 +81,10 @@ export interface UsageStats {
   models: ModelStats[];
   approvals: ApprovalStats;
   stops: {
-    /** Turns the loop guard ended: the same call failed the same way too often. */
+    /** Calls the loop guard answered `repeated_call` instead of running them again. */
     loopGuard: number;
+    /** Turns ended because the same call failed the same way three times. */
+    repeatedFailures: number;
     /** The per-message iteration limit stopped a turn. */
     iterationLimit: number;
     /** The per-turn tool-call limit answered calls with `limit_reached`. */

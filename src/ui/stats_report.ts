@@ -80,7 +80,7 @@ function percent(rate: number | null): string {
  *   sessions: 0, tools: [], models: [],
  *   approvals: { approved: 0, denied: 0, changed: 0, medianWaitMs: null, p95WaitMs: null,
  *     ruleAllowed: 0, ruleDenied: 0 },
- *   stops: { loopGuard: 0, iterationLimit: 0, toolCallLimit: 0, byReason: {} },
+ *   stops: { loopGuard: 0, repeatedFailures: 0, iterationLimit: 0, toolCallLimit: 0, byReason: {} },
  *   trends: { callsPerDay: [], tokensPerSession: [] },
  * }, createStyle(false));
  * if (!text.includes("No sessions")) throw new Error(text);
@@ -192,8 +192,9 @@ function stopLine(stats: UsageStats): string {
   const s = stats.stops;
   const reasons = Object.entries(s.byReason).sort(([, a], [, b]) => b - a)
     .map(([reason, n]) => `${reason} ${n}`).join(", ");
-  return `Stops: loop guard ${s.loopGuard}, iteration limit ${s.iterationLimit}, ` +
-    `tool-call limit ${s.toolCallLimit}${reasons ? `; turns ended: ${reasons}` : ""}`;
+  return `Stops: loop guard ${s.loopGuard} calls, repeated failures ${s.repeatedFailures}, ` +
+    `iteration limit ${s.iterationLimit}, tool-call limit ${s.toolCallLimit}` +
+    `${reasons ? `; turns ended: ${reasons}` : ""}`;
 }
 
 function trendLines(stats: UsageStats, style: Style): string[] {

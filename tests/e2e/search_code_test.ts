@@ -115,3 +115,27 @@ Deno.test("harness tool search_code uses the configured embedding server, withou
   );
   assertEquals(embeddings.requests.map((r) => r.path), ["/api/embed", "/api/embed"]);
 });
+
+Deno.test("harness doctor reports the embedding model search_code would use", async () => {
+  await using sandbox = await cliSandbox();
+  const doctorReplies = () => [
+    reply().toolCall("get_current_time", { timezone: "UTC" }).usage(150, 20),
+    reply().text("Line 61: the value is 61.\n".repeat(4), { chunks: 8 }).usage(500, 64),
+  ];
+  const embedded: EmbeddingRequest[] = [];
+  await using server = startFakeLlmServer(doctorReplies(), {
+    handle: embeddingRoutes({ models: ["m", "nomic-embed-text"] }, embedded),
+  });
+  const out = await sandbox.run(["doctor", "--json", "--base-url", server.baseUrl, "--model", "m"]);
+  assertEquals(out.code, 0, out.stderr);
+  assertEquals(lastJsonLine(out.stdout).embeddings, {
+    status: "ok",
+    model: "nomic-embed-text",
+    baseUrl: server.baseUrl,
+    dimensions: 256,
+  });
+  await using chatOnly = startFakeLlmServer(doctorReplies(), { models: ["m"] });
+  const none = await sandbox.run(["doctor", "--base-url", chatOnly.baseUrl, "--model", "m"]);
+  assertEquals(none.code, 0, none.stderr);
+  match(none.stdout, /Embeddings: +none found: search_code is not offered/);
+});

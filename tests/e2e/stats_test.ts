@@ -59,7 +59,7 @@ Deno.test("harness stats reports the tools and tokens of recorded runs, as text 
   match(text.stdout, /read_file\s+1\s+0%.*not_found 1/);
   match(
     text.stdout,
-    /Stops: loop guard 0, iteration limit 0, tool-call limit 0; turns ended: answered 1/,
+    /Stops: loop guard 0 calls, repeated failures 0, iteration limit 0, tool-call limit 0; turns ended: answered 1/,
   );
 
   const recent = await sandbox.run(["stats", "--since", "1d", "--json"]);
@@ -81,7 +81,7 @@ Deno.test("harness stats refuses a --since it cannot read, stray arguments, and 
   match(extra.stderr, /Unexpected argument "now" for "harness stats"/);
   const elsewhere = await sandbox.run(["sessions", "--json"]);
   assertEquals(elsewhere.code, 2);
-  match(elsewhere.stderr, /--json applies only to "harness stats"/);
+  match(elsewhere.stderr, /--json applies only to "harness doctor" and "harness stats"/);
   const empty = await sandbox.run(["stats"]);
   assertEquals([empty.code, empty.stdout.trim()], [0, "No sessions recorded yet"]);
 });
@@ -105,4 +105,33 @@ Deno.test("REPL /stats shows the current session's calls, approvals and tokens",
   match(out.stdout, new RegExp(`Usage of session ${id}`));
   match(out.stdout, /get_current_time\s+1\s+100%/);
   match(out.stdout, /m\s+1\s+2\s+1\s+110\s+0\s+0\s+110\s+5/);
+});
+
+Deno.test("harness stats counts the calls the loop guard answered without running them", async () => {
+  await using sandbox = await cliSandbox();
+  await Deno.writeTextFile(`${sandbox.cwd}/a.txt`, "a\n");
+  await using server = startFakeLlmServer([
+    reply().toolCall("ls", { path: "." }),
+    reply().toolCall("ls", { path: "." }),
+    reply().toolCall("ls", { path: "." }),
+    reply().text("Only a.txt."),
+  ]);
+  const run = await sandbox.run([
+    "-p",
+    "list",
+    "--base-url",
+    server.baseUrl,
+    "--model",
+    "m",
+    "--allow-read=.",
+  ]);
+  assertEquals(run.code, 0, run.stderr);
+  const json = await sandbox.run(["stats", "--json"]);
+  const stats = lastJsonLine(json.stdout) as {
+    tools: { tool: string; calls: number; errors: Record<string, number> }[];
+    stops: { loopGuard: number; repeatedFailures: number };
+  };
+  const ls = stats.tools.find((t) => t.tool === "ls");
+  assertEquals([ls?.calls, ls?.errors], [3, { repeated_call: 1 }]);
+  assertEquals([stats.stops.loopGuard, stats.stops.repeatedFailures], [1, 0]);
 });

@@ -253,7 +253,7 @@ Deno.test("queryUsageStats() reads --since and one session, and counts calls per
   assertEquals([none.sessions, none.tools], [0, []]);
 });
 
-Deno.test("queryUsageStats() counts a real loop-guard stop and the limits", async () => {
+Deno.test("queryUsageStats() counts a real repeated-failure stop and the limits", async () => {
   await using db = await openDb();
   await using h = await openLoopHost();
   const fail = () => callTools([{ name: "fail", args: { how: "error" } }]);
@@ -273,7 +273,8 @@ Deno.test("queryUsageStats() counts a real loop-guard stop and the limits", asyn
 
   const stats = db.stats();
   assertEquals(stats.stops, {
-    loopGuard: 1,
+    loopGuard: 0,
+    repeatedFailures: 1,
     iterationLimit: 1,
     toolCallLimit: 1,
     byReason: { error: 1, iteration_limit: 1 },
