@@ -77,11 +77,10 @@ const USAGE_STATS_SQL = {
     `SELECT ${f("$.name")} AS tool, ${f("$.by")} AS decided_by, ${f("$.decision")} AS decision,
       ${f("$.changedArguments")} IS NOT NULL AS changed, count(*) AS n
     FROM events WHERE ${where} GROUP BY 1, 2, 3, 4`,
-  waits: (where: string, perTool: boolean) =>
-    percentileSql(
-      `SELECT ${perTool ? f("$.name") : "''"} AS k, ${WAIT_MS} AS v
-      FROM events WHERE ${where} AND ${f("$.by")} = 'user'`,
-    ),
+  /** One row per decision the user made (a few per session): percentiles are taken here. */
+  waits: (where: string) =>
+    `SELECT ${f("$.name")} AS k, ${WAIT_MS} AS v
+    FROM events WHERE ${where} AND ${f("$.by")} = 'user'`,
   tokens: (where: string) =>
     `SELECT s.model, count(*) AS turns, count(DISTINCT events.session_id) AS sessions,
       ${tokenSums()}
@@ -140,6 +139,16 @@ function percentiles(rows: Row[]): Map<string, { p50: number; p95: number }> {
     out.set(key, entry);
   }
   return out;
+}
+
+/**
+ * The nearest-rank percentile: the smallest value with at least p% of the values at or below
+ * it (null for none), as percentileSql takes it in SQL.
+ */
+function nearestRank(values: readonly number[], p: number): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.max(1, Math.ceil((p * sorted.length) / 100)) - 1]!;
 }
 
 function str(value: SQLOutputValue | undefined): string {
@@ -235,11 +244,22 @@ export function queryUsageStats(db: DatabaseSync, options: UsageStatsOptions = {
     a[key] += n;
     approvals[key] += n;
   }
-  for (const [name, p] of percentiles(all(Q.waits(decisions.where, true), ...decisions.params))) {
-    Object.assign(tool(name).approvals, { medianWaitMs: p.p50, p95WaitMs: p.p95 });
+  const waits = new Map<string, number[]>();
+  for (const row of all(Q.waits(decisions.where), ...decisions.params)) {
+    if (row.v === null) continue;
+    const list = waits.get(str(row.k)) ?? [];
+    list.push(Number(row.v));
+    waits.set(str(row.k), list);
   }
-  const overall = percentiles(all(Q.waits(decisions.where, false), ...decisions.params)).get("");
-  if (overall) Object.assign(approvals, { medianWaitMs: overall.p50, p95WaitMs: overall.p95 });
+  for (const [name, list] of waits) {
+    Object.assign(tool(name).approvals, {
+      medianWaitMs: nearestRank(list, 50),
+      p95WaitMs: nearestRank(list, 95),
+    });
+  }
+  const everyWait = [...waits.values()].flat();
+  approvals.medianWaitMs = nearestRank(everyWait, 50);
+  approvals.p95WaitMs = nearestRank(everyWait, 95);
 
   return {
     ...(options.since === undefined ? {} : { since: options.since }),
@@ -335,7 +355,7 @@ export function usageStatsQueries(options: UsageStatsOptions = {}): [string, SQL
     [Q.callsPerDay(results.where, "local"), results.params],
     [Q.callsPerModel(results.where), results.params],
     [Q.decisions(decisions.where), decisions.params],
-    [Q.waits(decisions.where, true), decisions.params],
+    [Q.waits(decisions.where), decisions.params],
     [Q.tokens(turns.where), turns.params],
     [Q.tokensPerSession(turns.where), [...turns.params, 40]],
     [Q.stops(stops.where), [REPEATED_FAILURE_PREFIX, ...stops.params]],
