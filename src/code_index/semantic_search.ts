@@ -127,6 +127,7 @@ export class SemanticSearch {
     vectors: VectorStore,
     query: SemanticQuery,
   ): Promise<Result<number, AgentError>> {
+    if (this.#complete === query.generation) return ok(0);
     const model = this.embedder.endpoint.model;
     const pending = vectors.pending(model, query.visible);
     let done = 0;
