@@ -5,6 +5,7 @@
 import { isAbsolute, resolve } from "node:path";
 import type { ToolCallContent, ToolCallLocation, ToolKind } from "@agentclientprotocol/sdk";
 import type { ToolResult } from "../messages.ts";
+import { ownField } from "../platform/json_values.ts";
 
 const KINDS: Record<string, ToolKind> = {
   read_file: "read",
@@ -43,7 +44,7 @@ export const EDIT_TOOLS: ReadonlySet<string> = new Set(
  * ```
  */
 export function toolKind(name: string): ToolKind {
-  return KINDS[name] ?? "other";
+  return ownField(KINDS, name) ?? "other";
 }
 
 function record(value: unknown): Record<string, unknown> {

@@ -102,7 +102,7 @@ function fits(value: unknown, types: string[]): boolean {
 /** Finds the sub-schema (object properties / array items) inside a possibly nullable schema. */
 function findKey(schema: unknown, key: "properties" | "items"): unknown {
   if (!isRecord(schema)) return undefined;
-  if (key in schema) return schema[key];
+  if (Object.hasOwn(schema, key)) return schema[key];
   for (const union of ["anyOf", "oneOf"]) {
     const options = schema[union];
     if (Array.isArray(options)) {
@@ -156,7 +156,7 @@ function coerce(value: unknown, schema: unknown, path: string, repairs: Set<stri
     if (!isRecord(properties)) return value;
     const out: Record<string, unknown> = {};
     for (const [key, item] of Object.entries(value)) {
-      out[key] = key in properties
+      out[key] = Object.hasOwn(properties, key)
         ? coerce(item, properties[key], path ? `${path}.${key}` : key, repairs)
         : item;
     }

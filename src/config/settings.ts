@@ -5,6 +5,8 @@
 // (config_trust.ts), only the keys of PROJECT_CONFIG_SAFE_KEYS apply from it.
 
 import { httpUrlProblem } from "../platform/http_url.ts";
+import { ownField } from "../platform/json_values.ts";
+import { jsonDepth, MAX_JSON_DEPTH } from "../platform/json_depth.ts";
 import { paths } from "../platform/paths.ts";
 import { configDir } from "./folders.ts";
 import type { ParseError } from "jsonc-parser";
@@ -261,6 +263,14 @@ export async function parseConfigText(
     import("../platform/jsonc_error_reason.ts"),
   ]);
   if (stripComments(text).trim() === "") return ok({});
+  // The parser recurses: a file nested thousands deep would overflow its stack.
+  if (jsonDepth(text) > MAX_JSON_DEPTH) {
+    return err({
+      kind: "config_invalid",
+      file,
+      reason: `values nest more than ${MAX_JSON_DEPTH} levels deep: fix the file or move it away`,
+    });
+  }
   const errors: ParseError[] = [];
   const value: unknown = parse(text, errors, { allowTrailingComma: true });
   const first = errors[0];
@@ -280,7 +290,7 @@ export async function parseConfigText(
   }
   const out: Record<string, unknown> = {};
   for (const [key, raw] of Object.entries(value)) {
-    const field = FIELDS[key];
+    const field = ownField(FIELDS, key);
     if (!field) {
       return err({
         kind: "config_invalid",

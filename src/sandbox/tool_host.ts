@@ -14,6 +14,7 @@ import { truncateToolResult } from "./truncate_output.ts";
 import { loadToolCatalog, type ToolCatalog, type ToolGroup } from "./tool_catalog.ts";
 import { type SandboxOptions, type SandboxWorker, startSandbox } from "./sandbox_worker.ts";
 import { helperCount, SEARCH_TOOLS, SearchHelpers } from "./search_helpers.ts";
+import { ownField } from "../platform/json_values.ts";
 
 /** Options of {@linkcode openToolHost} and {@linkcode createToolHost}. */
 export interface ToolHostOptions extends SandboxOptions {
@@ -196,7 +197,8 @@ export class ToolHost implements ToolRunner {
       return await finish({ errorType: "cancelled", message: "Cancelled before it started" });
     }
     const id = this.#nextId++;
-    const timeoutMs = this.#options.timeouts?.[name] ?? info.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const timeoutMs = ownField(this.#options.timeouts ?? {}, name) ?? info.timeoutMs ??
+      DEFAULT_TIMEOUT_MS;
     const ports = helpers?.ports() ?? [];
     const reply = worker.request(
       {
