@@ -4,6 +4,7 @@
 // loop can tell a model to stop repeating one. Plugs into call_driver.ts as its ArgumentParser.
 
 import { isRecord } from "../platform/json_values.ts";
+import { argumentsTextProblem } from "../tools/argument_limits.ts";
 
 type Schema = Record<string, unknown>;
 
@@ -248,6 +249,8 @@ export function repairArguments(
 function normalise(args: unknown): string {
   let value = args;
   if (typeof args === "string") {
+    // Past the limits, parsing and sorting would recurse too deep: compare the text.
+    if (argumentsTextProblem(args) !== undefined) return args;
     const parsed = tryJson(args.trim() === "" ? "{}" : args);
     if (!("value" in parsed)) return args.replace(/\s+/g, " ").trim();
     value = parsed.value;

@@ -48,3 +48,28 @@ export function jsonDepth(text: string, limit: number = MAX_JSON_DEPTH): number 
   }
   return deepest;
 }
+
+/**
+ * Parses JSON text only when it nests at most {@link MAX_JSON_DEPTH} levels: a model's
+ * tool-call arguments are kept as text in the conversation, and every place that turns them
+ * back into a value (wire formats, `-p` JSON output, editors) must not hand a 10,000-deep
+ * value to code that recurses over it.
+ *
+ * @param text JSON text.
+ * @returns `{ value }`, or undefined when the text is not JSON or nests too deep.
+ *
+ * @example
+ * ```ts
+ * import { parseShallowJson } from "./json_depth.ts";
+ * if (parseShallowJson('{"a": 1}')?.value === undefined) throw new Error();
+ * if (parseShallowJson("[".repeat(100) + "]".repeat(100)) !== undefined) throw new Error();
+ * ```
+ */
+export function parseShallowJson(text: string): { value: unknown } | undefined {
+  if (jsonDepth(text) > MAX_JSON_DEPTH) return undefined;
+  try {
+    return { value: JSON.parse(text) };
+  } catch {
+    return undefined;
+  }
+}

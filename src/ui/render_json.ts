@@ -3,6 +3,7 @@
 
 import type { TurnOutcome } from "../agent/agent_loop.ts";
 import type { LoopEvent } from "../agent/loop_events.ts";
+import { parseShallowJson } from "../platform/json_depth.ts";
 
 export interface FinalJson {
   result: string;
@@ -23,11 +24,9 @@ export interface FinalJson {
  */
 function argumentsValue(args: unknown): unknown {
   if (typeof args !== "string") return args;
-  try {
-    return JSON.parse(args);
-  } catch {
-    return args;
-  }
+  // Text nested past the limit (refused as such) stays text: JSON.stringify would overflow.
+  const parsed = parseShallowJson(args);
+  return parsed === undefined ? args : parsed.value;
 }
 
 /**
