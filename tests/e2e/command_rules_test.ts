@@ -93,3 +93,61 @@ Deno.test({
     assert(String(results[0]?.content).includes("cannot be named before it runs"));
   },
 });
+
+Deno.test({
+  name:
+    "harness -p --yes denies tar --use-compress=CMD and git -C . reset while rm and git reset are denied",
+  ignore: Deno.build.os === "windows",
+  async fn() {
+    // Issue 26, items 5-7: a GNU long-option abbreviation ran `rm` past "rm *" under --yes,
+    // and a global option before the subcommand hid it from "git reset *".
+    await using sandbox = await cliSandbox();
+    await Deno.writeTextFile(
+      `${sandbox.cwd}/rules.jsonc`,
+      JSON.stringify({
+        rules: [
+          { tool: "run_command", match: { command: "rm *" }, action: "deny" },
+          { tool: "run_command", match: { command: "git reset *" }, action: "deny" },
+        ],
+      }),
+    );
+    await Deno.writeTextFile(`${sandbox.cwd}/victim.txt`, "keep");
+    await Deno.writeTextFile(`${sandbox.cwd}/data.txt`, "data");
+    const tar = await new Deno.Command("tar", {
+      args: ["-cf", "a.tar", "data.txt"],
+      cwd: sandbox.cwd,
+    })
+      .output();
+    assert(tar.success);
+    await using server = startFakeLlmServer([
+      reply().toolCall("run_command", {
+        command: "tar --use-compress='rm -f victim.txt' -xf a.tar",
+      }),
+      reply().toolCall("run_command", { command: "tar --to-com='rm -f victim.txt' -xf a.tar" }),
+      reply().toolCall("run_command", { command: "git -C . reset --hard" }),
+      reply().text("done"),
+    ]);
+    const out = await sandbox.run([
+      "-p",
+      "go",
+      "--yes",
+      "--base-url",
+      server.baseUrl,
+      "--model",
+      "m",
+      "--allow-run",
+      "--allow-read=.",
+      "--allow-write=.",
+      "--policies",
+      "rules.jsonc",
+      "--no-session",
+    ]);
+    assertEquals(out.code, 0, out.stderr);
+    assert(await exists(`${sandbox.cwd}/victim.txt`), "an abbreviated option ran rm past the deny");
+    const results = server.requests.at(-1)!.messages.filter((m) => m.role === "tool");
+    assertEquals(results.length, 3);
+    for (const result of results) {
+      assert(String(result.content).includes("permission_denied"), String(result.content));
+    }
+  },
+});
