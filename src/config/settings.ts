@@ -16,6 +16,7 @@ import { isAnthropicBaseUrl } from "../providers/anthropic/base_url.ts";
 import type { ConfigTrustOptions } from "../permissions/config_trust.ts";
 import { checkMcpServers, type McpServerConfig } from "../mcp/mcp_config.ts";
 import { type ModelSource, parseModelSource } from "../providers/model_source.ts";
+import { DEFAULT_TURN_OUTPUT_LIMITS } from "../providers/turn_output_cap.ts";
 
 export const DEFAULT_BASE_URL = "http://127.0.0.1:11434/v1";
 
@@ -59,6 +60,10 @@ export interface Settings {
   stallTimeout: number;
   /** Compact the conversation when a request would fill this percentage of the window. */
   compactAt: number;
+  /** Streamed pieces (about one token each) one model turn may send before it is stopped. */
+  maxTurnTokens: number;
+  /** Bytes one model turn may stream before it is stopped (memory and the session log). */
+  maxTurnBytes: number;
   /** No base URL, provider or model file was given: look for a local server. */
   discover?: boolean;
   /** MCP servers by name (src/mcp/mcp_config.ts); the project file adds to the user's. */
@@ -110,6 +115,8 @@ export const DEFAULT_SETTINGS: Settings = {
   firstByteTimeout: 600,
   stallTimeout: 120,
   compactAt: 85,
+  maxTurnTokens: DEFAULT_TURN_OUTPUT_LIMITS.maxTokens,
+  maxTurnBytes: DEFAULT_TURN_OUTPUT_LIMITS.maxBytes,
   mcpServers: {},
 };
 
@@ -193,6 +200,8 @@ const FIELDS: Record<string, [keyof Settings, Checker]> = {
   first_byte_timeout: ["firstByteTimeout", isPositive],
   stall_timeout: ["stallTimeout", isPositive],
   compact_at: ["compactAt", isPercent],
+  max_turn_tokens: ["maxTurnTokens", isPositive],
+  max_turn_bytes: ["maxTurnBytes", isPositive],
   mcp_servers: ["mcpServers", checkMcpServers],
   default_model: ["defaultModel", (v) => {
     const parsed = parseModelSource(v);
@@ -219,6 +228,8 @@ export const PROJECT_CONFIG_SAFE_KEYS: readonly string[] = [
   "first_byte_timeout",
   "stall_timeout",
   "compact_at",
+  "max_turn_tokens",
+  "max_turn_bytes",
   "ctx_size",
   "max_output_size",
   "tool_output_limit",
