@@ -9,6 +9,7 @@
 import { basename, dirname, join, relative } from "node:path";
 import { configDir } from "../config/folders.ts";
 import { importGraphHash } from "../sandbox/import_graph.ts";
+import { terminalLine } from "../platform/terminal_text.ts";
 
 /** The I/O trust needs: a one-line answer and output. */
 export interface TrustIO {
@@ -202,7 +203,8 @@ export async function checkProjectTrust(
   const words = options.wording ?? PLUGIN_WORDING;
   const storeFile = options.storeFile ?? trustedPluginsFile();
   const cwd = options.cwd ?? Deno.cwd();
-  const show = (file: string) => relative(cwd, file) || basename(file);
+  // File names come with the repository: escapes show as text.
+  const show = (file: string) => terminalLine(relative(cwd, file) || basename(file));
   if (files.length === 0) return { load: [], skipped: [] };
   const store = await readStore(storeFile, io);
   const load: string[] = [];
