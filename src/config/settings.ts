@@ -339,7 +339,7 @@ async function trustedPart(
   file: string,
   text: string,
   settings: Partial<Settings>,
-  trust: ConfigTrustOptions & { storeFile: string },
+  trust: ConfigTrustOptions & { env: (name: string) => string | undefined },
 ): Promise<Partial<Settings>> {
   const acting = Object.entries(FIELDS).filter(([key, [name]]) =>
     !PROJECT_CONFIG_SAFE_KEYS.includes(key) && name in settings
@@ -387,7 +387,8 @@ export async function loadSettings(
   const fromProject = await trustedPart(projectFile, project.value.text, project.value.settings, {
     interactive: options.trust?.interactive ?? false,
     io,
-    storeFile: options.trust?.storeFile ?? paths.join(configDir(env), "trusted_configs.json"),
+    ...(options.trust?.storeFile ? { storeFile: options.trust.storeFile } : {}),
+    env,
     cwd: options.trust?.cwd ?? options.cwd,
   });
   // A cloned repository's config may make commands stricter, never looser.
