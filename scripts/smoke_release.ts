@@ -1,0 +1,147 @@
+// The release smoke test: runs a harness build (a compiled binary, or `deno run ... main.ts`)
+// through what the README promises, against a loopback model server, and prints one line per
+// check, the binary's size, start-up times and "N passed, N failed" (exit 1 on any failure).
+// Usage: deno run -A scripts/smoke_release.ts [--model-file answer|message] [--only TEXT]
+//        -- COMMAND...
+
+import { parseArgs } from "node:util";
+import { dirname, join } from "node:path";
+import type { ModelFileExpectation, SmokeCheck, SmokeContext } from "./smoke_check.ts";
+import { CORE_CHECKS } from "./smoke_checks.ts";
+import { type SmokeHarness, smokeHarness } from "./smoke_harness.ts";
+import { PONG, SMOKE_MODEL, startSmokeModelServer } from "./smoke_model_server.ts";
+import { PLUGIN_CHECKS } from "./smoke_plugin_checks.ts";
+import { platformChecks } from "./smoke_platform_checks.ts";
+
+const USAGE = "Usage: deno run -A scripts/smoke_release.ts [--model-file answer|message] " +
+  "[--only TEXT]... -- COMMAND...\n" +
+  "  COMMAND starts harness, e.g. ./dist/harness or " +
+  "deno run -A --unstable-worker-options main.ts\n" +
+  "  --model-file  what the in-process model check expects (default: answer for a deno run " +
+  "of a checkout with vendor/llama installed, else message)\n" +
+  "  --only TEXT   run only the checks whose name contains TEXT (repeatable)";
+
+/** Runs of each kind for the start-up medians. */
+const VERSION_RUNS = 5;
+const ANSWER_RUNS = 3;
+
+/**
+ * Where the in-process model check expects an answer: a `deno run` of a checkout where
+ * `deno task install-llama` unpacked node-llama-cpp. A compiled binary never embeds it.
+ */
+async function expectedModelFile(harness: SmokeHarness): Promise<ModelFileExpectation> {
+  if (harness.binary !== undefined) return "message";
+  const main = harness.command.find((arg) => arg.endsWith("main.ts"));
+  if (main === undefined) return "message";
+  const installed = join(dirname(main), "vendor", "llama", "node-llama-cpp", "package.json");
+  return await Deno.stat(installed).then(() => "answer", () => "message");
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? NaN;
+}
+
+/** Medians of `--version` and of a `-p` answer, in milliseconds. */
+async function startUpTimes(ctx: SmokeContext): Promise<string> {
+  const folder = await ctx.folder();
+  const version: number[] = [];
+  for (let i = 0; i < VERSION_RUNS; i++) {
+    const run = await ctx.harness.run(folder, ["--version"]);
+    if (run.code === 0) version.push(run.ms);
+  }
+  const answer: number[] = [];
+  const args = ["-p", "hello", "--base-url", ctx.server.baseUrl, "--model", SMOKE_MODEL];
+  for (let i = 0; i < ANSWER_RUNS; i++) {
+    const run = await ctx.harness.run(folder, args);
+    if (run.code === 0 && run.stdout.trim() === PONG) answer.push(run.ms);
+  }
+  const ms = (values: number[]) => values.length ? `${median(values).toFixed(0)} ms` : "failed";
+  return `start-up: --version ${ms(version)} (median of ${VERSION_RUNS}), -p answer ` +
+    `${ms(answer)} (median of ${ANSWER_RUNS})`;
+}
+
+async function binarySize(path: string): Promise<string> {
+  const { size } = await Deno.stat(path);
+  return `binary size: ${(size / 1024 / 1024).toFixed(1)} MiB (${size} bytes)`;
+}
+
+/** Runs every check; returns the exit code. */
+async function main(argv: string[]): Promise<number> {
+  const split = argv.indexOf("--");
+  const { values } = parseArgs({
+    args: split < 0 ? [] : argv.slice(0, split),
+    options: {
+      "model-file": { type: "string" },
+      only: { type: "string", multiple: true },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  const command = split < 0 ? argv : argv.slice(split + 1);
+  if (values.help || command.length === 0) {
+    console.log(USAGE);
+    return values.help ? 0 : 2;
+  }
+  const modelFileFlag = values["model-file"];
+  if (modelFileFlag !== undefined && modelFileFlag !== "answer" && modelFileFlag !== "message") {
+    console.error(`Invalid --model-file "${modelFileFlag}": use answer or message\n${USAGE}`);
+    return 2;
+  }
+
+  const harness = await smokeHarness(command);
+  await using server = startSmokeModelServer();
+  // A real path: on macOS the temp folder is behind a symbolic link (/var -> /private/var).
+  const temp = await Deno.makeTempDir({ prefix: "harness_smoke_" });
+  const root = Deno.build.os === "windows" ? temp : await Deno.realPath(temp);
+  let folders = 0;
+  const ctx: SmokeContext = {
+    harness,
+    server,
+    os: Deno.build.os,
+    modelFile: modelFileFlag ?? await expectedModelFile(harness),
+    async folder() {
+      const base = join(root, String(++folders));
+      const folder = { cwd: join(base, "work"), home: join(base, "home") };
+      await Deno.mkdir(folder.cwd, { recursive: true });
+      await Deno.mkdir(folder.home, { recursive: true });
+      return folder;
+    },
+  };
+  const only = values.only ?? [];
+  const checks: SmokeCheck[] = [...CORE_CHECKS, ...PLUGIN_CHECKS, ...platformChecks(ctx.os)]
+    .filter((check) => only.length === 0 || only.some((text) => check.name.includes(text)));
+  if (checks.length === 0) {
+    console.error(`No check matches --only ${only.join(", ")}\n${USAGE}`);
+    return 2;
+  }
+
+  console.log(`harness smoke test of: ${harness.command.join(" ")}`);
+  console.log(`platform: ${Deno.build.os} ${Deno.build.arch}; in-process model: ${ctx.modelFile}`);
+  if (harness.binary !== undefined) {
+    console.log(await binarySize(harness.binary).catch((e) => `binary size: ${e.message}`));
+  }
+  let passed = 0;
+  let failed = 0;
+  try {
+    for (const check of checks) {
+      const started = performance.now();
+      try {
+        const detail = await check.run(ctx);
+        const ms = (performance.now() - started).toFixed(0);
+        console.log(`ok   ${check.name}: ${detail} [${ms} ms]`);
+        passed++;
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        console.log(`FAIL ${check.name}: ${message.trim().replace(/\s*\n\s*/g, " | ")}`);
+        failed++;
+      }
+    }
+    console.log(await startUpTimes(ctx));
+  } finally {
+    await Deno.remove(root, { recursive: true }).catch(() => {});
+  }
+  console.log(`${passed} passed, ${failed} failed`);
+  return failed === 0 ? 0 : 1;
+}
+
+if (import.meta.main) Deno.exit(await main(Deno.args));
