@@ -49,7 +49,7 @@ export const CORE_CHECKS: readonly SmokeCheck[] = [
         "--model",
         SMOKE_MODEL,
       ]);
-      expect(run.code === 0 && run.stdout === `${PONG}\n`, `-p did not print "${PONG}"`, run);
+      expect(run.code === 0 && run.stdout.trim() === PONG, `-p did not print "${PONG}"`, run);
       return `printed "${PONG}"`;
     },
   },

@@ -69,14 +69,20 @@ async function binarySize(path: string): Promise<string> {
 /** Runs every check; returns the exit code. */
 async function main(argv: string[]): Promise<number> {
   const split = argv.indexOf("--");
-  const { values } = parseArgs({
-    args: split < 0 ? [] : argv.slice(0, split),
-    options: {
-      "model-file": { type: "string" },
-      only: { type: "string", multiple: true },
-      help: { type: "boolean", short: "h" },
-    },
-  });
+  let values: { "model-file"?: string; only?: string[]; help?: boolean };
+  try {
+    ({ values } = parseArgs({
+      args: split < 0 ? [] : argv.slice(0, split),
+      options: {
+        "model-file": { type: "string" },
+        only: { type: "string", multiple: true },
+        help: { type: "boolean", short: "h" },
+      },
+    }));
+  } catch (error) {
+    console.error(`${error instanceof Error ? error.message : error}\n${USAGE}`);
+    return 2;
+  }
   const command = split < 0 ? argv : argv.slice(split + 1);
   if (values.help || command.length === 0) {
     console.log(USAGE);

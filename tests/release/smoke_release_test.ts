@@ -100,23 +100,34 @@ Deno.test({
   },
 });
 
-Deno.test("smoke_release.ts expects the documented message from a build without node-llama-cpp", async () => {
-  // A checkout without vendor/llama, as a compiled binary is: the message is harness's own.
-  const copy = await Deno.makeTempDir({ prefix: "harness_smoke_copy_" });
-  try {
-    for (const name of ["main.ts", "deno.json", "deno.lock"]) {
-      await Deno.copyFile(join(ROOT, name), join(copy, name));
+Deno.test({
+  name: "smoke_release.ts treats one file as a compiled binary: its size, and no in-process model",
+  // The stand-in binary is a shell script.
+  ignore: Deno.build.os === "windows",
+  async fn() {
+    // A checkout without vendor/llama behind one executable file, as a compiled binary is
+    // (neither embeds node-llama-cpp): the message the check expects is harness's own.
+    const copy = await Deno.makeTempDir({ prefix: "harness_smoke_copy_" });
+    try {
+      for (const name of ["main.ts", "deno.json", "deno.lock"]) {
+        await Deno.copyFile(join(ROOT, name), join(copy, name));
+      }
+      for (const dir of ["src", "plugins"]) await copyDir(join(ROOT, dir), join(copy, dir));
+      const binary = join(copy, "harness");
+      const script = `#!/bin/sh\nexec ${DENO_RUN.map((arg) => `'${arg}'`).join(" ")} ` +
+        `'${join(copy, "main.ts")}' "$@"\n`;
+      await Deno.writeTextFile(binary, script, { mode: 0o755 });
+      const out = await smoke(["--only", "in-process", "--only=--version"], [binary]);
+      const all = out.lines.join("\n");
+      assertEquals(out.code, 0, `${all}\n${out.stderr}`);
+      match(all, /in-process model: message/);
+      assert(all.includes(`binary size: 0.0 MiB (${script.length} bytes)`), all);
+      assert(all.includes(`this build reports: ${NO_LLAMA_MESSAGE}`), all);
+      assertEquals(out.lines.at(-1), "2 passed, 0 failed");
+    } finally {
+      await Deno.remove(copy, { recursive: true });
     }
-    for (const dir of ["src", "plugins"]) await copyDir(join(ROOT, dir), join(copy, dir));
-    const out = await smoke(["--only", "in-process"], [...DENO_RUN, join(copy, "main.ts")]);
-    const all = out.lines.join("\n");
-    assertEquals(out.code, 0, `${all}\n${out.stderr}`);
-    match(all, /in-process model: message/);
-    assert(all.includes(`this build reports: ${NO_LLAMA_MESSAGE}`), all);
-    assertEquals(out.lines.at(-1), "1 passed, 0 failed");
-  } finally {
-    await Deno.remove(copy, { recursive: true });
-  }
+  },
 });
 
 Deno.test({
@@ -151,6 +162,10 @@ Deno.test("smoke_release.ts refuses bad options with exit 2 and usage", async ()
   const none = await smoke(["--only", "no such check"], [...DENO_RUN, MAIN]);
   assertEquals(none.code, 2);
   match(none.stderr, /No check matches --only no such check/);
+  const unknown = await smoke(["--verbose"], [...DENO_RUN, MAIN]);
+  assertEquals(unknown.code, 2);
+  match(unknown.stderr, /Unknown option '--verbose'[^]*Usage: /);
+  assert(!unknown.stderr.includes("    at "), unknown.stderr);
 });
 
 Deno.test("the Windows notice the smoke test expects is the one harness prints there", async () => {
