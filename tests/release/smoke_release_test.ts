@@ -4,10 +4,10 @@
 // runs the same script against the compiled binaries.
 
 import { deepStrictEqual as assertEquals, match, ok as assert } from "node:assert/strict";
+import { cp } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { probeCommandSandbox } from "../../src/sandbox/command_sandbox.ts";
-import { describeCommandSandbox } from "../../src/sandbox/command_sandbox.ts";
+import { describeCommandSandbox, probeCommandSandbox } from "../../src/sandbox/command_sandbox.ts";
 import { emptyGrants } from "../../src/sandbox/grants.ts";
 import {
   installedVersion,
@@ -112,7 +112,9 @@ Deno.test({
       for (const name of ["main.ts", "deno.json", "deno.lock"]) {
         await Deno.copyFile(join(ROOT, name), join(copy, name));
       }
-      for (const dir of ["src", "plugins"]) await copyDir(join(ROOT, dir), join(copy, dir));
+      for (const dir of ["src", "plugins"]) {
+        await cp(join(ROOT, dir), join(copy, dir), { recursive: true });
+      }
       const binary = join(copy, "harness");
       const script = `#!/bin/sh\nexec ${DENO_RUN.map((arg) => `'${arg}'`).join(" ")} ` +
         `'${join(copy, "main.ts")}' "$@"\n`;
@@ -198,13 +200,3 @@ Deno.test("the smoke model server calls only offered tools and answers tool resu
     { kind: "text", text: "Tool result: 42" },
   );
 });
-
-async function copyDir(from: string, to: string): Promise<void> {
-  await Deno.mkdir(to, { recursive: true });
-  for await (const entry of Deno.readDir(from)) {
-    const source = join(from, entry.name);
-    const target = join(to, entry.name);
-    if (entry.isDirectory) await copyDir(source, target);
-    else if (entry.isFile) await Deno.copyFile(source, target);
-  }
-}
