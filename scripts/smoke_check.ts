@@ -96,6 +96,15 @@ export async function askModel(
     "json",
     ...(options.args ?? []),
   ], options);
+  return { run, json: printResult(run) };
+}
+
+/**
+ * The JSON object `-p --output-format json` printed on the last line of stdout.
+ *
+ * @throws {SmokeFailure} When the last line is not such an object.
+ */
+export function printResult(run: HarnessRun): PrintResult {
   const last = run.stdout.trim().split("\n").at(-1) ?? "";
   let json: unknown;
   try {
@@ -109,7 +118,7 @@ export async function askModel(
     "-p printed JSON without tool_calls",
     run,
   );
-  return { run, json: json as PrintResult };
+  return json as PrintResult;
 }
 
 /**

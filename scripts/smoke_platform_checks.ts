@@ -10,6 +10,7 @@ import {
   callTool,
   exists,
   expect,
+  printResult,
   type SmokeCheck,
   type SmokeContext,
 } from "./smoke_check.ts";
@@ -58,8 +59,7 @@ async function confinedCommand(ctx: SmokeContext): Promise<string> {
     expect(await exists(join(folder.cwd, "inside.txt")), `no write inside: ${data}`);
     expect(!data.includes(SECRET), `the command saw HARNESS_API_KEY: ${data}`);
     expect(!await exists(target), `the command wrote outside the workspace: ${data}`);
-    const by = ctx.os === "darwin" ? "sandbox-exec" : "bubblewrap";
-    return `confined by ${by}: wrote inside, not in ${outside}, no key`;
+    return `wrote in the workspace, not in ${outside}; HARNESS_API_KEY hidden`;
   } finally {
     await Deno.remove(outside, { recursive: true });
   }
@@ -111,9 +111,9 @@ async function inProcessModel(ctx: SmokeContext): Promise<string> {
     return `this build reports: ${NO_LLAMA_MESSAGE}`;
   }
   expect(run.code === 0, "the scripted model did not answer", run);
-  const json = JSON.parse(run.stdout.trim().split("\n").at(-1) ?? "null");
-  expect(json?.result === "The notes say hello.", "not the scripted answer", run);
-  expect(json?.tool_calls?.[0]?.name === "read_file", "the model did not call read_file", run);
+  const json = printResult(run);
+  expect(json.result === "The notes say hello.", "not the scripted answer", run);
+  expect(json.tool_calls[0]?.name === "read_file", "the model did not call read_file", run);
   return `answered "${json.result}" after read_file`;
 }
 
