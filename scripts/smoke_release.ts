@@ -42,8 +42,30 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)] ?? NaN;
 }
 
-/** Medians of `--version` and of a `-p` answer, in milliseconds. */
+/** The reference of the start-up times: the Deno running this script runs an empty script. */
+async function emptyDenoMs(): Promise<number[]> {
+  const empty = await Deno.makeTempFile({ prefix: "harness_smoke_empty_", suffix: ".js" });
+  const times: number[] = [];
+  try {
+    for (let i = 0; i < VERSION_RUNS; i++) {
+      const started = performance.now();
+      await new Deno.Command(Deno.execPath(), {
+        args: ["run", empty],
+        stdin: "null",
+        stdout: "null",
+        stderr: "null",
+      }).output();
+      times.push(performance.now() - started);
+    }
+  } finally {
+    await Deno.remove(empty);
+  }
+  return times;
+}
+
+/** Medians of `--version` and of a `-p` answer, in milliseconds, and as ratios to the reference. */
 async function startUpTimes(ctx: SmokeContext): Promise<string> {
+  const reference = median(await emptyDenoMs());
   const folder = await ctx.folder();
   const version: number[] = [];
   for (let i = 0; i < VERSION_RUNS; i++) {
@@ -56,9 +78,14 @@ async function startUpTimes(ctx: SmokeContext): Promise<string> {
     const run = await ctx.harness.run(folder, args);
     if (run.code === 0 && run.stdout.trim() === PONG) answer.push(run.ms);
   }
-  const ms = (values: number[]) => values.length ? `${median(values).toFixed(0)} ms` : "failed";
-  return `start-up: --version ${ms(version)} (median of ${VERSION_RUNS}), -p answer ` +
-    `${ms(answer)} (median of ${ANSWER_RUNS})`;
+  const ms = (values: number[]) =>
+    values.length
+      ? `${median(values).toFixed(0)} ms (${(median(values) / reference).toFixed(1)}x)`
+      : "failed";
+  return `start-up: --version ${ms(version)}, -p answer ${ms(answer)}; medians of ` +
+    `${VERSION_RUNS} and ${ANSWER_RUNS} runs; reference: deno run of an empty script ${
+      reference.toFixed(0)
+    } ms`;
 }
 
 async function binarySize(path: string): Promise<string> {
