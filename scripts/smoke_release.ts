@@ -93,8 +93,15 @@ async function binarySize(path: string): Promise<string> {
   return `binary size: ${(size / 1024 / 1024).toFixed(1)} MiB (${size} bytes)`;
 }
 
-/** Runs every check; returns the exit code. */
-async function main(argv: string[]): Promise<number> {
+/** What the command line asks for. */
+interface SmokeOptions {
+  command: string[];
+  modelFile: ModelFileExpectation | undefined;
+  checks: SmokeCheck[];
+}
+
+/** Parses `[options] -- COMMAND...`; a number is the exit code after printing usage. */
+function parseOptions(argv: string[]): SmokeOptions | number {
   const split = argv.indexOf("--");
   let values: { "model-file"?: string; only?: string[]; help?: boolean };
   try {
@@ -115,12 +122,26 @@ async function main(argv: string[]): Promise<number> {
     console.log(USAGE);
     return values.help ? 0 : 2;
   }
-  const modelFileFlag = values["model-file"];
-  if (modelFileFlag !== undefined && modelFileFlag !== "answer" && modelFileFlag !== "message") {
-    console.error(`Invalid --model-file "${modelFileFlag}": use answer or message\n${USAGE}`);
+  const modelFile = values["model-file"];
+  if (modelFile !== undefined && modelFile !== "answer" && modelFile !== "message") {
+    console.error(`Invalid --model-file "${modelFile}": use answer or message\n${USAGE}`);
     return 2;
   }
+  const only = values.only ?? [];
+  const checks = [...CORE_CHECKS, ...PLUGIN_CHECKS, ...platformChecks(Deno.build.os)]
+    .filter((check) => only.length === 0 || only.some((text) => check.name.includes(text)));
+  if (checks.length === 0) {
+    console.error(`No check matches --only ${only.join(", ")}\n${USAGE}`);
+    return 2;
+  }
+  return { command, modelFile, checks };
+}
 
+/** Runs every check; returns the exit code. */
+async function main(argv: string[]): Promise<number> {
+  const options = parseOptions(argv);
+  if (typeof options === "number") return options;
+  const { command, checks } = options;
   const harness = await smokeHarness(command);
   await using server = startSmokeModelServer();
   // A real path: on macOS the temp folder is behind a symbolic link (/var -> /private/var).
@@ -131,7 +152,7 @@ async function main(argv: string[]): Promise<number> {
     harness,
     server,
     os: Deno.build.os,
-    modelFile: modelFileFlag ?? await expectedModelFile(harness),
+    modelFile: options.modelFile ?? await expectedModelFile(harness),
     async folder() {
       const base = join(root, String(++folders));
       const folder = { cwd: join(base, "work"), home: join(base, "home") };
@@ -140,13 +161,6 @@ async function main(argv: string[]): Promise<number> {
       return folder;
     },
   };
-  const only = values.only ?? [];
-  const checks: SmokeCheck[] = [...CORE_CHECKS, ...PLUGIN_CHECKS, ...platformChecks(ctx.os)]
-    .filter((check) => only.length === 0 || only.some((text) => check.name.includes(text)));
-  if (checks.length === 0) {
-    console.error(`No check matches --only ${only.join(", ")}\n${USAGE}`);
-    return 2;
-  }
 
   console.log(`harness smoke test of: ${harness.command.join(" ")}`);
   console.log(`platform: ${Deno.build.os} ${Deno.build.arch}; in-process model: ${ctx.modelFile}`);
