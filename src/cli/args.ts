@@ -69,7 +69,8 @@ function oneOf<T extends string>(
   return usage(`Invalid value for ${flag} "${value}": expected one of ${allowed.join(", ")}`);
 }
 
-const FLAGS = {
+/** harness's own flags as the parser knows them; docs/cli.md lists every one (tests/docs). */
+export const FLAGS = {
   print: { type: "string", short: "p" },
   "base-url": { type: "string" },
   model: { type: "string" },
