@@ -64,6 +64,8 @@ export interface Settings {
   maxTurnTokens: number;
   /** Bytes one model turn may stream before it is stopped (memory and the session log). */
   maxTurnBytes: number;
+  /** The identical call with the same result answered without running (src/agent/loop_guard.ts); 0 turns it off. */
+  loopGuard: number;
   /** No base URL, provider or model file was given: look for a local server. */
   discover?: boolean;
   /** MCP servers by name (src/mcp/mcp_config.ts); the project file adds to the user's. */
@@ -117,6 +119,7 @@ export const DEFAULT_SETTINGS: Settings = {
   compactAt: 85,
   maxTurnTokens: DEFAULT_TURN_OUTPUT_LIMITS.maxTokens,
   maxTurnBytes: DEFAULT_TURN_OUTPUT_LIMITS.maxBytes,
+  loopGuard: 3,
   mcpServers: {},
 };
 
@@ -162,6 +165,10 @@ const isPercent: Checker = (v) =>
   typeof v === "number" && Number.isInteger(v) && v >= 10 && v <= 100
     ? undefined
     : "expected a whole percentage from 10 to 100";
+const isLoopGuard: Checker = (v) =>
+  v === 0 || (typeof v === "number" && Number.isInteger(v) && v >= 2)
+    ? undefined
+    : "expected 0 (off) or a whole number from 2: the identical call that is not run again";
 const isBoolean: Checker = (v) => typeof v === "boolean" ? undefined : "expected true or false";
 const isOneOf = (...values: string[]): Checker => (v) =>
   typeof v === "string" && values.includes(v) ? undefined : `expected one of ${values.join(", ")}`;
@@ -202,6 +209,7 @@ const FIELDS: Record<string, [keyof Settings, Checker]> = {
   compact_at: ["compactAt", isPercent],
   max_turn_tokens: ["maxTurnTokens", isPositive],
   max_turn_bytes: ["maxTurnBytes", isPositive],
+  loop_guard: ["loopGuard", isLoopGuard],
   mcp_servers: ["mcpServers", checkMcpServers],
   default_model: ["defaultModel", (v) => {
     const parsed = parseModelSource(v);
@@ -230,6 +238,7 @@ export const PROJECT_CONFIG_SAFE_KEYS: readonly string[] = [
   "compact_at",
   "max_turn_tokens",
   "max_turn_bytes",
+  "loop_guard",
   "ctx_size",
   "max_output_size",
   "tool_output_limit",
