@@ -17,6 +17,7 @@ import type { ConfigTrustOptions } from "../permissions/config_trust.ts";
 import { checkMcpServers, type McpServerConfig } from "../mcp/mcp_config.ts";
 import { type ModelSource, parseModelSource } from "../providers/model_source.ts";
 import { DEFAULT_TURN_OUTPUT_LIMITS } from "../providers/turn_output_cap.ts";
+import { checkHooks, type HooksConfig, readHooks } from "./hooks_config.ts";
 
 export const DEFAULT_BASE_URL = "http://127.0.0.1:11434/v1";
 
@@ -79,6 +80,18 @@ export interface Settings {
   embeddingModel?: string;
   /** The server embeddings come from (default: the model server); an Ollama root or a /v1 URL. */
   embeddingBaseUrl?: string;
+  /** The user's hooks, in Claude Code's shape (src/hooks/). */
+  hooks?: HooksConfig;
+  /** The project config's hooks (only once the project config is trusted). */
+  projectHooks?: HooksConfig;
+  /** Snapshots of the write grant before turns that may change files, for /undo and /rewind. */
+  checkpoints: boolean;
+  /** Files larger than this (bytes) are left out of checkpoints. */
+  checkpointMaxFileSize: number;
+  /** Whether the model can see images: "auto" asks the server. */
+  vision: "auto" | boolean;
+  /** Largest image (bytes) sent to the model. */
+  imageMaxSize: number;
 }
 
 /** The settings a flag or a config file can set, by the same names; absent means "not given". */
@@ -128,6 +141,10 @@ export const DEFAULT_SETTINGS: Settings = {
   maxTurnBytes: DEFAULT_TURN_OUTPUT_LIMITS.maxBytes,
   loopGuard: 3,
   mcpServers: {},
+  checkpoints: true,
+  checkpointMaxFileSize: 5 * 1024 * 1024,
+  vision: "auto",
+  imageMaxSize: 10 * 1024 * 1024,
 };
 
 const SETTING_FLAG_KEYS: readonly (keyof SettingFlags)[] = [
@@ -220,6 +237,14 @@ const FIELDS: Record<string, [keyof Settings, Checker]> = {
   mcp_servers: ["mcpServers", checkMcpServers],
   embedding_model: ["embeddingModel", isNonEmptyString],
   embedding_base_url: ["embeddingBaseUrl", isHttpUrl],
+  hooks: ["hooks", checkHooks],
+  checkpoints: ["checkpoints", isBoolean],
+  checkpoint_max_file_size: ["checkpointMaxFileSize", isPositive],
+  vision: [
+    "vision",
+    (v) => v === "auto" || typeof v === "boolean" ? undefined : 'expected "auto", true or false',
+  ],
+  image_max_size: ["imageMaxSize", isPositive],
   default_model: ["defaultModel", (v) => {
     const parsed = parseModelSource(v);
     return typeof parsed === "string" ? parsed : undefined;
@@ -256,6 +281,8 @@ export const PROJECT_CONFIG_SAFE_KEYS: readonly string[] = [
   "text_tool_calls",
   "gpu",
   "curator",
+  "vision",
+  "image_max_size",
 ];
 
 /** A UTF-8 byte order mark as decoded text; editors on Windows may start files with one. */
@@ -334,6 +361,8 @@ export async function parseConfigText(
       ? String(raw).replace(/\/+$/, "")
       : key === "default_model"
       ? parseModelSource(raw)
+      : key === "hooks"
+      ? readHooks(raw)
       : raw;
   }
   return ok(out as Partial<Settings>);
@@ -420,7 +449,10 @@ export async function loadSettings(
   }
   // A trusted project's MCP servers add to the user's (the same name: the project's wins).
   const servers = { ...settings.mcpServers, ...(fromProject.mcpServers ?? {}) };
-  Object.assign(settings, fromProject, { mcpServers: servers });
+  // A trusted project's hooks run besides the user's (in the command sandbox), never instead.
+  const { hooks: projectHooks, ...rest } = fromProject;
+  Object.assign(settings, rest, { mcpServers: servers });
+  if (projectHooks !== undefined) settings.projectHooks = projectHooks;
   if (fromProject.baseUrl !== undefined) serverGiven = true;
   // A config's plugin folder stays optional (the config may serve several machines), but a
   // missing one is said once instead of silently loading nothing.
