@@ -51,11 +51,30 @@ export interface ToolResult {
   };
 }
 
-/** System prompt or user message. */
+/** The image formats harness sends (checked by their first bytes, src/platform/image_file.ts). */
+export type ImageMediaType = "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+
+/**
+ * An image in a message: the bytes as base64, with their SHA-256 (the session log stores each
+ * image once under it). Providers send it in their wire format.
+ */
+export interface ImagePart {
+  mediaType: ImageMediaType;
+  /** The image's bytes, base64. */
+  data: string;
+  /** SHA-256 of the bytes, hex. */
+  sha256: string;
+  /** Size of the bytes. */
+  bytes: number;
+  /** Where it came from (a path or a name), for the terminal and the log. */
+  name?: string;
+}
+
+/** System prompt or user message; a user message may carry images. */
 export interface TextMessage {
   kind: "system" | "user";
   content: string;
-  data?: Record<string, never>;
+  data?: { images?: ImagePart[] };
 }
 
 /**
@@ -85,7 +104,8 @@ export interface ToolCallMessage {
 export interface ToolResultMessage {
   kind: "tool_result";
   content: string;
-  data: { callId: string; name: string; result: ToolResult };
+  /** `images`: what the tool showed the model (read_file of an image), sent with the result. */
+  data: { callId: string; name: string; result: ToolResult; images?: ImagePart[] };
 }
 
 export type Message = TextMessage | AssistantMessage | ToolCallMessage | ToolResultMessage;
@@ -125,8 +145,29 @@ export function toolResultMessage(
   callId: string,
   name: string,
   result: ToolResult,
+  images?: readonly ImagePart[],
 ): ToolResultMessage {
-  return { kind: "tool_result", content: JSON.stringify(result), data: { callId, name, result } };
+  return {
+    kind: "tool_result",
+    content: JSON.stringify(result),
+    data: { callId, name, result, ...(images?.length ? { images: [...images] } : {}) },
+  };
+}
+
+/**
+ * The images a message carries (a user message's or a tool result's), else none.
+ *
+ * @example
+ * ```ts
+ * import { messageImages } from "./messages.ts";
+ * if (messageImages({ kind: "user", content: "hi" }).length !== 0) throw new Error();
+ * ```
+ */
+export function messageImages(message: Message): readonly ImagePart[] {
+  if (message.kind === "user" || message.kind === "tool_result") {
+    return message.data?.images ?? [];
+  }
+  return [];
 }
 
 /**

@@ -95,6 +95,9 @@ export function turnSink(options: {
       case "turn_started":
       case "usage":
       case "done":
+      case "checkpoint":
+      case "files_restored":
+      case "rewound":
         break;
       default: {
         const never: never = event;

@@ -3,6 +3,7 @@
 
 import type { Message, ToolResult, Usage } from "../messages.ts";
 import type { ApprovalDecision } from "../permissions/approver.ts";
+import type { CheckpointEvent } from "../checkpoints/turn_checkpoints.ts";
 
 export type StopReasonOut =
   | "answered"
@@ -49,6 +50,10 @@ export type LoopEvent =
   /** The conversation was replaced by the model's summary of it (/compact or automatic). */
   | { type: "compacted"; summary: string; tokensBefore: number; tokensAfter: number }
   | { type: "state_changed"; state: Record<string, unknown> }
+  /** A turn's file changes were recorded (checkpoint), or files were put back (/undo, /rewind). */
+  | CheckpointEvent
+  /** The conversation went back to before a user message (/rewind): it keeps `messageCount`. */
+  | { type: "rewound"; messageCount: number }
   | { type: "done"; stopReason: StopReasonOut; text: string; errorMessage?: string };
 
 export type LoopEventSink = (event: LoopEvent) => void;

@@ -8,6 +8,8 @@ import type { LoopEvent } from "../agent/loop_events.ts";
 import type { SessionRecorder } from "../agent/session_recorder.ts";
 import { describe } from "./schema.ts";
 import { eventFromLoopEvent, type UnstampedEvent } from "./session_events.ts";
+import { storeImages } from "./image_store.ts";
+import { messageImages } from "../messages.ts";
 
 /** Records one session's events. Implements the loop's SessionRecorder seam. */
 export interface SessionLogWriter extends SessionRecorder {
@@ -106,8 +108,10 @@ function insertStatement(log: EventLog): StatementSync {
 export function createLogWriter(log: EventLog, sessionId: string): SessionLogWriter {
   let failed = false;
   let ended = false;
-  const write = (event: UnstampedEvent) => {
+  const write = (event: UnstampedEvent, images: Parameters<typeof storeImages>[1] = []) => {
     try {
+      // The bytes first: an event never names an image the log does not hold.
+      if (images.length > 0) storeImages(log.db, images);
       appendEvent(log, sessionId, event);
     } catch (error) {
       // The loop must go on (the user's work matters more than its log), but say so once.
@@ -126,7 +130,7 @@ export function createLogWriter(log: EventLog, sessionId: string): SessionLogWri
     id: sessionId,
     record(event) {
       const logged = eventFromLoopEvent(event);
-      if (logged) write(logged);
+      if (logged) write(logged, event.type === "message" ? messageImages(event.message) : []);
     },
     recordCleared() {
       write({ type: "conversation_cleared", payload: {} });

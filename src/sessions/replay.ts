@@ -2,10 +2,11 @@
 // state (tasks) and the tool calls that never got a result. Used by loadSession (resume)
 // and importJsonl; it reads events only, so it works the same on old and new rows.
 
-import type { Message, ToolResult } from "../messages.ts";
+import type { ImagePart, Message, ToolResult } from "../messages.ts";
 import { makeToolResult } from "../messages.ts";
-import type { SessionEvent } from "./session_events.ts";
+import type { ImageRef, SessionEvent } from "./session_events.ts";
 import { compactedMessages } from "../agent/compaction.ts";
+import { markUndone, type TurnCheckpoint } from "../checkpoints/turn_checkpoints.ts";
 
 /** A tool call that has no result in the log (the harness stopped while it was pending). */
 export interface UnansweredCall {
@@ -20,16 +21,24 @@ export interface ReplayedSession {
   messages: Message[];
   state: Record<string, unknown>;
   unanswered: UnansweredCall[];
+  /** The turns that changed files, for /undo and /rewind after a resume. */
+  checkpoints: TurnCheckpoint[];
 }
+
+/** Finds an image's bytes by its reference (the session store's images table). */
+export type ImageLookup = (ref: ImageRef) => ImagePart | undefined;
 
 /**
  * Replays events into canonical messages. Results are placed right after their call's
  * block even when they were logged later (a recovered call), a second result for the same
  * call and a result for an unknown call are dropped, `conversation_cleared` keeps only
- * the system prompt, and `conversation_compacted` continues from the summary.
+ * the system prompt, `conversation_compacted` continues from the summary, and
+ * `conversation_rewound` keeps the messages before the turn rewound to. Images come back
+ * through `images`; one it cannot find is left out with a note in the message.
  *
  * @param events The session's events in log order.
- * @returns Messages, the last conversation state, and calls without a result.
+ * @param images Finds the bytes of the images messages name (none: images are left out).
+ * @returns Messages, the last conversation state, calls without a result and checkpoints.
  *
  * @example
  * ```ts
@@ -42,9 +51,13 @@ export interface ReplayedSession {
  * if (r.messages.length !== 2 || r.unanswered[0]?.callId !== "c1") throw new Error();
  * ```
  */
-export function replayEvents(events: Iterable<SessionEvent>): ReplayedSession {
+export function replayEvents(
+  events: Iterable<SessionEvent>,
+  images: ImageLookup = () => undefined,
+): ReplayedSession {
   let messages: Message[] = [];
   let state: Record<string, unknown> = {};
+  let checkpoints: TurnCheckpoint[] = [];
   // Calls in request order; a call is removed once answered.
   const pending = new Map<string, UnansweredCall>();
   const answered = new Set<string>();
@@ -61,9 +74,15 @@ export function replayEvents(events: Iterable<SessionEvent>): ReplayedSession {
       case "system_message":
         pushNonTool({ kind: "system", content: event.payload.content });
         break;
-      case "user_message":
-        pushNonTool({ kind: "user", content: event.payload.content });
+      case "user_message": {
+        const found = findImages(event.payload.images, images);
+        pushNonTool({
+          kind: "user",
+          content: event.payload.content + found.note,
+          ...(found.parts.length > 0 ? { data: { images: found.parts } } : {}),
+        });
         break;
+      }
       case "assistant_message": {
         const { content, reasoning, usage, thinkingBlocks } = event.payload;
         pushNonTool({
@@ -100,10 +119,16 @@ export function replayEvents(events: Iterable<SessionEvent>): ReplayedSession {
         if (!pending.has(callId)) break;
         pending.delete(callId);
         answered.add(callId);
+        const found = findImages(event.payload.images, images);
         const message: Message = {
           kind: "tool_result",
-          content: content ?? JSON.stringify(result),
-          data: { callId, name, result },
+          content: (content ?? JSON.stringify(result)) + found.note,
+          data: {
+            callId,
+            name,
+            result,
+            ...(found.parts.length > 0 ? { images: found.parts } : {}),
+          },
         };
         if (trailingCalls.has(callId)) messages.push(message);
         else messages.splice(endOfBlock(messages, callId), 0, message);
@@ -117,12 +142,31 @@ export function replayEvents(events: Iterable<SessionEvent>): ReplayedSession {
         state = {};
         pending.clear();
         trailingCalls = new Set();
+        checkpoints = detached(checkpoints);
         break;
       case "conversation_compacted":
         messages = compactedMessages(messages, event.payload.summary);
         pending.clear();
         trailingCalls = new Set();
+        checkpoints = detached(checkpoints);
         break;
+      case "checkpoint_recorded":
+        checkpoints.push({ ...event.payload });
+        break;
+      case "files_restored":
+        markUndone(checkpoints, event.payload.turns);
+        break;
+      case "conversation_rewound": {
+        const keep = event.payload.messageCount;
+        messages = messages.slice(0, keep);
+        const kept = new Set(
+          messages.flatMap((message) => message.kind === "tool_call" ? [message.data.id] : []),
+        );
+        for (const id of [...pending.keys()]) if (!kept.has(id)) pending.delete(id);
+        trailingCalls = new Set();
+        checkpoints = checkpoints.filter((record) => record.messageCount < keep);
+        break;
+      }
       case "session_started":
       case "permission_decided":
       case "limit_reached":
@@ -135,7 +179,32 @@ export function replayEvents(events: Iterable<SessionEvent>): ReplayedSession {
       }
     }
   }
-  return { messages, state, unanswered: [...pending.values()] };
+  return { messages, state, unanswered: [...pending.values()], checkpoints };
+}
+
+/** Checkpoints after the messages they sat before are gone: their files can still be undone. */
+function detached(records: readonly TurnCheckpoint[]): TurnCheckpoint[] {
+  return records.map((record) => ({ ...record, messageCount: -1 }));
+}
+
+/** The images a message names, and a note for those the log no longer has. */
+function findImages(
+  refs: readonly ImageRef[] | undefined,
+  lookup: ImageLookup,
+): { parts: ImagePart[]; note: string } {
+  const parts: ImagePart[] = [];
+  const missing: string[] = [];
+  for (const ref of refs ?? []) {
+    const part = lookup(ref);
+    if (part) parts.push(part);
+    else missing.push(ref.name ?? ref.sha256.slice(0, 12));
+  }
+  const note = missing.length === 0
+    ? ""
+    : `\n[Image${missing.length > 1 ? "s" : ""} ${
+      missing.map((name) => `"${name}"`).join(", ")
+    } no longer in the session log]`;
+  return { parts, note };
 }
 
 /**

@@ -22,6 +22,8 @@ interface Migration {
  *    session repeats.
  * 4: partial indexes on the payload fields `harness stats` counts (usage_stats.ts), so it reads
  *    a few small indexes instead of parsing every tool result in the log.
+ * 5: images, each stored once by its SHA-256; messages name them (session_events.ts), so a
+ *    resumed session sends them again and an image sent twice takes its room once.
  */
 const MIGRATIONS: readonly Migration[] = [
   {
@@ -100,6 +102,19 @@ const MIGRATIONS: readonly Migration[] = [
     version: 4,
     apply(db) {
       db.exec(STATS_INDEXES);
+    },
+  },
+  {
+    version: 5,
+    apply(db) {
+      db.exec(`
+        CREATE TABLE images (
+          sha256 TEXT PRIMARY KEY,
+          media_type TEXT NOT NULL,
+          bytes INTEGER NOT NULL,
+          data BLOB NOT NULL
+        );
+      `);
     },
   },
 ];

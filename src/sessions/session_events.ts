@@ -3,8 +3,12 @@
 // back. Payloads are JSON; fields added later are optional so old rows stay readable.
 
 import type { LoopEvent } from "../agent/loop_events.ts";
-import type { Message, ThinkingBlock, ToolResult, Usage } from "../messages.ts";
+import type { ImagePart, Message, ThinkingBlock, ToolResult, Usage } from "../messages.ts";
 import type { ApprovalDecision } from "../permissions/approver.ts";
+import type { CheckpointEvent, TurnCheckpoint } from "../checkpoints/turn_checkpoints.ts";
+
+/** An image as a logged message names it; its bytes are in the `images` table (image_store.ts). */
+export type ImageRef = Omit<ImagePart, "data">;
 
 /** What a session was started with (the `session_started` payload). */
 export interface SessionStartInfo {
@@ -20,7 +24,7 @@ export interface SessionStartInfo {
 export interface SessionEventPayloads {
   session_started: SessionStartInfo;
   system_message: { content: string };
-  user_message: { content: string };
+  user_message: { content: string; images?: ImageRef[] };
   assistant_message: {
     content: string;
     reasoning?: string;
@@ -51,6 +55,8 @@ export interface SessionEventPayloads {
     status: string;
     result: ToolResult;
     content?: string;
+    /** Images the result showed the model (read_file of an image). */
+    images?: ImageRef[];
   };
   limit_reached: { limit: "iterations" | "tool_calls"; max: number };
   state_changed: { state: Record<string, unknown> };
@@ -59,6 +65,12 @@ export interface SessionEventPayloads {
   conversation_cleared: Record<string, never>;
   /** The conversation was compacted: replay continues from the summary (compaction.ts). */
   conversation_compacted: { summary: string };
+  /** A turn changed files: its snapshots before and after, for /undo and /rewind. */
+  checkpoint_recorded: TurnCheckpoint;
+  /** Files were put back to a snapshot (/undo, /rewind); the turns named are undone. */
+  files_restored: Omit<Extract<CheckpointEvent, { type: "files_restored" }>, "type">;
+  /** /rewind: replay keeps the first `messageCount` messages. */
+  conversation_rewound: { messageCount: number };
   session_ended: Record<string, never>;
 }
 
@@ -95,6 +107,9 @@ const EVENT_TYPES: ReadonlySet<string> = new Set<SessionEventType>([
   "turn_ended",
   "conversation_cleared",
   "conversation_compacted",
+  "checkpoint_recorded",
+  "files_restored",
+  "conversation_rewound",
   "session_ended",
 ]);
 
@@ -131,8 +146,13 @@ export function eventFromMessage(message: Message): UnstampedEvent {
   switch (message.kind) {
     case "system":
       return { type: "system_message", payload: { content: message.content } };
-    case "user":
-      return { type: "user_message", payload: { content: message.content } };
+    case "user": {
+      const images = message.data?.images;
+      return {
+        type: "user_message",
+        payload: { content: message.content, ...(images?.length ? { images: refs(images) } : {}) },
+      };
+    }
     case "assistant": {
       const { reasoning, usage, thinkingBlocks } = message.data;
       return {
@@ -159,13 +179,22 @@ export function eventFromMessage(message: Message): UnstampedEvent {
         ? {}
         : { content: message.content };
       const status = result.error_type === "none" ? "succeeded" : result.error_type;
-      return { type: "tool_call_finished", payload: { callId, name, status, result, ...content } };
+      const images = message.data.images?.length ? { images: refs(message.data.images) } : {};
+      return {
+        type: "tool_call_finished",
+        payload: { callId, name, status, result, ...content, ...images },
+      };
     }
     default: {
       const never: never = message;
       throw new Error(`unknown message kind ${JSON.stringify(never)}`);
     }
   }
+}
+
+/** The references the log keeps for images (their bytes go to the images table). */
+function refs(images: readonly ImagePart[]): ImageRef[] {
+  return images.map(({ data: _data, ...ref }) => ref);
 }
 
 /**
@@ -218,6 +247,14 @@ export function eventFromLoopEvent(event: LoopEvent): UnstampedEvent | undefined
       };
     case "compacted":
       return { type: "conversation_compacted", payload: { summary: event.summary } };
+    case "checkpoint":
+      return { type: "checkpoint_recorded", payload: event.checkpoint };
+    case "files_restored": {
+      const { type: _type, ...payload } = event;
+      return { type: "files_restored", payload };
+    }
+    case "rewound":
+      return { type: "conversation_rewound", payload: { messageCount: event.messageCount } };
     case "turn_started":
     case "text_delta":
     case "reasoning_delta":

@@ -9,6 +9,7 @@ import type { SearchHit, SessionSummary } from "./query_sessions.ts";
 import type { SessionStartInfo } from "./session_events.ts";
 import type { UsageStatsOptions } from "./usage_stats.ts";
 import type { UsageStats } from "./usage_stats_types.ts";
+import type { TurnCheckpoint } from "../checkpoints/turn_checkpoints.ts";
 
 /** A session loaded for resuming. */
 export interface LoadedSession {
@@ -23,6 +24,8 @@ export interface LoadedSession {
   writer: SessionLogWriter;
   /** Rows that could not be read (unknown type, broken JSON) and were left out. */
   skippedRows: number;
+  /** The turns that changed files (for /undo and /rewind after the resume). */
+  checkpoints: TurnCheckpoint[];
   /**
    * Set when the session was open in another process: `info.id` and `writer` are then a new
    * session holding a copy of the messages, and this is the id of the one that was asked for.

@@ -19,7 +19,8 @@ import {
   querySessions,
   type SessionSummary,
 } from "./query_sessions.ts";
-import { interruptedResult, replayEvents } from "./replay.ts";
+import { type ImageLookup, interruptedResult, replayEvents } from "./replay.ts";
+import { loadImage } from "./image_store.ts";
 import { describe } from "./schema.ts";
 import { claimSession, removeSessionLock, type SessionLock } from "./session_lock.ts";
 import { eventFromMessage, type SessionStartInfo } from "./session_events.ts";
@@ -74,6 +75,9 @@ export class SqliteSessionStore implements SessionStore {
   get path(): string {
     return this.log.path;
   }
+
+  /** Finds a logged image's bytes (replay brings a resumed session's images back). */
+  readonly #images: ImageLookup = (ref) => loadImage(this.#db, ref);
 
   get #db(): DatabaseSync {
     return this.log.db;
@@ -145,7 +149,7 @@ export class SqliteSessionStore implements SessionStore {
     // answer the same call.
     const loaded = this.#write(() => {
       const { events, skipped } = queryEvents(this.#db, id);
-      const replayed = replayEvents(events);
+      const replayed = replayEvents(events, this.#images);
       const now = this.log.clock();
       for (const call of replayed.unanswered) {
         const message = toolResultMessage(call.callId, call.name, interruptedResult(call, now));
@@ -153,7 +157,11 @@ export class SqliteSessionStore implements SessionStore {
         const seq = appendEvent(this.log, id, event);
         events.push({ ...event, seq, at: now.toISOString() } as (typeof events)[number]);
       }
-      return { replayed: replayEvents(events), unanswered: replayed.unanswered, skipped };
+      return {
+        replayed: replayEvents(events, this.#images),
+        unanswered: replayed.unanswered,
+        skipped,
+      };
     });
     if (!loaded.ok) {
       this.#unclaim(id);
@@ -167,6 +175,7 @@ export class SqliteSessionStore implements SessionStore {
       interrupted: unanswered.map(({ callId, name }) => ({ callId, name })),
       writer: this.#writer(id),
       skippedRows: skipped,
+      checkpoints: replayed.checkpoints,
     });
   }
 
@@ -175,7 +184,7 @@ export class SqliteSessionStore implements SessionStore {
   #fork(original: SessionSummary): Result<LoadedSession, AgentError> {
     const read = this.#read(() => queryEvents(this.#db, original.id));
     if (!read.ok) return read;
-    const replayed = replayEvents(read.value.events);
+    const replayed = replayEvents(read.value.events, this.#images);
     const now = this.log.clock();
     const answers = replayed.unanswered.map((call) =>
       toolResultMessage(call.callId, call.name, interruptedResult(call, now))
@@ -187,7 +196,7 @@ export class SqliteSessionStore implements SessionStore {
         seq: Number.MAX_SAFE_INTEGER - answers.length + index,
         at: now.toISOString(),
       } as (typeof read.value.events)[number])),
-    ]).messages;
+    ], this.#images).messages;
     const { cwd, model, baseUrl, grants, provider } = original;
     const started = this.startSession({ cwd, model, baseUrl, grants, provider });
     if (!started.ok) return started;
@@ -195,6 +204,10 @@ export class SqliteSessionStore implements SessionStore {
     for (const message of messages) writer.record({ type: "message", message });
     if (Object.keys(replayed.state).length > 0) {
       writer.record({ type: "state_changed", state: replayed.state });
+    }
+    // The copy can undo what the original's turns changed (their `undone` marks come along).
+    for (const checkpoint of replayed.checkpoints) {
+      writer.record({ type: "checkpoint", checkpoint });
     }
     return ok({
       info: { ...original, id: writer.id! },
@@ -204,6 +217,7 @@ export class SqliteSessionStore implements SessionStore {
       writer,
       skippedRows: read.value.skipped,
       forkedFrom: original.id,
+      checkpoints: replayed.checkpoints,
     });
   }
 

@@ -97,7 +97,7 @@ export function waitingLabel(
 function noticeLine(
   event: Extract<
     LoopEvent,
-    { type: "permission_decided" | "limit_reached" | "warning" | "compacted" }
+    { type: "permission_decided" | "limit_reached" | "warning" | "compacted" | "checkpoint" }
   >,
   options: Pick<TextRendererOptions, "style" | "oneShot">,
 ): string | undefined {
@@ -124,6 +124,16 @@ function noticeLine(
         `Compacted the conversation: about ${event.tokensBefore} tokens became ` +
           `${event.tokensAfter} (the full history stays in the session log)`,
       );
+    case "checkpoint": {
+      if (options.oneShot) return undefined;
+      const files = event.checkpoint.files;
+      const named = files.slice(0, 3).map((file) => terminalLine(file)).join(", ");
+      const more = files.length > 3 ? ` and ${files.length - 3} more` : "";
+      return style.dim(
+        `Changed ${files.length} file${files.length === 1 ? "" : "s"}: ${named}${more} ` +
+          "(/undo puts them back)",
+      );
+    }
   }
 }
 
@@ -185,7 +195,8 @@ export function createTextRenderer(options: TextRendererOptions): {
       case "permission_decided":
       case "limit_reached":
       case "warning":
-      case "compacted": {
+      case "compacted":
+      case "checkpoint": {
         const notice = noticeLine(event, options);
         if (notice !== undefined) line(notice);
         break;
@@ -216,6 +227,8 @@ export function createTextRenderer(options: TextRendererOptions): {
         break;
       case "usage":
       case "state_changed":
+      case "files_restored":
+      case "rewound":
         break;
       default: {
         const never: never = event;

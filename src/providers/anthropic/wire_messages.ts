@@ -2,16 +2,36 @@
 // `system`; text, signed thinking blocks and tool calls become one assistant message's content
 // blocks; the results of one turn become `tool_result` blocks of one user message.
 
-import type { Message, ThinkingBlock, ToolSchema } from "../../messages.ts";
+import type { ImagePart, Message, ThinkingBlock, ToolSchema } from "../../messages.ts";
 import { parseShallowJson } from "../../platform/json_depth.ts";
 import { isRecord } from "../../platform/json_values.ts";
+
+/** An image block: base64 bytes with their media type. */
+export type WireImage = {
+  type: "image";
+  source: { type: "base64"; media_type: string; data: string };
+};
 
 /** A content block of a request message. */
 export type WireBlock =
   | { type: "text"; text: string }
+  | WireImage
   | ThinkingBlock
   | { type: "tool_use"; id: string; name: string; input: Record<string, unknown> }
-  | { type: "tool_result"; tool_use_id: string; content: string; is_error?: true };
+  | {
+    type: "tool_result";
+    tool_use_id: string;
+    /** Text, or text and images (read_file of an image). */
+    content: string | ({ type: "text"; text: string } | WireImage)[];
+    is_error?: true;
+  };
+
+function imageBlock(image: ImagePart): WireImage {
+  return {
+    type: "image",
+    source: { type: "base64", media_type: image.mediaType, data: image.data },
+  };
+}
 
 /** One message of a request. */
 export interface WireMessage {
@@ -98,6 +118,8 @@ export function toAnthropicMessages(
         if (message.content !== "") system.push(message.content);
         break;
       case "user":
+        // Images first, as Anthropic recommends, then the text about them.
+        for (const image of message.data?.images ?? []) add("user", imageBlock(image));
         if (message.content !== "") add("user", { type: "text", text: message.content });
         break;
       case "assistant": {
@@ -120,7 +142,9 @@ export function toAnthropicMessages(
         add("user", {
           type: "tool_result",
           tool_use_id: wireToolId(message.data.callId),
-          content: message.content,
+          content: message.data.images?.length
+            ? [{ type: "text", text: message.content }, ...message.data.images.map(imageBlock)]
+            : message.content,
           ...(message.data.result.success ? {} : { is_error: true as const }),
         }, true);
         break;

@@ -3,7 +3,7 @@
 // become canonical ones. The provider converts the history before each request and reads
 // each streamed tool call through here.
 
-import type { Message, ToolCall } from "../../messages.ts";
+import type { ImagePart, Message, ToolCall } from "../../messages.ts";
 import { isRecord } from "../../platform/json_values.ts";
 import { parseShallowJson } from "../../platform/json_depth.ts";
 
@@ -20,6 +20,8 @@ export interface WireMessage {
   tool_calls?: WireToolCall[];
   tool_name?: string;
   tool_call_id?: string;
+  /** Base64 images of a user message (a vision model's input). */
+  images?: string[];
 }
 
 function argumentsObject(text: string): Record<string, unknown> {
@@ -47,12 +49,34 @@ function argumentsObject(text: string): Record<string, unknown> {
  */
 export function toOllamaMessages(messages: readonly Message[]): WireMessage[] {
   const wire: WireMessage[] = [];
+  // Images of the tool results just sent: a user message after them carries them.
+  let toolImages: { label: string; images: readonly ImagePart[] }[] = [];
+  const flushImages = () => {
+    if (toolImages.length === 0) return;
+    wire.push({
+      role: "user",
+      content: `The images the tool results above returned: ${
+        toolImages.map((entry) => entry.label).join("; ")
+      }`,
+      images: toolImages.flatMap((entry) => entry.images.map((image) => image.data)),
+    });
+    toolImages = [];
+  };
   for (const message of messages) {
+    if (message.kind !== "tool_result") flushImages();
     switch (message.kind) {
       case "system":
-      case "user":
-        wire.push({ role: message.kind, content: message.content });
+        wire.push({ role: "system", content: message.content });
         break;
+      case "user": {
+        const images = message.data?.images ?? [];
+        wire.push({
+          role: "user",
+          content: message.content,
+          ...(images.length > 0 ? { images: images.map((image) => image.data) } : {}),
+        });
+        break;
+      }
       case "assistant":
         wire.push({ role: "assistant", content: message.content });
         break;
@@ -75,6 +99,13 @@ export function toOllamaMessages(messages: readonly Message[]): WireMessage[] {
           tool_name: message.data.name,
           tool_call_id: message.data.callId,
         });
+        if (message.data.images?.length) {
+          const names = message.data.images.map((image) => image.name ?? "an image").join(", ");
+          toolImages.push({
+            label: `${names} (from ${message.data.name}, call ${message.data.callId})`,
+            images: message.data.images,
+          });
+        }
         break;
       default: {
         const never: never = message;
@@ -82,6 +113,7 @@ export function toOllamaMessages(messages: readonly Message[]): WireMessage[] {
       }
     }
   }
+  flushImages();
   return wire;
 }
 

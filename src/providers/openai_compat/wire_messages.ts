@@ -4,7 +4,7 @@
 
 import type { AgentError, Result } from "../../errors.ts";
 import { err, ok } from "../../errors.ts";
-import type { Message, ToolSchema } from "../../messages.ts";
+import type { ImagePart, Message, ToolSchema } from "../../messages.ts";
 
 /** One entry of an assistant message's `tool_calls` on the wire. */
 export type WireToolCall = {
@@ -20,11 +20,61 @@ export type WireAssistant = {
   tool_calls?: WireToolCall[];
 };
 
+/** A part of a user message that carries images (Chat Completions' content array). */
+export type WireContentPart =
+  | { type: "text"; text: string }
+  | { type: "image_url"; image_url: { url: string } };
+
 /** One entry of the `messages` array of a chat request. */
 export type WireMessage =
-  | { role: "system" | "user"; content: string }
+  | { role: "system"; content: string }
+  | { role: "user"; content: string | WireContentPart[] }
   | WireAssistant
   | { role: "tool"; tool_call_id: string; content: string };
+
+/**
+ * A user message's content with its images as `image_url` parts holding data URLs (what
+ * llama-server, vLLM, LM Studio and Ollama's /v1 take); plain text without images.
+ *
+ * @example
+ * ```ts
+ * import { userContent } from "./wire_messages.ts";
+ * const parts = userContent("see", [{ mediaType: "image/png", data: "AAAA", sha256: "x", bytes: 3 }]);
+ * if (!Array.isArray(parts) || parts[1]?.type !== "image_url") throw new Error();
+ * if (parts[1].image_url.url !== "data:image/png;base64,AAAA") throw new Error();
+ * ```
+ */
+export function userContent(
+  text: string,
+  images: readonly ImagePart[] | undefined,
+): string | WireContentPart[] {
+  if (!images?.length) return text;
+  return [
+    ...(text === "" ? [] : [{ type: "text" as const, text }]),
+    ...images.map((image) => ({
+      type: "image_url" as const,
+      image_url: { url: `data:${image.mediaType};base64,${image.data}` },
+    })),
+  ];
+}
+
+/**
+ * The user message that carries the images tool results returned: a `tool` message holds
+ * text only, so they follow the turn's results.
+ */
+function toolImagesMessage(
+  pending: { name: string; callId: string; images: readonly ImagePart[] }[],
+): WireMessage {
+  const said = pending.map(({ name, callId, images }) =>
+    `${images.map((image) => image.name ?? "an image").join(", ")} (from ${name}, call ${callId})`
+  );
+  return {
+    role: "user",
+    content: userContent(`The images the tool results above returned: ${said.join("; ")}`, [
+      ...pending.flatMap((entry) => entry.images),
+    ]),
+  };
+}
 
 /**
  * Converts a canonical tool schema to a Chat Completions `tools` entry.
@@ -88,13 +138,23 @@ export function toWireMessages(
     out.push(assistant);
     return assistant;
   };
+  // Images of the current block's tool results, sent once its results end.
+  let toolImages: { name: string; callId: string; images: readonly ImagePart[] }[] = [];
+  const flushImages = () => {
+    if (toolImages.length > 0) out.push(toolImagesMessage(toolImages));
+    toolImages = [];
+  };
   for (const message of messages) {
     let problem: string | undefined;
+    if (message.kind !== "tool_result") flushImages();
     switch (message.kind) {
       case "system":
+        problem = closeBlock();
+        out.push({ role: "system", content: message.content });
+        break;
       case "user":
         problem = closeBlock();
-        out.push({ role: message.kind, content: message.content });
+        out.push({ role: "user", content: userContent(message.content, message.data?.images) });
         break;
       case "assistant":
         problem = closeBlock();
@@ -124,6 +184,9 @@ export function toWireMessages(
         block?.answered.add(callId);
         resultsStarted = true;
         out.push({ role: "tool", tool_call_id: wireId(callId), content: message.content });
+        if (message.data.images?.length) {
+          toolImages.push({ name: message.data.name, callId, images: message.data.images });
+        }
         break;
       }
       default: {
@@ -135,6 +198,7 @@ export function toWireMessages(
   }
   const problem = closeBlock();
   if (problem) return err(conversationBug(problem));
+  flushImages();
   for (const message of out) {
     if (message.role === "assistant" && message.tool_calls && message.content === "") {
       message.content = null;
