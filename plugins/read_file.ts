@@ -1,11 +1,13 @@
-// Built-in tool read_file: returns numbered lines of a UTF-8 text file in the workspace.
-// Refuses binaries, FIFOs and files over 10 MB, notes a file that is not valid UTF-8, and tells
-// the model the exact offset to continue.
+// Built-in tool read_file: returns numbered lines of a UTF-8 text file in the workspace, or an
+// image (PNG, JPEG, GIF, WebP by its first bytes) for a model that can see. Refuses other
+// binaries, FIFOs and files over 10 MB, notes a file that is not valid UTF-8, and tells the
+// model the exact offset to continue.
 
 import { z } from "zod";
 import { defineTool, ToolError } from "../src/tools/define_tool.ts";
 import { readTextFile } from "../src/tools/builtin/read_text_file.ts";
-import { splitLines } from "../src/tools/builtin/text_file.ts";
+import { formatBytes, splitLines } from "../src/tools/builtin/text_file.ts";
+import { readImageIfAny } from "../src/tools/builtin/read_image.ts";
 
 /** Characters kept of one line; longer lines (minified code) are cut with a marker. */
 const MAX_LINE_CHARS = 2000;
@@ -17,7 +19,7 @@ const FOOTER_ROOM = 200;
 export default defineTool({
   name: "read_file",
   description:
-    "Read a UTF-8 text file in the workspace as numbered lines (`N: line`). Use offset and limit to page through long files.",
+    "Read a UTF-8 text file in the workspace as numbered lines (`N: line`), or look at an image (PNG, JPEG, GIF, WebP). Use offset and limit to page through long files.",
   risk: "medium",
   permissions: { read: ["."] },
   parameters: z.object({
@@ -26,7 +28,17 @@ export default defineTool({
     limit: z.number().int().min(1).default(2000).describe("Maximum number of lines to read."),
   }),
   run({ path, offset, limit }, ctx) {
-    const { text, validUtf8 } = readTextFile(ctx.resolve(path), path);
+    const real = ctx.resolve(path);
+    const image = readImageIfAny(real, path);
+    if (image) {
+      return {
+        output: `"${path}" is a ${image.format} image (${formatBytes(image.bytes.length)}), ` +
+          "shown to you with this result.",
+        display: `Read ${path} (${image.format} image, ${formatBytes(image.bytes.length)})`,
+        images: [{ data: image.bytes, name: path }],
+      };
+    }
+    const { text, validUtf8 } = readTextFile(real, path);
     const { lines } = splitLines(text);
     const total = lines.length;
     if (total === 0) {

@@ -5,7 +5,7 @@
 
 import type { AgentError } from "../errors.ts";
 import { formatAgentError } from "../errors.ts";
-import type { Message, ToolCall, ToolResult, Usage } from "../messages.ts";
+import type { ImagePart, Message, ToolCall, ToolResult, Usage } from "../messages.ts";
 import { makeToolResult, toolCallMessage, toolResultMessage } from "../messages.ts";
 import type { Provider } from "../providers/provider.ts";
 import type { LoopEventSink, StopReasonOut } from "./loop_events.ts";
@@ -21,6 +21,7 @@ import {
 import type { ToolCallStatus } from "../tools/tool_call.ts";
 import { approverForTurn } from "./approve_together.ts";
 import { DEFAULT_LOOP_GUARD, LoopGuard } from "./loop_guard.ts";
+import { type CallHooks, STOP_HOOK_PREFIX, type TurnHooks } from "./turn_hooks.ts";
 
 export interface LoopLimits {
   /** Model turns per user message (default 10). */
@@ -59,6 +60,12 @@ export interface AgentLoopOptions {
   ) => { user: string; model: string } | undefined;
   /** The identical call with the same result answered without running (default 3; 0: off). */
   loopGuard?: number;
+  /** Hooks around each call and the turn's checkpoint (turn_hooks.ts). */
+  hooks?: CallHooks;
+  /** Asked when the model would stop: a Stop hook may make it go on. */
+  stopping?: TurnHooks["stopping"];
+  /** Images sent with the user's message. */
+  userImages?: readonly ImagePart[];
   clock?: () => number;
 }
 
@@ -119,9 +126,17 @@ export async function runAgentLoop(
     });
     return outcome;
   };
-  if (userText !== null) append({ kind: "user", content: userText });
+  if (userText !== null) {
+    const images = options.userImages ?? [];
+    append({
+      kind: "user",
+      content: userText,
+      ...(images.length > 0 ? { data: { images: [...images] } } : {}),
+    });
+  }
   await tools.ready?.();
   const guard = new LoopGuard(options.loopGuard ?? DEFAULT_LOOP_GUARD);
+  let stopHookActive = false;
 
   for (;;) {
     if (signal.aborted) return finish("interrupted");
@@ -195,7 +210,15 @@ export async function runAgentLoop(
             "ask it to go on, or raise the server's max tokens",
         });
       }
-      return finish("answered", { text: turn.text });
+      // A Stop hook may send the model back to work, with its reason as the next message.
+      const verdict = await options.stopping?.(turn.text, stopHookActive, signal);
+      for (const message of verdict?.notices ?? []) sink({ type: "warning", message });
+      if (verdict?.goOn === undefined || signal.aborted) {
+        return finish("answered", { text: turn.text });
+      }
+      stopHookActive = true;
+      append({ kind: "user", content: `${STOP_HOOK_PREFIX}${verdict.goOn}` });
+      continue;
     }
 
     // Record every call before running any, so a crash leaves them visible in the log.
@@ -224,7 +247,9 @@ async function runCalls(
   const max = options.limits.maxToolCalls;
   // Calls that need the user's approval are asked about together, before any runs (not the
   // ones the loop guard answers).
-  const asked = calls.slice(0, max).filter((call) => !guard.check(call));
+  const asked = calls.slice(0, max).filter((call) =>
+    !guard.check(call) && !options.hooks?.screens(call.name)
+  );
   const approver = await approverForTurn(asked, options, signal);
   for (let index = 0; index < calls.length;) {
     let size = 1;
@@ -335,6 +360,11 @@ function finishCall(
     }
     if (driven.final) {
       stop ??= { reason: "task_complete", extra: { text: result.data ?? "" } };
+    } else if (driven.hookStop !== undefined) {
+      stop ??= {
+        reason: "error",
+        extra: { errorMessage: `Stopped by a hook: ${driven.hookStop}` },
+      };
     } else if (driven.abortTurn || signal.aborted) {
       stop ??= { reason: "interrupted", extra: {} };
     } else if (!result.success && options.onCallFailed) {
@@ -363,7 +393,7 @@ function finishCall(
       display,
     });
   }
-  context.append(toolResultMessage(call.id, call.name, result));
+  context.append(toolResultMessage(call.id, call.name, result, driven?.images));
   outcome.toolCalls.push({ id: call.id, name: call.name, arguments: args, result, status });
   return stop;
 }

@@ -2,7 +2,7 @@
 // validate the arguments, ask the approver, run it in the sandbox, and produce exactly one
 // ToolResult. Called by the agent loop for each call of a model turn, in order.
 
-import type { ToolCall, ToolResult, Usage } from "../messages.ts";
+import type { ImagePart, ToolCall, ToolResult, Usage } from "../messages.ts";
 import { makeToolResult, type ToolErrorType } from "../messages.ts";
 import type { ApprovalDecision, Approver } from "../permissions/approver.ts";
 import type { ToolRunner } from "../tools/tool_runner.ts";
@@ -15,6 +15,7 @@ import {
 import type { LoopEventSink } from "./loop_events.ts";
 import { argumentsTextProblem, argumentsValueProblem } from "../tools/argument_limits.ts";
 import type { LoopGuard } from "./loop_guard.ts";
+import { type CallHooks, type HookedCall, withHookText } from "./turn_hooks.ts";
 
 /** Turns the model's raw argument text into a value to validate (argument repair hooks in here). */
 export type ArgumentParser = (
@@ -30,6 +31,8 @@ export interface CallDriverOptions {
   parseArguments?: ArgumentParser;
   /** Answers a call that repeats identical calls with the same result, without running it. */
   guard?: LoopGuard;
+  /** Hooks before and after each call, and the checkpoint before a change (turn_hooks.ts). */
+  hooks?: CallHooks;
   clock?: () => number;
 }
 
@@ -46,6 +49,10 @@ export interface DrivenCall {
   display: string;
   /** Tokens of the tool's model side requests. */
   usage?: Usage;
+  /** Images the tool showed the model (read_file of an image). */
+  images?: ImagePart[];
+  /** A hook said to stop the turn after this call; said to the user. */
+  hookStop?: string;
 }
 
 /**
@@ -84,6 +91,8 @@ function failure(type: ToolErrorType, message: string): ToolResult {
 export interface ApprovedCall {
   call: ToolCall;
   args: unknown;
+  /** What the hooks said before approval that still applies (context, a stop). */
+  hooked?: { call: HookedCall; context?: string; stop?: string };
   /** Moves the call's state machine; throws on an illegal transition (a harness bug). */
   step(event: ToolCallEvent): void;
   state(): ToolCallState;
@@ -190,10 +199,62 @@ export async function prepareToolCall(
     return done(failure("cancelled", "Cancelled by the user before it ran"), { abortTurn: true });
   }
 
+  // PreToolUse hooks look at the call before the approver, as in Claude Code.
+  let hooked: ApprovedCall["hooked"];
+  let approval: "allow" | "ask" | undefined;
+  if (options.hooks) {
+    const verdict = await options.hooks.beforeCall(
+      { id: call.id, name: call.name, args, info },
+      signal,
+    );
+    for (const message of verdict.notices) options.sink({ type: "warning", message });
+    let deny = verdict.deny;
+    if (deny === undefined && verdict.args !== undefined) {
+      const again = await options.tools.validate(call.name, verdict.args);
+      if (again.ok) args = again.value;
+      else {deny = `a PreToolUse hook changed the arguments into invalid ones: ${
+          again.error.join("; ")
+        }`;}
+    }
+    if (deny !== undefined) {
+      const reason = `Blocked by a PreToolUse hook: ${deny}`;
+      const decision: ApprovalDecision = {
+        decision: "deny",
+        by: "policy",
+        rule: "PreToolUse hook",
+        reason,
+      };
+      options.sink({
+        type: "permission_decided",
+        callId: call.id,
+        name: call.name,
+        decision,
+        args,
+      });
+      step({ type: "denied", by: "policy", reason });
+      const result = verdict.context === undefined
+        ? failure("permission_denied", reason)
+        : withHookText(failure("permission_denied", reason), "Hook context", verdict.context);
+      return done(result, verdict.stop === undefined ? {} : { hookStop: verdict.stop });
+    }
+    approval = verdict.approval;
+    hooked = {
+      call: { id: call.id, name: call.name, args, info },
+      ...(verdict.context === undefined ? {} : { context: verdict.context }),
+      ...(verdict.stop === undefined ? {} : { stop: verdict.stop }),
+    };
+  }
+
   // Every call passes the approver, safe ones too: a policy rule may deny a safe tool.
   step({ type: "permission_needed" });
   const decision: ApprovalDecision = await options.approver.approve(
-    { callId: call.id, tool: call.name, args, risk: info.risk },
+    {
+      callId: call.id,
+      tool: call.name,
+      args,
+      risk: info.risk,
+      ...(approval === undefined ? {} : { hook: approval }),
+    },
     signal,
   );
   options.sink({ type: "permission_decided", callId: call.id, name: call.name, decision, args });
@@ -215,7 +276,7 @@ export async function prepareToolCall(
     });
   }
 
-  return { call, args, step, state: () => state };
+  return { call, args, step, state: () => state, ...(hooked ? { hooked } : {}) };
 }
 
 /**
@@ -243,6 +304,11 @@ export async function runApprovedCall(
     display: "",
     ...extra,
   });
+  const info = options.tools.list().find((tool) => tool.name === call.name);
+  const hookedCall = approved.hooked?.call ??
+    (info ? { id: call.id, name: call.name, args, info } : undefined);
+  // A call that may change files waits for the turn's checkpoint.
+  if (options.hooks && hookedCall) await options.hooks.beforeRun(hookedCall);
   step({ type: "allowed", at: clock() });
   options.sink({ type: "tool_started", callId: call.id, name: call.name, args });
   const run = await options.tools.run(call.name, args, {
@@ -256,8 +322,24 @@ export async function runApprovedCall(
     return done(run.result, { abortTurn: true, conversationState: run.state });
   }
   step({ type: "finished", output: run.result });
-  return done(run.result, {
+  let result = run.result;
+  let hookStop = approved.hooked?.stop;
+  if (approved.hooked?.context !== undefined) {
+    result = withHookText(result, "Hook context", approved.hooked.context);
+  }
+  if (options.hooks && hookedCall && !signal.aborted) {
+    const after = await options.hooks.afterCall(hookedCall, run.result, signal);
+    for (const message of after.notices) options.sink({ type: "warning", message });
+    if (after.feedback !== undefined) {
+      result = withHookText(result, "Hook feedback", after.feedback);
+    }
+    if (after.context !== undefined) result = withHookText(result, "Hook context", after.context);
+    hookStop ??= after.stop;
+  }
+  return done(result, {
     ...(run.usage ? { usage: run.usage } : {}),
+    ...(run.images?.length ? { images: run.images } : {}),
+    ...(hookStop === undefined ? {} : { hookStop }),
     display: run.display ?? "",
     final: run.final === true && run.result.success,
     abortTurn: signal.aborted,

@@ -5,7 +5,7 @@
 import { type LoopLimits, runAgentLoop, type TurnOutcome } from "./agent_loop.ts";
 import type { ArgumentParser } from "./call_driver.ts";
 import type { LoopEventSink } from "./loop_events.ts";
-import type { Message, ToolCall, ToolResult } from "../messages.ts";
+import type { ImagePart, Message, ToolCall, ToolResult } from "../messages.ts";
 import { formatAgentError } from "../errors.ts";
 import type { Approver } from "../permissions/approver.ts";
 import type { Provider } from "../providers/provider.ts";
@@ -16,6 +16,8 @@ import { RepeatedFailureTracker } from "./repair_arguments.ts";
 import { type ContextReport, measureContext, schemaTokens } from "./context_report.ts";
 import { COMPACT_INSTRUCTION, compactedMessages } from "./compaction.ts";
 import { toToolSchema } from "../tools/tool_runner.ts";
+import type { RestorePlan, TurnCheckpoints } from "../checkpoints/turn_checkpoints.ts";
+import { type CallHooks, mayChangeFiles, STOP_HOOK_PREFIX, type TurnHooks } from "./turn_hooks.ts";
 
 export interface ConversationParts {
   provider: Provider;
@@ -36,6 +38,21 @@ export interface ConversationParts {
   repeatedFailureLimit?: number;
   /** The identical call with the same result answered without running (default 3; 0: off). */
   loopGuard?: number;
+  /** Snapshots before turns that change files, for /undo and /rewind (src/checkpoints/). */
+  checkpoints?: TurnCheckpoints;
+  /** PreToolUse and PostToolUse hooks (src/hooks/, through app/). */
+  callHooks?: CallHooks;
+  /** UserPromptSubmit, Stop and SessionStart hooks. */
+  turnHooks?: TurnHooks;
+}
+
+/** A user message of the conversation, for /rewind's list. */
+export interface ConversationTurn {
+  /** Messages before it (the conversation a rewind keeps). */
+  messageCount: number;
+  prompt: string;
+  /** Files changed from this turn on and not undone yet. */
+  files: string[];
 }
 
 export class Conversation {
@@ -45,6 +62,8 @@ export class Conversation {
   #lastStop: TurnOutcome["stopReason"] | undefined;
   #budget: ContextBudget | undefined;
   #window: number | undefined;
+  /** Said to the model with the next user message: hook context, what /undo did. */
+  #notes: string[] = [];
 
   constructor(
     readonly parts: ConversationParts,
@@ -120,7 +139,114 @@ export class Conversation {
     };
     this.parts.recorder.record(event);
     display(event);
+    this.parts.checkpoints?.detachMessages();
+    await this.sessionStarted("compact", display, signal);
     return {};
+  }
+
+  /**
+   * Runs the SessionStart hooks: their context goes with the next user message.
+   *
+   * @param source Why: a new conversation, a resumed one, /clear, or a compaction.
+   * @param display Receives the hooks' notices as warnings.
+   * @param signal Stops the hooks.
+   */
+  async sessionStarted(
+    source: "startup" | "resume" | "clear" | "compact",
+    display: LoopEventSink,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const hooks = this.parts.turnHooks;
+    if (!hooks) return;
+    const verdict = await hooks.sessionStarted(source, signal);
+    for (const message of verdict.notices) display({ type: "warning", message });
+    if (verdict.context !== undefined) this.#notes.push(verdict.context);
+  }
+
+  /** Adds a note for the model, sent with the next user message. */
+  addNote(text: string): void {
+    this.#notes.push(text);
+  }
+
+  /**
+   * The user messages since the conversation started (or was last compacted or cleared), with
+   * the files changed from each on and not undone, for /rewind.
+   */
+  turns(): ConversationTurn[] {
+    const records = this.parts.checkpoints?.records().filter((record) => !record.undone) ?? [];
+    const turns: ConversationTurn[] = [];
+    this.messages.forEach((message, index) => {
+      if (message.kind !== "user" || message.content.startsWith(STOP_HOOK_PREFIX)) return;
+      const files = new Set(
+        records.filter((record) => record.messageCount >= index).flatMap((record) => record.files),
+      );
+      turns.push({
+        messageCount: index,
+        prompt: message.content.trim().split("\n")[0] ?? "",
+        files: [...files].sort(),
+      });
+    });
+    return turns;
+  }
+
+  /**
+   * Plans putting files back: the last turn's changes (/undo), or everything changed from a
+   * user message on (/rewind).
+   *
+   * @param target "last", or where the user message sits (ConversationTurn.messageCount).
+   * @returns The plan (its conflicts: files the user changed meanwhile), or why there is none.
+   */
+  planRestore(target: "last" | number): Promise<RestorePlan | { error: string }> {
+    const checkpoints = this.parts.checkpoints;
+    if (!checkpoints) {
+      return Promise.resolve({
+        error: 'Checkpoints are off for this run (config "checkpoints", or no write grant)',
+      });
+    }
+    return checkpoints.plan(target);
+  }
+
+  /**
+   * Puts files back as planned and, for /rewind, takes the conversation back to before the
+   * chosen user message. Both are logged; after /undo the model is told with the next message.
+   *
+   * @param plan The plan, or undefined when no file needs restoring (a rewind only).
+   * @param options `overwrite`: the user's own changes too; `rewindTo`: the messages to keep.
+   * @param display Receives the logged events.
+   * @returns The paths restored and kept, or why nothing changed.
+   */
+  async restore(
+    plan: RestorePlan | undefined,
+    options: { overwrite: boolean; rewindTo?: number },
+    display: LoopEventSink,
+  ): Promise<{ restored: string[]; kept: string[] } | { error: string }> {
+    if (this.#running) return { error: "Wait for the turn to end (or press Ctrl-C), then retry" };
+    let restored: string[] = [];
+    let kept: string[] = [];
+    if (plan && this.parts.checkpoints) {
+      const outcome = await this.parts.checkpoints.apply(plan, options.overwrite);
+      if ("error" in outcome) return outcome;
+      this.parts.recorder.record(outcome.event);
+      display(outcome.event);
+      ({ restored, kept } = outcome.event);
+    }
+    if (options.rewindTo !== undefined) {
+      const keep = Math.max(1, Math.min(options.rewindTo, this.messages.length));
+      this.messages = this.messages.slice(0, keep);
+      this.parts.checkpoints?.forget(keep);
+      this.#lastStop = undefined;
+      const event = { type: "rewound" as const, messageCount: keep };
+      this.parts.recorder.record(event);
+      display(event);
+    } else if (plan && restored.length > 0) {
+      const prompts = plan.turns.map((turn) => JSON.stringify(turn.prompt)).join(", ");
+      const yours = kept.length > 0 ? `; ${kept.join(", ")} keep the user's own later edits` : "";
+      this.#notes.push(
+        `[The user undid the file changes of the turn ${prompts}: ${restored.join(", ")} are ` +
+          `back as they were before it${yours}. Read files again before editing them.]`,
+      );
+    }
+    return { restored, kept };
   }
 
   /** The messages shortened to fit the window (tool schemas included). */
@@ -156,13 +282,35 @@ export class Conversation {
     return last !== undefined && last.kind !== "system" && last.kind !== "assistant";
   }
 
-  /** Sends a user message (or continues with null) and runs the loop to its end. */
+  /**
+   * Sends a user message (or continues with null) and runs the loop to its end.
+   *
+   * @param userText The message; null continues after a limit.
+   * @param display Receives every loop event (after the session log).
+   * @param signal Interrupts the turn.
+   * @param images Images sent with the message (the caller checked the model can see).
+   * @returns How the turn ended.
+   */
   async send(
     userText: string | null,
     display: LoopEventSink,
     signal: AbortSignal,
+    images: readonly ImagePart[] = [],
   ): Promise<TurnOutcome> {
     this.#running = true;
+    try {
+      return await this.#send(userText, display, signal, images);
+    } finally {
+      this.#running = false;
+    }
+  }
+
+  async #send(
+    userText: string | null,
+    display: LoopEventSink,
+    signal: AbortSignal,
+    images: readonly ImagePart[],
+  ): Promise<TurnOutcome> {
     let sentEstimate = 0;
     const sink: LoopEventSink = (event) => {
       this.parts.recorder.record(event);
@@ -219,6 +367,33 @@ export class Conversation {
       const compacted = await this.compact(display, signal);
       if (compacted.error) sink({ type: "warning", message: compacted.error });
     }
+    // UserPromptSubmit hooks may stop the message (nothing is sent) or add context.
+    let sentText = userText;
+    if (userText !== null && this.parts.turnHooks) {
+      const verdict = await this.parts.turnHooks.promptSubmitted(userText, signal);
+      for (const message of verdict.notices) sink({ type: "warning", message });
+      const blocked = verdict.block ?? verdict.stop;
+      if (blocked !== undefined) {
+        return this.#refused(`Blocked by a UserPromptSubmit hook: ${blocked}`, sink);
+      }
+      if (verdict.context !== undefined) this.#notes.push(verdict.context);
+    }
+    if (sentText !== null && this.#notes.length > 0) {
+      sentText = `${sentText}\n\n${this.#notes.join("\n\n")}`;
+      this.#notes = [];
+    }
+    const checkpoints = this.parts.checkpoints;
+    if (checkpoints) {
+      // A continued turn belongs to the last user message.
+      const at = userText !== null
+        ? this.messages.length
+        : this.messages.findLastIndex((message) => message.kind === "user");
+      const said = userText ?? (at >= 0 ? this.messages[at]!.content : "");
+      checkpoints.begin(at, said);
+    }
+    const hooks = this.#callHooks();
+    const turnHooks = this.parts.turnHooks;
+    const stopping = turnHooks ? turnHooks.stopping.bind(turnHooks) : undefined;
     const limit = this.parts.repeatedFailureLimit ?? 3;
     const failures = new RepeatedFailureTracker(limit);
     const onCallFailed = (call: ToolCall, result: ToolResult) =>
@@ -230,7 +405,7 @@ export class Conversation {
         }
         : undefined;
     try {
-      const outcome = await runAgentLoop(this.messages, userText, {
+      const outcome = await runAgentLoop(this.messages, sentText, {
         provider: this.parts.provider,
         tools: this.parts.tools,
         approver: this.parts.approver,
@@ -240,19 +415,58 @@ export class Conversation {
         fitMessages,
         refitMessages,
         onCallFailed,
+        ...(images.length > 0 ? { userImages: images } : {}),
+        ...(hooks ? { hooks } : {}),
+        ...(stopping ? { stopping } : {}),
         ...(this.parts.loopGuard === undefined ? {} : { loopGuard: this.parts.loopGuard }),
         ...(this.parts.parseArguments ? { parseArguments: this.parts.parseArguments } : {}),
       }, signal);
       this.#lastStop = outcome.stopReason;
       return outcome;
     } finally {
-      this.#running = false;
+      // The turn's file changes are recorded even when it was interrupted.
+      const checkpoint = await checkpoints?.end();
+      if (checkpoint) sink({ type: "checkpoint", checkpoint });
     }
+  }
+
+  /** The call hooks with the checkpoint first: a call that may change files waits for it. */
+  #callHooks(): CallHooks | undefined {
+    const { callHooks, checkpoints } = this.parts;
+    if (!callHooks && !checkpoints) return undefined;
+    return {
+      screens: (tool) => callHooks?.screens(tool) ?? false,
+      beforeCall: (call, signal) =>
+        callHooks ? callHooks.beforeCall(call, signal) : Promise.resolve({ notices: [] }),
+      async beforeRun(call) {
+        if (checkpoints && mayChangeFiles(call.info)) await checkpoints.beforeChange();
+        await callHooks?.beforeRun(call);
+      },
+      afterCall: (call, result, signal) =>
+        callHooks ? callHooks.afterCall(call, result, signal) : Promise.resolve({ notices: [] }),
+    };
+  }
+
+  /** A message the hooks stopped: nothing is sent, and the turn ends with the reason. */
+  #refused(message: string, sink: LoopEventSink): TurnOutcome {
+    this.#lastStop = "error";
+    sink({ type: "done", stopReason: "error", text: "", errorMessage: message });
+    return {
+      stopReason: "error",
+      text: "",
+      iterations: 0,
+      toolCalls: [],
+      usage: { promptTokens: 0, completionTokens: 0 },
+      errorMessage: message,
+    };
   }
 
   /** Drops everything but the system prompt (and the tasks). */
   clear(): void {
     this.messages = this.messages.filter((message) => message.kind === "system");
     this.state = {};
+    this.#notes = [];
+    // The files the turns changed can still be put back.
+    this.parts.checkpoints?.detachMessages();
   }
 }

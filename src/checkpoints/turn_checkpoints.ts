@@ -1,8 +1,8 @@
 // The checkpoints of one conversation: before the first call of a turn that may change files,
-// a snapshot of the workspace; when the turn ends, another; a turn that changed files is
-// recorded (turn number, where its user message sits, both snapshots, the files). /undo and
-// /rewind plan a restore from these records and show the files the user changed meanwhile as
-// conflicts; nothing of theirs is overwritten unless they say so.
+// a snapshot of the workspace; when the turn ends, another; a turn that changed files gives a
+// record (where its user message sits, both snapshots, the files) for the conversation to log.
+// /undo and /rewind plan a restore from the records and show the files the user changed
+// meanwhile as conflicts; nothing of theirs is overwritten unless they say so.
 
 import type { CheckpointRepo, SkippedPath } from "./checkpoint_repo.ts";
 
@@ -52,18 +52,15 @@ export interface RestorePlan {
   saved: string;
 }
 
-/** How a restore ended. */
-export interface RestoreOutcome {
-  restored: string[];
-  kept: string[];
-}
+/** How a restore ended: the event to log, or why nothing was restored. */
+export type RestoreOutcome =
+  | { event: Extract<CheckpointEvent, { type: "files_restored" }> }
+  | { error: string };
 
 /** How a conversation's checkpoints reach the repository and the user. */
 export interface TurnCheckpointsOptions {
   /** Opens the workspace's shadow repository (on the first turn that may change files). */
   open(): Promise<CheckpointRepo>;
-  /** Records an event (the session log) before it is acted on. */
-  record(event: CheckpointEvent): void;
   /** A line for the user (files skipped, checkpoints turned off by an error). */
   warn(message: string): void;
   /** The size limit, for the note on skipped files. */
@@ -125,7 +122,7 @@ export class TurnCheckpoints {
 
   /**
    * The turn ended: when it may have changed files, a snapshot of the result, and the record
-   * of the files it changed (recorded through `record`).
+   * of the files it changed (for the caller to log).
    *
    * @returns The record, or undefined when the turn changed nothing.
    */
@@ -147,7 +144,6 @@ export class TurnCheckpoints {
       after,
       files,
     };
-    this.#options.record({ type: "checkpoint", checkpoint });
     this.#records.push(checkpoint);
     return checkpoint;
   }
@@ -197,31 +193,29 @@ export class TurnCheckpoints {
    *
    * @param plan What {@linkcode plan} returned.
    * @param overwrite The user said to overwrite their own changes too.
-   * @returns The paths restored and kept; throws nothing (a git error is reported in `error`).
+   * @returns The event to log (paths restored and kept), or why nothing could be restored.
    */
-  async apply(
-    plan: RestorePlan,
-    overwrite: boolean,
-  ): Promise<RestoreOutcome & { error?: string }> {
+  async apply(plan: RestorePlan, overwrite: boolean): Promise<RestoreOutcome> {
     const repo = await this.#openRepo();
+    if (repo === undefined) return { error: `Checkpoints are off: ${this.#off}` };
     const kept = overwrite ? [] : plan.conflicts;
     const restored = plan.paths.filter((path) => !kept.includes(path));
-    if (repo === undefined) return { restored: [], kept: plan.paths, error: this.#off ?? "" };
-    this.#options.record({
-      type: "files_restored",
-      turns: plan.turns.map((turn) => turn.before),
-      to: plan.to,
-      saved: plan.saved,
-      restored,
-      kept,
-    });
     try {
       await repo.restore(plan.to, restored);
     } catch (error) {
-      return { restored: [], kept: plan.paths, error: (error as Error).message };
+      return { error: `Could not restore the files: ${(error as Error).message}` };
     }
     markUndone(this.#records, plan.turns.map((turn) => turn.before));
-    return { restored, kept };
+    return {
+      event: {
+        type: "files_restored",
+        turns: plan.turns.map((turn) => turn.before),
+        to: plan.to,
+        saved: plan.saved,
+        restored,
+        kept,
+      },
+    };
   }
 
   /** Forgets the turns from this message on (the conversation was rewound before them). */

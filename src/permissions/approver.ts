@@ -9,6 +9,11 @@ export interface ApprovalRequest {
   /** Validated arguments. */
   args: unknown;
   risk: RiskLevel;
+  /**
+   * A PreToolUse hook's word: "allow" runs the call without asking (a deny rule still wins),
+   * "ask" asks the user even when a rule or a session approval would allow it.
+   */
+  hook?: "allow" | "ask";
 }
 
 export interface ApprovalDecision {

@@ -143,19 +143,25 @@ export function createPolicyApprover(options: PolicyApproverOptions): PolicyAppr
         }),
       };
     }
-    if (policy.action === "allow") {
+    // A PreToolUse hook's "allow" settles it (deny rules came first); its "ask" passes over
+    // the rules and session approvals that would allow the call.
+    if (request.hook === "allow") {
+      return { decided: decision("allow", "mode", { rule: "PreToolUse hook" }) };
+    }
+    const hookAsks = request.hook === "ask";
+    if (policy.action === "allow" && !hookAsks) {
       return {
         decided: policy.rule
           ? decision("allow", "policy", { rule: policy.source })
           : decision("allow", "mode", { rule: policy.source }),
       };
     }
-    const session = sessionRules.find((r) => ruleMatches(r, request, evalOptions));
-    if (session || sessionExact.has(exactKey(request))) {
+    const session = !hookAsks && sessionRules.find((r) => ruleMatches(r, request, evalOptions));
+    if (session || (!hookAsks && sessionExact.has(exactKey(request)))) {
       return { decided: decision("allow", "user", { rule: "session approval" }) };
     }
     const lowDefault = request.risk === "low" && policy.rule === undefined;
-    if (lowDefault && lowRiskTools.has(request.tool)) {
+    if (lowDefault && !hookAsks && lowRiskTools.has(request.tool)) {
       return {
         decided: decision("allow", "user", { rule: "session approval (low risk, asked once)" }),
       };

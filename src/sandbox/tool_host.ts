@@ -11,6 +11,7 @@ import { makeToolResult, type ToolErrorType, type ToolResult } from "../messages
 import type { PluginFile } from "../plugins/load_plugins.ts";
 import type { ToolInfo, ToolRun, ToolRunner } from "../tools/tool_runner.ts";
 import { truncateToolResult } from "./truncate_output.ts";
+import { checkedImages } from "./tool_images.ts";
 import { loadToolCatalog, type ToolCatalog, type ToolGroup } from "./tool_catalog.ts";
 import { type SandboxOptions, type SandboxWorker, startSandbox } from "./sandbox_worker.ts";
 import { helperCount, SEARCH_TOOLS, SearchHelpers } from "./search_helpers.ts";
@@ -152,8 +153,18 @@ export class ToolHost implements ToolRunner {
     const started = performance.now();
     const finish = async (
       reply: { data?: string; errorType?: ToolErrorType; message?: string },
-      extra: { display?: string; final?: boolean; state?: Record<string, unknown> } = {},
+      extra: {
+        display?: string;
+        final?: boolean;
+        state?: Record<string, unknown>;
+        images?: { data: Uint8Array; name?: string }[];
+      } = {},
     ): Promise<ToolRun> => {
+      // The tool's images, checked here (format by signature, size) and hashed by the host.
+      const { images, problems } = await checkedImages(extra.images ?? []);
+      if (problems.length > 0 && reply.data !== undefined) {
+        reply = { ...reply, data: `${reply.data}\n[${problems.join("; ")}]` };
+      }
       const result: ToolResult = makeToolResult({
         executionTimeMs: performance.now() - started,
         ...(reply.data === undefined ? {} : { data: reply.data }),
@@ -173,6 +184,7 @@ export class ToolHost implements ToolRunner {
         state: extra.state ?? options.state,
         ...(extra.display === undefined ? {} : { display: extra.display }),
         ...(extra.final ? { final: true } : {}),
+        ...(images.length > 0 ? { images } : {}),
       };
     };
     await this.ready();
@@ -250,6 +262,7 @@ export class ToolHost implements ToolRunner {
           state: first.state,
           ...(first.display === undefined ? {} : { display: first.display }),
           ...(first.final ? { final: true } : {}),
+          ...(first.images ? { images: first.images } : {}),
         });
       case "failed":
         return await finish(

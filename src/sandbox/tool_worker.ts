@@ -270,11 +270,13 @@ async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promi
       });
       return;
     }
-    const { output: text, display, final } = output as {
+    const { output: text, display, final, images } = output as {
       output: string;
       display?: unknown;
       final?: unknown;
+      images?: unknown;
     };
+    const pictures = imagesOf(images);
     post({
       type: "done",
       id,
@@ -282,6 +284,7 @@ async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promi
       state,
       ...(typeof display === "string" ? { display } : {}),
       ...(final === true ? { final: true } : {}),
+      ...(pictures.length > 0 ? { images: pictures } : {}),
     });
   } catch (error) {
     post({ type: "failed", id, ...classify(error, name), state });
@@ -354,4 +357,15 @@ function progressReporter(send: (text: string) => void): (text: string) => void 
       send(tail);
     }, 200);
   };
+}
+
+/** The images a tool returned, as bytes with a name; anything else in the list is dropped. */
+function imagesOf(value: unknown): { data: Uint8Array; name?: string }[] {
+  if (!Array.isArray(value)) return [];
+  return value.flatMap((item) => {
+    if (typeof item !== "object" || item === null) return [];
+    const { data, name } = item as { data?: unknown; name?: unknown };
+    if (!(data instanceof Uint8Array)) return [];
+    return [{ data, ...(typeof name === "string" ? { name } : {}) }];
+  });
 }

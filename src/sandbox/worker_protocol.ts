@@ -96,6 +96,8 @@ export type WorkerToHost =
     output: string;
     display?: string;
     final?: boolean;
+    /** The tool's images, unchecked (the host checks their format and hashes them). */
+    images?: { data: Uint8Array; name?: string }[];
     state: Record<string, unknown>;
   }
   | {

@@ -98,6 +98,11 @@ export interface ToolOutput {
   display?: string;
   /** Ends the run (task_complete). */
   final?: boolean;
+  /**
+   * Images to show the model with the output (PNG, JPEG, GIF or WebP bytes; the host checks
+   * each and leaves out what the model cannot see).
+   */
+  images?: { data: Uint8Array; name?: string }[];
 }
 
 /** A tool definition, the default export of a plugin file. */

@@ -2,7 +2,7 @@
 // src/sandbox/tool_host.ts (Web Workers with Deno permissions); the loop only sees this.
 
 import type { Result } from "../errors.ts";
-import type { ToolResult, ToolSchema, Usage } from "../messages.ts";
+import type { ImagePart, ToolResult, ToolSchema, Usage } from "../messages.ts";
 import type { RiskLevel, ToolPermissions } from "./define_tool.ts";
 
 /** What the host knows about a loaded tool. */
@@ -32,6 +32,8 @@ export interface ToolRun {
   state: Record<string, unknown>;
   /** Tokens of model side requests the tool made (the read_file curator). */
   usage?: Usage;
+  /** Images the tool shows the model with its result (read_file of an image). */
+  images?: ImagePart[];
 }
 
 export interface ToolRunner {

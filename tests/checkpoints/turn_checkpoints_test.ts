@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { CheckpointRepo } from "../../src/checkpoints/checkpoint_repo.ts";
 import {
   type CheckpointEvent,
+  type RestoreOutcome,
   type RestorePlan,
   TurnCheckpoints,
 } from "../../src/checkpoints/turn_checkpoints.ts";
@@ -32,7 +33,6 @@ async function setup(files: Record<string, string>) {
         owner: "s",
         maxFileBytes: 100,
       }),
-    record: (event) => events.push(event),
     warn: (message) => warnings.push(message),
     maxFileBytes: 100,
   });
@@ -48,6 +48,12 @@ async function setup(files: Record<string, string>) {
     write,
     read,
     events,
+    /** Applies a plan and keeps its event, as the conversation logs it. */
+    async apply(plan: RestorePlan, overwrite: boolean): Promise<RestoreOutcome> {
+      const outcome = await checkpoints.apply(plan, overwrite);
+      if ("event" in outcome) events.push(outcome.event);
+      return outcome;
+    },
     warnings,
     checkpoints,
     async [Symbol.asyncDispose]() {
@@ -68,7 +74,9 @@ async function turn(
     await t.checkpoints.beforeChange();
     change();
   }
-  return await t.checkpoints.end();
+  const record = await t.checkpoints.end();
+  if (record) t.events.push({ type: "checkpoint", checkpoint: record });
+  return record;
 }
 
 function isPlan(plan: RestorePlan | { error: string }): plan is RestorePlan {
@@ -93,14 +101,15 @@ Deno.test("TurnCheckpoints: /undo restores the last turn's files and says which"
   assert(isPlan(plan));
   assertEquals(plan.paths, ["a.txt", "c.txt"]);
   assertEquals(plan.conflicts, []);
-  const outcome = await t.checkpoints.apply(plan, false);
-  assertEquals(outcome, { restored: ["a.txt", "c.txt"], kept: [] });
+  const outcome = await t.apply(plan, false);
+  assert("event" in outcome);
+  assertEquals([outcome.event.restored, outcome.event.kept], [["a.txt", "c.txt"], []]);
   assertEquals(t.read("a.txt"), "2");
   assertEquals(t.read("c.txt"), undefined);
   // The next /undo goes one turn further back.
   const next = await t.checkpoints.plan("last");
   assert(isPlan(next));
-  await t.checkpoints.apply(next, false);
+  await t.apply(next, false);
   assertEquals(t.read("a.txt"), "1");
   assert("error" in await t.checkpoints.plan("last"));
   assertEquals(t.events.map((e) => e.type), [
@@ -118,8 +127,9 @@ Deno.test("TurnCheckpoints: the user's edit after the turn is a conflict, kept u
   const plan = await t.checkpoints.plan("last");
   assert(isPlan(plan));
   assertEquals(plan.conflicts, ["a.txt"]);
-  const outcome = await t.checkpoints.apply(plan, false);
-  assertEquals(outcome, { restored: ["b.txt"], kept: ["a.txt"] });
+  const outcome = await t.apply(plan, false);
+  assert("event" in outcome);
+  assertEquals([outcome.event.restored, outcome.event.kept], [["b.txt"], ["a.txt"]]);
   assertEquals(t.read("a.txt"), "mine");
   assertEquals(t.read("b.txt"), "1");
 });
@@ -130,7 +140,7 @@ Deno.test("TurnCheckpoints: overwrite restores the conflicts too, and the user's
   t.write({ "a.txt": "mine" });
   const plan = await t.checkpoints.plan("last");
   assert(isPlan(plan));
-  await t.checkpoints.apply(plan, true);
+  await t.apply(plan, true);
   assertEquals(t.read("a.txt"), "1");
   const restoredEvent = t.events.find((e) => e.type === "files_restored");
   assert(restoredEvent?.type === "files_restored");
@@ -152,7 +162,7 @@ Deno.test("TurnCheckpoints: a rewind over turns flags edits the user made betwee
   assertEquals(plan.turns.map((turn) => turn.messageCount), [3, 1]);
   assertEquals(plan.paths, ["a.txt", "b.txt", "c.txt"]);
   assertEquals(plan.conflicts, ["b.txt"]);
-  await t.checkpoints.apply(plan, false);
+  await t.apply(plan, false);
   assertEquals([t.read("a.txt"), t.read("b.txt"), t.read("c.txt")], ["1", "mine", "1"]);
   t.checkpoints.forget(1);
   assertEquals(t.checkpoints.records(), []);
@@ -181,7 +191,6 @@ Deno.test("TurnCheckpoints without git says so once and never fails a turn", asy
         owner: "s",
         maxFileBytes: 100,
       }),
-    record: () => {},
     warn: (message) => warnings.push(message),
     maxFileBytes: 100,
   });

@@ -1,0 +1,103 @@
+// Images the user's message names: `@pic.png` (read through the sandbox's read_file, as any
+// @ mention, so the grants and deny rules apply) and a pasted path to an image (what a
+// terminal types when a file is dropped on it: an absolute or ~/ path, maybe quoted or with
+// escaped spaces), which the user chose, read by harness. Each is checked by its first bytes.
+
+import { homeDir } from "../config/folders.ts";
+import type { ImagePart } from "../messages.ts";
+import { hasImageExtension, readImageFile } from "../platform/image_file.ts";
+import type { ToolRunner } from "../tools/tool_runner.ts";
+
+/** A pasted image path in a message. */
+export interface PastedPath {
+  start: number;
+  end: number;
+  /** The path, quotes and escapes removed, `~` expanded. */
+  path: string;
+}
+
+/**
+ * Finds pasted image paths: a word that is an absolute path (or starts with `~/` or
+ * `file://`) ending in .png, .jpg, .jpeg, .gif or .webp, bare with `\ ` for spaces or in
+ * single or double quotes. An `@` mention is not one (mentions are read by read_file).
+ *
+ * @param text The message.
+ * @param home The home folder for `~`.
+ * @returns The paths in order.
+ *
+ * @example
+ * ```ts
+ * import { pastedImagePaths } from "./prompt_images.ts";
+ * const found = pastedImagePaths("what is this '/tmp/My Shot.png' and /a/b\\ c.jpg? @x.png", "/h");
+ * const paths = found.map((p) => p.path).join("|");
+ * if (paths !== "/tmp/My Shot.png|/a/b c.jpg") throw new Error(paths);
+ * ```
+ */
+export function pastedImagePaths(text: string, home: string): PastedPath[] {
+  const found: PastedPath[] = [];
+  const word = /(['"])((?:~\/|\/|file:\/\/)[^'"]+?)\1|((?:~\/|\/|file:\/\/)(?:\\ |[^\s])+)/g;
+  for (const match of text.matchAll(word)) {
+    const start = match.index ?? 0;
+    if (start > 0 && !/[\s(]/.test(text[start - 1]!)) continue;
+    const raw = match[2] ?? (match[3] ?? "").replaceAll("\\ ", " ").replace(/[.,;:!?)]+$/, "");
+    let path = raw.startsWith("file://") ? decodeURIComponent(raw.slice(7)) : raw;
+    if (path.startsWith("~/")) path = `${home}${path.slice(1)}`;
+    if (!hasImageExtension(path)) continue;
+    found.push({ start, end: start + match[0].length, path });
+  }
+  return found;
+}
+
+/**
+ * Reads the images a message names by pasted path.
+ *
+ * @param text The message.
+ * @param options `maxBytes`: image_max_size.
+ * @returns The images, or why the message is not sent (a path that names no image file).
+ */
+export async function pastedImages(
+  text: string,
+  options: { maxBytes: number },
+): Promise<{ images: ImagePart[] } | { refused: string }> {
+  const images: ImagePart[] = [];
+  for (const pasted of pastedImagePaths(text, homeDir())) {
+    try {
+      if (!Deno.statSync(pasted.path).isFile) continue;
+    } catch {
+      continue; // a path in prose, not a file: it stays text
+    }
+    const part = await readImageFile(pasted.path, { maxBytes: options.maxBytes });
+    if ("error" in part) return { refused: `${part.error}. The message was not sent` };
+    if (!images.some((image) => image.sha256 === part.sha256)) images.push(part);
+  }
+  return { images };
+}
+
+/**
+ * The image hook of @ mentions: `@pic.png` is read by the sandbox's read_file (the grants, the
+ * deny rules and the workspace check apply as for the model's call), which returns a picture
+ * as an image.
+ *
+ * @param runner The sandbox's tools (not a gated or curated wrapper).
+ * @returns For a path: the image, or why it cannot be attached.
+ */
+export function mentionedImage(
+  runner: ToolRunner,
+): (path: string) => Promise<{ ok: true; part: ImagePart } | { ok: false; message: string }> {
+  return async (path) => {
+    if (!runner.list().some((tool) => tool.name === "read_file")) {
+      const flag = runner.unavailableReason?.("read_file");
+      return {
+        ok: false,
+        message: flag ? `reading files needs ${flag}` : "the read_file tool is not loaded",
+      };
+    }
+    const run = await runner.run("read_file", { path, offset: 1, limit: 1 }, { state: {} });
+    if (!run.result.success) {
+      return { ok: false, message: run.result.error_message ?? "unreadable" };
+    }
+    const part = run.images?.[0];
+    if (!part) return { ok: false, message: "it is not a PNG, JPEG, GIF or WebP image" };
+    return { ok: true, part };
+  };
+}

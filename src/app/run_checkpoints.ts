@@ -1,0 +1,115 @@
+// The checkpoints of a run's conversations, for every front end: what they cover (the write
+// grant inside the workspace; all of it when commands can write anywhere), where the shadow
+// repository lives (the data folder, one per workspace), and the git program. A conversation
+// gets its own TurnCheckpoints, with the records a resumed session brings.
+
+import { join, relative } from "node:path";
+import type { Settings } from "../config/settings.ts";
+import { dataDir, workspaceDataDir } from "../config/folders.ts";
+import type { Grants } from "../sandbox/grants.ts";
+import { type CommandSandbox, findProgram } from "../sandbox/command_sandbox.ts";
+import { CheckpointRepo } from "../checkpoints/checkpoint_repo.ts";
+import { type TurnCheckpoint, TurnCheckpoints } from "../checkpoints/turn_checkpoints.ts";
+import { ShadowGitError } from "../checkpoints/shadow_git.ts";
+
+/** What a run's checkpoints need. */
+export interface RunCheckpointsOptions {
+  cwd: string;
+  grants: Grants;
+  /** How commands are confined (unconfined commands can write anywhere). */
+  sandbox?: Promise<CommandSandbox>;
+  /** A line for the user (files left out, checkpoints turned off). */
+  warn(message: string): void;
+  /** The data folder (default: harness's). */
+  dataDir?: string;
+  /** PATH to find git on (default: this process's). */
+  path?: string;
+}
+
+/**
+ * The folders of the workspace a run can change: undefined for all of it, a list of
+ * workspace-relative folders, or none (no write grant reaches the workspace).
+ *
+ * @param grants The run's grants.
+ * @param cwd The workspace.
+ * @param commandsWriteAnywhere Commands can run unconfined.
+ * @returns The scope.
+ *
+ * @example
+ * ```ts
+ * import { checkpointScope } from "./run_checkpoints.ts";
+ * import { emptyGrants } from "../sandbox/grants.ts";
+ * const grants = emptyGrants();
+ * grants.allow.write = ["/w/src", "/elsewhere"];
+ * const scope = checkpointScope(grants, "/w", false);
+ * if (JSON.stringify(scope) !== '["src"]') throw new Error(JSON.stringify(scope));
+ * grants.allow.write = ["/"];
+ * if (checkpointScope(grants, "/w", false) !== undefined) throw new Error();
+ * ```
+ */
+export function checkpointScope(
+  grants: Grants,
+  cwd: string,
+  commandsWriteAnywhere: boolean,
+): string[] | undefined | "none" {
+  const write = grants.allow.write;
+  if (write === true || commandsWriteAnywhere) return undefined;
+  const scope: string[] = [];
+  for (const path of write) {
+    const inside = relative(cwd, path);
+    if (inside === "" || inside === "..") return undefined;
+    if (inside.startsWith("../") || inside.startsWith("..\\")) {
+      if (relative(path, cwd).startsWith("..")) continue; // beside the workspace
+      return undefined; // above it
+    }
+    scope.push(inside.replaceAll("\\", "/"));
+  }
+  return scope.length > 0 ? scope : "none";
+}
+
+/**
+ * Makes the checkpoints of one conversation, or undefined when they are off (`checkpoints`:
+ * false) or cannot change anything (no write grant reaches the workspace and commands are
+ * confined).
+ *
+ * @param settings `checkpoints` and `checkpoint_max_file_size`.
+ * @param options Workspace, grants, sandbox and the warning line.
+ * @param records A resumed session's records.
+ * @returns The conversation's TurnCheckpoints.
+ */
+export async function openCheckpoints(
+  settings: Pick<Settings, "checkpoints" | "checkpointMaxFileSize">,
+  options: RunCheckpointsOptions,
+  records: readonly TurnCheckpoint[] = [],
+): Promise<TurnCheckpoints | undefined> {
+  if (!settings.checkpoints) return undefined;
+  const run = options.grants.allow.run === true || options.grants.allow.run.length > 0;
+  const sandbox = run ? await options.sandbox : undefined;
+  const confined = sandbox?.confinement.kind === "bwrap" ||
+    sandbox?.confinement.kind === "sandbox-exec";
+  const scope = checkpointScope(options.grants, options.cwd, run && !confined);
+  if (scope === "none") return undefined;
+  const maxFileBytes = settings.checkpointMaxFileSize;
+  const owner = crypto.randomUUID().slice(0, 13);
+  return new TurnCheckpoints({
+    open() {
+      const git = findProgram("git", options.path ?? Deno.env.get("PATH"));
+      if (git === undefined) {
+        return Promise.reject(
+          new ShadowGitError("git was not found on PATH: install git to have /undo and /rewind"),
+        );
+      }
+      return CheckpointRepo.open({
+        git,
+        workspace: options.cwd,
+        gitDir: workspaceDataDir(join(options.dataDir ?? dataDir(), "checkpoints"), options.cwd),
+        owner,
+        maxFileBytes,
+        ...(scope === undefined ? {} : { scope }),
+      });
+    },
+    warn: options.warn,
+    maxFileBytes,
+    records,
+  });
+}

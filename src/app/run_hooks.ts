@@ -1,0 +1,191 @@
+// The hooks of a run, for every front end: the user's hooks run as the user's own scripts; a
+// trusted project's run through the command sandbox (bubblewrap, sandbox-exec) under the
+// run's grants, and not at all where no sandbox works. Their outcomes are handed to the agent
+// through its seams (agent/turn_hooks.ts), Claude Code's field names read back into harness's.
+
+import type { Settings } from "../config/settings.ts";
+import type { Grants } from "../sandbox/grants.ts";
+import {
+  type CommandSandbox,
+  probeCommandSandbox,
+  spawnCommand,
+} from "../sandbox/command_sandbox.ts";
+import { HookRunner, type HookSource } from "../hooks/hook_runner.ts";
+import { type HookSpawner, spawnAsUser } from "../hooks/run_hook_command.ts";
+import { claudeCodeToolName, harnessArguments } from "../hooks/hook_tool_names.ts";
+import type { CallHooks, HookedCall, TurnHooks } from "../agent/turn_hooks.ts";
+import type { ToolResult } from "../messages.ts";
+import { isAbsolute, join } from "node:path";
+
+/** The hooks of a run, as the conversation takes them. */
+export interface RunHooks {
+  runner: HookRunner;
+  callHooks: CallHooks;
+  turnHooks: TurnHooks;
+}
+
+/** What a run's hooks need besides the settings. */
+export interface RunHooksOptions {
+  cwd: string;
+  grants: Grants;
+  /** --yes: hooks see permission_mode "bypassPermissions". */
+  yes: boolean;
+  model: string;
+  /** The session id hooks see (it may change with /clear or /resume). */
+  sessionId(): string;
+  /** The command sandbox to confine a project's hooks (probed here when not given). */
+  sandbox?: CommandSandbox;
+}
+
+/**
+ * The run's hooks, or undefined when no hook is configured.
+ *
+ * @param settings The user's hooks and the trusted project's.
+ * @param options Folder, grants, mode, model and session id.
+ * @returns The runner and the agent's seams.
+ */
+export async function openRunHooks(
+  settings: Pick<Settings, "hooks" | "projectHooks">,
+  options: RunHooksOptions,
+): Promise<RunHooks | undefined> {
+  const sources: HookSource[] = [];
+  if (settings.hooks && Object.keys(settings.hooks).length > 0) {
+    sources.push({ origin: "user", hooks: settings.hooks, spawn: spawnAsUser });
+  }
+  if (settings.projectHooks && Object.keys(settings.projectHooks).length > 0) {
+    sources.push({
+      origin: "project",
+      hooks: settings.projectHooks,
+      spawn: await projectSpawner(options),
+    });
+  }
+  if (sources.length === 0) return undefined;
+  const runner = new HookRunner({
+    sources,
+    cwd: options.cwd,
+    sessionId: options.sessionId,
+    permissionMode: options.yes ? "bypassPermissions" : "default",
+    model: options.model,
+  });
+  return { runner, callHooks: callHooksOf(runner, options.cwd), turnHooks: turnHooksOf(runner) };
+}
+
+/**
+ * How a project's hooks start: confined by the command sandbox built from the run's grants,
+ * with the sandbox's clean environment. Without a working sandbox they do not run.
+ */
+async function projectSpawner(options: RunHooksOptions): Promise<HookSource["spawn"]> {
+  const sandbox = options.sandbox?.confinement.kind === "bwrap" ||
+      options.sandbox?.confinement.kind === "sandbox-exec"
+    ? options.sandbox
+    : await probeCommandSandbox("required", { grants: options.grants, env: Deno.env.toObject() });
+  const { confinement } = sandbox;
+  if (confinement.kind !== "bwrap" && confinement.kind !== "sandbox-exec") {
+    const why = confinement.kind === "none" ? confinement.reason : "no command sandbox";
+    return { refused: `a project's hooks run only inside the command sandbox, and ${why}` };
+  }
+  const spawn: HookSpawner = (request) =>
+    spawnCommand(sandbox, options.grants, {
+      program: request.program,
+      args: request.args,
+      cwd: request.cwd,
+      env: request.env,
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    });
+  return spawn;
+}
+
+/**
+ * The agent's call seams over a hook runner: PreToolUse before approval (Claude Code's
+ * `updatedInput` read back into harness's arguments), PostToolUse after the call.
+ *
+ * @param runner The run's hooks.
+ * @param workspace The workspace (Claude Code's paths are absolute).
+ * @returns The seams.
+ */
+export function callHooksOf(runner: HookRunner, workspace: string): CallHooks {
+  return {
+    screens: (tool) =>
+      runner.has("PreToolUse", [tool, claudeCodeToolName(tool), claudeCodeToolName(tool, "mcp")]),
+    async beforeCall(call, signal) {
+      const outcome = await runner.preToolUse(hookCall(call), signal);
+      return {
+        notices: outcome.notices,
+        ...(outcome.block === undefined ? {} : { deny: outcome.block }),
+        ...(outcome.permission === undefined ? {} : { approval: outcome.permission }),
+        ...(outcome.updatedInput === undefined
+          ? {}
+          : { args: harnessArguments(call.name, outcome.updatedInput, workspace) }),
+        ...(outcome.context === undefined ? {} : { context: outcome.context }),
+        ...(outcome.stop === undefined ? {} : { stop: outcome.stop }),
+      };
+    },
+    beforeRun: () => Promise.resolve(),
+    async afterCall(call, result, signal) {
+      const outcome = await runner.postToolUse(
+        hookCall(call),
+        toolResponse(call, result, workspace),
+        signal,
+      );
+      return {
+        notices: outcome.notices,
+        ...(outcome.block === undefined ? {} : { feedback: outcome.block }),
+        ...(outcome.context === undefined ? {} : { context: outcome.context }),
+        ...(outcome.stop === undefined ? {} : { stop: outcome.stop }),
+      };
+    },
+  };
+}
+
+/**
+ * The agent's turn seams over a hook runner: UserPromptSubmit, Stop and SessionStart.
+ *
+ * @param runner The run's hooks.
+ * @returns The seams.
+ */
+export function turnHooksOf(runner: HookRunner): TurnHooks {
+  return {
+    async promptSubmitted(prompt, signal) {
+      const outcome = await runner.userPromptSubmit(prompt, signal);
+      return {
+        notices: outcome.notices,
+        ...(outcome.block === undefined ? {} : { block: outcome.block }),
+        ...(outcome.context === undefined ? {} : { context: outcome.context }),
+        ...(outcome.stop === undefined ? {} : { stop: outcome.stop }),
+      };
+    },
+    async stopping(answer, active, signal) {
+      const outcome = await runner.stop(active, answer, signal);
+      // `continue: false` lets the model stop, whatever a block said.
+      const goOn = outcome.stop === undefined ? outcome.block : undefined;
+      return { notices: outcome.notices, ...(goOn === undefined ? {} : { goOn }) };
+    },
+    async sessionStarted(source, signal) {
+      const outcome = await runner.sessionStart(source, signal);
+      return {
+        notices: outcome.notices,
+        ...(outcome.context === undefined ? {} : { context: outcome.context }),
+      };
+    },
+  };
+}
+
+function hookCall(call: HookedCall) {
+  return {
+    id: call.id,
+    name: call.name,
+    args: call.args,
+    ...(call.info.server === undefined ? {} : { server: call.info.server }),
+  };
+}
+
+/** `tool_response`: harness's result, with Claude Code's `filePath` for a file tool. */
+function toolResponse(call: HookedCall, result: ToolResult, workspace: string): unknown {
+  const args = call.args as Record<string, unknown> | undefined;
+  const path = typeof args?.path === "string" ? args.path : undefined;
+  const fileTool = ["write_file", "edit_file", "read_file", "insert_lines", "replace_lines"];
+  if (path === undefined || !fileTool.includes(call.name)) return result;
+  return { ...result, filePath: isAbsolute(path) ? path : join(workspace, path) };
+}
