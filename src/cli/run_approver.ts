@@ -7,7 +7,7 @@ import type { LoadedRule } from "../permissions/policy.ts";
 import { formatPolicyFileError, userPolicyFile } from "../permissions/policy_file.ts";
 import type { PolicyApprover, PolicyApproverOptions } from "../permissions/policy_approver.ts";
 import type { Approver } from "../permissions/approver.ts";
-import { createPrompter } from "../permissions/prompter.ts";
+import { createPrompter } from "../ui/prompter.ts";
 import { formatAgentError } from "../errors.ts";
 import type { ToolHost } from "../sandbox/tool_host.ts";
 import type { ToolRunner } from "../tools/tool_runner.ts";

@@ -5,7 +5,7 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { join } from "node:path";
 import { createPolicyApprover } from "../../src/permissions/policy_approver.ts";
-import { createPrompter } from "../../src/permissions/prompter.ts";
+import { createPrompter } from "../../src/ui/prompter.ts";
 import type { KeyIO } from "../../src/permissions/prompt_types.ts";
 import type { LoadedRule } from "../../src/permissions/policy.ts";
 import type {

@@ -2,7 +2,7 @@
 // mode for one-line answers. The REPL uses it when stdin is a TTY; piped stdin uses
 // line_key_io.ts instead. The only permissions module that touches Deno.stdin.
 
-import type { KeyIO } from "./prompt_types.ts";
+import type { KeyIO } from "../permissions/prompt_types.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();

@@ -2,7 +2,7 @@
 // (prompter.ts asks about one call, batch_prompt.ts about several). An aborted signal,
 // Ctrl-C, Ctrl-D and the end of input all mean "stop the turn".
 
-import type { KeyIO } from "./prompt_types.ts";
+import type { KeyIO } from "../permissions/prompt_types.ts";
 
 /**
  * Shows "> " and reads one key.

@@ -3,11 +3,11 @@
 // TTY, line_key_io.ts for piped input, scripted keys in tests); this module never touches
 // Deno.stdin. Used by policy_approver.ts when the policy says "ask".
 
-import { compactJson } from "./compact_json.ts";
+import { compactJson } from "../permissions/compact_json.ts";
 import { argsSummary, summaryIsWhole } from "./args_summary.ts";
 import { readAnswerKey, readDenyReason } from "./answer_key.ts";
 import { askBatch } from "./batch_prompt.ts";
-import type { KeyIO, Prompter, PromptRequest } from "./prompt_types.ts";
+import type { KeyIO, Prompter, PromptRequest } from "../permissions/prompt_types.ts";
 
 function paint(color: boolean, code: string, text: string): string {
   return color ? `\x1b[${code}m${text}\x1b[0m` : text;

@@ -1,7 +1,7 @@
 // KeyIO for piped (non-TTY) stdin: every answer is one line and its first character is the
 // key. End-to-end tests drive the permission prompt this way. No terminal modes involved.
 
-import type { KeyIO } from "./prompt_types.ts";
+import type { KeyIO } from "../permissions/prompt_types.ts";
 
 const encoder = new TextEncoder();
 

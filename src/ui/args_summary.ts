@@ -1,7 +1,7 @@
 // How the permission prompts show a call's arguments: one line of JSON, cut at a limit. The
 // one-call prompt (prompter.ts) and the several-calls prompt (batch_prompt.ts) share it.
 
-import { compactJson } from "./compact_json.ts";
+import { compactJson } from "../permissions/compact_json.ts";
 
 /** Longer argument summaries are cut (ending in `…`). */
 export const MAX_ARGS_LENGTH = 200;

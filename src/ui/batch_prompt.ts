@@ -6,7 +6,7 @@
 
 import { readAnswerKey, readDenyReason } from "./answer_key.ts";
 import { argsSummary, summaryIsWhole } from "./args_summary.ts";
-import type { BatchAnswer, KeyIO, PromptRequest } from "./prompt_types.ts";
+import type { BatchAnswer, KeyIO, PromptRequest } from "../permissions/prompt_types.ts";
 
 function paint(color: boolean, code: string, text: string): string {
   return color ? `\x1b[${code}m${text}\x1b[0m` : text;
