@@ -8,7 +8,7 @@ import { configDir } from "../config/folders.ts";
 import { formatAgentError } from "../errors.ts";
 import { checkProjectTrust, type TrustIO } from "../permissions/project_trust.ts";
 import { discoverPlugins } from "../plugins/load_plugins.ts";
-import { schemaCachePath } from "../sandbox/schema_cache.ts";
+import { schemaCachePath } from "../plugins/schema_cache.ts";
 import type { Grants } from "../sandbox/grants.ts";
 import {
   type CommandSandbox,

@@ -8,7 +8,7 @@
 
 import { basename, dirname, join, relative } from "node:path";
 import { configDir } from "../config/folders.ts";
-import { importGraphHash } from "../sandbox/import_graph.ts";
+import { importGraphHash } from "../platform/import_graph.ts";
 
 /** The I/O trust needs: a one-line answer and output. */
 export interface TrustIO {
@@ -111,7 +111,7 @@ export async function sha256Hex(bytes: Uint8Array): Promise<string> {
 
 /**
  * The hash trust is recorded under: for a plugin (`.ts`, `.js`, `.mts`, `.mjs`), the SHA-256
- * of it and every local file it imports (see importGraphHash in src/sandbox/import_graph.ts;
+ * of it and every local file it imports (see importGraphHash in src/platform/import_graph.ts;
  * a plugin that imports nothing hashes as its bytes); for any other file (a policy file), the
  * SHA-256 of its bytes.
  *

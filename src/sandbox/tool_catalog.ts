@@ -10,7 +10,7 @@ import denoJson from "../../deno.json" with { type: "json" };
 import type { AgentError } from "../errors.ts";
 import type { PluginFile, PluginOrigin } from "../plugins/load_plugins.ts";
 import { trustedHash } from "../permissions/project_trust.ts";
-import { type CachedToolInfo, fingerprintFiles, SchemaCache } from "./schema_cache.ts";
+import { type CachedToolInfo, fingerprintFiles, SchemaCache } from "../plugins/schema_cache.ts";
 import type { ToolPermissions } from "../tools/define_tool.ts";
 import type { ToolInfo } from "../tools/tool_runner.ts";
 import {
@@ -18,8 +18,8 @@ import {
   effectivePermissions,
   noPermissions,
 } from "./effective_permissions.ts";
-import { builtinRisk } from "./builtin_risks.ts";
-import { localImportGraph } from "./import_graph.ts";
+import { builtinRisk } from "../plugins/builtin_risks.ts";
+import { localImportGraph } from "../platform/import_graph.ts";
 import {
   type Imported,
   type SandboxOptions,

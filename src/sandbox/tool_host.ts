@@ -19,7 +19,7 @@ import { helperCount, SEARCH_TOOLS, SearchHelpers } from "./search_helpers.ts";
 export interface ToolHostOptions extends SandboxOptions {
   /** Plugin files in discovery order (see src/plugins/load_plugins.ts). */
   pluginFiles: PluginFile[];
-  /** Schema cache file (see src/sandbox/schema_cache.ts); without it every plugin is imported. */
+  /** Schema cache file (see src/plugins/schema_cache.ts); without it every plugin is imported. */
   schemaCacheFile?: string;
   /** Project trust store (default: trustedPluginsFile() of src/permissions/project_trust.ts). */
   trustStoreFile?: string;

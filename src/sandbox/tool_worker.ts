@@ -11,8 +11,8 @@ import { toolOutputsDir } from "../config/folders.ts";
 import { CommandLauncher } from "./command_sandbox_launcher.ts";
 import { installDenyGuard, replaceDenoMember } from "./deny_guard.ts";
 import { describeNotCapable } from "./describe_not_capable.ts";
-import { importGraphHash } from "./import_graph.ts";
-import { describeIssues, loadPlugin, shown, wireInfo } from "./plugin_definition.ts";
+import { importGraphHash } from "../platform/import_graph.ts";
+import { describeIssues, loadPlugin, shown, wireInfo } from "../plugins/plugin_definition.ts";
 import type {
   HostToWorker,
   LoadFailure,
@@ -23,7 +23,7 @@ import type {
 } from "./worker_protocol.ts";
 
 export type { HostToWorker, PluginRef, WireToolInfo, WorkerToHost } from "./worker_protocol.ts";
-export { describeIssues } from "./plugin_definition.ts";
+export { describeIssues } from "../plugins/plugin_definition.ts";
 
 interface WorkerScope {
   postMessage(message: WorkerToHost): void;

@@ -4,7 +4,7 @@
 
 import { z } from "zod";
 import { defineTool, type ToolDefinition, ToolError } from "../tools/define_tool.ts";
-import type { PluginRef, WireToolInfo } from "./worker_protocol.ts";
+import type { PluginRef, WireToolInfo } from "../sandbox/worker_protocol.ts";
 
 const permissionValue = z.union([z.boolean(), z.array(z.string())]).optional();
 const definitionSchema = z.object({
