@@ -8,7 +8,7 @@ import { paths } from "../platform/paths.ts";
 import { formatAgentError } from "../errors.ts";
 import { EXIT } from "./exit_codes.ts";
 import type { Grants } from "../sandbox/grants.ts";
-import { checkMcpServer, type McpServerConfig } from "../mcp/mcp_config.ts";
+import { checkMcpServer, type McpServerConfig } from "../config/mcp_config.ts";
 import { formatServerStates, McpServers } from "../mcp/mcp_servers.ts";
 import { parseFlags } from "./parse_flags.ts";
 import type { CommandIO } from "./command_io.ts";

@@ -2,7 +2,7 @@
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { loadSettings, parseConfigText } from "../../src/config/settings.ts";
-import { checkMcpServer } from "../../src/mcp/mcp_config.ts";
+import { checkMcpServer } from "../../src/config/mcp_config.ts";
 
 Deno.test("parseConfigText() accepts the mcpServers shapes users already have", async () => {
   const text = `{
