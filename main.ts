@@ -12,7 +12,7 @@ import {
   readOwnCommandLine,
   restartWithoutPrompt,
 } from "./src/cli/no_prompt.ts";
-import { EXIT } from "./src/cli/exit_codes.ts";
+import { EXIT } from "./src/app/exit_codes.ts";
 
 const VERSION = `harness ${denoJson.version} (deno ${Deno.version.deno})`;
 const CLI_MODULE = "./src/cli/run_cli.ts";

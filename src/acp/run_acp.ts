@@ -8,9 +8,9 @@ import { ndJsonStream, RequestError } from "@agentclientprotocol/sdk";
 import denoJson from "../../deno.json" with { type: "json" };
 import type { RunFlags } from "../cli/args.ts";
 import { type CommandIO, openStoreOrExit, settingsOrExit } from "../cli/command_io.ts";
-import { openProvider } from "../cli/open_provider.ts";
-import { openTools } from "../cli/open_tools.ts";
-import { trustProjectPolicy } from "../cli/project_policy_trust.ts";
+import { openProvider } from "../app/open_provider.ts";
+import { openTools } from "../app/open_tools.ts";
+import { trustProjectPolicy } from "../permissions/project_policy_trust.ts";
 import { savedOutputsRoot } from "../config/folders.ts";
 import { formatAgentError } from "../errors.ts";
 import {
@@ -19,7 +19,7 @@ import {
   policyFileRefs,
   userPolicyFile,
 } from "../permissions/policy_file.ts";
-import { EXIT } from "../cli/exit_codes.ts";
+import { EXIT } from "../app/exit_codes.ts";
 import { formatGrants, type Grants } from "../sandbox/grants.ts";
 import type { ToolHost } from "../sandbox/tool_host.ts";
 import { buildSystemPrompt } from "../agent/system_prompt.ts";

@@ -4,7 +4,7 @@
 import type { RunFlags } from "./args.ts";
 import type { CommandIO } from "./command_io.ts";
 import { formatAgentError } from "../errors.ts";
-import { EXIT } from "./exit_codes.ts";
+import { EXIT } from "../app/exit_codes.ts";
 import { turnCount } from "../sessions/query_sessions.ts";
 import type { SessionStore } from "../sessions/session_store_types.ts";
 

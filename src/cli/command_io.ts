@@ -6,7 +6,7 @@ import { loadSettings, type Settings } from "../config/settings.ts";
 import { type AgentError, formatAgentError } from "../errors.ts";
 import { createNullSessionStore, openSessionStore } from "../sessions/open_session_store.ts";
 import type { SessionStore } from "../sessions/session_store_types.ts";
-import { EXIT } from "./exit_codes.ts";
+import { EXIT } from "../app/exit_codes.ts";
 
 /** Where a command prints its errors (stderr, or a test's sink). */
 export interface CommandIO {

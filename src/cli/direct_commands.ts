@@ -9,7 +9,7 @@ import type { Command, RunFlags } from "./args.ts";
 import { type Settings } from "../config/settings.ts";
 import { dataDir, savedOutputsRoot } from "../config/folders.ts";
 import type { Grants } from "../sandbox/grants.ts";
-import { EXIT } from "./exit_codes.ts";
+import { EXIT } from "../app/exit_codes.ts";
 import { makeToolResult } from "../messages.ts";
 import type { LoadedRule } from "../permissions/policy.ts";
 import { checkRuleNames, type KnownTool } from "../permissions/check_rule_names.ts";
@@ -19,10 +19,10 @@ import {
   policyFileRefs,
 } from "../permissions/policy_file.ts";
 import { type CommandIO, settingsOrExit } from "./command_io.ts";
-import { openTools } from "./open_tools.ts";
-import { trustProjectPolicy } from "./project_policy_trust.ts";
+import { openTools } from "../app/open_tools.ts";
+import { trustProjectPolicy } from "../permissions/project_policy_trust.ts";
 import { CodeTools } from "../code_index/code_tools.ts";
-import { WithCodeTools } from "../tools/with_code_tools.ts";
+import { WithCodeTools } from "../app/with_code_tools.ts";
 
 /** Opens the tools non-interactively (untrusted project plugins are skipped with a warning). */
 function openDirectTools(

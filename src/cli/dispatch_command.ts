@@ -7,7 +7,7 @@ import type { Command } from "./args.ts";
 import type { CommandIO } from "./command_io.ts";
 import { formatAgentError } from "../errors.ts";
 import type { Grants } from "../sandbox/grants.ts";
-import { EXIT } from "./exit_codes.ts";
+import { EXIT } from "../app/exit_codes.ts";
 import type { StartAhead } from "./prompt_ahead.ts";
 import type * as RunAcp from "../acp/run_acp.ts";
 

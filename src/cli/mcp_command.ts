@@ -6,7 +6,7 @@ import { loadSettings } from "../config/settings.ts";
 import { configDir } from "../config/folders.ts";
 import { paths } from "../platform/paths.ts";
 import { formatAgentError } from "../errors.ts";
-import { EXIT } from "./exit_codes.ts";
+import { EXIT } from "../app/exit_codes.ts";
 import type { Grants } from "../sandbox/grants.ts";
 import { checkMcpServer, type McpServerConfig } from "../config/mcp_config.ts";
 import { formatServerStates, McpServers } from "../mcp/mcp_servers.ts";

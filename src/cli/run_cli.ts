@@ -2,10 +2,10 @@
 // harness's own flags, then the command. Each command's module is imported when it runs.
 
 import { HELP, parseCommand } from "./args.ts";
-import { EXIT } from "./exit_codes.ts";
+import { EXIT } from "../app/exit_codes.ts";
 import { formatAgentError } from "../errors.ts";
 import { parseGrantFlags } from "../cli/grant_flags.ts";
-import { tracePhase } from "./startup_trace.ts";
+import { tracePhase } from "../platform/startup_trace.ts";
 import type * as PromptAhead from "./prompt_ahead.ts";
 import type * as RunCommand from "./dispatch_command.ts";
 

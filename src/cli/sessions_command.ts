@@ -2,7 +2,7 @@
 
 import type { Command } from "./args.ts";
 import { formatAgentError } from "../errors.ts";
-import { EXIT } from "./exit_codes.ts";
+import { EXIT } from "../app/exit_codes.ts";
 import { type CommandIO, openStoreOrExit } from "./command_io.ts";
 import { type SearchHit, type SessionSummary, turnCount } from "../sessions/query_sessions.ts";
 

@@ -5,7 +5,7 @@
 import type { Conversation } from "../agent/conversation.ts";
 import type { ReplControl, SlashCommand } from "../ui/repl.ts";
 import type { ToolInfo } from "../tools/tool_runner.ts";
-import type { UnavailableTool } from "../tools/offered_tools.ts";
+import type { UnavailableTool } from "../app/offered_tools.ts";
 import { formatContextReport } from "../agent/context_report.ts";
 
 export interface SlashContext {

@@ -7,13 +7,13 @@
 // see evaluatePolicy). A file without allow rules is not asked about: trust would only let it
 // loosen the user's own rules.
 
-import type { LoadedRule } from "../permissions/policy.ts";
+import type { LoadedRule } from "./policy.ts";
 import {
   checkProjectTrust,
   markTrusted,
   type TrustIO,
   type TrustWording,
-} from "../permissions/project_trust.ts";
+} from "./project_trust.ts";
 
 const POLICY_WORDING: TrustWording = {
   noun: "project policy file",

@@ -7,7 +7,7 @@ import type { Result } from "../errors.ts";
 import { makeToolResult } from "../messages.ts";
 import type { Provider } from "../providers/provider.ts";
 import type { CodeTools } from "../code_index/code_tools.ts";
-import type { ToolInfo, ToolRun, ToolRunner } from "./tool_runner.ts";
+import type { ToolInfo, ToolRun, ToolRunner } from "../tools/tool_runner.ts";
 
 /** What the read_file curator needs; without it read_file is never curated. */
 export interface CuratorSetup {

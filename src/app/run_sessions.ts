@@ -2,7 +2,7 @@
 // session log (with a recap in the REPL and notes about interrupted calls). The REPL's /clear
 // and /resume use the same two.
 
-import type { RunFlags } from "./args.ts";
+import type { RunFlags } from "../cli/args.ts";
 import type { Settings } from "../config/settings.ts";
 import { formatAgentError } from "../errors.ts";
 import { Conversation, type ConversationParts } from "../agent/conversation.ts";
@@ -17,7 +17,7 @@ import type { ToolRunner } from "../tools/tool_runner.ts";
 import { formatTranscript } from "../ui/transcript.ts";
 import type { Style } from "../ui/style.ts";
 import type { OpenedProvider } from "./open_provider.ts";
-import type { CommandIO } from "./command_io.ts";
+import type { CommandIO } from "../cli/command_io.ts";
 
 export interface RunSessionsOptions {
   flags: RunFlags;

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import {
   keepProjectPolicyTrusted,
   trustProjectPolicy,
-} from "../../src/cli/project_policy_trust.ts";
+} from "../../src/permissions/project_policy_trust.ts";
 import type { LoadedRule } from "../../src/permissions/policy.ts";
 
 function scripted(answers: (string | null)[]) {

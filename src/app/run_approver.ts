@@ -13,7 +13,10 @@ import type { ToolHost } from "../sandbox/tool_host.ts";
 import type { ToolRunner } from "../tools/tool_runner.ts";
 import type { Style } from "../ui/style.ts";
 import type { TurnInput } from "../ui/repl.ts";
-import { keepProjectPolicyTrusted, trustProjectPolicy } from "./project_policy_trust.ts";
+import {
+  keepProjectPolicyTrusted,
+  trustProjectPolicy,
+} from "../permissions/project_policy_trust.ts";
 
 export interface RunApproverOptions {
   rules: LoadedRule[];

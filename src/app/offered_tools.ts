@@ -7,8 +7,8 @@
 import type { Result } from "../errors.ts";
 import type { Grants } from "../sandbox/grants.ts";
 import { effectivePermissions } from "../sandbox/effective_permissions.ts";
-import type { ToolPermissions } from "./define_tool.ts";
-import type { ToolInfo, ToolRun, ToolRunner } from "./tool_runner.ts";
+import type { ToolPermissions } from "../tools/define_tool.ts";
+import type { ToolInfo, ToolRun, ToolRunner } from "../tools/tool_runner.ts";
 
 /**
  * Windows below this many tokens get compact schemas. Measured with bench/context_bench.ts:

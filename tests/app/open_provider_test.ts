@@ -2,7 +2,7 @@
 // it, or 8,192 assumed with a note; llama-server is asked for prompt progress.
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
-import { ASSUMED_CONTEXT_LENGTH, openProvider } from "../../src/cli/open_provider.ts";
+import { ASSUMED_CONTEXT_LENGTH, openProvider } from "../../src/app/open_provider.ts";
 import { DEFAULT_SETTINGS, type Settings } from "../../src/config/settings.ts";
 import { reply, startFakeLlmServer } from "../helpers/fake_llm_server.ts";
 import { ollamaReply, startFakeOllama } from "../helpers/fake_ollama_server.ts";
