@@ -3,8 +3,41 @@
 // and the JSON Schema the model sees. Used by src/sandbox/tool_worker.ts.
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition, ToolError } from "../tools/define_tool.ts";
-import type { PluginRef, WireToolInfo } from "../sandbox/worker_protocol.ts";
+import {
+  defineTool,
+  type ToolDefinition,
+  ToolError,
+  type ToolPermissions,
+} from "../tools/define_tool.ts";
+
+/** A plugin file to import. */
+export interface PluginRef {
+  url: string;
+  path: string;
+  name: string;
+  /**
+   * A project plugin's trust hash (the plugin and its local imports) as the user trusted it:
+   * the worker hashes the files again right before importing them and refuses a change.
+   */
+  trustHash?: string;
+}
+
+/** A valid tool as the worker reports it. */
+export interface WireToolInfo {
+  name: string;
+  description: string;
+  risk: ToolDefinition["risk"];
+  parameters: Record<string, unknown>;
+  permissions?: ToolPermissions;
+  timeoutMs?: number;
+  path: string;
+}
+
+/** A plugin file that could not be imported or is not a valid tool. */
+export interface LoadFailure {
+  path: string;
+  reason: string;
+}
 
 const permissionValue = z.union([z.boolean(), z.array(z.string())]).optional();
 const definitionSchema = z.object({

@@ -16,11 +16,11 @@ import { toolOutputsDir } from "../config/folders.ts";
 import {
   type HostToWorker,
   type LoadMessage,
-  type PluginRef,
   transferOf,
   type WorkerToHost,
 } from "./worker_protocol.ts";
 import type { RespawnMessage, SpawnMessage } from "./spawner_worker.ts";
+import type { PluginRef } from "../plugins/plugin_definition.ts";
 
 /** What every worker of one host shares. */
 export interface SandboxOptions {

@@ -26,7 +26,7 @@ import {
   type SandboxWorker,
   startSandbox,
 } from "./sandbox_worker.ts";
-import type { LoadFailure, PluginRef, WireToolInfo } from "./worker_protocol.ts";
+import type { LoadFailure, PluginRef, WireToolInfo } from "../plugins/plugin_definition.ts";
 
 /** Tools that share effective permissions, and so one worker. */
 export interface ToolGroup {

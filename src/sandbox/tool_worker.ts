@@ -12,17 +12,19 @@ import { CommandLauncher } from "./command_sandbox_launcher.ts";
 import { installDenyGuard, replaceDenoMember } from "./deny_guard.ts";
 import { describeNotCapable } from "./describe_not_capable.ts";
 import { importGraphHash } from "../platform/import_graph.ts";
-import { describeIssues, loadPlugin, shown, wireInfo } from "../plugins/plugin_definition.ts";
-import type {
-  HostToWorker,
-  LoadFailure,
-  LoadMessage,
-  PluginRef,
-  WireToolInfo,
-  WorkerToHost,
-} from "./worker_protocol.ts";
+import {
+  describeIssues,
+  type LoadFailure,
+  loadPlugin,
+  type PluginRef,
+  shown,
+  wireInfo,
+  type WireToolInfo,
+} from "../plugins/plugin_definition.ts";
+import type { HostToWorker, LoadMessage, WorkerToHost } from "./worker_protocol.ts";
 
-export type { HostToWorker, PluginRef, WireToolInfo, WorkerToHost } from "./worker_protocol.ts";
+export type { HostToWorker, WorkerToHost } from "./worker_protocol.ts";
+export type { PluginRef, WireToolInfo } from "../plugins/plugin_definition.ts";
 export { describeIssues } from "../plugins/plugin_definition.ts";
 
 interface WorkerScope {
