@@ -10,8 +10,9 @@
 // and bound to the file's path: the same text in another folder names other plugin folders
 // (relative paths), so trust given in one clone does not carry over to another.
 
-import { dirname, relative } from "node:path";
+import { relative } from "node:path";
 import { sha256Hex } from "../platform/sha256_hex.ts";
+import { CONFIG_TRUST, readTrustStore, writeTrustStore } from "./trust_store.ts";
 
 /** How config trust talks to the user: output, and a line of input in the REPL. */
 export interface ConfigTrustIO {
@@ -29,17 +30,6 @@ export interface ConfigTrustOptions {
   storeFile?: string;
   /** Folder that the file is shown relative to. */
   cwd?: string;
-}
-
-interface TrustEntry {
-  path: string;
-  trusted: boolean;
-  decided_at: string;
-}
-
-interface TrustStore {
-  version: 1;
-  configs: Record<string, TrustEntry>;
 }
 
 /**
@@ -75,8 +65,8 @@ export async function settleProjectConfig(
 ): Promise<boolean> {
   const { io, storeFile } = options;
   const hash = sha256Hex(text);
-  const store = await readStore(storeFile, io);
-  const entry = store.configs[hash];
+  const store = await readTrustStore(storeFile, CONFIG_TRUST, io);
+  const entry = store[hash];
   const known = entry?.path === file ? entry.trusted : undefined;
   if (known === true) return true;
   const shown = relative(options.cwd ?? Deno.cwd(), file) || file;
@@ -110,51 +100,8 @@ export async function settleProjectConfig(
     return false;
   }
   const trusted = ["y", "yes"].includes(answer.trim().toLowerCase());
-  store.configs[hash] = { path: file, trusted, decided_at: new Date().toISOString() };
-  await writeStore(storeFile, store, io);
+  store[hash] = { path: file, trusted, decided_at: new Date().toISOString() };
+  await writeTrustStore(storeFile, CONFIG_TRUST, store, io);
   if (!trusted) io.write(`${ignoring}: you will not be asked again for this content\n`);
   return trusted;
-}
-
-async function readStore(file: string, io: ConfigTrustIO): Promise<TrustStore> {
-  let text: string;
-  try {
-    text = await Deno.readTextFile(file);
-  } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) {
-      io.write(`Cannot read trust store "${file}": ${String(error)}: asking again\n`);
-    }
-    return { version: 1, configs: {} };
-  }
-  const configs: Record<string, TrustEntry> = {};
-  try {
-    const value = (JSON.parse(text) as { configs?: unknown } | null)?.configs;
-    if (typeof value !== "object" || value === null || Array.isArray(value)) {
-      throw new Error('expected { "configs": { ... } }');
-    }
-    for (const [hash, raw] of Object.entries(value)) {
-      const e = raw as Partial<TrustEntry> | null;
-      if (typeof e?.path === "string" && typeof e.trusted === "boolean") {
-        configs[hash] = { path: e.path, trusted: e.trusted, decided_at: String(e.decided_at) };
-      }
-    }
-  } catch (error) {
-    // Never trust on a damaged store: start empty, which asks again.
-    io.write(
-      `Ignoring trust store "${file}": cannot parse it: ${(error as Error).message}: ` +
-        "project configs will be asked about again\n",
-    );
-  }
-  return { version: 1, configs };
-}
-
-async function writeStore(file: string, store: TrustStore, io: ConfigTrustIO): Promise<void> {
-  try {
-    await Deno.mkdir(dirname(file), { recursive: true });
-    const temp = `${file}.${crypto.randomUUID().slice(0, 8)}.tmp`;
-    await Deno.writeTextFile(temp, `${JSON.stringify(store, null, 2)}\n`, { mode: 0o600 });
-    await Deno.rename(temp, file);
-  } catch (error) {
-    io.write(`Cannot save trust store "${file}": ${String(error)}: the answer lasts this run\n`);
-  }
 }

@@ -7,6 +7,7 @@
 import { httpUrlProblem } from "../platform/http_url.ts";
 import { paths } from "../platform/paths.ts";
 import { configDir } from "./folders.ts";
+import { trustedConfigsFile } from "./trust_store.ts";
 import type { ParseError } from "jsonc-parser";
 import { err, ok, type Result } from "../errors.ts";
 import { isAnthropicBaseUrl } from "../providers/anthropic/base_url.ts";
@@ -366,7 +367,7 @@ export async function loadSettings(
   const fromProject = await trustedPart(projectFile, project.value.text, project.value.settings, {
     interactive: options.trust?.interactive ?? false,
     io,
-    storeFile: options.trust?.storeFile ?? paths.join(configDir(env), "trusted_configs.json"),
+    storeFile: options.trust?.storeFile ?? trustedConfigsFile(env),
     cwd: options.trust?.cwd ?? options.cwd,
   });
   // A cloned repository's config may make commands stricter, never looser.

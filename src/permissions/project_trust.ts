@@ -6,8 +6,13 @@
 // so a plugin or helper changed during the session does not run; user-folder and built-in
 // plugins never pass through here.
 
-import { basename, dirname, join, relative } from "node:path";
-import { configDir } from "../config/folders.ts";
+import { basename, dirname, relative } from "node:path";
+import {
+  PLUGIN_TRUST,
+  readTrustStore,
+  trustedPluginsFile,
+  writeTrustStore,
+} from "../config/trust_store.ts";
 import { importGraphHash } from "../platform/import_graph.ts";
 
 /** The I/O trust needs: a one-line answer and output. */
@@ -65,33 +70,6 @@ const PLUGIN_WORDING: TrustWording = {
 export interface ProjectTrustResult {
   load: string[];
   skipped: string[];
-}
-
-interface TrustEntry {
-  path: string;
-  trusted: boolean;
-  decided_at: string;
-}
-
-interface TrustStore {
-  version: 1;
-  plugins: Record<string, TrustEntry>;
-}
-
-/**
- * The trust store: `$XDG_CONFIG_HOME/harness/trusted_plugins.json`, else
- * `~/.config/harness/trusted_plugins.json`.
- *
- * @example
- * ```ts
- * import { trustedPluginsFile } from "./project_trust.ts";
- * if (!trustedPluginsFile(() => "/h").endsWith("trusted_plugins.json")) throw new Error();
- * ```
- */
-export function trustedPluginsFile(
-  env: (name: string) => string | undefined = (name) => Deno.env.get(name),
-): string {
-  return join(configDir(env), "trusted_plugins.json");
 }
 
 /**
@@ -164,8 +142,12 @@ export async function trustedHash(
   const hashed = await trustHash(file);
   if ("error" in hashed) return hashed;
   const silent: TrustIO = { readLine: () => Promise.resolve(null), write: () => {} };
-  const store = await readStore(options.storeFile ?? trustedPluginsFile(), silent);
-  if (store.plugins[hashed.hash]?.trusted === true) return hashed;
+  const store = await readTrustStore(
+    options.storeFile ?? trustedPluginsFile(),
+    PLUGIN_TRUST,
+    silent,
+  );
+  if (store[hashed.hash]?.trusted === true) return hashed;
   return {
     error: `it changed since you trusted it (sha256 ${hashed.hash.slice(0, 12)}): ` +
       "restart harness in this folder to review it",
@@ -204,7 +186,7 @@ export async function checkProjectTrust(
   const cwd = options.cwd ?? Deno.cwd();
   const show = (file: string) => relative(cwd, file) || basename(file);
   if (files.length === 0) return { load: [], skipped: [] };
-  const store = await readStore(storeFile, io);
+  const store = await readTrustStore(storeFile, PLUGIN_TRUST, io);
   const load: string[] = [];
   const skipped: string[] = [];
   const pending: { file: string; hash: string; changed: boolean }[] = [];
@@ -216,7 +198,7 @@ export async function checkProjectTrust(
       continue;
     }
     const hash = hashed.hash;
-    const entry = store.plugins[hash];
+    const entry = store[hash];
     if (entry?.trusted === true) load.push(file);
     else if (entry?.trusted === false) {
       io.write(
@@ -227,7 +209,7 @@ export async function checkProjectTrust(
       );
       skipped.push(file);
     } else {
-      const changed = Object.values(store.plugins).some((e) => e.path === file);
+      const changed = Object.values(store).some((e) => e.path === file);
       pending.push({ file, hash, changed });
     }
   }
@@ -265,13 +247,13 @@ export async function checkProjectTrust(
   const now = new Date().toISOString();
   for (const p of pending) {
     // A changed file's old hash stays: going back to that version needs no new answer.
-    store.plugins[p.hash] = { path: p.file, trusted, decided_at: now };
+    store[p.hash] = { path: p.file, trusted, decided_at: now };
     (trusted ? load : skipped).push(p.file);
   }
   if (!trusted) {
     io.write(`${words.withoutTrust}; you will not be asked again for these versions\n`);
   }
-  await writeStore(storeFile, store, io);
+  await writeTrustStore(storeFile, PLUGIN_TRUST, store, io);
   return { load, skipped };
 }
 
@@ -299,55 +281,10 @@ export async function markTrusted(
   options: { io: TrustIO; storeFile?: string },
 ): Promise<void> {
   const storeFile = options.storeFile ?? trustedPluginsFile();
-  const store = await readStore(storeFile, options.io);
+  const store = await readTrustStore(storeFile, PLUGIN_TRUST, options.io);
   const hashed = await trustHash(file);
   if ("error" in hashed) throw new Error(`Cannot trust "${file}": ${hashed.error}`);
   const hash = hashed.hash;
-  store.plugins[hash] = { path: file, trusted: true, decided_at: new Date().toISOString() };
-  await writeStore(storeFile, store, options.io);
-}
-
-async function readStore(file: string, io: TrustIO): Promise<TrustStore> {
-  let text: string;
-  try {
-    text = await Deno.readTextFile(file);
-  } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) {
-      io.write(`Cannot read trust store "${file}": ${String(error)}: asking again\n`);
-    }
-    return { version: 1, plugins: {} };
-  }
-  try {
-    const value: unknown = JSON.parse(text);
-    const plugins = (value as { plugins?: unknown } | null)?.plugins;
-    if (typeof plugins !== "object" || plugins === null || Array.isArray(plugins)) {
-      throw new Error('expected { "plugins": { ... } }');
-    }
-    const valid: Record<string, TrustEntry> = {};
-    for (const [hash, entry] of Object.entries(plugins)) {
-      const e = entry as Partial<TrustEntry> | null;
-      if (typeof e?.path === "string" && typeof e.trusted === "boolean") {
-        valid[hash] = { path: e.path, trusted: e.trusted, decided_at: String(e.decided_at ?? "") };
-      }
-    }
-    return { version: 1, plugins: valid };
-  } catch (error) {
-    // Never trust on a damaged store: start empty, which asks again.
-    io.write(
-      `Ignoring trust store "${file}": cannot parse it: ${(error as Error).message}: ` +
-        "project plugins will be asked about again\n",
-    );
-    return { version: 1, plugins: {} };
-  }
-}
-
-async function writeStore(file: string, store: TrustStore, io: TrustIO): Promise<void> {
-  try {
-    await Deno.mkdir(dirname(file), { recursive: true });
-    const temp = `${file}.${crypto.randomUUID().slice(0, 8)}.tmp`;
-    await Deno.writeTextFile(temp, `${JSON.stringify(store, null, 2)}\n`);
-    await Deno.rename(temp, file);
-  } catch (error) {
-    io.write(`Cannot save trust store "${file}": ${String(error)}: the answer lasts this run\n`);
-  }
+  store[hash] = { path: file, trusted: true, decided_at: new Date().toISOString() };
+  await writeTrustStore(storeFile, PLUGIN_TRUST, store, options.io);
 }

@@ -41,7 +41,7 @@ export interface CatalogOptions extends SandboxOptions {
   pluginFiles: PluginFile[];
   /** The schema cache file; without it every plugin is imported to learn its schema. */
   schemaCacheFile?: string;
-  /** The project trust store (default: trustedPluginsFile() of src/permissions/project_trust.ts). */
+  /** The project trust store (default: trustedPluginsFile() of src/config/trust_store.ts). */
   trustStoreFile?: string;
 }
 

@@ -21,7 +21,7 @@ export interface ToolHostOptions extends SandboxOptions {
   pluginFiles: PluginFile[];
   /** Schema cache file (see src/plugins/schema_cache.ts); without it every plugin is imported. */
   schemaCacheFile?: string;
-  /** Project trust store (default: trustedPluginsFile() of src/permissions/project_trust.ts). */
+  /** Project trust store (default: trustedPluginsFile() of src/config/trust_store.ts). */
   trustStoreFile?: string;
   /** Per-tool timeout overrides in milliseconds, by tool name. */
   timeouts?: Record<string, number>;
