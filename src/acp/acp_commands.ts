@@ -6,7 +6,7 @@ import type { Conversation } from "../agent/conversation.ts";
 import { formatPermissionsReport } from "../permissions/explain.ts";
 import type { PolicyApprover } from "../permissions/policy_approver.ts";
 import { formatGrants, type Grants } from "../sandbox/grants.ts";
-import { formatTasks } from "../cli/slash_commands.ts";
+import { formatTaskChecklist } from "../tools/builtin/task_checklist.ts";
 
 /** What a prompt asks for: a normal turn, a reply without the model, or a continuation. */
 export type SlashOutcome =
@@ -44,7 +44,7 @@ export async function runSlashCommand(
         ? { kind: "continue" }
         : { kind: "reply", text: "Nothing to continue: the last turn was answered" };
     case "tasks":
-      return { kind: "reply", text: formatTasks(context.conversation.state) };
+      return { kind: "reply", text: formatTaskChecklist(context.conversation.state) };
     case "tools": {
       const tools = context.conversation.parts.tools;
       await tools.ready?.();

@@ -7,6 +7,7 @@ import type { ReplControl, SlashCommand } from "../ui/repl.ts";
 import type { ToolInfo } from "../tools/tool_runner.ts";
 import type { UnavailableTool } from "../app/offered_tools.ts";
 import { formatContextReport } from "../agent/context_report.ts";
+import { formatTaskChecklist } from "../tools/builtin/task_checklist.ts";
 
 export interface SlashContext {
   /** The tools, once their list has loaded (start-up loads it in the background). */
@@ -23,31 +24,6 @@ export interface SlashContext {
   fresh(): Conversation;
   /** MCP servers with status, tool count and errors (src/mcp/mcp_servers.ts). */
   mcpReport?(): string;
-}
-
-interface Task {
-  id: string;
-  content: string;
-  status: string;
-}
-
-/**
- * Formats the task list held in the conversation state.
- *
- * @example
- * ```ts
- * import { formatTasks } from "./slash_commands.ts";
- * const text = formatTasks({ tasks: [{ id: "task_1", content: "x", status: "pending" }] });
- * if (!text.includes("task_1")) throw new Error(text);
- * ```
- */
-export function formatTasks(state: Record<string, unknown>): string {
-  const tasks = Array.isArray(state.tasks) ? state.tasks as Task[] : [];
-  if (tasks.length === 0) return "No tasks yet";
-  const mark: Record<string, string> = { pending: "[ ]", in_progress: "[~]", completed: "[x]" };
-  return tasks.map((task) => `${mark[task.status] ?? "[?]"} ${task.id}  ${task.content}`).join(
-    "\n",
-  );
 }
 
 /** Builds the REPL's slash commands over the given context. */
@@ -124,7 +100,7 @@ export function slashCommands(context: SlashContext): SlashCommand[] {
     {
       name: "tasks",
       summary: "show the task list",
-      run: (_args, repl) => repl.write(`${formatTasks(repl.conversation.state)}\n`),
+      run: (_args, repl) => repl.write(`${formatTaskChecklist(repl.conversation.state)}\n`),
     },
     {
       name: "clear",
