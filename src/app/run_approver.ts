@@ -1,114 +1,116 @@
-// The approver of one run: the policy files' rules (a cloned project's only once trusted), the
-// mode (--yes, -p's non-interactive, the REPL's prompts), rule names checked against the real
-// tool list, and "Always" rules saved to the right file.
+// The approval of one workspace: the policy files' rules (a cloned project's only once
+// trusted), rule names checked against the real tool list, and approvers for it: the mode
+// (--yes, a front end that cannot ask, one that asks through its prompter) and "Always" rules
+// saved to the right file.
 
 import { join } from "node:path";
 import type { LoadedRule } from "../permissions/policy.ts";
 import { formatPolicyFileError, userPolicyFile } from "../permissions/policy_file.ts";
 import type { PolicyApprover, PolicyApproverOptions } from "../permissions/policy_approver.ts";
 import type { Approver } from "../permissions/approver.ts";
-import { createPrompter } from "../ui/prompter.ts";
+import type { Prompter } from "../permissions/prompt_types.ts";
 import { formatAgentError } from "../errors.ts";
-import type { ToolHost } from "../sandbox/tool_host.ts";
-import type { ToolRunner } from "../tools/tool_runner.ts";
-import type { Style } from "../ui/style.ts";
-import type { TurnInput } from "../ui/repl.ts";
 import {
   keepProjectPolicyTrusted,
   trustProjectPolicy,
 } from "../permissions/project_policy_trust.ts";
+import type { FrontEnd } from "./front_end.ts";
+import type { RunTools } from "./run_tools.ts";
 
-export interface RunApproverOptions {
+export interface RunApprovalOptions {
   rules: LoadedRule[];
   cwd: string;
+  /** --yes: every call the sandbox allows runs, unless a rule denies it. */
   yes: boolean;
-  printMode: boolean;
-  turnInput: TurnInput;
-  /** Where trust questions are written (stderr). */
-  writeErr: (text: string) => void;
-  color: boolean;
-  style: Style;
-  /** What the approval prompt says about run_command's confinement. */
-  commandNote(): string;
-  host: ToolHost;
-  runner: ToolRunner;
+  frontEnd: FrontEnd;
+  tools: RunTools;
 }
 
-/** The approver, and the problem with the rules' tool names once the tool list is known. */
-export interface RunApprover {
-  approver: Approver & { loaded(): Promise<PolicyApprover> };
+/** An approver whose policy engine loads on first use; `loaded()` gives the engine. */
+export type LazyApprover = Approver & { loaded(): Promise<PolicyApprover> };
+
+/** The rules of a workspace, and approvers over them. */
+export interface RunApproval {
+  /** The rules in force: an untrusted project file's can only make a decision stricter. */
+  rules: readonly LoadedRule[];
+  /** The workspace's `.harness/policies.jsonc`. */
+  projectPolicyFile: string;
   /**
    * A misspelt tool or argument name in a rule, as a message, once the tool list is known: -p
-   * stops before the first turn; the REPL says so and denies every call until a restart.
+   * and ACP stop before the first turn; the REPL says so and denies every call until a restart.
    */
   rulesProblem: Promise<string | undefined>;
+  /**
+   * An approver that asks through `prompter`; without one, what the rules leave to the user is
+   * settled as -p settles it (denied, unless --yes).
+   */
+  approver(prompter?: Prompter): LazyApprover;
 }
 
-/** Settles the project policy's trust and creates the approver (its engine loads lazily). */
-export async function openRunApprover(options: RunApproverOptions): Promise<RunApprover> {
-  const { cwd, turnInput, style } = options;
-  const trustIo = { write: options.writeErr, readLine: (text: string) => turnInput.readLine(text) };
-  const projectPolicy = join(cwd, ".harness", "policies.jsonc");
+/** Settles the project policy's trust and checks the rules' names once the tools are known. */
+export async function openRunApproval(options: RunApprovalOptions): Promise<RunApproval> {
+  const { cwd, frontEnd, tools } = options;
+  const projectPolicyFile = join(cwd, ".harness", "policies.jsonc");
+  // The policy file's question is answered with a line (the plugins' with one key).
+  const io = { write: frontEnd.io.write, readLine: frontEnd.io.readLine };
   const policyTrust = await trustProjectPolicy(options.rules, {
-    projectFile: projectPolicy,
-    io: trustIo,
-    interactive: !options.printMode,
+    projectFile: projectPolicyFile,
+    io,
+    interactive: frontEnd.interactive,
     cwd,
   });
-  const rulesProblem = options.host.ready().then(async () => {
+  const rulesProblem = tools.host.ready().then(async () => {
     const { checkRuleNames } = await import("../permissions/check_rule_names.ts");
     // Every tool counts, also those not offered under these flags: a rule may name one.
-    const problem = checkRuleNames(options.rules, [
-      ...options.runner.list(),
-      ...options.host.list(),
-    ]);
+    const problem = checkRuleNames(options.rules, [...tools.runner.list(), ...tools.host.list()]);
     return problem && formatPolicyFileError(problem);
   });
   const denyAll = rulesProblem.then((problem) => {
     if (problem === undefined) return undefined;
     const message = `${problem}: tool calls are denied until you fix it and restart harness`;
-    turnInput.write(`${style.red(message)}\n`);
+    frontEnd.approvalNote(message, "error");
     return message;
   });
-  const approver = lazyApprover({
+  const onRuleSaved: PolicyApproverOptions["onRuleSaved"] = (event) => {
+    if (event.error) {
+      frontEnd.approvalNote(
+        `Could not save the rule to "${event.file}": ${
+          formatAgentError(event.error)
+        }; it applies for this session only`,
+        "warning",
+      );
+      return;
+    }
+    frontEnd.approvalNote(`Saved rule to ${event.file}`, "note");
+    void keepProjectPolicyTrusted(event.file, {
+      projectFile: projectPolicyFile,
+      trusted: policyTrust.trusted,
+      io,
+    });
+  };
+  return {
     rules: policyTrust.rules,
-    denyAll,
-    mode: options.yes ? "yes" : options.printMode ? "non_interactive" : "interactive",
-    prompter: createPrompter({
-      io: turnInput,
-      color: options.color,
-      toolNote: (tool) => tool === "run_command" ? options.commandNote() : undefined,
-    }),
-    userPolicyFile: userPolicyFile(),
-    projectPolicyFile: projectPolicy,
-    workspace: cwd,
-    onRuleSaved: (event) => {
-      if (event.error) {
-        turnInput.write(style.yellow(
-          `Could not save the rule to "${event.file}": ${
-            formatAgentError(event.error)
-          }; it applies for this session only\n`,
-        ));
-        return;
-      }
-      turnInput.write(style.dim(`Saved rule to ${event.file}\n`));
-      void keepProjectPolicyTrusted(event.file, {
-        projectFile: projectPolicy,
-        trusted: policyTrust.trusted,
-        io: trustIo,
-      });
-    },
-  });
-  return { approver, rulesProblem };
+    projectPolicyFile,
+    rulesProblem,
+    approver: (prompter) =>
+      lazyApprover({
+        rules: policyTrust.rules,
+        denyAll,
+        mode: options.yes ? "yes" : prompter ? "interactive" : "non_interactive",
+        ...(prompter ? { prompter } : {}),
+        userPolicyFile: userPolicyFile(),
+        projectPolicyFile,
+        workspace: cwd,
+        onRuleSaved,
+      }),
+  };
 }
 
 /**
  * The policy approver, its modules (and their glob matcher, an npm package that costs Deno
  * about 30 ms to load) imported on first use: the REPL preloads it after the prompt shows.
  */
-function lazyApprover(
-  options: PolicyApproverOptions,
-): Approver & { loaded(): Promise<PolicyApprover> } {
+function lazyApprover(options: PolicyApproverOptions): LazyApprover {
   let loading: Promise<PolicyApprover> | undefined;
   const loaded = () =>
     loading ??= import("../permissions/policy_approver.ts").then((module) =>

@@ -1,69 +1,64 @@
-// How a run makes conversations: a fresh one with a new session, or one resumed from the
-// session log (with a recap in the REPL and notes about interrupted calls). The REPL's /clear
-// and /resume use the same two.
+// How a workspace makes conversations, the same for every front end: a new session in the
+// log with the system prompt first, or one loaded from the log. Each conversation gets the
+// run's provider, limits, window, compaction and argument repair; the front end passes the
+// approver (how it asks) and, when it wraps them, the tools.
 
-import type { RunFlags } from "../cli/args.ts";
 import type { Settings } from "../config/settings.ts";
-import { formatAgentError } from "../errors.ts";
+import type { AgentError, Result } from "../errors.ts";
 import { Conversation, type ConversationParts } from "../agent/conversation.ts";
 import type { SessionRecorder } from "../agent/session_recorder.ts";
 import { buildSystemPrompt } from "../agent/system_prompt.ts";
 import { repairArguments } from "../agent/repair_arguments.ts";
 import type { Approver } from "../permissions/approver.ts";
 import { formatGrants, type Grants } from "../sandbox/grants.ts";
-import { turnCount } from "../sessions/query_sessions.ts";
-import type { SessionStore } from "../sessions/session_store_types.ts";
+import type { LoadedSession, SessionStore } from "../sessions/session_store_types.ts";
 import type { ToolRunner } from "../tools/tool_runner.ts";
-import { formatTranscript } from "../ui/transcript.ts";
-import type { Style } from "../ui/style.ts";
 import type { OpenedProvider } from "./open_provider.ts";
-import type { CommandIO } from "../cli/command_io.ts";
+import type { RunTools } from "./run_tools.ts";
 
 export interface RunSessionsOptions {
-  flags: RunFlags;
   settings: Settings;
   grants: Grants;
   cwd: string;
   store: SessionStore;
   opened: OpenedProvider;
-  runner: ToolRunner;
+  tools: RunTools;
+}
+
+/** A conversation's own parts: how it asks, and its tools when the front end wraps them. */
+export interface ConversationSeat {
   approver: Approver;
-  /** Tool names before the tool list is known (the plugin files' names, which equal them). */
-  pluginNames: readonly string[];
-  /** The session id the banner already showed, given to the first new session. */
-  shownSessionId: string | undefined;
-  style: Style;
-  io: CommandIO;
+  /** The workspace's offered tools, wrapped (ACP's editor files); default: as offered. */
+  tools?: ToolRunner;
 }
 
-/** Makes conversations for one run. */
+/** Makes the conversations of one workspace. */
 export interface RunSessions {
-  fresh(): Conversation;
-  resume(id: string): { conversation: Conversation; note: string } | { error: string };
+  /**
+   * Starts a session in the log and a conversation on it, the system prompt first.
+   *
+   * @param id The id the session gets (the one a banner already showed).
+   * @returns The conversation, or why the session could not be started (the conversation then
+   *   runs unrecorded).
+   */
+  start(seat: ConversationSeat, id?: string): { conversation: Conversation; error?: AgentError };
+  /** Loads a session from the log and goes on with its conversation. */
+  load(
+    id: string,
+    seat: ConversationSeat,
+  ): Result<{ conversation: Conversation; loaded: LoadedSession }, AgentError>;
+  /** The system prompt a new conversation starts with. */
+  systemPrompt(): string;
 }
 
-/** The two ways a run gets a conversation, sharing its provider, tools and approver. */
+/** The conversations of one workspace, sharing its provider, tools and store. */
 export function runSessions(options: RunSessionsOptions): RunSessions {
-  const { settings, opened, store, cwd, style } = options;
+  const { settings, opened, store, cwd, tools } = options;
   const { provider } = opened;
-  let shownSessionId = options.shownSessionId;
-  const newRecorder = (): SessionRecorder => {
-    const started = store.startSession({
-      model: provider.model,
-      baseUrl: settings.modelFile ?? opened.baseUrl ?? settings.baseUrl,
-      cwd,
-      grants: formatGrants(options.grants),
-      provider: provider.name,
-    }, shownSessionId);
-    shownSessionId = undefined;
-    if (started.ok) return started.value;
-    options.io.printError(`${formatAgentError(started.error)}`);
-    return { id: null, record: () => {}, end: () => {} };
-  };
-  const partsWith = (recorder: SessionRecorder): ConversationParts => ({
+  const partsWith = (seat: ConversationSeat, recorder: SessionRecorder): ConversationParts => ({
     provider,
-    tools: options.runner,
-    approver: options.approver,
+    tools: seat.tools ?? tools.runner,
+    approver: seat.approver,
     recorder,
     limits: { maxIterations: settings.maxIterations, maxToolCalls: settings.maxToolCalls },
     parseArguments: repairArguments,
@@ -76,10 +71,11 @@ export function runSessions(options: RunSessionsOptions): RunSessions {
       : "the server's context size (llama-server -c, vLLM --max-model-len, LM Studio's context length)",
     compactAt: settings.compactAt,
   });
-  // The tool list may still be loading (the prompt does not wait for it).
+  // The plugins may still be loading (the REPL's prompt does not wait for them): until the
+  // host has listed them, their files' names stand in (the code tools are listed at once).
   const toolNames = () => {
-    const listed = options.runner.list().map((tool) => tool.name);
-    return listed.length > 0 ? listed : [...options.pluginNames];
+    const listed = tools.runner.list().map((tool) => tool.name);
+    return tools.host.list().length > 0 ? listed : [...tools.pluginNames, ...listed];
   };
   const systemPrompt = () =>
     buildSystemPrompt({
@@ -90,28 +86,27 @@ export function runSessions(options: RunSessionsOptions): RunSessions {
       ...(settings.systemPrompt !== undefined ? { custom: settings.systemPrompt } : {}),
     });
   return {
-    fresh: () => Conversation.start(partsWith(newRecorder()), systemPrompt()),
-    resume(id) {
-      const loaded = store.loadSession(id);
-      if (!loaded.ok) return { error: formatAgentError(loaded.error) };
-      const { messages, state, interrupted, writer, info, forkedFrom } = loaded.value;
-      const notes = forkedFrom === undefined
-        ? [`Resumed session ${info.id} (${turnCount(info.userTurns)}, started ${info.startedAt})`]
-        : [
-          `Session ${forkedFrom} is open in another harness process: continuing in a copy, ` +
-          `new session ${info.id} (${turnCount(info.userTurns)})`,
-        ];
-      for (const call of forkedFrom === undefined ? interrupted : []) {
-        notes.push(
-          `Tool call ${call.name} (${call.callId}) was interrupted: recorded as interrupted`,
-        );
-      }
-      // The REPL shows where the conversation left off; -p goes straight on.
-      const recap = options.flags.prompt !== undefined ? "" : formatTranscript(messages, style);
-      return {
-        conversation: new Conversation(partsWith(writer), { messages, state }),
-        note: recap ? `${recap}\n${style.dim(notes.join("\n"))}` : style.dim(notes.join("\n")),
-      };
+    start(seat, id) {
+      const started = store.startSession({
+        model: provider.model,
+        baseUrl: settings.modelFile ?? opened.baseUrl ?? settings.baseUrl,
+        cwd,
+        grants: formatGrants(options.grants),
+        provider: provider.name,
+      }, id);
+      const recorder: SessionRecorder = started.ok
+        ? started.value
+        : { id: null, record: () => {}, end: () => {} };
+      const conversation = Conversation.start(partsWith(seat, recorder), systemPrompt());
+      return started.ok ? { conversation } : { conversation, error: started.error };
     },
+    load(id, seat) {
+      const loaded = store.loadSession(id);
+      if (!loaded.ok) return loaded;
+      const { messages, state, writer } = loaded.value;
+      const conversation = new Conversation(partsWith(seat, writer), { messages, state });
+      return { ok: true, value: { conversation, loaded: loaded.value } };
+    },
+    systemPrompt,
   };
 }

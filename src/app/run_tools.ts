@@ -1,11 +1,13 @@
-// The tools of one run, layered: the sandboxed plugins (tool host), the code-graph tools beside
-// them in the host, MCP servers' tools when configured, and on top the filter that offers only
-// what the grants let run, in compact form for small windows.
+// The tools of one workspace, layered: the sandboxed plugins (tool host), the code-graph tools
+// beside them in the host, MCP servers' tools (configured, plus those an editor names), and on
+// top the filter that offers only what the grants let run, in compact form for small windows.
 
 import type { Settings } from "../config/settings.ts";
+import type { McpServerConfig } from "../config/mcp_config.ts";
 import { dataDir, savedOutputsRoot } from "../config/folders.ts";
 import type { Grants } from "../sandbox/grants.ts";
-import { describeCommandSandbox } from "../sandbox/command_sandbox.ts";
+import { type CommandSandbox, describeCommandSandbox } from "../sandbox/command_sandbox.ts";
+import type { ToolHost } from "../sandbox/tool_host.ts";
 import { CodeTools } from "../code_index/code_tools.ts";
 import { WithCodeTools } from "./with_code_tools.ts";
 import { OfferedTools } from "./offered_tools.ts";
@@ -14,87 +16,86 @@ import { McpServers } from "../mcp/mcp_servers.ts";
 import { WithMcpTools } from "../mcp/mcp_tools.ts";
 import type { Provider } from "../providers/provider.ts";
 import type { Message } from "../messages.ts";
-import type { Style } from "../ui/style.ts";
-import type { TurnInput } from "../ui/repl.ts";
+import type { FrontEnd } from "./front_end.ts";
 import { openTools } from "./open_tools.ts";
 
 export interface RunToolsOptions {
   settings: Settings;
   grants: Grants;
   cwd: string;
-  printMode: boolean;
-  provider: Provider;
+  frontEnd: FrontEnd;
+  /** MCP servers beside the configured ones (an editor's, from ACP's session/new). */
+  mcpServers?: Record<string, McpServerConfig>;
+  /** The provider, once open: the read_file curator asks it. */
+  provider(): Provider | undefined;
   /** The window the provider stated, for the code map and the compact schema form. */
-  contextLength: number | undefined;
-  /** The conversation's messages now (the REPL's /clear and /resume replace it). */
-  messages: () => readonly Message[];
-  /** The live conversation's window, when it knows one. */
-  conversationWindow: () => number | undefined;
-  turnInput: TurnInput;
-  writeErr: (text: string) => void;
-  style: Style;
+  contextLength(): number | undefined;
+  /** The messages of the conversation the tools serve now (the latest one to send). */
+  messages(): readonly Message[];
+  /** That conversation's window, when it knows one. */
+  conversationWindow(): number | undefined;
 }
 
 /** What {@linkcode openRunTools} opened. */
 export interface RunTools {
-  /** The sandboxed plugins' host and what it found. */
-  tools: Awaited<ReturnType<typeof openTools>>;
-  /** What the conversation calls. */
+  /** The sandboxed plugins. */
+  host: ToolHost;
+  /** The plugin files' names: the tool list until the host has listed it. */
+  pluginNames: readonly string[];
+  /** The plugins and the code tools, every one of them (`harness tool` calls any). */
+  all: ToolRunner;
+  /** What the model is offered. */
   runner: OfferedTools;
-  /** The MCP servers, when any are configured (started here for -p, by the REPL later). */
+  /** The MCP servers, when any are configured (the front end says when they start). */
   mcp: McpServers | undefined;
+  /** The command sandbox's start-up check. */
+  commandSandbox: Promise<CommandSandbox>;
   /** How the approval prompt describes a command's confinement (issue 14). */
   commandNote(): string;
 }
 
-/** Opens the tools of a run; for -p, waits until the real tool list is known. */
+/** Opens the tools of a workspace (their list in the background when the front end says). */
 export async function openRunTools(options: RunToolsOptions): Promise<RunTools> {
-  const { settings, grants, cwd, turnInput, writeErr } = options;
+  const { settings, grants, cwd, frontEnd } = options;
+  const outputsDir = frontEnd.outputsDir ?? savedOutputsRoot();
   const tools = await openTools({
     settings,
     grants,
     cwd,
-    dataDir: savedOutputsRoot(),
-    interactive: !options.printMode,
-    io: {
-      write: writeErr,
-      readLine: (text) => turnInput.readLine(text),
-      // One key, as approvals take it.
-      readKey: async (text) => {
-        writeErr(text);
-        const key = await turnInput.readKey();
-        writeErr(`${/^[\x20-\x7e]$/.test(key) ? key : ""}\n`);
-        return key === "\x03" || key === "\x04" ? null : key;
-      },
-    },
-    background: true,
+    dataDir: outputsDir,
+    interactive: frontEnd.interactive,
+    io: frontEnd.io,
+    // The REPL's prompt does not wait for the tool list; the others know it before they start.
+    background: frontEnd.listsToolsLater === true,
   });
-  // MCP servers (src/mcp/) start after the prompt shows; their tools join when each is ready.
-  const mcp = Object.keys(settings.mcpServers).length === 0 ? undefined : new McpServers(
-    settings.mcpServers,
-    {
-      grants,
-      cwd,
-      notice: (line) => writeErr(`${options.style.yellow(`warning: ${line}`)}\n`),
-    },
-  );
-  const inner = withCodeTools(tools.host, options);
+  // MCP servers (src/mcp/) start when the front end says; their tools join when each is ready.
+  const servers = { ...settings.mcpServers, ...options.mcpServers };
+  const mcp = Object.keys(servers).length === 0 ? undefined : new McpServers(servers, {
+    grants,
+    cwd,
+    notice: (line) => frontEnd.mcpNotice(line),
+  });
+  const all = withCodeTools(tools.host, options);
   // Only tools the sandbox can run are offered, in compact form for small windows.
-  const runner = new OfferedTools(mcp ? withMcpTools(inner, mcp, options) : inner, {
+  const runner = new OfferedTools(mcp ? withMcpTools(all, mcp, options, outputsDir) : all, {
     grants,
     workspace: cwd,
-    contextWindow: () => options.conversationWindow() ?? options.contextLength,
+    contextWindow: () => options.conversationWindow() ?? options.contextLength(),
   });
   // The approval prompt says whether a command would run confined (issue 14).
   let commandNote = "commands: the command sandbox check has not finished";
   void tools.commandSandbox.then((sandbox) =>
     commandNote = `${describeCommandSandbox(sandbox)}; a command can start any program`
   );
-  if (options.printMode) {
-    mcp?.start();
-    await runner.ready(); // nothing to show meanwhile: list the real tools
-  }
-  return { tools, runner, mcp, commandNote: () => commandNote };
+  return {
+    host: tools.host,
+    pluginNames: tools.names,
+    all,
+    runner,
+    mcp,
+    commandSandbox: tools.commandSandbox,
+    commandNote: () => commandNote,
+  };
 }
 
 /** The code-graph tools, run in the host beside the sandboxed plugins (src/code_index/). */
@@ -106,32 +107,31 @@ function withCodeTools(host: ToolRunner, options: RunToolsOptions): WithCodeTool
       workspace: options.cwd,
       grants: options.grants,
       dataDir: dataDir(),
-      contextWindow: () => options.contextLength,
+      contextWindow: () => options.contextLength(),
       recentText: recent,
     }),
     options.settings.curator === "off" ? undefined : {
-      provider: options.provider,
+      provider: () => options.provider(),
       recentText: recent,
       contextText: () => lastUserText(options.messages()),
-      contextWindow: () => options.contextLength,
+      contextWindow: () => options.contextLength(),
     },
   );
 }
 
-function withMcpTools(inner: ToolRunner, mcp: McpServers, options: RunToolsOptions): ToolRunner {
-  const { settings, style, writeErr } = options;
+function withMcpTools(
+  inner: ToolRunner,
+  mcp: McpServers,
+  options: RunToolsOptions,
+  outputsDir: string,
+): ToolRunner {
+  const { settings, frontEnd } = options;
   return new WithMcpTools(inner, mcp, {
-    dataDir: savedOutputsRoot(),
+    dataDir: outputsDir,
     maxOutputSize: settings.maxOutputSize,
     toolOutputLimit: settings.toolOutputLimit,
     timeouts: settings.toolTimeouts,
-    // On a terminal, progress notifications replace the running tool's line.
-    ...(Deno.stderr.isTerminal()
-      ? {
-        progress: (_name: string, text: string | null) =>
-          writeErr(text === null ? "\r\x1b[2K" : `\r\x1b[2K${style.dim(text)}`),
-      }
-      : {}),
+    ...(frontEnd.mcpProgress ? { progress: frontEnd.mcpProgress } : {}),
   });
 }
 

@@ -11,7 +11,8 @@ import type { ToolInfo, ToolRun, ToolRunner } from "../tools/tool_runner.ts";
 
 /** What the read_file curator needs; without it read_file is never curated. */
 export interface CuratorSetup {
-  provider: Provider;
+  /** The provider, once open (a workspace may open before it). */
+  provider(): Provider | undefined;
   /** Recent conversation text the sections should be relevant to. */
   recentText: () => string;
   /** The last user messages: a new one invalidates cached choices. */
@@ -79,8 +80,9 @@ export class WithCodeTools implements ToolRunner {
   /** Replaces a plain whole-file read by the curated one, when the curator manages. */
   async #curate(args: { path: string }, run: ToolRun, signal?: AbortSignal): Promise<ToolRun> {
     const curator = this.curator!;
+    const provider = curator.provider();
     const data = run.result.data;
-    if (!data || run.result.metadata.truncated) return run;
+    if (!data || run.result.metadata.truncated || provider === undefined) return run;
     try {
       const started = performance.now();
       const [{ curateRead }, { store, definitions }] = await Promise.all([
@@ -89,7 +91,7 @@ export class WithCodeTools implements ToolRunner {
       ]);
       const window = curator.contextWindow();
       const curated = await curateRead(args.path, data, {
-        provider: curator.provider,
+        provider,
         store,
         outline: definitions,
         recentText: curator.recentText(),

@@ -1,7 +1,7 @@
 // What every subcommand shares: where its errors go, and loading settings or opening the
 // session store with the error printed and the exit code returned when that fails.
 
-import type { RunFlags } from "./args.ts";
+import type { RunFlags } from "../app/run_flags.ts";
 import { loadSettings, type Settings } from "../config/settings.ts";
 import { type AgentError, formatAgentError } from "../errors.ts";
 import { createNullSessionStore, openSessionStore } from "../sessions/open_session_store.ts";

@@ -3,7 +3,7 @@
 // On a terminal, stdin goes into raw mode first, so keys typed meanwhile wait in the
 // terminal's buffer, unechoed, until readline attaches and reads them; nothing is lost.
 
-import type { RunFlags } from "./args.ts";
+import type { RunFlags } from "../app/run_flags.ts";
 import { EXIT } from "../app/exit_codes.ts";
 import { formatBanner } from "./banner.ts";
 import { loadSettings, type Settings } from "../config/settings.ts";

@@ -1,0 +1,255 @@
+// The one place a run is assembled, for every front end: the run's policy rules, session log
+// and provider, and its workspace (tools, approval) opened while the provider opens (after
+// it, for the REPL, whose questions need the terminal the provider's progress uses). Ways to
+// start or load conversations, and close() for everything opened.
+
+import { type AgentError, err, formatAgentError, ok, type Result } from "../errors.ts";
+import type { Settings } from "../config/settings.ts";
+import type { McpServerConfig } from "../config/mcp_config.ts";
+import type { Grants } from "../sandbox/grants.ts";
+import { createNullSessionStore, openSessionStore } from "../sessions/open_session_store.ts";
+import type { SessionStore } from "../sessions/session_store_types.ts";
+import { isNoServerError } from "../providers/discover_server.ts";
+import { tracePhase } from "../platform/startup_trace.ts";
+import type { FrontEnd } from "./front_end.ts";
+import { EXIT } from "./exit_codes.ts";
+import { type OpenedProvider, openProvider } from "./open_provider.ts";
+import {
+  loadWorkspaceRules,
+  openWorkspace,
+  type RunFailure,
+  type Workspace,
+  type WorkspaceRequest,
+} from "./open_workspace.ts";
+import { type RunSessions, runSessions } from "./run_sessions.ts";
+
+export type { RunFailure, Workspace } from "./open_workspace.ts";
+
+/** What a front end asks to open. */
+export interface RunRequest {
+  settings: Settings;
+  grants: Grants;
+  /** The run's folder; left out by ACP, which opens a workspace per session folder. */
+  cwd?: string;
+  /** --yes: approve every call the sandbox allows (policy denies still apply). */
+  yes: boolean;
+  /** --policies FILE. */
+  policies?: string;
+  /** --no-session: the null session store. */
+  noSession: boolean;
+  /** A write to the session log failed (disk full); the run goes on. */
+  onWriteError?(error: AgentError): void;
+}
+
+/** Extras of one workspace: an editor's MCP servers. */
+export interface WorkspaceExtras {
+  mcpServers?: Record<string, McpServerConfig>;
+}
+
+/** An open run. */
+export interface Run {
+  settings: Settings;
+  grants: Grants;
+  provider: OpenedProvider;
+  store: SessionStore;
+  /**
+   * The workspace of a folder, opened once (per folder and extras); the run's own folder was
+   * opened with the run. A broken policy file fails it.
+   */
+  workspace(cwd: string, extras?: WorkspaceExtras): Promise<Result<Workspace, RunFailure>>;
+  /** Closes a workspace and forgets it: the next call for its folder opens it again. */
+  closeWorkspace(workspace: Workspace): Promise<void>;
+  /** The conversations of a workspace. */
+  sessions(workspace: Workspace): RunSessions;
+  /** Closes every workspace, the session log and the provider. */
+  close(): Promise<void>;
+}
+
+/** A run without a model: the tools and rules of one folder (`harness tool`, policy explain). */
+export interface ToolsRun {
+  settings: Settings;
+  grants: Grants;
+  workspace: Workspace;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens a run: its folder's policy rules (a broken file fails first, exit 2), the session
+ * log, the provider (after an offer to run a model here when no server answers) and the
+ * folder's workspace, opened while the provider opens unless the front end asks questions.
+ *
+ * @param request Settings, grants, folder and flags.
+ * @param frontEnd How the front end asks and shows.
+ * @returns The run, or why it could not open (printed by the front end, with its exit code).
+ */
+export async function openRun(
+  request: RunRequest,
+  frontEnd: FrontEnd,
+): Promise<Result<Run, RunFailure>> {
+  const rules = request.cwd === undefined
+    ? undefined
+    : await loadWorkspaceRules(request.cwd, request.policies);
+  if (rules && !rules.ok) return rules;
+  const store = openStore(request);
+  if (!store.ok) return store;
+  tracePhase("session store opened");
+  const stopped = frontEnd.storeOpened?.(store.value);
+  if (stopped !== undefined) {
+    store.value.close();
+    return err({ exit: stopped });
+  }
+  // The workspace may open before the provider: its tools ask for it when they need it.
+  const live: { provider?: OpenedProvider } = {};
+  const model = {
+    provider: () => live.provider?.provider,
+    contextLength: () => live.provider?.contextLength,
+  };
+  const workspaces = new Map<string, Promise<Result<Workspace, RunFailure>>>();
+  const workspaceFor = (cwd: string, extras: WorkspaceExtras = {}) => {
+    const key = JSON.stringify([cwd, extras.mcpServers ?? {}]);
+    let open = workspaces.get(key);
+    if (!open) {
+      const loading = cwd === request.cwd && rules?.ok && extras.mcpServers === undefined
+        ? Promise.resolve(rules)
+        : loadWorkspaceRules(cwd, request.policies);
+      open = loading.then(async (loaded) =>
+        loaded.ok
+          ? ok(
+            await openWorkspace(
+              workspaceRequest(request, cwd, extras),
+              loaded.value,
+              frontEnd,
+              model,
+            ),
+          )
+          : loaded
+      );
+      workspaces.set(key, open);
+      // A broken policy file is read again next time (the user may have fixed it).
+      void open.then((opened) => opened.ok || workspaces.delete(key));
+    }
+    return open;
+  };
+  const closeWorkspaces = async () => {
+    const opened = await Promise.all(workspaces.values());
+    await Promise.all(opened.map((w) => w.ok ? w.value.close() : undefined));
+  };
+  // The REPL asks its questions once the provider no longer writes its progress.
+  if (request.cwd !== undefined && !frontEnd.interactive) void workspaceFor(request.cwd);
+  const opened = await openProviderFor(request.settings, frontEnd);
+  if (!opened.ok) {
+    await closeWorkspaces();
+    store.value.close();
+    return opened;
+  }
+  live.provider = opened.value;
+  frontEnd.providerOpened?.(opened.value.notes ?? []);
+  const run: Run = {
+    settings: request.settings,
+    grants: request.grants,
+    provider: opened.value,
+    store: store.value,
+    workspace: workspaceFor,
+    async closeWorkspace(workspace) {
+      for (const [key, open] of workspaces) {
+        const opened = await open;
+        if (opened.ok && opened.value === workspace) workspaces.delete(key);
+      }
+      await workspace.close();
+    },
+    sessions: (workspace) =>
+      runSessions({
+        settings: request.settings,
+        grants: request.grants,
+        cwd: workspace.cwd,
+        store: store.value,
+        opened: opened.value,
+        tools: workspace.tools,
+      }),
+    async close() {
+      await closeWorkspaces();
+      store.value.close();
+      await opened.value.close?.();
+    },
+  };
+  if (request.cwd !== undefined) void workspaceFor(request.cwd);
+  return ok(run);
+}
+
+/**
+ * Opens the tools and rules of one folder without a model or a session log, as a run would
+ * (`harness tool`, `harness policy explain`).
+ */
+export async function openToolsRun(
+  request: Omit<RunRequest, "noSession" | "onWriteError"> & { cwd: string },
+  frontEnd: FrontEnd,
+): Promise<Result<ToolsRun, RunFailure>> {
+  const rules = await loadWorkspaceRules(request.cwd, request.policies);
+  if (!rules.ok) return rules;
+  const workspace = await openWorkspace(
+    workspaceRequest(request, request.cwd, {}),
+    rules.value,
+    frontEnd,
+    { provider: () => undefined, contextLength: () => undefined },
+  );
+  return ok({
+    settings: request.settings,
+    grants: request.grants,
+    workspace,
+    close: () => workspace.close(),
+  });
+}
+
+function workspaceRequest(
+  request: Pick<RunRequest, "settings" | "grants" | "yes" | "policies">,
+  cwd: string,
+  extras: WorkspaceExtras,
+): WorkspaceRequest {
+  return {
+    settings: request.settings,
+    grants: request.grants,
+    cwd,
+    yes: request.yes,
+    ...(request.policies !== undefined ? { policies: request.policies } : {}),
+    ...(extras.mcpServers ? { mcpServers: extras.mcpServers } : {}),
+  };
+}
+
+/** The session log, or the null store with --no-session. */
+function openStore(request: RunRequest): Result<SessionStore, RunFailure> {
+  if (request.noSession) return ok(createNullSessionStore());
+  const store = openSessionStore(
+    request.onWriteError ? { onWriteError: request.onWriteError } : {},
+  );
+  if (!store.ok) return err({ message: formatAgentError(store.error), exit: EXIT.runtime });
+  return store;
+}
+
+/**
+ * Opens the provider. When harness looked for a server and none answered, the front end may
+ * offer the default model in this process; declining or a failed download fails the run.
+ */
+async function openProviderFor(
+  settings: Settings,
+  frontEnd: FrontEnd,
+): Promise<Result<OpenedProvider, RunFailure>> {
+  const progress = frontEnd.progress ?? {};
+  let opened = await openProvider(settings, progress);
+  const notes: string[] = [];
+  if (!opened.ok && settings.discover && isNoServerError(opened.error) && frontEnd.offerModelHere) {
+    const here = await frontEnd.offerModelHere(opened.error);
+    if (!here.ok) return err({ message: here.error.message, exit: EXIT.runtime });
+    settings.modelFile = here.value.modelFile;
+    settings.discover = false;
+    notes.push(here.value.note);
+    opened = await openProvider(settings, progress);
+  }
+  if (!opened.ok) {
+    return err({
+      message: formatAgentError(opened.error),
+      exit: opened.error.kind === "usage" ? EXIT.usage : EXIT.runtime,
+    });
+  }
+  tracePhase("provider opened");
+  return ok({ ...opened.value, notes: [...notes, ...(opened.value.notes ?? [])] });
+}
