@@ -4,7 +4,7 @@
 // server configured and grants that leave some built-in tools out. An editor's own MCP
 // servers (ACP session/new) join the configured ones.
 
-import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
+import { deepStrictEqual as assertEquals, match, ok as assert } from "node:assert/strict";
 import { type RecordedRequest, reply, startFakeLlmServer } from "../helpers/fake_llm_server.ts";
 import { cliSandbox } from "../helpers/run_cli.ts";
 import { startAcpClient } from "../helpers/acp_client.ts";
@@ -123,4 +123,58 @@ Deno.test("openRun() refuses an editor's MCP server the settings would refuse", 
   }).then(() => undefined, (error: Error) => error.message);
   assert(refused?.includes("no control characters"), refused);
   assertEquals(server.requests.length, 0);
+});
+
+Deno.test("openRun() compacts an ACP conversation at compact_at and stops it at its limits", async () => {
+  await using sandbox = await cliSandbox();
+  await writeConfig(sandbox.home, { compact_at: 10, max_iterations: 1 });
+  await using server = startFakeLlmServer([
+    reply().text("First answer."),
+    reply().text("Summary of it all."),
+    reply().toolCall("get_current_time", {}),
+  ]);
+  const flags = [
+    "--base-url",
+    server.baseUrl,
+    "--model",
+    "m",
+    "--allow-read=.",
+    "--context-length",
+    "8000",
+  ];
+  await using acp = startAcpClient(sandbox, flags);
+  await acp.initialize();
+  const sessionId = await acp.newSession();
+  const prompt = (text: string) =>
+    acp.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
+  assertEquals((await prompt("one")).stopReason, "end_turn");
+  // The tool schemas alone fill over 10% of the window: the second prompt compacts first.
+  const second = await prompt("two");
+  assertEquals(server.requests.length, 3);
+  const asked = server.requests[1]!.messages.at(-1) as { content?: unknown };
+  assert(String(asked.content).startsWith("Summarize our conversation"), String(asked.content));
+  // max_iterations 1: the model's tool call ends the turn at the limit.
+  assertEquals(second.stopReason, "max_turn_requests");
+});
+
+Deno.test("openRun() starts an editor's MCP server only as the grants allow", async () => {
+  await using sandbox = await cliSandbox();
+  await using server = startFakeLlmServer([reply().text("Seen.")]);
+  let stderr: Promise<string>;
+  {
+    await using acp = startAcpClient(sandbox, ["--base-url", server.baseUrl, "--model", "m"]);
+    await acp.initialize();
+    const created = await acp.agent.request("session/new", {
+      cwd: sandbox.cwd,
+      mcpServers: [{ name: "editor", command: DENO, args: fixtureServer.args, env: [] }],
+    });
+    await acp.agent.request("session/prompt", {
+      sessionId: created.sessionId,
+      prompt: [{ type: "text", text: "hi" }],
+    });
+    stderr = acp.stderr();
+  }
+  const names = toolNames(server.requests[0]);
+  assert(!names.some((name) => name.startsWith("editor__")), names.join());
+  match(await stderr, /MCP server "editor" was not started: .*--allow-run/);
 });
