@@ -1,6 +1,7 @@
-// Runs a parsed command: the REPL or a -p run, `harness tool`, `harness sessions`,
-// `harness policy explain`, `harness plugin new`, `harness acp` and `harness mcp`. Each command's module is imported when
-// it runs, so the REPL's start-up loads none of the others.
+// Runs a parsed command: the REPL or a -p run, `harness tool`, `harness sessions`, `harness
+// policy explain`, `harness plugin new`, `harness mcp`, and `harness acp` through the editor
+// front end main.ts hands in. Each command's module is imported when it runs, so the REPL's
+// start-up loads none of the others.
 
 import { join } from "node:path";
 import type { Command } from "./args.ts";

@@ -1,6 +1,6 @@
 // KeyIO over the real terminal: raw mode for single key presses (restored right after), cooked
 // mode for one-line answers. The REPL uses it when stdin is a TTY; piped stdin uses
-// line_key_io.ts instead. The only permissions module that touches Deno.stdin.
+// line_key_io.ts instead. The only approval prompt module that touches Deno.stdin.
 
 import type { KeyIO } from "../permissions/prompt_types.ts";
 
