@@ -13,7 +13,7 @@ import type {
   ApprovalRequest,
   Approver,
 } from "../../src/permissions/approver.ts";
-import { tempDir } from "./temp_dir.ts";
+import { tempDir } from "../helpers/temp_dir.ts";
 
 function scriptedIO(keys: string[], lines: (string | null)[] = []): KeyIO & { output: string } {
   const io = {

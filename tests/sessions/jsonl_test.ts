@@ -7,7 +7,7 @@ import {
   START_INFO,
   tempDir,
   unwrap,
-} from "./session_test_helpers.ts";
+} from "../helpers/session_store.ts";
 
 Deno.test("exportSession() writes one event a line and importJsonl() gives back the messages", async () => {
   await using dir = await tempDir();

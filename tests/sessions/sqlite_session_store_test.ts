@@ -10,7 +10,7 @@ import {
   START_INFO,
   tempDir,
   unwrap,
-} from "./session_test_helpers.ts";
+} from "../helpers/session_store.ts";
 
 Deno.test("loadSession() restores exactly the messages and tasks of a session with parallel calls and reasoning", async () => {
   await using dir = await tempDir();

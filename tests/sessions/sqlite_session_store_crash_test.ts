@@ -1,7 +1,7 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { assertEveryCallAnswered, openTestStore, tempDir } from "./session_test_helpers.ts";
+import { assertEveryCallAnswered, openTestStore, tempDir } from "../helpers/session_store.ts";
 
 const WRITER = new URL("../fixtures/sessions/crash_writer.ts", import.meta.url);
 

@@ -8,7 +8,7 @@ import { pathToFileURL } from "node:url";
 import { markTrusted } from "../../src/permissions/project_trust.ts";
 import { parseGrantFlags } from "../../src/cli/grant_flags.ts";
 import { createToolHost } from "../../src/sandbox/tool_host.ts";
-import { tempDir } from "../permissions/temp_dir.ts";
+import { tempDir } from "../helpers/temp_dir.ts";
 
 const silent = { readLine: () => Promise.resolve(null), write: () => {} };
 
