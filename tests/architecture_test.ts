@@ -16,6 +16,7 @@ import {
   roomProblem,
   roomViolations,
 } from "./helpers/module_graph.ts";
+import { misplacedTests } from "./helpers/test_layout.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 
@@ -37,6 +38,22 @@ Deno.test("architecture: no file or room cycle, and every room imports only room
   assertEquals(roomViolations(graph), []);
   // Every room of the project has its place in the order.
   assertEquals([...rooms.keys()].filter((room) => !ROOM_ORDER.includes(room)), []);
+});
+
+Deno.test("architecture: tests mirror the source tree (tests/<room>/<file>_test.ts)", () => {
+  assertEquals(misplacedTests(listTsFiles(ROOT, "tests"), projectFiles()), []);
+  // A test named after no file of its room, a room that does not exist, a helper among tests.
+  assertEquals(
+    misplacedTests(
+      ["tests/tools/ls_test.ts", "tests/gadgets/x_test.ts", "tests/tools/util.ts"],
+      ["src/tools/tool_call.ts", "plugins/ls.ts"],
+    ),
+    [
+      "tests/gadgets/x_test.ts: tests/gadgets/ mirrors no room of the source tree",
+      "tests/tools/ls_test.ts: names no file of room tools",
+      "tests/tools/util.ts: not a test (name it *_test.ts, or move it to tests/helpers/)",
+    ],
+  );
 });
 
 Deno.test("architecture: src/ holds only messages.ts and errors.ts besides its rooms", () => {

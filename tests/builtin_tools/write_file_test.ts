@@ -23,8 +23,10 @@ Deno.test("write_file overwrites and leaves no temp files", async () => {
   assertEquals(names, ["f.txt"]);
 });
 
-Deno.test("write_file keeps the mode of the file it replaces", async () => {
-  if (Deno.build.os === "windows") return;
+Deno.test({
+  name: "write_file keeps the mode of the file it replaces",
+  ignore: Deno.build.os === "windows",
+}, async () => {
   await using ctx = await makeToolContext({ "run.sh": "echo 1" });
   await Deno.chmod(`${ctx.workspace}/run.sh`, 0o755);
   await runTool(tool, { path: "run.sh", content: "echo 2" }, ctx);
