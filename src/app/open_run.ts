@@ -233,7 +233,8 @@ async function openProviderFor(
   settings: Settings,
   frontEnd: FrontEnd,
 ): Promise<Result<OpenedProvider, RunFailure>> {
-  const progress = frontEnd.progress ?? {};
+  // A front end that asks nothing sends its first request as soon as the run is open.
+  const progress = { ...frontEnd.progress, soon: !frontEnd.interactive };
   let opened = await openProvider(settings, progress);
   const notes: string[] = [];
   if (!opened.ok && settings.discover && isNoServerError(opened.error) && frontEnd.offerModelHere) {

@@ -4,26 +4,23 @@
 
 import type { RunFlags } from "../app/run_flags.ts";
 import { type CommandIO, settingsOrExit } from "./command_io.ts";
-import { chooseSession, formatSessions } from "./choose_session.ts";
-import { openRun, type Run, type Workspace } from "../app/open_run.ts";
-import type { LazyApprover } from "../app/run_approver.ts";
+import { chooseSession } from "./choose_session.ts";
+import { openRun } from "../app/open_run.ts";
 import { formatAgentError } from "../errors.ts";
 import type { Conversation } from "../agent/conversation.ts";
 import { EXIT } from "../app/exit_codes.ts";
 import { printEarlyFailure, runPrint } from "./run_print.ts";
-import type { Repl } from "../ui/repl.ts";
-import { formatGrants, type Grants } from "../sandbox/grants.ts";
-import { describeCommandSandbox } from "../sandbox/command_sandbox.ts";
-import { exitOnSignals } from "../sandbox/command_sandbox_groups.ts";
-import { formatBanner, YES_MODE } from "./banner.ts";
+import type { Grants } from "../sandbox/grants.ts";
 import type { StartAhead } from "./prompt_ahead.ts";
 import { createStyle, type Style, wantsColor } from "../ui/style.ts";
-import { createPrompter } from "../ui/prompter.ts";
 import { tracePhase } from "../platform/startup_trace.ts";
-import { formatServerStates } from "../mcp/mcp_servers.ts";
-import { slashCommands } from "./slash_commands.ts";
 import { terminalFrontEnd } from "./terminal_front_end.ts";
 import { type TerminalSessions, terminalSessions } from "./terminal_sessions.ts";
+import type * as RunRepl from "./run_repl.ts";
+
+// Not a string literal: a -p run never loads the REPL's modules (readline, slash commands,
+// approval prompts). The "compile" task embeds it through its --include list.
+const REPL_MODULE = "./run_repl.ts";
 
 const encoder = new TextEncoder();
 const writeOut = (text: string) => Deno.stdout.writeSync(encoder.encode(text));
@@ -63,6 +60,7 @@ export async function runConversation(
     (name) => Deno.env.get(name),
   );
   const style = createStyle(color);
+  const replModule: typeof RunRepl | undefined = printMode ? undefined : await import(REPL_MODULE);
   // A -p run whose session could not be recorded (disk full) did not do all it was asked: it
   // still finishes its answer, then exits 1.
   let writeFailed = false;
@@ -76,6 +74,9 @@ export async function runConversation(
     yes: flags.yes,
     ahead,
     fatalIo,
+    ...(replModule
+      ? { makeRepl: () => replModule.createRepl({ terminal, style, cwd, ahead }) }
+      : {}),
     chooseSession(store) {
       const chosen = chooseSession(flags, store, cwd, { fatal: fatalIo, plain: io });
       if (typeof chosen === "object") return chosen.exit;
@@ -111,11 +112,7 @@ export async function runConversation(
   }
   const { tools, approval } = workspace.value;
   const approver = approval.approver(
-    printMode ? undefined : createPrompter({
-      io: screen.turnInput(),
-      color,
-      toolNote: (tool) => tool === "run_command" ? tools.commandNote() : undefined,
-    }),
+    replModule?.replPrompter(screen.turnInput(), { color, commandNote: tools.commandNote }),
   );
   if (printMode) {
     tools.mcp?.start();
@@ -130,7 +127,7 @@ export async function runConversation(
   const sessions = terminalSessions(run.sessions(workspace.value), {
     approver,
     shownSessionId: ahead?.shown?.sessionId ?? undefined,
-    recap: !printMode,
+    ...(replModule ? { recap: (messages) => replModule.replRecap(messages, style) } : {}),
     style,
     io,
   });
@@ -145,16 +142,18 @@ export async function runConversation(
   workspace.value.follow(() => live().messages, () => live().contextLength);
 
   let exitCode: number;
-  if (repl === undefined) {
+  if (repl === undefined || replModule === undefined) {
     exitCode = await runPrintMode(conversation, prompt ?? "", flags, style);
+    tracePhase("answer printed");
     if (writeFailed && exitCode === EXIT.ok) exitCode = EXIT.runtime;
   } else {
     const parts = { run, workspace: workspace.value, approver, sessions };
-    exitCode = await runReplMode(repl, conversation, { flags, cwd, style, ahead }, parts);
+    exitCode = await replModule.runRepl(repl, conversation, { flags, cwd, style, ahead }, parts);
     conversation = repl.conversation ?? conversation;
   }
   conversation.parts.recorder.end();
   await run.close();
+  tracePhase("run closed");
   return exitCode;
 }
 
@@ -221,95 +220,4 @@ async function runPrintMode(
   } finally {
     for (const signal of signals) Deno.removeSignalListener(signal, onSignal);
   }
-}
-
-/** What the REPL stage needs of the command line. */
-interface ReplRun {
-  flags: RunFlags;
-  cwd: string;
-  style: Style;
-  ahead: StartAhead | undefined;
-}
-
-/** Runs the REPL until the user leaves; returns the exit code. */
-async function runReplMode(
-  repl: Repl,
-  conversation: Conversation,
-  at: ReplRun,
-  parts: { run: Run; workspace: Workspace; approver: LazyApprover; sessions: TerminalSessions },
-): Promise<number> {
-  const { flags, style, ahead } = at;
-  const { run, approver, sessions } = parts;
-  const { settings, grants, provider: opened } = run;
-  const { tools } = parts.workspace;
-  const mcp = tools.mcp;
-  // The session being left ends, as with /clear, and its approvals with it.
-  const leave = () => {
-    (repl.conversation ?? conversation).parts.recorder.end();
-    void approver.loaded().then((loaded) => loaded.resetSession());
-  };
-  repl.setCommands(slashCommands({
-    tools: async () => {
-      await tools.host.ready();
-      return tools.runner.list();
-    },
-    unavailableTools: () => tools.runner.unavailable(),
-    permissionsReport: async () => {
-      const [{ formatPermissionsReport }, loaded] = await Promise.all([
-        import("../permissions/explain.ts"),
-        approver.loaded(),
-      ]);
-      return formatPermissionsReport({
-        sandbox: `Sandbox: ${formatGrants(grants)}\n${
-          describeCommandSandbox(await tools.commandSandbox)
-        }`,
-        ...(flags.yes ? { mode: `A${YES_MODE.slice(1)}` } : {}),
-        sessionApprovals: loaded.sessionApprovals(),
-        rules: loaded.rules(),
-      });
-    },
-    sessionsList: () => formatSessions(run.store, at.cwd),
-    ...(mcp ? { mcpReport: () => formatServerStates(mcp.states()) } : {}),
-    resume: (id) => {
-      const resumed = sessions.resume(id);
-      if (!("error" in resumed)) leave();
-      return Promise.resolve(resumed);
-    },
-    fresh: () => {
-      leave();
-      return sessions.fresh();
-    },
-  }));
-  if (!ahead?.shown) {
-    repl.setBanner(formatBanner({
-      model: opened.provider.model,
-      where: settings.modelFile ?? opened.baseUrl ?? settings.baseUrl,
-      grants,
-      sessionId: conversation.parts.recorder.id,
-      noSession: flags.noSession,
-      yes: flags.yes,
-      commandSandboxOff: settings.commandSandbox === "off",
-    }, style));
-  }
-  // The terminal closed (SIGHUP) or a supervisor stops harness (SIGTERM): stop every command
-  // still running, close the session and exit (129 or 143).
-  const removeExitSignals = exitOnSignals(["SIGHUP", "SIGTERM"], () => {
-    (repl.conversation ?? conversation).parts.recorder.end();
-  });
-  const running = repl.run(conversation).finally(removeExitSignals);
-  ahead?.attached();
-  tracePhase("REPL reading input");
-  // While the user types: list the tools and start the busiest sandbox worker. Each may load
-  // modules lazily, which under `deno run` clears the prompt line: it is drawn again when each
-  // is done.
-  const redraw = () => repl.redrawPrompt();
-  const host = tools.host;
-  void host.ready().then(() => tracePhase("tool list ready")).finally(redraw);
-  void host.warmUp().then(() => tracePhase("sandbox worker started")).finally(redraw);
-  if (mcp) {
-    mcp.start();
-    void mcp.settled(60_000).then(() => tracePhase("MCP servers' tools ready")).finally(redraw);
-  }
-  void approver.loaded().then(() => tracePhase("policy engine loaded")).finally(redraw);
-  return await running;
 }

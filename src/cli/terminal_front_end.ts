@@ -2,13 +2,11 @@
 // stdin once the provider is open, or for -p an input that answers nothing), how the run's
 // questions, notes and progress are shown on stderr, and the offer to run a model here.
 
-import process from "node:process";
 import type { FrontEnd } from "../app/front_end.ts";
 import type { Settings } from "../config/settings.ts";
 import type { TrustIO } from "../permissions/project_trust.ts";
 import type { SessionStore } from "../sessions/session_store_types.ts";
-import { Repl, type TurnInput } from "../ui/repl.ts";
-import { appendHistory, loadHistory } from "../ui/repl_history.ts";
+import type { Repl, TurnInput } from "../ui/repl.ts";
 import type { Style } from "../ui/style.ts";
 import { tracePhase } from "../platform/startup_trace.ts";
 import type { StartAhead } from "./prompt_ahead.ts";
@@ -31,6 +29,8 @@ export interface TerminalOptions {
   fatalIo: CommandIO;
   /** Picks the session to continue once the log is open (an exit code stops the run). */
   chooseSession(store: SessionStore): number | undefined;
+  /** Makes the REPL, which takes stdin over (left out for -p). */
+  makeRepl?(): Repl;
 }
 
 /** The terminal front end: the FrontEnd the run is opened with, and the REPL once made. */
@@ -124,29 +124,9 @@ export function terminalFrontEnd(options: TerminalOptions): TerminalFrontEnd {
       // Notes go above a prompt already shown; the REPL draws it again when it attaches.
       if (notes.length > 0 && ahead?.shown && terminal) writeErr("\r\x1b[2K");
       for (const note of notes) writeErr(`${style.dim(`note: ${note}`)}\n`);
-      if (!printMode) repl = createRepl(options);
-      tracePhase("REPL created");
+      repl = options.makeRepl?.();
+      if (repl) tracePhase("REPL created");
     },
   };
   return { frontEnd, repl: () => repl, turnInput: input, endProgress };
-}
-
-/** The REPL, which owns stdin from now on: permission prompts and trust questions read it. */
-function createRepl(options: TerminalOptions): Repl {
-  const { terminal } = options;
-  return new Repl({
-    input: process.stdin,
-    output: process.stdout,
-    terminal,
-    style: options.style,
-    history: loadHistory(options.cwd),
-    onHistoryLine: (line) => appendHistory(options.cwd, line),
-    commands: [],
-    banner: "",
-    promptShown: options.ahead?.shown !== undefined,
-    addSignalListener: terminal ? undefined : (handler) => {
-      Deno.addSignalListener("SIGINT", handler);
-      return () => Deno.removeSignalListener("SIGINT", handler);
-    },
-  });
 }

@@ -7,7 +7,7 @@ import type { Conversation } from "../agent/conversation.ts";
 import type { Approver } from "../permissions/approver.ts";
 import { formatAgentError } from "../errors.ts";
 import { turnCount } from "../sessions/query_sessions.ts";
-import { formatTranscript } from "../ui/transcript.ts";
+import type { Message } from "../messages.ts";
 import type { Style } from "../ui/style.ts";
 import type { CommandIO } from "./command_io.ts";
 
@@ -21,15 +21,15 @@ export interface TerminalSessions {
  * The two ways a terminal run gets a conversation, sharing the workspace's approver.
  *
  * @param sessions The workspace's conversations.
- * @param options The approver, the id the banner showed, whether a recap is shown (the REPL),
- *   the style and where a session log error goes.
+ * @param options The approver, the id the banner showed, the recap of a resumed conversation
+ *   (the REPL shows one), the style and where a session log error goes.
  */
 export function terminalSessions(
   sessions: RunSessions,
   options: {
     approver: Approver;
     shownSessionId: string | undefined;
-    recap: boolean;
+    recap?(messages: readonly Message[]): string;
     style: Style;
     io: CommandIO;
   },
@@ -61,7 +61,7 @@ export function terminalSessions(
         );
       }
       // The REPL shows where the conversation left off; -p goes straight on.
-      const recap = options.recap ? formatTranscript(messages, style) : "";
+      const recap = options.recap?.(messages) ?? "";
       return {
         conversation,
         note: recap ? `${recap}\n${style.dim(notes.join("\n"))}` : style.dim(notes.join("\n")),
