@@ -60,6 +60,7 @@ export async function openRunApproval(options: RunApprovalOptions): Promise<RunA
     cwd,
   });
   const rulesProblem = tools.host.ready().then(async () => {
+    if (options.rules.length === 0) return undefined; // no rule to misspell: nothing to load
     const { checkRuleNames } = await import("../permissions/check_rule_names.ts");
     // Every tool counts, also those not offered under these flags: a rule may name one.
     const problem = checkRuleNames(options.rules, [...tools.runner.list(), ...tools.host.list()]);
