@@ -7,7 +7,8 @@ import { type AgentError, err, formatAgentError, ok, type Result } from "../erro
 import type { Settings } from "../config/settings.ts";
 import type { McpServerConfig } from "../config/mcp_config.ts";
 import type { Grants } from "../sandbox/grants.ts";
-import { createNullSessionStore, openSessionStore } from "../sessions/open_session_store.ts";
+import { createNullSessionStore } from "../sessions/null_session_store.ts";
+import type * as OpenSessionStore from "../sessions/open_session_store.ts";
 import type { SessionStore } from "../sessions/session_store_types.ts";
 import { isNoServerError } from "../providers/discover_server.ts";
 import { tracePhase } from "../platform/startup_trace.ts";
@@ -24,6 +25,10 @@ import {
 import { type RunSessions, runSessions } from "./run_sessions.ts";
 
 export type { RunFailure, Workspace } from "./open_workspace.ts";
+
+// Not a string literal: a run with --no-session never loads SQLite. The "compile" task embeds
+// it through its --include list.
+const SESSION_STORE_MODULE = "../sessions/open_session_store.ts";
 
 /** What a front end asks to open. */
 export interface RunRequest {
@@ -90,7 +95,7 @@ export async function openRun(
     ? undefined
     : await loadWorkspaceRules(request.cwd, request.policies);
   if (rules && !rules.ok) return rules;
-  const store = openStore(request);
+  const store = await openStore(request);
   if (!store.ok) return store;
   tracePhase("session store opened");
   const stopped = frontEnd.storeOpened?.(store.value);
@@ -216,8 +221,9 @@ function workspaceRequest(
 }
 
 /** The session log, or the null store with --no-session. */
-function openStore(request: RunRequest): Result<SessionStore, RunFailure> {
+async function openStore(request: RunRequest): Promise<Result<SessionStore, RunFailure>> {
   if (request.noSession) return ok(createNullSessionStore());
+  const { openSessionStore }: typeof OpenSessionStore = await import(SESSION_STORE_MODULE);
   const store = openSessionStore(
     request.onWriteError ? { onWriteError: request.onWriteError } : {},
   );

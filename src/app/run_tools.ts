@@ -12,12 +12,17 @@ import { CodeTools } from "../code_index/code_tools.ts";
 import { WithCodeTools } from "./with_code_tools.ts";
 import { OfferedTools } from "./offered_tools.ts";
 import type { ToolRunner } from "../tools/tool_runner.ts";
-import { McpServers } from "../mcp/mcp_servers.ts";
-import { WithMcpTools } from "../mcp/mcp_tools.ts";
+import type * as McpServersModule from "../mcp/mcp_servers.ts";
+import type * as McpToolsModule from "../mcp/mcp_tools.ts";
 import type { Provider } from "../providers/provider.ts";
 import type { Message } from "../messages.ts";
 import type { FrontEnd } from "./front_end.ts";
 import { openTools } from "./open_tools.ts";
+
+// Not string literals: a run without MCP servers never loads the MCP modules. The "compile"
+// task embeds them through its --include list.
+const MCP_SERVERS_MODULE = "../mcp/mcp_servers.ts";
+const MCP_TOOLS_MODULE = "../mcp/mcp_tools.ts";
 
 export interface RunToolsOptions {
   settings: Settings;
@@ -47,7 +52,7 @@ export interface RunTools {
   /** What the model is offered. */
   runner: OfferedTools;
   /** The MCP servers, when any are configured (the front end says when they start). */
-  mcp: McpServers | undefined;
+  mcp: McpServersModule.McpServers | undefined;
   /** The command sandbox's start-up check. */
   commandSandbox: Promise<CommandSandbox>;
   /** How the approval prompt describes a command's confinement (issue 14). */
@@ -70,14 +75,21 @@ export async function openRunTools(options: RunToolsOptions): Promise<RunTools> 
   });
   // MCP servers (src/mcp/) start when the front end says; their tools join when each is ready.
   const servers = { ...settings.mcpServers, ...options.mcpServers };
-  const mcp = Object.keys(servers).length === 0 ? undefined : new McpServers(servers, {
+  const mcpModules = Object.keys(servers).length === 0 ? undefined : await Promise.all([
+    import(MCP_SERVERS_MODULE) as Promise<typeof McpServersModule>,
+    import(MCP_TOOLS_MODULE) as Promise<typeof McpToolsModule>,
+  ]);
+  const mcp = mcpModules && new mcpModules[0].McpServers(servers, {
     grants,
     cwd,
     notice: (line) => frontEnd.mcpNotice(line),
   });
   const all = withCodeTools(tools.host, options);
+  const inner = mcpModules && mcp
+    ? withMcpTools(mcpModules[1].WithMcpTools, { inner: all, mcp, outputsDir }, options)
+    : all;
   // Only tools the sandbox can run are offered, in compact form for small windows.
-  const runner = new OfferedTools(mcp ? withMcpTools(all, mcp, options, outputsDir) : all, {
+  const runner = new OfferedTools(inner, {
     grants,
     workspace: cwd,
     contextWindow: () => options.conversationWindow() ?? options.contextLength(),
@@ -120,12 +132,12 @@ function withCodeTools(host: ToolRunner, options: RunToolsOptions): WithCodeTool
 }
 
 function withMcpTools(
-  inner: ToolRunner,
-  mcp: McpServers,
+  WithMcpTools: typeof McpToolsModule.WithMcpTools,
+  layer: { inner: ToolRunner; mcp: McpServersModule.McpServers; outputsDir: string },
   options: RunToolsOptions,
-  outputsDir: string,
 ): ToolRunner {
   const { settings, frontEnd } = options;
+  const { inner, mcp, outputsDir } = layer;
   return new WithMcpTools(inner, mcp, {
     dataDir: outputsDir,
     maxOutputSize: settings.maxOutputSize,

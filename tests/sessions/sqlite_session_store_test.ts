@@ -2,7 +2,8 @@ import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/stric
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { makeToolResult, toolCallMessage, toolResultMessage } from "../../src/messages.ts";
-import { createNullSessionStore, openSessionStore } from "../../src/sessions/open_session_store.ts";
+import { openSessionStore } from "../../src/sessions/open_session_store.ts";
+import { createNullSessionStore } from "../../src/sessions/null_session_store.ts";
 import {
   assertEveryCallAnswered,
   openTestStore,
