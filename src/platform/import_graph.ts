@@ -1,9 +1,10 @@
 // The local files a plugin imports, found by es-module-lexer (comments and strings are not
 // imports). The schema cache fingerprints them so an edited helper invalidates the cached
 // schema, and project trust hashes them so a helper changed after trust is asked about again.
-// They grant nothing: a plugin loads with read access to its own folder only.
+// They grant nothing: a plugin loads with read access to its own folder only. The lexer (an
+// npm package with a wasm module) loads on first use: a start whose schemas are cached never
+// lexes anything.
 
-import { init, parse } from "es-module-lexer";
 import { dirname, isAbsolute, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -13,6 +14,8 @@ export interface ImportGraph {
   files: string[];
   /** Files whose imports could not be lexed (their imports are missing from `files`). */
   unparsed: { path: string; reason: string }[];
+  /** Local files imported that could not be read (missing now; they may appear later). */
+  missing: string[];
 }
 
 /**
@@ -32,7 +35,7 @@ export interface ImportGraph {
  * ```
  */
 export async function importSpecifiers(source: string): Promise<string[]> {
-  await init;
+  const { parse } = await loadLexer();
   const [imports] = parse(source);
   const specifiers: string[] = [];
   for (const record of imports) {
@@ -41,6 +44,18 @@ export async function importSpecifiers(source: string): Promise<string[]> {
     specifiers.push(record.specifier);
   }
   return specifiers;
+}
+
+let lexer: Promise<typeof import("es-module-lexer")> | undefined;
+
+/** es-module-lexer, loaded and initialised once. */
+function loadLexer(): Promise<typeof import("es-module-lexer")> {
+  lexer ??= import("es-module-lexer").then(async (module) => {
+    await module.init;
+    return module;
+  });
+  lexer.catch(() => lexer = undefined);
+  return lexer;
 }
 
 function localTarget(specifier: string, from: string): string | undefined {
@@ -71,7 +86,7 @@ function localTarget(specifier: string, from: string): string | undefined {
  * ```
  */
 export async function localImports(path: string): Promise<ImportGraph> {
-  const graph: ImportGraph = { files: [], unparsed: [] };
+  const graph: ImportGraph = { files: [], unparsed: [], missing: [] };
   const seen = new Set<string>();
   const visit = async (file: string): Promise<void> => {
     if (seen.has(file)) return;
@@ -80,7 +95,8 @@ export async function localImports(path: string): Promise<ImportGraph> {
     try {
       source = await Deno.readTextFile(file);
     } catch {
-      return; // the import itself will report the problem
+      graph.missing.push(file); // the import itself will report the problem
+      return;
     }
     graph.files.push(file);
     if (file.endsWith(".json")) return;

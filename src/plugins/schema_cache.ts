@@ -4,7 +4,8 @@
 // plugin, so a restart does not re-import unchanged plugins. Stored as one JSON file under
 // $XDG_CACHE_HOME/harness (or ~/.cache/harness); a broken file or entry is ignored and
 // rewritten. Other processes can write that file, so the host never takes a built-in tool's
-// risk from it (see src/plugins/builtin_risks.ts).
+// risk from it (see src/plugins/builtin_risks.ts). Each plugin's fingerprint is kept with the
+// size and modification time of its files: while none changed, it is not computed again.
 
 import { dirname, join } from "node:path";
 import { cacheDir } from "../config/folders.ts";
@@ -26,13 +27,39 @@ interface CacheEntry {
   info: CachedToolInfo;
 }
 
+/** A file of a plugin's import graph as it was when the graph was fingerprinted. */
+interface FileStamp {
+  path: string;
+  /** -1 for a file it imports that did not exist (its appearing changes the graph). */
+  size: number;
+  /** Modification time, ms since the epoch (-1 for a missing file). */
+  mtime: number;
+}
+
+/** A plugin's fingerprint and the files it was computed from. */
+interface GraphStamp {
+  files: FileStamp[];
+  fingerprint: string;
+  /** When it was computed (ms): a file modified that close to it may change unseen. */
+  at: number;
+}
+
 interface CacheFile {
   format: 2;
   /** Who wrote it (harness and Deno versions): another writer's schemas are not trusted. */
   writer: string;
   /** By fingerprint (content hash of the plugin and what it imports). */
   entries: Record<string, CacheEntry>;
+  /** By plugin file: its last fingerprint, valid while its files' stamps are unchanged. */
+  graphs?: Record<string, GraphStamp>;
 }
+
+/**
+ * How close to a fingerprint's computation a file's modification time makes its stamp
+ * unreliable: a file written again within the same clock tick keeps its size and time (the
+ * "racy" case git's index handles the same way), so such a stamp is never trusted.
+ */
+const RACY_MS = 2000;
 
 /**
  * The cache file: `$XDG_CACHE_HOME/harness/tool_schemas.json`, else
@@ -88,12 +115,19 @@ export class SchemaCache {
   readonly #path: string | undefined;
   readonly #writer: string;
   #entries: Record<string, CacheEntry>;
+  #graphs: Record<string, GraphStamp>;
   #dirty = false;
 
-  private constructor(path: string | undefined, writer: string, entries: CacheFile["entries"]) {
+  private constructor(
+    path: string | undefined,
+    writer: string,
+    entries: CacheFile["entries"],
+    graphs: Record<string, GraphStamp> = {},
+  ) {
     this.#path = path;
     this.#writer = writer;
     this.#entries = entries;
+    this.#graphs = graphs;
   }
 
   /**
@@ -122,12 +156,64 @@ export class SchemaCache {
     try {
       const parsed: unknown = JSON.parse(await Deno.readTextFile(path));
       if (isCacheFile(parsed) && parsed.writer === writer) {
-        return new SchemaCache(path, writer, parsed.entries);
+        return new SchemaCache(path, writer, parsed.entries, wellFormedGraphs(parsed.graphs));
       }
     } catch { /* missing or broken: start empty; save() rewrites it */ }
     const cache = new SchemaCache(path, writer, {});
     cache.#dirty = true;
     return cache;
+  }
+
+  /**
+   * The fingerprint of a plugin and the local files it imports. While the size and
+   * modification time of every file it was computed from are unchanged (and none was modified
+   * close to its computation), the remembered one, without reading a file; otherwise
+   * `compute` lists and hashes the files again and its answer is remembered.
+   *
+   * @param pluginPath The plugin file.
+   * @param compute Lists the plugin's files (it first), those it imports that are missing,
+   *   and fingerprints the files.
+   * @returns The fingerprint, or undefined when a file cannot be read.
+   *
+   * @example
+   * ```ts
+   * import { fingerprintFiles, SchemaCache } from "./schema_cache.ts";
+   * const file = await Deno.makeTempFile();
+   * const cache = await SchemaCache.open(undefined, "v1");
+   * let computed = 0;
+   * const compute = async () => {
+   *   computed++;
+   *   return { files: [file], missing: [], fingerprint: await fingerprintFiles([file]) };
+   * };
+   * const first = await cache.fingerprint(file, compute);
+   * await Deno.utime(file, new Date(0), new Date(0)); // as if written long ago
+   * await cache.fingerprint(file, compute); // its time changed: computed again
+   * await cache.fingerprint(file, compute); // unchanged since: remembered
+   * if (computed !== 2 || first !== await fingerprintFiles([file])) throw new Error();
+   * ```
+   */
+  async fingerprint(
+    pluginPath: string,
+    compute: () => Promise<
+      { files: readonly string[]; missing: readonly string[]; fingerprint: string | undefined }
+    >,
+  ): Promise<string | undefined> {
+    const known = Object.hasOwn(this.#graphs, pluginPath) ? this.#graphs[pluginPath] : undefined;
+    if (known && await stampsHold(known)) return known.fingerprint;
+    const at = Date.now();
+    const { files, missing, fingerprint } = await compute();
+    const stamps = fingerprint === undefined ? undefined : await stampsOf(files);
+    if (fingerprint === undefined || stamps === undefined) {
+      if (known) {
+        delete this.#graphs[pluginPath];
+        this.#dirty = true;
+      }
+      return fingerprint;
+    }
+    const absent = missing.map((path) => ({ path, size: -1, mtime: -1 }));
+    this.#graphs[pluginPath] = { files: [...stamps, ...absent], fingerprint, at };
+    this.#dirty = true;
+    return fingerprint;
   }
 
   /**
@@ -165,7 +251,12 @@ export class SchemaCache {
   /** Writes the file when something changed (atomically: a temp file, then rename). Never throws. */
   async save(): Promise<void> {
     if (!this.#dirty || this.#path === undefined) return;
-    const file: CacheFile = { format: 2, writer: this.#writer, entries: this.#entries };
+    const file: CacheFile = {
+      format: 2,
+      writer: this.#writer,
+      entries: this.#entries,
+      graphs: this.#graphs,
+    };
     const temp = `${this.#path}.${crypto.randomUUID().slice(0, 8)}.tmp`;
     try {
       await Deno.mkdir(dirname(this.#path), { recursive: true });
@@ -176,6 +267,56 @@ export class SchemaCache {
       await Deno.remove(temp).catch(() => {}); // a read-only cache folder only costs speed
     }
   }
+}
+
+/** A file's stamp now: size -1 when it does not exist or cannot be read. */
+async function stampOf(path: string): Promise<FileStamp> {
+  try {
+    const info = await Deno.stat(path);
+    return { path, size: info.size, mtime: info.mtime?.getTime() ?? NaN };
+  } catch {
+    return { path, size: -1, mtime: -1 };
+  }
+}
+
+/** The stamps of files that exist; undefined when one cannot be read. */
+async function stampsOf(paths: readonly string[]): Promise<FileStamp[] | undefined> {
+  const stamps = await Promise.all(paths.map(stampOf));
+  return stamps.every((stamp) => stamp.size >= 0) ? stamps : undefined;
+}
+
+/**
+ * Whether every file still has its stamp (a missing one is still missing), none of them
+ * modified too close to the fingerprint's computation.
+ */
+async function stampsHold(graph: GraphStamp): Promise<boolean> {
+  const now = await Promise.all(graph.files.map((file) => stampOf(file.path)));
+  return now.every((stamp, i) => {
+    const then = graph.files[i]!;
+    if (then.size < 0) return stamp.size < 0;
+    return Number.isFinite(stamp.mtime) && stamp.size === then.size &&
+      stamp.mtime === then.mtime && stamp.mtime < graph.at - RACY_MS;
+  });
+}
+
+/** The well-formed graph stamps of a cache file (a broken one is left out, so recomputed). */
+function wellFormedGraphs(value: unknown): Record<string, GraphStamp> {
+  const graphs: Record<string, GraphStamp> = {};
+  if (typeof value !== "object" || value === null) return graphs;
+  for (const [path, raw] of Object.entries(value)) {
+    const graph = raw as Partial<GraphStamp> | null;
+    const files = graph?.files;
+    if (
+      typeof graph?.fingerprint === "string" && typeof graph.at === "number" &&
+      Array.isArray(files) && files.length > 0 && files[0]?.path === path &&
+      files.every((f: Partial<FileStamp> | null) =>
+        typeof f?.path === "string" && typeof f.size === "number" && typeof f.mtime === "number"
+      )
+    ) {
+      graphs[path] = { files, fingerprint: graph.fingerprint, at: graph.at };
+    }
+  }
+  return graphs;
 }
 
 const RISKS = new Set(["safe", "low", "medium", "high"]);

@@ -19,7 +19,7 @@ import {
   noPermissions,
 } from "./effective_permissions.ts";
 import { builtinRisk } from "../plugins/builtin_risks.ts";
-import { localImportGraph } from "../platform/import_graph.ts";
+import { localImports } from "../platform/import_graph.ts";
 import {
   type Imported,
   type SandboxOptions,
@@ -195,7 +195,10 @@ export async function loadToolCatalog(options: CatalogOptions): Promise<ToolCata
   await Promise.all(listed.map(async (file) => {
     const fingerprint = options.schemaCacheFile === undefined
       ? undefined
-      : await fingerprintFiles([...await localImportGraph(file.path)]);
+      : await cache.fingerprint(file.path, async () => {
+        const { files, missing } = await localImports(file.path);
+        return { files, missing, fingerprint: await fingerprintFiles(files) };
+      });
     if (fingerprint !== undefined) fingerprints.set(file.path, fingerprint);
     const hit = fingerprint === undefined ? undefined : cache.lookup(file.path, fingerprint);
     if (hit) known.set(file.path, hit);

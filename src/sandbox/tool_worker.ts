@@ -12,6 +12,9 @@ import { CommandLauncher } from "./command_sandbox_launcher.ts";
 import { installDenyGuard, replaceDenoMember } from "./deny_guard.ts";
 import { describeNotCapable } from "./describe_not_capable.ts";
 import { importGraphHash } from "../platform/import_graph.ts";
+// Loaded with the worker, before its permissions apply: import_graph.ts imports the lexer on
+// first use, and a dynamic import inside the sandbox would be checked against its grants.
+import "es-module-lexer";
 import {
   describeIssues,
   type LoadFailure,
