@@ -70,6 +70,7 @@ export function runSessions(options: RunSessionsOptions): RunSessions {
       ? "--num-ctx"
       : "the server's context size (llama-server -c, vLLM --max-model-len, LM Studio's context length)",
     compactAt: settings.compactAt,
+    loopGuard: settings.loopGuard,
   });
   // The plugins may still be loading (the REPL's prompt does not wait for them): until the
   // host has listed them, their files' names stand in (the code tools are listed at once).

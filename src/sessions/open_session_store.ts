@@ -4,7 +4,7 @@
 // rest for --continue, --resume, `harness sessions list|export|search|delete`.
 
 import { join } from "node:path";
-import { type AgentError, err, formatAgentError, ok, type Result } from "../errors.ts";
+import { type AgentError, formatAgentError, ok, type Result } from "../errors.ts";
 import { dataDir } from "../config/folders.ts";
 import type { EventLog } from "./log_writer.ts";
 import { openDatabase } from "./schema.ts";

@@ -1,8 +1,8 @@
 // Where a test belongs: tests mirror the source tree, so tests/<room>/<file>_test.ts (or
-// <file>_<aspect>_test.ts) names a file of that room (src/<room>/**, plugins/ for the room
-// builtin_tools, src/messages.ts and errors.ts at the top). Shared helpers live in
-// tests/helpers/, data in tests/fixtures/, tests of the whole program in tests/e2e/ and of
-// the release files in tests/release/.
+// <file>_<aspect>_test.ts) names a file or a folder of that room (src/<room>/**, plugins/ for
+// the room builtin_tools, src/messages.ts and errors.ts at the top). Shared helpers live in
+// tests/helpers/, data in tests/fixtures/, tests of the whole program in tests/e2e/, of the
+// release files in tests/release/ and of the docs pages in tests/docs/.
 
 import { roomOf } from "./module_graph.ts";
 
@@ -12,6 +12,7 @@ export const TEST_FOLDERS_OUTSIDE_ROOMS: Readonly<Record<string, string>> = {
   fixtures: "files tests read or run",
   e2e: "the whole program, run as the binary runs (main.ts)",
   release: "the release files: deno.json's tasks, the workflows, install.sh",
+  docs: "the docs pages (README.md, docs/*.md), held to the code",
 };
 
 /** Project-wide tests at the top of tests/, beside the neutral types' tests. */
@@ -39,7 +40,10 @@ export function misplacedTests(tests: readonly string[], sources: readonly strin
     const room = roomOf(file);
     const names = byRoom.get(room) ?? new Set<string>();
     byRoom.set(room, names);
-    names.add(file.split("/").at(-1)!.replace(/\.ts$/, ""));
+    const parts = file.split("/");
+    names.add(parts.at(-1)!.replace(/\.ts$/, ""));
+    // A folder inside the room (src/providers/server_probe/) names its files' test too.
+    for (const folder of parts.slice(room === "builtin_tools" ? 1 : 2, -1)) names.add(folder);
   }
   const found: string[] = [];
   for (const test of tests) {
