@@ -9,17 +9,13 @@
 
 import { dirname, join } from "node:path";
 import { cacheDir } from "../config/folders.ts";
-import type { RiskLevel, ToolPermissions } from "../tools/define_tool.ts";
+import type { ToolInfo } from "../tools/tool_runner.ts";
 
 /** A tool's public description as the cache keeps it. */
-export interface CachedToolInfo {
-  name: string;
-  description: string;
-  risk: RiskLevel;
-  parameters: Record<string, unknown>;
-  permissions?: ToolPermissions;
-  timeoutMs?: number;
-}
+export type CachedToolInfo = Pick<
+  ToolInfo,
+  "name" | "description" | "risk" | "parameters" | "permissions" | "timeoutMs"
+>;
 
 interface CacheEntry {
   /** The plugin file the entry describes. */

@@ -7,10 +7,7 @@
 import { readAnswerKey, readDenyReason } from "./answer_key.ts";
 import { argsSummary, summaryIsWhole } from "./args_summary.ts";
 import type { BatchAnswer, KeyIO, PromptRequest } from "../permissions/prompt_types.ts";
-
-function paint(color: boolean, code: string, text: string): string {
-  return color ? `\x1b[${code}m${text}\x1b[0m` : text;
-}
+import { paint, riskLabel } from "./prompt_paint.ts";
 
 /**
  * Formats the prompt for several calls: a header, one numbered line per call
@@ -39,12 +36,7 @@ export function formatBatchPrompt(
   const n = requests.length;
   const lines = [`${paint(color, "1", "Permission request")} for ${n} calls`];
   for (const [index, request] of requests.entries()) {
-    const risk = request.risk.toUpperCase();
-    const riskText = request.risk === "high"
-      ? paint(color, "1;31", risk)
-      : request.risk === "medium"
-      ? paint(color, "33", risk)
-      : risk;
+    const riskText = riskLabel(request.risk, color);
     lines.push(
       `  ${index + 1}. ${paint(color, "1", request.tool)}  ${
         argsSummary(request.args)

@@ -9,10 +9,7 @@ import { argsSummary, summaryIsWhole } from "./args_summary.ts";
 import { readAnswerKey, readDenyReason } from "./answer_key.ts";
 import { askBatch } from "./batch_prompt.ts";
 import type { KeyIO, Prompter, PromptRequest } from "../permissions/prompt_types.ts";
-
-function paint(color: boolean, code: string, text: string): string {
-  return color ? `\x1b[${code}m${text}\x1b[0m` : text;
-}
+import { paint, riskLabel } from "./prompt_paint.ts";
 
 /**
  * Formats the prompt's lines: the request line
@@ -40,12 +37,7 @@ export function formatPermissionPrompt(
   options: { color: boolean; note?: string | undefined },
 ): string {
   const { color } = options;
-  const risk = request.risk.toUpperCase();
-  const riskText = request.risk === "high"
-    ? paint(color, "1;31", risk)
-    : request.risk === "medium"
-    ? paint(color, "33", risk)
-    : risk;
+  const riskText = riskLabel(request.risk, color);
   const lines = [
     `${paint(color, "1", "Permission request")}  ${paint(color, "1", request.tool)}  ${
       argsSummary(request.args)
