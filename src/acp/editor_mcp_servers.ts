@@ -19,7 +19,10 @@ import { checkMcpServer, type McpServerConfig } from "../config/mcp_config.ts";
  *   { name: "fs", command: "/usr/bin/mcp-fs", args: ["."], env: [{ name: "A", value: "1" }] },
  *   { type: "http", name: "web", url: "http://127.0.0.1:9/mcp", headers: [] },
  * ]);
- * if (!("servers" in r) || r.servers.fs?.env?.A !== "1" || !r.servers.web) throw new Error();
+ * if (!("servers" in r) || !r.servers.web) throw new Error();
+ * if (JSON.stringify(r.servers.fs) !== '{"command":"/usr/bin/mcp-fs","args":["."],"env":{"A":"1"}}') {
+ *   throw new Error(JSON.stringify(r.servers.fs));
+ * }
  * ```
  */
 export function editorMcpServers(
