@@ -4,7 +4,7 @@
 
 import type { AgentError, Result } from "../errors.ts";
 import type { TrustIO } from "../permissions/project_trust.ts";
-import type { ProviderProgress } from "./open_provider.ts";
+import type { ProviderProgress } from "./provider_openers.ts";
 import type { SessionStore } from "../sessions/session_store_types.ts";
 
 /** A model settled to run in this process when no server answered, and a line about it. */

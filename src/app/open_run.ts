@@ -5,7 +5,6 @@
 
 import { type AgentError, err, formatAgentError, ok, type Result } from "../errors.ts";
 import type { Settings } from "../config/settings.ts";
-import type { McpServerConfig } from "../config/mcp_config.ts";
 import type { Grants } from "../sandbox/grants.ts";
 import { createNullSessionStore } from "../sessions/null_session_store.ts";
 import type * as OpenSessionStore from "../sessions/open_session_store.ts";
@@ -14,17 +13,19 @@ import { isNoServerError } from "../providers/discover_server.ts";
 import { tracePhase } from "../platform/startup_trace.ts";
 import type { FrontEnd } from "./front_end.ts";
 import { EXIT } from "./exit_codes.ts";
-import { type OpenedProvider, openProvider } from "./open_provider.ts";
+import { openProvider } from "./open_provider.ts";
+import type { OpenedProvider } from "./provider_openers.ts";
 import {
   loadWorkspaceRules,
   openWorkspace,
   type RunFailure,
   type Workspace,
-  type WorkspaceRequest,
 } from "./open_workspace.ts";
+import { type WorkspaceExtras, Workspaces, type WorkspacesRequest } from "./workspaces.ts";
 import { type RunSessions, runSessions } from "./run_sessions.ts";
 
 export type { RunFailure, Workspace } from "./open_workspace.ts";
+export type { WorkspaceExtras } from "./workspaces.ts";
 
 // Not a string literal: a run with --no-session never loads SQLite. The "compile" task embeds
 // it through its --include list.
@@ -44,11 +45,6 @@ export interface RunRequest {
   noSession: boolean;
   /** A write to the session log failed (disk full); the run goes on. */
   onWriteError?(error: AgentError): void;
-}
-
-/** Extras of one workspace: an editor's MCP servers. */
-export interface WorkspaceExtras {
-  mcpServers?: Record<string, McpServerConfig>;
 }
 
 /** An open run. */
@@ -103,65 +99,25 @@ export async function openRun(
     store.value.close();
     return err({ exit: stopped });
   }
-  // The workspace may open before the provider: its tools ask for it when they need it.
-  const live: { provider?: OpenedProvider } = {};
-  const model = {
-    provider: () => live.provider?.provider,
-    contextLength: () => live.provider?.contextLength,
-  };
-  const workspaces = new Map<string, Promise<Result<Workspace, RunFailure>>>();
-  const workspaceFor = (cwd: string, extras: WorkspaceExtras = {}) => {
-    const key = JSON.stringify([cwd, extras.mcpServers ?? {}]);
-    let open = workspaces.get(key);
-    if (!open) {
-      const loading = cwd === request.cwd && rules?.ok && extras.mcpServers === undefined
-        ? Promise.resolve(rules)
-        : loadWorkspaceRules(cwd, request.policies);
-      open = loading.then(async (loaded) =>
-        loaded.ok
-          ? ok(
-            await openWorkspace(
-              workspaceRequest(request, cwd, extras),
-              loaded.value,
-              frontEnd,
-              model,
-            ),
-          )
-          : loaded
-      );
-      workspaces.set(key, open);
-      // A broken policy file is read again next time (the user may have fixed it).
-      void open.then((opened) => opened.ok || workspaces.delete(key));
-    }
-    return open;
-  };
-  const closeWorkspaces = async () => {
-    const opened = await Promise.all(workspaces.values());
-    await Promise.all(opened.map((w) => w.ok ? w.value.close() : undefined));
-  };
+  const workspaces = new Workspaces(workspacesRequest(request), frontEnd);
+  if (rules?.ok && request.cwd !== undefined) workspaces.useRules(request.cwd, rules.value);
   // The REPL asks its questions once the provider no longer writes its progress.
-  if (request.cwd !== undefined && !frontEnd.interactive) void workspaceFor(request.cwd);
+  if (request.cwd !== undefined && !frontEnd.interactive) void workspaces.open(request.cwd);
   const opened = await openProviderFor(request.settings, frontEnd);
   if (!opened.ok) {
-    await closeWorkspaces();
+    await workspaces.closeAll();
     store.value.close();
     return opened;
   }
-  live.provider = opened.value;
+  workspaces.setProvider(opened.value);
   frontEnd.providerOpened?.(opened.value.notes ?? []);
   const run: Run = {
     settings: request.settings,
     grants: request.grants,
     provider: opened.value,
     store: store.value,
-    workspace: workspaceFor,
-    async closeWorkspace(workspace) {
-      for (const [key, open] of workspaces) {
-        const opened = await open;
-        if (opened.ok && opened.value === workspace) workspaces.delete(key);
-      }
-      await workspace.close();
-    },
+    workspace: (cwd, extras) => workspaces.open(cwd, extras),
+    closeWorkspace: (workspace) => workspaces.close(workspace),
     sessions: (workspace) =>
       runSessions({
         settings: request.settings,
@@ -172,12 +128,12 @@ export async function openRun(
         tools: workspace.tools,
       }),
     async close() {
-      await closeWorkspaces();
+      await workspaces.closeAll();
       store.value.close();
       await opened.value.close?.();
     },
   };
-  if (request.cwd !== undefined) void workspaceFor(request.cwd);
+  if (request.cwd !== undefined) void workspaces.open(request.cwd);
   return ok(run);
 }
 
@@ -192,7 +148,7 @@ export async function openToolsRun(
   const rules = await loadWorkspaceRules(request.cwd, request.policies);
   if (!rules.ok) return rules;
   const workspace = await openWorkspace(
-    workspaceRequest(request, request.cwd, {}),
+    { ...workspacesRequest(request), cwd: request.cwd },
     rules.value,
     frontEnd,
     { provider: () => undefined, contextLength: () => undefined },
@@ -205,18 +161,15 @@ export async function openToolsRun(
   });
 }
 
-function workspaceRequest(
+/** What every workspace of a run is opened with. */
+function workspacesRequest(
   request: Pick<RunRequest, "settings" | "grants" | "yes" | "policies">,
-  cwd: string,
-  extras: WorkspaceExtras,
-): WorkspaceRequest {
+): WorkspacesRequest {
   return {
     settings: request.settings,
     grants: request.grants,
-    cwd,
     yes: request.yes,
     ...(request.policies !== undefined ? { policies: request.policies } : {}),
-    ...(extras.mcpServers ? { mcpServers: extras.mcpServers } : {}),
   };
 }
 

@@ -13,7 +13,7 @@ import type { Approver } from "../permissions/approver.ts";
 import { formatGrants, type Grants } from "../sandbox/grants.ts";
 import type { LoadedSession, SessionStore } from "../sessions/session_store_types.ts";
 import type { ToolRunner } from "../tools/tool_runner.ts";
-import type { OpenedProvider } from "./open_provider.ts";
+import type { OpenedProvider } from "./provider_openers.ts";
 import type { RunTools } from "./run_tools.ts";
 
 export interface RunSessionsOptions {
