@@ -1,11 +1,13 @@
 // Opens the model provider the settings ask for: looks for a local server when none is named,
 // takes the first opener of the table (provider_openers.ts) that serves the settings, settles
-// the context window and reads tool calls written as text when asked to.
+// the context window, caps a turn's output (max_turn_tokens, max_turn_bytes) and reads tool
+// calls written as text when asked to.
 
 import { ok, type Result } from "../errors.ts";
 import type { AgentError } from "../errors.ts";
 import type { Settings } from "../config/settings.ts";
 import { type OpenedProvider, OPENERS, type ProviderProgress } from "./provider_openers.ts";
+import { withTurnOutputCap } from "../providers/turn_output_cap.ts";
 
 /** The window assumed when neither the server nor --context-length states one. */
 export const ASSUMED_CONTEXT_LENGTH = 8192;
@@ -61,7 +63,18 @@ export async function openProvider(
   const opener = OPENERS.find((candidate) => candidate.serves(settings))!;
   const result = await opener.open(settings, progress);
   if (!result.ok) return result;
-  let opened = withWindow(result.value.opened, settings);
+  // A turn that never ends is stopped (memory, terminal and session log stay bounded).
+  let opened: OpenedProvider = {
+    ...result.value.opened,
+    provider: withTurnOutputCap(
+      result.value.opened.provider,
+      { maxTokens: settings.maxTurnTokens, maxBytes: settings.maxTurnBytes },
+      settings.modelFile === undefined
+        ? { baseUrl: settings.baseUrl }
+        : { baseUrl: settings.modelFile, inProcess: true },
+    ),
+  };
+  opened = withWindow(opened, settings);
   opened = { ...opened, baseUrl: settings.baseUrl, notes: [...found, ...(opened.notes ?? [])] };
   if (settings.textToolCalls) {
     const { withTextToolCalls } = await import("../providers/with_text_tool_calls.ts");

@@ -151,7 +151,16 @@ export async function openToolsRun(
     { ...workspacesRequest(request), cwd: request.cwd },
     rules.value,
     frontEnd,
-    { provider: () => undefined, contextLength: () => undefined },
+    {
+      provider: () => undefined,
+      contextLength: () => undefined,
+      // No model here: the server is the configured one (none is looked for).
+      server: () =>
+        Promise.resolve({
+          ...(request.settings.discover ? {} : { baseUrl: request.settings.baseUrl }),
+          provider: request.settings.provider ?? "auto",
+        }),
+    },
   );
   return ok({
     settings: request.settings,

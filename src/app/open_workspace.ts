@@ -8,6 +8,7 @@ import type { McpServerConfig } from "../config/mcp_config.ts";
 import type { Grants } from "../sandbox/grants.ts";
 import type { Message } from "../messages.ts";
 import type { Provider } from "../providers/provider.ts";
+import type { EmbeddingServer } from "../providers/embeddings/embedding_setup.ts";
 import type { LoadedRule } from "../permissions/policy.ts";
 import {
   formatPolicyFileError,
@@ -45,6 +46,11 @@ export interface WorkspaceRequest {
 export interface WorkspaceModel {
   provider(): Provider | undefined;
   contextLength(): number | undefined;
+  /**
+   * The model server and the provider speaking to it, once known (search_code asks it for
+   * embeddings); undefined when the provider did not open.
+   */
+  server(): Promise<EmbeddingServer | undefined>;
 }
 
 /** An open workspace. */
@@ -102,6 +108,7 @@ export async function openWorkspace(
     ...(request.mcpServers ? { mcpServers: request.mcpServers } : {}),
     provider: model.provider,
     contextLength: model.contextLength,
+    server: model.server,
     messages: () => focus.messages(),
     conversationWindow: () => focus.window(),
   });

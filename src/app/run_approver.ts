@@ -87,6 +87,7 @@ export async function openRunApproval(options: RunApprovalOptions): Promise<RunA
       projectFile: projectPolicyFile,
       trusted: policyTrust.trusted,
       io,
+      ...event.hashes,
     });
   };
   return {

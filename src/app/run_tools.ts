@@ -15,6 +15,7 @@ import type { ToolRunner } from "../tools/tool_runner.ts";
 import type * as McpServersModule from "../mcp/mcp_servers.ts";
 import type * as McpToolsModule from "../mcp/mcp_tools.ts";
 import type { Provider } from "../providers/provider.ts";
+import type { EmbeddingServer } from "../providers/embeddings/embedding_setup.ts";
 import type { Message } from "../messages.ts";
 import type { FrontEnd } from "./front_end.ts";
 import { openTools } from "./open_tools.ts";
@@ -35,6 +36,8 @@ export interface RunToolsOptions {
   provider(): Provider | undefined;
   /** The window the provider stated, for the code map and the compact schema form. */
   contextLength(): number | undefined;
+  /** The model server, once known: search_code's embedding model may be found there. */
+  server(): Promise<EmbeddingServer | undefined>;
   /** The messages of the conversation the tools serve now (the latest one to send). */
   messages(): readonly Message[];
   /** That conversation's window, when it knows one. */
@@ -121,6 +124,19 @@ function withCodeTools(host: ToolRunner, options: RunToolsOptions): WithCodeTool
       dataDir: dataDir(),
       contextWindow: () => options.contextLength(),
       recentText: recent,
+      // search_code's embedding model: configured, or found on the model server.
+      embedder: async () => {
+        const server = await options.server();
+        if (server === undefined) return undefined;
+        const { resolveEmbedder } = await import("../providers/embeddings/embedding_setup.ts");
+        const { settings } = options;
+        return await resolveEmbedder({
+          ...(settings.embeddingModel ? { embeddingModel: settings.embeddingModel } : {}),
+          ...(settings.embeddingBaseUrl ? { embeddingBaseUrl: settings.embeddingBaseUrl } : {}),
+          server,
+          ...(settings.apiKey ? { apiKey: settings.apiKey } : {}),
+        });
+      },
     }),
     options.settings.curator === "off" ? undefined : {
       provider: () => options.provider(),

@@ -33,9 +33,19 @@ export class Workspaces {
   readonly #loaded = new Map<string, LoadedRule[]>();
   /** The provider once open: the workspaces' tools ask for it when they need it. */
   #provider: OpenedProvider | undefined;
+  /** Settles when the provider opened (or the run closed without one). */
+  readonly #opened = Promise.withResolvers<OpenedProvider | undefined>();
   readonly #model: WorkspaceModel = {
     provider: () => this.#provider?.provider,
     contextLength: () => this.#provider?.contextLength,
+    server: async () => {
+      const opened = await this.#opened.promise;
+      if (opened === undefined) return undefined;
+      return {
+        ...(opened.baseUrl ? { baseUrl: opened.baseUrl } : {}),
+        provider: opened.provider.name,
+      };
+    },
   };
 
   constructor(request: WorkspacesRequest, frontEnd: FrontEnd) {
@@ -46,6 +56,7 @@ export class Workspaces {
   /** The provider is open: the code tools and the offered filter may use it from now on. */
   setProvider(provider: OpenedProvider): void {
     this.#provider = provider;
+    this.#opened.resolve(provider);
   }
 
   /** Rules loaded for `cwd` already: its workspace (without extras) opens over them. */
@@ -87,6 +98,7 @@ export class Workspaces {
 
   /** Closes every workspace (those still opening once they are open). */
   async closeAll(): Promise<void> {
+    this.#opened.resolve(undefined); // a run closed before its provider opened has none
     const opened = await Promise.all(this.#opening.values());
     this.#opening.clear();
     await Promise.all(opened.map((w) => w.ok ? w.value.close() : undefined));

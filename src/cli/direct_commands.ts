@@ -15,6 +15,7 @@ import { makeToolResult } from "../messages.ts";
 import type { FrontEnd } from "../app/front_end.ts";
 import { openToolsRun, type ToolsRun } from "../app/open_run.ts";
 import { type CommandIO, settingsOrExit } from "./command_io.ts";
+import { jsonTerminalSafe, terminalSafe } from "../platform/terminal_text.ts";
 
 /**
  * Opens the folder's tools and rules as a run does, without a model. On a terminal the user
@@ -31,7 +32,7 @@ async function openDirectRun(
   const frontEnd: FrontEnd = {
     interactive: Deno.stdin.isTerminal(),
     io: { write: stderr, readLine: (prompt) => readStdinLine(prompt) },
-    mcpNotice: (line) => stderr(`warning: ${line}\n`),
+    mcpNotice: (line) => stderr(`warning: ${terminalSafe(line)}\n`),
     approvalNote: (text) => stderr(`${text}\n`),
     outputsDir: join(savedOutputsRoot(), "direct"),
   };
@@ -91,6 +92,7 @@ export async function runToolCommand(
   if (typeof run === "number") return run;
   const tools = run.workspace.tools.all;
   try {
+    await tools.ready?.(); // the code tools settle whether search_code is offered
     const info = tools.list().find((tool) => tool.name === command.name);
     if (!info) {
       io.printError(
@@ -116,7 +118,7 @@ export async function runToolCommand(
     if (policy.action === "deny") {
       const reason = policy.rule?.reason ?? `Denied by the rule ${policy.source}`;
       const result = makeToolResult({ errorType: "permission_denied", errorMessage: reason });
-      console.log(JSON.stringify(result, null, 2));
+      console.log(jsonTerminalSafe(JSON.stringify(result, null, 2)));
       return EXIT.runtime;
     }
     // Ctrl-C, SIGTERM or SIGHUP cancel the call, so run_command stops its whole process group.
@@ -131,7 +133,7 @@ export async function runToolCommand(
         state: {},
         signal: controller.signal,
       });
-      console.log(JSON.stringify(ran.result, null, 2));
+      console.log(jsonTerminalSafe(JSON.stringify(ran.result, null, 2)));
       if (controller.signal.aborted) return EXIT.interrupted;
       return ran.result.success ? EXIT.ok : EXIT.runtime;
     } finally {

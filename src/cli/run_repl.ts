@@ -114,6 +114,8 @@ export async function runRepl(
       });
     },
     sessionsList: () => formatSessions(run.store, at.cwd),
+    sessionStats: async (id, style) =>
+      (await import("./stats_command.ts")).sessionStatsText(run.store, id, style),
     ...(mcp ? { mcpReport: () => formatServerStates(mcp.states()) } : {}),
     resume: (id) => {
       const resumed = sessions.resume(id);

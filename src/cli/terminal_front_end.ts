@@ -9,6 +9,7 @@ import type { SessionStore } from "../sessions/session_store_types.ts";
 import type { Repl, TurnInput } from "../ui/repl.ts";
 import type { Style } from "../ui/style.ts";
 import { tracePhase } from "../platform/startup_trace.ts";
+import { terminalLine, terminalSafe } from "../platform/terminal_text.ts";
 import type { StartAhead } from "./prompt_ahead.ts";
 import type { CommandIO } from "./command_io.ts";
 
@@ -78,12 +79,13 @@ export function terminalFrontEnd(options: TerminalOptions): TerminalFrontEnd {
     interactive: !printMode,
     listsToolsLater: !printMode,
     io,
-    mcpNotice: (line) => writeErr(`${style.yellow(`warning: ${line}`)}\n`),
+    // MCP servers write these lines and their progress: escapes show as text.
+    mcpNotice: (line) => writeErr(`${style.yellow(`warning: ${terminalSafe(line)}`)}\n`),
     // On a terminal, progress notifications replace the running tool's line.
     ...(Deno.stderr.isTerminal()
       ? {
         mcpProgress: (_tool: string, text: string | null) =>
-          writeErr(text === null ? "\r\x1b[2K" : `\r\x1b[2K${style.dim(text)}`),
+          writeErr(text === null ? "\r\x1b[2K" : `\r\x1b[2K${style.dim(terminalLine(text))}`),
       }
       : {}),
     approvalNote: (text, tone) => {

@@ -6,13 +6,20 @@
 // PROJECT_CONFIG_SAFE_KEYS (config.ts) apply and one line says what was ignored. `--yes` plays
 // no part: it approves tool calls, not configuration.
 //
-// Answers are kept in `trusted_configs.json` beside the plugin trust store, keyed by the hash
-// and bound to the file's path: the same text in another folder names other plugin folders
-// (relative paths), so trust given in one clone does not carry over to another.
+// Answers are kept in the trust store (trust_store.ts) under the file's real path with the
+// content's hash: the same text in another folder names other plugin folders (relative
+// paths), so trust given in one clone does not carry over to another.
 
 import { relative } from "node:path";
 import { sha256Hex } from "../platform/sha256_hex.ts";
-import { CONFIG_TRUST, readTrustStore, writeTrustStore } from "./trust_store.ts";
+import {
+  readTrustStore,
+  recordTrust,
+  trustPath,
+  trustState,
+  trustStoreFile,
+  writeTrustStore,
+} from "./trust_store.ts";
 
 /** How config trust talks to the user: output, and a line of input in the REPL. */
 export interface ConfigTrustIO {
@@ -26,7 +33,7 @@ export interface ConfigTrustOptions {
   /** True in the REPL: ask once per content. False for -p and the other commands. */
   interactive: boolean;
   io: ConfigTrustIO;
-  /** The store (loadSettings' default: `trusted_configs.json` in the config folder). */
+  /** The store (loadSettings' default: trustStoreFile() of trust_store.ts). */
   storeFile?: string;
   /** Folder that the file is shown relative to. */
   cwd?: string;
@@ -61,13 +68,15 @@ export async function settleProjectConfig(
   file: string,
   text: string,
   keys: readonly string[],
-  options: ConfigTrustOptions & { storeFile: string },
+  options: ConfigTrustOptions & { env?: (name: string) => string | undefined },
 ): Promise<boolean> {
-  const { io, storeFile } = options;
+  const { io } = options;
+  const storeFile = options.storeFile ?? trustStoreFile(options.env);
   const hash = sha256Hex(text);
-  const store = await readTrustStore(storeFile, CONFIG_TRUST, io);
-  const entry = store[hash];
-  const known = entry?.path === file ? entry.trusted : undefined;
+  const store = await readTrustStore(storeFile, io);
+  const real = await trustPath(file);
+  const state = trustState(store, real, hash);
+  const known = state === "trusted" ? true : state === "declined" ? false : undefined;
   if (known === true) return true;
   const shown = relative(options.cwd ?? Deno.cwd(), file) || file;
   const listed = keys.map((key) => `"${key}"`).join(", ");
@@ -100,8 +109,8 @@ export async function settleProjectConfig(
     return false;
   }
   const trusted = ["y", "yes"].includes(answer.trim().toLowerCase());
-  store[hash] = { path: file, trusted, decided_at: new Date().toISOString() };
-  await writeTrustStore(storeFile, CONFIG_TRUST, store, io);
+  recordTrust(store, real, { sha256: hash, trusted });
+  await writeTrustStore(storeFile, store, io);
   if (!trusted) io.write(`${ignoring}: you will not be asked again for this content\n`);
   return trusted;
 }

@@ -1,158 +1,179 @@
-// The trust stores: which files a cloned repository brought the user trusted, by the SHA-256
-// of their content, kept in the config folder. `trusted_plugins.json` holds project plugins
-// and policy files (permissions/project_trust.ts), `trusted_configs.json` project config
-// files (config_trust.ts). One reader and one writer for both: a damaged store trusts nothing.
+// The one trust store: what the user decided about files a repository brings (project plugins,
+// `.harness/policies.jsonc`, `.harness/config.jsonc`), one record per file, keyed by its real
+// path and holding the SHA-256 of the content decided on. Trust follows bytes AND places: the
+// same bytes elsewhere are new, a changed file asks again, and a new decision replaces the old
+// one (no stale hashes). project_trust.ts and config_trust.ts decide; this module keeps.
 
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { configDir } from "./folders.ts";
 
-/** One answer: the file it was given for, yes or no, and when. */
-export interface TrustEntry {
-  path: string;
+/** One decision: the content's SHA-256 and whether the user trusted it. */
+export interface TrustRecord {
+  sha256: string;
   trusted: boolean;
   decided_at: string;
 }
 
-/** The answers of one store by content hash. */
-export type TrustEntries = Record<string, TrustEntry>;
-
-/** Which store: its top-level key, and what it holds, for messages. */
-export interface TrustStoreKind {
-  /** The JSON key the entries are under: `plugins` or `configs`. */
-  key: "plugins" | "configs";
-  /** What is asked about again when the store cannot be read, e.g. "project plugins". */
-  what: string;
+/** The store's file format. */
+export interface TrustStore {
+  version: 2;
+  /** Records by real path. */
+  files: Record<string, TrustRecord>;
 }
 
-/** The project plugin and policy file store. */
-export const PLUGIN_TRUST: TrustStoreKind = { key: "plugins", what: "project plugins" };
-/** The project config file store. */
-export const CONFIG_TRUST: TrustStoreKind = { key: "configs", what: "project configs" };
+/** What the store says about a file's current content. */
+export type TrustState = "trusted" | "declined" | "changed" | "new";
+
+/** Where trust messages go. */
+export interface TrustStoreIO {
+  write(text: string): void;
+}
+
+/** Stores of earlier versions, keyed by hash; read once when the store does not exist yet. */
+const LEGACY_FILES = ["trusted_plugins.json", "trusted_configs.json"];
 
 /**
- * The plugin (and policy file) trust store: `$XDG_CONFIG_HOME/harness/trusted_plugins.json`,
- * else `~/.config/harness/trusted_plugins.json`.
+ * The trust store: `$XDG_CONFIG_HOME/harness/trust.json`, else `~/.config/harness/trust.json`.
  *
  * @example
  * ```ts
- * import { trustedPluginsFile } from "./trust_store.ts";
- * if (!trustedPluginsFile(() => "/h").endsWith("trusted_plugins.json")) throw new Error();
+ * import { trustStoreFile } from "./trust_store.ts";
+ * if (!trustStoreFile(() => "/h").endsWith("harness/trust.json")) throw new Error();
  * ```
  */
-export function trustedPluginsFile(
+export function trustStoreFile(
   env: (name: string) => string | undefined = (name) => Deno.env.get(name),
 ): string {
-  return join(configDir(env), "trusted_plugins.json");
+  return join(configDir(env), "trust.json");
 }
 
 /**
- * The project config trust store, `trusted_configs.json` beside the plugin store.
+ * The path trust is recorded under: the file's real path (symbolic links followed), or its
+ * absolute path when it does not exist.
  *
  * @example
  * ```ts
- * import { trustedConfigsFile } from "./trust_store.ts";
- * if (!trustedConfigsFile(() => "/h").endsWith("trusted_configs.json")) throw new Error();
+ * import { trustPath } from "./trust_store.ts";
+ * if (await trustPath("/nonexistent/x") !== "/nonexistent/x") throw new Error();
  * ```
  */
-export function trustedConfigsFile(
-  env: (name: string) => string | undefined = (name) => Deno.env.get(name),
-): string {
-  return join(configDir(env), "trusted_configs.json");
-}
-
-/**
- * Reads a store's answers. A missing file holds none; an unreadable or damaged one is said on
- * `io` and read as empty, so nothing is trusted on it and the user is asked again.
- *
- * @param file The store file.
- * @param kind Which store.
- * @param io Where problems are said.
- * @returns The answers by hash; entries without a path or a yes/no are left out.
- *
- * @example
- * ```ts
- * import { PLUGIN_TRUST, readTrustStore } from "./trust_store.ts";
- * const dir = await Deno.makeTempDir();
- * await Deno.writeTextFile(`${dir}/s.json`, '{"plugins": {"ab": {"path": "/p.ts", "trusted": true}}}');
- * const entries = await readTrustStore(`${dir}/s.json`, PLUGIN_TRUST, { write: () => {} });
- * if (entries.ab?.trusted !== true) throw new Error();
- * await Deno.remove(dir, { recursive: true });
- * ```
- */
-export async function readTrustStore(
-  file: string,
-  kind: TrustStoreKind,
-  io: { write(text: string): void },
-): Promise<TrustEntries> {
-  let text: string;
+export async function trustPath(file: string): Promise<string> {
   try {
-    text = await Deno.readTextFile(file);
-  } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) {
-      io.write(`Cannot read trust store "${file}": ${String(error)}: asking again\n`);
-    }
-    return {};
+    return await Deno.realPath(file);
+  } catch {
+    return resolve(file);
   }
+}
+
+/**
+ * What the store says about `path` holding content `sha256`.
+ *
+ * @example
+ * ```ts
+ * import { trustState } from "./trust_store.ts";
+ * const store = { version: 2 as const, files: { "/p": { sha256: "a", trusted: true, decided_at: "" } } };
+ * if (trustState(store, "/p", "a") !== "trusted" || trustState(store, "/p", "b") !== "changed") {
+ *   throw new Error();
+ * }
+ * if (trustState(store, "/q", "a") !== "new") throw new Error();
+ * ```
+ */
+export function trustState(store: TrustStore, path: string, sha256: string): TrustState {
+  const record = Object.hasOwn(store.files, path) ? store.files[path]! : undefined;
+  if (record === undefined) return "new";
+  if (record.sha256 !== sha256) return "changed";
+  return record.trusted ? "trusted" : "declined";
+}
+
+/** Records a decision about `path`, replacing the one before. */
+export function recordTrust(
+  store: TrustStore,
+  path: string,
+  decision: { sha256: string; trusted: boolean },
+): void {
+  store.files[path] = { ...decision, decided_at: new Date().toISOString() };
+}
+
+/**
+ * Reads the store. A missing store starts from the stores of earlier versions (records keyed
+ * by hash, each with the path it was decided for); a damaged one is empty, so everything is
+ * asked about again. Never trusts on a failure.
+ */
+export async function readTrustStore(file: string, io: TrustStoreIO): Promise<TrustStore> {
+  const text = await readText(file, io);
+  if (text === undefined) return await readLegacy(dirname(file), io);
+  const files: Record<string, TrustRecord> = {};
   try {
-    const value = (JSON.parse(text) as Record<string, unknown> | null)?.[kind.key];
+    const value = (JSON.parse(text) as { files?: unknown } | null)?.files;
     if (typeof value !== "object" || value === null || Array.isArray(value)) {
-      throw new Error(`expected { "${kind.key}": { ... } }`);
+      throw new Error('expected { "files": { ... } }');
     }
-    const entries: TrustEntries = {};
-    for (const [hash, raw] of Object.entries(value)) {
-      const e = raw as Partial<TrustEntry> | null;
-      if (typeof e?.path === "string" && typeof e.trusted === "boolean") {
-        entries[hash] = {
-          path: e.path,
-          trusted: e.trusted,
-          decided_at: String(e.decided_at ?? ""),
-        };
+    for (const [path, raw] of Object.entries(value)) {
+      const r = raw as Partial<TrustRecord> | null;
+      if (typeof r?.sha256 === "string" && typeof r.trusted === "boolean") {
+        files[path] = { sha256: r.sha256, trusted: r.trusted, decided_at: String(r.decided_at) };
       }
     }
-    return entries;
   } catch (error) {
-    // Never trust on a damaged store: start empty, which asks again.
     io.write(
       `Ignoring trust store "${file}": cannot parse it: ${(error as Error).message}: ` +
-        `${kind.what} will be asked about again\n`,
+        "project files will be asked about again\n",
     );
-    return {};
   }
+  return { version: 2, files };
 }
 
-/**
- * Writes a store's answers whole (a temporary file renamed over it, readable by the user
- * only). A failure is said on `io`: the answers then last this run.
- *
- * @param file The store file (its folder is made when missing).
- * @param kind Which store.
- * @param entries Every answer to keep.
- * @param io Where a failure is said.
- *
- * @example
- * ```ts
- * import { CONFIG_TRUST, readTrustStore, writeTrustStore } from "./trust_store.ts";
- * const dir = await Deno.makeTempDir();
- * const entry = { path: "/c.jsonc", trusted: false, decided_at: "now" };
- * await writeTrustStore(`${dir}/a/s.json`, CONFIG_TRUST, { cd: entry }, { write: () => {} });
- * const read = await readTrustStore(`${dir}/a/s.json`, CONFIG_TRUST, { write: () => {} });
- * if (read.cd?.trusted !== false) throw new Error();
- * await Deno.remove(dir, { recursive: true });
- * ```
- */
+/** Writes the store (owner-only), through a temporary file so it is never half written. */
 export async function writeTrustStore(
   file: string,
-  kind: TrustStoreKind,
-  entries: TrustEntries,
-  io: { write(text: string): void },
+  store: TrustStore,
+  io: TrustStoreIO,
 ): Promise<void> {
   try {
     await Deno.mkdir(dirname(file), { recursive: true });
     const temp = `${file}.${crypto.randomUUID().slice(0, 8)}.tmp`;
-    const store = { version: 1, [kind.key]: entries };
     await Deno.writeTextFile(temp, `${JSON.stringify(store, null, 2)}\n`, { mode: 0o600 });
     await Deno.rename(temp, file);
   } catch (error) {
     io.write(`Cannot save trust store "${file}": ${String(error)}: the answer lasts this run\n`);
   }
+}
+
+async function readText(file: string, io: TrustStoreIO): Promise<string | undefined> {
+  try {
+    return await Deno.readTextFile(file);
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) {
+      io.write(`Cannot read trust store "${file}": ${String(error)}: asking again\n`);
+    }
+    return undefined;
+  }
+}
+
+/**
+ * Records of the stores before version 2 (`{ "plugins" | "configs": { HASH: { path, trusted,
+ * decided_at } } }`), by path: the latest decision for each path. The files stay as they are.
+ */
+async function readLegacy(folder: string, io: TrustStoreIO): Promise<TrustStore> {
+  const store: TrustStore = { version: 2, files: {} };
+  for (const name of LEGACY_FILES) {
+    const text = await readText(join(folder, name), io);
+    if (text === undefined) continue;
+    try {
+      const value = JSON.parse(text) as { plugins?: unknown; configs?: unknown } | null;
+      const records = value?.plugins ?? value?.configs;
+      if (typeof records !== "object" || records === null) continue;
+      for (const [sha256, raw] of Object.entries(records)) {
+        const r = raw as { path?: unknown; trusted?: unknown; decided_at?: unknown } | null;
+        if (typeof r?.path !== "string" || typeof r.trusted !== "boolean") continue;
+        const decided = String(r.decided_at ?? "");
+        const known = Object.hasOwn(store.files, r.path) ? store.files[r.path] : undefined;
+        if (known && known.decided_at > decided) continue;
+        store.files[r.path] = { sha256, trusted: r.trusted, decided_at: decided };
+      }
+    } catch {
+      // A damaged old store is as good as none: everything is asked about again.
+    }
+  }
+  return store;
 }

@@ -9,6 +9,7 @@ import {
   ToolError,
   type ToolPermissions,
 } from "../tools/define_tool.ts";
+import type { FilePin } from "../platform/import_graph.ts";
 
 /** A plugin file to import. */
 export interface PluginRef {
@@ -16,10 +17,11 @@ export interface PluginRef {
   path: string;
   name: string;
   /**
-   * A project plugin's trust hash (the plugin and its local imports) as the user trusted it:
-   * the worker hashes the files again right before importing them and refuses a change.
+   * The plugin's files (it and its local imports) with their hashes, as the user trusted them
+   * (a project plugin) or as harness listed them (any plugin the model could rewrite): the
+   * worker hashes them again right before importing and refuses a change.
    */
-  trustHash?: string;
+  pins?: FilePin[];
 }
 
 /** A valid tool as the worker reports it. */

@@ -36,6 +36,7 @@ export function createNullSessionStore(): SessionStore {
     exportSession: off,
     importJsonl,
     searchSessions: () => ok({ hits: [], engine: "none" }),
+    usageStats: off,
     deleteSession: () => Promise.resolve(off()),
     close() {},
   };

@@ -8,6 +8,7 @@ import { readAnswerKey, readDenyReason } from "./answer_key.ts";
 import { argsSummary, summaryIsWhole } from "./args_summary.ts";
 import type { BatchAnswer, KeyIO, PromptRequest } from "../permissions/prompt_types.ts";
 import { paint, riskLabel } from "./prompt_paint.ts";
+import { terminalLine } from "../platform/terminal_text.ts";
 
 /**
  * Formats the prompt for several calls: a header, one numbered line per call
@@ -38,7 +39,7 @@ export function formatBatchPrompt(
   for (const [index, request] of requests.entries()) {
     const riskText = riskLabel(request.risk, color);
     lines.push(
-      `  ${index + 1}. ${paint(color, "1", request.tool)}  ${
+      `  ${index + 1}. ${paint(color, "1", terminalLine(request.tool))}  ${
         argsSummary(request.args)
       }  risk: ${riskText}`,
     );

@@ -10,6 +10,7 @@ import { readAnswerKey, readDenyReason } from "./answer_key.ts";
 import { askBatch } from "./batch_prompt.ts";
 import type { KeyIO, Prompter, PromptRequest } from "../permissions/prompt_types.ts";
 import { paint, riskLabel } from "./prompt_paint.ts";
+import { terminalLine } from "../platform/terminal_text.ts";
 
 /**
  * Formats the prompt's lines: the request line
@@ -39,9 +40,9 @@ export function formatPermissionPrompt(
   const { color } = options;
   const riskText = riskLabel(request.risk, color);
   const lines = [
-    `${paint(color, "1", "Permission request")}  ${paint(color, "1", request.tool)}  ${
-      argsSummary(request.args)
-    }  risk: ${riskText}`,
+    `${paint(color, "1", "Permission request")}  ${
+      paint(color, "1", terminalLine(request.tool))
+    }  ${argsSummary(request.args)}  risk: ${riskText}`,
   ];
   if (request.risk === "high") {
     lines.push(
@@ -57,7 +58,7 @@ export function formatPermissionPrompt(
         !Array.isArray(request.args)
       ? Object.entries(request.args).filter(([, value]) => value !== undefined)
       : [["(value)", request.args] as const];
-    for (const [key, value] of args) lines.push(`  ${JSON.stringify(key)}: ${compactJson(value)}`);
+    for (const [key, value] of args) lines.push(`  ${compactJson(key)}: ${compactJson(value)}`);
   }
   // What confines the call beyond the permission flags, e.g. whether a command is sandboxed.
   if (options.note) lines.push(paint(color, "2", options.note));

@@ -1,13 +1,15 @@
 // Every front end opens its run through openRun(), so the same flags and config give the
 // model the same tools and system prompt in the REPL, in -p and in an editor (ACP): the first
 // model request of each, captured by the scripted server, is compared whole. With an MCP
-// server configured and grants that leave some built-in tools out. An editor's own MCP
+// server configured, an embedding model on the server and grants that leave some built-in
+// tools out. An editor's own MCP
 // servers (ACP session/new) join the configured ones.
 
 import { deepStrictEqual as assertEquals, match, ok as assert } from "node:assert/strict";
 import { type RecordedRequest, reply, startFakeLlmServer } from "../helpers/fake_llm_server.ts";
 import { cliSandbox } from "../helpers/run_cli.ts";
 import { startAcpClient } from "../helpers/acp_client.ts";
+import { embeddingRoutes } from "../helpers/fake_embedding_server.ts";
 
 const FIXTURE = new URL("../fixtures/mcp/misbehaving_server.ts", import.meta.url).pathname;
 const DENO = Deno.execPath();
@@ -34,11 +36,12 @@ function systemPrompt(request: RecordedRequest | undefined): unknown {
 Deno.test("openRun() gives the REPL, -p and ACP the same tools and system prompt", async () => {
   await using sandbox = await cliSandbox();
   await writeConfig(sandbox.home, { mcp_servers: { fix: fixtureServer }, compact_at: 60 });
+  // The server lists an embedding model too: search_code is offered to each front end.
   await using server = startFakeLlmServer([
     reply().text("From -p."),
     reply().text("From the REPL."),
     reply().text("From the editor."),
-  ]);
+  ], { handle: embeddingRoutes({ models: ["m", "nomic-embed-text"] }, []) });
   const flags = [
     "--base-url",
     server.baseUrl,
@@ -66,8 +69,10 @@ Deno.test("openRun() gives the REPL, -p and ACP the same tools and system prompt
   assertEquals(server.requests.length, 3);
   const [fromPrint, fromRepl, fromEditor] = server.requests;
   const names = toolNames(fromPrint);
-  // The configured MCP server's tools, the code tools, and only what --allow-read=. can run.
-  for (const name of ["fix__echo", "code_map", "find_definition", "read_file", "run_command"]) {
+  // The configured MCP server's tools, the code tools (search_code with the server's embedding
+  // model), and only what --allow-read=. can run.
+  const wanted = ["fix__echo", "code_map", "search_code", "find_definition", "read_file"];
+  for (const name of [...wanted, "run_command"]) {
     assert(names.includes(name), `${name} is not offered: ${names.join()}`);
   }
   for (const name of ["write_file", "edit_file", "download_url"]) {

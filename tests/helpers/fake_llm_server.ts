@@ -64,6 +64,8 @@ export interface FakeLlmServerOptions {
    * `/v1/models` to replace the model list): the bodies each server states its window in.
    */
   routes?: Record<string, unknown>;
+  /** Answers a request before the routes above, when it returns a Response (e.g. embeddings). */
+  handle?: (req: Request) => Promise<Response | undefined>;
 }
 
 type Part =
@@ -85,6 +87,7 @@ export class ReplyBuilder {
   /** @internal */ delayMs = 0;
   /** @internal */ paceMs = 0;
   /** @internal */ hangs = false;
+  /** @internal */ endless: { first: string; frame: string } | undefined;
 
   /** Streams `text` as `delta.content`, cut into `chunks` pieces. */
   text(text: string, options: { chunks?: number } = {}): this {
@@ -157,6 +160,16 @@ export class ReplyBuilder {
    */
   rawFrames(frames: (string | Record<string, unknown>)[]): this {
     this.parts.push({ kind: "raw", frames });
+    return this;
+  }
+
+  /**
+   * A stream that never ends: after the frames so far, sends `first` once, then `frame` again
+   * and again until the client goes away. Both are sent as they are (wire text, not framed):
+   * a whole `data: ...\n\n` frame per repeat, or a line that never ends.
+   */
+  forever(frame: string, first = ""): this {
+    this.endless = { first, frame };
     return this;
   }
 
@@ -311,6 +324,8 @@ export function startFakeLlmServer(
 
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (req) => {
     const path = new URL(req.url).pathname.replace(/\/+$/, "");
+    const handled = await options.handle?.(req);
+    if (handled) return handled;
     if (req.method === "GET" && options.routes && path in options.routes) {
       return json(200, options.routes[path]);
     }
@@ -389,6 +404,10 @@ function streamReply(script: ReplyBuilder, model: string, closing: AbortSignal):
         controller.enqueue(encoder.encode(next));
         return;
       }
+      if (script.endless && !stop.aborted) {
+        controller.enqueue(encoder.encode(script.endless.frame));
+        return;
+      }
       if (script.hangs) await sleep(Infinity, stop);
       // After a client cancel the stream is already closed.
       if (!cancelled.signal.aborted) controller.close();
@@ -437,6 +456,7 @@ function buildFrames(script: ReplyBuilder, model: string): string[] {
       }
     }
   }
+  if (script.endless) return [...frames, script.endless.first];
   if (script.hangs) return frames;
   const finish = script.finishReason === undefined
     ? (toolCalls > 0 ? "tool_calls" : "stop")
