@@ -31,7 +31,13 @@ import {
 } from "./acp_session.ts";
 import { runSlashCommand } from "./acp_commands.ts";
 import { acpStopReason, turnSink } from "./session_bridge.ts";
-import { ACP_COMMANDS, planUpdate, promptText, replayUpdates } from "./session_updates.ts";
+import {
+  ACP_COMMANDS,
+  planUpdate,
+  promptImages,
+  promptText,
+  replayUpdates,
+} from "./session_updates.ts";
 
 /** The agent app and a way to end every session's log when the connection closes. */
 export interface AcpAgent {
@@ -94,7 +100,9 @@ function initializeResponse(version: string): InitializeResponse {
     agentCapabilities: {
       loadSession: true,
       mcpCapabilities: { http: true, sse: true },
-      promptCapabilities: { image: false, audio: false, embeddedContext: true },
+      // Images go to a model that can see; a prompt with one for a model that cannot is
+      // refused with what to do (app/image_gate.ts).
+      promptCapabilities: { image: true, audio: false, embeddedContext: true },
     },
     agentInfo: { name: "harness", title: "harness", version },
     authMethods: [],
@@ -224,7 +232,14 @@ async function promptSession(
       takeDiffs: () => session.live.diffs.splice(0),
     });
     session.follow(); // the code map and the curator follow the session that sends now
-    const outcome = await session.conversation.send(userText, sink, controller.signal);
+    const images = await promptImages(params.prompt);
+    if ("refused" in images) throw RequestError.invalidParams(undefined, images.refused);
+    const outcome = await session.conversation.send(
+      userText,
+      sink,
+      controller.signal,
+      userText === null ? [] : images.images,
+    );
     if (outcome.stopReason === "error") {
       throw RequestError.internalError(
         undefined,

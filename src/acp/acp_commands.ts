@@ -1,12 +1,21 @@
-// The slash commands an editor offers (available_commands_update): /continue, /tasks, /tools
-// and /permissions, answered from the session without a model turn (except /continue, which
-// runs the loop on). The REPL's own versions live in src/cli/slash_commands.ts.
+// The slash commands an editor offers (available_commands_update): /continue, /tasks, /tools,
+// /permissions, /undo and /rewind, answered from the session without a model turn (except
+// /continue, which runs the loop on). The REPL's own versions live in src/cli/. An editor
+// cannot be asked mid-command, so a file the user changed since is settled by the command's
+// word: /undo keep or /undo overwrite; without one nothing is changed and the reply says so.
 
 import type { Conversation } from "../agent/conversation.ts";
 import { formatPermissionsReport } from "../permissions/explain.ts";
 import type { PolicyApprover } from "../permissions/policy_approver.ts";
 import { formatGrants, type Grants } from "../sandbox/grants.ts";
 import { formatTaskChecklist } from "../tools/builtin/task_checklist.ts";
+import {
+  type ConflictAnswer,
+  formatTurns,
+  type RestoreReport,
+  rewindTo,
+  undoLastTurn,
+} from "../app/restore_files.ts";
 
 /** What a prompt asks for: a normal turn, a reply without the model, or a continuation. */
 export type SlashOutcome =
@@ -38,8 +47,15 @@ export async function runSlashCommand(
     yes: boolean;
   },
 ): Promise<SlashOutcome> {
-  const match = /^\/([a-z_]+)\s*$/.exec(text.trim());
+  const match = /^\/([a-z_]+)(?:\s+(.*))?$/s.exec(text.trim());
+  const args = match?.[2]?.trim() ?? "";
+  // Only /undo and /rewind take words; "/tasks please" is a message to the model.
+  if (args !== "" && match?.[1] !== "undo" && match?.[1] !== "rewind") return { kind: "none" };
   switch (match?.[1]) {
+    case "undo":
+      return { kind: "reply", text: await undo(context.conversation, args) };
+    case "rewind":
+      return { kind: "reply", text: await rewind(context.conversation, args) };
     case "continue":
       return context.conversation.canContinue()
         ? { kind: "continue" }
@@ -71,4 +87,59 @@ export async function runSlashCommand(
     default:
       return { kind: "none" };
   }
+}
+
+/** The word that settles files the user changed: keep, overwrite, or none yet. */
+function choiceOf(word: string | undefined): ConflictAnswer | undefined | "bad" {
+  if (word === undefined || word === "") return undefined;
+  return word === "keep" || word === "overwrite" ? word : "bad";
+}
+
+/**
+ * Runs a restore with the command's word as the answer to conflicts; without a word, a
+ * conflict stops it and the reply names the files and the two ways on.
+ */
+async function settled(
+  command: string,
+  word: ConflictAnswer | undefined,
+  restore: (
+    ask: (conflicts: readonly string[]) => Promise<ConflictAnswer>,
+  ) => Promise<RestoreReport>,
+): Promise<string> {
+  let asked: readonly string[] = [];
+  const report = await restore((conflicts) => {
+    asked = conflicts;
+    return Promise.resolve(word ?? "cancel");
+  });
+  if (!report.done && word === undefined && asked.length > 0) {
+    return `You changed ${asked.join(", ")} after the model did, so nothing was changed. Send ` +
+      `"${command} keep" to restore the rest and keep your changes, or "${command} overwrite" ` +
+      "to restore them too";
+  }
+  return report.lines.join("\n");
+}
+
+async function undo(conversation: Conversation, args: string): Promise<string> {
+  const word = choiceOf(args);
+  if (word === "bad") return `Unknown word "${args}": send /undo, /undo keep or /undo overwrite`;
+  return await settled("/undo", word, (ask) => undoLastTurn(conversation, ask, () => {}));
+}
+
+async function rewind(conversation: Conversation, args: string): Promise<string> {
+  const turns = conversation.turns();
+  if (turns.length === 0) return "Nothing to rewind: no message was sent yet";
+  const [number, wordText, ...extra] = args.split(/\s+/).filter((part) => part !== "");
+  if (number === undefined) {
+    return `${formatTurns(turns).join("\n")}\nSend /rewind N to go back before message N`;
+  }
+  const turn = /^\d+$/.test(number) ? turns[Number(number) - 1] : undefined;
+  const word = choiceOf(wordText);
+  if (turn === undefined || word === "bad" || extra.length > 0) {
+    return `Send /rewind N [keep|overwrite] with N from 1 to ${turns.length}`;
+  }
+  return await settled(
+    `/rewind ${number}`,
+    word,
+    (ask) => rewindTo(conversation, turn, ask, () => {}),
+  );
 }

@@ -1,6 +1,6 @@
 // Canonical data -> ACP session updates that do not depend on a running turn: the user's
-// prompt blocks as text, a saved conversation replayed for session/load, the task list as a
-// plan, and the slash commands an editor can offer.
+// prompt blocks as text and images, a saved conversation replayed for session/load, the task
+// list as a plan, and the slash commands an editor can offer.
 
 import type {
   AvailableCommand,
@@ -8,13 +8,16 @@ import type {
   PlanEntry,
   SessionUpdate,
 } from "@agentclientprotocol/sdk";
-import type { Message } from "../messages.ts";
+import type { ImagePart, Message } from "../messages.ts";
+import { imagePart } from "../platform/image_file.ts";
+import { base64ToBytes } from "../platform/base64.ts";
 import { rawInput, resultContent, toolKind, toolLocations, toolTitle } from "./tool_updates.ts";
 
 /**
  * The user's prompt as one text for the model: text blocks as they are, a resource link as a
  * mention with its URI, an embedded text resource as a fenced block named by its URI.
- * Images, audio and binary resources are named but not included (harness sends text only).
+ * Images go apart ({@linkcode promptImages}); audio and binary resources are named but not
+ * included.
  *
  * @example
  * ```ts
@@ -47,14 +50,56 @@ export function promptText(blocks: readonly ContentBlock[]): string {
         break;
       }
       case "image":
+        break;
       case "audio":
-        parts.push(`[${block.type} not included: this agent reads text only]`);
+        parts.push("[audio not included: this agent reads text and images only]");
         break;
       default:
         break;
     }
   }
   return parts.join("\n\n");
+}
+
+/** The most bytes one image of a prompt may have before image_max_size is applied. */
+const PROMPT_IMAGE_LIMIT = 32 * 1024 * 1024;
+
+/**
+ * The images of a prompt, checked by their first bytes (the conversation then checks the
+ * size limit and whether the model can see).
+ *
+ * @param blocks The prompt's content blocks.
+ * @returns The images, or why the prompt is refused.
+ *
+ * @example
+ * ```ts
+ * import { promptImages } from "./session_updates.ts";
+ * const gif = await promptImages([{ type: "image", data: btoa("GIF89a..."), mimeType: "image/gif" }]);
+ * if (!("images" in gif) || gif.images[0]?.mediaType !== "image/gif") throw new Error();
+ * const svg = await promptImages([{ type: "image", data: btoa("<svg/>"), mimeType: "image/svg+xml" }]);
+ * if (!("refused" in svg)) throw new Error();
+ * ```
+ */
+export async function promptImages(
+  blocks: readonly ContentBlock[],
+): Promise<{ images: ImagePart[] } | { refused: string }> {
+  const images: ImagePart[] = [];
+  let index = 0;
+  for (const block of blocks) {
+    if (block.type !== "image") continue;
+    index++;
+    let bytes: Uint8Array;
+    try {
+      bytes = base64ToBytes(block.data);
+    } catch {
+      return { refused: `Image ${index} of the prompt is not valid base64` };
+    }
+    const name = block.uri ?? `image ${index}`;
+    const part = await imagePart(bytes, { maxBytes: PROMPT_IMAGE_LIMIT, name });
+    if ("error" in part) return { refused: part.error };
+    images.push(part);
+  }
+  return { images };
 }
 
 /**
@@ -80,6 +125,12 @@ export function replayUpdates(messages: readonly Message[], cwd: string): Sessio
       case "system":
         break;
       case "user":
+        for (const image of message.data?.images ?? []) {
+          updates.push({
+            sessionUpdate: "user_message_chunk",
+            content: { type: "image", data: image.data, mimeType: image.mediaType },
+          });
+        }
         updates.push({ sessionUpdate: "user_message_chunk", content: text(message.content) });
         break;
       case "assistant":
@@ -154,4 +205,14 @@ export const ACP_COMMANDS: readonly AvailableCommand[] = [
   { name: "tasks", description: "show the task list" },
   { name: "tools", description: "list the tools and their risk" },
   { name: "permissions", description: "show the sandbox grants and permission rules" },
+  {
+    name: "undo",
+    description: "put back the files the last turn changed",
+    input: { hint: "keep or overwrite, when you changed a file since" },
+  },
+  {
+    name: "rewind",
+    description: "go back before a message, files and conversation",
+    input: { hint: "N [keep|overwrite]; without N, the list of messages" },
+  },
 ];

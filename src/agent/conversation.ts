@@ -44,6 +44,17 @@ export interface ConversationParts {
   callHooks?: CallHooks;
   /** UserPromptSubmit, Stop and SessionStart hooks. */
   turnHooks?: TurnHooks;
+  /** Why the conversation starts: its SessionStart hooks run before its first message. */
+  sessionStart?: "startup" | "resume";
+  /**
+   * Finds the images a user's message names (`@pic.png`, a pasted path) and checks them with
+   * the ones given (an editor's): the images to send, or why the message is not sent.
+   */
+  prepareMessage?(
+    text: string,
+    images: readonly ImagePart[],
+    signal: AbortSignal,
+  ): Promise<{ images: ImagePart[] } | { refused: string }>;
 }
 
 /** A user message of the conversation, for /rewind's list. */
@@ -64,6 +75,8 @@ export class Conversation {
   #window: number | undefined;
   /** Said to the model with the next user message: hook context, what /undo did. */
   #notes: string[] = [];
+  /** SessionStart hooks still to run, before the next message. */
+  #pendingStart: "startup" | "resume" | "clear" | undefined;
 
   constructor(
     readonly parts: ConversationParts,
@@ -71,6 +84,7 @@ export class Conversation {
   ) {
     this.messages = init.messages;
     this.state = init.state ?? {};
+    this.#pendingStart = parts.sessionStart;
     this.#window = parts.contextLength;
     if (parts.contextLength) {
       this.#budget = new ContextBudget(parts.contextLength, {
@@ -161,6 +175,11 @@ export class Conversation {
     const verdict = await hooks.sessionStarted(source, signal);
     for (const message of verdict.notices) display({ type: "warning", message });
     if (verdict.context !== undefined) this.#notes.push(verdict.context);
+  }
+
+  /** Says why the conversation starts (/clear): its SessionStart hooks run with that source. */
+  sessionStartsBy(source: "startup" | "resume" | "clear"): void {
+    this.#pendingStart = source;
   }
 
   /** Adds a note for the model, sent with the next user message. */
@@ -367,6 +386,18 @@ export class Conversation {
       const compacted = await this.compact(display, signal);
       if (compacted.error) sink({ type: "warning", message: compacted.error });
     }
+    // The images the message names, checked before anything is sent.
+    let sentImages = [...images];
+    if (userText !== null && this.parts.prepareMessage) {
+      const prepared = await this.parts.prepareMessage(userText, images, signal);
+      if ("refused" in prepared) return this.#refused(prepared.refused, sink);
+      sentImages = prepared.images;
+    }
+    if (this.#pendingStart !== undefined) {
+      const source = this.#pendingStart;
+      this.#pendingStart = undefined;
+      await this.sessionStarted(source, sink, signal);
+    }
     // UserPromptSubmit hooks may stop the message (nothing is sent) or add context.
     let sentText = userText;
     if (userText !== null && this.parts.turnHooks) {
@@ -391,7 +422,7 @@ export class Conversation {
       const said = userText ?? (at >= 0 ? this.messages[at]!.content : "");
       checkpoints.begin(at, said);
     }
-    const hooks = this.#callHooks();
+    const hooks = this.#callHooks(sink);
     const turnHooks = this.parts.turnHooks;
     const stopping = turnHooks ? turnHooks.stopping.bind(turnHooks) : undefined;
     const limit = this.parts.repeatedFailureLimit ?? 3;
@@ -415,7 +446,7 @@ export class Conversation {
         fitMessages,
         refitMessages,
         onCallFailed,
-        ...(images.length > 0 ? { userImages: images } : {}),
+        ...(sentImages.length > 0 ? { userImages: sentImages } : {}),
         ...(hooks ? { hooks } : {}),
         ...(stopping ? { stopping } : {}),
         ...(this.parts.loopGuard === undefined ? {} : { loopGuard: this.parts.loopGuard }),
@@ -426,12 +457,13 @@ export class Conversation {
     } finally {
       // The turn's file changes are recorded even when it was interrupted.
       const checkpoint = await checkpoints?.end();
+      for (const message of checkpoints?.takeWarnings() ?? []) sink({ type: "warning", message });
       if (checkpoint) sink({ type: "checkpoint", checkpoint });
     }
   }
 
   /** The call hooks with the checkpoint first: a call that may change files waits for it. */
-  #callHooks(): CallHooks | undefined {
+  #callHooks(sink: LoopEventSink): CallHooks | undefined {
     const { callHooks, checkpoints } = this.parts;
     if (!callHooks && !checkpoints) return undefined;
     return {
@@ -439,7 +471,10 @@ export class Conversation {
       beforeCall: (call, signal) =>
         callHooks ? callHooks.beforeCall(call, signal) : Promise.resolve({ notices: [] }),
       async beforeRun(call) {
-        if (checkpoints && mayChangeFiles(call.info)) await checkpoints.beforeChange();
+        if (checkpoints && mayChangeFiles(call.info)) {
+          await checkpoints.beforeChange();
+          for (const message of checkpoints.takeWarnings()) sink({ type: "warning", message });
+        }
         await callHooks?.beforeRun(call);
       },
       afterCall: (call, result, signal) =>
@@ -466,6 +501,7 @@ export class Conversation {
     this.messages = this.messages.filter((message) => message.kind === "system");
     this.state = {};
     this.#notes = [];
+    this.#pendingStart = "clear";
     // The files the turns changed can still be put back.
     this.parts.checkpoints?.detachMessages();
   }

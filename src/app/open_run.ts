@@ -126,6 +126,7 @@ export async function openRun(
         store: store.value,
         opened: opened.value,
         tools: workspace.tools,
+        yes: request.yes,
       }),
     async close() {
       await workspaces.closeAll();

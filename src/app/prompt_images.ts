@@ -49,6 +49,30 @@ export function pastedImagePaths(text: string, home: string): PastedPath[] {
 }
 
 /**
+ * The `@` mentions of images in a message: `@` at the start or after white space or `(`, then
+ * a path ending in an image extension (`@"a b.png"` for spaces); punctuation that ends the
+ * sentence is not part of it. Other mentions are left to the mention reader.
+ *
+ * @param text The message.
+ * @returns The paths, each once.
+ *
+ * @example
+ * ```ts
+ * import { imageMentions } from "./prompt_images.ts";
+ * const found = imageMentions('see @ui/shot.png, @"my pic.jpg" and @notes.md; mail a@b.png');
+ * if (found.join("|") !== "ui/shot.png|my pic.jpg") throw new Error(found.join("|"));
+ * ```
+ */
+export function imageMentions(text: string): string[] {
+  const found: string[] = [];
+  for (const match of text.matchAll(/(?:^|[\s(])@(?:"([^"]+)"|(\S+))/g)) {
+    const path = match[1] ?? (match[2] ?? "").replace(/[.,;:!?)\]}'"`]+$/, "");
+    if (hasImageExtension(path) && !found.includes(path)) found.push(path);
+  }
+  return found;
+}
+
+/**
  * Reads the images a message names by pasted path.
  *
  * @param text The message.

@@ -18,8 +18,6 @@ export interface RunCheckpointsOptions {
   grants: Grants;
   /** How commands are confined (unconfined commands can write anywhere). */
   sandbox?: Promise<CommandSandbox>;
-  /** A line for the user (files left out, checkpoints turned off). */
-  warn(message: string): void;
   /** The data folder (default: harness's). */
   dataDir?: string;
   /** PATH to find git on (default: this process's). */
@@ -69,37 +67,39 @@ export function checkpointScope(
 
 /**
  * Makes the checkpoints of one conversation, or undefined when they are off (`checkpoints`:
- * false) or cannot change anything (no write grant reaches the workspace and commands are
- * confined).
+ * false). The repository opens on the first turn that may change files; then, when no write
+ * grant reaches the workspace and commands are confined, nothing is ever snapshotted.
  *
  * @param settings `checkpoints` and `checkpoint_max_file_size`.
- * @param options Workspace, grants, sandbox and the warning line.
+ * @param options Workspace, grants and sandbox.
  * @param records A resumed session's records.
  * @returns The conversation's TurnCheckpoints.
  */
-export async function openCheckpoints(
+export function openCheckpoints(
   settings: Pick<Settings, "checkpoints" | "checkpointMaxFileSize">,
   options: RunCheckpointsOptions,
   records: readonly TurnCheckpoint[] = [],
-): Promise<TurnCheckpoints | undefined> {
+): TurnCheckpoints | undefined {
   if (!settings.checkpoints) return undefined;
-  const run = options.grants.allow.run === true || options.grants.allow.run.length > 0;
-  const sandbox = run ? await options.sandbox : undefined;
-  const confined = sandbox?.confinement.kind === "bwrap" ||
-    sandbox?.confinement.kind === "sandbox-exec";
-  const scope = checkpointScope(options.grants, options.cwd, run && !confined);
-  if (scope === "none") return undefined;
   const maxFileBytes = settings.checkpointMaxFileSize;
   const owner = crypto.randomUUID().slice(0, 13);
   return new TurnCheckpoints({
-    open() {
+    async open() {
+      const run = options.grants.allow.run === true || options.grants.allow.run.length > 0;
+      const sandbox = run ? await options.sandbox : undefined;
+      const confined = sandbox?.confinement.kind === "bwrap" ||
+        sandbox?.confinement.kind === "sandbox-exec";
+      const scope = checkpointScope(options.grants, options.cwd, run && !confined);
+      if (scope === "none") {
+        return { inactive: "no write grant reaches the workspace, so no turn can change a file" };
+      }
       const git = findProgram("git", options.path ?? Deno.env.get("PATH"));
       if (git === undefined) {
-        return Promise.reject(
-          new ShadowGitError("git was not found on PATH: install git to have /undo and /rewind"),
+        throw new ShadowGitError(
+          "git was not found on PATH: install git to have /undo and /rewind",
         );
       }
-      return CheckpointRepo.open({
+      return await CheckpointRepo.open({
         git,
         workspace: options.cwd,
         gitDir: workspaceDataDir(join(options.dataDir ?? dataDir(), "checkpoints"), options.cwd),
@@ -108,7 +108,6 @@ export async function openCheckpoints(
         ...(scope === undefined ? {} : { scope }),
       });
     },
-    warn: options.warn,
     maxFileBytes,
     records,
   });

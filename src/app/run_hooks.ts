@@ -33,8 +33,8 @@ export interface RunHooksOptions {
   model: string;
   /** The session id hooks see (it may change with /clear or /resume). */
   sessionId(): string;
-  /** The command sandbox to confine a project's hooks (probed here when not given). */
-  sandbox?: CommandSandbox;
+  /** The command sandbox's check (probed here, when it found none, for a project's hooks). */
+  sandbox?: Promise<CommandSandbox>;
 }
 
 /**
@@ -44,10 +44,10 @@ export interface RunHooksOptions {
  * @param options Folder, grants, mode, model and session id.
  * @returns The runner and the agent's seams.
  */
-export async function openRunHooks(
+export function openRunHooks(
   settings: Pick<Settings, "hooks" | "projectHooks">,
   options: RunHooksOptions,
-): Promise<RunHooks | undefined> {
+): RunHooks | undefined {
   const sources: HookSource[] = [];
   if (settings.hooks && Object.keys(settings.hooks).length > 0) {
     sources.push({ origin: "user", hooks: settings.hooks, spawn: spawnAsUser });
@@ -56,7 +56,7 @@ export async function openRunHooks(
     sources.push({
       origin: "project",
       hooks: settings.projectHooks,
-      spawn: await projectSpawner(options),
+      spawn: projectSpawner(options),
     });
   }
   if (sources.length === 0) return undefined;
@@ -74,10 +74,14 @@ export async function openRunHooks(
  * How a project's hooks start: confined by the command sandbox built from the run's grants,
  * with the sandbox's clean environment. Without a working sandbox they do not run.
  */
-async function projectSpawner(options: RunHooksOptions): Promise<HookSource["spawn"]> {
-  const sandbox = options.sandbox?.confinement.kind === "bwrap" ||
-      options.sandbox?.confinement.kind === "sandbox-exec"
-    ? options.sandbox
+async function projectSpawner(
+  options: RunHooksOptions,
+): Promise<HookSpawner | { refused: string }> {
+  // The run's check, when it found a sandbox (it does not look without --allow-run).
+  const checked = await options.sandbox;
+  const sandbox = checked?.confinement.kind === "bwrap" ||
+      checked?.confinement.kind === "sandbox-exec"
+    ? checked
     : await probeCommandSandbox("required", { grants: options.grants, env: Deno.env.toObject() });
   const { confinement } = sandbox;
   if (confinement.kind !== "bwrap" && confinement.kind !== "sandbox-exec") {

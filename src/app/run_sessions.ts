@@ -15,6 +15,8 @@ import type { LoadedSession, SessionStore } from "../sessions/session_store_type
 import type { ToolRunner } from "../tools/tool_runner.ts";
 import type { OpenedProvider } from "./provider_openers.ts";
 import type { RunTools } from "./run_tools.ts";
+import type { TurnCheckpoint } from "../checkpoints/turn_checkpoints.ts";
+import { WorkspaceExtras } from "./conversation_extras.ts";
 
 export interface RunSessionsOptions {
   settings: Settings;
@@ -23,6 +25,8 @@ export interface RunSessionsOptions {
   store: SessionStore;
   opened: OpenedProvider;
   tools: RunTools;
+  /** --yes (hooks see permission_mode "bypassPermissions"). */
+  yes?: boolean;
 }
 
 /** A conversation's own parts: how it asks, and its tools when the front end wraps them. */
@@ -55,11 +59,18 @@ export interface RunSessions {
 export function runSessions(options: RunSessionsOptions): RunSessions {
   const { settings, opened, store, cwd, tools } = options;
   const { provider } = opened;
-  const partsWith = (seat: ConversationSeat, recorder: SessionRecorder): ConversationParts => ({
+  // Checkpoints, hooks and images, the same for every front end (conversation_extras.ts).
+  const extras = new WorkspaceExtras({ ...options, yes: options.yes ?? false });
+  const partsWith = (
+    seat: ConversationSeat,
+    recorder: SessionRecorder,
+    resumed?: { checkpoints: readonly TurnCheckpoint[] },
+  ): ConversationParts => ({
     provider,
-    tools: seat.tools ?? tools.runner,
+    tools: extras.tools(seat.tools ?? tools.runner),
     approver: seat.approver,
     recorder,
+    ...extras.forConversation(recorder, resumed),
     limits: { maxIterations: settings.maxIterations, maxToolCalls: settings.maxToolCalls },
     parseArguments: repairArguments,
     ...(opened.contextLength ? { contextLength: opened.contextLength } : {}),
@@ -105,7 +116,10 @@ export function runSessions(options: RunSessionsOptions): RunSessions {
       const loaded = store.loadSession(id);
       if (!loaded.ok) return loaded;
       const { messages, state, writer } = loaded.value;
-      const conversation = new Conversation(partsWith(seat, writer), { messages, state });
+      const conversation = new Conversation(partsWith(seat, writer, loaded.value), {
+        messages,
+        state,
+      });
       return { ok: true, value: { conversation, loaded: loaded.value } };
     },
     systemPrompt,

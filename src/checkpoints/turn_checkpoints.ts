@@ -57,12 +57,13 @@ export type RestoreOutcome =
   | { event: Extract<CheckpointEvent, { type: "files_restored" }> }
   | { error: string };
 
-/** How a conversation's checkpoints reach the repository and the user. */
+/** How a conversation's checkpoints reach the repository. */
 export interface TurnCheckpointsOptions {
-  /** Opens the workspace's shadow repository (on the first turn that may change files). */
-  open(): Promise<CheckpointRepo>;
-  /** A line for the user (files skipped, checkpoints turned off by an error). */
-  warn(message: string): void;
+  /**
+   * Opens the workspace's shadow repository (on the first turn that may change files), or
+   * says why none is needed (nothing a turn does can change the workspace's files).
+   */
+  open(): Promise<CheckpointRepo | { inactive: string }>;
   /** The size limit, for the note on skipped files. */
   maxFileBytes: number;
   /** Records loaded from the session log (a resumed session). */
@@ -82,6 +83,8 @@ export class TurnCheckpoints {
   #repo: Promise<CheckpointRepo | undefined> | undefined;
   #off: string | undefined;
   #turn: OpenTurn | undefined;
+  /** Lines for the user (files left out, checkpoints turned off), taken by the conversation. */
+  #warnings: string[] = [];
 
   constructor(options: TurnCheckpointsOptions) {
     this.#options = options;
@@ -91,6 +94,11 @@ export class TurnCheckpoints {
   /** Why checkpoints are off for this conversation, if they are. */
   get off(): string | undefined {
     return this.#off;
+  }
+
+  /** The lines for the user gathered since the last call (files left out, errors). */
+  takeWarnings(): string[] {
+    return this.#warnings.splice(0);
   }
 
   /** The turns that changed files, oldest first. */
@@ -236,7 +244,11 @@ export class TurnCheckpoints {
   }
 
   #openRepo(): Promise<CheckpointRepo | undefined> {
-    this.#repo ??= this.#options.open().catch((error) => {
+    this.#repo ??= this.#options.open().then((opened) => {
+      if (!("inactive" in opened)) return opened;
+      this.#off = opened.inactive; // nothing to warn about: no turn can change a file
+      return undefined;
+    }, (error) => {
       this.#turnOff((error as Error).message);
       return undefined;
     });
@@ -248,7 +260,7 @@ export class TurnCheckpoints {
     if (repo === undefined) return undefined;
     const snapshot = await this.#guard(() => repo.snapshot());
     if (snapshot === undefined) return undefined;
-    for (const note of snapshot.skipped) this.#options.warn(skippedNote(note, this.#options));
+    for (const note of snapshot.skipped) this.#warnings.push(skippedNote(note, this.#options));
     return snapshot.commit;
   }
 
@@ -265,9 +277,9 @@ export class TurnCheckpoints {
   #turnOff(reason: string): void {
     if (this.#off !== undefined) return;
     this.#off = reason;
-    this.#options.warn(
-      `Checkpoints are off for this session: ${reason}; /undo cannot restore ` +
-        "files changed from now on",
+    this.#warnings.push(
+      `Checkpoints are off for this session: ${reason}; /undo cannot restore files changed ` +
+        "from now on",
     );
   }
 }

@@ -126,6 +126,13 @@ export async function runRepl(
       leave();
       return sessions.fresh();
     },
+    restore: {
+      key(question) {
+        repl.turnInput.write(question);
+        return repl.turnInput.readKey();
+      },
+      line: (question) => repl.turnInput.readLine(question),
+    },
   }));
   if (!ahead?.shown) {
     repl.setBanner(formatBanner({

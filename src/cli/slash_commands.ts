@@ -1,6 +1,6 @@
 // The REPL's slash commands: /help, /tools, /mcp, /context, /compact, /permissions, /tasks,
-// /clear, /continue, /sessions, /resume, /stats, /exit. Each is a small function over the REPL control
-// surface.
+// /clear, /continue, /undo, /rewind, /sessions, /resume, /stats, /exit. Each is a small
+// function over the REPL control surface.
 
 import type { Conversation } from "../agent/conversation.ts";
 import type { Style } from "../ui/style.ts";
@@ -10,6 +10,7 @@ import type { UnavailableTool } from "../app/offered_tools.ts";
 import { formatContextReport } from "../agent/context_report.ts";
 import { formatTaskChecklist } from "../tools/builtin/task_checklist.ts";
 import { terminalLine, terminalSafe } from "../platform/terminal_text.ts";
+import { type RestoreAsk, restoreCommands } from "./restore_commands.ts";
 
 export interface SlashContext {
   /** The tools, once their list has loaded (start-up loads it in the background). */
@@ -28,6 +29,8 @@ export interface SlashContext {
   mcpReport?(): string;
   /** The usage report of one session (src/cli/stats_command.ts), or why there is none. */
   sessionStats?(sessionId: string | null, style: Style): Promise<string>;
+  /** How /undo and /rewind ask about files the user changed (a key) and which message (a line). */
+  restore?: RestoreAsk;
 }
 
 /** Builds the REPL's slash commands over the given context. */
@@ -113,7 +116,9 @@ export function slashCommands(context: SlashContext): SlashCommand[] {
       name: "clear",
       summary: "start a new conversation (a new session, approvals asked again)",
       run: (_args, repl) => {
-        repl.setConversation(context.fresh());
+        const fresh = context.fresh();
+        fresh.sessionStartsBy("clear");
+        repl.setConversation(fresh);
         repl.write(
           `${
             repl.style.dim(
@@ -134,6 +139,7 @@ export function slashCommands(context: SlashContext): SlashCommand[] {
         await repl.runTurn(null);
       },
     },
+    ...(context.restore ? restoreCommands(context.restore) : []),
     {
       name: "sessions",
       summary: "list sessions in this folder",

@@ -15,8 +15,11 @@ export const DEFAULT_HOOK_TIMEOUT_SECONDS = 60;
 export interface HookSource {
   origin: "user" | "project";
   hooks: HooksConfig;
-  /** How its commands start, or why they cannot (a project's without a command sandbox). */
-  spawn: HookSpawner | { refused: string };
+  /**
+   * How its commands start, or why they cannot (a project's without a command sandbox); a
+   * promise while the sandbox check runs.
+   */
+  spawn: HookSpawner | { refused: string } | Promise<HookSpawner | { refused: string }>;
 }
 
 /** What every hook of a run shares. */
@@ -173,17 +176,18 @@ export class HookRunner {
     });
     const outcomes = await Promise.all(chosen.map(async ({ source, command, timeout }) => {
       const label = shorten(command);
-      if ("refused" in source.spawn) {
+      const spawn = await source.spawn;
+      if ("refused" in spawn) {
         if (this.#refusedSaid.has(command)) return { notices: [] };
         this.#refusedSaid.add(command);
-        return { notices: [`Project hook "${label}" does not run: ${source.spawn.refused}`] };
+        return { notices: [`Project hook "${label}" does not run: ${spawn.refused}`] };
       }
       const run = await runHookCommand(command, {
         input,
         cwd: this.#options.cwd,
         env: { CLAUDE_PROJECT_DIR: this.#options.cwd },
         timeoutMs: timeout * 1000,
-        spawn: source.spawn,
+        spawn,
         ...(signal ? { signal } : {}),
       });
       const outcome = readHookRun(event, run, label);

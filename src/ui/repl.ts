@@ -411,8 +411,9 @@ export class Repl {
       const text = line.trim();
       if (text === "") continue;
       this.#options.onHistoryLine?.(line);
-      if (text.startsWith("/")) {
-        const [name = "", ...rest] = text.slice(1).split(/\s+/);
+      // A message that starts with a path (a file dropped on the terminal) is no command.
+      const [name = "", ...rest] = text.slice(1).split(/\s+/);
+      if (text.startsWith("/") && !name.includes("/")) {
         const command = this.#commands.find((c) => c.name === name);
         if (!command) {
           this.#write(`${style.red(`Unknown command "/${name}"`)}: type /help for the list\n`);

@@ -6,11 +6,6 @@ import { modelVision } from "../../src/app/model_vision.ts";
 import { startFakeOllama } from "../helpers/fake_ollama_server.ts";
 import { startFakeLlmServer } from "../helpers/fake_llm_server.ts";
 
-const sees = (value: boolean | undefined) => () =>
-  Promise.resolve(
-    value === false ? { sees: false, why: 'Model "m" cannot see images' } : { sees: value },
-  );
-
 Deno.test("modelVision() asks Ollama's capabilities and llama-server's modalities", async () => {
   await using ollama = startFakeOllama({
     models: [

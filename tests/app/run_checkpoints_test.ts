@@ -19,10 +19,9 @@ async function setup(steps: ConstructorParameters<typeof ScriptedProvider>[0], g
   const parsed = parseGrantFlags(grants, { cwd: h.workspace });
   assert(parsed.ok);
   const data = await Deno.makeTempDir();
-  const warnings: string[] = [];
-  const checkpoints = await openCheckpoints(
+  const checkpoints = openCheckpoints(
     { checkpoints: true, checkpointMaxFileSize: 1024 * 1024 },
-    { cwd: h.workspace, grants: parsed.value.grants, warn: (w) => warnings.push(w), dataDir: data },
+    { cwd: h.workspace, grants: parsed.value.grants, dataDir: data },
   );
   assert(checkpoints);
   const logged: LoopEvent[] = [];
@@ -41,7 +40,6 @@ async function setup(steps: ConstructorParameters<typeof ScriptedProvider>[0], g
     conversation,
     provider,
     logged,
-    warnings,
     read: (path: string) => Deno.readTextFile(file(path)).catch(() => undefined),
     write: (path: string, text: string) => Deno.writeTextFile(file(path), text),
     async [Symbol.asyncDispose]() {

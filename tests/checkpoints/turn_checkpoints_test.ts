@@ -23,7 +23,7 @@ async function setup(files: Record<string, string>) {
   };
   write(files);
   const events: CheckpointEvent[] = [];
-  const warnings: string[] = [];
+  const collected: string[] = [];
   const checkpoints = new TurnCheckpoints({
     open: () =>
       CheckpointRepo.open({
@@ -33,7 +33,6 @@ async function setup(files: Record<string, string>) {
         owner: "s",
         maxFileBytes: 100,
       }),
-    warn: (message) => warnings.push(message),
     maxFileBytes: 100,
   });
   const read = (path: string) => {
@@ -48,13 +47,17 @@ async function setup(files: Record<string, string>) {
     write,
     read,
     events,
+    /** The warnings so far, as the conversation takes them. */
+    get warnings(): string[] {
+      collected.push(...checkpoints.takeWarnings());
+      return collected;
+    },
     /** Applies a plan and keeps its event, as the conversation logs it. */
     async apply(plan: RestorePlan, overwrite: boolean): Promise<RestoreOutcome> {
       const outcome = await checkpoints.apply(plan, overwrite);
       if ("event" in outcome) events.push(outcome.event);
       return outcome;
     },
-    warnings,
     checkpoints,
     async [Symbol.asyncDispose]() {
       await checkpoints.close();
@@ -181,7 +184,6 @@ Deno.test("TurnCheckpoints warns about a file over the limit once and keeps goin
 
 Deno.test("TurnCheckpoints without git says so once and never fails a turn", async () => {
   const root = await Deno.makeTempDir();
-  const warnings: string[] = [];
   const checkpoints = new TurnCheckpoints({
     open: () =>
       CheckpointRepo.open({
@@ -191,7 +193,6 @@ Deno.test("TurnCheckpoints without git says so once and never fails a turn", asy
         owner: "s",
         maxFileBytes: 100,
       }),
-    warn: (message) => warnings.push(message),
     maxFileBytes: 100,
   });
   checkpoints.begin(1, "p");
@@ -199,7 +200,7 @@ Deno.test("TurnCheckpoints without git says so once and never fails a turn", asy
   assertEquals(await checkpoints.end(), undefined);
   checkpoints.begin(3, "p");
   await checkpoints.beforeChange();
-  assertEquals(warnings.length, 1);
+  assertEquals(checkpoints.takeWarnings().length, 1);
   assert(checkpoints.off !== undefined);
   const plan = await checkpoints.plan("last");
   assert("error" in plan && plan.error.startsWith("Checkpoints are off"));

@@ -1,0 +1,117 @@
+// What each conversation of a run gets besides its provider and tools, the same for every
+// front end: checkpoints of the write grant (with a resumed session's records), the hooks of
+// the user's and the trusted project's config, and images: the ones a message names, the
+// tools' pictures, both sent only to a model that can see and within image_max_size.
+
+import type { Settings } from "../config/settings.ts";
+import type { ConversationParts } from "../agent/conversation.ts";
+import type { SessionRecorder } from "../agent/session_recorder.ts";
+import type { TurnCheckpoint } from "../checkpoints/turn_checkpoints.ts";
+import type { ImagePart } from "../messages.ts";
+import type { Grants } from "../sandbox/grants.ts";
+import type { ToolRunner } from "../tools/tool_runner.ts";
+import type { OpenedProvider } from "./provider_openers.ts";
+import type { RunTools } from "./run_tools.ts";
+import { openCheckpoints } from "./run_checkpoints.ts";
+import { openRunHooks } from "./run_hooks.ts";
+import { modelVision } from "./model_vision.ts";
+import { type ImageGate, refuseUserImages, withImageGate } from "./image_gate.ts";
+import { imageMentions, mentionedImage, pastedImages } from "./prompt_images.ts";
+
+/** What the extras of a workspace's conversations are made from. */
+export interface ExtrasOptions {
+  settings: Settings;
+  grants: Grants;
+  cwd: string;
+  /** --yes (hooks see permission_mode "bypassPermissions"). */
+  yes: boolean;
+  opened: OpenedProvider;
+  tools: RunTools;
+}
+
+/** The extras of one conversation. */
+export type ConversationExtras = Pick<
+  ConversationParts,
+  "checkpoints" | "callHooks" | "turnHooks" | "sessionStart" | "prepareMessage"
+>;
+
+/** Makes the extras of a workspace's conversations (the model's sight is asked once). */
+export class WorkspaceExtras {
+  readonly #options: ExtrasOptions;
+  readonly gate: ImageGate;
+
+  constructor(options: ExtrasOptions) {
+    this.#options = options;
+    const { settings, opened } = options;
+    this.gate = {
+      maxBytes: settings.imageMaxSize,
+      vision: modelVision(settings, {
+        provider: opened.provider.name,
+        model: opened.provider.model,
+        baseUrl: opened.baseUrl ?? settings.baseUrl,
+        ...(settings.apiKey === undefined ? {} : { apiKey: settings.apiKey }),
+      }),
+    };
+  }
+
+  /** The tools with the image gate: a picture reaches only a model that can see. */
+  tools(runner: ToolRunner): ToolRunner {
+    return withImageGate(runner, this.gate);
+  }
+
+  /**
+   * The extras of one conversation.
+   *
+   * @param recorder Its session log (hooks see its id).
+   * @param resumed A resumed session's checkpoints.
+   */
+  forConversation(
+    recorder: SessionRecorder,
+    resumed?: { checkpoints: readonly TurnCheckpoint[] },
+  ): ConversationExtras {
+    const { settings, grants, cwd, yes, opened, tools } = this.#options;
+    const checkpoints = openCheckpoints(settings, {
+      cwd,
+      grants,
+      sandbox: tools.commandSandbox,
+    }, resumed?.checkpoints);
+    const hooks = openRunHooks(settings, {
+      cwd,
+      grants,
+      yes,
+      model: opened.provider.model,
+      sessionId: () => recorder.id ?? "",
+      sandbox: tools.commandSandbox,
+    });
+    return {
+      ...(checkpoints ? { checkpoints } : {}),
+      ...(hooks ? { callHooks: hooks.callHooks, turnHooks: hooks.turnHooks } : {}),
+      sessionStart: resumed ? "resume" : "startup",
+      prepareMessage: (text, given) => this.#prepare(text, given),
+    };
+  }
+
+  /** The images a message names, with the given ones, checked against the gate. */
+  async #prepare(
+    text: string,
+    given: readonly ImagePart[],
+  ): Promise<{ images: ImagePart[] } | { refused: string }> {
+    const images = [...given];
+    const add = (image: ImagePart) => {
+      if (!images.some((known) => known.sha256 === image.sha256)) images.push(image);
+    };
+    const read = mentionedImage(this.#options.tools.host);
+    for (const path of imageMentions(text)) {
+      const found = await read(path);
+      if (!found.ok) {
+        return { refused: `Cannot attach "@${path}": ${found.message}. The message was not sent` };
+      }
+      add(found.part);
+    }
+    const pasted = await pastedImages(text, { maxBytes: this.gate.maxBytes });
+    if ("refused" in pasted) return pasted;
+    for (const image of pasted.images) add(image);
+    const refused = await refuseUserImages(images, this.gate);
+    return refused === undefined ? { images } : { refused };
+  }
+}
