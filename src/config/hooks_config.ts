@@ -124,7 +124,7 @@ function checkMatcher(entry: unknown, where: string): string | undefined {
 
 /** Why a matcher cannot be used (an invalid regular expression), or undefined. */
 function matcherProblem(matcher: string): string | undefined {
-  if (simpleMatcher(matcher)) return undefined;
+  if (matcher.trim() === "*" || simpleMatcher(matcher)) return undefined;
   try {
     new RegExp(matcher);
     return undefined;

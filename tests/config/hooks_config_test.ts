@@ -16,7 +16,7 @@ Deno.test("checkHooks() accepts a Claude Code settings block as it is", () => {
       hooks: [{ type: "command", command: "fmt" }],
     }],
     Notification: [{ hooks: [{ type: "command", command: "notify-send hi" }] }],
-    Stop: [{ hooks: [{ type: "command", command: "x" }] }],
+    Stop: [{ matcher: "*", hooks: [{ type: "command", command: "x" }] }],
   };
   assertEquals(checkHooks(block), undefined);
   assertEquals(Object.keys(readHooks(block)), ["PreToolUse", "PostToolUse", "Stop"]);

@@ -1,0 +1,165 @@
+// Checkpoints end to end: the real CLI against a scripted server. A -p run changes a file and
+// the REPL (on a pseudo-terminal) resumed with --continue puts it back with /undo; a file the
+// user changed since is asked about and kept; /rewind takes files and conversation back;
+// ACP's /undo does the same for an editor, settled by its word when the user edited a file.
+
+import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
+import { reply, startFakeLlmServer } from "../helpers/fake_llm_server.ts";
+import { cliSandbox } from "../helpers/run_cli.ts";
+import { startPty } from "../helpers/pty.ts";
+import { startAcpClient } from "../helpers/acp_client.ts";
+
+const linux = Deno.build.os === "linux";
+const grants = ["--allow-read=.", "--allow-write=."];
+const read = (path: string) => Deno.readTextFile(path).catch(() => undefined);
+
+Deno.test({
+  name: "harness -p changes a file; /undo after --continue puts it back and says which",
+  ignore: !linux,
+  async fn() {
+    await using sandbox = await cliSandbox();
+    await Deno.writeTextFile(`${sandbox.cwd}/a.txt`, "original\n");
+    await using server = startFakeLlmServer([
+      reply().toolCall("write_file", { path: "a.txt", content: "by the model\n" }),
+      reply().toolCall("write_file", { path: "new.txt", content: "created\n" }),
+      reply().text("Done."),
+    ]);
+    const model = ["--base-url", server.baseUrl, "--model", "m"];
+    const out = await sandbox.run(["-p", "rewrite a.txt", "--yes", ...model, ...grants]);
+    assertEquals(out.code, 0, out.stderr);
+    assertEquals(await read(`${sandbox.cwd}/a.txt`), "by the model\n");
+    await using pty = startPty(sandbox, ["--continue", ...model, ...grants]);
+    await pty.waitFor((o) => o.includes("> "), "the prompt");
+    await pty.type("/undo\r");
+    await pty.waitFor((o) => o.includes("Restored: a.txt, new.txt"), "the undo report");
+    assert(pty.output.includes('Undid the file changes of "rewrite a.txt"'));
+    assertEquals(await read(`${sandbox.cwd}/a.txt`), "original\n");
+    assertEquals(await read(`${sandbox.cwd}/new.txt`), undefined);
+    await pty.type("/undo\r");
+    await pty.waitFor((o) => o.includes("No turn has changed files yet"), "nothing left to undo");
+    await pty.type("\x04");
+    assertEquals(await pty.exit(), 0);
+  },
+});
+
+Deno.test({
+  name: "REPL /undo asks about a file the user changed since; k keeps it and restores the rest",
+  ignore: !linux,
+  async fn() {
+    await using sandbox = await cliSandbox();
+    await Deno.writeTextFile(`${sandbox.cwd}/a.txt`, "a0");
+    await Deno.writeTextFile(`${sandbox.cwd}/b.txt`, "b0");
+    await using server = startFakeLlmServer([
+      reply()
+        .toolCall("write_file", { path: "a.txt", content: "a1" })
+        .toolCall("write_file", { path: "b.txt", content: "b1" }),
+      reply().text("Both written."),
+    ]);
+    await using pty = startPty(sandbox, [
+      "--yes",
+      "--base-url",
+      server.baseUrl,
+      "--model",
+      "m",
+      ...grants,
+    ]);
+    await pty.waitFor((o) => o.includes("> "), "the prompt");
+    await pty.type("write both\r");
+    await pty.waitFor((o) => o.includes("Both written."), "the answer");
+    await pty.waitFor((o) => o.includes("Changed 2 files: a.txt, b.txt"), "the checkpoint line");
+    await Deno.writeTextFile(`${sandbox.cwd}/b.txt`, "my own edit");
+    await pty.type("/undo\r");
+    await pty.waitFor((o) => o.includes("You changed b.txt after the model did"), "the question");
+    await pty.type("k");
+    await pty.waitFor((o) => o.includes("Kept your changes to: b.txt"), "the report");
+    assertEquals(await read(`${sandbox.cwd}/a.txt`), "a0");
+    assertEquals(await read(`${sandbox.cwd}/b.txt`), "my own edit");
+    await pty.type("\x04");
+    assertEquals(await pty.exit(), 0);
+  },
+});
+
+Deno.test({
+  name: "REPL /rewind lists the messages and goes back before one, files and conversation",
+  ignore: !linux,
+  async fn() {
+    await using sandbox = await cliSandbox();
+    await using server = startFakeLlmServer([
+      reply().text("Hello."),
+      reply().toolCall("write_file", { path: "x.txt", content: "x" }),
+      reply().text("Wrote x."),
+      reply().text("Fresh answer."),
+    ]);
+    await using pty = startPty(sandbox, [
+      "--yes",
+      "--base-url",
+      server.baseUrl,
+      "--model",
+      "m",
+      ...grants,
+    ]);
+    await pty.waitFor((o) => o.includes("> "), "the prompt");
+    await pty.type("hi\r");
+    await pty.waitFor((o) => o.includes("Hello."), "the first answer");
+    await pty.type("write x\r");
+    await pty.waitFor((o) => o.includes("Wrote x."), "the second answer");
+    await pty.type("/rewind\r");
+    await pty.waitFor((o) => o.includes("Rewind to before which message?"), "the list");
+    assert(pty.output.includes('  2  "write x" (1 file changed since)'));
+    await pty.type("2\r");
+    await pty.waitFor((o) => o.includes('Rewound to before "write x"'), "the report");
+    assertEquals(await read(`${sandbox.cwd}/x.txt`), undefined);
+    await pty.type("something else\r");
+    await pty.waitFor((o) => o.includes("Fresh answer."), "the answer after the rewind");
+    const sent = server.requests.at(-1)!.messages.map((m) => m.content);
+    assertEquals(sent.slice(1), ["hi", "Hello.", "something else"]);
+    await pty.type("\x04");
+    assertEquals(await pty.exit(), 0);
+  },
+});
+
+Deno.test({
+  name:
+    "harness acp /undo restores a file; a file the editor's user changed waits for keep or overwrite",
+  ignore: !linux,
+  async fn() {
+    await using sandbox = await cliSandbox();
+    await Deno.writeTextFile(`${sandbox.cwd}/a.txt`, "a0");
+    await using server = startFakeLlmServer([
+      reply().toolCall("write_file", { path: "a.txt", content: "a1" }),
+      reply().text("Written."),
+    ]);
+    await using acp = startAcpClient(sandbox, [
+      "--yes",
+      "--base-url",
+      server.baseUrl,
+      "--model",
+      "m",
+      ...grants,
+    ]);
+    await acp.initialize();
+    const sessionId = await acp.newSession();
+    const prompt = (text: string) =>
+      acp.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
+    await prompt("write a");
+    assertEquals(await read(`${sandbox.cwd}/a.txt`), "a1");
+    await Deno.writeTextFile(`${sandbox.cwd}/a.txt`, "mine");
+    const replies = () =>
+      acp.updates.flatMap((n) =>
+        n.update.sessionUpdate === "agent_message_chunk" && n.update.content.type === "text"
+          ? [n.update.content.text]
+          : []
+      );
+    await prompt("/undo");
+    assert(replies().at(-1)?.includes('Send "/undo keep"'), replies().at(-1));
+    assertEquals(await read(`${sandbox.cwd}/a.txt`), "mine");
+    await prompt("/undo overwrite");
+    assert(replies().at(-1)?.includes("Restored: a.txt"), replies().at(-1));
+    assertEquals(await read(`${sandbox.cwd}/a.txt`), "a0");
+    await acp.waitFor((n) =>
+      n.update.sessionUpdate === "available_commands_update" &&
+      n.update.availableCommands.some((c) => c.name === "rewind")
+    );
+    assertEquals(server.requests.length, 2, "the commands asked the model nothing");
+  },
+});
