@@ -109,6 +109,8 @@ export function mentionedImage(
   runner: ToolRunner,
 ): (path: string) => Promise<{ ok: true; part: ImagePart } | { ok: false; message: string }> {
   return async (path) => {
+    // The REPL takes messages before the plugins are listed.
+    await runner.ready?.();
     if (!runner.list().some((tool) => tool.name === "read_file")) {
       const flag = runner.unavailableReason?.("read_file");
       return {
