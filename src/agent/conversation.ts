@@ -334,6 +334,8 @@ export class Conversation {
     const sink: LoopEventSink = (event) => {
       this.parts.recorder.record(event);
       if (event.type === "state_changed") this.state = event.state;
+      // The model is asked again: the files its calls changed are snapshotted meanwhile.
+      if (event.type === "turn_started") this.parts.checkpoints?.settle();
       display(event);
       if (event.type === "usage" && this.#budget) {
         for (const warning of this.#budget.observe(event.usage, sentEstimate)) {
@@ -473,6 +475,7 @@ export class Conversation {
       async beforeRun(call) {
         if (checkpoints && mayChangeFiles(call.info)) {
           await checkpoints.beforeChange();
+          checkpoints.changed();
           for (const message of checkpoints.takeWarnings()) sink({ type: "warning", message });
         }
         await callHooks?.beforeRun(call);

@@ -45,6 +45,10 @@ export class CheckpointRepo {
   readonly #repo: ShadowRepo;
   readonly #options: CheckpointRepoOptions;
   #last: string | undefined;
+  /** The tree of `#last` when this process wrote it (so its index holds that tree). */
+  #lastTree: string | undefined;
+  /** The commit the ref was last moved to. */
+  #kept: string | undefined;
   #queue: Promise<unknown> = Promise.resolve();
   readonly #reported = new Set<string>();
 
@@ -76,7 +80,7 @@ export class CheckpointRepo {
     } catch { /* the first session here: the first snapshot hashes every file */ }
     const store = new CheckpointRepo(repo, options);
     const head = await runGit(repo, ["rev-parse", "--verify", "--quiet", store.#ref()]);
-    if (head.code === 0) store.#last = new TextDecoder().decode(head.stdout).trim();
+    if (head.code === 0) store.#last = store.#kept = new TextDecoder().decode(head.stdout).trim();
     return store;
   }
 
@@ -124,52 +128,77 @@ export class CheckpointRepo {
       if (entry.length < 3) continue;
       (entry.startsWith("R ") ? gone : present).add(entry.slice(2));
     }
+    // Nothing changed since this process's last snapshot: one git run in all.
+    if (gone.size === 0 && present.size === 0 && this.#last && this.#lastTree) {
+      return { commit: this.#last, skipped: [] };
+    }
+    // `--remove` drops a missing file's entry; a path now a folder or behind a link needs
+    // `--force-remove` (git refuses to look at it).
     const update: string[] = [];
+    const displaced: string[] = [];
     const skipped: SkippedPath[] = [];
     const links = new Map<string, boolean>();
-    for (const path of present) {
-      if (gone.has(path)) continue;
+    for (const path of new Set([...gone, ...present])) {
       const kind = this.#classify(path, links);
-      if (kind === "gone") {
-        gone.add(path);
-      } else if (kind === "update") {
+      if (kind === "update" || kind === "missing") {
         update.push(path);
+      } else if (kind === "displaced") {
+        displaced.push(path);
       } else if (!this.#reported.has(kind.path)) {
         this.#reported.add(kind.path);
         skipped.push(kind);
       }
     }
+    // Only skipped paths (they stay listed): the index still holds the last tree.
+    if (update.length === 0 && displaced.length === 0 && this.#last && this.#lastTree) {
+      return { commit: this.#last, skipped };
+    }
     const nul = (paths: Iterable<string>) => [...paths].map((path) => `${path}\0`).join("");
-    if (gone.size > 0) {
+    if (displaced.length > 0) {
       await gitText(this.#repo, ["update-index", "--force-remove", "-z", "--stdin"], {
-        stdin: nul(gone),
+        stdin: nul(displaced),
       });
     }
     if (update.length > 0) {
-      await gitText(this.#repo, ["update-index", "--add", "--replace", "-z", "--stdin"], {
-        stdin: nul(update),
-      });
+      await gitText(
+        this.#repo,
+        ["update-index", "--add", "--remove", "--replace", "-z", "--stdin"],
+        { stdin: nul(update) },
+      );
     }
     const tree = (await gitText(this.#repo, ["write-tree"])).trim();
-    const parentTree = this.#last
-      ? (await gitText(this.#repo, ["rev-parse", `${this.#last}^{tree}`])).trim()
-      : undefined;
-    if (this.#last !== undefined && parentTree === tree) return { commit: this.#last, skipped };
+    if (this.#last !== undefined && tree === this.#lastTree) return { commit: this.#last, skipped };
     const parent = this.#last ? ["-p", this.#last] : [];
     const commit = (await gitText(this.#repo, ["commit-tree", tree, ...parent, "-m", "checkpoint"]))
       .trim();
-    await gitText(this.#repo, ["update-ref", this.#ref(), commit]);
     this.#last = commit;
+    this.#lastTree = tree;
     this.#shareIndex();
     return { commit, skipped };
   }
 
   /**
-   * What to do with a listed path: record it ("update"), drop it from the snapshot ("gone":
-   * missing, now a folder, or reached through a symbolic link, which git would refuse), or
-   * leave it out with a note.
+   * Moves this owner's ref to the last snapshot, which keeps every snapshot of the chain
+   * reachable (nothing in the repository collects garbage; the ref says what is in use).
+   * Queued after the snapshots; a turn's end calls it without waiting.
    */
-  #classify(path: string, links: Map<string, boolean>): "update" | "gone" | SkippedPath {
+  keep(): Promise<void> {
+    return this.#serial(async () => {
+      if (this.#last === undefined || this.#last === this.#kept) return;
+      await gitText(this.#repo, ["update-ref", this.#ref(), this.#last]);
+      this.#kept = this.#last;
+    });
+  }
+
+  /**
+   * What to do with a listed path: record it ("update"), drop a missing file's entry
+   * ("missing"), drop an entry git cannot look at any more ("displaced": now a folder, or
+   * reached through a symbolic link), or leave it out with a note.
+   */
+  #classify(
+    path: string,
+    links: Map<string, boolean>,
+  ): "update" | "missing" | "displaced" | SkippedPath {
     // `ls-files --others` names a nested repository as its folder, with a slash.
     if (path.endsWith("/")) return { path: path.slice(0, -1), why: "repository" };
     const parts = path.split("/");
@@ -180,19 +209,19 @@ export class CheckpointRepo {
         try {
           link = !Deno.lstatSync(join(this.#options.workspace, folder)).isDirectory;
         } catch {
-          link = true;
+          link = false; // the folder is gone: its files are missing
         }
         links.set(folder, link);
       }
-      if (link) return "gone";
+      if (link) return "displaced";
     }
     let info: Deno.FileInfo;
     try {
       info = Deno.lstatSync(join(this.#options.workspace, path));
     } catch {
-      return "gone";
+      return "missing";
     }
-    if (info.isDirectory) return "gone";
+    if (info.isDirectory) return "displaced";
     if (info.isFile && info.size > this.#options.maxFileBytes) {
       return { path, why: "size", bytes: info.size };
     }
@@ -295,8 +324,9 @@ export class CheckpointRepo {
     });
   }
 
-  /** Removes this process's index (its snapshots stay in the repository). */
+  /** Keeps the last snapshot and removes this process's index (the snapshots stay). */
   async close(): Promise<void> {
+    await this.keep().catch(() => {});
     await this.#queue;
     try {
       Deno.removeSync(this.#repo.indexFile);

@@ -1,6 +1,7 @@
 // The checkpoints of one conversation: before the first call of a turn that may change files,
 // a snapshot of the workspace; when the turn ends, another; a turn that changed files gives a
 // record (where its user message sits, both snapshots, the files) for the conversation to log.
+// Snapshots are taken while the model works where they can be, so a call rarely waits for one.
 // /undo and /rewind plan a restore from the records and show the files the user changed
 // meanwhile as conflicts; nothing of theirs is overwritten unless they say so.
 
@@ -74,6 +75,12 @@ interface OpenTurn {
   messageCount: number;
   prompt: string;
   before?: Promise<string | undefined>;
+  /** The snapshot started with the turn, so the one before its first change finds it current. */
+  early?: Promise<string | undefined>;
+  /** A call that may have changed files ran since the last snapshot was started. */
+  dirty: boolean;
+  /** The snapshot started while the model works on its next answer. */
+  after?: Promise<string | undefined>;
 }
 
 /** The checkpoints of one conversation. */
@@ -83,6 +90,8 @@ export class TurnCheckpoints {
   #repo: Promise<CheckpointRepo | undefined> | undefined;
   #off: string | undefined;
   #turn: OpenTurn | undefined;
+  /** A snapshot was taken in this conversation: the repository is open and its index current. */
+  #warm = false;
   /** Lines for the user (files left out, checkpoints turned off), taken by the conversation. */
   #warnings: string[] = [];
 
@@ -113,7 +122,13 @@ export class TurnCheckpoints {
    * @param prompt The user's message.
    */
   begin(messageCount: number, prompt: string): void {
-    this.#turn = { messageCount, prompt: firstLine(prompt) };
+    const turn: OpenTurn = { messageCount, prompt: firstLine(prompt), dirty: false };
+    // Once the conversation has taken a snapshot, each turn takes one at once, while the model
+    // works: it records the user's edits since the last turn, so the snapshot before the turn's
+    // first change is usually a scan that finds nothing new. (Before that, a conversation that
+    // never changes files does not hash the workspace.)
+    if (this.#warm && this.#off === undefined) turn.early = this.#snapshot();
+    this.#turn = turn;
   }
 
   /**
@@ -124,13 +139,30 @@ export class TurnCheckpoints {
   async beforeChange(): Promise<void> {
     const turn = this.#turn;
     if (turn === undefined || this.#off !== undefined) return;
-    turn.before ??= this.#snapshot();
+    turn.before ??= (turn.early ?? Promise.resolve(undefined)).then(() => this.#snapshot());
     await turn.before;
   }
 
+  /** A call that may have changed files has run. */
+  changed(): void {
+    if (this.#turn?.before !== undefined) this.#turn.dirty = true;
+  }
+
   /**
-   * The turn ended: when it may have changed files, a snapshot of the result, and the record
-   * of the files it changed (for the caller to log).
+   * The model is asked again: after calls that may have changed files, the snapshot the turn
+   * may end on is taken now, while the model works (a turn that ends here does not wait for it).
+   */
+  settle(): void {
+    const turn = this.#turn;
+    if (turn === undefined || !turn.dirty || this.#off !== undefined) return;
+    turn.dirty = false;
+    turn.after = this.#snapshot();
+  }
+
+  /**
+   * The turn ended: when it may have changed files, a snapshot of the result (the one taken
+   * while the model gave its last answer, unless a call ran after it), and the record of the
+   * files it changed (for the caller to log).
    *
    * @returns The record, or undefined when the turn changed nothing.
    */
@@ -140,7 +172,9 @@ export class TurnCheckpoints {
     if (turn?.before === undefined) return undefined;
     const before = await turn.before;
     if (before === undefined) return undefined;
-    const after = await this.#snapshot();
+    const after = turn.dirty || turn.after === undefined
+      ? await this.#snapshot()
+      : await turn.after;
     if (after === undefined) return undefined;
     const repo = await this.#repo;
     const files = await this.#guard(() => repo!.changedPaths(before, after));
@@ -153,6 +187,7 @@ export class TurnCheckpoints {
       files,
     };
     this.#records.push(checkpoint);
+    void repo!.keep().catch(() => {});
     return checkpoint;
   }
 
@@ -260,6 +295,7 @@ export class TurnCheckpoints {
     if (repo === undefined) return undefined;
     const snapshot = await this.#guard(() => repo.snapshot());
     if (snapshot === undefined) return undefined;
+    this.#warm = true;
     for (const note of snapshot.skipped) this.#warnings.push(skippedNote(note, this.#options));
     return snapshot.commit;
   }

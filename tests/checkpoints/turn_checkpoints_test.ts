@@ -24,9 +24,10 @@ async function setup(files: Record<string, string>) {
   write(files);
   const events: CheckpointEvent[] = [];
   const collected: string[] = [];
+  let opened: CheckpointRepo | undefined;
   const checkpoints = new TurnCheckpoints({
-    open: () =>
-      CheckpointRepo.open({
+    open: async () =>
+      opened = await CheckpointRepo.open({
         git: "git",
         workspace,
         gitDir: join(root, "data"),
@@ -59,6 +60,11 @@ async function setup(files: Record<string, string>) {
       return outcome;
     },
     checkpoints,
+    /** Waits for the snapshots started so far (they run one at a time). */
+    async settled(): Promise<void> {
+      await new Promise((done) => setTimeout(done, 0)); // a started snapshot reaches the queue
+      await opened?.present("HEAD", []);
+    },
     async [Symbol.asyncDispose]() {
       await checkpoints.close();
       await Deno.remove(root, { recursive: true });
@@ -169,6 +175,51 @@ Deno.test("TurnCheckpoints: a rewind over turns flags edits the user made betwee
   assertEquals([t.read("a.txt"), t.read("b.txt"), t.read("c.txt")], ["1", "mine", "1"]);
   t.checkpoints.forget(1);
   assertEquals(t.checkpoints.records(), []);
+});
+
+Deno.test("TurnCheckpoints: the user's edit before a turn's first change is not the turn's", async () => {
+  await using t = await setup({ "a.txt": "1", "b.txt": "1" });
+  await turn(t, 1, () => t.write({ "a.txt": "t1" }));
+  // The next turn snapshots at once, while the model works; the user edits after that.
+  t.checkpoints.begin(3, "prompt 3");
+  await t.settled();
+  t.write({ "b.txt": "mine" });
+  await t.checkpoints.beforeChange();
+  t.write({ "a.txt": "t2" });
+  t.checkpoints.changed();
+  const record = await t.checkpoints.end();
+  assertEquals(record?.files, ["a.txt"]);
+  const plan = await t.checkpoints.plan("last");
+  assert(isPlan(plan));
+  await t.apply(plan, false);
+  assertEquals([t.read("a.txt"), t.read("b.txt")], ["t1", "mine"]);
+});
+
+Deno.test("TurnCheckpoints: the snapshot taken while the model answers ends the turn", async () => {
+  await using t = await setup({ "a.txt": "1", "b.txt": "1" });
+  t.checkpoints.begin(1, "prompt 1");
+  await t.checkpoints.beforeChange();
+  t.write({ "a.txt": "model" });
+  t.checkpoints.changed();
+  t.checkpoints.settle(); // the model is asked again
+  await t.settled();
+  t.write({ "a.txt": "mine", "b.txt": "mine" }); // the user, while the model answers
+  const record = await t.checkpoints.end();
+  assertEquals(record?.files, ["a.txt"], "the user's b.txt is not the turn's");
+  const plan = await t.checkpoints.plan("last");
+  assert(isPlan(plan));
+  assertEquals(plan.conflicts, ["a.txt"]);
+  await t.apply(plan, false);
+  assertEquals([t.read("a.txt"), t.read("b.txt")], ["mine", "mine"]);
+  // A call after the model's answer makes the turn's end take a new snapshot.
+  t.checkpoints.begin(3, "prompt 3");
+  await t.checkpoints.beforeChange();
+  t.checkpoints.changed();
+  t.checkpoints.settle();
+  await t.checkpoints.beforeChange();
+  t.write({ "b.txt": "model" });
+  t.checkpoints.changed();
+  assertEquals((await t.checkpoints.end())?.files, ["b.txt"]);
 });
 
 Deno.test("TurnCheckpoints warns about a file over the limit once and keeps going", async () => {
