@@ -1,10 +1,13 @@
 // The command sandbox: processes that tools start (run_command, `ctx.spawn`) run under the
 // operating system's sandbox built from the user's grants (command_sandbox_rules.ts). The
 // host checks once at start which confinement works here (`probeCommandSandbox`) and sends
-// the answer to the tool workers, which start every process through `spawnCommand`.
+// the answer to the tool workers; they have no `run` permission, so the host starts every
+// process (process_host.ts) through `spawnCommand`, with only stdin, stdout and stderr open.
 
 import { delimiter, join } from "node:path";
 import type { Grants } from "./grants.ts";
+import { signalGroup } from "./command_sandbox_groups.ts";
+import { closeExtraFdsOnExec } from "./stdio_only.ts";
 import {
   bwrapArguments,
   commandEnvironment,
@@ -31,15 +34,18 @@ export interface CommandSandbox {
   env: Record<string, string>;
 }
 
-/** A process to start, as in `Deno.Command` (`env` is added to the clean environment). */
+/**
+ * A process to start, as in `Deno.Command` (`env` is added to the clean environment). Its
+ * standard streams are piped or closed, never harness's own (its terminal, its stdout).
+ */
 export interface SpawnRequest {
   program: string;
   args?: string[];
   cwd: string;
   env?: Record<string, string>;
-  stdin?: "piped" | "inherit" | "null";
-  stdout?: "piped" | "inherit" | "null";
-  stderr?: "piped" | "inherit" | "null";
+  stdin?: "piped" | "null";
+  stdout?: "piped" | "null";
+  stderr?: "piped" | "null";
   windowsRawArguments?: boolean;
 }
 
@@ -248,7 +254,8 @@ export function commandLaunch(
   }
 }
 
-function groupHasMembers(pid: number): boolean {
+/** Whether anything still runs in the process group `pid` led. */
+export function groupHasMembers(pid: number): boolean {
   if (Deno.build.os === "windows") return false;
   try {
     Deno.kill(-pid, "SIGCONT"); // harmless to running processes; fails when the group is empty
@@ -260,8 +267,9 @@ function groupHasMembers(pid: number): boolean {
 
 /**
  * Starts `request` in the sandbox as the leader of a new session and process group, so
- * `Deno.kill(-child.pid, signal)` stops everything it started. On Linux the sandbox also
- * dies with the worker that started it.
+ * `Deno.kill(-child.pid, signal)` stops everything it started, with only stdin, stdout and
+ * stderr open. On Linux the sandbox also dies with the thread that started it. Runs on the
+ * host: tool workers have no `run` permission and ask for processes (process_host.ts).
  *
  * @param onGroup Told the group id when the process starts and when it ends (the host
  *   stops live groups when harness exits).
@@ -273,6 +281,7 @@ export function spawnCommand(
   onGroup?: (pid: number, running: boolean) => void,
 ): Deno.ChildProcess {
   const launch = commandLaunch(sandbox, grants, request);
+  closeExtraFdsOnExec();
   const child = new Deno.Command(launch.program, {
     args: launch.args,
     cwd: request.cwd,
@@ -293,4 +302,54 @@ export function spawnCommand(
     });
   }
   return child;
+}
+
+/**
+ * A started process as `ctx.spawn` returns it: Deno's child, except that `kill` signals its
+ * whole process group (everything the command started), not only the process itself.
+ */
+export class GroupChild implements Deno.ChildProcess {
+  readonly pid: number;
+  readonly status: Promise<Deno.CommandStatus>;
+  readonly #child: Deno.ChildProcess;
+
+  constructor(child: Deno.ChildProcess) {
+    this.#child = child;
+    this.pid = child.pid;
+    this.status = child.status;
+  }
+
+  get stdin(): WritableStream<Uint8Array> {
+    return this.#child.stdin;
+  }
+
+  get stdout(): Deno.SubprocessReadableStream {
+    return this.#child.stdout;
+  }
+
+  get stderr(): Deno.SubprocessReadableStream {
+    return this.#child.stderr;
+  }
+
+  output(): Promise<Deno.CommandOutput> {
+    return this.#child.output();
+  }
+
+  /** Sends `signo` (default SIGTERM) to the process group; nothing once it is gone. */
+  kill(signo: Deno.Signal | number = "SIGTERM"): void {
+    signalGroup(this.pid, signo);
+  }
+
+  ref(): void {
+    this.#child.ref();
+  }
+
+  unref(): void {
+    this.#child.unref();
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    this.kill("SIGKILL");
+    await this.status;
+  }
 }

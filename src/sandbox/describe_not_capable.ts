@@ -52,6 +52,11 @@ export function describeNotCapable(
     : `Requires ${kind} access to "${target}"`;
   const denied = grantCovers(kind, options.grants.deny[kind], target);
   if (denied) return `${head}: it is denied by --deny-${kind}`;
+  if (kind === "run") {
+    // Tool workers never hold Deno's run permission (Deno.Command, Deno.kill, child_process).
+    return `${head}: tools start programs only through ctx.spawn, which runs them in the ` +
+      "command sandbox (child.kill() signals them)";
+  }
   if (grantCovers(kind, options.grants.allow[kind], target)) {
     return `${head}: tool "${options.tool}" does not declare it in its permissions`;
   }

@@ -5,7 +5,7 @@
 // answers every outstanding request with "lost"; the tool host replaces it.
 
 import { type CommandSandbox, probeCommandSandbox } from "./command_sandbox.ts";
-import { stopCommandGroups, trackCommandGroup } from "./command_sandbox_groups.ts";
+import { ProcessHost } from "./process_host.ts";
 import type { EffectivePermissions, WorkerPermissions } from "./effective_permissions.ts";
 import type { Grants } from "./grants.ts";
 import { dirname } from "node:path";
@@ -21,6 +21,7 @@ import {
   type WorkerToHost,
 } from "./worker_protocol.ts";
 import type { RespawnMessage, SpawnMessage } from "./spawner_worker.ts";
+import { writeSpawnReply } from "./spawn_reply.ts";
 
 /** What every worker of one host shares. */
 export interface SandboxOptions {
@@ -77,9 +78,8 @@ export class SandboxWorker {
   readonly #pending = new Map<number, (reply: Reply) => void>();
   /** Where output a running request reports goes, by request id. */
   readonly #outputs = new Map<number, (text: string) => void>();
-  /** Process groups this worker's tools started that still run. */
-  readonly #groups = new Set<number>();
-  readonly #mayRun: boolean;
+  /** The processes this worker's tools started (`ctx.spawn`); undefined without `run`. */
+  readonly #processes: ProcessHost | undefined;
   #settleLoad: (reply: Loaded | { type: "lost"; reason: string }) => void = () => {};
   /** A serving worker that has answered "load" can be recycled instead of killed. */
   #recyclable = false;
@@ -91,7 +91,15 @@ export class SandboxWorker {
 
   constructor(permissions: WorkerPermissions, load: LoadMessage, name: string) {
     this.loaded = new Promise((settle) => (this.#settleLoad = settle));
-    this.#mayRun = permissions.run !== false;
+    // Deno's `run` would let plugin code start anything outside the command sandbox: the
+    // worker never gets it, and the host starts the processes its run grant allows.
+    this.#processes = permissions.run === false ? undefined : new ProcessHost({
+      sandbox: load.commands,
+      grants: load.grants,
+      run: permissions.run,
+      post: (message) => this.post(message),
+    });
+    const denoPermissions: WorkerPermissions = { ...permissions, run: false };
     void this.loaded.then((
       reply,
     ) => (this.#recyclable = reply.type === "loaded" && load.mode === "serve"));
@@ -99,7 +107,7 @@ export class SandboxWorker {
     this.worker = new Worker(SPAWNER_URL, {
       type: "module",
       name: `${name}-spawner`,
-      deno: { permissions: spawnerPermissions(permissions) },
+      deno: { permissions: spawnerPermissions(denoPermissions) },
     });
     this.worker.onmessage = (event: MessageEvent<WorkerToHost>) => this.#receive(event.data);
     this.worker.onerror = (event: ErrorEvent) => {
@@ -108,7 +116,12 @@ export class SandboxWorker {
     };
     this.worker.onmessageerror = () =>
       this.kill("a message from the tool's worker could not be read");
-    const spawn: SpawnMessage = { type: "spawn", url: WORKER_URL, name, permissions };
+    const spawn: SpawnMessage = {
+      type: "spawn",
+      url: WORKER_URL,
+      name,
+      permissions: denoPermissions,
+    };
     this.worker.postMessage(spawn);
     this.worker.postMessage(load);
   }
@@ -124,12 +137,20 @@ export class SandboxWorker {
       case "crashed":
         this.recycle(message.reason);
         return;
-      case "group":
-        // Only a worker that may start processes reports groups: the host kills these.
-        if (!this.#mayRun) return;
-        if (message.running) this.#groups.add(message.pid);
-        else this.#groups.delete(message.pid);
-        trackCommandGroup(message.pid, message.running);
+      case "spawn":
+        if (this.#processes) this.#processes.spawn(message.process, message.request, message.reply);
+        else {
+          writeSpawnReply(message.reply, {
+            ok: false,
+            name: "NotCapable",
+            message: `ctx.spawn cannot start "${
+              String(message.request?.program)
+            }": the tool declares no run permission`,
+          });
+        }
+        return;
+      case "signal":
+        this.#processes?.signal(message.process, message.signal);
         return;
       case "output":
         this.#outputs.get(message.id)?.(message.text);
@@ -170,7 +191,7 @@ export class SandboxWorker {
   }
 
   post(message: HostToWorker): void {
-    if (!this.dead) this.worker.postMessage(message);
+    if (!this.dead) this.worker.postMessage(message, transferOf(message));
   }
 
   /**
@@ -186,6 +207,8 @@ export class SandboxWorker {
     }
     for (const settle of this.#pending.values()) settle({ type: "lost", reason });
     this.#pending.clear();
+    // The replaced worker's processes go with it (its thread no longer holds them).
+    this.#processes?.stopAll();
     const respawn: RespawnMessage = { type: "respawn" };
     this.worker.postMessage(respawn);
   }
@@ -195,8 +218,7 @@ export class SandboxWorker {
     if (this.dead) return;
     this.dead = true;
     this.worker.terminate();
-    stopCommandGroups(this.#groups);
-    this.#groups.clear();
+    this.#processes?.stopAll();
     this.#settleLoad({ type: "lost", reason });
     for (const settle of this.#pending.values()) settle({ type: "lost", reason });
     this.#pending.clear();

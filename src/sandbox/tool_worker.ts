@@ -13,6 +13,7 @@ import { installDenyGuard, replaceDenoMember } from "./deny_guard.ts";
 import { describeNotCapable } from "./describe_not_capable.ts";
 import { importGraphHash } from "./import_graph.ts";
 import { describeIssues, loadPlugin, shown, wireInfo } from "./plugin_definition.ts";
+import { RemoteProcesses } from "./remote_process.ts";
 import type {
   HostToWorker,
   LoadFailure,
@@ -41,6 +42,8 @@ const controllers = new Map<number, AbortController>();
 let setup: LoadMessage | undefined;
 let imported: Promise<void> | undefined;
 let launcher: CommandLauncher | undefined;
+/** Processes `ctx.spawn` asked the host for: this worker has no `run` permission. */
+const processes = new RemoteProcesses((message) => post(message));
 
 function post(message: WorkerToHost): void {
   scope.postMessage(message);
@@ -170,7 +173,7 @@ async function handleLoad(message: LoadMessage): Promise<void> {
   launcher = new CommandLauncher(message.commands, {
     grants: message.grants,
     workspace: message.workspace,
-    onGroup: (pid, running) => post({ type: "group", pid, running }),
+    start: (request) => processes.spawn(request),
   });
   reportSelfTermination();
   installDenyGuard(message.guard, message.cwd);
@@ -324,6 +327,10 @@ function onHostMessage(event: MessageEvent<HostToWorker>): void {
       return;
     case "abort":
       controllers.get(message.id)?.abort(new DOMException(message.reason, "AbortError"));
+      return;
+    case "process":
+    case "exited":
+      processes.receive(message);
       return;
     default: {
       const never: never = message;

@@ -5,7 +5,7 @@
 
 import type { ToolErrorType } from "../messages.ts";
 import type { ToolDefinition, ToolPermissions } from "../tools/define_tool.ts";
-import type { CommandSandbox } from "./command_sandbox.ts";
+import type { CommandSandbox, SpawnRequest } from "./command_sandbox.ts";
 import type { Grants } from "./grants.ts";
 import type { PermissionName } from "./permission_name.ts";
 
@@ -57,7 +57,17 @@ export type HostToWorker =
     /** Ports to the group's search helpers, for grep_search (search_helpers.ts). */
     helpers?: MessagePort[];
   }
-  | { type: "abort"; id: number; reason: string };
+  | { type: "abort"; id: number; reason: string }
+  /** The streams of a process `ctx.spawn` started (those the request piped), transferred. */
+  | {
+    type: "process";
+    process: number;
+    stdin?: WritableStream<Uint8Array>;
+    stdout?: ReadableStream<Uint8Array>;
+    stderr?: ReadableStream<Uint8Array>;
+  }
+  /** A process `ctx.spawn` started has exited. */
+  | { type: "exited"; process: number; status: Deno.CommandStatus };
 
 /** A valid tool as the worker reports it. */
 export interface WireToolInfo {
@@ -104,15 +114,23 @@ export type WorkerToHost =
     state?: Record<string, unknown>;
   }
   | { type: "crashed"; reason: string }
-  /** A process group started by `ctx.spawn` started or ended (the host stops live ones at exit). */
-  | { type: "group"; pid: number; running: boolean };
+  /**
+   * `ctx.spawn`: start a process in the command sandbox (tool workers have no `run`
+   * permission). The host answers through `reply` (spawn_reply.ts), then with "process".
+   */
+  | { type: "spawn"; process: number; request: SpawnRequest; reply: SharedArrayBuffer }
+  /** Signals the process group of a process this worker started. */
+  | { type: "signal"; process: number; signal: Deno.Signal | number };
 
 /**
- * The ports a message carries, which each hop (host, spawner) must transfer, not copy.
+ * The ports and streams a message carries, which each hop (host, spawner) must transfer, not
+ * copy.
  *
  * @param message A message to the tool worker.
- * @returns The search helpers' ports of a run, else nothing.
+ * @returns The search helpers' ports of a run, a process's streams, else nothing.
  */
 export function transferOf(message: HostToWorker): Transferable[] {
-  return message.type === "run" && message.helpers ? message.helpers : [];
+  if (message.type === "run") return message.helpers ?? [];
+  if (message.type !== "process") return [];
+  return [message.stdin, message.stdout, message.stderr].filter((s) => s !== undefined);
 }
