@@ -109,7 +109,7 @@ export default defineTool({
     const started = performance.now();
     const finished = await superviseCommand(child, timeout_ms, ctx);
     const elapsed = Math.round(performance.now() - started);
-    return commandOutput({ ...finished, command, timeoutMs: timeout_ms, elapsed }, ctx);
+    return commandOutput({ ...finished, command, timeoutMs: timeout_ms, elapsed, dir }, ctx);
   },
 });
 
@@ -227,7 +227,7 @@ async function superviseCommand(
  * `cancelled` ToolError with the output's head and tail when harness stopped it.
  */
 function commandOutput(
-  run: FinishedCommand & { command: string; timeoutMs: number; elapsed: number },
+  run: FinishedCommand & { command: string; timeoutMs: number; elapsed: number; dir: string },
   ctx: ToolContext,
 ): ToolOutput {
   const { status, notes, elapsed } = run;
@@ -252,7 +252,7 @@ function commandOutput(
     );
   }
   if (status.code !== 0) {
-    const blocked = ctx.commands.explain(text);
+    const blocked = ctx.commands.explain(text, run.dir);
     if (blocked !== undefined) notes.push(blocked);
   }
   const warning = ctx.commands.unconfinedWarning();

@@ -131,7 +131,7 @@ export interface ToolContext {
     /** One line: how commands run here. */
     readonly summary: string;
     /** One line naming the flag that would allow what the sandbox blocked, if it blocked something. */
-    explain(output: string): string | undefined;
+    explain(output: string, cwd?: string): string | undefined;
   };
 }
 

@@ -70,8 +70,8 @@ export class CommandLauncher implements CommandRunner {
   }
 
   /** The line for a result whose failure the sandbox explains (see command_sandbox_report.ts). */
-  explain(output: string): string | undefined {
-    return explainBlocked(output, { sandbox: this.#sandbox, grants: this.#grants });
+  explain(output: string, cwd: string = this.#workspace): string | undefined {
+    return explainBlocked(output, { sandbox: this.#sandbox, grants: this.#grants, cwd });
   }
 
   /** The first time a command runs unconfined in `auto` mode: one line saying so. */

@@ -2,7 +2,7 @@
 // connection or a hidden path, one line after its output says so and names the flag that
 // would allow it, so the model can ask the user instead of retrying blindly.
 
-import { dirname } from "node:path";
+import { dirname, relative, resolve } from "node:path";
 import type { CommandSandbox } from "./command_sandbox.ts";
 import { commandRules, SYSTEM_READ_PATHS } from "./command_sandbox_rules.ts";
 import type { Grants } from "./grants.ts";
@@ -21,12 +21,38 @@ function quotedPath(text: string): string | undefined {
   return /['"`](\/[^'"`]+)['"`]/.exec(text)?.[1];
 }
 
+/** Lines where a program says it could not open something. */
+const REFUSED_OPEN = /permission denied|no such file or directory|cannot open|cannot access/i;
+
+/**
+ * The first path a failure line names that --deny-read hides (as the user wrote it, relative
+ * to `cwd` when inside it), e.g. `cat: .env: Permission denied`.
+ */
+function hiddenPathIn(output: string, hidden: readonly string[], cwd: string): string | undefined {
+  if (hidden.length === 0) return undefined;
+  for (const line of output.split("\n")) {
+    if (!REFUSED_OPEN.test(line)) continue;
+    const quoted = [...line.matchAll(/['"`]([^'"`]+)['"`]/g)].map((m) => m[1]!);
+    const fields = line.split(/:\s+/).map((field) => field.trim());
+    for (const candidate of [...quoted, ...fields]) {
+      if (candidate === "" || /\s/.test(candidate)) continue;
+      const path = resolve(cwd, candidate);
+      if (grantCovers("read", hidden, path)) {
+        const rel = relative(cwd, path);
+        return rel !== "" && !rel.startsWith("..") ? rel : path;
+      }
+    }
+  }
+  return undefined;
+}
+
 /**
  * One line saying what the sandbox blocked and which flag would allow it, or undefined
  * when the output shows nothing the sandbox explains (or commands are not confined).
  *
  * @param output The command's combined output.
- * @param options `sandbox` and `grants` as the command ran with.
+ * @param options `sandbox` and `grants` as the command ran with; `cwd`, the folder it ran in
+ *   (relative paths in its errors are resolved against it).
  *
  * @example
  * ```ts
@@ -41,11 +67,16 @@ function quotedPath(text: string): string | undefined {
  */
 export function explainBlocked(
   output: string,
-  options: { sandbox: CommandSandbox; grants: Grants },
+  options: { sandbox: CommandSandbox; grants: Grants; cwd?: string },
 ): string | undefined {
   const { kind } = options.sandbox.confinement;
   if (kind === "none" || kind === "unused") return undefined;
   const rules = commandRules(options.grants);
+  const hidden = hiddenPathIn(output, rules.hideRead, options.cwd ?? Deno.cwd());
+  if (hidden !== undefined) {
+    return `[the command sandbox hides "${hidden}" from commands: --deny-read covers it; ` +
+      "ask the user if the task needs it]";
+  }
   const readOnly = READ_ONLY.exec(output);
   if (readOnly && !rules.writeAll) {
     const line = output.split("\n").find((l) => l.includes("Read-only file system")) ?? "";

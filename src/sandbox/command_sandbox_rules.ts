@@ -94,6 +94,20 @@ function isFolder(path: string): boolean | undefined {
   }
 }
 
+/** Where `path` really is (links resolved), or `path` when it does not exist. */
+function realPathOf(path: string): string {
+  try {
+    return Deno.realPathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+/** Each path and, when a link leads elsewhere, where it really is (the OS checks that). */
+function withRealPaths(paths: readonly string[]): string[] {
+  return [...new Set(paths.flatMap((path) => [path, realPathOf(path)]))];
+}
+
 /**
  * bubblewrap's arguments (before `--` and the command): the system folders and the read
  * grants read-only, the write grants writable, a private `/tmp`, `/proc` of a new PID
@@ -143,12 +157,16 @@ export function bwrapArguments(grants: Grants, options: { cwd: string }): string
     args.push("--ro-bind-try", options.cwd, options.cwd);
   }
   if (!rules.writeAll) { for (const path of rules.write) args.push("--bind-try", path, path); }
-  for (const path of rules.hideRead) {
+  // Decided here, on the host (a tool worker's deny guard refuses the stat): a denied
+  // folder becomes an empty read-only folder, a denied file /dev/null, which a bind mount
+  // (nodev) refuses to open, so `cat .env` fails with "Permission denied". Mounts land
+  // where a link leads, so a denied entry that is a link hides its target.
+  for (const path of new Set(rules.hideRead.map(realPathOf))) {
     const folder = isFolder(path);
     if (folder === true) args.push("--tmpfs", path, "--remount-ro", path);
     else if (folder === false) args.push("--ro-bind", "/dev/null", path);
   }
-  for (const path of rules.keepReadOnly) {
+  for (const path of new Set(rules.keepReadOnly.map(realPathOf))) {
     if (isFolder(path) !== undefined) args.push("--ro-bind", path, path);
   }
   args.push("--chdir", options.cwd);
@@ -202,11 +220,12 @@ export function sandboxExecProfile(grants: Grants): string {
     lines.push(`(allow file-write* ${subpaths(writable)} (literal "/dev/null"))`);
   }
   if (rules.net) lines.push("(allow network*)");
+  // Seatbelt matches real paths: a denied entry that is a link is denied where it leads too.
   if (rules.hideRead.length > 0) {
-    lines.push(`(deny file-read* file-write* ${subpaths(rules.hideRead)})`);
+    lines.push(`(deny file-read* file-write* ${subpaths(withRealPaths(rules.hideRead))})`);
   }
   if (rules.keepReadOnly.length > 0) {
-    lines.push(`(deny file-write* ${subpaths(rules.keepReadOnly)})`);
+    lines.push(`(deny file-write* ${subpaths(withRealPaths(rules.keepReadOnly))})`);
   }
   return `${lines.join("\n")}\n`;
 }

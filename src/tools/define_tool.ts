@@ -45,8 +45,11 @@ export interface CommandRunner {
   readonly runsAnyProgram: boolean;
   /** Same as `ctx.spawn`. */
   spawn(program: string, options?: SpawnOptions): Deno.ChildProcess;
-  /** One line for a result whose failure the sandbox explains (a blocked write or connection). */
-  explain(output: string): string | undefined;
+  /**
+   * One line for a result whose failure the sandbox explains (a blocked write or connection,
+   * a path --deny-read hides); `cwd` is where the process ran (default: the workspace).
+   */
+  explain(output: string, cwd?: string): string | undefined;
   /** In "auto" mode without a sandbox: a warning line, the first time only. */
   unconfinedWarning(): string | undefined;
 }

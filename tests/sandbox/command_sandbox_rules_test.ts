@@ -146,3 +146,17 @@ Deno.test("probeCommandSandbox() says Windows has no command sandbox and off nev
   const off = await probeCommandSandbox("off", { grants, env: {}, bwrap: "/nonexistent" });
   assertEquals(off.confinement, { kind: "none", reason: 'command_sandbox is "off"' });
 });
+
+Deno.test("sandboxExecProfile() denies a --deny-read link and the path it leads to", async () => {
+  const dir = await Deno.realPath(await Deno.makeTempDir());
+  try {
+    await Deno.mkdir(join(dir, "vault"));
+    await Deno.symlink(join(dir, "vault"), join(dir, "link"));
+    const profile = sandboxExecProfile(grantsOf(["-R", "--deny-read=link"], dir));
+    const deny = profile.split("\n").find((l) => l.startsWith("(deny file-read* file-write*"));
+    assert(deny?.includes(`(subpath "${join(dir, "link")}")`), profile);
+    assert(deny?.includes(`(subpath "${join(dir, "vault")}")`), profile);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
