@@ -7,11 +7,8 @@
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { discoverPlugins } from "../src/plugins/load_plugins.ts";
-import {
-  type CommandSandboxMode,
-  probeCommandSandbox,
-  spawnCommand,
-} from "../src/sandbox/command_sandbox.ts";
+import { type CommandSandboxMode, spawnCommand } from "../src/sandbox/command_sandbox.ts";
+import { probeCommandSandbox } from "../src/sandbox/command_sandbox_probe.ts";
 import { parseGrantFlags } from "../src/cli/grant_flags.ts";
 import { createToolHost, type ToolHost } from "../src/sandbox/tool_host.ts";
 

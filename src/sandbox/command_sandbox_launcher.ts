@@ -7,10 +7,10 @@ import type { CommandRunner, SpawnOptions } from "../tools/define_tool.ts";
 import {
   type CommandSandbox,
   describeCommandSandbox,
-  GroupChild,
   spawnCommand,
   type SpawnRequest,
 } from "./command_sandbox.ts";
+import { GroupChild } from "./group_child.ts";
 import { explainBlocked } from "./command_sandbox_report.ts";
 import type { Grants } from "./grants.ts";
 

@@ -114,7 +114,8 @@ function withRealPaths(paths: readonly string[]): string[] {
  * namespace, no network unless granted, a new session, and death with the parent.
  *
  * @param grants The user's grants.
- * @param options `cwd`: the folder the command starts in.
+ * @param options `cwd`: the folder the command starts in; `readOnly`: paths inside the write
+ *   grants to keep read-only (command_sandbox_protection.ts).
  * @returns The arguments, ending with `--chdir cwd`.
  *
  * @example
@@ -128,7 +129,10 @@ function withRealPaths(paths: readonly string[]): string[] {
  * if (!args.includes("--bind-try /w /w")) throw new Error(args);
  * ```
  */
-export function bwrapArguments(grants: Grants, options: { cwd: string }): string[] {
+export function bwrapArguments(
+  grants: Grants,
+  options: { cwd: string; readOnly?: readonly string[] },
+): string[] {
   const rules = commandRules(grants);
   // Started by root, bubblewrap keeps every capability inside its namespaces, enough to
   // remount a read-only folder writable: drop them all.
@@ -157,6 +161,8 @@ export function bwrapArguments(grants: Grants, options: { cwd: string }): string
     args.push("--ro-bind-try", options.cwd, options.cwd);
   }
   if (!rules.writeAll) { for (const path of rules.write) args.push("--bind-try", path, path); }
+  // A read-only mount point cannot be written, removed or renamed over (EBUSY).
+  for (const path of options.readOnly ?? []) args.push("--ro-bind", path, path);
   // Decided here, on the host (a tool worker's deny guard refuses the stat): a denied
   // folder becomes an empty read-only folder, a denied file /dev/null, which a bind mount
   // (nodev) refuses to open, so `cat .env` fails with "Permission denied". Mounts land
@@ -198,7 +204,10 @@ function subpaths(paths: readonly string[]): string {
  * if (profile.includes("(allow network")) throw new Error(profile);
  * ```
  */
-export function sandboxExecProfile(grants: Grants): string {
+export function sandboxExecProfile(
+  grants: Grants,
+  options: { readOnly?: readonly string[] } = {},
+): string {
   const rules = commandRules(grants);
   const lines = [
     "(version 1)",
@@ -224,9 +233,8 @@ export function sandboxExecProfile(grants: Grants): string {
   if (rules.hideRead.length > 0) {
     lines.push(`(deny file-read* file-write* ${subpaths(withRealPaths(rules.hideRead))})`);
   }
-  if (rules.keepReadOnly.length > 0) {
-    lines.push(`(deny file-write* ${subpaths(withRealPaths(rules.keepReadOnly))})`);
-  }
+  const keep = [...withRealPaths(rules.keepReadOnly), ...(options.readOnly ?? [])];
+  if (keep.length > 0) lines.push(`(deny file-write* ${subpaths(keep)})`);
   return `${lines.join("\n")}\n`;
 }
 

@@ -8,11 +8,11 @@ import { basename, resolve } from "node:path";
 import type { HostToWorker } from "./worker_protocol.ts";
 import {
   type CommandSandbox,
-  findProgram,
   groupHasMembers,
   spawnCommand,
   type SpawnRequest,
 } from "./command_sandbox.ts";
+import { findProgram } from "./command_sandbox_probe.ts";
 import { signalGroup, trackCommandGroup } from "./command_sandbox_groups.ts";
 import type { Grants } from "./grants.ts";
 import type { Grant } from "./permission_name.ts";

@@ -4,7 +4,8 @@
 // to validate and run calls by id. A worker that crashes, closes itself or is killed
 // answers every outstanding request with "lost"; the tool host replaces it.
 
-import { type CommandSandbox, probeCommandSandbox } from "./command_sandbox.ts";
+import { type CommandSandbox } from "./command_sandbox.ts";
+import { probeCommandSandbox } from "./command_sandbox_probe.ts";
 import { ProcessHost } from "./process_host.ts";
 import type { EffectivePermissions, WorkerPermissions } from "./effective_permissions.ts";
 import type { Grants } from "./grants.ts";

@@ -5,7 +5,7 @@
 import { join } from "node:path";
 import { discoverPlugins } from "../../src/plugins/load_plugins.ts";
 import { parseGrantFlags } from "../../src/cli/grant_flags.ts";
-import { probeCommandSandbox } from "../../src/sandbox/command_sandbox.ts";
+import { probeCommandSandbox } from "../../src/sandbox/command_sandbox_probe.ts";
 import type { Grants } from "../../src/sandbox/grants.ts";
 import { createToolHost, type ToolHost } from "../../src/sandbox/tool_host.ts";
 import type { ToolResult } from "../../src/messages.ts";
@@ -42,6 +42,10 @@ export interface SandboxHostOptions {
    * see as their own empty /tmp, so `-R` tests put it elsewhere, such as /var/tmp).
    */
   outsideParent?: string;
+  /** `--writable-git`: commands may write `.git`. */
+  writableGit?: boolean;
+  /** Plugin folders harness would load (kept read-only for commands); default the plugin dir. */
+  pluginFolders?: (dirs: SandboxDirs) => string[];
 }
 
 /**
@@ -88,6 +92,9 @@ export async function sandboxHost(
     commandSandbox: probeCommandSandbox("required", {
       grants,
       env: Deno.env.toObject(),
+      workspace: dirs.workspace,
+      pluginFolders: options.pluginFolders?.(dirs) ?? [dirs.pluginDir],
+      writableGit: options.writableGit ?? false,
     }),
   });
   return {
