@@ -76,6 +76,8 @@ export async function openRunTools(options: RunToolsOptions): Promise<RunTools> 
       grants,
       cwd,
       notice: (line) => writeErr(`${options.style.yellow(`warning: ${line}`)}\n`),
+      // Stdio servers start in the same command sandbox as commands (issue 26).
+      commandSandbox: tools.commandSandbox,
     },
   );
   const inner = withCodeTools(tools.host, options);
