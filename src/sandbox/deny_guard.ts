@@ -2,7 +2,7 @@
 // but deny that file inside it", so the worker wraps Deno's file, network, process and FFI
 // APIs and refuses denied targets with NotCapable before Deno's own allow list applies.
 
-import { basename, resolve as resolvePath } from "node:path";
+import { basename, dirname, resolve as resolvePath } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { PermissionName } from "./permission_name.ts";
 import { covers } from "./permission_value.ts";
@@ -80,11 +80,28 @@ export function installDenyGuard(
     }
   };
   const toPath = (p: unknown) => resolvePath(cwd, p instanceof URL ? fileURLToPath(p) : String(p));
+  // Where a path really leads: a link inside the grant (`src/up -> ..`) must not reach a
+  // denied path. Taken before the wrapping below, so it does not check itself.
+  const realPath = Deno.realPathSync;
+  const realOf = (path: string): string | undefined => {
+    try {
+      return realPath(path);
+    } catch {
+      try {
+        return resolvePath(realPath(dirname(path)), basename(path)); // a file to be made
+      } catch {
+        return undefined;
+      }
+    }
+  };
   const checkPath = (access: Access, p: unknown) => {
     if (access === null) return;
     const path = toPath(p);
-    if (access !== "write") check("read", path);
-    if (access !== "read") check("write", path);
+    const real = realOf(path);
+    for (const target of real === undefined || real === path ? [path] : [path, real]) {
+      if (access !== "write") check("read", target);
+      if (access !== "read") check("write", target);
+    }
   };
   const denoRecord = Deno as unknown as Record<string, (...args: unknown[]) => unknown>;
   if (Object.values(guard).some((entries) => entries && entries.length > 0)) refuseWorkers(guard);

@@ -191,6 +191,11 @@ export class SandboxWorker {
     });
   }
 
+  /** Whether a request is waiting for its answer. */
+  get busy(): boolean {
+    return this.#pending.size > 0;
+  }
+
   post(message: HostToWorker): void {
     if (!this.dead) this.worker.postMessage(message, transferOf(message));
   }
