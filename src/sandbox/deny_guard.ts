@@ -38,6 +38,14 @@ function denyError(kind: PermissionName, target: string): Error {
   return new Deno.errors.NotCapable(`Requires ${kind} access to "${target}"`);
 }
 
+function keptReadOnlyError(entry: string, target: string): Error {
+  const why = basename(entry) === ".git"
+    ? "harness keeps .git read-only for tools and commands (hooks and config there run " +
+      "programs outside harness); restart harness with --writable-git to allow it"
+    : "harness keeps its own settings, trust stores and caches read-only for tools";
+  return new Deno.errors.NotCapable(`Cannot write "${target}": ${why}`);
+}
+
 export function replaceDenoMember(name: string, value: unknown): void {
   try {
     Object.defineProperty(Deno, name, { value, writable: true, configurable: true });
@@ -69,13 +77,23 @@ function refuseWorkers(guard: Partial<Record<PermissionName, string[]>>): void {
   } catch { /* not in a worker scope (doc tests) */ }
 }
 
-/** Wraps Deno APIs so the `guard` entries (deny lists inside allowed grants) throw NotCapable. */
+/**
+ * Wraps Deno APIs so the `guard` entries (deny lists inside allowed grants) throw NotCapable.
+ *
+ * @param options `readOnly`: paths tools may not write even inside a write grant (`.git`,
+ *   harness's own folders: command_sandbox_protection.ts), refused with their own reason.
+ */
 export function installDenyGuard(
   guard: Partial<Record<PermissionName, string[]>>,
   cwd: string,
+  options: { readOnly?: readonly string[] } = {},
 ): void {
+  const readOnly = options.readOnly ?? [];
+  if (readOnly.length > 0) guard = { ...guard, write: [...(guard.write ?? []), ...readOnly] };
   const check = (kind: PermissionName, target: string) => {
     if ((guard[kind] ?? []).some((entry) => covers(kind, entry, target))) {
+      const kept = kind === "write" && readOnly.find((entry) => covers(kind, entry, target));
+      if (kept) throw keptReadOnlyError(kept, target);
       throw denyError(kind, target);
     }
   };

@@ -9,11 +9,11 @@ import { probeCommandSandbox } from "./command_sandbox_probe.ts";
 import { ProcessHost } from "./process_host.ts";
 import type { EffectivePermissions, WorkerPermissions } from "./effective_permissions.ts";
 import type { Grants } from "./grants.ts";
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { localImports } from "./import_graph.ts";
 import { covers, grantCovers } from "./permission_value.ts";
-import { toolOutputsDir } from "../config/folders.ts";
+import { cacheDir, configDir, dataDir, toolOutputsDir } from "../config/folders.ts";
 import {
   type HostToWorker,
   type LoadMessage,
@@ -260,6 +260,25 @@ async function importGrants(plugins: readonly PluginRef[], granted: string[]): P
   );
 }
 
+/**
+ * What a tool may not write inside its write grant: `.git` (unless --writable-git) and
+ * harness's own folders, as for commands. Plugin folders and .harness stay writable for
+ * tools: write_file names its path in the approval prompt, and both are trust-checked.
+ */
+async function toolReadOnly(
+  options: SandboxOptions,
+  permissions: WorkerPermissions,
+): Promise<string[]> {
+  const protection = (await commandSandboxOf(options)).protection;
+  if (!protection) return [];
+  const env = Deno.env.toObject();
+  const own = [configDir(env), dataDir(env), cacheDir(env)].filter((d) => d !== undefined);
+  const git = protection.writableGit ? [] : protection.roots.map((root) => join(root, ".git"));
+  const write = permissions.write;
+  if (write === false) return [];
+  return [...git, ...own].filter((path) => write === true || grantCovers("write", write, path));
+}
+
 /** Starts a worker for `plugins`, granting read access to their folders until they are imported. */
 export async function startSandbox(
   config: {
@@ -282,12 +301,14 @@ export async function startSandbox(
   const workerPermissions: WorkerPermissions = revokeRead.length + outputs.length === 0
     ? permissions
     : { ...permissions, read: [...(granted ?? []), ...outputs, ...revokeRead] };
+  const readOnly = permissions.write === false ? [] : await toolReadOnly(options, permissions);
   return new SandboxWorker(workerPermissions, {
     type: "load",
     mode: config.mode,
     plugins: config.plugins,
     revokeRead,
     guard: config.guard,
+    ...(readOnly.length > 0 ? { readOnly } : {}),
     grants: options.grants,
     workspace: options.workspace,
     dataDir: options.dataDir,

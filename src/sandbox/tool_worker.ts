@@ -176,7 +176,7 @@ async function handleLoad(message: LoadMessage): Promise<void> {
     start: (request) => processes.spawn(request),
   });
   reportSelfTermination();
-  installDenyGuard(message.guard, message.cwd);
+  installDenyGuard(message.guard, message.cwd, { readOnly: message.readOnly ?? [] });
   if (message.mode === "list") {
     post({ type: "loaded", ...await importPlugins(message) });
     return;

@@ -33,6 +33,8 @@ export interface LoadMessage {
   /** Read grants added only so plugin files can be imported; revoked once they are. */
   revokeRead: string[];
   guard: Partial<Record<PermissionName, string[]>>;
+  /** Paths the tool may not write even inside its write grant (`.git`, harness's folders). */
+  readOnly?: string[];
   grants: Grants;
   workspace: string;
   dataDir: string;
