@@ -1,13 +1,22 @@
 // Benchmark: the cost of the command sandbox per command. run_command through the real tool
 // host with `true` as the command, confined by bubblewrap and unconfined (command_sandbox
 // "off"), interleaved in the same run; the same for a bare spawn of `sh -c true` with and
-// without bwrap; and the start-up check (probeCommandSandbox) against one plain spawn.
+// without bwrap; the pieces issue 26 added, each against the spawn as it was before them
+// (bubblewrap without them: commandLaunch + Deno.Command): closing inherited descriptors,
+// read-only .git/.harness, the seccomp filter (with --allow-net), all of them; and the
+// start-up check (probeCommandSandbox) against one plain spawn.
 // Run: deno run -A --unstable-worker-options bench/command_sandbox_bench.ts [--runs N]
 
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { discoverPlugins } from "../src/plugins/load_plugins.ts";
-import { type CommandSandboxMode, spawnCommand } from "../src/sandbox/command_sandbox.ts";
+import {
+  commandLaunch,
+  type CommandSandbox,
+  type CommandSandboxMode,
+  spawnCommand,
+} from "../src/sandbox/command_sandbox.ts";
+import { closeExtraFdsOnExec } from "../src/sandbox/stdio_only.ts";
 import { probeCommandSandbox } from "../src/sandbox/command_sandbox_probe.ts";
 import { parseGrantFlags } from "../src/cli/grant_flags.ts";
 import { createToolHost, type ToolHost } from "../src/sandbox/tool_host.ts";
@@ -23,12 +32,19 @@ function median(samples: number[]): number {
 const ms = (value: number) => `${value.toFixed(2)} ms`;
 
 const workspace = await Deno.realPath(await Deno.makeTempDir({ prefix: "harness_bench_" }));
-const parsed = parseGrantFlags(
-  [`--allow-read=${workspace}`, `--allow-write=${workspace}`, "--allow-run"],
-  { cwd: workspace },
-);
-if (!parsed.ok) throw new Error("bad flags");
-const grants = parsed.value.grants;
+// A repository with project settings, so the read-only mounts have something to keep.
+await Deno.mkdir(join(workspace, ".git", "hooks"), { recursive: true });
+await Deno.mkdir(join(workspace, ".harness"));
+const grantsFor = (flags: string[]) => {
+  const parsed = parseGrantFlags(
+    [`--allow-read=${workspace}`, `--allow-write=${workspace}`, "--allow-run", ...flags],
+    { cwd: workspace },
+  );
+  if (!parsed.ok) throw new Error("bad flags");
+  return parsed.value.grants;
+};
+const grants = grantsFor([]);
+const netGrants = grantsFor(["--allow-net"]);
 const env = Deno.env.toObject();
 const { files } = await discoverPlugins({ userDir: null, cwd: workspace, pluginDirs: [] });
 const runCommand = files.filter((file) => file.name === "run_command");
@@ -39,13 +55,13 @@ async function hostFor(mode: CommandSandboxMode): Promise<ToolHost> {
     workspace,
     dataDir: join(workspace, ".harness"),
     pluginFiles: runCommand,
-    commandSandbox: probeCommandSandbox(mode, { grants, env }),
+    commandSandbox: probeCommandSandbox(mode, { grants, env, workspace }),
   });
   if (errors.length > 0) throw new Error(JSON.stringify(errors));
   return host;
 }
 
-const confinedSandbox = await probeCommandSandbox("required", { grants, env });
+const confinedSandbox = await probeCommandSandbox("required", { grants, env, workspace });
 if (confinedSandbox.confinement.kind !== "bwrap") {
   console.error(`error: bubblewrap does not work here: ${JSON.stringify(confinedSandbox)}`);
   Deno.exit(1);
@@ -64,9 +80,13 @@ async function toolCall(host: ToolHost): Promise<number> {
   return performance.now() - t;
 }
 
-async function bareSpawn(sandbox: typeof offSandbox): Promise<number> {
+function bareSpawn(sandbox: CommandSandbox): Promise<number> {
+  return bareSpawnWith(sandbox, grants);
+}
+
+async function bareSpawnWith(sandbox: CommandSandbox, spawnGrants: typeof grants): Promise<number> {
   const t = performance.now();
-  const child = spawnCommand(sandbox, grants, {
+  const child = spawnCommand(sandbox, spawnGrants, {
     program: "sh",
     args: ["-c", "true"],
     cwd: workspace,
@@ -77,25 +97,76 @@ async function bareSpawn(sandbox: typeof offSandbox): Promise<number> {
   return performance.now() - t;
 }
 
+/**
+ * The spawn as spawnCommand did it before issue 26 (the same Deno.Command options, spawn and
+ * status): bubblewrap's arguments for `sandbox`, without the descriptor sweep.
+ */
+async function earlierSpawn(sandbox: CommandSandbox, spawnGrants = grants): Promise<number> {
+  const t = performance.now();
+  const launch = commandLaunch(sandbox, spawnGrants, {
+    program: "sh",
+    args: ["-c", "true"],
+    cwd: workspace,
+  });
+  const child = new Deno.Command(launch.program, {
+    args: launch.args,
+    cwd: workspace,
+    env: launch.env,
+    clearEnv: true,
+    stdin: "null",
+    stdout: "null",
+    stderr: "null",
+    detached: true,
+  }).spawn();
+  if (!(await child.status).success) throw new Error("sh -c true failed");
+  return performance.now() - t;
+}
+
+const netSandbox = await probeCommandSandbox("required", { grants: netGrants, env, workspace });
+if (!netSandbox.seccomp || !("file" in netSandbox.seccomp)) {
+  console.error(`error: the seccomp filter does not load here: ${JSON.stringify(netSandbox)}`);
+  Deno.exit(1);
+}
+const { protection: _p, seccomp: _s, ...bare } = netSandbox;
+const before: CommandSandbox = bare;
+const withProtection: CommandSandbox = { ...bare, ...(_p ? { protection: _p } : {}) };
+const withSeccomp: CommandSandbox = { ...bare, seccomp: _s };
+
 const samples = {
   tool: [] as number[],
   toolOff: [] as number[],
   bwrap: [] as number[],
   sh: [] as number[],
+  before: [] as number[],
+  fds: [] as number[],
+  readOnly: [] as number[],
+  netBefore: [] as number[],
+  seccomp: [] as number[],
+  all: [] as number[],
+  sweep: [] as number[],
 };
-// One warm-up round, then interleaved rounds so all four see the same machine state.
+// One warm-up round, then interleaved rounds so every variant sees the same machine state.
 for (let round = -1; round < RUNS; round++) {
-  const times = [
-    await toolCall(confined),
-    await toolCall(unconfined),
-    await bareSpawn(confinedSandbox),
-    await bareSpawn(offSandbox),
-  ];
+  const t = performance.now();
+  closeExtraFdsOnExec();
+  const sweep = performance.now() - t;
+  const times = {
+    tool: await toolCall(confined),
+    toolOff: await toolCall(unconfined),
+    bwrap: await bareSpawn(confinedSandbox),
+    sh: await bareSpawn(offSandbox),
+    before: await earlierSpawn(before),
+    fds: sweep + await earlierSpawn(before),
+    readOnly: await earlierSpawn(withProtection),
+    netBefore: await earlierSpawn(before, netGrants),
+    seccomp: await earlierSpawn(withSeccomp, netGrants),
+    all: await bareSpawnWith(netSandbox, netGrants),
+    sweep,
+  };
   if (round < 0) continue;
-  samples.tool.push(times[0]!);
-  samples.toolOff.push(times[1]!);
-  samples.bwrap.push(times[2]!);
-  samples.sh.push(times[3]!);
+  for (const [key, value] of Object.entries(times)) {
+    samples[key as keyof typeof samples].push(value);
+  }
 }
 await confined.close();
 await unconfined.close();
@@ -124,6 +195,20 @@ console.log(`bare spawn of sh -c true x${RUNS} (median):`);
 console.log(
   `  in bwrap: ${ms(m.bwrap!)}   plain: ${ms(m.sh!)}   ratio ${(m.bwrap! / m.sh!).toFixed(2)}x`,
 );
+const piece = (label: string, value: number, base: number) =>
+  console.log(
+    `  ${label.padEnd(34)} ${ms(value)}   ${(value / base).toFixed(2)}x before, ${
+      ms(value - base)
+    } more`,
+  );
+console.log(`spawn of sh -c true in bubblewrap x${RUNS} (median), each new piece against before:`);
+console.log(`  ${"before (no new piece)".padEnd(34)} ${ms(m.before!)}`);
+piece("+ close inherited descriptors", m.fds!, m.before!);
+piece("+ read-only .git and .harness", m.readOnly!, m.before!);
+console.log(`  ${"before, with --allow-net".padEnd(34)} ${ms(m.netBefore!)}`);
+piece("+ seccomp filter (--allow-net)", m.seccomp!, m.netBefore!);
+piece("all of them (spawnCommand, net)", m.all!, m.netBefore!);
+console.log(`  descriptor sweep alone: ${(m.sweep! * 1000).toFixed(0)} µs`);
 console.log(
   `start-up check (probeCommandSandbox) x10: median ${ms(median(probes))}, ${
     (median(probes) / median(plain)).toFixed(1)

@@ -1,11 +1,11 @@
 // The host's side of `ctx.spawn`. Tool workers never hold Deno's `run` permission (a process
 // is outside Deno's sandbox, so `run` would let plugin code start anything unconfined), so a
-// worker asks its SandboxWorker, whose ProcessHost checks the request against the tool's run
-// grant, starts it in the command sandbox (spawnCommand: the host can stat what --deny-read
-// hides), answers through shared memory (spawn_reply.ts), then transfers the pipes.
+// worker asks its ProcessHost over a port of their own (process_protocol.ts). The host checks
+// the request against the tool's run grant, starts it in the command sandbox (spawnCommand:
+// the host can stat what --deny-read hides), answers through shared memory (spawn_reply.ts),
+// then hands the output over a chunk per read and takes stdin writes.
 
 import { basename, resolve } from "node:path";
-import type { HostToWorker } from "./worker_protocol.ts";
 import {
   type CommandSandbox,
   groupHasMembers,
@@ -16,6 +16,7 @@ import { findProgram } from "./command_sandbox_probe.ts";
 import { signalGroup, trackCommandGroup } from "./command_sandbox_groups.ts";
 import type { Grants } from "./grants.ts";
 import type { Grant } from "./permission_name.ts";
+import type { ProcessEvent, ProcessRequest } from "./process_protocol.ts";
 import { type SpawnReply, writeSpawnReply } from "./spawn_reply.ts";
 
 /** What the host needs to start a worker's processes. */
@@ -24,14 +25,24 @@ export interface ProcessHostOptions {
   grants: Grants;
   /** The tool's effective `run` grant (false: it did not declare one). */
   run: boolean | string[];
-  /** Sends a message to the tool worker, transferring the streams it carries. */
-  post(message: HostToWorker): void;
+}
+
+/** One output stream the worker reads: how many chunks it may still be sent. */
+interface Output {
+  reader: ReadableStreamDefaultReader<Uint8Array>;
+  credits: number;
+  reading: boolean;
 }
 
 interface LiveProcess {
   child: Deno.ChildProcess;
   exited: boolean;
+  outputs: Partial<Record<1 | 2, Output>>;
+  writer?: WritableStreamDefaultWriter<Uint8Array>;
 }
+
+/** Chunks a worker may grant credit for at once (each is at most one pipe read). */
+const MAX_CREDIT = 64;
 
 const STDIO = new Set(["piped", "null"]);
 const SIGNAL = /^SIG[A-Z0-9]+$/;
@@ -111,20 +122,70 @@ export function runRefusal(
   return `${head}: the tool's run permission, within --allow-run, allows ${allowed}`;
 }
 
-/** Starts, signals and stops the processes of one tool worker. */
+/**
+ * Starts, signals and stops the processes of one tool worker, talking to it on `port` (a new
+ * one each time the worker is replaced: `connect`).
+ */
 export class ProcessHost {
   readonly #options: ProcessHostOptions;
   readonly #live = new Map<number, LiveProcess>();
+  #port: MessagePort | undefined;
 
   constructor(options: ProcessHostOptions) {
     this.#options = options;
   }
 
+  /**
+   * A fresh channel for a (new) tool worker: the processes of the one before are stopped.
+   *
+   * @returns The worker's end, to transfer to it.
+   */
+  connect(): MessagePort {
+    this.stopAll();
+    this.#port?.close();
+    const channel = new MessageChannel();
+    const port = channel.port1;
+    port.onmessage = (event: MessageEvent<ProcessRequest>) => {
+      if (port === this.#port) this.#handle(event.data);
+    };
+    this.#port = port;
+    return channel.port2;
+  }
+
+  #send(event: ProcessEvent): void {
+    this.#port?.postMessage(event);
+  }
+
+  #handle(message: ProcessRequest): void {
+    if (typeof message !== "object" || message === null) return;
+    switch (message.type) {
+      case "spawn":
+        this.spawn(message.process, message.request, message.reply);
+        return;
+      case "signal":
+        this.signal(message.process, message.signal);
+        return;
+      case "credit":
+        this.#credit(message.process, message.stream, message.chunks);
+        return;
+      case "cancel":
+        void this.#live.get(message.process)?.outputs[message.stream]?.reader.cancel().catch(
+          () => {},
+        );
+        return;
+      case "stdin":
+        this.#stdin(message.process, message.chunk);
+        return;
+      default:
+        return; // plugin code can post anything: ignore what is not a request
+    }
+  }
+
   /** Starts the process a worker asked for; the answer goes to `reply`. */
   spawn(id: number, value: unknown, reply: SharedArrayBuffer): void {
     const answer = (message: SpawnReply) => writeSpawnReply(reply, message);
-    if (this.#live.has(id)) {
-      answer({ ok: false, name: "TypeError", message: `process id ${id} is already in use` });
+    if (!Number.isInteger(id) || this.#live.has(id)) {
+      answer({ ok: false, name: "TypeError", message: `process id ${id} is not free` });
       return;
     }
     const request = checkSpawnRequest(value);
@@ -149,22 +210,92 @@ export class ProcessHost {
       answer({ ok: false, name: e.name, message: e.message });
       return;
     }
-    const live: LiveProcess = { child, exited: false };
+    const piped = (mode: string | undefined, fallback: string) => (mode ?? fallback) === "piped";
+    const output = (stream: ReadableStream<Uint8Array>): Output => ({
+      reader: stream.getReader(),
+      credits: 0,
+      reading: false,
+    });
+    const live: LiveProcess = {
+      child,
+      exited: false,
+      outputs: {
+        ...(piped(request.stdout, "piped") ? { 1: output(child.stdout) } : {}),
+        ...(piped(request.stderr, "piped") ? { 2: output(child.stderr) } : {}),
+      },
+      ...(piped(request.stdin, "null") ? { writer: child.stdin.getWriter() } : {}),
+    };
     this.#live.set(id, live);
     answer({ ok: true, pid: child.pid });
-    this.#options.post({
-      type: "process",
-      process: id,
-      ...(request.stdin === "piped" ? { stdin: child.stdin } : {}),
-      ...((request.stdout ?? "piped") === "piped" ? { stdout: child.stdout } : {}),
-      ...((request.stderr ?? "piped") === "piped" ? { stderr: child.stderr } : {}),
-    });
     void child.status.then((status) => {
       live.exited = true;
       if (this.#live.get(id) !== live) return; // stopped with its worker
-      this.#options.post({ type: "exited", process: id, status });
+      this.#send({ type: "exited", process: id, status });
       this.#forgetIfDone(id, live);
     });
+  }
+
+  /** The worker may be sent `chunks` more chunks of a stream. */
+  #credit(id: number, stream: 1 | 2, chunks: unknown): void {
+    const live = this.#live.get(id);
+    const output = live?.outputs[stream];
+    if (!live || !output) {
+      this.#send({ type: "data", process: id, stream, chunk: null });
+      return;
+    }
+    if (typeof chunks !== "number" || !Number.isInteger(chunks) || chunks < 1) return;
+    output.credits = Math.min(MAX_CREDIT, output.credits + chunks);
+    this.#pump(id, live, stream, output);
+  }
+
+  /** Reads and sends chunks of a stream while the worker has credit for them. */
+  #pump(id: number, live: LiveProcess, stream: 1 | 2, output: Output): void {
+    if (output.reading || output.credits < 1) return;
+    output.reading = true;
+    output.reader.read().then(
+      ({ done, value }) => {
+        output.reading = false;
+        if (this.#live.get(id) !== live) return;
+        this.#send({ type: "data", process: id, stream, chunk: done ? null : value });
+        if (done) {
+          delete live.outputs[stream];
+          this.#forgetIfDone(id, live);
+          return;
+        }
+        output.credits--;
+        this.#pump(id, live, stream, output);
+      },
+      (error: unknown) => {
+        output.reading = false;
+        if (this.#live.get(id) !== live) return;
+        delete live.outputs[stream];
+        const text = error instanceof Error ? error.message : String(error);
+        this.#send({ type: "data", process: id, stream, chunk: null, error: text });
+      },
+    );
+  }
+
+  #stdin(id: number, chunk: unknown): void {
+    const live = this.#live.get(id);
+    const writer = live?.writer;
+    if (!live || !writer) {
+      this.#send({ type: "written", process: id, error: "stdin is not piped" });
+      return;
+    }
+    const done = chunk === null
+      ? writer.close()
+      : chunk instanceof Uint8Array
+      ? writer.write(chunk)
+      : Promise.reject(new TypeError("stdin takes bytes"));
+    done.then(
+      () => this.#send({ type: "written", process: id }),
+      (error: unknown) =>
+        this.#send({
+          type: "written",
+          process: id,
+          error: error instanceof Error ? error.message : String(error),
+        }),
+    );
   }
 
   /** Signals the process group of process `id` (one this worker started), if it still runs. */
@@ -183,14 +314,26 @@ export class ProcessHost {
     for (const live of this.#live.values()) {
       signalGroup(live.child.pid, "SIGKILL");
       trackCommandGroup(live.child.pid, false);
+      for (const output of Object.values(live.outputs)) {
+        void output.reader.cancel().catch(() => {});
+      }
+      void live.writer?.abort().catch(() => {});
     }
     this.#live.clear();
   }
 
-  /** Forgets a process whose group has ended, so a reused pid is never signalled. */
+  /** Stops every process and closes the port (the worker is gone). */
+  close(): void {
+    this.stopAll();
+    this.#port?.close();
+    this.#port = undefined;
+  }
+
+  /** Forgets a process whose group has ended and whose output was read, so a pid is not reused. */
   #forgetIfDone(id: number, live: LiveProcess): void {
     if (!live.exited || groupHasMembers(live.child.pid)) return;
-    this.#live.delete(id);
     trackCommandGroup(live.child.pid, false);
+    // Its output may still be unread: forget it once that is done too.
+    if (Object.keys(live.outputs).length === 0) this.#live.delete(id);
   }
 }

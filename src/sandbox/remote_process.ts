@@ -1,41 +1,69 @@
 // The tool worker's side of `ctx.spawn`: the worker has no `run` permission, so it asks the
-// host (process_host.ts) to start the process, blocks until the host answers (so `pid` and a
-// refusal come back synchronously, as with Deno.Command), and returns a Deno.ChildProcess
-// whose pipes fill in once the host transfers them and whose `kill` signals the process group.
+// host (process_host.ts) over their port to start the process, blocks until the host answers
+// (so `pid` and a refusal come back synchronously, as with Deno.Command), and returns a
+// Deno.ChildProcess whose output arrives a chunk per read and whose `kill` signals the
+// process group.
 
-import type { SpawnRequest } from "./command_sandbox.ts";
-import { CommandRefused } from "./command_sandbox.ts";
+import { CommandRefused, type SpawnRequest } from "./command_sandbox.ts";
+import type { ProcessEvent, ProcessRequest } from "./process_protocol.ts";
 import { newSpawnReplyBuffer, readSpawnReply } from "./spawn_reply.ts";
-import type { HostToWorker, WorkerToHost } from "./worker_protocol.ts";
 
 /** How long `ctx.spawn` waits for the host to start a process. */
 const SPAWN_WAIT_MS = 30_000;
 
-type ProcessMessage = Extract<HostToWorker, { type: "process" | "exited" }>;
+type Data = Extract<ProcessEvent, { type: "data" }>;
 
-/** A value that arrives later, for streams that exist before the host sends them. */
-class Later<T> {
-  readonly promise: Promise<T>;
-  settle: (value: T) => void = () => {};
-  constructor() {
-    this.promise = new Promise((settle) => this.settle = settle);
-  }
+/** Chunks the host may send ahead of what the tool has read. */
+const WINDOW = 16;
+
+/** What one process is waiting for from the host. */
+interface Waiting {
+  status: (status: Deno.CommandStatus) => void;
+  exited: boolean;
+  /** Output streams not yet at their end. */
+  open: number;
+  /** Where each stream's chunks go as they arrive (its stream's controller). */
+  data: Partial<Record<1 | 2, (event: Data) => void>>;
+  written: ((error?: string) => void)[];
 }
 
-/** A readable stream fed by the host's pipe once it arrives, with Deno's `text()` and kin. */
-function laterReadable(source: Promise<ReadableStream<Uint8Array> | undefined>) {
-  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+const piped = (mode: string | undefined, fallback: "piped" | "null") =>
+  (mode ?? fallback) === "piped";
+
+/**
+ * Deno's output stream, plus text() and kin, fed by the host's "data" events: the host sends
+ * up to WINDOW chunks ahead, and each chunk the tool reads grants one more.
+ */
+function outputStream(
+  listen: (deliver: (event: Data) => void) => void,
+  credit: (chunks: number) => void,
+  cancel: () => void,
+): Deno.SubprocessReadableStream {
+  const arrived: Data[] = [];
+  let waiter: ((event: Data) => void) | undefined;
+  listen((event) => {
+    if (waiter) {
+      const take = waiter;
+      waiter = undefined;
+      take(event);
+    } else arrived.push(event);
+  });
+  const next = () =>
+    arrived.length > 0
+      ? Promise.resolve(arrived.shift()!)
+      : new Promise<Data>((settle) => waiter = settle);
   const stream = new ReadableStream<Uint8Array<ArrayBuffer>>({
+    start: () => credit(WINDOW),
     async pull(controller) {
-      reader ??= (await source)?.getReader();
-      if (!reader) return controller.close();
-      const { done, value } = await reader.read();
-      if (done) controller.close();
-      else controller.enqueue(value as Uint8Array<ArrayBuffer>);
+      const event = await next();
+      if (event.error !== undefined) controller.error(new Error(event.error));
+      else if (event.chunk === null) controller.close();
+      else {
+        controller.enqueue(event.chunk as Uint8Array<ArrayBuffer>);
+        credit(1);
+      }
     },
-    async cancel(reason) {
-      await (reader ?? (await source))?.cancel(reason);
-    },
+    cancel,
   }, { highWaterMark: 0 });
   const body = () => new Response(stream);
   return Object.assign(stream, {
@@ -44,21 +72,6 @@ function laterReadable(source: Promise<ReadableStream<Uint8Array> | undefined>) 
     json: () => body().json(),
     text: () => body().text(),
   }) as Deno.SubprocessReadableStream;
-}
-
-/** A writable stream that writes into the host's stdin pipe once it arrives. */
-function laterWritable(sink: Promise<WritableStream<Uint8Array> | undefined>) {
-  let writer: WritableStreamDefaultWriter<Uint8Array> | undefined;
-  const ready = async () => {
-    writer ??= (await sink)?.getWriter();
-    if (!writer) throw new TypeError("stdin is not piped");
-    return writer;
-  };
-  return new WritableStream<Uint8Array>({
-    write: async (chunk) => await (await ready()).write(chunk),
-    close: async () => await (await ready()).close(),
-    abort: async (reason) => await (await ready()).abort(reason),
-  });
 }
 
 async function collect(stream: ReadableStream<Uint8Array> | undefined): Promise<Uint8Array> {
@@ -70,50 +83,48 @@ async function collect(stream: ReadableStream<Uint8Array> | undefined): Promise<
 class RemoteChild implements Deno.ChildProcess {
   readonly pid: number;
   readonly status: Promise<Deno.CommandStatus>;
-  readonly #request: SpawnRequest;
   readonly #signal: (signal: Deno.Signal | number) => void;
-  readonly #stdin: WritableStream<Uint8Array>;
-  readonly #stdout: Deno.SubprocessReadableStream;
-  readonly #stderr: Deno.SubprocessReadableStream;
+  readonly #stdin: WritableStream<Uint8Array> | undefined;
+  readonly #stdout: Deno.SubprocessReadableStream | undefined;
+  readonly #stderr: Deno.SubprocessReadableStream | undefined;
 
   constructor(
     pid: number,
-    request: SpawnRequest,
     parts: {
-      streams: Promise<ProcessMessage & { type: "process" }>;
       status: Promise<Deno.CommandStatus>;
       signal: (signal: Deno.Signal | number) => void;
+      stdin?: WritableStream<Uint8Array>;
+      stdout?: Deno.SubprocessReadableStream;
+      stderr?: Deno.SubprocessReadableStream;
     },
   ) {
     this.pid = pid;
-    this.#request = request;
     this.status = parts.status;
     this.#signal = parts.signal;
-    this.#stdin = laterWritable(parts.streams.then((m) => m.stdin));
-    this.#stdout = laterReadable(parts.streams.then((m) => m.stdout));
-    this.#stderr = laterReadable(parts.streams.then((m) => m.stderr));
+    this.#stdin = parts.stdin;
+    this.#stdout = parts.stdout;
+    this.#stderr = parts.stderr;
   }
 
   get stdin(): WritableStream<Uint8Array> {
-    if (this.#request.stdin !== "piped") throw new TypeError("stdin is not piped");
+    if (!this.#stdin) throw new TypeError("stdin is not piped");
     return this.#stdin;
   }
 
   get stdout(): Deno.SubprocessReadableStream {
-    if ((this.#request.stdout ?? "piped") !== "piped") throw new TypeError("stdout is not piped");
+    if (!this.#stdout) throw new TypeError("stdout is not piped");
     return this.#stdout;
   }
 
   get stderr(): Deno.SubprocessReadableStream {
-    if ((this.#request.stderr ?? "piped") !== "piped") throw new TypeError("stderr is not piped");
+    if (!this.#stderr) throw new TypeError("stderr is not piped");
     return this.#stderr;
   }
 
   async output(): Promise<Deno.CommandOutput> {
-    const piped = (mode: string | undefined) => (mode ?? "piped") === "piped";
     const [stdout, stderr, status] = await Promise.all([
-      collect(piped(this.#request.stdout) ? this.#stdout : undefined),
-      collect(piped(this.#request.stderr) ? this.#stderr : undefined),
+      collect(this.#stdout),
+      collect(this.#stderr),
       this.status,
     ]);
     return {
@@ -149,47 +160,100 @@ function refusal(name: string, message: string): Error {
   return error;
 }
 
-/** The processes this worker asked the host for. */
+/** The processes this worker asked the host for, over the port the host gave it. */
 export class RemoteProcesses {
-  readonly #post: (message: WorkerToHost) => void;
-  readonly #streams = new Map<number, Later<ProcessMessage & { type: "process" }>>();
-  readonly #statuses = new Map<number, Later<Deno.CommandStatus>>();
+  readonly #waiting = new Map<number, Waiting>();
+  #port: MessagePort | undefined;
   #nextId = 1;
 
-  constructor(post: (message: WorkerToHost) => void) {
-    this.#post = post;
+  /** Takes the host's port (a fresh worker gets a fresh one). */
+  connect(port: MessagePort): void {
+    this.#port?.close();
+    this.#port = port;
+    port.onmessage = (event: MessageEvent<ProcessEvent>) => this.#receive(event.data);
+  }
+
+  #post(message: ProcessRequest): void {
+    if (!this.#port) throw new Error("harness has not connected this worker to its processes");
+    this.#port.postMessage(message);
   }
 
   /** Asks the host to start `request`; throws what Deno.Command would (NotFound, ...). */
   spawn(request: SpawnRequest): Deno.ChildProcess {
     const id = this.#nextId++;
     const reply = newSpawnReplyBuffer();
-    const streams = new Later<ProcessMessage & { type: "process" }>();
-    const status = new Later<Deno.CommandStatus>();
-    this.#streams.set(id, streams);
-    this.#statuses.set(id, status);
+    let settleStatus: (status: Deno.CommandStatus) => void = () => {};
+    const status = new Promise<Deno.CommandStatus>((settle) => settleStatus = settle);
+    const waiting: Waiting = {
+      status: settleStatus,
+      exited: false,
+      open: Number(piped(request.stdout, "piped")) + Number(piped(request.stderr, "piped")),
+      data: {},
+      written: [],
+    };
+    this.#waiting.set(id, waiting);
     this.#post({ type: "spawn", process: id, request, reply });
     const answer = readSpawnReply(reply, SPAWN_WAIT_MS);
     if (!answer.ok) {
-      this.#streams.delete(id);
-      this.#statuses.delete(id);
+      this.#waiting.delete(id);
       throw refusal(answer.name, answer.message);
     }
-    return new RemoteChild(answer.pid, request, {
-      streams: streams.promise,
-      status: status.promise,
+    const output = (stream: 1 | 2) =>
+      outputStream(
+        (deliver) => waiting.data[stream] = deliver,
+        (chunks) => this.#post({ type: "credit", process: id, stream, chunks }),
+        () => {
+          this.#post({ type: "cancel", process: id, stream });
+          this.#ended(id, waiting);
+        },
+      );
+    const write = (chunk: Uint8Array | null) =>
+      new Promise<void>((settle, fail) => {
+        waiting.written.push((error) => error === undefined ? settle() : fail(new Error(error)));
+        this.#post({ type: "stdin", process: id, chunk });
+      });
+    return new RemoteChild(answer.pid, {
+      status,
       signal: (signal) => this.#post({ type: "signal", process: id, signal }),
+      ...(piped(request.stdin, "null")
+        ? {
+          stdin: new WritableStream<Uint8Array>({
+            write: (chunk) => write(chunk),
+            close: () => write(null),
+          }),
+        }
+        : {}),
+      ...(piped(request.stdout, "piped") ? { stdout: output(1) } : {}),
+      ...(piped(request.stderr, "piped") ? { stderr: output(2) } : {}),
     });
   }
 
-  /** Takes the host's "process" and "exited" messages. */
-  receive(message: ProcessMessage): void {
-    if (message.type === "process") {
-      this.#streams.get(message.process)?.settle(message);
-      this.#streams.delete(message.process);
-      return;
+  /** Forgets a process once it has exited and its output streams have ended. */
+  #ended(id: number, waiting: Waiting, streams = 1): void {
+    waiting.open -= streams;
+    if (waiting.exited && waiting.open <= 0) this.#waiting.delete(id);
+  }
+
+  #receive(event: ProcessEvent): void {
+    const waiting = this.#waiting.get(event.process);
+    if (!waiting) return;
+    switch (event.type) {
+      case "data":
+        waiting.data[event.stream]?.(event);
+        if (event.chunk === null) this.#ended(event.process, waiting);
+        return;
+      case "written":
+        waiting.written.shift()?.(event.error);
+        return;
+      case "exited":
+        waiting.exited = true;
+        waiting.status(event.status);
+        this.#ended(event.process, waiting, 0);
+        return;
+      default: {
+        const never: never = event;
+        throw new Error(`unknown process event ${JSON.stringify(never)}`);
+      }
     }
-    this.#statuses.get(message.process)?.settle(message.status);
-    this.#statuses.delete(message.process);
   }
 }

@@ -22,7 +22,6 @@ import {
   type WorkerToHost,
 } from "./worker_protocol.ts";
 import type { RespawnMessage, SpawnMessage } from "./spawner_worker.ts";
-import { writeSpawnReply } from "./spawn_reply.ts";
 
 /** What every worker of one host shares. */
 export interface SandboxOptions {
@@ -79,8 +78,8 @@ export class SandboxWorker {
   readonly #pending = new Map<number, (reply: Reply) => void>();
   /** Where output a running request reports goes, by request id. */
   readonly #outputs = new Map<number, (text: string) => void>();
-  /** The processes this worker's tools started (`ctx.spawn`); undefined without `run`. */
-  readonly #processes: ProcessHost | undefined;
+  /** The processes this worker's tools started (`ctx.spawn`). */
+  readonly #processes: ProcessHost;
   #settleLoad: (reply: Loaded | { type: "lost"; reason: string }) => void = () => {};
   /** A serving worker that has answered "load" can be recycled instead of killed. */
   #recyclable = false;
@@ -94,11 +93,10 @@ export class SandboxWorker {
     this.loaded = new Promise((settle) => (this.#settleLoad = settle));
     // Deno's `run` would let plugin code start anything outside the command sandbox: the
     // worker never gets it, and the host starts the processes its run grant allows.
-    this.#processes = permissions.run === false ? undefined : new ProcessHost({
+    this.#processes = new ProcessHost({
       sandbox: load.commands,
       grants: load.grants,
       run: permissions.run,
-      post: (message) => this.post(message),
     });
     const denoPermissions: WorkerPermissions = { ...permissions, run: false };
     void this.loaded.then((
@@ -125,6 +123,7 @@ export class SandboxWorker {
     };
     this.worker.postMessage(spawn);
     this.worker.postMessage(load);
+    this.#connectProcesses();
   }
 
   #receive(message: WorkerToHost): void {
@@ -138,21 +137,7 @@ export class SandboxWorker {
       case "crashed":
         this.recycle(message.reason);
         return;
-      case "spawn":
-        if (this.#processes) this.#processes.spawn(message.process, message.request, message.reply);
-        else {
-          writeSpawnReply(message.reply, {
-            ok: false,
-            name: "NotCapable",
-            message: `ctx.spawn cannot start "${
-              String(message.request?.program)
-            }": the tool declares no run permission`,
-          });
-        }
-        return;
-      case "signal":
-        this.#processes?.signal(message.process, message.signal);
-        return;
+
       case "output":
         this.#outputs.get(message.id)?.(message.text);
         return;
@@ -191,6 +176,12 @@ export class SandboxWorker {
     });
   }
 
+  /** Gives the (new) tool worker its own channel to the host for `ctx.spawn`. */
+  #connectProcesses(): void {
+    const port = this.#processes.connect();
+    this.worker.postMessage({ type: "processes", port } satisfies HostToWorker, [port]);
+  }
+
   /** Whether a request is waiting for its answer. */
   get busy(): boolean {
     return this.#pending.size > 0;
@@ -213,10 +204,10 @@ export class SandboxWorker {
     }
     for (const settle of this.#pending.values()) settle({ type: "lost", reason });
     this.#pending.clear();
-    // The replaced worker's processes go with it (its thread no longer holds them).
-    this.#processes?.stopAll();
     const respawn: RespawnMessage = { type: "respawn" };
     this.worker.postMessage(respawn);
+    // The replaced worker's processes go with it; the new one gets a channel of its own.
+    this.#connectProcesses();
   }
 
   /** Terminates the worker; every outstanding request is answered with `lost`. */
@@ -224,7 +215,7 @@ export class SandboxWorker {
     if (this.dead) return;
     this.dead = true;
     this.worker.terminate();
-    this.#processes?.stopAll();
+    this.#processes.close();
     this.#settleLoad({ type: "lost", reason });
     for (const settle of this.#pending.values()) settle({ type: "lost", reason });
     this.#pending.clear();

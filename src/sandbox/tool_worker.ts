@@ -43,7 +43,7 @@ let setup: LoadMessage | undefined;
 let imported: Promise<void> | undefined;
 let launcher: CommandLauncher | undefined;
 /** Processes `ctx.spawn` asked the host for: this worker has no `run` permission. */
-const processes = new RemoteProcesses((message) => post(message));
+const processes = new RemoteProcesses();
 
 function post(message: WorkerToHost): void {
   scope.postMessage(message);
@@ -328,9 +328,8 @@ function onHostMessage(event: MessageEvent<HostToWorker>): void {
     case "abort":
       controllers.get(message.id)?.abort(new DOMException(message.reason, "AbortError"));
       return;
-    case "process":
-    case "exited":
-      processes.receive(message);
+    case "processes":
+      processes.connect(message.port);
       return;
     default: {
       const never: never = message;

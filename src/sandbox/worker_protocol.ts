@@ -5,7 +5,7 @@
 
 import type { ToolErrorType } from "../messages.ts";
 import type { ToolDefinition, ToolPermissions } from "../tools/define_tool.ts";
-import type { CommandSandbox, SpawnRequest } from "./command_sandbox.ts";
+import type { CommandSandbox } from "./command_sandbox.ts";
 import type { Grants } from "./grants.ts";
 import type { PermissionName } from "./permission_name.ts";
 
@@ -60,16 +60,11 @@ export type HostToWorker =
     helpers?: MessagePort[];
   }
   | { type: "abort"; id: number; reason: string }
-  /** The streams of a process `ctx.spawn` started (those the request piped), transferred. */
-  | {
-    type: "process";
-    process: number;
-    stdin?: WritableStream<Uint8Array>;
-    stdout?: ReadableStream<Uint8Array>;
-    stderr?: ReadableStream<Uint8Array>;
-  }
-  /** A process `ctx.spawn` started has exited. */
-  | { type: "exited"; process: number; status: Deno.CommandStatus };
+  /**
+   * The worker's end of its channel to the host for `ctx.spawn` (process_protocol.ts), sent
+   * after "load" to each tool worker (a replaced one gets a new channel).
+   */
+  | { type: "processes"; port: MessagePort };
 
 /** A valid tool as the worker reports it. */
 export interface WireToolInfo {
@@ -115,24 +110,15 @@ export type WorkerToHost =
     message: string;
     state?: Record<string, unknown>;
   }
-  | { type: "crashed"; reason: string }
-  /**
-   * `ctx.spawn`: start a process in the command sandbox (tool workers have no `run`
-   * permission). The host answers through `reply` (spawn_reply.ts), then with "process".
-   */
-  | { type: "spawn"; process: number; request: SpawnRequest; reply: SharedArrayBuffer }
-  /** Signals the process group of a process this worker started. */
-  | { type: "signal"; process: number; signal: Deno.Signal | number };
+  | { type: "crashed"; reason: string };
 
 /**
- * The ports and streams a message carries, which each hop (host, spawner) must transfer, not
- * copy.
+ * The ports a message carries, which each hop (host, spawner) must transfer, not copy.
  *
  * @param message A message to the tool worker.
- * @returns The search helpers' ports of a run, a process's streams, else nothing.
+ * @returns The search helpers' ports of a run, the processes' port, else nothing.
  */
 export function transferOf(message: HostToWorker): Transferable[] {
   if (message.type === "run") return message.helpers ?? [];
-  if (message.type !== "process") return [];
-  return [message.stdin, message.stdout, message.stderr].filter((s) => s !== undefined);
+  return message.type === "processes" ? [message.port] : [];
 }

@@ -91,3 +91,45 @@ Deno.test({
     assert(String(inherit.error_message).includes("stdin"), String(inherit.error_message));
   },
 });
+
+Deno.test({
+  name: "ctx.spawn pipes stdin through the host and hands over large output whole",
+  ignore: !linux,
+  async fn() {
+    await using s = await sandboxHost(
+      ({ workspace }) => [`--allow-read=${workspace}`, "--allow-run"],
+      {
+        builtins: [],
+        plugins: {
+          "pipes.ts": plugin(
+            "pipes",
+            '{ run: ["cat", "sh"], read: ["."] }',
+            `const cat = ctx.spawn("cat", { stdin: "piped" });
+    const writer = cat.stdin.getWriter();
+    await writer.write(new TextEncoder().encode("through stdin"));
+    await writer.close();
+    const echoed = await cat.output();
+    const big = ctx.spawn("sh", { args: ["-c", "head -c 3000000 /dev/zero | tr '\\\\0' x; echo err >&2"] });
+    const [out, err] = await Promise.all([big.stdout.bytes(), big.stderr.text()]);
+    const status = await big.status;
+    return { output: JSON.stringify({
+      echoed: new TextDecoder().decode(echoed.stdout),
+      bytes: out.length,
+      xs: out.every((b) => b === 120),
+      err,
+      code: status.code,
+    }) };`,
+          ),
+        },
+      },
+    );
+    const result = await s.call("pipes", {});
+    assertEquals(JSON.parse(String(result.data)), {
+      echoed: "through stdin",
+      bytes: 3_000_000,
+      xs: true,
+      err: "err\n",
+      code: 0,
+    }, JSON.stringify(result));
+  },
+});
