@@ -17,6 +17,8 @@ import {
   spawnCommand,
 } from "../src/sandbox/command_sandbox.ts";
 import { closeExtraFdsOnExec } from "../src/sandbox/stdio_only.ts";
+import { ProcessHost } from "../src/sandbox/process_host.ts";
+import type { SpawnPathRequest } from "./spawn_path_worker.ts";
 import { probeCommandSandbox } from "../src/sandbox/command_sandbox_probe.ts";
 import { parseGrantFlags } from "../src/cli/grant_flags.ts";
 import { createToolHost, type ToolHost } from "../src/sandbox/tool_host.ts";
@@ -132,7 +134,27 @@ const before: CommandSandbox = bare;
 const withProtection: CommandSandbox = { ...bare, ...(_p ? { protection: _p } : {}) };
 const withSeccomp: CommandSandbox = { ...bare, seccomp: _s };
 
+// Where a process starts: in the tool worker as before (it held `run`), or on the host.
+const pathWorker = new Worker(new URL("./spawn_path_worker.ts", import.meta.url), {
+  type: "module",
+});
+const processHost = new ProcessHost({ sandbox: offSandbox, grants, run: true });
+const hostPort = processHost.connect();
+pathWorker.postMessage({ port: hostPort }, [hostPort]);
+function spawnPath(via: SpawnPathRequest["via"], command: string): Promise<number> {
+  return new Promise((settle) => {
+    pathWorker.onmessage = (event: MessageEvent<number>) => settle(event.data);
+    const request: SpawnPathRequest = { via, command, cwd: workspace, sandbox: offSandbox, grants };
+    pathWorker.postMessage(request);
+  });
+}
+const BIG = "seq 1 150000"; // 939 KB of output
+
 const samples = {
+  inWorker: [] as number[],
+  viaHost: [] as number[],
+  bigInWorker: [] as number[],
+  bigViaHost: [] as number[],
   tool: [] as number[],
   toolOff: [] as number[],
   bwrap: [] as number[],
@@ -151,6 +173,10 @@ for (let round = -1; round < RUNS; round++) {
   closeExtraFdsOnExec();
   const sweep = performance.now() - t;
   const times = {
+    inWorker: await spawnPath("worker", "true"),
+    viaHost: await spawnPath("host", "true"),
+    bigInWorker: await spawnPath("worker", BIG),
+    bigViaHost: await spawnPath("host", BIG),
     tool: await toolCall(confined),
     toolOff: await toolCall(unconfined),
     bwrap: await bareSpawn(confinedSandbox),
@@ -170,6 +196,8 @@ for (let round = -1; round < RUNS; round++) {
 }
 await confined.close();
 await unconfined.close();
+pathWorker.terminate();
+processHost.close();
 
 const probes: number[] = [];
 const plain: number[] = [];
@@ -184,6 +212,20 @@ for (let i = 0; i < 10; i++) {
 await Deno.remove(workspace, { recursive: true });
 
 const m = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)]));
+console.log(`where ctx.spawn starts a process (unconfined, all output read) x${RUNS} (median):`);
+for (
+  const [what, worker, host] of [["true", m.inWorker!, m.viaHost!], [
+    BIG,
+    m.bigInWorker!,
+    m.bigViaHost!,
+  ]] as const
+) {
+  console.log(
+    `  ${what.padEnd(14)} in the worker (before): ${ms(worker)}   through the host: ${ms(host)}   ${
+      (host / worker).toFixed(2)
+    }x, ${ms(host - worker)} more`,
+  );
+}
 console.log(`run_command "true" through the tool host x${RUNS} (median):`);
 console.log(`  confined (bubblewrap): ${ms(m.tool!)}   unconfined: ${ms(m.toolOff!)}`);
 console.log(

@@ -27,11 +27,16 @@ export interface ProcessHostOptions {
   run: boolean | string[];
 }
 
-/** One output stream the worker reads: how many chunks it may still be sent. */
+/** One output stream the worker reads: what has been read ahead, and whether it waits. */
 interface Output {
   reader: ReadableStreamDefaultReader<Uint8Array>;
-  credits: number;
+  held: Uint8Array[];
+  heldBytes: number;
   reading: boolean;
+  /** The stream's end (or why it broke) once read; sent after what is held. */
+  end?: { error?: string };
+  /** The worker asked and nothing was held: send the next chunk at once. */
+  wanted: boolean;
 }
 
 interface LiveProcess {
@@ -41,8 +46,8 @@ interface LiveProcess {
   writer?: WritableStreamDefaultWriter<Uint8Array>;
 }
 
-/** Chunks a worker may grant credit for at once (each is at most one pipe read). */
-const MAX_CREDIT = 64;
+/** Output read ahead per stream before the host stops reading (and the process blocks). */
+const READ_AHEAD_BYTES = 1 << 20;
 
 const STDIO = new Set(["piped", "null"]);
 const SIGNAL = /^SIG[A-Z0-9]+$/;
@@ -122,6 +127,16 @@ export function runRefusal(
   return `${head}: the tool's run permission, within --allow-run, allows ${allowed}`;
 }
 
+function concat(chunks: readonly Uint8Array[], bytes: number): Uint8Array {
+  const out = new Uint8Array(bytes);
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.length;
+  }
+  return out;
+}
+
 /**
  * Starts, signals and stops the processes of one tool worker, talking to it on `port` (a new
  * one each time the worker is replaced: `connect`).
@@ -165,8 +180,8 @@ export class ProcessHost {
       case "signal":
         this.signal(message.process, message.signal);
         return;
-      case "credit":
-        this.#credit(message.process, message.stream, message.chunks);
+      case "pull":
+        this.#pull(message.process, message.stream);
         return;
       case "cancel":
         void this.#live.get(message.process)?.outputs[message.stream]?.reader.cancel().catch(
@@ -213,8 +228,10 @@ export class ProcessHost {
     const piped = (mode: string | undefined, fallback: string) => (mode ?? fallback) === "piped";
     const output = (stream: ReadableStream<Uint8Array>): Output => ({
       reader: stream.getReader(),
-      credits: 0,
+      held: [],
+      heldBytes: 0,
       reading: false,
+      wanted: false,
     });
     const live: LiveProcess = {
       child,
@@ -235,42 +252,59 @@ export class ProcessHost {
     });
   }
 
-  /** The worker may be sent `chunks` more chunks of a stream. */
-  #credit(id: number, stream: 1 | 2, chunks: unknown): void {
+  /** Sends the worker what is held of a stream, or the next chunk once it is read. */
+  #pull(id: number, stream: 1 | 2): void {
     const live = this.#live.get(id);
     const output = live?.outputs[stream];
     if (!live || !output) {
       this.#send({ type: "data", process: id, stream, chunk: null });
       return;
     }
-    if (typeof chunks !== "number" || !Number.isInteger(chunks) || chunks < 1) return;
-    output.credits = Math.min(MAX_CREDIT, output.credits + chunks);
-    this.#pump(id, live, stream, output);
+    output.wanted = true;
+    this.#deliver(id, live, stream, output);
+    this.#readAhead(id, live, stream, output);
   }
 
-  /** Reads and sends chunks of a stream while the worker has credit for them. */
-  #pump(id: number, live: LiveProcess, stream: 1 | 2, output: Output): void {
-    if (output.reading || output.credits < 1) return;
+  /** Sends what is held (all of it, as one chunk) if the worker waits for it. */
+  #deliver(id: number, live: LiveProcess, stream: 1 | 2, output: Output): void {
+    if (!output.wanted) return;
+    if (output.held.length > 0) {
+      const chunk = output.held.length === 1
+        ? output.held[0]!
+        : concat(output.held, output.heldBytes);
+      output.held = [];
+      output.heldBytes = 0;
+      output.wanted = false;
+      this.#send({ type: "data", process: id, stream, chunk });
+    } else if (output.end) {
+      output.wanted = false;
+      delete live.outputs[stream];
+      this.#send({ type: "data", process: id, stream, chunk: null, ...output.end });
+      this.#forgetIfDone(id, live);
+    }
+  }
+
+  /** Keeps reading a stream until the read-ahead limit or its end. */
+  #readAhead(id: number, live: LiveProcess, stream: 1 | 2, output: Output): void {
+    if (output.reading || output.end || output.heldBytes >= READ_AHEAD_BYTES) return;
     output.reading = true;
     output.reader.read().then(
       ({ done, value }) => {
         output.reading = false;
         if (this.#live.get(id) !== live) return;
-        this.#send({ type: "data", process: id, stream, chunk: done ? null : value });
-        if (done) {
-          delete live.outputs[stream];
-          this.#forgetIfDone(id, live);
-          return;
+        if (done) output.end = {};
+        else {
+          output.held.push(value);
+          output.heldBytes += value.length;
         }
-        output.credits--;
-        this.#pump(id, live, stream, output);
+        this.#deliver(id, live, stream, output);
+        this.#readAhead(id, live, stream, output);
       },
       (error: unknown) => {
         output.reading = false;
         if (this.#live.get(id) !== live) return;
-        delete live.outputs[stream];
-        const text = error instanceof Error ? error.message : String(error);
-        this.#send({ type: "data", process: id, stream, chunk: null, error: text });
+        output.end = { error: error instanceof Error ? error.message : String(error) };
+        this.#deliver(id, live, stream, output);
       },
     );
   }

@@ -1,8 +1,8 @@
 // The messages of `ctx.spawn` between a tool worker and the host, on a MessagePort of their
 // own (one hop, not through the spawner). The worker asks; the host starts, signals and
-// stops processes and hands their output over in chunks, at most as many ahead as the
-// worker has granted credit for, so a tool that stops reading stops the process as a full
-// pipe would.
+// stops processes, reads their output ahead (at most 1 MiB per stream, so a tool that stops
+// reading stops the process as a full pipe would) and hands over all it holds each time
+// the worker asks for more: few large messages when the tool is slower than the process.
 
 import type { SpawnRequest } from "./command_sandbox.ts";
 
@@ -15,8 +15,8 @@ export type ProcessRequest =
   | { type: "spawn"; process: number; request: SpawnRequest; reply: SharedArrayBuffer }
   /** Signal the process group of `process`. */
   | { type: "signal"; process: number; signal: Deno.Signal | number }
-  /** Send up to `chunks` more chunks of stdout (1) or stderr (2). */
-  | { type: "credit"; process: number; stream: 1 | 2; chunks: number }
+  /** Send what has been read of stdout (1) or stderr (2), or the next chunk when nothing has. */
+  | { type: "pull"; process: number; stream: 1 | 2 }
   /** Stop reading stdout or stderr. */
   | { type: "cancel"; process: number; stream: 1 | 2 }
   /** Write `chunk` to stdin, or close it (null); the host answers "written". */

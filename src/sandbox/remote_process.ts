@@ -13,55 +13,31 @@ const SPAWN_WAIT_MS = 30_000;
 
 type Data = Extract<ProcessEvent, { type: "data" }>;
 
-/** Chunks the host may send ahead of what the tool has read. */
-const WINDOW = 16;
-
 /** What one process is waiting for from the host. */
 interface Waiting {
   status: (status: Deno.CommandStatus) => void;
   exited: boolean;
   /** Output streams not yet at their end. */
   open: number;
-  /** Where each stream's chunks go as they arrive (its stream's controller). */
-  data: Partial<Record<1 | 2, (event: Data) => void>>;
+  /** Readers waiting for a chunk, by stream, oldest first. */
+  data: Record<1 | 2, ((event: Data) => void)[]>;
   written: ((error?: string) => void)[];
 }
 
 const piped = (mode: string | undefined, fallback: "piped" | "null") =>
   (mode ?? fallback) === "piped";
 
-/**
- * Deno's output stream, plus text() and kin, fed by the host's "data" events: the host sends
- * up to WINDOW chunks ahead, and each chunk the tool reads grants one more.
- */
+/** Deno's output stream, plus text() and kin: each read asks the host for what it holds. */
 function outputStream(
-  listen: (deliver: (event: Data) => void) => void,
-  credit: (chunks: number) => void,
+  pull: () => Promise<Data>,
   cancel: () => void,
 ): Deno.SubprocessReadableStream {
-  const arrived: Data[] = [];
-  let waiter: ((event: Data) => void) | undefined;
-  listen((event) => {
-    if (waiter) {
-      const take = waiter;
-      waiter = undefined;
-      take(event);
-    } else arrived.push(event);
-  });
-  const next = () =>
-    arrived.length > 0
-      ? Promise.resolve(arrived.shift()!)
-      : new Promise<Data>((settle) => waiter = settle);
   const stream = new ReadableStream<Uint8Array<ArrayBuffer>>({
-    start: () => credit(WINDOW),
     async pull(controller) {
-      const event = await next();
+      const event = await pull();
       if (event.error !== undefined) controller.error(new Error(event.error));
       else if (event.chunk === null) controller.close();
-      else {
-        controller.enqueue(event.chunk as Uint8Array<ArrayBuffer>);
-        credit(1);
-      }
+      else controller.enqueue(event.chunk as Uint8Array<ArrayBuffer>);
     },
     cancel,
   }, { highWaterMark: 0 });
@@ -188,7 +164,7 @@ export class RemoteProcesses {
       status: settleStatus,
       exited: false,
       open: Number(piped(request.stdout, "piped")) + Number(piped(request.stderr, "piped")),
-      data: {},
+      data: { 1: [], 2: [] },
       written: [],
     };
     this.#waiting.set(id, waiting);
@@ -200,8 +176,11 @@ export class RemoteProcesses {
     }
     const output = (stream: 1 | 2) =>
       outputStream(
-        (deliver) => waiting.data[stream] = deliver,
-        (chunks) => this.#post({ type: "credit", process: id, stream, chunks }),
+        () =>
+          new Promise<Data>((settle) => {
+            waiting.data[stream].push(settle);
+            this.#post({ type: "pull", process: id, stream });
+          }),
         () => {
           this.#post({ type: "cancel", process: id, stream });
           this.#ended(id, waiting);
@@ -239,7 +218,7 @@ export class RemoteProcesses {
     if (!waiting) return;
     switch (event.type) {
       case "data":
-        waiting.data[event.stream]?.(event);
+        waiting.data[event.stream].shift()?.(event);
         if (event.chunk === null) this.#ended(event.process, waiting);
         return;
       case "written":
