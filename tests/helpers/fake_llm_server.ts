@@ -83,6 +83,7 @@ export class ReplyBuilder {
   /** @internal */ error: { status: number; body: unknown } | undefined;
   /** @internal */ dropAfter: number | undefined;
   /** @internal */ delayMs = 0;
+  /** @internal */ paceMs = 0;
   /** @internal */ hangs = false;
 
   /** Streams `text` as `delta.content`, cut into `chunks` pieces. */
@@ -140,6 +141,12 @@ export class ReplyBuilder {
   /** Waits `ms` before answering (before the response headers). */
   delay(ms: number): this {
     this.delayMs = ms;
+    return this;
+  }
+
+  /** Waits `ms` before each frame after the first, as a model generating tokens does. */
+  pace(ms: number): this {
+    this.paceMs = ms;
     return this;
   }
 
@@ -377,6 +384,7 @@ function streamReply(script: ReplyBuilder, model: string, closing: AbortSignal):
         return;
       }
       if (next !== undefined) {
+        if (sent > 0 && script.paceMs > 0) await sleep(script.paceMs, stop);
         sent++;
         controller.enqueue(encoder.encode(next));
         return;
