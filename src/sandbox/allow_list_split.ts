@@ -8,20 +8,13 @@
 import { join } from "node:path";
 import type { EffectivePermissions, WorkerPermissions } from "./effective_permissions.ts";
 import { covers } from "./permission_value.ts";
+import { realPathIfExists } from "../platform/real_path_if_exists.ts";
 
 /** A worker's permissions with denied reads left out, and the folders that were split. */
 export interface SplitPermissions {
   permissions: WorkerPermissions;
   /** Folders listed to build the read list, with their modification times then (ms). */
   split: Map<string, number | undefined>;
-}
-
-function realPathOf(path: string): string | undefined {
-  try {
-    return Deno.realPathSync(path);
-  } catch {
-    return undefined;
-  }
 }
 
 function modified(folder: string): number | undefined {
@@ -61,7 +54,7 @@ function entriesWithout(
     }
     if (entry.isSymlink) {
       // Deno checks the path as written: a link into (or above) a denied path would pass.
-      const real = realPathOf(child);
+      const real = realPathIfExists(child);
       if (real === undefined || touchesDenied(real, denied)) continue;
     }
     kept.push(child);
@@ -98,7 +91,7 @@ export function splitAllowList(effective: EffectivePermissions): SplitPermission
     return { permissions: effective.permissions, split };
   }
   const denied = [
-    ...new Set(guarded.flatMap((d) => [d, realPathOf(d)].filter((p) => p !== undefined))),
+    ...new Set(guarded.flatMap((d) => [d, realPathIfExists(d)].filter((p) => p !== undefined))),
   ];
   let list = granted === true ? ["/"] : [...granted];
   for (const target of denied) {

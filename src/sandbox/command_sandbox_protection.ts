@@ -9,6 +9,7 @@
 
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { grantCovers } from "./permission_value.ts";
+import { realPathIfExists } from "../platform/real_path_if_exists.ts";
 
 /** What the command sandbox keeps read-only; decided on the host at start. */
 export interface CommandProtection {
@@ -36,11 +37,7 @@ function exists(path: string): boolean {
 }
 
 function realPathOf(path: string): string {
-  try {
-    return Deno.realPathSync(path);
-  } catch {
-    return path;
-  }
+  return realPathIfExists(path) ?? path;
 }
 
 function readSmallFile(path: string): string | undefined {

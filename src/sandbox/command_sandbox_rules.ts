@@ -5,6 +5,7 @@
 
 import type { Grants } from "./grants.ts";
 import type { Grant } from "./permission_name.ts";
+import { realPathIfExists } from "../platform/real_path_if_exists.ts";
 
 /** Folders every command may read so that a shell and common programs work. */
 export const SYSTEM_READ_PATHS: readonly string[] = [
@@ -96,11 +97,7 @@ function isFolder(path: string): boolean | undefined {
 
 /** Where `path` really is (links resolved), or `path` when it does not exist. */
 function realPathOf(path: string): string {
-  try {
-    return Deno.realPathSync(path);
-  } catch {
-    return path;
-  }
+  return realPathIfExists(path) ?? path;
 }
 
 /** Each path and, when a link leads elsewhere, where it really is (the OS checks that). */

@@ -4,7 +4,7 @@
 
 import { ok as assert } from "node:assert/strict";
 import { join } from "node:path";
-import { cliSandbox, MAIN } from "../helpers/run_cli.ts";
+import { cliSandbox, RUN_MAIN } from "../helpers/run_cli.ts";
 
 const unix = Deno.build.os !== "windows";
 
@@ -21,11 +21,7 @@ for (const mode of ["required", "off"] as const) {
         await Deno.writeTextFile(secret, "fd-secret\n");
         await Deno.writeTextFile(target, "");
         const args = [
-          "run",
-          "-A",
-          "--no-prompt",
-          "--unstable-worker-options",
-          MAIN,
+          ...RUN_MAIN,
           "tool",
           "run_command",
           JSON.stringify({ command: "cat <&9; echo pwned >&7; ls /proc/self/fd" }),

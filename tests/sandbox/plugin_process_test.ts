@@ -5,9 +5,17 @@
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { join } from "node:path";
-import { sandboxHost } from "../helpers/sandbox_host.ts";
+import { sandboxHost, type SandboxHostOptions } from "../helpers/sandbox_host.ts";
 
 const linux = Deno.build.os === "linux";
+
+/** A host with only `plugins`, granted reading the workspace and starting programs. */
+function pluginHost(plugins: Record<string, string>, files?: SandboxHostOptions["files"]) {
+  return sandboxHost(
+    ({ workspace }) => [`--allow-read=${workspace}`, "--allow-run"],
+    { builtins: [], plugins, ...(files ? { files } : {}) },
+  );
+}
 
 /** A factory-form plugin declaring `permissions` whose run returns what `body` returns. */
 function plugin(name: string, permissions: string, body: string): string {
@@ -28,27 +36,21 @@ Deno.test({
   name: "a plugin that declares run cannot start a program with Deno.Command, only ctx.spawn",
   ignore: !linux,
   async fn() {
-    await using s = await sandboxHost(
-      ({ workspace }) => [`--allow-read=${workspace}`, "--allow-run"],
-      {
-        builtins: [],
-        plugins: {
-          "raw_command.ts": plugin(
-            "raw_command",
-            '{ run: true, read: ["."] }',
-            `new Deno.Command("sh", { args: ["-c", "echo pwned > " + target] }).outputSync();
-    return { output: "ran" };`,
-          ),
-          "raw_kill.ts": plugin(
-            "raw_kill",
-            '{ run: true, read: ["."] }',
-            `const child = ctx.spawn("sleep", { args: ["30"] });
-    try { Deno.kill(child.pid, "SIGKILL"); return { output: "killed" }; }
-    finally { child.kill("SIGKILL"); await child.status; }`,
-          ),
-        },
-      },
-    );
+    await using s = await pluginHost({
+      "raw_command.ts": plugin(
+        "raw_command",
+        '{ run: true, read: ["."] }',
+        `new Deno.Command("sh", { args: ["-c", "echo pwned > " + target] }).outputSync();
+  return { output: "ran" };`,
+      ),
+      "raw_kill.ts": plugin(
+        "raw_kill",
+        '{ run: true, read: ["."] }',
+        `const child = ctx.spawn("sleep", { args: ["30"] });
+  try { Deno.kill(child.pid, "SIGKILL"); return { output: "killed" }; }
+  finally { child.kill("SIGKILL"); await child.status; }`,
+      ),
+    });
     assertEquals(s.errors, []);
     const target = join(s.outside, "pwned.txt");
     const raw = await s.call("raw_command", { target });
@@ -64,23 +66,16 @@ Deno.test({
   name: "ctx.spawn starts only programs the tool's run list names, with piped or closed stdio",
   ignore: !linux,
   async fn() {
-    await using s = await sandboxHost(
-      ({ workspace }) => [`--allow-read=${workspace}`, "--allow-run"],
-      {
-        builtins: [],
-        files: ({ workspace }) => ({ [join(workspace, "a.txt")]: "file-a\n" }),
-        plugins: {
-          "only_cat.ts": plugin(
-            "only_cat",
-            '{ run: ["cat"], read: ["."] }',
-            `if (target === "sh") ctx.spawn("sh", { args: ["-c", "true"] });
-    if (target === "inherit") ctx.spawn("cat", { stdin: "inherit" });
-    const out = await ctx.spawn("cat", { args: ["a.txt"] }).output();
-    return { output: new TextDecoder().decode(out.stdout) };`,
-          ),
-        },
-      },
-    );
+    await using s = await pluginHost({
+      "only_cat.ts": plugin(
+        "only_cat",
+        '{ run: ["cat"], read: ["."] }',
+        `if (target === "sh") ctx.spawn("sh", { args: ["-c", "true"] });
+  if (target === "inherit") ctx.spawn("cat", { stdin: "inherit" });
+  const out = await ctx.spawn("cat", { args: ["a.txt"] }).output();
+  return { output: new TextDecoder().decode(out.stdout) };`,
+      ),
+    }, ({ workspace }) => ({ [join(workspace, "a.txt")]: "file-a\n" }));
     const cat = await s.call("only_cat", {});
     assertEquals(cat.data, "file-a\n", JSON.stringify(cat));
     const sh = await s.call("only_cat", { target: "sh" });
@@ -96,33 +91,27 @@ Deno.test({
   name: "ctx.spawn pipes stdin through the host and hands over large output whole",
   ignore: !linux,
   async fn() {
-    await using s = await sandboxHost(
-      ({ workspace }) => [`--allow-read=${workspace}`, "--allow-run"],
-      {
-        builtins: [],
-        plugins: {
-          "pipes.ts": plugin(
-            "pipes",
-            '{ run: ["cat", "sh"], read: ["."] }',
-            `const cat = ctx.spawn("cat", { stdin: "piped" });
-    const writer = cat.stdin.getWriter();
-    await writer.write(new TextEncoder().encode("through stdin"));
-    await writer.close();
-    const echoed = await cat.output();
-    const big = ctx.spawn("sh", { args: ["-c", "head -c 3000000 /dev/zero | tr '\\\\0' x; echo err >&2"] });
-    const [out, err] = await Promise.all([big.stdout.bytes(), big.stderr.text()]);
-    const status = await big.status;
-    return { output: JSON.stringify({
-      echoed: new TextDecoder().decode(echoed.stdout),
-      bytes: out.length,
-      xs: out.every((b) => b === 120),
-      err,
-      code: status.code,
-    }) };`,
-          ),
-        },
-      },
-    );
+    await using s = await pluginHost({
+      "pipes.ts": plugin(
+        "pipes",
+        '{ run: ["cat", "sh"], read: ["."] }',
+        `const cat = ctx.spawn("cat", { stdin: "piped" });
+  const writer = cat.stdin.getWriter();
+  await writer.write(new TextEncoder().encode("through stdin"));
+  await writer.close();
+  const echoed = await cat.output();
+  const big = ctx.spawn("sh", { args: ["-c", "head -c 3000000 /dev/zero | tr '\\\\0' x; echo err >&2"] });
+  const [out, err] = await Promise.all([big.stdout.bytes(), big.stderr.text()]);
+  const status = await big.status;
+  return { output: JSON.stringify({
+    echoed: new TextDecoder().decode(echoed.stdout),
+    bytes: out.length,
+    xs: out.every((b) => b === 120),
+    err,
+    code: status.code,
+  }) };`,
+      ),
+    });
     const result = await s.call("pipes", {});
     assertEquals(JSON.parse(String(result.data)), {
       echoed: "through stdin",
