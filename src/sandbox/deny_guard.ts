@@ -57,11 +57,13 @@ export function replaceDenoMember(name: string, value: unknown): void {
  * entry applies, tools cannot start Workers (blob:, data: or file: alike). The global is
  * made read-only so the tool cannot put a constructor back.
  */
-function refuseWorkers(guard: Partial<Record<PermissionName, string[]>>): void {
-  const flags = Object.entries(guard)
-    .filter(([, entries]) => entries && entries.length > 0)
-    .map(([kind]) => `--deny-${kind}`)
-    .join(", ");
+function refuseWorkers(guard: Partial<Record<PermissionName, string[]>>, readOnly: boolean): void {
+  const flags = [
+    ...Object.entries(guard)
+      .filter(([, entries]) => entries && entries.length > 0)
+      .map(([kind]) => `--deny-${kind}`),
+    ...(readOnly ? ["harness's read-only paths (.git)"] : []),
+  ].join(", ");
   const refused = function Worker(): never {
     throw new Deno.errors.NotCapable(
       `Tools cannot start a Worker while ${flags} applies: the deny list does not reach ` +
@@ -89,6 +91,9 @@ export function installDenyGuard(
   options: { readOnly?: readonly string[] } = {},
 ): void {
   const readOnly = options.readOnly ?? [];
+  if (Object.values(guard).some((entries) => entries && entries.length > 0) || readOnly.length) {
+    refuseWorkers(guard, readOnly.length > 0);
+  }
   if (readOnly.length > 0) guard = { ...guard, write: [...(guard.write ?? []), ...readOnly] };
   const check = (kind: PermissionName, target: string) => {
     if ((guard[kind] ?? []).some((entry) => covers(kind, entry, target))) {
@@ -122,7 +127,6 @@ export function installDenyGuard(
     }
   };
   const denoRecord = Deno as unknown as Record<string, (...args: unknown[]) => unknown>;
-  if (Object.values(guard).some((entries) => entries && entries.length > 0)) refuseWorkers(guard);
   if (guard.read || guard.write) {
     for (const [base, accesses] of Object.entries(FS_GUARDS)) {
       for (const name of [base, `${base}Sync`]) {
