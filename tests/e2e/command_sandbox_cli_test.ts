@@ -18,6 +18,9 @@ Deno.test({
     const confined = await sandbox.run(base, { stdin: "/permissions\n/exit\n" });
     assertEquals(confined.code, 0, confined.stderr);
     match(confined.stdout, /commands: confined by bubblewrap/);
+    // What the sandbox stops besides the grants (the approval line says the same).
+    match(confined.stdout, /\.git read-only \(--writable-git lets commands commit\)/);
+    match(confined.stdout, /only stdin, stdout and stderr inherited/);
     assert(!confined.stdout.includes("unconfined"), confined.stdout);
     const off = await sandbox.run([...base, "--command-sandbox=off"], {
       stdin: "/permissions\n/exit\n",
