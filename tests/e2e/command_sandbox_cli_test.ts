@@ -74,3 +74,25 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "REPL: the approval prompt for run_command lists what the command sandbox stops",
+  ignore: !linux,
+  async fn() {
+    await using sandbox = await cliSandbox();
+    await using server = startFakeLlmServer([
+      reply().toolCall("run_command", { command: "git status" }),
+      reply().text("ok"),
+    ]);
+    const out = await sandbox.run(
+      ["--base-url", server.baseUrl, "--model", "m", "--allow-run", "--allow-read=.", "-N"],
+      { stdin: "check git\n4\n\n/exit\n" },
+    );
+    assertEquals(out.code, 0, out.stderr);
+    match(out.stdout, /Permission request {2}run_command/);
+    match(
+      out.stdout,
+      /commands: confined by bubblewrap \(.*\.git read-only.*only stdin, stdout and stderr inherited; no Unix sockets/,
+    );
+  },
+});
