@@ -106,6 +106,19 @@ export class ToolHost implements ToolRunner {
     );
   }
 
+  /** Starts a fresh worker for each idle group whose split read list is out of date. */
+  #refreshSplit(): void {
+    if (this.#closed) return;
+    for (const group of this.#split.keys()) {
+      const pending = group.worker;
+      void pending?.then((worker) => {
+        if (worker.dead || group.worker !== pending || !this.#outdated(group, worker)) return;
+        worker.kill("a folder its read list was split around has changed");
+        void this.#restart(group, pending).catch(() => undefined);
+      }, () => undefined);
+    }
+  }
+
   /** Whether a group holds only built-in tools. */
   #builtin(group: ToolGroup): boolean {
     return group.plugins.every((plugin) =>
@@ -190,6 +203,9 @@ export class ToolHost implements ToolRunner {
         ...(reply.errorType === undefined ? {} : { errorType: reply.errorType }),
         ...(reply.message === undefined ? {} : { errorMessage: reply.message }),
       });
+      // A call may have made files beside a --deny-read path: replace the split workers now,
+      // while the model thinks, rather than when they are next called.
+      this.#refreshSplit();
       const truncated = await truncateToolResult(result, {
         dataDir: this.#options.dataDir,
         tool: name,
