@@ -1,23 +1,21 @@
 // The host's side of `ctx.spawn`. Tool workers never hold Deno's `run` permission (a process
 // is outside Deno's sandbox, so `run` would let plugin code start anything unconfined), so a
 // worker asks its ProcessHost over a port of their own (process_protocol.ts). The host checks
-// the request against the tool's run grant, starts it in the command sandbox (spawnCommand:
-// the host can stat what --deny-read hides), answers through shared memory (spawn_reply.ts),
-// then hands the output over a chunk per read and takes stdin writes.
+// the request (spawn_request.ts), starts it in the command sandbox (spawnCommand: the host
+// can stat what --deny-read hides), answers through shared memory (spawn_reply.ts), then
+// hands the output over as the tool reads it and takes stdin writes.
 
-import { basename, resolve } from "node:path";
 import {
   type CommandSandbox,
   groupHasMembers,
   spawnCommand,
   type SpawnRequest,
 } from "./command_sandbox.ts";
-import { findProgram } from "./command_sandbox_probe.ts";
 import { signalGroup, trackCommandGroup } from "./command_sandbox_groups.ts";
 import type { Grants } from "./grants.ts";
-import type { Grant } from "./permission_name.ts";
 import type { ProcessEvent, ProcessRequest } from "./process_protocol.ts";
 import { type SpawnReply, writeSpawnReply } from "./spawn_reply.ts";
+import { checkSpawnRequest, runRefusal } from "./spawn_request.ts";
 
 /** What the host needs to start a worker's processes. */
 export interface ProcessHostOptions {
@@ -49,83 +47,7 @@ interface LiveProcess {
 /** Output read ahead per stream before the host stops reading (and the process blocks). */
 const READ_AHEAD_BYTES = 1 << 20;
 
-const STDIO = new Set(["piped", "null"]);
 const SIGNAL = /^SIG[A-Z0-9]+$/;
-
-function isStringRecord(value: unknown): value is Record<string, string> {
-  return typeof value === "object" && value !== null && !Array.isArray(value) &&
-    Object.values(value).every((v) => typeof v === "string");
-}
-
-/**
- * The request as sent, checked field by field (it comes from plugin code), or why not.
- * Standard streams are piped or null: "inherit" would hand a sandboxed process harness's
- * terminal (the approval prompt's keys) or its stdout (the -p answer, ACP messages).
- */
-export function checkSpawnRequest(value: unknown): SpawnRequest | string {
-  if (typeof value !== "object" || value === null) return "the request is not an object";
-  const r = value as Record<string, unknown>;
-  if (typeof r.program !== "string" || r.program === "") return "program must be a string";
-  if (
-    r.args !== undefined && !(Array.isArray(r.args) && r.args.every((a) => typeof a === "string"))
-  ) {
-    return "args must be a list of strings";
-  }
-  if (typeof r.cwd !== "string" || r.cwd === "") return "cwd must be a path";
-  if (r.env !== undefined && !isStringRecord(r.env)) return "env must map names to strings";
-  for (const name of ["stdin", "stdout", "stderr"] as const) {
-    const mode = r[name];
-    if (mode !== undefined && !STDIO.has(String(mode))) {
-      return `${name} must be "piped" or "null" (got ${JSON.stringify(mode)}): a process does ` +
-        "not share harness's terminal or output";
-    }
-  }
-  if (r.windowsRawArguments !== undefined && typeof r.windowsRawArguments !== "boolean") {
-    return "windowsRawArguments must be a boolean";
-  }
-  return r as unknown as SpawnRequest;
-}
-
-/**
- * Why `ctx.spawn` may not start `program`, or undefined when it may: the user's --deny-run
- * wins (matching by name too); then the tool's run grant `run` must allow it: any program
- * for `true`; with a list, an entry naming the program (`git`, or the path it resolves to),
- * as Deno's `--allow-run=git` would.
- *
- * @example
- * ```ts
- * import { runRefusal } from "./process_host.ts";
- * const options = { cwd: "/w", path: "/usr/bin:/bin" };
- * if (runRefusal(["cat"], [], "cat", options) !== undefined) throw new Error();
- * if (!runRefusal(["cat"], [], "sh", options)?.includes("only cat")) throw new Error();
- * if (!runRefusal(true, ["rm"], "/bin/rm", options)?.includes("--deny-run")) throw new Error();
- * ```
- */
-export function runRefusal(
-  run: boolean | Grant,
-  denied: Grant,
-  program: string,
-  options: { cwd: string; path: string | undefined },
-): string | undefined {
-  const isPath = /[\\/]/.test(program);
-  const resolved = isPath ? resolve(options.cwd, program) : findProgram(program, options.path);
-  const head = `ctx.spawn cannot start "${program}"`;
-  const name = basename(program);
-  if (
-    denied === true ||
-    denied.some((entry) => entry === program || entry === resolved || entry === name)
-  ) {
-    return `${head}: --deny-run forbids it`;
-  }
-  if (run === true) return undefined;
-  if (
-    run !== false && run.some((e) => e === program || (resolved !== undefined && e === resolved))
-  ) {
-    return undefined;
-  }
-  const allowed = run === false || run.length === 0 ? "no program" : `only ${run.join(", ")}`;
-  return `${head}: the tool's run permission, within --allow-run, allows ${allowed}`;
-}
 
 function concat(chunks: readonly Uint8Array[], bytes: number): Uint8Array {
   const out = new Uint8Array(bytes);
