@@ -11,6 +11,7 @@ import type { Settings } from "../config/settings.ts";
 import { formatAgentError } from "../errors.ts";
 import { probeServer, type ServerProbe } from "../providers/server_probe/probe_server.ts";
 import { CANARY_MAX_TOKENS } from "../providers/server_probe/tool_call_canary.ts";
+import { jsonTerminalSafe, terminalSafe } from "../platform/terminal_text.ts";
 
 /** What `harness doctor --json` prints: the probe's findings and the verdict. */
 export interface DoctorReport {
@@ -32,12 +33,6 @@ export interface DoctorReport {
   /** Flags and config to use. */
   advice: string[];
 }
-
-/** Control characters but the line break (C0, DEL, C1), and the bidi overrides and isolates. */
-const CONTROLS = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
-/** What JSON.stringify leaves as it is but a terminal obeys. */
-const BIDI = /[\u202a-\u202e\u2066-\u2069]/g;
-const escapeUnicode = (ch: string) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`;
 
 /** A window below this makes the user shorten files and output often. */
 const SMALL_WINDOW = 16_384;
@@ -63,8 +58,9 @@ export async function runDoctorCommand(
   if (typeof settings === "number") return settings;
   const report = await examine(settings, io.signal);
   // The server names the model and writes the errors: nothing it sends may steer the terminal.
-  if (command.json) io.print(`${JSON.stringify(report).replace(BIDI, escapeUnicode)}\n`);
-  else io.print(formatReport(report).replace(CONTROLS, "\uFFFD"));
+  // A hostile server's model name or error must not steer the terminal (terminal_text.ts).
+  if (command.json) io.print(`${jsonTerminalSafe(JSON.stringify(report))}\n`);
+  else io.print(terminalSafe(formatReport(report)));
   return report.usable ? EXIT.ok : EXIT.runtime;
 }
 

@@ -5,12 +5,7 @@
 // can stat what --deny-read hides), answers through shared memory (spawn_reply.ts), then
 // hands the output over as the tool reads it and takes stdin writes.
 
-import {
-  type CommandSandbox,
-  groupHasMembers,
-  spawnCommand,
-  type SpawnRequest,
-} from "./command_sandbox.ts";
+import { type CommandSandbox, groupHasMembers, spawnCommand } from "./command_sandbox.ts";
 import { signalGroup, trackCommandGroup } from "./command_sandbox_groups.ts";
 import type { Grants } from "./grants.ts";
 import type { ProcessEvent, ProcessRequest } from "./process_protocol.ts";

@@ -15,6 +15,7 @@ import { loadToolCatalog, type ToolCatalog, type ToolGroup } from "./tool_catalo
 import { type SandboxOptions, type SandboxWorker, startSandbox } from "./sandbox_worker.ts";
 import { helperCount, SEARCH_TOOLS, SearchHelpers } from "./search_helpers.ts";
 import { splitAllowList, splitChanged } from "./allow_list_split.ts";
+import { ownField } from "../platform/json_values.ts";
 
 /** Options of {@linkcode openToolHost} and {@linkcode createToolHost}. */
 export interface ToolHostOptions extends SandboxOptions {
@@ -22,7 +23,7 @@ export interface ToolHostOptions extends SandboxOptions {
   pluginFiles: PluginFile[];
   /** Schema cache file (see src/sandbox/schema_cache.ts); without it every plugin is imported. */
   schemaCacheFile?: string;
-  /** Project trust store (default: trustedPluginsFile() of src/permissions/project_trust.ts). */
+  /** Project trust store (default: trustStoreFile() of src/permissions/trust_store.ts). */
   trustStoreFile?: string;
   /** Per-tool timeout overrides in milliseconds, by tool name. */
   timeouts?: Record<string, number>;
@@ -243,7 +244,8 @@ export class ToolHost implements ToolRunner {
       return await finish({ errorType: "cancelled", message: "Cancelled before it started" });
     }
     const id = this.#nextId++;
-    const timeoutMs = this.#options.timeouts?.[name] ?? info.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const timeoutMs = ownField(this.#options.timeouts ?? {}, name) ?? info.timeoutMs ??
+      DEFAULT_TIMEOUT_MS;
     const ports = helpers?.ports() ?? [];
     const reply = worker.request(
       {

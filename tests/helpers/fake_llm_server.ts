@@ -85,6 +85,7 @@ export class ReplyBuilder {
   /** @internal */ delayMs = 0;
   /** @internal */ paceMs = 0;
   /** @internal */ hangs = false;
+  /** @internal */ endless: { first: string; frame: string } | undefined;
 
   /** Streams `text` as `delta.content`, cut into `chunks` pieces. */
   text(text: string, options: { chunks?: number } = {}): this {
@@ -157,6 +158,16 @@ export class ReplyBuilder {
    */
   rawFrames(frames: (string | Record<string, unknown>)[]): this {
     this.parts.push({ kind: "raw", frames });
+    return this;
+  }
+
+  /**
+   * A stream that never ends: after the frames so far, sends `first` once, then `frame` again
+   * and again until the client goes away. Both are sent as they are (wire text, not framed):
+   * a whole `data: ...\n\n` frame per repeat, or a line that never ends.
+   */
+  forever(frame: string, first = ""): this {
+    this.endless = { first, frame };
     return this;
   }
 
@@ -389,6 +400,10 @@ function streamReply(script: ReplyBuilder, model: string, closing: AbortSignal):
         controller.enqueue(encoder.encode(next));
         return;
       }
+      if (script.endless && !stop.aborted) {
+        controller.enqueue(encoder.encode(script.endless.frame));
+        return;
+      }
       if (script.hangs) await sleep(Infinity, stop);
       // After a client cancel the stream is already closed.
       if (!cancelled.signal.aborted) controller.close();
@@ -437,6 +452,7 @@ function buildFrames(script: ReplyBuilder, model: string): string[] {
       }
     }
   }
+  if (script.endless) return [...frames, script.endless.first];
   if (script.hangs) return frames;
   const finish = script.finishReason === undefined
     ? (toolCalls > 0 ? "tool_calls" : "stop")
