@@ -7,7 +7,7 @@ import { commandLaunch, CommandRefused, type CommandSandbox } from "../sandbox/c
 import { commandEnvironment } from "../sandbox/command_sandbox_rules.ts";
 import type { Grants } from "../sandbox/grants.ts";
 import { resolve } from "node:path";
-import type { McpStdioConfig } from "./mcp_config.ts";
+import type { McpStdioConfig } from "../config/mcp_config.ts";
 import { serverGrants } from "./server_grants.ts";
 
 /**

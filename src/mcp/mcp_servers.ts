@@ -4,13 +4,12 @@
 // only when a server starts. mcp_tools.ts turns the servers' tools into ToolInfo and calls.
 
 import type { Grants } from "../sandbox/grants.ts";
-import type { McpServerConfig } from "./mcp_config.ts";
+import { isStdioServer, type McpServerConfig } from "../config/mcp_config.ts";
 import type * as McpServerModule from "./mcp_server.ts";
 import type { McpCallFailure, McpConnection, McpToolListing } from "./mcp_server.ts";
 import type { McpCallResult } from "./mcp_result.ts";
 import { serverBlockedReason } from "./server_grants.ts";
 import { confinedServer } from "./confined_server.ts";
-import { isStdioServer } from "./mcp_config.ts";
 import type { CommandSandbox } from "../sandbox/command_sandbox.ts";
 import { probeCommandSandbox } from "../sandbox/command_sandbox_probe.ts";
 import { closeExtraFdsOnExec } from "../sandbox/stdio_only.ts";

@@ -7,7 +7,7 @@ import { join, resolve } from "node:path";
 import type { Grants } from "../sandbox/grants.ts";
 import type { Grant } from "../sandbox/permission_name.ts";
 import { grantCovers, normalisePermissionValue } from "../sandbox/permission_value.ts";
-import { isStdioServer, type McpServerConfig, type McpStdioConfig } from "./mcp_config.ts";
+import { isStdioServer, type McpServerConfig, type McpStdioConfig } from "../config/mcp_config.ts";
 
 /**
  * The grants of a stdio server's command sandbox: the user's, plus what the entry's `sandbox`

@@ -1,5 +1,5 @@
 // The seccomp filter handed to bubblewrap, run through a small classic-BPF interpreter (the
-// kernel test in command_unix_sockets_test.ts covers only this machine's native calls): every
+// kernel test in command_sandbox_seccomp_test.ts covers only this machine's native calls): every
 // architecture table, the 32-bit entry points and the x32 ABI.
 
 import { deepStrictEqual as assertEquals } from "node:assert/strict";
