@@ -114,6 +114,7 @@ export async function runConversation(
     contextLength: opened.value.contextLength,
     messages: () => live.current?.().messages ?? [],
     conversationWindow: () => live.current?.()?.contextLength,
+    conversationPrefix: () => live.current?.()?.requestView(),
     turnInput,
     writeErr,
     style,

@@ -7,7 +7,7 @@ import { dataDir, savedOutputsRoot } from "../config/folders.ts";
 import type { Grants } from "../sandbox/grants.ts";
 import { describeCommandSandbox } from "../sandbox/command_sandbox.ts";
 import { CodeTools } from "../code_index/code_tools.ts";
-import { WithCodeTools } from "../tools/with_code_tools.ts";
+import { type ConversationPrefix, WithCodeTools } from "../tools/with_code_tools.ts";
 import { OfferedTools } from "../tools/offered_tools.ts";
 import type { ToolRunner } from "../tools/tool_runner.ts";
 import { McpServers } from "../mcp/mcp_servers.ts";
@@ -30,6 +30,8 @@ export interface RunToolsOptions {
   messages: () => readonly Message[];
   /** The live conversation's window, when it knows one. */
   conversationWindow: () => number | undefined;
+  /** The live conversation's next request, which the read_file curator builds on. */
+  conversationPrefix: () => ConversationPrefix | undefined;
   turnInput: TurnInput;
   writeErr: (text: string) => void;
   style: Style;
@@ -111,9 +113,8 @@ function withCodeTools(host: ToolRunner, options: RunToolsOptions): WithCodeTool
     }),
     options.settings.curator === "off" ? undefined : {
       provider: options.provider,
-      recentText: recent,
       contextText: () => lastUserText(options.messages()),
-      contextWindow: () => options.contextLength,
+      conversation: options.conversationPrefix,
     },
   );
 }

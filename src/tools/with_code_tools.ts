@@ -1,22 +1,34 @@
 // Adds the code-graph tools (src/code_index/code_tools.ts), which run in the host, to the
 // sandboxed tool host, so the loop sees one ToolRunner. Every call of a sandboxed file tool
 // is reported to the code tools afterwards, so the graph follows the files the model edits,
-// and a whole-file read_file of a long file goes through the curator (file_curator.ts).
+// and a whole-file read_file of a long file goes through the curator (file_curator.ts), whose
+// side request builds on the conversation's next request (its prefix, for the server's cache).
 
 import type { Result } from "../errors.ts";
-import { makeToolResult } from "../messages.ts";
+import { makeToolResult, type Message, type ToolSchema } from "../messages.ts";
 import type { Provider } from "../providers/provider.ts";
 import type { CodeTools } from "../code_index/code_tools.ts";
+import type { SidePrefix } from "../code_index/file_curator.ts";
 import type { ToolInfo, ToolRun, ToolRunner } from "./tool_runner.ts";
+
+/** The live conversation's next request and the room it leaves (Conversation.requestView). */
+export interface ConversationPrefix {
+  /** The messages as the next request sends them. */
+  messages: readonly Message[];
+  tools: readonly ToolSchema[];
+  /** Tokens the prompt may still grow by before the window's limit. */
+  room: number;
+  /** The model's calibrated count of a text. */
+  tokens(text: string): number;
+}
 
 /** What the read_file curator needs; without it read_file is never curated. */
 export interface CuratorSetup {
   provider: Provider;
-  /** Recent conversation text the sections should be relevant to. */
-  recentText: () => string;
   /** The last user messages: a new one invalidates cached choices. */
   contextText: () => string;
-  contextWindow: () => number | undefined;
+  /** The live conversation; without one there is no side request. */
+  conversation: () => ConversationPrefix | undefined;
 }
 
 /** A ToolRunner (the host) with the code tools added; a plugin of the same name wins. */
@@ -87,17 +99,17 @@ export class WithCodeTools implements ToolRunner {
         import("../code_index/file_curator.ts"),
         this.code.outline(args.path),
       ]);
-      const window = curator.contextWindow();
+      const conversation = curator.conversation();
       const curated = await curateRead(args.path, data, {
         provider: curator.provider,
         store,
         outline: definitions,
-        recentText: curator.recentText(),
         contextText: curator.contextText(),
-        ...(window ? { contextWindow: window } : {}),
+        prefix: conversation && sidePrefix(conversation, args.path),
         ...(signal ? { signal } : {}),
       });
-      if (!curated) return run;
+      const usage = curated.usage ? { usage: curated.usage } : {};
+      if (curated.kind === "plain") return { ...run, ...usage };
       return {
         ...run,
         result: makeToolResult({
@@ -105,7 +117,7 @@ export class WithCodeTools implements ToolRunner {
           executionTimeMs: run.result.metadata.execution_time_ms + performance.now() - started,
         }),
         display: curated.display,
-        ...(curated.usage ? { usage: curated.usage } : {}),
+        ...usage,
       };
     } catch {
       return run; // never a worse answer than the plain read
@@ -115,5 +127,50 @@ export class WithCodeTools implements ToolRunner {
   async close(): Promise<void> {
     this.code.close();
     await this.inner.close();
+  }
+}
+
+/**
+ * The side request's prefix for the read of `path`: the conversation's next request, with the
+ * calls of this model turn that have no result yet left out (their results would come after
+ * this one); undefined when the call is not found.
+ *
+ * @param conversation The conversation's next request.
+ * @param path The path the read_file call named.
+ */
+export function sidePrefix(conversation: ConversationPrefix, path: string): SidePrefix | undefined {
+  const messages = conversation.messages;
+  const turnStart = messages.findLastIndex((m) => m.kind === "assistant") + 1;
+  const answered = new Set<string>();
+  for (const m of messages.slice(turnStart)) {
+    if (m.kind === "tool_result") answered.add(m.data.callId);
+  }
+  const call = messages.slice(turnStart).find((m) =>
+    m.kind === "tool_call" && m.data.name === "read_file" && !answered.has(m.data.id) &&
+    pathOf(m.data.arguments) === path
+  );
+  if (call?.kind !== "tool_call") return undefined;
+  const turn = messages.slice(turnStart).filter((m) =>
+    m.kind === "tool_result" || m === call || (m.kind === "tool_call" && answered.has(m.data.id))
+  );
+  const calls = turn.filter((m) => m.kind === "tool_call");
+  const results = turn.filter((m) => m.kind === "tool_result");
+  return {
+    messages: [...messages.slice(0, turnStart), ...calls, ...results],
+    tools: conversation.tools,
+    callId: call.data.id,
+    room: conversation.room,
+    tokens: conversation.tokens,
+  };
+}
+
+function pathOf(args: string): unknown {
+  try {
+    const parsed: unknown = JSON.parse(args);
+    return typeof parsed === "object" && parsed !== null
+      ? (parsed as Record<string, unknown>).path
+      : undefined;
+  } catch {
+    return undefined;
   }
 }

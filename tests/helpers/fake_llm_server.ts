@@ -355,6 +355,11 @@ export function startFakeLlmServer(
     for (const problem of checkToolPairing(messages)) {
       pairingErrors.push(`request ${number}: ${problem}`);
     }
+    // A prompt over the window is refused before any reply is used, as llama-server does.
+    const prompt = cache ? renderPrompt(body as ChatBody) : "";
+    if (cache && cache.tokens(prompt) >= cache.window) {
+      return json(400, exceedContextBody(cache.take(prompt).prompt, cache.window));
+    }
     const next = respond(body, number);
     if (next === undefined) {
       return json(500, {
@@ -368,8 +373,7 @@ export function startFakeLlmServer(
         ? new Response(errorBody, { status, headers: { "content-type": "text/plain" } })
         : json(status, errorBody);
     }
-    const count = cache?.take(renderPrompt(body as ChatBody));
-    if (count?.refused) return json(400, exceedContextBody(count.prompt, cache!.window));
+    const count = cache?.take(prompt);
     if (count && next.usageTokens === undefined) {
       next.llamaUsage = {
         prompt: count.prompt,
@@ -573,5 +577,6 @@ async function llamaServerRoute(
   if (typeof body.content !== "string") {
     return json(500, { error: { code: 500, message: '"content" must be provided' } });
   }
+  cache.tokenizeCalls++;
   return json(200, { tokens: Array.from({ length: cache.tokens(body.content) }, (_, i) => i) });
 }

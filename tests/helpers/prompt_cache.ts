@@ -114,6 +114,8 @@ export class PromptCache {
   readonly window: number;
   /** Every request, in order. */
   readonly log: PromptCount[] = [];
+  /** Calls of /tokenize. */
+  tokenizeCalls = 0;
   #slot = "";
 
   constructor(options: { charsPerToken: number; window: number }) {
