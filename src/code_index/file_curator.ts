@@ -168,6 +168,30 @@ function firstJsonObject(text: string): unknown {
 }
 
 /**
+ * Why a plain read stands before anything is asked (the outline, the model), or undefined when
+ * the curator should look further: the file is long and would not fit comfortably.
+ *
+ * @param plain read_file's plain output for the whole file.
+ * @param prefix The conversation the side request would build on.
+ *
+ * @example
+ * ```ts
+ * import { plainReason } from "./file_curator.ts";
+ * if (plainReason("1: a", undefined) !== "short") throw new Error();
+ * ```
+ */
+export function plainReason(
+  plain: string,
+  prefix: SidePrefix | undefined,
+): "short" | "no_conversation" | "fits" | undefined {
+  const lines = parseNumberedRead(plain);
+  const total = lines ? Math.max(...lines.keys()) : 0;
+  if (!lines || total < CURATE_MIN_LINES || lines.size !== total) return "short";
+  if (!prefix) return "no_conversation";
+  return prefix.tokens(plain) <= prefix.room * CURATE_SHARE_OF_ROOM ? "fits" : undefined;
+}
+
+/**
  * Curates a plain read of `path`, or says why the plain read stands: a short file, a file
  * that fits comfortably in the room left, no outline to choose from, no conversation to build
  * on, a bad answer or a failed side request, or a result no shorter than the plain read.
@@ -181,14 +205,13 @@ export async function curateRead(
   plain: string,
   context: CuratorContext,
 ): Promise<CuratedRead | PlainRead> {
-  const lines = parseNumberedRead(plain);
-  const total = lines ? Math.max(...lines.keys()) : 0;
-  if (!lines || total < CURATE_MIN_LINES || lines.size !== total) return plainRead("short");
   const prefix = context.prefix;
-  if (!prefix) return plainRead("no_conversation");
-  const fileTokens = prefix.tokens(plain);
-  if (fileTokens <= prefix.room * CURATE_SHARE_OF_ROOM) return plainRead("fits");
+  const reason = plainReason(plain, prefix);
+  if (reason !== undefined || !prefix) return plainRead(reason ?? "no_conversation");
   if (context.outline.length === 0) return plainRead("no_outline");
+  const lines = parseNumberedRead(plain)!;
+  const total = lines.size;
+  const fileTokens = prefix.tokens(plain);
   const fileKey = sha256Hex(`${path}\n${plain}`);
   const contextKey = sha256Hex(context.contextText);
   const outline = outlineText(path, total, context.outline);

@@ -95,17 +95,18 @@ export class WithCodeTools implements ToolRunner {
     if (!data || run.result.metadata.truncated) return run;
     try {
       const started = performance.now();
-      const [{ curateRead }, { store, definitions }] = await Promise.all([
-        import("../code_index/file_curator.ts"),
-        this.code.outline(args.path),
-      ]);
+      const { curateRead, plainReason } = await import("../code_index/file_curator.ts");
       const conversation = curator.conversation();
+      const prefix = conversation && sidePrefix(conversation, args.path);
+      // A short file or one that fits comfortably needs neither the outline nor the model.
+      if (plainReason(data, prefix) !== undefined) return run;
+      const { store, definitions } = await this.code.outline(args.path);
       const curated = await curateRead(args.path, data, {
         provider: curator.provider,
         store,
         outline: definitions,
         contextText: curator.contextText(),
-        prefix: conversation && sidePrefix(conversation, args.path),
+        prefix,
         ...(signal ? { signal } : {}),
       });
       const usage = curated.usage ? { usage: curated.usage } : {};
