@@ -58,6 +58,8 @@ export class Conversation {
   #lastStop: TurnOutcome["stopReason"] | undefined;
   #budget: ContextBudget | undefined;
   #window: PromptWindow;
+  /** The request's size when the last user message was sent, to see how much a turn adds. */
+  #turnStart: number | undefined;
 
   constructor(
     readonly parts: ConversationParts,
@@ -236,7 +238,7 @@ export class Conversation {
       const refit = this.#window.refused(messages, this.#tools(), numbers);
       return refit ? { messages: sending(refit.fitted), note: refit.note } : undefined;
     };
-    const summary = await this.#compactIfFull(userText, sink, display, signal);
+    const summary = await this.#makeRoom(userText, sink, display, signal);
     const limit = this.parts.repeatedFailureLimit ?? 3;
     const failures = new RepeatedFailureTracker(limit);
     const onCallFailed = (call: ToolCall, result: ToolResult) =>
@@ -269,13 +271,15 @@ export class Conversation {
   }
 
   /**
-   * Near the window, the conversation is compacted before the next message is sent, but only
-   * when shortening old tool output (which the next request does on its own) would not bring
-   * it under the threshold: a summary loses more than output the model can read again.
+   * Before a user message is sent: when shortening old tool output (which the next request does
+   * on its own) would not bring the conversation under the threshold, it is compacted first,
+   * since a summary loses more than output the model can read again. When this turn will
+   * likely cross the threshold (the last one grew as much), the step is taken now, so what it
+   * makes the server process again does not include this turn's results.
    *
    * @returns The summary request's usage, when one was sent.
    */
-  async #compactIfFull(
+  async #makeRoom(
     userText: string | null,
     sink: LoopEventSink,
     display: LoopEventSink,
@@ -284,10 +288,23 @@ export class Conversation {
     const threshold = this.#window.threshold();
     if (threshold === undefined || userText === null) return undefined;
     if (this.messages.filter((m) => m.kind !== "system").length < 2) return undefined;
+    const tools = this.#tools();
     const counter = this.#window.counter;
     const extra = counter.text(userText) + MESSAGE_OVERHEAD;
-    const planned = this.#window.plan(this.messages, this.#tools(), threshold - extra);
-    if (planned.tokens + extra <= threshold) return undefined;
+    const now = counter.request(this.#window.view(this.messages), tools) + extra;
+    const growth = this.#turnStart === undefined ? 0 : Math.max(0, now - this.#turnStart);
+    const planned = this.#window.plan(this.messages, tools, threshold - extra);
+    if (planned.tokens + extra <= threshold) {
+      if (now <= threshold && now + growth > threshold) {
+        const step = this.#window.plan(this.messages, tools, 0);
+        this.#window.commit(this.messages, step);
+        if (step.note) sink({ type: "warning", message: step.note });
+        this.#turnStart = step.tokens + extra;
+      } else {
+        this.#turnStart = now;
+      }
+      return undefined;
+    }
     sink({
       type: "warning",
       message: `The conversation fills over ${this.parts.compactAt ?? 85}% of the ` +
@@ -297,6 +314,7 @@ export class Conversation {
     // compact() records its own event: the display alone is told.
     const compacted = await this.compact(display, signal);
     if (compacted.error) sink({ type: "warning", message: compacted.error });
+    this.#turnStart = undefined;
     return compacted.usage;
   }
 

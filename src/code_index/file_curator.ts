@@ -7,13 +7,7 @@
 // (file content, conversation context); anything unexpected falls back to the plain read.
 
 import { z } from "zod";
-import {
-  makeToolResult,
-  type Message,
-  toolResultMessage,
-  type ToolSchema,
-  type Usage,
-} from "../messages.ts";
+import { makeToolResult, type Message, type ToolSchema, type Usage } from "../messages.ts";
 import type { Provider } from "../providers/provider.ts";
 import { sha256Hex } from "../platform/sha256_hex.ts";
 import type { GraphStore, StoredDefinition } from "./graph_store.ts";
@@ -144,15 +138,21 @@ function outlineText(path: string, total: number, outline: readonly StoredDefini
   return `${out.join("\n")}\n\n`;
 }
 
-/** The side request: the conversation so far, and this call answered by the question. */
+/**
+ * The side request: the conversation so far, and this call answered by the outline and a short
+ * question. Its result is sent without the metadata the real one ends with: what follows the
+ * outline is the part the server processes for this request alone.
+ */
 function sideRequest(prefix: SidePrefix, outline: string, fileTokens: number): Message[] {
-  const question = `[The file is too long to show whole here (about ${fileTokens} tokens, ` +
-    `${Math.max(0, prefix.room)} left in the context). Choose the sections that matter for ` +
-    `the conversation: answer with JSON only, no prose and no tool calls: ` +
-    `{"ranges": [[first_line, last_line], ...]}, at most ${MAX_RANGES} ranges and ` +
-    `${MAX_SHOWN_LINES} lines in all, the most relevant first.]`;
-  const result = makeToolResult({ data: `${outline}${question}` });
-  return [...prefix.messages, toolResultMessage(prefix.callId, "read_file", result)];
+  const question = `[Too long to show whole (about ${fileTokens} tokens). Choose the lines ` +
+    `that matter now; answer only {"ranges": [[first, last], ...]}, at most ${MAX_RANGES} ` +
+    `ranges, ${MAX_SHOWN_LINES} lines.]`;
+  const data = `${outline}${question}`;
+  return [...prefix.messages, {
+    kind: "tool_result",
+    content: JSON.stringify({ success: true, data }),
+    data: { callId: prefix.callId, name: "read_file", result: makeToolResult({ data }) },
+  }];
 }
 
 /** The first JSON object in a reply (models wrap JSON in fences or prose). */

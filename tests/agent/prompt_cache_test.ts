@@ -59,7 +59,7 @@ function promptOf(request: RecordedRequest): string {
   return renderPrompt(request).replace(/<\|im_start\|>assistant\n$/, "");
 }
 
-Deno.test("Conversation.send() repeats each request as the start of the next, with one step at the threshold", async () => {
+Deno.test("Conversation.send() repeats each request as the start of the next, with one step before the threshold", async () => {
   await using h = await openLoopHost();
   await using server = startFakeLlmServer(echoing(120), {
     llamaServer: { charsPerToken: 4, window: 8192 },
@@ -82,6 +82,9 @@ Deno.test("Conversation.send() repeats each request as the start of the next, wi
   // The conversation crossed the threshold once: one step, every other request appended.
   assertEquals(steps.length, 1, JSON.stringify(display.of("warning")));
   assertEquals(breaks.length, 1, String(breaks));
+  // The step came before the user message whose turn would cross the threshold, so what the
+  // server processed again held none of that turn's results.
+  assertEquals(requests[breaks[0]!]!.messages.at(-1)?.role, "user");
   // One large step: every earlier user turn's result at once.
   const shortened = Number(/^Shortened (\d+) old tool results/.exec(steps[0]!.message)?.[1]);
   assert(shortened >= 8, steps[0]!.message);

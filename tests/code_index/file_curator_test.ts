@@ -121,7 +121,7 @@ Deno.test("curateRead() asks with the conversation's own prefix, the outline and
   assertEquals(sent.length, 5);
   const question = sideData(sent[4]);
   assert(!question.includes("1: line 1\n"), "the file itself is not sent");
-  match(question, /Choose the sections that matter .*\{"ranges": \[\[first_line, last_line\]/s);
+  match(question, /Choose the lines that matter now; answer only \{"ranges": \[\[first, last\]/);
   // The result the conversation gets starts with the same outline, so the server reuses the
   // side request's work for it too.
   const outline = read.output.slice(0, read.output.indexOf("Sections relevant"));

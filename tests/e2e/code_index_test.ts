@@ -153,7 +153,7 @@ Deno.test("harness -p: read_file of a long file returns the outline and the cura
   assertEquals(side!.messages.slice(0, first!.messages.length), first!.messages);
   const question = side!.messages.at(-1)!;
   assertEquals(question.role, "tool");
-  match(question.content as string, /Choose the sections that matter for the conversation/);
+  match(question.content as string, /Choose the lines that matter now/);
   assert(!(question.content as string).includes("const v100"));
   // The conversation's next request differs from the side request only in that result.
   assertEquals(last!.messages.slice(0, -1), side!.messages.slice(0, -1));

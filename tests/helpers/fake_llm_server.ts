@@ -58,6 +58,11 @@ export interface FakeLlmServer extends AsyncDisposable {
   readonly pairingErrors: string[];
   /** The prompt cache and its per-request counts, with `llamaServer`. */
   readonly cache: PromptCache | undefined;
+  /**
+   * When each chat request arrived and when its reply ended (performance.now(), ms), in
+   * request order; `ended` stays undefined for an error answer or a dropped stream.
+   */
+  readonly times: { received: number; ended?: number }[];
   /** Stops the server; replies still hanging are cut. */
   close(): Promise<void>;
 }
@@ -318,6 +323,7 @@ export function startFakeLlmServer(
   const respond: FakeResponder = typeof script === "function" ? script : () => replies.shift();
   const cache = options.llamaServer ? new PromptCache(options.llamaServer) : undefined;
   const requests: RecordedRequest[] = [];
+  const times: { received: number; ended?: number }[] = [];
   const pairingErrors: string[] = [];
   const closing = new AbortController();
   const models = options.models === undefined ? ["fake-model"] : options.models;
@@ -342,6 +348,7 @@ export function startFakeLlmServer(
       return json(404, { error: { message: `fake server: no route ${req.method} ${path}` } });
     }
     const number = requests.length + 1;
+    const received = performance.now();
     const text = await req.text();
     let body: RecordedRequest;
     try {
@@ -351,6 +358,8 @@ export function startFakeLlmServer(
       pairingErrors.push(`request ${number}: the body is not JSON`);
     }
     requests.push(body);
+    const time: { received: number; ended?: number } = { received };
+    times.push(time);
     const messages = Array.isArray(body.messages) ? body.messages : [];
     for (const problem of checkToolPairing(messages)) {
       pairingErrors.push(`request ${number}: ${problem}`);
@@ -381,7 +390,10 @@ export function startFakeLlmServer(
         charsPerToken: cache!.charsPerToken,
       };
     }
-    return new Response(streamReply(next, body.model ?? "fake-model", closing.signal), {
+    const stream = streamReply(next, body.model ?? "fake-model", closing.signal, () => {
+      time.ended = performance.now();
+    });
+    return new Response(stream, {
       headers: { "content-type": "text/event-stream", "cache-control": "no-cache" },
     });
   });
@@ -395,12 +407,18 @@ export function startFakeLlmServer(
     requests,
     pairingErrors,
     cache,
+    times,
     close,
     [Symbol.asyncDispose]: close,
   };
 }
 
-function streamReply(script: ReplyBuilder, model: string, closing: AbortSignal): ReadableStream {
+function streamReply(
+  script: ReplyBuilder,
+  model: string,
+  closing: AbortSignal,
+  onEnd: () => void,
+): ReadableStream {
   const encoder = new TextEncoder();
   const frames = buildFrames(script, model);
   const cancelled = new AbortController();
@@ -421,7 +439,10 @@ function streamReply(script: ReplyBuilder, model: string, closing: AbortSignal):
       }
       if (script.hangs) await sleep(Infinity, stop);
       // After a client cancel the stream is already closed.
-      if (!cancelled.signal.aborted) controller.close();
+      if (!cancelled.signal.aborted) {
+        onEnd();
+        controller.close();
+      }
     },
     cancel() {
       cancelled.abort();
