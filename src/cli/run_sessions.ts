@@ -9,6 +9,7 @@ import { Conversation, type ConversationParts } from "../agent/conversation.ts";
 import type { SessionRecorder } from "../agent/session_recorder.ts";
 import { buildSystemPrompt } from "../agent/system_prompt.ts";
 import { repairArguments } from "../agent/repair_arguments.ts";
+import { TokenCounter } from "../providers/token_counter.ts";
 import type { Approver } from "../permissions/approver.ts";
 import { formatGrants, type Grants } from "../sandbox/grants.ts";
 import { turnCount } from "../sessions/query_sessions.ts";
@@ -60,6 +61,8 @@ export function runSessions(options: RunSessionsOptions): RunSessions {
     options.io.printError(`${formatAgentError(started.error)}`);
     return { id: null, record: () => {}, end: () => {} };
   };
+  // One count per run: what the server taught about its tokens outlives /clear and /resume.
+  const tokenCounter = new TokenCounter();
   const partsWith = (recorder: SessionRecorder): ConversationParts => ({
     provider,
     tools: options.runner,
@@ -75,6 +78,7 @@ export function runSessions(options: RunSessionsOptions): RunSessions {
       ? "--num-ctx"
       : "the server's context size (llama-server -c, vLLM --max-model-len, LM Studio's context length)",
     compactAt: settings.compactAt,
+    tokenCounter,
   });
   // The tool list may still be loading (the prompt does not wait for it).
   const toolNames = () => {

@@ -14,7 +14,7 @@ import { type GrammarAssets, SymbolParser } from "./symbol_parser.ts";
 import type { FileFingerprint } from "./graph_store.ts";
 import type { FileSymbols } from "./symbol_parser.ts";
 
-/** The host's first message: what every request of this worker shares. */
+/** The host's first message: what every request of this worker shares (grammars come later). */
 export interface IndexInit {
   type: "init";
   workspace: string;
@@ -26,6 +26,8 @@ export interface IndexInit {
 export interface IndexRequest {
   type: "index";
   id: number;
+  /** Grammars this worker has not had yet that the run may need. */
+  grammars?: GrammarAssets["grammars"];
   /** What the store knows: path -> [size, mtimeMs, hash]. */
   known: Record<string, [number, number, string]>;
   /** Only these workspace-relative paths (a tool read or wrote them); the whole tree when absent. */
@@ -178,6 +180,8 @@ self.onmessage = (event: MessageEvent<IndexInit | IndexRequest>) => {
   const started = ready;
   queue = queue.then(async () => {
     if (!started) throw new Error("the indexing worker got a request before init");
-    await run(message, await started);
+    const ready = await started;
+    if (message.grammars) ready.parser.addGrammars(message.grammars);
+    await run(message, ready);
   }).catch((error) => fail(message.id, error));
 };

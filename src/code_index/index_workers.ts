@@ -1,12 +1,14 @@
 // The indexing workers of one workspace, kept between runs: each starts under the user's read
 // grant and loads tree-sitter once (index_worker.ts), so refreshing one file costs a message,
-// not a worker start and eleven grammar loads. code_tools.ts keeps one set for the session;
-// `harness index` makes one for its run. A worker that fails or is cancelled is stopped and
-// replaced on the next run.
+// not a worker start and eleven grammar loads. A worker gets a grammar with the first run that
+// may need it (a TypeScript file: TypeScript's), never all eleven for one file. code_tools.ts
+// keeps one set for the session; `harness index` makes one for its run. A worker that fails or
+// is cancelled is stopped and replaced on the next run.
 
 import { effectivePermissions } from "../sandbox/effective_permissions.ts";
 import type { Grants } from "../sandbox/grants.ts";
-import { loadGrammarAssets } from "./grammar_assets.ts";
+import { GRAMMARS, loadGrammarAssets } from "./grammar_assets.ts";
+import { grammarFor, type GrammarId } from "./languages.ts";
 import type { IndexInit, IndexReply, IndexRequest } from "./index_worker.ts";
 
 /** One shard's request, without the id the pool gives it. */
@@ -25,6 +27,8 @@ export class IndexWorkers {
   /** Jobs run over this pool's life. */
   jobs = 0;
   #workers: Worker[] = [];
+  /** The grammars each worker has been sent. */
+  #sent = new WeakMap<Worker, Set<GrammarId>>();
   #nextId = 1;
   readonly #workspace: string;
   readonly #permissions: ReturnType<typeof effectivePermissions>["permissions"];
@@ -81,9 +85,9 @@ export class IndexWorkers {
   }
 
   async #ensure(count: number): Promise<Worker[]> {
-    if (this.#workers.length >= count) return this.#workers.slice(0, count);
-    const assets = await loadGrammarAssets();
     while (this.#workers.length < count) {
+      // Tree-sitter's runtime now; grammars with the runs that need them (#grammarsFor).
+      const assets = await loadGrammarAssets([]);
       const worker = new Worker(new URL("./index_worker.ts", import.meta.url), {
         type: "module",
         name: "harness-indexer",
@@ -97,14 +101,28 @@ export class IndexWorkers {
         assets,
         guard: this.#guard,
       };
-      worker.postMessage(init);
+      worker.postMessage(init, [assets.runtime.buffer as ArrayBuffer]);
       this.#workers.push(worker);
+      this.#sent.set(worker, new Set());
       this.started++;
     }
     return this.#workers.slice(0, count);
   }
 
-  #one(
+  /** The grammars a job may need that its worker lacks, read now, moved (not copied) to it. */
+  async #grammarsFor(worker: Worker, job: IndexJob): Promise<IndexRequest["grammars"]> {
+    const sent = this.#sent.get(worker) ?? new Set<GrammarId>();
+    const needed = job.only
+      ? [...new Set(job.only.map(grammarFor).filter((g) => g !== undefined))]
+      : GRAMMARS;
+    const missing = needed.filter((g) => !sent.has(g));
+    if (missing.length === 0) return undefined;
+    const { grammars } = await loadGrammarAssets(missing, { runtime: false });
+    for (const g of missing) sent.add(g);
+    return grammars;
+  }
+
+  async #one(
     worker: Worker,
     job: IndexJob,
     onReply: (reply: IndexProgress) => void,
@@ -112,7 +130,9 @@ export class IndexWorkers {
   ): Promise<IndexDone> {
     const id = this.#nextId++;
     this.jobs++;
-    return new Promise((resolve, reject) => {
+    const grammars = await this.#grammarsFor(worker, job);
+    const moved = Object.values(grammars ?? {}).map((bytes) => bytes.buffer as ArrayBuffer);
+    return await new Promise((resolve, reject) => {
       const settle = () => {
         signal?.removeEventListener("abort", onAbort);
         worker.onmessage = null;
@@ -142,7 +162,13 @@ export class IndexWorkers {
           onReply(reply);
         }
       };
-      worker.postMessage({ type: "index", id, ...job } satisfies IndexRequest);
+      const request: IndexRequest = {
+        type: "index",
+        id,
+        ...job,
+        ...(grammars ? { grammars } : {}),
+      };
+      worker.postMessage(request, moved);
     });
   }
 
