@@ -10,13 +10,12 @@
 // Run: deno run -A --unstable-worker-options bench/prompt_cache_bench.ts [--before main]
 
 import { parseArgs } from "node:util";
-import { fileURLToPath } from "node:url";
 import {
-  checkoutOf,
   runScriptedSession,
   type SessionResult,
   sourceFile,
   sum,
+  versionsToRun,
 } from "./scripted_session.ts";
 
 const { values } = parseArgs({
@@ -39,13 +38,7 @@ const CONFIGS = [
   { label: "16k window, 4 chars/token", window: 16384, charsPerToken: 4 },
 ];
 
-const here = fileURLToPath(new URL("../main.ts", import.meta.url));
-const before = values.before ? await checkoutOf(values.before) : undefined;
-const versions: { name: string; entry: string; flags: string[] }[] = [
-  { name: "this checkout", entry: here, flags: [] },
-  { name: "this, --no-curator", entry: here, flags: ["--no-curator"] },
-  ...(before ? [{ name: values.before!, entry: before.entry, flags: [] }] : []),
-];
+const { versions, remove } = await versionsToRun(values.before);
 
 function row(name: string, r: SessionResult): string {
   const ok = r.counts.filter((c) => !c.refused);
@@ -103,4 +96,4 @@ console.log(
     "goal <= 1.15x with the curator on. curator r/p: side requests / tokens they processed. " +
     "breaks: conversation requests that did not repeat the one before (a step or a summary).",
 );
-await before?.remove();
+await remove();

@@ -9,6 +9,7 @@ import { reply, startFakeLlmServer } from "../tests/helpers/fake_llm_server.ts";
 import type { RecordedRequest } from "../tests/helpers/fake_llm_server.ts";
 import type { PromptCount } from "../tests/helpers/prompt_cache.ts";
 import { renderPrompt } from "../tests/helpers/prompt_cache.ts";
+import { currentDenoDir } from "../tests/helpers/run_cli.ts";
 
 /** What a request was for. */
 export type RequestKind = "turn" | "curator" | "summary";
@@ -118,15 +119,6 @@ async function memoryOf(pid: number): Promise<{ rss: number; peak: number } | un
   } catch {
     return undefined;
   }
-}
-
-let denoDir: Promise<string> | undefined;
-
-function currentDenoDir(): Promise<string> {
-  denoDir ??= new Deno.Command(Deno.execPath(), { args: ["info", "--json"], stdout: "piped" })
-    .output()
-    .then((out) => JSON.parse(new TextDecoder().decode(out.stdout)).denoDir as string);
-  return denoDir;
 }
 
 /**
@@ -307,5 +299,34 @@ export async function checkoutOf(ref: string): Promise<{ entry: string; remove()
   return {
     entry: join(dir, "main.ts"),
     remove: () => Deno.remove(dir, { recursive: true }).catch(() => {}),
+  };
+}
+
+/** A version of harness a bench runs: this checkout (with flags) or another ref's. */
+export interface Version {
+  name: string;
+  entry: string;
+  flags: string[];
+}
+
+/**
+ * The versions to compare: this checkout, this checkout with --no-curator, and `before` (a git
+ * ref) when given.
+ *
+ * @param before A git ref to run too, or undefined.
+ * @returns The versions, and a function that removes the other ref's files.
+ */
+export async function versionsToRun(
+  before: string | undefined,
+): Promise<{ versions: Version[]; remove(): Promise<void> }> {
+  const here = new URL("../main.ts", import.meta.url).pathname;
+  const other = before ? await checkoutOf(before) : undefined;
+  return {
+    versions: [
+      { name: "this checkout", entry: here, flags: [] },
+      { name: "this, --no-curator", entry: here, flags: ["--no-curator"] },
+      ...(other ? [{ name: before!, entry: other.entry, flags: [] }] : []),
+    ],
+    remove: () => other?.remove() ?? Promise.resolve(),
   };
 }

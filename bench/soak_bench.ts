@@ -8,14 +8,13 @@
 // Run: deno run -A --unstable-worker-options bench/soak_bench.ts [--turns 300] [--before main]
 
 import { parseArgs } from "node:util";
-import { fileURLToPath } from "node:url";
 import {
-  checkoutOf,
   quantile,
   runScriptedSession,
   type SessionResult,
   sourceFile,
   sum,
+  versionsToRun,
 } from "./scripted_session.ts";
 
 const { values } = parseArgs({
@@ -70,13 +69,7 @@ const messages = Array.from(
   (_, i) => `Read ${paths[i % paths.length]} and tell me what it holds (${i + 1}).`,
 );
 
-const here = fileURLToPath(new URL("../main.ts", import.meta.url));
-const before = values.before ? await checkoutOf(values.before) : undefined;
-const versions = [
-  { name: "this checkout", entry: here, flags: [] as string[] },
-  { name: "this, --no-curator", entry: here, flags: ["--no-curator"] },
-  ...(before ? [{ name: values.before!, entry: before.entry, flags: [] as string[] }] : []),
-];
+const { versions, remove } = await versionsToRun(values.before);
 
 function report(name: string, r: SessionResult): string {
   const ok = r.counts.filter((c) => !c.refused);
@@ -120,4 +113,4 @@ for (const version of versions) {
   console.log(report(version.name, result));
 }
 console.log("goals: peak memory <= 250 MB; around each read < 20 ms; no refusal after the first");
-await before?.remove();
+await remove();

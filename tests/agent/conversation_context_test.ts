@@ -5,35 +5,23 @@
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { join } from "node:path";
-import { Conversation, type ConversationParts } from "../../src/agent/conversation.ts";
+import { Conversation } from "../../src/agent/conversation.ts";
 import { makeToolResult, toolCallMessage, toolResultMessage } from "../../src/messages.ts";
 import type { Message } from "../../src/messages.ts";
 import { createOpenAICompatProvider } from "../../src/providers/openai_compat.ts";
 import { answer, ScriptedProvider } from "../../src/providers/scripted.ts";
 import { openSessionStore } from "../../src/sessions/open_session_store.ts";
 import { COMPACT_INSTRUCTION, COMPACTED_MARKER } from "../../src/agent/compaction.ts";
-import { EventLog, openLoopHost, RecordingApprover } from "../helpers/loop_host.ts";
+import { conversationParts, EventLog, openLoopHost } from "../helpers/loop_host.ts";
 import { reply, startFakeLlmServer } from "../helpers/fake_llm_server.ts";
 import { ollamaReply, startFakeOllama } from "../helpers/fake_ollama_server.ts";
 import { createOllamaProvider } from "../../src/providers/ollama.ts";
-import type { ToolHost } from "../../src/sandbox/tool_host.ts";
-import type { Provider } from "../../src/providers/provider.ts";
 import { TokenCounter } from "../../src/providers/token_counter.ts";
 import { toToolSchema } from "../../src/tools/tool_runner.ts";
 
 const signal = () => new AbortController().signal;
-const nullRecorder = { id: null, record: () => {}, end: () => {} };
 
-function partsWith(host: ToolHost, provider: Provider, extra: Partial<ConversationParts> = {}) {
-  return {
-    provider,
-    tools: host,
-    approver: new RecordingApprover(),
-    recorder: nullRecorder,
-    limits: { maxIterations: 10, maxToolCalls: 15 },
-    ...extra,
-  } satisfies ConversationParts;
-}
+const partsWith = conversationParts;
 
 /** A conversation holding one big, old tool result. */
 function history(): Message[] {

@@ -5,7 +5,7 @@
 // enough in one retry, and /context shows what was processed and reused.
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
-import { Conversation, type ConversationParts } from "../../src/agent/conversation.ts";
+import { Conversation } from "../../src/agent/conversation.ts";
 import {
   makeToolResult,
   type Message,
@@ -14,8 +14,7 @@ import {
   toolResultMessage,
 } from "../../src/messages.ts";
 import { createOpenAICompatProvider } from "../../src/providers/openai_compat.ts";
-import type { Provider } from "../../src/providers/provider.ts";
-import { EventLog, openLoopHost, RecordingApprover } from "../helpers/loop_host.ts";
+import { conversationParts, EventLog, openLoopHost } from "../helpers/loop_host.ts";
 import {
   type FakeResponder,
   type RecordedRequest,
@@ -23,23 +22,12 @@ import {
   startFakeLlmServer,
 } from "../helpers/fake_llm_server.ts";
 import { renderPrompt } from "../helpers/prompt_cache.ts";
-import type { ToolHost } from "../../src/sandbox/tool_host.ts";
 import { join } from "node:path";
 import { openSessionStore } from "../../src/sessions/open_session_store.ts";
 
 const signal = () => new AbortController().signal;
-const nullRecorder = { id: null, record: () => {}, end: () => {} };
 
-function partsWith(host: ToolHost, provider: Provider, extra: Partial<ConversationParts> = {}) {
-  return {
-    provider,
-    tools: host,
-    approver: new RecordingApprover(),
-    recorder: nullRecorder,
-    limits: { maxIterations: 10, maxToolCalls: 15 },
-    ...extra,
-  } satisfies ConversationParts;
-}
+const partsWith = conversationParts;
 
 /** A model that echoes `limit` copies of a phrase for each user message, then answers. */
 function echoing(limit: number): FakeResponder {
@@ -54,6 +42,16 @@ function echoing(limit: number): FakeResponder {
     }
     return reply().text(`Turn ${turn} done.`);
   };
+}
+
+/** A conversation whose last call returned 23,000 characters (about 5,750 tokens at four). */
+function readOf23000Chars(): Message[] {
+  return [
+    { kind: "system", content: "sys" },
+    { kind: "user", content: "read it" },
+    toolCallMessage({ id: "c1", name: "echo", arguments: '{"text":"x"}' }),
+    toolResultMessage("c1", "echo", makeToolResult({ data: "0123456789".repeat(2_300) })),
+  ];
 }
 
 /** The prompt a request renders to, without the assistant block it opens at the end. */
@@ -142,12 +140,7 @@ Deno.test("Conversation.send() cuts by the server's count after a refusal and as
     baseUrl: server.baseUrl,
     model: "m",
   });
-  const messages: Message[] = [
-    { kind: "system", content: "sys" },
-    { kind: "user", content: "read it" },
-    toolCallMessage({ id: "c1", name: "echo", arguments: '{"text":"x"}' }),
-    toolResultMessage("c1", "echo", makeToolResult({ data: "0123456789".repeat(2_300) })),
-  ];
+  const messages = readOf23000Chars();
   const conversation = new Conversation(partsWith(h.host, provider, { contextLength: 8192 }), {
     messages,
   });
@@ -178,12 +171,7 @@ Deno.test("Conversation.send() asks the server's tokenizer near the window inste
     llamaServer: { charsPerToken: 2, window: 8192 },
   });
   const provider = createOpenAICompatProvider({ baseUrl: server.baseUrl, model: "m" });
-  const messages: Message[] = [
-    { kind: "system", content: "sys" },
-    { kind: "user", content: "read it" },
-    toolCallMessage({ id: "c1", name: "echo", arguments: '{"text":"x"}' }),
-    toolResultMessage("c1", "echo", makeToolResult({ data: "0123456789".repeat(2_300) })),
-  ];
+  const messages = readOf23000Chars();
   const conversation = new Conversation(partsWith(h.host, provider, { contextLength: 8192 }), {
     messages,
   });

@@ -19,6 +19,17 @@ async function workspace(): Promise<{ dir: string; grants: Grants } & AsyncDispo
   };
 }
 
+/** The updates of a workspace, over an in-memory store. */
+function updatesOf(ws: { dir: string; grants: Grants }) {
+  const store = GraphStore.open(":memory:");
+  const updates = new IndexUpdates({
+    workspace: ws.dir,
+    grants: ws.grants,
+    store: () => Promise.resolve(store),
+  });
+  return { store, updates };
+}
+
 function names(store: GraphStore): string[] {
   return store.allDefinitions().map((d) => `${d.path}:${d.name}`);
 }
@@ -27,12 +38,7 @@ Deno.test("IndexUpdates keeps one worker for every update of the session", async
   await using ws = await workspace();
   await Deno.writeTextFile(`${ws.dir}/a.ts`, "export function alpha() {}\n");
   await Deno.writeTextFile(`${ws.dir}/b.py`, "def beta():\n    return 1\n");
-  const store = GraphStore.open(":memory:");
-  const updates = new IndexUpdates({
-    workspace: ws.dir,
-    grants: ws.grants,
-    store: () => Promise.resolve(store),
-  });
+  const { store, updates } = updatesOf(ws);
   try {
     await updates.all();
     assertEquals(names(store), ["a.ts:alpha", "b.py:beta"]);
@@ -56,12 +62,7 @@ Deno.test("IndexUpdates.file() never starts a worker for a file no grammar parse
   await using ws = await workspace();
   await Deno.writeTextFile(`${ws.dir}/README.md`, "# Notes\n".repeat(100));
   await Deno.writeTextFile(`${ws.dir}/notes.txt`, "plain text\n");
-  const store = GraphStore.open(":memory:");
-  const updates = new IndexUpdates({
-    workspace: ws.dir,
-    grants: ws.grants,
-    store: () => Promise.resolve(store),
-  });
+  const { store, updates } = updatesOf(ws);
   try {
     for (let i = 0; i < 5; i++) {
       await updates.file("README.md");
@@ -77,12 +78,7 @@ Deno.test("IndexUpdates.file() never starts a worker for a file no grammar parse
 Deno.test("IndexUpdates.file() joins an update of the same file instead of running again", async () => {
   await using ws = await workspace();
   await Deno.writeTextFile(`${ws.dir}/a.ts`, "export function alpha() {}\n");
-  const store = GraphStore.open(":memory:");
-  const updates = new IndexUpdates({
-    workspace: ws.dir,
-    grants: ws.grants,
-    store: () => Promise.resolve(store),
-  });
+  const { store, updates } = updatesOf(ws);
   try {
     // The refresh after a read_file, then the curator's outline of the same file.
     const afterCall = updates.file("a.ts");

@@ -4,6 +4,7 @@
 // kept for the session; a server with neither is not asked again. Never throws.
 
 import { isRecord } from "../../platform/json_values.ts";
+import { fetchJson } from "../fetch_json.ts";
 
 /** Which way of counting works on this server, once known. */
 export type TokenizeWay = "vllm" | "llama-server" | "none";
@@ -48,7 +49,13 @@ export async function countPromptTokens(
   options: CountOptions = {},
 ): Promise<number | undefined> {
   const root = baseUrl.replace(/\/+$/, "").replace(/\/v\d+$/, "");
-  const post = (path: string, body: unknown) => postJson(`${root}${path}`, body, options);
+  const post = (path: string, body: unknown) =>
+    fetchJson(`${root}${path}`, {
+      body,
+      timeoutMs: options.timeoutMs ?? 5000,
+      ...(options.apiKey ? { apiKey: options.apiKey } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
   if (state.way === "none") return undefined;
   if (state.way !== "llama-server") {
     const answer = await post("/tokenize", { ...request, add_generation_prompt: true });
@@ -72,27 +79,4 @@ export async function countPromptTokens(
   }
   state.way ??= "none";
   return undefined;
-}
-
-async function postJson(url: string, body: unknown, options: CountOptions): Promise<unknown> {
-  const signals = [AbortSignal.timeout(options.timeoutMs ?? 5000)];
-  if (options.signal) signals.push(options.signal);
-  try {
-    const response = await fetch(url, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
-      },
-      body: JSON.stringify(body),
-      signal: AbortSignal.any(signals),
-    });
-    if (!response.ok) {
-      await response.body?.cancel();
-      return undefined;
-    }
-    return await response.json();
-  } catch {
-    return undefined;
-  }
 }
