@@ -49,6 +49,8 @@ export interface ConversationParts {
   repeatedFailureLimit?: number;
   /** The model's token count, shared by a run's conversations (learned from its usage). */
   tokenCounter?: TokenCounter;
+  /** The identical call with the same result answered without running (default 3; 0: off). */
+  loopGuard?: number;
 }
 
 export class Conversation {
@@ -260,6 +262,7 @@ export class Conversation {
         fitMessages,
         refitMessages,
         onCallFailed,
+        ...(this.parts.loopGuard === undefined ? {} : { loopGuard: this.parts.loopGuard }),
         ...(this.parts.parseArguments ? { parseArguments: this.parts.parseArguments } : {}),
       }, signal);
       if (summary) sumUsage(outcome.usage, summary);

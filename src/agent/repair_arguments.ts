@@ -244,8 +244,22 @@ export function repairArguments(
   return { value, repairs: [...repairs] };
 }
 
-/** Canonical text of arguments: parsed and key-sorted when they are JSON, else trimmed. */
-function normalise(args: unknown): string {
+/**
+ * Canonical text of arguments: parsed and key-sorted when they are JSON, else with its spaces
+ * collapsed, so two calls that differ only in formatting compare equal.
+ *
+ * @param args The arguments (raw text or a parsed value).
+ * @returns Their canonical text.
+ *
+ * @example
+ * ```ts
+ * import { canonicalArguments } from "./repair_arguments.ts";
+ * if (canonicalArguments('{"b": 1, "a": 2}') !== canonicalArguments({ a: 2, b: 1 })) {
+ *   throw new Error();
+ * }
+ * ```
+ */
+export function canonicalArguments(args: unknown): string {
   let value = args;
   if (typeof args === "string") {
     const parsed = tryJson(args.trim() === "" ? "{}" : args);
@@ -289,7 +303,7 @@ export class RepeatedFailureTracker {
    * @returns True when this call reaches the limit: tell the model to stop repeating it.
    */
   record(name: string, args: unknown, errorKey: string): boolean {
-    const key = JSON.stringify([name, normalise(args), errorKey]);
+    const key = JSON.stringify([name, canonicalArguments(args), errorKey]);
     const count = (this.#counts.get(key) ?? 0) + 1;
     this.#counts.set(key, count);
     return count >= this.limit;

@@ -57,6 +57,8 @@ export interface Settings {
   stallTimeout: number;
   /** Compact the conversation when a request would fill this percentage of the window. */
   compactAt: number;
+  /** The identical call with the same result answered without running (src/agent/loop_guard.ts); 0 turns it off. */
+  loopGuard: number;
   /** No base URL, provider or model file was given: look for a local server. */
   discover?: boolean;
   /** MCP servers by name (src/mcp/mcp_config.ts); the project file adds to the user's. */
@@ -108,6 +110,7 @@ export const DEFAULT_SETTINGS: Settings = {
   firstByteTimeout: 600,
   stallTimeout: 120,
   compactAt: 85,
+  loopGuard: 3,
   mcpServers: {},
 };
 
@@ -153,6 +156,10 @@ const isPercent: Checker = (v) =>
   typeof v === "number" && Number.isInteger(v) && v >= 10 && v <= 100
     ? undefined
     : "expected a whole percentage from 10 to 100";
+const isLoopGuard: Checker = (v) =>
+  v === 0 || (typeof v === "number" && Number.isInteger(v) && v >= 2)
+    ? undefined
+    : "expected 0 (off) or a whole number from 2: the identical call that is not run again";
 const isBoolean: Checker = (v) => typeof v === "boolean" ? undefined : "expected true or false";
 const isOneOf = (...values: string[]): Checker => (v) =>
   typeof v === "string" && values.includes(v) ? undefined : `expected one of ${values.join(", ")}`;
@@ -191,6 +198,7 @@ const FIELDS: Record<string, [keyof Settings, Checker]> = {
   first_byte_timeout: ["firstByteTimeout", isPositive],
   stall_timeout: ["stallTimeout", isPositive],
   compact_at: ["compactAt", isPercent],
+  loop_guard: ["loopGuard", isLoopGuard],
   mcp_servers: ["mcpServers", checkMcpServers],
   default_model: ["defaultModel", (v) => {
     const parsed = parseModelSource(v);
@@ -217,6 +225,7 @@ export const PROJECT_CONFIG_SAFE_KEYS: readonly string[] = [
   "first_byte_timeout",
   "stall_timeout",
   "compact_at",
+  "loop_guard",
   "ctx_size",
   "max_output_size",
   "tool_output_limit",

@@ -72,7 +72,12 @@ export function createAnthropicProvider(options: AnthropicOptions): AnthropicPro
     name: "anthropic",
     model: server.model,
     complete: (request, onEvent) =>
-      completeMessage(server, options.maxTokens ?? DEFAULT_MAX_TOKENS, request, onEvent),
+      completeMessage(
+        server,
+        request.maxTokens ?? options.maxTokens ?? DEFAULT_MAX_TOKENS,
+        request,
+        onEvent,
+      ),
     listModels: (signal) => listAnthropicModels(server, signal),
     contextLength: (signal) => readContextLength(server, signal),
   };

@@ -57,8 +57,16 @@ export interface OllamaProvider extends Provider, ModelLister {
   numCtx(): Promise<number>;
 }
 
-/** The root URL without a trailing slash, /v1 or /api. */
-function rootOf(baseUrl: string): string {
+/**
+ * Ollama's root URL: the base URL without a trailing slash, /v1 or /api.
+ *
+ * @example
+ * ```ts
+ * import { ollamaRoot } from "./ollama.ts";
+ * if (ollamaRoot("http://127.0.0.1:11434/v1/") !== "http://127.0.0.1:11434") throw new Error();
+ * ```
+ */
+export function ollamaRoot(baseUrl: string): string {
   return baseUrl.replace(/\/+$/, "").replace(/\/(v1|api)$/, "");
 }
 
@@ -81,7 +89,7 @@ function rootOf(baseUrl: string): string {
  * ```
  */
 export function createOllamaProvider(options: OllamaOptions): OllamaProvider {
-  const root = rootOf(options.baseUrl);
+  const root = ollamaRoot(options.baseUrl);
   const model = options.model;
   const cap = options.maxNumCtx ?? DEFAULT_MAX_NUM_CTX;
   let inspected: Promise<Result<OllamaModelInfo, AgentError>> | undefined;
@@ -206,7 +214,10 @@ function chatRequestBody(
     model,
     messages: toOllamaMessages(request.messages),
     stream: true,
-    options: { num_ctx: numCtx },
+    options: {
+      num_ctx: numCtx,
+      ...(request.maxTokens === undefined ? {} : { num_predict: request.maxTokens }),
+    },
     ...(request.tools.length > 0
       ? {
         tools: request.tools.map((tool) => ({

@@ -197,6 +197,7 @@ async function attempt(
         ? { tools: request.tools.map(toWireTool), parallel_tool_calls: true }
         : {}),
       ...(state.options.promptProgress ? { return_progress: true } : {}),
+      ...(request.maxTokens === undefined ? {} : { max_tokens: request.maxTokens }),
       ...state.options.extraBody,
       model: state.options.model,
       messages: messages.value,

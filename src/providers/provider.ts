@@ -11,6 +11,8 @@ export interface ModelRequest {
   messages: readonly Message[];
   tools: readonly ToolSchema[];
   signal?: AbortSignal;
+  /** At most this many tokens are generated (`harness doctor`'s short requests); default: the server's. */
+  maxTokens?: number;
 }
 
 /** Streamed while a turn is generated, for display only. */

@@ -22,6 +22,8 @@ export interface FinalJson {
   session_id: string | null;
   /** Calls that needed approval and were denied (e.g. -p without --yes). */
   permission_denials: { id: string; name: string; arguments: unknown; reason: string }[];
+  /** Calls the loop guard answered without running (they repeated identical calls). */
+  repeated_calls: number;
   error?: string;
 }
 
@@ -78,6 +80,8 @@ export function finalJson(outcome: TurnOutcome, sessionId: string | null): Final
         arguments: argumentsValue(call.arguments),
         reason: call.result.error_message ?? "",
       })),
+    repeated_calls: outcome.toolCalls.filter((call) => call.result.error_type === "repeated_call")
+      .length,
   };
   if (outcome.errorMessage) out.error = outcome.errorMessage;
   return out;

@@ -104,6 +104,7 @@ export class ReplyBuilder {
   /** @internal */ error: { status: number; body: unknown } | undefined;
   /** @internal */ dropAfter: number | undefined;
   /** @internal */ delayMs = 0;
+  /** @internal */ paceMs = 0;
   /** @internal */ hangs = false;
   /** @internal Set by a `llamaServer` fake: the request's prompt counts. */
   llamaUsage: { prompt: number; reused: number; charsPerToken: number } | undefined;
@@ -163,6 +164,12 @@ export class ReplyBuilder {
   /** Waits `ms` before answering (before the response headers). */
   delay(ms: number): this {
     this.delayMs = ms;
+    return this;
+  }
+
+  /** Waits `ms` before each frame after the first, as a model generating tokens does. */
+  pace(ms: number): this {
+    this.paceMs = ms;
     return this;
   }
 
@@ -433,6 +440,7 @@ function streamReply(
         return;
       }
       if (next !== undefined) {
+        if (sent > 0 && script.paceMs > 0) await sleep(script.paceMs, stop);
         sent++;
         controller.enqueue(encoder.encode(next));
         return;
