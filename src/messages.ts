@@ -22,8 +22,8 @@ export interface Usage {
  *
  * @example
  * ```ts
- * import { sumUsage } from "./messages.ts";
- * const total = { promptTokens: 10, completionTokens: 1 };
+ * import { sumUsage, type Usage } from "./messages.ts";
+ * const total: Usage = { promptTokens: 10, completionTokens: 1 };
  * sumUsage(total, { promptTokens: 20, completionTokens: 2, reusedTokens: 10 });
  * if (total.promptTokens !== 30 || total.reusedTokens !== 10) throw new Error();
  * ```

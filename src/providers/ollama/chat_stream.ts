@@ -66,7 +66,7 @@ export async function readChatStream(
     }
     if (line.done === true) {
       doneReason = typeof line.done_reason === "string" ? line.done_reason : "stop";
-      // prompt_eval_count is the whole prompt; Ollama 0.33 and later say how much of it
+      // prompt_eval_count is the whole prompt; newer Ollama releases say how much of it
       // came from the cache (prompt_eval_cached_count).
       const prompt = line.prompt_eval_count;
       const completion = line.eval_count;
