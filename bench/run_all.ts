@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 const BENCHES: { name: string; file: string; args: string[]; needs?: string }[] = [
   { name: "startup", file: "startup.ts", args: ["--runs", "15"] },
   { name: "tool_roundtrip", file: "tool_roundtrip.ts", args: [] },
+  { name: "plugin_pins", file: "plugin_pins_bench.ts", args: [] },
   { name: "command_sandbox", file: "command_sandbox_bench.ts", args: [] },
   { name: "search", file: "search_bench.ts", args: [] },
   { name: "session", file: "session_bench.ts", args: [] },
@@ -17,6 +18,8 @@ const BENCHES: { name: string; file: string; args: string[]; needs?: string }[] 
   { name: "context", file: "context_bench.ts", args: [] },
   { name: "prompt_cache", file: "prompt_cache_bench.ts", args: ["--before", "main"] },
   { name: "parallel_calls", file: "parallel_calls_bench.ts", args: [] },
+  { name: "stats", file: "stats_bench.ts", args: [] },
+  { name: "search_code", file: "search_code_bench.ts", args: [] },
   { name: "llama_cpp", file: "llama_cpp_bench.ts", args: [], needs: "../vendor/llama" },
 ];
 

@@ -13,6 +13,7 @@ import {
   type ToolCallState,
 } from "../tools/tool_call.ts";
 import type { LoopEventSink } from "./loop_events.ts";
+import { argumentsTextProblem, argumentsValueProblem } from "../tools/argument_limits.ts";
 import type { LoopGuard } from "./loop_guard.ts";
 
 /** Turns the model's raw argument text into a value to validate (argument repair hooks in here). */
@@ -161,11 +162,20 @@ export async function prepareToolCall(
     step({ type: "validation_failed", issues: [message] });
     return done(failure("validation_failed", message));
   }
+  // Limits first: the parser, repair, validation and postMessage all recurse over the value.
+  const overLimit = (problem: string) => {
+    step({ type: "validation_failed", issues: [problem] });
+    return done(failure("validation_failed", `${problem}. Call "${call.name}" again`));
+  };
+  const textProblem = argumentsTextProblem(call.arguments);
+  if (textProblem !== undefined) return overLimit(textProblem);
   const parsed = (options.parseArguments ?? parseJsonArguments)(call.arguments, info.parameters);
   if ("error" in parsed) {
     step({ type: "validation_failed", issues: [parsed.error] });
     return done(failure("parse_error", `${parsed.error}. Call "${call.name}" again`));
   }
+  const valueProblem = argumentsValueProblem(parsed.value);
+  if (valueProblem !== undefined) return overLimit(valueProblem);
   const validated = await options.tools.validate(call.name, parsed.value);
   if (!validated.ok) {
     step({ type: "validation_failed", issues: validated.error });

@@ -21,7 +21,6 @@ import type { RefusalNumbers } from "../providers/context_refusal.ts";
 import { MESSAGE_OVERHEAD, type TokenCounter } from "../providers/token_counter.ts";
 import type { SessionRecorder } from "./session_recorder.ts";
 import type { ToolRunner } from "../tools/tool_runner.ts";
-import type { ConversationPrefix } from "../tools/with_code_tools.ts";
 import { ContextBudget } from "./context_budget.ts";
 import { RepeatedFailureTracker } from "./repair_arguments.ts";
 import type { ContextReport } from "./context_report.ts";
@@ -51,6 +50,17 @@ export interface ConversationParts {
   tokenCounter?: TokenCounter;
   /** The identical call with the same result answered without running (default 3; 0: off). */
   loopGuard?: number;
+}
+
+/** The live conversation's next request and the room it leaves ({@linkcode Conversation.requestView}). */
+export interface ConversationPrefix {
+  /** The messages as the next request sends them. */
+  messages: readonly Message[];
+  tools: readonly ToolSchema[];
+  /** Tokens the prompt may still grow by before the window's limit. */
+  room: number;
+  /** The model's calibrated count of a text. */
+  tokens(text: string): number;
 }
 
 export class Conversation {

@@ -1,12 +1,13 @@
 // Which session a run continues: a new one, the latest in this folder (--continue), a given
 // one (--resume ID), or one picked from a numbered list (--resume alone, on a terminal).
 
-import type { RunFlags } from "./args.ts";
+import type { RunFlags } from "../app/run_flags.ts";
 import type { CommandIO } from "./command_io.ts";
 import { formatAgentError } from "../errors.ts";
-import { EXIT } from "./exit_codes.ts";
+import { EXIT } from "../app/exit_codes.ts";
 import { turnCount } from "../sessions/query_sessions.ts";
 import type { SessionStore } from "../sessions/session_store_types.ts";
+import { terminalLine } from "../platform/terminal_text.ts";
 
 /**
  * The id of the session to resume, `undefined` for a new one, or the exit code after the
@@ -42,9 +43,11 @@ export function formatSessions(store: SessionStore, cwd: string): string {
   const sessions = listed.value;
   if (sessions.length === 0) return "No sessions in this folder yet";
   return sessions.map((s) =>
-    `${s.id}  ${s.startedAt.slice(0, 16).replace("T", " ")}  ${
-      turnCount(s.userTurns)
-    }  ${s.model}  ${(s.firstUserMessage ?? "").replace(/\s+/g, " ").slice(0, 60)}`
+    terminalLine(
+      `${s.id}  ${s.startedAt.slice(0, 16).replace("T", " ")}  ${
+        turnCount(s.userTurns)
+      }  ${s.model}  ${(s.firstUserMessage ?? "").replace(/\s+/g, " ").slice(0, 60)}`,
+    )
   ).join("\n");
 }
 

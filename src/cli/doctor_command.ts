@@ -3,14 +3,16 @@
 // tool calls come back native, as text or not at all, prompt and generation speed, vision.
 // Prints what it found and what to set; exit 0 when harness can work with it, 1 otherwise.
 
-import type { RunFlags } from "./args.ts";
+import type { RunFlags } from "../app/run_flags.ts";
 import { type CommandIO, settingsOrExit } from "./command_io.ts";
-import { EXIT } from "./exit_codes.ts";
-import { openProvider } from "./open_provider.ts";
+import { EXIT } from "../app/exit_codes.ts";
+import { openProvider } from "../app/open_provider.ts";
 import type { Settings } from "../config/settings.ts";
 import { formatAgentError } from "../errors.ts";
 import { probeServer, type ServerProbe } from "../providers/server_probe/probe_server.ts";
 import { CANARY_MAX_TOKENS } from "../providers/server_probe/tool_call_canary.ts";
+import { type EmbeddingProbe, probeEmbeddings } from "../providers/embeddings/probe_embeddings.ts";
+import { jsonTerminalSafe, terminalSafe } from "../platform/terminal_text.ts";
 
 /** What `harness doctor --json` prints: the probe's findings and the verdict. */
 export interface DoctorReport {
@@ -26,18 +28,14 @@ export interface DoctorReport {
   context_source: string | null;
   /** With tool_calls "text": the format family the model writes. */
   text_format?: string;
+  /** search_code's embedding model (embedding_model, or one the local server lists). */
+  embeddings?: EmbeddingProbe;
   usable: boolean;
   /** Why harness cannot work with the server as it is (empty when usable). */
   problems: string[];
   /** Flags and config to use. */
   advice: string[];
 }
-
-/** Control characters but the line break (C0, DEL, C1), and the bidi overrides and isolates. */
-const CONTROLS = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
-/** What JSON.stringify leaves as it is but a terminal obeys. */
-const BIDI = /[\u202a-\u202e\u2066-\u2069]/g;
-const escapeUnicode = (ch: string) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`;
 
 /** A window below this makes the user shorten files and output often. */
 const SMALL_WINDOW = 16_384;
@@ -63,8 +61,9 @@ export async function runDoctorCommand(
   if (typeof settings === "number") return settings;
   const report = await examine(settings, io.signal);
   // The server names the model and writes the errors: nothing it sends may steer the terminal.
-  if (command.json) io.print(`${JSON.stringify(report).replace(BIDI, escapeUnicode)}\n`);
-  else io.print(formatReport(report).replace(CONTROLS, "\uFFFD"));
+  // A hostile server's model name or error must not steer the terminal (terminal_text.ts).
+  if (command.json) io.print(`${jsonTerminalSafe(JSON.stringify(report))}\n`);
+  else io.print(terminalSafe(formatReport(report)));
   return report.usable ? EXIT.ok : EXIT.runtime;
 }
 
@@ -96,6 +95,12 @@ async function examine(settings: Settings, signal?: AbortSignal): Promise<Doctor
     });
     if (!probed.ok) return failed(formatAgentError(probed.error), baseUrl);
     const probe = probed.value;
+    const embeddings = await probeEmbeddings({
+      ...(settings.embeddingModel ? { embeddingModel: settings.embeddingModel } : {}),
+      ...(settings.embeddingBaseUrl ? { embeddingBaseUrl: settings.embeddingBaseUrl } : {}),
+      server: { baseUrl, provider: provider.name },
+      ...(settings.apiKey ? { apiKey: settings.apiKey } : {}),
+    }, signal);
     const report: DoctorReport = {
       context_window: contextLength ?? null,
       tool_calls: probe.toolCalls,
@@ -108,6 +113,7 @@ async function examine(settings: Settings, signal?: AbortSignal): Promise<Doctor
       model: provider.model,
       context_source: contextSource ?? null,
       ...(probe.textFormat ? { text_format: probe.textFormat } : {}),
+      embeddings,
       usable: true,
       problems: [],
       advice: [],
@@ -180,6 +186,25 @@ function raiseWindow(server: string): string {
   return "the server's context size";
 }
 
+function embeddingLine(probe: EmbeddingProbe): string {
+  switch (probe.status) {
+    case "ok":
+      return `"${probe.model}" at ${probe.baseUrl}, ${probe.dimensions} numbers per vector ` +
+        "(search_code is offered)";
+    case "failed":
+      return `"${probe.model}" at ${probe.baseUrl} failed: ${probe.problem}`;
+    case "off":
+      return 'off ("embedding_model": "off"): search_code is not offered';
+    case "none":
+      return "none found: search_code is not offered (pull one, e.g. " +
+        '"ollama pull nomic-embed-text", or set "embedding_model")';
+    default: {
+      const never: never = probe;
+      throw new Error(`unknown embedding probe ${JSON.stringify(never)}`);
+    }
+  }
+}
+
 function yesNo(value: boolean | null): string {
   return value === null ? "not stated by the server" : value ? "yes" : "no";
 }
@@ -224,6 +249,7 @@ export function formatReport(report: DoctorReport): string {
     lines.push(`Prompt speed:    ${speed(report.prompt_tokens_per_s)}`);
     lines.push(`Generation:      ${speed(report.generated_tokens_per_s)}`);
     lines.push(`Vision:          ${yesNo(report.vision)}`);
+    if (report.embeddings) lines.push(`Embeddings:      ${embeddingLine(report.embeddings)}`);
   }
   for (const advice of report.advice) lines.push(`- ${advice}`);
   if (report.usable) lines.push("Usable: yes");

@@ -3,13 +3,14 @@
 // documented exit code.
 
 import type { TurnOutcome } from "../agent/agent_loop.ts";
-import type { OutputFormat } from "./args.ts";
-import { EXIT } from "./exit_codes.ts";
+import type { OutputFormat } from "../app/run_flags.ts";
+import { EXIT } from "../app/exit_codes.ts";
 import type { Conversation } from "../agent/conversation.ts";
 import type { LoopEventSink } from "../agent/loop_events.ts";
 import { createStreamJson, finalJson } from "../ui/render_json.ts";
 import { createTextRenderer } from "../ui/render_text.ts";
 import type { Style } from "../ui/style.ts";
+import { jsonTerminalSafe, terminalSafe } from "../platform/terminal_text.ts";
 
 /**
  * The exit code for how a turn ended.
@@ -76,7 +77,8 @@ export async function runPrint(
   switch (options.format) {
     case "text":
       if (outcome.text) {
-        options.stdout(outcome.text.endsWith("\n") ? outcome.text : `${outcome.text}\n`);
+        const text = terminalSafe(outcome.text);
+        options.stdout(text.endsWith("\n") ? text : `${text}\n`);
       }
       if (outcome.stopReason === "iteration_limit") {
         options.stderr(
@@ -85,11 +87,15 @@ export async function runPrint(
       }
       break;
     case "json":
-      options.stdout(`${JSON.stringify(finalJson(outcome, sessionId))}\n`);
+      options.stdout(`${jsonTerminalSafe(JSON.stringify(finalJson(outcome, sessionId)))}\n`);
       break;
     case "stream-json":
       flushStream();
-      options.stdout(`${JSON.stringify({ type: "final", ...finalJson(outcome, sessionId) })}\n`);
+      options.stdout(
+        `${
+          jsonTerminalSafe(JSON.stringify({ type: "final", ...finalJson(outcome, sessionId) }))
+        }\n`,
+      );
       break;
   }
   return exitCodeFor(outcome.stopReason);
@@ -122,5 +128,11 @@ export function printEarlyFailure(
     usage: { promptTokens: 0, completionTokens: 0 },
     errorMessage: message,
   }, null);
-  stdout(`${JSON.stringify(format === "stream-json" ? { type: "final", ...final } : final)}\n`);
+  stdout(
+    `${
+      jsonTerminalSafe(
+        JSON.stringify(format === "stream-json" ? { type: "final", ...final } : final),
+      )
+    }\n`,
+  );
 }

@@ -2,9 +2,11 @@
 
 import type { Command } from "./args.ts";
 import { formatAgentError } from "../errors.ts";
-import { EXIT } from "./exit_codes.ts";
-import { type CommandIO, openStoreOrExit } from "./command_io.ts";
+import { EXIT } from "../app/exit_codes.ts";
+import type { CommandIO } from "./command_io.ts";
+import { openSessionStore } from "../sessions/open_session_store.ts";
 import { type SearchHit, type SessionSummary, turnCount } from "../sessions/query_sessions.ts";
+import { jsonTerminalSafe, terminalLine, terminalSafe } from "../platform/terminal_text.ts";
 
 /** Rows listed when --limit is left out. */
 const DEFAULT_LIMIT = 50;
@@ -22,8 +24,12 @@ export async function runSessionsCommand(
   command: Extract<Command, { kind: "sessions" }>,
   io: CommandIO,
 ): Promise<number> {
-  const store = openStoreOrExit({ ...command.flags, noSession: false }, io);
-  if (typeof store === "number") return store;
+  const opened = openSessionStore();
+  if (!opened.ok) {
+    io.printError(formatAgentError(opened.error));
+    return EXIT.runtime;
+  }
+  const store = opened.value;
   try {
     switch (command.action) {
       case "list": {
@@ -37,7 +43,7 @@ export async function runSessionsCommand(
         const rows = listed.value.slice(0, limit);
         if (rows.length === 0) {
           console.log("No sessions yet");
-        } else console.log(formatSessionList(rows));
+        } else console.log(terminalSafe(formatSessionList(rows)));
         if (listed.value.length > limit) {
           console.error(
             `More sessions exist: showing the ${limit} most recently active; pass --limit ${
@@ -48,7 +54,10 @@ export async function runSessionsCommand(
         return EXIT.ok;
       }
       case "export": {
-        const exported = store.exportSession(command.arg!, (line) => console.log(line));
+        const exported = store.exportSession(
+          command.arg!,
+          (line) => console.log(jsonTerminalSafe(line)),
+        );
         if (!exported.ok) {
           io.printError(formatAgentError(exported.error));
           return EXIT.usage;
@@ -67,7 +76,7 @@ export async function runSessionsCommand(
         for (const hit of hits) {
           console.log(
             `${hit.sessionId}  ${hit.at.slice(0, 16).replace("T", " ")}  ${HIT_KINDS[hit.type]}  ${
-              hit.snippet.replace(/\s+/g, " ")
+              terminalLine(hit.snippet.replace(/\s+/g, " "))
             }`,
           );
         }

@@ -1,12 +1,15 @@
 // The REPL's slash commands: /help, /tools, /mcp, /context, /compact, /permissions, /tasks,
-// /clear, /continue, /sessions, /resume, /exit. Each is a small function over the REPL control
+// /clear, /continue, /sessions, /resume, /stats, /exit. Each is a small function over the REPL control
 // surface.
 
 import type { Conversation } from "../agent/conversation.ts";
+import type { Style } from "../ui/style.ts";
 import type { ReplControl, SlashCommand } from "../ui/repl.ts";
 import type { ToolInfo } from "../tools/tool_runner.ts";
-import type { UnavailableTool } from "../tools/offered_tools.ts";
+import type { UnavailableTool } from "../app/offered_tools.ts";
 import { formatContextReport } from "../agent/context_report.ts";
+import { formatTaskChecklist } from "../tools/builtin/task_checklist.ts";
+import { terminalLine, terminalSafe } from "../platform/terminal_text.ts";
 
 export interface SlashContext {
   /** The tools, once their list has loaded (start-up loads it in the background). */
@@ -23,31 +26,8 @@ export interface SlashContext {
   fresh(): Conversation;
   /** MCP servers with status, tool count and errors (src/mcp/mcp_servers.ts). */
   mcpReport?(): string;
-}
-
-interface Task {
-  id: string;
-  content: string;
-  status: string;
-}
-
-/**
- * Formats the task list held in the conversation state.
- *
- * @example
- * ```ts
- * import { formatTasks } from "./slash_commands.ts";
- * const text = formatTasks({ tasks: [{ id: "task_1", content: "x", status: "pending" }] });
- * if (!text.includes("task_1")) throw new Error(text);
- * ```
- */
-export function formatTasks(state: Record<string, unknown>): string {
-  const tasks = Array.isArray(state.tasks) ? state.tasks as Task[] : [];
-  if (tasks.length === 0) return "No tasks yet";
-  const mark: Record<string, string> = { pending: "[ ]", in_progress: "[~]", completed: "[x]" };
-  return tasks.map((task) => `${mark[task.status] ?? "[?]"} ${task.id}  ${task.content}`).join(
-    "\n",
-  );
+  /** The usage report of one session (src/cli/stats_command.ts), or why there is none. */
+  sessionStats?(sessionId: string | null, style: Style): Promise<string>;
 }
 
 /** Builds the REPL's slash commands over the given context. */
@@ -70,9 +50,11 @@ export function slashCommands(context: SlashContext): SlashCommand[] {
       summary: "list the tools the model can call",
       run: async (_args, repl) => {
         const lines = (await context.tools()).map((tool) =>
-          `  ${repl.style.bold(tool.name.padEnd(22))} ${tool.risk.padEnd(7)} ${
-            repl.style.dim(`[${tool.origin === "mcp" ? `mcp:${tool.server}` : tool.origin}]`)
-          } ${tool.description.split("\n")[0]}`
+          `  ${repl.style.bold(terminalLine(tool.name).padEnd(22))} ${tool.risk.padEnd(7)} ${
+            repl.style.dim(
+              terminalLine(`[${tool.origin === "mcp" ? `mcp:${tool.server}` : tool.origin}]`),
+            )
+          } ${terminalLine(tool.description.split("\n")[0] ?? "")}`
         );
         const unavailable = context.unavailableTools?.() ?? [];
         if (unavailable.length > 0) {
@@ -90,8 +72,8 @@ export function slashCommands(context: SlashContext): SlashCommand[] {
       run: (_args, repl) =>
         repl.write(
           `${
-            context.mcpReport?.() ??
-              'No MCP servers configured: add one with "harness mcp add NAME -- COMMAND ARGS..."'
+            terminalSafe(context.mcpReport?.() ?? "") ||
+            'No MCP servers configured: add one with "harness mcp add NAME -- COMMAND ARGS..."'
           }\n`,
         ),
     },
@@ -113,7 +95,7 @@ export function slashCommands(context: SlashContext): SlashCommand[] {
         const done = await repl.interruptible((display, signal) =>
           conversation.compact(display, signal)
         );
-        if (done.error) repl.write(`${repl.style.yellow(done.error)}\n`);
+        if (done.error) repl.write(`${repl.style.yellow(terminalSafe(done.error))}\n`);
       },
     },
     {
@@ -124,7 +106,8 @@ export function slashCommands(context: SlashContext): SlashCommand[] {
     {
       name: "tasks",
       summary: "show the task list",
-      run: (_args, repl) => repl.write(`${formatTasks(repl.conversation.state)}\n`),
+      run: (_args, repl) =>
+        repl.write(`${terminalSafe(formatTaskChecklist(repl.conversation.state))}\n`),
     },
     {
       name: "clear",
@@ -154,14 +137,14 @@ export function slashCommands(context: SlashContext): SlashCommand[] {
     {
       name: "sessions",
       summary: "list sessions in this folder",
-      run: (_args, repl) => repl.write(`${context.sessionsList()}\n`),
+      run: (_args, repl) => repl.write(`${terminalSafe(context.sessionsList())}\n`),
     },
     {
       name: "resume",
       summary: "resume a session: /resume ID",
       run: async (args, repl: ReplControl) => {
         if (!args) {
-          repl.write(`${context.sessionsList()}\nType /resume ID to resume one\n`);
+          repl.write(`${terminalSafe(context.sessionsList())}\nType /resume ID to resume one\n`);
           return;
         }
         const resumed = await context.resume(args.trim());
@@ -171,6 +154,18 @@ export function slashCommands(context: SlashContext): SlashCommand[] {
         }
         repl.setConversation(resumed.conversation);
         repl.write(`${resumed.note}\n`);
+      },
+    },
+    {
+      name: "stats",
+      summary: "show this session's tool calls, approvals, tokens and stops",
+      run: async (_args, repl) => {
+        const id = repl.conversation.parts.recorder.id;
+        repl.write(
+          `${
+            (await context.sessionStats?.(id, repl.style)) ?? "No statistics in this front end"
+          }\n`,
+        );
       },
     },
     { name: "exit", summary: "exit harness", run: (_args, repl) => repl.exit() },

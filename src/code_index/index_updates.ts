@@ -15,6 +15,7 @@ export class IndexUpdates {
   #workers: IndexWorkers | undefined;
   /** One-file updates waiting or running, by path: a second request may join the first. */
   #pending = new Map<string, { done: Promise<unknown>; started: boolean }>();
+  #generation = 0;
 
   /**
    * @param options The workspace, the user's grants, and the store (opened on first use).
@@ -62,6 +63,11 @@ export class IndexUpdates {
     return entry.done;
   }
 
+  /** Bumped whenever an update parsed or removed a file (search_code reloads its chunks then). */
+  get generation(): number {
+    return this.#generation;
+  }
+
   /** The pool's counters: workers started and jobs run (for tests and bench/). */
   get counts(): { started: number; jobs: number } {
     return { started: this.#workers?.started ?? 0, jobs: this.#workers?.jobs ?? 0 };
@@ -80,7 +86,9 @@ export class IndexUpdates {
   ): Promise<IndexSummary> {
     const { indexWorkspace } = await import("./index_workspace.ts");
     const { workspace, grants } = this.options;
-    return await indexWorkspace({ workspace, grants, store, workers, ...extra });
+    const summary = await indexWorkspace({ workspace, grants, store, workers, ...extra });
+    if (summary.parsed + summary.removed > 0) this.#generation++;
+    return summary;
   }
 
   /** Runs updates one at a time, with the session's workers and the store. */

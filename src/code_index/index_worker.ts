@@ -13,6 +13,7 @@ import { grammarFor } from "./languages.ts";
 import { type GrammarAssets, SymbolParser } from "./symbol_parser.ts";
 import type { FileFingerprint } from "./graph_store.ts";
 import type { FileSymbols } from "./symbol_parser.ts";
+import { type DefinitionChunk, definitionChunks } from "./definition_chunks.ts";
 
 /** The host's first message: what every request of this worker shares (grammars come later). */
 export interface IndexInit {
@@ -42,7 +43,14 @@ export type IndexReply =
   & { id: number }
   & (
     | { type: "planned"; total: number }
-    | { type: "file"; file: FileFingerprint; grammar: string; symbols: FileSymbols }
+    | {
+      type: "file";
+      file: FileFingerprint;
+      grammar: string;
+      symbols: FileSymbols;
+      /** The definitions' text for semantic search, read here under the read grant. */
+      chunks: DefinitionChunk[];
+    }
     | { type: "touched"; file: FileFingerprint }
     | { type: "progress"; done: number; total: number }
     | { type: "done"; seen: string[]; skipped: number; partial: boolean; failures: string[] }
@@ -143,8 +151,9 @@ async function run(request: IndexRequest, ready: Ready): Promise<void> {
     }
     const grammar = grammarFor(path)!;
     let symbols: FileSymbols;
+    const text = new TextDecoder().decode(bytes);
     try {
-      symbols = await parser.parse(grammar, new TextDecoder().decode(bytes));
+      symbols = await parser.parse(grammar, text);
     } catch (error) {
       // A grammar's scanner can trap on odd input; the file is indexed as empty so it is
       // not parsed again until it changes, and the parser drops that grammar's state.
@@ -152,7 +161,8 @@ async function run(request: IndexRequest, ready: Ready): Promise<void> {
       failures.push(`${path}: ${error instanceof Error ? error.message : String(error)}`);
       symbols = { definitions: [], references: [] };
     }
-    self.postMessage({ id, type: "file", file, grammar, symbols } satisfies IndexReply);
+    const chunks = definitionChunks(path, text, symbols.definitions);
+    self.postMessage({ id, type: "file", file, grammar, symbols, chunks } satisfies IndexReply);
   }
   self.postMessage({ id, type: "done", seen, skipped, partial, failures } satisfies IndexReply);
 }

@@ -5,15 +5,18 @@
 // (config_trust.ts), only the keys of PROJECT_CONFIG_SAFE_KEYS apply from it.
 
 import { httpUrlProblem } from "../platform/http_url.ts";
+import { ownField } from "../platform/json_values.ts";
+import { jsonDepth, MAX_JSON_DEPTH } from "../platform/json_depth.ts";
 import { paths } from "../platform/paths.ts";
 import { configDir } from "./folders.ts";
 import type { ParseError } from "jsonc-parser";
 import { err, ok, type Result } from "../errors.ts";
 import { isAnthropicBaseUrl } from "../providers/anthropic/base_url.ts";
 // Type only: config_trust.ts (and node:path) load only when a project config needs trust.
-import type { ConfigTrustOptions } from "../permissions/config_trust.ts";
-import { checkMcpServers, type McpServerConfig } from "../mcp/mcp_config.ts";
+import type { ConfigTrustOptions } from "./config_trust.ts";
+import { checkMcpServers, type McpServerConfig } from "./mcp_config.ts";
 import { type ModelSource, parseModelSource } from "../providers/model_source.ts";
+import { DEFAULT_TURN_OUTPUT_LIMITS } from "../providers/turn_output_cap.ts";
 
 export const DEFAULT_BASE_URL = "http://127.0.0.1:11434/v1";
 
@@ -57,14 +60,25 @@ export interface Settings {
   stallTimeout: number;
   /** Compact the conversation when a request would fill this percentage of the window. */
   compactAt: number;
+  /** Streamed pieces (about one token each) one model turn may send before it is stopped. */
+  maxTurnTokens: number;
+  /** Bytes one model turn may stream before it is stopped (memory and the session log). */
+  maxTurnBytes: number;
   /** The identical call with the same result answered without running (src/agent/loop_guard.ts); 0 turns it off. */
   loopGuard: number;
   /** No base URL, provider or model file was given: look for a local server. */
   discover?: boolean;
-  /** MCP servers by name (src/mcp/mcp_config.ts); the project file adds to the user's. */
+  /** MCP servers by name (src/config/mcp_config.ts); the project file adds to the user's. */
   mcpServers: Record<string, McpServerConfig>;
   /** The model offered to run in-process when no server answers (model_source.ts). */
   defaultModel?: ModelSource;
+  /**
+   * The embedding model of `search_code` ("off": none, and none is looked for); unset: the
+   * first embedding model the local server lists.
+   */
+  embeddingModel?: string;
+  /** The server embeddings come from (default: the model server); an Ollama root or a /v1 URL. */
+  embeddingBaseUrl?: string;
 }
 
 /** The settings a flag or a config file can set, by the same names; absent means "not given". */
@@ -110,6 +124,8 @@ export const DEFAULT_SETTINGS: Settings = {
   firstByteTimeout: 600,
   stallTimeout: 120,
   compactAt: 85,
+  maxTurnTokens: DEFAULT_TURN_OUTPUT_LIMITS.maxTokens,
+  maxTurnBytes: DEFAULT_TURN_OUTPUT_LIMITS.maxBytes,
   loopGuard: 3,
   mcpServers: {},
 };
@@ -198,8 +214,12 @@ const FIELDS: Record<string, [keyof Settings, Checker]> = {
   first_byte_timeout: ["firstByteTimeout", isPositive],
   stall_timeout: ["stallTimeout", isPositive],
   compact_at: ["compactAt", isPercent],
+  max_turn_tokens: ["maxTurnTokens", isPositive],
+  max_turn_bytes: ["maxTurnBytes", isPositive],
   loop_guard: ["loopGuard", isLoopGuard],
   mcp_servers: ["mcpServers", checkMcpServers],
+  embedding_model: ["embeddingModel", isNonEmptyString],
+  embedding_base_url: ["embeddingBaseUrl", isHttpUrl],
   default_model: ["defaultModel", (v) => {
     const parsed = parseModelSource(v);
     return typeof parsed === "string" ? parsed : undefined;
@@ -209,7 +229,8 @@ const FIELDS: Record<string, [keyof Settings, Checker]> = {
 /**
  * The keys an untrusted project config may set: the model's name and limits. Every other key
  * runs code (`plugins`, `model_file`, `default_model`: a model file llama.cpp parses, which
- * `default_model` also downloads), moves data (`base_url`, `api_key`, `provider`), changes
+ * `default_model` also downloads), moves data (`base_url`, `api_key`, `provider`, and
+ * `embedding_model` and `embedding_base_url`, which send every definition's text), changes
  * what the model is told (`system_prompt`) or how long tools may run (`tool_timeouts`), so
  * it applies only once the user trusts the file's content.
  */
@@ -225,6 +246,8 @@ export const PROJECT_CONFIG_SAFE_KEYS: readonly string[] = [
   "first_byte_timeout",
   "stall_timeout",
   "compact_at",
+  "max_turn_tokens",
+  "max_turn_bytes",
   "loop_guard",
   "ctx_size",
   "max_output_size",
@@ -270,6 +293,14 @@ export async function parseConfigText(
     import("../platform/jsonc_error_reason.ts"),
   ]);
   if (stripComments(text).trim() === "") return ok({});
+  // The parser recurses: a file nested thousands deep would overflow its stack.
+  if (jsonDepth(text) > MAX_JSON_DEPTH) {
+    return err({
+      kind: "config_invalid",
+      file,
+      reason: `values nest more than ${MAX_JSON_DEPTH} levels deep: fix the file or move it away`,
+    });
+  }
   const errors: ParseError[] = [];
   const value: unknown = parse(text, errors, { allowTrailingComma: true });
   const first = errors[0];
@@ -289,7 +320,7 @@ export async function parseConfigText(
   }
   const out: Record<string, unknown> = {};
   for (const [key, raw] of Object.entries(value)) {
-    const field = FIELDS[key];
+    const field = ownField(FIELDS, key);
     if (!field) {
       return err({
         kind: "config_invalid",
@@ -299,7 +330,7 @@ export async function parseConfigText(
     }
     const problem = field[1](raw);
     if (problem) return err({ kind: "config_invalid", file, reason: `"${key}": ${problem}` });
-    out[field[0]] = key === "base_url"
+    out[field[0]] = key === "base_url" || key === "embedding_base_url"
       ? String(raw).replace(/\/+$/, "")
       : key === "default_model"
       ? parseModelSource(raw)
@@ -327,13 +358,13 @@ async function trustedPart(
   file: string,
   text: string,
   settings: Partial<Settings>,
-  trust: ConfigTrustOptions & { storeFile: string },
+  trust: ConfigTrustOptions & { env: (name: string) => string | undefined },
 ): Promise<Partial<Settings>> {
   const acting = Object.entries(FIELDS).filter(([key, [name]]) =>
     !PROJECT_CONFIG_SAFE_KEYS.includes(key) && name in settings
   );
   if (acting.length === 0) return settings;
-  const { settleProjectConfig } = await import("../permissions/config_trust.ts");
+  const { settleProjectConfig } = await import("./config_trust.ts");
   const keys = acting.map(([key]) => key);
   if (await settleProjectConfig(file, text, keys, trust)) return settings;
   const safe: Record<string, unknown> = { ...settings };
@@ -375,7 +406,8 @@ export async function loadSettings(
   const fromProject = await trustedPart(projectFile, project.value.text, project.value.settings, {
     interactive: options.trust?.interactive ?? false,
     io,
-    storeFile: options.trust?.storeFile ?? paths.join(configDir(env), "trusted_configs.json"),
+    ...(options.trust?.storeFile ? { storeFile: options.trust.storeFile } : {}),
+    env,
     cwd: options.trust?.cwd ?? options.cwd,
   });
   // A cloned repository's config may make commands stricter, never looser.

@@ -16,6 +16,7 @@ import { ANTHROPIC_HOST, anthropicEndpoints } from "./anthropic/base_url.ts";
 import { errorHint, httpError, isAbort, unreachableError } from "./anthropic/http_errors.ts";
 import { type MessageStreamEnd, readMessageStream } from "./anthropic/stream_reader.ts";
 import { toAnthropicMessages, toAnthropicTool } from "./anthropic/wire_messages.ts";
+import { countBytes } from "./received_bytes.ts";
 
 export { isAnthropicBaseUrl } from "./anthropic/base_url.ts";
 
@@ -132,7 +133,8 @@ async function completeMessage(
 
   let end: MessageStreamEnd;
   try {
-    end = await readMessageStream(response.body, turn, onEvent);
+    const received = (bytes: number) => onEvent?.({ type: "received", bytes });
+    end = await readMessageStream(countBytes(response.body, received), turn, onEvent);
   } catch (error) {
     if (isAbort(error, request.signal)) return aborted();
     return fail({

@@ -25,6 +25,7 @@ import {
 import { type OllamaModelInfo, showModel } from "./ollama/show.ts";
 import { toOllamaMessages } from "./ollama/wire_messages.ts";
 import { DEFAULT_STREAM_LIMITS, StreamWatchdog } from "./stream_watchdog.ts";
+import { countBytes } from "./received_bytes.ts";
 import { isRecord } from "../platform/json_values.ts";
 import { refusalNumbers } from "./context_refusal.ts";
 
@@ -175,7 +176,12 @@ export function createOllamaProvider(options: OllamaOptions): OllamaProvider {
 
     let end: ChatStreamEnd;
     try {
-      end = await readChatStream(watched(response.body, watchdog), turn, onEvent);
+      const received = (bytes: number) => onEvent?.({ type: "received", bytes });
+      end = await readChatStream(
+        watched(countBytes(response.body, received), watchdog),
+        turn,
+        onEvent,
+      );
     } catch (error) {
       if (request.signal?.aborted) return aborted();
       const stall = stalled();

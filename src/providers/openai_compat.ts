@@ -24,6 +24,7 @@ import { endTurn, errorTurn, TurnAccumulator } from "./openai_compat/stream_read
 import { toWireMessages, toWireTool } from "./openai_compat/wire_messages.ts";
 import { countPromptTokens, type TokenizeWay } from "./openai_compat/count_tokens.ts";
 import { DEFAULT_STREAM_LIMITS, type StreamLimits, StreamWatchdog } from "./stream_watchdog.ts";
+import { countBytes } from "./received_bytes.ts";
 
 /** Options of {@linkcode createOpenAICompatProvider}. */
 export interface OpenAICompatOptions {
@@ -56,11 +57,23 @@ interface ProviderState {
   client: Promise<{ sdk: OpenAIModule; client: OpenAI }> | undefined;
   /** How this server counts a prompt's tokens, once known (count_tokens.ts). */
   tokenize: { way?: TokenizeWay };
+  /** The streaming request's byte counter (one request at a time per provider). */
+  onReceived?: ((bytes: number) => void) | undefined;
 }
 
 const LIST_MODELS_TIMEOUT_MS = 30 * 1000;
 
 let sdkModule: Promise<OpenAIModule> | undefined;
+
+/**
+ * Starts loading npm:openai now instead of on the first request: a run that sends one at once
+ * (harness -p) loads it while its tools are listed.
+ */
+export function preloadOpenAISdk(): void {
+  sdkModule ??= import("openai");
+  // A failed import is tried again by the first request, which reports it.
+  sdkModule.catch(() => sdkModule = undefined);
+}
 
 /**
  * Creates a provider for any server that speaks OpenAI Chat Completions with streaming.
@@ -138,6 +151,13 @@ function getClient(state: ProviderState): Promise<{ sdk: OpenAIModule; client: O
       // The stream watchdog enforces the real limits; this only backs it up.
       timeout: limitsOf(state.options).firstByteTimeoutMs + 5000,
       logLevel: "off",
+      // Bytes are counted as they arrive, before the SDK buffers a line (turn_output_cap.ts).
+      fetch: async (url: string | URL | Request, init?: RequestInit) => {
+        const response = await fetch(url, init);
+        const onReceived = state.onReceived;
+        if (!response.body || !onReceived) return response;
+        return new Response(countBytes(response.body, onReceived), response);
+      },
     });
     return { sdk, client };
   })();
@@ -187,6 +207,7 @@ async function attempt(
     return { turn: errorTurn(error, { text, reasoning }), idsRejected: false };
   };
   let sdk: OpenAIModule | undefined;
+  state.onReceived = onEvent && ((bytes) => onEvent({ type: "received", bytes }));
   try {
     const loaded = await getClient(state);
     sdk = loaded.sdk;
@@ -214,6 +235,7 @@ async function attempt(
       accumulator.add(chunk);
     }
   } catch (error) {
+    state.onReceived = undefined;
     if (signal?.aborted) return { turn: accumulator.abortedTurn(), idsRejected: false };
     const stall = stalled();
     if (stall) return stall;
@@ -223,6 +245,7 @@ async function attempt(
     if (described.contextExceeded) turn.contextExceeded = described.contextExceeded;
     return { turn, idsRejected: described.idsRejected };
   }
+  state.onReceived = undefined;
   // npm:openai ends the iteration quietly when the request was aborted.
   if (signal?.aborted) return { turn: accumulator.abortedTurn(), idsRejected: false };
   const stall = stalled();

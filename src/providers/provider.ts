@@ -24,7 +24,9 @@ export type ProviderEvent =
   /** Still waiting for the first chunk (about once a second). */
   | { type: "waiting"; elapsedMs: number }
   /** The server's prompt processing (llama-server `return_progress`), in tokens. */
-  | { type: "prompt_progress"; processed: number; total: number; elapsedMs: number };
+  | { type: "prompt_progress"; processed: number; total: number; elapsedMs: number }
+  /** Bytes of the answer received from the server (turn_output_cap.ts bounds a turn's). */
+  | { type: "received"; bytes: number };
 
 export type StopReason = "stop" | "tool_calls" | "length" | "error" | "aborted";
 

@@ -14,14 +14,15 @@ import { truncateToolResult } from "./truncate_output.ts";
 import { loadToolCatalog, type ToolCatalog, type ToolGroup } from "./tool_catalog.ts";
 import { type SandboxOptions, type SandboxWorker, startSandbox } from "./sandbox_worker.ts";
 import { helperCount, SEARCH_TOOLS, SearchHelpers } from "./search_helpers.ts";
+import { ownField } from "../platform/json_values.ts";
 
 /** Options of {@linkcode openToolHost} and {@linkcode createToolHost}. */
 export interface ToolHostOptions extends SandboxOptions {
   /** Plugin files in discovery order (see src/plugins/load_plugins.ts). */
   pluginFiles: PluginFile[];
-  /** Schema cache file (see src/sandbox/schema_cache.ts); without it every plugin is imported. */
+  /** Schema cache file (see src/plugins/schema_cache.ts); without it every plugin is imported. */
   schemaCacheFile?: string;
-  /** Project trust store (default: trustedPluginsFile() of src/permissions/project_trust.ts). */
+  /** Project trust store (default: trustStoreFile() of src/config/trust_store.ts). */
   trustStoreFile?: string;
   /** Per-tool timeout overrides in milliseconds, by tool name. */
   timeouts?: Record<string, number>;
@@ -196,7 +197,8 @@ export class ToolHost implements ToolRunner {
       return await finish({ errorType: "cancelled", message: "Cancelled before it started" });
     }
     const id = this.#nextId++;
-    const timeoutMs = this.#options.timeouts?.[name] ?? info.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const timeoutMs = ownField(this.#options.timeouts ?? {}, name) ?? info.timeoutMs ??
+      DEFAULT_TIMEOUT_MS;
     const ports = helpers?.ports() ?? [];
     const reply = worker.request(
       {

@@ -4,22 +4,10 @@
 // transferred (transferOf).
 
 import type { ToolErrorType } from "../messages.ts";
-import type { ToolDefinition, ToolPermissions } from "../tools/define_tool.ts";
+import type { LoadFailure, PluginRef, WireToolInfo } from "../plugins/plugin_definition.ts";
 import type { CommandSandbox } from "./command_sandbox.ts";
 import type { Grants } from "./grants.ts";
 import type { PermissionName } from "./permission_name.ts";
-
-/** A plugin file to import. */
-export interface PluginRef {
-  url: string;
-  path: string;
-  name: string;
-  /**
-   * A project plugin's trust hash (the plugin and its local imports) as the user trusted it:
-   * the worker hashes the files again right before importing them and refuses a change.
-   */
-  trustHash?: string;
-}
 
 /** The "load" message: what a worker holds and how it is sandboxed. */
 export interface LoadMessage {
@@ -58,23 +46,6 @@ export type HostToWorker =
     helpers?: MessagePort[];
   }
   | { type: "abort"; id: number; reason: string };
-
-/** A valid tool as the worker reports it. */
-export interface WireToolInfo {
-  name: string;
-  description: string;
-  risk: ToolDefinition["risk"];
-  parameters: Record<string, unknown>;
-  permissions?: ToolPermissions;
-  timeoutMs?: number;
-  path: string;
-}
-
-/** A plugin file that could not be imported or is not a valid tool. */
-export interface LoadFailure {
-  path: string;
-  reason: string;
-}
 
 /** Messages to the host. */
 export type WorkerToHost =

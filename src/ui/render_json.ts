@@ -3,6 +3,8 @@
 
 import type { TurnOutcome } from "../agent/agent_loop.ts";
 import type { LoopEvent } from "../agent/loop_events.ts";
+import { parseShallowJson } from "../platform/json_depth.ts";
+import { jsonTerminalSafe } from "../platform/terminal_text.ts";
 
 export interface FinalJson {
   result: string;
@@ -34,11 +36,9 @@ export interface FinalJson {
  */
 function argumentsValue(args: unknown): unknown {
   if (typeof args !== "string") return args;
-  try {
-    return JSON.parse(args);
-  } catch {
-    return args;
-  }
+  // Text nested past the limit (refused as such) stays text: JSON.stringify would overflow.
+  const parsed = parseShallowJson(args);
+  return parsed === undefined ? args : parsed.value;
 }
 
 /**
@@ -111,6 +111,9 @@ export function finalJson(outcome: TurnOutcome, sessionId: string | null): Final
 export function createStreamJson(
   write: (line: string) => void,
 ): { sink: (event: LoopEvent) => void; flush: () => void } {
+  const print = write;
+  // Lines carry model text and tool output: C1 and bidi characters as \u escapes.
+  write = (line) => print(jsonTerminalSafe(line));
   const waiting = new Map<string, { id: string; name: string; arguments: string }>();
   const callLine = (call: { id: string; name: string }, args: unknown) =>
     JSON.stringify({ type: "tool_call", id: call.id, name: call.name, arguments: args });

@@ -133,6 +133,7 @@ Deno.test("harness doctor prints no control sequence a hostile server puts in it
   const out = await sandbox.run(["doctor", "--base-url", server.baseUrl]);
   assertEquals(out.code, 0, out.stderr);
   assert(
+    // deno-lint-ignore no-control-regex
     !/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/.test(out.stdout),
     JSON.stringify(out.stdout),
   );
@@ -142,6 +143,7 @@ Deno.test("harness doctor prints no control sequence a hostile server puts in it
     speedReply(),
   ], { models: [evil], routes: { "/props": PROPS } });
   const json = await sandbox.run(["doctor", "--json", "--base-url", again.baseUrl]);
+  // deno-lint-ignore no-control-regex
   assert(!/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/.test(json.stdout));
   assertEquals(lastJsonLine(json.stdout).model, evil);
 });

@@ -82,6 +82,8 @@ export interface FakeLlmServerOptions {
    * more, and report usage and timings (unless the reply sets its own `usage`).
    */
   llamaServer?: { charsPerToken: number; window: number };
+  /** Answers a request before the routes above, when it returns a Response (e.g. embeddings). */
+  handle?: (req: Request) => Promise<Response | undefined>;
 }
 
 /** Answers one chat request (numbered from 1); undefined means no reply is left. */
@@ -108,6 +110,7 @@ export class ReplyBuilder {
   /** @internal */ hangs = false;
   /** @internal Set by a `llamaServer` fake: the request's prompt counts. */
   llamaUsage: { prompt: number; reused: number; charsPerToken: number } | undefined;
+  /** @internal */ endless: { first: string; frame: string } | undefined;
 
   /** Streams `text` as `delta.content`, cut into `chunks` pieces. */
   text(text: string, options: { chunks?: number } = {}): this {
@@ -180,6 +183,16 @@ export class ReplyBuilder {
    */
   rawFrames(frames: (string | Record<string, unknown>)[]): this {
     this.parts.push({ kind: "raw", frames });
+    return this;
+  }
+
+  /**
+   * A stream that never ends: after the frames so far, sends `first` once, then `frame` again
+   * and again until the client goes away. Both are sent as they are (wire text, not framed):
+   * a whole `data: ...\n\n` frame per repeat, or a line that never ends.
+   */
+  forever(frame: string, first = ""): this {
+    this.endless = { first, frame };
     return this;
   }
 
@@ -337,6 +350,8 @@ export function startFakeLlmServer(
 
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (req) => {
     const path = new URL(req.url).pathname.replace(/\/+$/, "");
+    const handled = await options.handle?.(req);
+    if (handled) return handled;
     if (req.method === "GET" && options.routes && path in options.routes) {
       return json(200, options.routes[path]);
     }
@@ -445,6 +460,10 @@ function streamReply(
         controller.enqueue(encoder.encode(next));
         return;
       }
+      if (script.endless && !stop.aborted) {
+        controller.enqueue(encoder.encode(script.endless.frame));
+        return;
+      }
       if (script.hangs) await sleep(Infinity, stop);
       // After a client cancel the stream is already closed.
       if (!cancelled.signal.aborted) {
@@ -496,6 +515,7 @@ function buildFrames(script: ReplyBuilder, model: string): string[] {
       }
     }
   }
+  if (script.endless) return [...frames, script.endless.first];
   if (script.hangs) return frames;
   const finish = script.finishReason === undefined
     ? (toolCalls > 0 ? "tool_calls" : "stop")
