@@ -4,18 +4,11 @@
 
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-
-function denoDir(): string {
-  const fromEnv = Deno.env.get("DENO_DIR");
-  if (fromEnv) return fromEnv;
-  const out = new Deno.Command(Deno.execPath(), { args: ["info", "--json"], stdout: "piped" })
-    .outputSync();
-  return JSON.parse(new TextDecoder().decode(out.stdout)).denoDir as string;
-}
+import { currentDenoDir } from "./run_cli.ts";
 
 /** Folders `deno run` of a file in this repository reads. */
 export const DENO_READ: string[] = [
   dirname(Deno.execPath()),
-  denoDir(),
+  await currentDenoDir(),
   fileURLToPath(new URL("../../", import.meta.url)),
 ];
