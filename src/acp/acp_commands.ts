@@ -1,10 +1,12 @@
 // The slash commands an editor offers (available_commands_update): /continue, /tasks, /tools,
-// /permissions, /undo and /rewind, answered from the session without a model turn (except
-// /continue, which runs the loop on). The REPL's own versions live in src/cli/. An editor
-// cannot be asked mid-command, so a file the user changed since is settled by the command's
-// word: /undo keep or /undo overwrite; without one nothing is changed and the reply says so.
+// /permissions, /context, /undo and /rewind, answered from the session without a model turn
+// (except /continue, which runs the loop on). The REPL's own versions live in src/cli/. An
+// editor cannot be asked mid-command, so a file the user changed since is settled by the
+// command's word: /undo keep or /undo overwrite; without one nothing is changed and the reply
+// says so.
 
 import type { Conversation } from "../agent/conversation.ts";
+import { formatContextReport } from "../agent/context_report.ts";
 import { formatPermissionsReport } from "../permissions/explain.ts";
 import type { PolicyApprover } from "../permissions/policy_approver.ts";
 import { formatGrants, type Grants } from "../sandbox/grants.ts";
@@ -60,6 +62,13 @@ export async function runSlashCommand(
       return context.conversation.canContinue()
         ? { kind: "continue" }
         : { kind: "reply", text: "Nothing to continue: the last turn was answered" };
+    case "context": {
+      const report = context.conversation.contextReport();
+      return {
+        kind: "reply",
+        text: report ? formatContextReport(report) : "The context window is not known",
+      };
+    }
     case "tasks":
       return { kind: "reply", text: formatTaskChecklist(context.conversation.state) };
     case "tools": {

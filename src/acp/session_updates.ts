@@ -206,6 +206,11 @@ export const ACP_COMMANDS: readonly AvailableCommand[] = [
   { name: "tools", description: "list the tools and their risk" },
   { name: "permissions", description: "show the sandbox grants and permission rules" },
   {
+    name: "context",
+    description: "show the context window, what the next request takes, and the prompt tokens " +
+      "the server processed and reused",
+  },
+  {
     name: "undo",
     description: "put back the files the last turn changed",
     input: { hint: "keep or overwrite, when you changed a file since" },

@@ -5,11 +5,8 @@
 
 import type { Settings } from "../config/settings.ts";
 import type { Grants } from "../sandbox/grants.ts";
-import {
-  type CommandSandbox,
-  probeCommandSandbox,
-  spawnCommand,
-} from "../sandbox/command_sandbox.ts";
+import { type CommandSandbox, spawnCommand } from "../sandbox/command_sandbox.ts";
+import { probeCommandSandbox } from "../sandbox/command_sandbox_probe.ts";
 import { HookRunner, type HookSource } from "../hooks/hook_runner.ts";
 import { type HookSpawner, spawnAsUser } from "../hooks/run_hook_command.ts";
 import { claudeCodeToolName, harnessArguments } from "../hooks/hook_tool_names.ts";
@@ -82,7 +79,11 @@ async function projectSpawner(
   const sandbox = checked?.confinement.kind === "bwrap" ||
       checked?.confinement.kind === "sandbox-exec"
     ? checked
-    : await probeCommandSandbox("required", { grants: options.grants, env: Deno.env.toObject() });
+    : await probeCommandSandbox("required", {
+      grants: options.grants,
+      env: Deno.env.toObject(),
+      workspace: options.cwd,
+    });
   const { confinement } = sandbox;
   if (confinement.kind !== "bwrap" && confinement.kind !== "sandbox-exec") {
     const why = confinement.kind === "none" ? confinement.reason : "no command sandbox";

@@ -5,6 +5,14 @@
 import { fileURLToPath } from "node:url";
 
 export const MAIN = fileURLToPath(new URL("../../main.ts", import.meta.url));
+/** `deno` arguments that run the CLI as the compiled binary does; the CLI's own follow. */
+export const RUN_MAIN: readonly string[] = [
+  "run",
+  "-A",
+  "--no-prompt",
+  "--unstable-worker-options",
+  MAIN,
+];
 
 export interface CliResult {
   code: number;
@@ -29,7 +37,7 @@ export interface CliSandbox extends AsyncDisposable {
 let denoDir: Promise<string> | undefined;
 
 /** The Deno cache of this test run, so subprocesses with their own HOME reuse it. */
-function currentDenoDir(): Promise<string> {
+export function currentDenoDir(): Promise<string> {
   denoDir ??= new Deno.Command(Deno.execPath(), { args: ["info", "--json"], stdout: "piped" })
     .output()
     .then((out) => JSON.parse(new TextDecoder().decode(out.stdout)).denoDir as string);
@@ -55,7 +63,7 @@ export async function cliSandbox(): Promise<CliSandbox> {
   };
   const command = (args: string[], extraEnv: Record<string, string>, stdin: "piped" | "null") =>
     new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", "--no-prompt", "--unstable-worker-options", MAIN, ...args],
+      args: [...RUN_MAIN, ...args],
       cwd,
       env: { ...env, ...extraEnv },
       stdin,
