@@ -1,7 +1,8 @@
 // Token counts of a request as one model's server counts them, without its tokenizer: the
 // characters sent divided by a characters-per-token ratio learned from the server's own
 // `usage.prompt_tokens` (and corrected by the count in a refusal or /tokenize). Starts at four
-// characters per token; code and non-English text are often nearer two.
+// characters per token; code and non-English text are often nearer two. An image counts as a
+// fixed estimate, and a request that holds one teaches nothing.
 
 import type { Message, ToolSchema } from "../messages.ts";
 
@@ -11,6 +12,20 @@ export const DEFAULT_CHARS_PER_TOKEN = 4;
 export const MESSAGE_OVERHEAD = 4;
 /** Prompts smaller than this teach nothing (the template's fixed text dominates). */
 const MIN_LEARN_TOKENS = 256;
+/**
+ * Tokens an image is taken to cost: models differ (Gemma 3 256, LLaVA 576, Qwen2.5-VL about
+ * one per 28x28 pixels), so this is a middle estimate, never learned.
+ */
+export const IMAGE_TOKENS = 1024;
+
+/** The images a message carries (a user message's, a tool result's). */
+function imageCount(message: Message): number {
+  if (message.kind === "tool_result") return message.data.images?.length ?? 0;
+  if (message.kind === "user" || message.kind === "system") {
+    return message.data?.images?.length ?? 0;
+  }
+  return 0;
+}
 
 /** Where the ratio in use came from, for /context. */
 export type CalibrationSource = "default" | "usage" | "refusal" | "tokenize";
@@ -19,6 +34,8 @@ export type CalibrationSource = "default" | "usage" | "refusal" | "tokenize";
 export interface RequestSize {
   chars: number;
   messages: number;
+  /** Images sent with the messages (their tokens depend on the model). */
+  images?: number;
 }
 
 /**
@@ -40,7 +57,8 @@ export function requestSize(
   tools: readonly ToolSchema[],
 ): RequestSize {
   const chars = messages.reduce((sum, m) => sum + m.content.length, 0) + schemaChars(tools);
-  return { chars, messages: messages.length };
+  const images = messages.reduce((sum, m) => sum + imageCount(m), 0);
+  return { chars, messages: messages.length, ...(images > 0 ? { images } : {}) };
 }
 
 /**
@@ -87,9 +105,12 @@ export class TokenCounter {
     return Math.ceil(text.length / this.charsPerToken);
   }
 
-  /** Tokens of messages: their contents and a little per message for the template. */
+  /** Tokens of messages: their contents, their images, a little per message for the template. */
   messages(messages: readonly Message[]): number {
-    return messages.reduce((sum, m) => sum + this.text(m.content) + MESSAGE_OVERHEAD, 0);
+    return messages.reduce(
+      (sum, m) => sum + this.text(m.content) + imageCount(m) * IMAGE_TOKENS + MESSAGE_OVERHEAD,
+      0,
+    );
   }
 
   /** Tokens of tool schemas as sent. */
@@ -104,7 +125,8 @@ export class TokenCounter {
 
   /** Tokens of a request described by its size. */
   size(size: RequestSize): number {
-    return Math.ceil(size.chars / this.charsPerToken) + size.messages * MESSAGE_OVERHEAD;
+    return Math.ceil(size.chars / this.charsPerToken) + size.messages * MESSAGE_OVERHEAD +
+      (size.images ?? 0) * IMAGE_TOKENS;
   }
 
   /**
@@ -116,6 +138,8 @@ export class TokenCounter {
    * @returns Whether the ratio changed.
    */
   observe(sent: RequestSize, promptTokens: number, source: Exclude<CalibrationSource, "default">) {
+    // The server counted the images as the model sees them: the text's share is unknown.
+    if ((sent.images ?? 0) > 0) return false;
     const contentTokens = promptTokens - sent.messages * MESSAGE_OVERHEAD;
     if (promptTokens < MIN_LEARN_TOKENS || contentTokens <= 0 || sent.chars <= 0) return false;
     // Bounded: a server that cut the prompt, or a template that adds a lot, says little.
