@@ -113,6 +113,8 @@ export async function readImageFile(
   const name = options.name ?? path;
   let file: Deno.FsFile;
   try {
+    // Before opening: opening a named pipe would wait for a writer.
+    if (!(await Deno.stat(path)).isFile) return { error: `"${name}" is not a file` };
     file = await Deno.open(path, { read: true });
   } catch (error) {
     return { error: `Cannot read image "${name}": ${(error as Error).message}` };
