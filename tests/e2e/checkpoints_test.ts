@@ -1,7 +1,8 @@
 // Checkpoints end to end: the real CLI against a scripted server. A -p run changes a file and
 // the REPL (on a pseudo-terminal) resumed with --continue puts it back with /undo; a file the
 // user changed since is asked about and kept; /rewind takes files and conversation back;
-// ACP's /undo does the same for an editor, settled by its word when the user edited a file.
+// ACP's /undo and /rewind do the same for an editor, settled by its word when the user edited a
+// file.
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { reply, startFakeLlmServer } from "../helpers/fake_llm_server.ts";
@@ -161,5 +162,60 @@ Deno.test({
       n.update.availableCommands.some((c) => c.name === "rewind")
     );
     assertEquals(server.requests.length, 2, "the commands asked the model nothing");
+  },
+});
+
+Deno.test({
+  name:
+    "harness acp /rewind lists the messages and goes back before one; a file the user changed waits for keep",
+  ignore: !linux,
+  async fn() {
+    await using sandbox = await cliSandbox();
+    await Deno.writeTextFile(`${sandbox.cwd}/a.txt`, "a0");
+    await using server = startFakeLlmServer([
+      reply().toolCall("write_file", { path: "a.txt", content: "a1" }),
+      reply().text("Wrote a."),
+      reply().toolCall("write_file", { path: "b.txt", content: "b1" }),
+      reply().text("Wrote b."),
+      reply().text("Starting over."),
+    ]);
+    await using acp = startAcpClient(sandbox, [
+      "--yes",
+      "--base-url",
+      server.baseUrl,
+      "--model",
+      "m",
+      ...grants,
+    ]);
+    await acp.initialize();
+    const sessionId = await acp.newSession();
+    const prompt = (text: string) =>
+      acp.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
+    const replies = () =>
+      acp.updates.flatMap((n) =>
+        n.update.sessionUpdate === "agent_message_chunk" && n.update.content.type === "text"
+          ? [n.update.content.text]
+          : []
+      );
+    await prompt("write a");
+    await prompt("write b");
+    await Deno.writeTextFile(`${sandbox.cwd}/a.txt`, "mine");
+    await prompt("/rewind");
+    const list = replies().at(-1) ?? "";
+    assert(list.includes('1  "write a" (2 files changed since)'), list);
+    assert(list.includes('2  "write b" (1 file changed since)'), list);
+    await prompt("/rewind 1");
+    assert(replies().at(-1)?.includes('Send "/rewind 1 keep"'), replies().at(-1));
+    assertEquals(await read(`${sandbox.cwd}/b.txt`), "b1", "nothing changed without a word");
+    await prompt("/rewind 1 keep");
+    const done = replies().at(-1) ?? "";
+    assert(done.includes('Rewound to before "write a"'), done);
+    assertEquals([await read(`${sandbox.cwd}/a.txt`), await read(`${sandbox.cwd}/b.txt`)], [
+      "mine",
+      undefined,
+    ]);
+    await prompt("start again");
+    const sent = server.requests.at(-1)!.messages.map((m) => m.role);
+    assertEquals(sent, ["system", "user"], "the conversation went back before the first message");
   },
 });

@@ -1,8 +1,9 @@
 // Hooks end to end, in Claude Code's format, through the real CLI against a scripted server:
 // the user's hooks in -p (a Python PreToolUse validator written as Claude Code's docs show,
-// a PostToolUse logger, UserPromptSubmit context), a Stop hook and a failing hook in the REPL,
-// and a cloned repository's hooks: inert until the project config is trusted, then confined
-// by the command sandbox (attack: a hook that writes outside the write grant).
+// a PostToolUse logger, UserPromptSubmit context, a hanging hook stopped at its timeout), a
+// Stop hook and a failing hook in the REPL, and a cloned repository's hooks: inert until the
+// project config is trusted, then confined by the command sandbox (attack: a hook that writes
+// outside the write grant).
 
 import { deepStrictEqual as assertEquals, match, ok as assert } from "node:assert/strict";
 import { reply, startFakeLlmServer } from "../helpers/fake_llm_server.ts";
@@ -81,6 +82,43 @@ Deno.test({
     assertEquals(logged.tool_name, "Write");
     assertEquals(logged.tool_input.file_path, `${sandbox.cwd}/notes.md`);
     assertEquals(logged.session_id, json.session_id);
+  },
+});
+
+Deno.test({
+  name: "harness -p stops a hanging hook at its timeout, says so, and the call runs",
+  ignore: !linux,
+  async fn() {
+    await using sandbox = await cliSandbox();
+    await writeConfig(`${sandbox.home}/.config/harness`, {
+      hooks: {
+        PreToolUse: [{
+          matcher: "Write",
+          hooks: [{ type: "command", command: "sleep 60; exit 2", timeout: 1 }],
+        }],
+      },
+    });
+    await using server = startFakeLlmServer([
+      reply().toolCall("write_file", { path: "a.txt", content: "written\n" }),
+      reply().text("Done."),
+    ]);
+    const started = performance.now();
+    const out = await sandbox.run([
+      "-p",
+      "write a",
+      "--yes",
+      "--base-url",
+      server.baseUrl,
+      "--model",
+      "m",
+      "--allow-read=.",
+      "--allow-write=.",
+    ]);
+    assertEquals(out.code, 0, out.stderr);
+    assert(performance.now() - started < 45_000, "the hook's sleep was not waited for");
+    match(out.stderr, /PreToolUse hook "sleep 60; exit 2" timed out and was stopped after 1 s/);
+    assertEquals(await Deno.readTextFile(`${sandbox.cwd}/a.txt`), "written\n");
+    assertEquals(out.stdout.trim(), "Done.");
   },
 });
 
