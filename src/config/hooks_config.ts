@@ -14,14 +14,30 @@ export const HOOK_EVENTS = [
   "SessionStart",
 ] as const;
 
-/** Claude Code events harness accepts in a config but does not run. */
+/**
+ * Claude Code events harness accepts in a config but does not run (their entries are not
+ * checked further: they may hold Claude Code's http, prompt or agent hooks).
+ */
 export const UNRUN_HOOK_EVENTS: readonly string[] = [
   "PostToolUseFailure",
   "PermissionRequest",
   "Notification",
   "SubagentStart",
   "SubagentStop",
+  "TaskCreated",
+  "TaskCompleted",
+  "StopFailure",
+  "TeammateIdle",
+  "InstructionsLoaded",
+  "ConfigChange",
+  "CwdChanged",
+  "FileChanged",
+  "WorktreeCreate",
+  "WorktreeRemove",
   "PreCompact",
+  "PostCompact",
+  "Elicitation",
+  "ElicitationResult",
   "SessionEnd",
 ];
 
@@ -34,6 +50,8 @@ export interface HookCommand {
   command: string;
   /** Seconds before the command is stopped (default 60). */
   timeout?: number;
+  /** Claude Code's text while the hook runs: accepted, not shown. */
+  statusMessage?: string;
 }
 
 /** Commands for the calls (or sources) a matcher selects. */
@@ -72,6 +90,7 @@ export function checkHooks(value: unknown): string | undefined {
       return `unknown hook event "${event}": harness runs ${HOOK_EVENTS.join(", ")}`;
     }
     if (!Array.isArray(matchers)) return `"${event}" must be a list of matchers`;
+    if (UNRUN_HOOK_EVENTS.includes(event)) continue;
     for (const [index, entry] of matchers.entries()) {
       const where = `"${event}"[${index}]`;
       const problem = checkMatcher(entry, where);
@@ -113,9 +132,13 @@ function checkMatcher(entry: unknown, where: string): string | undefined {
     ) {
       return `${at}.timeout must be a positive number of seconds`;
     }
+    if (hook.statusMessage !== undefined && typeof hook.statusMessage !== "string") {
+      return `${at}.statusMessage must be a string`;
+    }
     for (const key of Object.keys(hook)) {
-      if (!["type", "command", "timeout"].includes(key)) {
-        return `${at} has an unknown key "${key}": harness reads "type", "command" and "timeout"`;
+      if (!["type", "command", "timeout", "statusMessage"].includes(key)) {
+        return `${at} has an unknown key "${key}": harness reads "type", "command" and ` +
+          '"timeout" ("statusMessage" is accepted and not shown)';
       }
     }
   }

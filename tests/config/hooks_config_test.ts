@@ -9,13 +9,21 @@ Deno.test("checkHooks() accepts a Claude Code settings block as it is", () => {
   const block = {
     PreToolUse: [{
       matcher: "Bash",
-      hooks: [{ type: "command", command: "python3 check.py", timeout: 30 }],
+      hooks: [{
+        type: "command",
+        command: "python3 check.py",
+        timeout: 30,
+        statusMessage: "Checking the command...",
+      }],
     }],
     PostToolUse: [{
       matcher: "Edit|MultiEdit|Write",
       hooks: [{ type: "command", command: "fmt" }],
     }],
     Notification: [{ hooks: [{ type: "command", command: "notify-send hi" }] }],
+    // Events harness does not run may hold hooks it does not know.
+    PostCompact: [{ hooks: [{ type: "http", url: "http://127.0.0.1:9/compacted" }] }],
+    TaskCompleted: [{ hooks: [{ type: "agent", prompt: "check the task" }] }],
     Stop: [{ matcher: "*", hooks: [{ type: "command", command: "x" }] }],
   };
   assertEquals(checkHooks(block), undefined);
