@@ -93,6 +93,31 @@ export interface TurnOutcome {
 }
 
 /**
+ * A turn that ended with an error before the model was asked (a refused message, a run that
+ * could not start): nothing was sent, nothing ran.
+ *
+ * @param errorMessage What the user is told.
+ * @returns The outcome.
+ *
+ * @example
+ * ```ts
+ * import { unsentTurn } from "./agent_loop.ts";
+ * const outcome = unsentTurn("No server");
+ * if (outcome.stopReason !== "error" || outcome.iterations !== 0) throw new Error();
+ * ```
+ */
+export function unsentTurn(errorMessage: string): TurnOutcome {
+  return {
+    stopReason: "error",
+    text: "",
+    iterations: 0,
+    toolCalls: [],
+    usage: { promptTokens: 0, completionTokens: 0 },
+    errorMessage,
+  };
+}
+
+/**
  * Runs the loop for one user message (or, with `userText` null, continues after a limit).
  *
  * @param conversation The canonical messages so far; new messages are appended to it.

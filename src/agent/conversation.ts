@@ -3,7 +3,7 @@
 // recorder first (so it is on disk before the next step) and then to the display. What each
 // request sends comes from the prompt window (prompt_window.ts): append-only between steps.
 
-import { type LoopLimits, runAgentLoop, type TurnOutcome } from "./agent_loop.ts";
+import { type LoopLimits, runAgentLoop, type TurnOutcome, unsentTurn } from "./agent_loop.ts";
 import type { ArgumentParser } from "./call_driver.ts";
 import type { LoopEventSink } from "./loop_events.ts";
 import {
@@ -572,14 +572,7 @@ export class Conversation {
   #refused(message: string, sink: LoopEventSink): TurnOutcome {
     this.#lastStop = "error";
     sink({ type: "done", stopReason: "error", text: "", errorMessage: message });
-    return {
-      stopReason: "error",
-      text: "",
-      iterations: 0,
-      toolCalls: [],
-      usage: { promptTokens: 0, completionTokens: 0 },
-      errorMessage: message,
-    };
+    return unsentTurn(message);
   }
 
   /** Drops everything but the system prompt (and the tasks). */

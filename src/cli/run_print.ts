@@ -2,7 +2,7 @@
 // answer as text, one JSON object, or a stream of JSON events; map the outcome to the
 // documented exit code.
 
-import type { TurnOutcome } from "../agent/agent_loop.ts";
+import { type TurnOutcome, unsentTurn } from "../agent/agent_loop.ts";
 import type { OutputFormat } from "../app/run_flags.ts";
 import { EXIT } from "../app/exit_codes.ts";
 import type { Conversation } from "../agent/conversation.ts";
@@ -120,14 +120,7 @@ export function printEarlyFailure(
   stdout: (text: string) => void,
 ): void {
   if (format === "text") return;
-  const final = finalJson({
-    stopReason: "error",
-    text: "",
-    iterations: 0,
-    toolCalls: [],
-    usage: { promptTokens: 0, completionTokens: 0 },
-    errorMessage: message,
-  }, null);
+  const final = finalJson(unsentTurn(message), null);
   stdout(
     `${
       jsonTerminalSafe(

@@ -4,6 +4,7 @@
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { Conversation } from "../../src/agent/conversation.ts";
 import { answer, callTools, ScriptedProvider } from "../../src/providers/scripted.ts";
 import { openRunHooks } from "../../src/app/run_hooks.ts";
@@ -54,17 +55,8 @@ function toolResult(messages: Message[]): Record<string, unknown> {
   return JSON.parse(last.content);
 }
 
-/** A PreToolUse script in Python, in the manner of Claude Code's documented validator. */
-const VALIDATOR = `#!/usr/bin/env python3
-import json, re, sys
-data = json.load(sys.stdin)
-if data.get("tool_name", "") != "Bash":
-    sys.exit(0)
-command = data.get("tool_input", {}).get("command", "")
-if re.search(r"^grep\\b(?!.*\\|)", command):
-    print("Use 'rg' (ripgrep) instead of 'grep'", file=sys.stderr)
-    sys.exit(2)
-`;
+/** Claude Code's documented kind of PreToolUse validator, run unchanged. */
+const CHECK_COMMAND = fileURLToPath(new URL("../fixtures/hooks/check_command.py", import.meta.url));
 
 Deno.test({
   name: "a Claude Code style PreToolUse script blocks a command; the model reads its stderr",
@@ -74,10 +66,8 @@ Deno.test({
       builtins: true,
       grants: ["--allow-read=.", "--allow-run"],
     });
-    const script = join(h.workspace, "validate.py");
-    Deno.writeTextFileSync(script, VALIDATOR);
     const { conversation, provider, approver } = await conversationWith(
-      { PreToolUse: [{ matcher: "Bash", hooks: [command(`python3 ${script}`)] }] },
+      { PreToolUse: [{ matcher: "Bash", hooks: [command(`python3 ${CHECK_COMMAND}`)] }] },
       [callTools([{ name: "run_command", args: { command: "grep -r TODO ." } }]), answer("ok")],
       h,
     );
@@ -88,7 +78,7 @@ Deno.test({
     assertEquals(result.error_type, "permission_denied");
     assertEquals(
       result.error_message,
-      "Blocked by a PreToolUse hook: Use 'rg' (ripgrep) instead of 'grep'",
+      "Blocked by a PreToolUse hook: • Use 'rg' (ripgrep) instead of 'grep'",
     );
   },
 });

@@ -6,13 +6,39 @@
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { reply, startFakeLlmServer } from "../helpers/fake_llm_server.ts";
-import { cliSandbox } from "../helpers/run_cli.ts";
+import { type CliSandbox, cliSandbox } from "../helpers/run_cli.ts";
 import { startPty } from "../helpers/pty.ts";
 import { startAcpClient } from "../helpers/acp_client.ts";
 
 const linux = Deno.build.os === "linux";
 const grants = ["--allow-read=.", "--allow-write=."];
 const read = (path: string) => Deno.readTextFile(path).catch(() => undefined);
+/** The scripted server's model, --yes and the grants. */
+const yesArgs = (server: { baseUrl: string }) => [
+  "--yes",
+  "--base-url",
+  server.baseUrl,
+  "--model",
+  "m",
+  ...grants,
+];
+
+/** `harness acp --yes` against a scripted server, one session open: prompts and text replies. */
+async function acpSession(sandbox: CliSandbox, server: { baseUrl: string }) {
+  const acp = startAcpClient(sandbox, yesArgs(server));
+  await acp.initialize();
+  const sessionId = await acp.newSession();
+  return Object.assign(acp, {
+    prompt: (text: string) =>
+      acp.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] }),
+    replies: () =>
+      acp.updates.flatMap((n) =>
+        n.update.sessionUpdate === "agent_message_chunk" && n.update.content.type === "text"
+          ? [n.update.content.text]
+          : []
+      ),
+  });
+}
 
 Deno.test({
   name: "harness -p changes a file; /undo after --continue puts it back and says which",
@@ -56,14 +82,7 @@ Deno.test({
         .toolCall("write_file", { path: "b.txt", content: "b1" }),
       reply().text("Both written."),
     ]);
-    await using pty = startPty(sandbox, [
-      "--yes",
-      "--base-url",
-      server.baseUrl,
-      "--model",
-      "m",
-      ...grants,
-    ]);
+    await using pty = startPty(sandbox, yesArgs(server));
     await pty.waitFor((o) => o.includes("> "), "the prompt");
     await pty.type("write both\r");
     await pty.waitFor((o) => o.includes("Both written."), "the answer");
@@ -91,14 +110,7 @@ Deno.test({
       reply().text("Wrote x."),
       reply().text("Fresh answer."),
     ]);
-    await using pty = startPty(sandbox, [
-      "--yes",
-      "--base-url",
-      server.baseUrl,
-      "--model",
-      "m",
-      ...grants,
-    ]);
+    await using pty = startPty(sandbox, yesArgs(server));
     await pty.waitFor((o) => o.includes("> "), "the prompt");
     await pty.type("hi\r");
     await pty.waitFor((o) => o.includes("Hello."), "the first answer");
@@ -130,27 +142,11 @@ Deno.test({
       reply().toolCall("write_file", { path: "a.txt", content: "a1" }),
       reply().text("Written."),
     ]);
-    await using acp = startAcpClient(sandbox, [
-      "--yes",
-      "--base-url",
-      server.baseUrl,
-      "--model",
-      "m",
-      ...grants,
-    ]);
-    await acp.initialize();
-    const sessionId = await acp.newSession();
-    const prompt = (text: string) =>
-      acp.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
+    await using acp = await acpSession(sandbox, server);
+    const { prompt, replies } = acp;
     await prompt("write a");
     assertEquals(await read(`${sandbox.cwd}/a.txt`), "a1");
     await Deno.writeTextFile(`${sandbox.cwd}/a.txt`, "mine");
-    const replies = () =>
-      acp.updates.flatMap((n) =>
-        n.update.sessionUpdate === "agent_message_chunk" && n.update.content.type === "text"
-          ? [n.update.content.text]
-          : []
-      );
     await prompt("/undo");
     assert(replies().at(-1)?.includes('Send "/undo keep"'), replies().at(-1));
     assertEquals(await read(`${sandbox.cwd}/a.txt`), "mine");
@@ -179,24 +175,8 @@ Deno.test({
       reply().text("Wrote b."),
       reply().text("Starting over."),
     ]);
-    await using acp = startAcpClient(sandbox, [
-      "--yes",
-      "--base-url",
-      server.baseUrl,
-      "--model",
-      "m",
-      ...grants,
-    ]);
-    await acp.initialize();
-    const sessionId = await acp.newSession();
-    const prompt = (text: string) =>
-      acp.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
-    const replies = () =>
-      acp.updates.flatMap((n) =>
-        n.update.sessionUpdate === "agent_message_chunk" && n.update.content.type === "text"
-          ? [n.update.content.text]
-          : []
-      );
+    await using acp = await acpSession(sandbox, server);
+    const { prompt, replies } = acp;
     await prompt("write a");
     await prompt("write b");
     await Deno.writeTextFile(`${sandbox.cwd}/a.txt`, "mine");

@@ -6,26 +6,15 @@
 // outside the write grant).
 
 import { deepStrictEqual as assertEquals, match, ok as assert } from "node:assert/strict";
+import { fileURLToPath } from "node:url";
 import { reply, startFakeLlmServer } from "../helpers/fake_llm_server.ts";
-import { cliSandbox, lastJsonLine } from "../helpers/run_cli.ts";
+import { type CliSandbox, cliSandbox, lastJsonLine } from "../helpers/run_cli.ts";
 import { startPty } from "../helpers/pty.ts";
 
 const linux = Deno.build.os === "linux";
 
-/** A PreToolUse validator that reads stdin JSON and exits 2 with its reason, as in Claude Code's docs. */
-const VALIDATOR = `#!/usr/bin/env python3
-import json
-import re
-import sys
-
-data = json.load(sys.stdin)
-if data.get("tool_name", "") != "Bash":
-    sys.exit(0)
-command = data.get("tool_input", {}).get("command", "")
-if re.search(r"^grep\\b(?!.*\\|)", command):
-    print("Use 'rg' (ripgrep) instead of 'grep'", file=sys.stderr)
-    sys.exit(2)
-`;
+/** Claude Code's documented kind of PreToolUse validator, run unchanged. */
+const CHECK_COMMAND = fileURLToPath(new URL("../fixtures/hooks/check_command.py", import.meta.url));
 
 async function writeConfig(dir: string, config: unknown) {
   await Deno.mkdir(dir, { recursive: true });
@@ -34,18 +23,36 @@ async function writeConfig(dir: string, config: unknown) {
 
 const hook = (command: string) => ({ hooks: [{ type: "command", command }] });
 
+/** `harness -p PROMPT --yes` against a scripted server, with read and write grants. */
+const printRun = (
+  sandbox: CliSandbox,
+  server: { baseUrl: string },
+  prompt: string,
+  more: string[] = [],
+) =>
+  sandbox.run([
+    "-p",
+    prompt,
+    "--yes",
+    "--base-url",
+    server.baseUrl,
+    "--model",
+    "m",
+    "--allow-read=.",
+    "--allow-write=.",
+    ...more,
+  ]);
+
 Deno.test({
   name:
     "harness -p runs the user's hooks: a Python validator blocks grep, PostToolUse sees Write, context joins the prompt",
   ignore: !linux,
   async fn() {
     await using sandbox = await cliSandbox();
-    const validator = `${sandbox.home}/validate.py`;
     const log = `${sandbox.home}/post.log`;
-    await Deno.writeTextFile(validator, VALIDATOR);
     await writeConfig(`${sandbox.home}/.config/harness`, {
       hooks: {
-        PreToolUse: [{ matcher: "Bash", ...hook(`python3 ${validator}`) }],
+        PreToolUse: [{ matcher: "Bash", ...hook(`python3 ${CHECK_COMMAND}`) }],
         PostToolUse: [{ matcher: "Edit|Write", ...hook(`cat >> ${log}; echo >> ${log}`) }],
         UserPromptSubmit: [hook("echo 'Ticket: HX-42'")],
       },
@@ -55,18 +62,9 @@ Deno.test({
       reply().toolCall("write_file", { path: "notes.md", content: "todo list\n" }),
       reply().text("Done."),
     ]);
-    const out = await sandbox.run([
-      "-p",
-      "list the TODOs",
+    const out = await printRun(sandbox, server, "list the TODOs", [
       "--output-format",
       "json",
-      "--yes",
-      "--base-url",
-      server.baseUrl,
-      "--model",
-      "m",
-      "--allow-read=.",
-      "--allow-write=.",
       "--allow-run",
     ]);
     assertEquals(out.code, 0, out.stderr);
@@ -74,7 +72,7 @@ Deno.test({
     const calls = json.tool_calls as { name: string; result: { error_message: string | null } }[];
     assertEquals(
       calls[0]?.result.error_message,
-      "Blocked by a PreToolUse hook: Use 'rg' (ripgrep) instead of 'grep'",
+      "Blocked by a PreToolUse hook: • Use 'rg' (ripgrep) instead of 'grep'",
     );
     assertEquals(server.requests[0]?.messages.at(-1)?.content, "list the TODOs\n\nTicket: HX-42");
     const logged = JSON.parse((await Deno.readTextFile(log)).trim());
@@ -103,17 +101,7 @@ Deno.test({
       reply().text("Done."),
     ]);
     const started = performance.now();
-    const out = await sandbox.run([
-      "-p",
-      "write a",
-      "--yes",
-      "--base-url",
-      server.baseUrl,
-      "--model",
-      "m",
-      "--allow-read=.",
-      "--allow-write=.",
-    ]);
+    const out = await printRun(sandbox, server, "write a");
     assertEquals(out.code, 0, out.stderr);
     assert(performance.now() - started < 45_000, "the hook's sleep was not waited for");
     match(out.stderr, /PreToolUse hook "sleep 60; exit 2" timed out and was stopped after 1 s/);
