@@ -329,8 +329,10 @@ export class TurnCheckpoints {
  *
  * @example
  * ```ts
- * import { markUndone } from "./turn_checkpoints.ts";
- * const records = [{ messageCount: 1, prompt: "p", before: "a", after: "b", files: ["x"] }];
+ * import { markUndone, type TurnCheckpoint } from "./turn_checkpoints.ts";
+ * const records: TurnCheckpoint[] = [
+ *   { messageCount: 1, prompt: "p", before: "a", after: "b", files: ["x"] },
+ * ];
  * markUndone(records, ["a"]);
  * if (records[0]?.undone !== true) throw new Error();
  * ```
