@@ -39,6 +39,8 @@ function openDirectTools(
     // On a terminal the plugin author is asked, as in the REPL; a script never is.
     interactive: Deno.stdin.isTerminal(),
     io: { write, readLine: (prompt) => readStdinLine(prompt) },
+    // One call: its worker imports only the plugin it runs.
+    workerPerTool: true,
   });
 }
 

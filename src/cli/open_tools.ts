@@ -28,6 +28,8 @@ export interface OpenToolsOptions {
   io: TrustIO;
   /** Return before the tool list is known; warnings are written once it is. */
   background?: boolean;
+  /** One worker per tool (a one-shot call imports only its own plugin). */
+  workerPerTool?: boolean;
 }
 
 /**
@@ -74,6 +76,7 @@ export async function openTools(
     maxOutputSize: options.settings.maxOutputSize,
     toolOutputLimit: options.settings.toolOutputLimit,
     commandSandbox,
+    ...(options.workerPerTool ? { workerPerTool: true } : {}),
   });
   for (const warning of warnings) options.io.write(`warning: ${warning}\n`);
   const reportLoadErrors = host.loadErrors().then((errors) => {

@@ -31,6 +31,11 @@ export interface ToolHostOptions extends SandboxOptions {
   abortGraceMs?: number;
   /** Time allowed to import one plugin file (default 10000). */
   importTimeoutMs?: number;
+  /**
+   * One worker per tool instead of one per group of tools with the same permissions: a
+   * one-shot call (`harness tool`) then imports only the plugin it calls.
+   */
+  workerPerTool?: boolean;
 }
 
 const DEFAULT_TIMEOUT_MS = 120_000;
@@ -42,6 +47,8 @@ export class ToolHost implements ToolRunner {
   #catalog: ToolCatalog | undefined;
   #tools: readonly ToolInfo[] = [];
   readonly #groupOf = new Map<string, ToolGroup>();
+  /** The groups workers are started for (the catalog's, or one per tool). */
+  #groups: ToolGroup[] = [];
   /** Search helpers by group, started on the group's first search. */
   readonly #helpers = new Map<ToolGroup, SearchHelpers>();
   #closed = false;
@@ -52,7 +59,12 @@ export class ToolHost implements ToolRunner {
     this.#loading = loadToolCatalog(options).then((catalog) => {
       this.#catalog = catalog;
       this.#tools = catalog.tools;
-      for (const group of catalog.groups) {
+      this.#groups = options.workerPerTool
+        ? catalog.groups.flatMap((group) =>
+          group.plugins.map((plugin) => ({ ...group, plugins: [plugin] }))
+        )
+        : catalog.groups;
+      for (const group of this.#groups) {
         for (const plugin of group.plugins) this.#groupOf.set(plugin.name, group);
       }
       return catalog;
@@ -79,8 +91,8 @@ export class ToolHost implements ToolRunner {
    * not wait for it. Its plugins are still imported on that first call.
    */
   async warmUp(): Promise<void> {
-    const catalog = await this.#loading;
-    const largest = [...catalog.groups].sort((a, b) => b.plugins.length - a.plugins.length)[0];
+    await this.#loading;
+    const largest = [...this.#groups].sort((a, b) => b.plugins.length - a.plugins.length)[0];
     if (largest && !this.#closed) await this.#worker(largest).catch(() => undefined);
   }
 
@@ -293,8 +305,8 @@ export class ToolHost implements ToolRunner {
     this.#closed = true;
     for (const helpers of this.#helpers.values()) helpers.close();
     this.#helpers.clear();
-    const catalog = await this.#loading.catch(() => undefined);
-    for (const group of catalog?.groups ?? []) {
+    await this.#loading.catch(() => undefined);
+    for (const group of this.#groups) {
       const worker = group.worker;
       delete group.worker;
       const sandbox = await worker?.catch(() => undefined);

@@ -1,4 +1,4 @@
-// Entry of a sandbox Worker (started with `deno: { permissions }` by spawner_worker.ts, for
+// Entry of a sandbox Worker (started with `deno: { permissions }` from the host thread by
 // sandbox_worker.ts). A "list" worker imports every plugin and reports the schemas; a "serve"
 // worker imports its group's plugins on the first request (a project plugin only if its files
 // still hash as the user trusted them), revokes the read grants it needed for that, then

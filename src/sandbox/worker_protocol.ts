@@ -108,7 +108,7 @@ export type WorkerToHost =
   | { type: "group"; pid: number; running: boolean };
 
 /**
- * The ports a message carries, which each hop (host, spawner) must transfer, not copy.
+ * The ports a message carries, which the host must transfer, not copy.
  *
  * @param message A message to the tool worker.
  * @returns The search helpers' ports of a run, else nothing.

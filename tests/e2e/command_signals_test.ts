@@ -55,8 +55,7 @@ for (const { mode, signal, sandbox: commandSandbox } of CASES) {
       try {
         assert(await waitUntilRunning(`sleep ${foreground}`), "the command did not start");
         assert(await waitUntilRunning(`sleep ${background}`), "the background job did not start");
-        // The tool's worker reports the command's process group to the host by message (through
-        // the spawner worker); a signal in the milliseconds before that message arrives can
+        // The tool's worker reports the command's process group to the host by message; a signal in the milliseconds before that message arrives can
         // leave the command running. That window is a known gap (see the closing note); on a
         // loaded machine it widens, so the test signals once the report has surely arrived.
         await new Promise((resolve) => setTimeout(resolve, 1000));
