@@ -403,6 +403,7 @@ async function runReplMode(
       return tools.runner.list();
     },
     unavailableTools: () => tools.runner.unavailable(),
+    searchNote: () => tools.tools.host.searchNote(),
     permissionsReport: async () => {
       const [{ formatPermissionsReport }, loaded] = await Promise.all([
         import("../permissions/explain.ts"),

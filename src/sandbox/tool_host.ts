@@ -14,6 +14,7 @@ import { truncateToolResult } from "./truncate_output.ts";
 import { loadToolCatalog, type ToolCatalog, type ToolGroup } from "./tool_catalog.ts";
 import { type SandboxOptions, type SandboxWorker, startSandbox } from "./sandbox_worker.ts";
 import { helperCount, SEARCH_TOOLS, SearchHelpers } from "./search_helpers.ts";
+import { EXTERNAL_SEARCH_TOOLS, SearchService } from "./search_service.ts";
 
 /** Options of {@linkcode openToolHost} and {@linkcode createToolHost}. */
 export interface ToolHostOptions extends SandboxOptions {
@@ -36,6 +37,8 @@ export interface ToolHostOptions extends SandboxOptions {
    * one-shot call (`harness tool`) then imports only the plugin it calls.
    */
   workerPerTool?: boolean;
+  /** false: grep_search and glob never run ripgrep or fd (tests, benchmarks). */
+  externalSearch?: boolean;
 }
 
 const DEFAULT_TIMEOUT_MS = 120_000;
@@ -51,11 +54,18 @@ export class ToolHost implements ToolRunner {
   #groups: ToolGroup[] = [];
   /** Search helpers by group, started on the group's first search. */
   readonly #helpers = new Map<ToolGroup, SearchHelpers>();
+  /** ripgrep and fd for the built-in search tools. */
+  readonly #search: SearchService;
   #closed = false;
   #nextId = 1;
 
   constructor(options: ToolHostOptions) {
     this.#options = options;
+    this.#search = new SearchService({
+      grants: options.grants,
+      workspace: options.workspace,
+      ...(options.commandSandbox ? { commandSandbox: options.commandSandbox } : {}),
+    });
     this.#loading = loadToolCatalog(options).then((catalog) => {
       this.#catalog = catalog;
       this.#tools = catalog.tools;
@@ -210,6 +220,11 @@ export class ToolHost implements ToolRunner {
     const id = this.#nextId++;
     const timeoutMs = this.#options.timeouts?.[name] ?? info.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const ports = helpers?.ports() ?? [];
+    // Only harness's own search tools may ask the host to run ripgrep or fd.
+    const search = EXTERNAL_SEARCH_TOOLS.has(name) && info.origin === "builtin" &&
+        this.#options.externalSearch !== false
+      ? this.#search.open(group.effective)
+      : undefined;
     const reply = worker.request(
       {
         type: "run",
@@ -218,9 +233,11 @@ export class ToolHost implements ToolRunner {
         args,
         state: options.state,
         ...(ports.length ? { helpers: ports } : {}),
+        ...(search ? { search: search.port } : {}),
       },
       options.onOutput,
     );
+    void reply.finally(() => search?.close());
     let timer: ReturnType<typeof setTimeout> | undefined;
     let onAbort: (() => void) | undefined;
     const stop = new Promise<"timeout" | "cancelled">((settle) => {
@@ -300,9 +317,15 @@ export class ToolHost implements ToolRunner {
     this.#helpers.delete(group);
   }
 
+  /** One line for `/tools`: what grep_search and glob search with here. */
+  searchNote(): Promise<string> {
+    return this.#search.note();
+  }
+
   /** Terminates every worker (after the tool list has loaded, so no loader is left behind). */
   async close(): Promise<void> {
     this.#closed = true;
+    this.#search.close();
     for (const helpers of this.#helpers.values()) helpers.close();
     this.#helpers.clear();
     await this.#loading.catch(() => undefined);

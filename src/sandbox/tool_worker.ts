@@ -7,6 +7,7 @@
 import type { ToolErrorType } from "../messages.ts";
 import { type ToolContext, type ToolDefinition, ToolError } from "../tools/define_tool.ts";
 import { resolveWorkspacePath } from "../tools/workspace_path.ts";
+import { SearchClient } from "../tools/search/search_client.ts";
 import { toolOutputsDir } from "../config/folders.ts";
 import { CommandLauncher } from "./command_sandbox_launcher.ts";
 import { installDenyGuard, replaceDenoMember } from "./deny_guard.ts";
@@ -252,6 +253,7 @@ async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promi
     commands,
     progress: progressReporter((text) => post({ type: "output", id, text })),
     ...(message.helpers?.length ? { searchHelpers: message.helpers } : {}),
+    ...(message.search ? { search: new SearchClient(message.search) } : {}),
   };
   try {
     const returned: unknown = await tool.run(message.args, ctx);
@@ -292,6 +294,7 @@ async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promi
       port.postMessage({ type: "end" });
       port.close();
     }
+    message.search?.close();
   }
 }
 

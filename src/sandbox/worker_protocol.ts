@@ -56,6 +56,8 @@ export type HostToWorker =
     state: Record<string, unknown>;
     /** Ports to the group's search helpers, for grep_search (search_helpers.ts). */
     helpers?: MessagePort[];
+    /** The port to the host's ripgrep and fd (search_service.ts), for grep_search and glob. */
+    search?: MessagePort;
   }
   | { type: "abort"; id: number; reason: string };
 
@@ -111,8 +113,9 @@ export type WorkerToHost =
  * The ports a message carries, which the host must transfer, not copy.
  *
  * @param message A message to the tool worker.
- * @returns The search helpers' ports of a run, else nothing.
+ * @returns The search ports of a run, else nothing.
  */
 export function transferOf(message: HostToWorker): Transferable[] {
-  return message.type === "run" && message.helpers ? message.helpers : [];
+  if (message.type !== "run") return [];
+  return [...(message.helpers ?? []), ...(message.search ? [message.search] : [])];
 }

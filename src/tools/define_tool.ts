@@ -4,6 +4,7 @@
 
 import type { z } from "zod";
 import type { ToolErrorType } from "../messages.ts";
+import type { SearchClient } from "./search/search_client.ts";
 
 export type RiskLevel = "safe" | "low" | "medium" | "high";
 
@@ -90,6 +91,11 @@ export interface ToolContext {
    * have this tool's read grant and deny list, nothing more. Absent on one core.
    */
   searchHelpers?: readonly MessagePort[];
+  /**
+   * ripgrep and fd, run by the host in the command sandbox with this tool's read grant
+   * (src/sandbox/search_service.ts): given to the built-in grep_search and glob only.
+   */
+  search?: SearchClient;
 }
 
 /** What a tool returns: `output` goes to the model, `display` to the terminal. */

@@ -39,9 +39,14 @@ export interface GrepSummary {
   matches: GrepMatch[];
   /** True when more matches exist than maxResults. */
   truncated: boolean;
-  filesSearched: number;
+  /**
+   * Files read (binaries included). Absent when the search stopped at maxResults without
+   * counting (ripgrep stops mid-way); the result does not show it then.
+   */
+  filesSearched?: number;
   filesMatched: number;
-  binaryFilesSkipped: number;
+  /** Binary files skipped (the built-in search counts them; ripgrep does not say). */
+  binaryFilesSkipped?: number;
   /** Files the sandbox refused to open (a --deny-read entry), skipped, in walk order. */
   deniedFiles: string[];
   /** Folders the sandbox refused to list, skipped, in walk order. */
@@ -51,7 +56,22 @@ export interface GrepSummary {
 /** Characters of a matching line shown; longer lines are cut around the match. */
 const MAX_LINE_CHARS = 300;
 
-function cutLine(line: string, column: number, length: number): string {
+/**
+ * A matching line as the result shows it: whole up to 300 characters, else cut around the
+ * match with "…" where text was left out.
+ *
+ * @param line The line without its line break.
+ * @param column Where the match starts (UTF-16 index).
+ * @param length The match's length.
+ *
+ * @example
+ * ```ts
+ * import { cutLine } from "./grep_files.ts";
+ * const cut = cutLine("x".repeat(1000) + "hit", 1000, 3);
+ * if (!cut.startsWith("…") || !cut.endsWith("hit")) throw new Error(cut);
+ * ```
+ */
+export function cutLine(line: string, column: number, length: number): string {
   if (line.length <= MAX_LINE_CHARS) return line;
   const from = Math.max(0, Math.min(column - 100, line.length - MAX_LINE_CHARS));
   const to = Math.min(line.length, from + Math.max(MAX_LINE_CHARS, length));
@@ -97,8 +117,11 @@ export const UNREAD = "unread";
 /** What FileGrep.search returns for a file the sandbox refuses to open (--deny-read). */
 export const DENIED = "denied";
 
+/** A summary of the built-in search, which counts every file it reads. */
+export type CountedSummary = GrepSummary & { filesSearched: number; binaryFilesSkipped: number };
+
 /** A summary with nothing found yet. */
-export function emptySummary(): GrepSummary {
+export function emptySummary(): CountedSummary {
   return {
     matches: [],
     truncated: false,
@@ -199,7 +222,11 @@ export class FileGrep {
  * await Deno.remove(dir, { recursive: true });
  * ```
  */
-export function grepTree(workspace: string, start: string, options: GrepOptions): GrepSummary {
+export function grepTree(
+  workspace: string,
+  start: string,
+  options: GrepOptions,
+): CountedSummary {
   const grep = new FileGrep(options);
   const filter = fileFilterOf(options);
   const summary = emptySummary();
