@@ -163,14 +163,15 @@ export async function runConversation(
 
   let exitCode: number;
   if (repl === undefined) {
-    exitCode = await runPrintMode(conversation, prompt ?? "", flags, style);
-    if (log.writeFailed() && exitCode === EXIT.ok) exitCode = EXIT.runtime;
+    exitCode = await runPrintMode(conversation, prompt ?? "", flags, style, store);
   } else {
     const run = { flags, settings, grants, cwd, store, opened: opened.value, style, ahead };
     exitCode = await runReplMode(repl, conversation, run, { tools, approval, sessions });
     conversation = repl.conversation ?? conversation;
   }
   conversation.parts.recorder.end();
+  // A -p run whose session could not be recorded did not do all it was asked.
+  if (repl === undefined && store.unsaved() && exitCode === EXIT.ok) exitCode = EXIT.runtime;
   await close();
   return exitCode;
 }
@@ -178,18 +179,14 @@ export async function runConversation(
 /**
  * Opens the session log and chooses the session to continue; prints the error and gives the
  * exit code when either fails. A -p run whose session could not be recorded (disk full) did not
- * do all it was asked: it still finishes its answer, then exits 1 (`writeFailed`).
+ * do all it was asked: it still finishes its answer, then exits 1 (`store.unsaved()`).
  */
 function openSessionLog(
   flags: RunFlags,
   cwd: string,
   io: { fatal: CommandIO; plain: CommandIO },
-): { store: SessionStore; resumeId: string | undefined; writeFailed(): boolean } | {
-  exit: number;
-} {
-  let writeFailed = false;
+): { store: SessionStore; resumeId: string | undefined } | { exit: number } {
   const store = openStoreOrExit(flags, io.fatal, (error) => {
-    writeFailed = true;
     if (flags.prompt !== undefined) io.plain.printError(formatAgentError(error));
     else console.error(`Warning ${formatAgentError(error)}`);
   });
@@ -200,7 +197,7 @@ function openSessionLog(
     store.close();
     return resumeId;
   }
-  return { store, resumeId, writeFailed: () => writeFailed };
+  return { store, resumeId };
 }
 
 /** The conversation a run starts with: resumed (its recap shown) or new. */
@@ -349,6 +346,7 @@ async function runPrintMode(
   prompt: string,
   flags: RunFlags,
   style: Style,
+  store: SessionStore,
 ): Promise<number> {
   const controller = new AbortController();
   const onSignal = () => controller.abort();
@@ -363,6 +361,7 @@ async function runPrintMode(
       stderr: writeErr,
       style,
       signal: controller.signal,
+      unsaved: () => store.unsaved(),
     });
   } finally {
     for (const signal of signals) Deno.removeSignalListener(signal, onSignal);

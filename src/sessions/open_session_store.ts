@@ -113,6 +113,7 @@ export function createNullSessionStore(): SessionStore {
     importJsonl,
     searchSessions: () => ok({ hits: [], engine: "none" }),
     deleteSession: () => Promise.resolve(off()),
+    unsaved: () => undefined,
     close() {},
   };
 }

@@ -14,6 +14,8 @@ export interface FinalJson {
   /** Calls that needed approval and were denied (e.g. -p without --yes). */
   permission_denials: { id: string; name: string; arguments: unknown; reason: string }[];
   error?: string;
+  /** Why the session log could not be written (the run exits 1); absent when it was saved. */
+  session_error?: string;
 }
 
 /**
@@ -43,7 +45,11 @@ function argumentsValue(args: unknown): unknown {
  * if (out.result !== "hi") throw new Error();
  * ```
  */
-export function finalJson(outcome: TurnOutcome, sessionId: string | null): FinalJson {
+export function finalJson(
+  outcome: TurnOutcome,
+  sessionId: string | null,
+  options: { sessionError?: string | undefined } = {},
+): FinalJson {
   const out: FinalJson = {
     result: outcome.text,
     stop_reason: outcome.stopReason,
@@ -69,6 +75,7 @@ export function finalJson(outcome: TurnOutcome, sessionId: string | null): Final
       })),
   };
   if (outcome.errorMessage) out.error = outcome.errorMessage;
+  if (options.sessionError) out.session_error = options.sessionError;
   return out;
 }
 

@@ -1,5 +1,6 @@
 // Sessions under faults, driven through the real CLI: a -p run whose session log cannot be
-// written (the data folder's disk is full) finishes its answer but exits 1.
+// written (the data folder's disk is full), from its first write or later, finishes its
+// answer but exits 1 and says why.
 
 import { deepStrictEqual as assertEquals, match, ok as assert } from "node:assert/strict";
 import { reply, startFakeLlmServer } from "../helpers/fake_llm_server.ts";
@@ -42,6 +43,59 @@ Deno.test({
     assertEquals(stdout, "answered anyway\n", stderr);
     match(stderr, /error: .*this session is no longer being recorded/);
     assertEquals(out.code, 1, stderr);
+  },
+});
+
+Deno.test({
+  name: "harness -p exits 1 and its JSON says why when the session cannot even start (disk full)",
+  ignore: Deno.build.os !== "linux",
+  async fn() {
+    await using sandbox = await cliSandbox();
+    // Eight calls (nine model turns, within the default ten) grow the log.
+    const calls = Array.from({ length: 8 }, () => reply().toolCall("get_working_directory", {}));
+    await using server = startFakeLlmServer([
+      ...calls,
+      reply().text("held").hang(),
+      reply().text("answered anyway"),
+    ]);
+    const base = ["--base-url", server.baseUrl, "--model", "m"];
+    // Another harness keeps the database open, so its write-ahead log is not reset: a new
+    // session's first write lands past that log's end.
+    const holder = sandbox.spawn(["-p", "grow the log", ...base]);
+    await holder.stdin.close();
+    for (let waited = 0; server.requests.length < calls.length + 1; waited += 50) {
+      assert(waited < 60_000, `the first run stopped after ${server.requests.length} requests`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    try {
+      const wal = (await Deno.stat(`${defaultSessionDatabasePath(sandbox.env)}-wal`)).size;
+      // RLIMIT_FSIZE below the log's end (above the 32 KiB shared-memory file): the session's
+      // first write fails with EFBIG (SIGXFSZ ignored), as on a full disk.
+      const limit = Math.floor(wal / 1024) - 1;
+      assert(limit >= 40, `the write-ahead log is only ${wal} bytes`);
+      const args = ["-p", "hi", "--output-format", "json", ...base];
+      const argv = [Deno.execPath(), "run", "-A", "--no-prompt", "--unstable-worker-options", MAIN];
+      const out = await new Deno.Command("bash", {
+        args: [
+          "-c",
+          `trap '' XFSZ; ulimit -f ${limit}; exec ${[...argv, ...args].map(shellQuote).join(" ")}`,
+        ],
+        cwd: sandbox.cwd,
+        env: sandbox.env,
+        stdin: "null",
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      const stderr = new TextDecoder().decode(out.stderr);
+      const final = JSON.parse(new TextDecoder().decode(out.stdout).trim().split("\n").at(-1)!);
+      match(stderr, /error: Cannot write session database/);
+      assertEquals(final.result, "answered anyway", stderr);
+      match(final.session_error ?? "", /^Cannot write session database .*disk I\/O error/);
+      assertEquals(out.code, 1, stderr);
+    } finally {
+      holder.kill("SIGTERM");
+      await holder.output();
+    }
   },
 });
 
