@@ -172,7 +172,7 @@ export class ToolHost implements ToolRunner {
   ): Promise<ToolRun> {
     const started = performance.now();
     const finish = async (
-      reply: { data?: string; errorType?: ToolErrorType; message?: string },
+      reply: { data?: string; errorType?: ToolErrorType; message?: string; outputBytes?: number },
       extra: { display?: string; final?: boolean; state?: Record<string, unknown> } = {},
     ): Promise<ToolRun> => {
       const result: ToolResult = makeToolResult({
@@ -188,6 +188,7 @@ export class ToolHost implements ToolRunner {
         ...(this.#options.toolOutputLimit
           ? { toolOutputLimit: this.#options.toolOutputLimit }
           : {}),
+        ...(reply.outputBytes === undefined ? {} : { outputBytes: reply.outputBytes }),
       });
       return {
         result: truncated,
@@ -273,7 +274,10 @@ export class ToolHost implements ToolRunner {
     }
     switch (first.type) {
       case "done":
-        return await finish({ data: first.output }, {
+        return await finish({
+          data: first.output,
+          ...(first.outputBytes === undefined ? {} : { outputBytes: first.outputBytes }),
+        }, {
           state: first.state,
           ...(first.display === undefined ? {} : { display: first.display }),
           ...(first.final ? { final: true } : {}),

@@ -271,10 +271,11 @@ async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promi
       });
       return;
     }
-    const { output: text, display, final } = output as {
+    const { output: text, display, final, outputBytes } = output as {
       output: string;
       display?: unknown;
       final?: unknown;
+      outputBytes?: unknown;
     };
     post({
       type: "done",
@@ -283,6 +284,7 @@ async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promi
       state,
       ...(typeof display === "string" ? { display } : {}),
       ...(final === true ? { final: true } : {}),
+      ...(Number.isSafeInteger(outputBytes) ? { outputBytes: outputBytes as number } : {}),
     });
   } catch (error) {
     post({ type: "failed", id, ...classify(error, name), state });

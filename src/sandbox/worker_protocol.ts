@@ -96,6 +96,8 @@ export type WorkerToHost =
     output: string;
     display?: string;
     final?: boolean;
+    /** ToolOutput.outputBytes. */
+    outputBytes?: number;
     state: Record<string, unknown>;
   }
   | {

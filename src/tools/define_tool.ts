@@ -104,6 +104,11 @@ export interface ToolOutput {
   display?: string;
   /** Ends the run (task_complete). */
   final?: boolean;
+  /**
+   * Set when the tool cut its own output: how many bytes it had (run_command: all the command
+   * printed). The result's note and metadata then give the real size.
+   */
+  outputBytes?: number;
 }
 
 /** A tool definition, the default export of a plugin file. */
