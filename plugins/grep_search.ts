@@ -8,7 +8,6 @@ import { z } from "zod";
 import { defineTool } from "../src/tools/define_tool.ts";
 import { deniedNote } from "../src/tools/search/denied_note.ts";
 import { grepTree } from "../src/tools/search/grep_files.ts";
-import { grepTreeParallel } from "../src/tools/search/parallel_grep.ts";
 import { grepWithRg } from "../src/tools/search/rg_grep.ts";
 
 export default defineTool({
@@ -47,13 +46,7 @@ export default defineTool({
     const found = ctx.search
       ? await grepWithRg(ctx.search, ctx.workspace, options, ctx.signal)
       : undefined;
-    // With helper workers (one per spare core), the same search on every core.
-    const summary = found ??
-      (ctx.searchHelpers?.length
-        ? await grepTreeParallel(ctx.workspace, "", options, ctx.searchHelpers, {
-          signal: ctx.signal,
-        })
-        : grepTree(ctx.workspace, "", options));
+    const summary = found ?? grepTree(ctx.workspace, "", options);
     const flags = [
       args.case_sensitive ? "[case-sensitive]" : "",
       args.include_hidden ? "[+hidden]" : "",

@@ -13,7 +13,6 @@ import type { ToolInfo, ToolRun, ToolRunner } from "../tools/tool_runner.ts";
 import { truncateToolResult } from "./truncate_output.ts";
 import { loadToolCatalog, type ToolCatalog, type ToolGroup } from "./tool_catalog.ts";
 import { type SandboxOptions, type SandboxWorker, startSandbox } from "./sandbox_worker.ts";
-import { helperCount, SEARCH_TOOLS, SearchHelpers } from "./search_helpers.ts";
 import { EXTERNAL_SEARCH_TOOLS, SearchService } from "./search_service.ts";
 
 /** Options of {@linkcode openToolHost} and {@linkcode createToolHost}. */
@@ -52,8 +51,6 @@ export class ToolHost implements ToolRunner {
   readonly #groupOf = new Map<string, ToolGroup>();
   /** The groups workers are started for (the catalog's, or one per tool). */
   #groups: ToolGroup[] = [];
-  /** Search helpers by group, started on the group's first search. */
-  readonly #helpers = new Map<ToolGroup, SearchHelpers>();
   /** ripgrep and fd for the built-in search tools. */
   readonly #search: SearchService;
   #closed = false;
@@ -206,8 +203,6 @@ export class ToolHost implements ToolRunner {
     if (options.signal?.aborted) {
       return await finish({ errorType: "cancelled", message: "Cancelled before it started" });
     }
-    // Started before the tool's worker is awaited, so they are up by the time it runs.
-    const helpers = SEARCH_TOOLS.has(name) ? this.#helpersOf(group) : undefined;
     const worker = await this.#worker(group).catch((error: unknown) => String(error));
     if (typeof worker === "string") {
       return await finish({
@@ -220,7 +215,6 @@ export class ToolHost implements ToolRunner {
     }
     const id = this.#nextId++;
     const timeoutMs = this.#options.timeouts?.[name] ?? info.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    const ports = helpers?.ports() ?? [];
     // Only harness's own search tools may ask the host to run ripgrep or fd.
     const search = EXTERNAL_SEARCH_TOOLS.has(name) && info.origin === "builtin" &&
         this.#options.externalSearch !== false
@@ -233,7 +227,6 @@ export class ToolHost implements ToolRunner {
         name,
         args,
         state: options.state,
-        ...(ports.length ? { helpers: ports } : {}),
         ...(search ? { search: search.port } : {}),
       },
       options.onOutput,
@@ -261,7 +254,6 @@ export class ToolHost implements ToolRunner {
       clearTimeout(graceTimer);
       if (first === "timeout" || late === null) {
         worker.recycle(`the call was stopped (${first})`);
-        this.#dropHelpers(group);
       }
       const state = late && "state" in late && late.state ? { state: late.state } : {};
       return first === "timeout"
@@ -288,7 +280,6 @@ export class ToolHost implements ToolRunner {
           first.state ? { state: first.state } : {},
         );
       case "lost":
-        this.#dropHelpers(group);
         return await finish({
           errorType: "internal_error",
           message: `Tool "${name}" crashed: ${first.reason}. Its sandbox was restarted`,
@@ -301,26 +292,6 @@ export class ToolHost implements ToolRunner {
     }
   }
 
-  /** The group's search helpers, started on first use; none on one core. */
-  #helpersOf(group: ToolGroup): SearchHelpers | undefined {
-    if (this.#closed || helperCount() === 0) return undefined;
-    let helpers = this.#helpers.get(group);
-    if (!helpers) {
-      helpers = new SearchHelpers(group.effective, Deno.cwd());
-      this.#helpers.set(group, helpers);
-    }
-    return helpers;
-  }
-
-  /**
-   * Stops a group's helpers after its worker was stopped mid-call: a helper waiting for files
-   * from a walk that will never finish would wait forever. The next search starts new ones.
-   */
-  #dropHelpers(group: ToolGroup): void {
-    this.#helpers.get(group)?.close();
-    this.#helpers.delete(group);
-  }
-
   /** One line for `/tools`: what grep_search and glob search with here. */
   searchNote(): Promise<string> {
     return this.#search.note();
@@ -330,8 +301,6 @@ export class ToolHost implements ToolRunner {
   async close(): Promise<void> {
     this.#closed = true;
     this.#search.close();
-    for (const helpers of this.#helpers.values()) helpers.close();
-    this.#helpers.clear();
     await this.#loading.catch(() => undefined);
     for (const group of this.#groups) {
       const worker = group.worker;

@@ -252,7 +252,6 @@ async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promi
     spawn: (program, options) => commands.spawn(program, options),
     commands,
     progress: progressReporter((text) => post({ type: "output", id, text })),
-    ...(message.helpers?.length ? { searchHelpers: message.helpers } : {}),
     ...(message.search ? { search: new SearchClient(message.search) } : {}),
   };
   try {
@@ -290,12 +289,6 @@ async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promi
     post({ type: "failed", id, ...classify(error, name), state });
   } finally {
     controllers.delete(id);
-    // A helper closes its end on any message: "end" frees the ports of a call that never
-    // searched (the helper's answer, if it searched, has already come).
-    for (const port of message.helpers ?? []) {
-      port.postMessage({ type: "end" });
-      port.close();
-    }
     message.search?.close();
   }
 }

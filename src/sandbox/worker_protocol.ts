@@ -1,6 +1,6 @@
 // The messages between the tool host (main thread) and a sandbox worker. A worker is told
 // once which plugins it holds ("load"), then answers validate/run requests by id. Only
-// structured-clone-able values cross this boundary, and the ports a run carries, which are
+// structured-clone-able values cross this boundary, and the port a run carries, which is
 // transferred (transferOf).
 
 import type { ToolErrorType } from "../messages.ts";
@@ -54,8 +54,6 @@ export type HostToWorker =
     name: string;
     args: unknown;
     state: Record<string, unknown>;
-    /** Ports to the group's search helpers, for grep_search (search_helpers.ts). */
-    helpers?: MessagePort[];
     /** The port to the host's ripgrep and fd (search_service.ts), for grep_search and glob. */
     search?: MessagePort;
   }
@@ -112,12 +110,11 @@ export type WorkerToHost =
   | { type: "group"; pid: number; running: boolean };
 
 /**
- * The ports a message carries, which the host must transfer, not copy.
+ * The port a message carries, which the host must transfer, not copy.
  *
  * @param message A message to the tool worker.
- * @returns The search ports of a run, else nothing.
+ * @returns The search port of a run, else nothing.
  */
 export function transferOf(message: HostToWorker): Transferable[] {
-  if (message.type !== "run") return [];
-  return [...(message.helpers ?? []), ...(message.search ? [message.search] : [])];
+  return message.type === "run" && message.search ? [message.search] : [];
 }

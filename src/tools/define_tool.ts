@@ -86,12 +86,6 @@ export interface ToolContext {
    */
   progress?(text: string): void;
   /**
-   * Ports to search helper Workers for this call: given to grep_search, which searches
-   * chunks of files on them in parallel (src/tools/search/parallel_grep.ts). The helpers
-   * have this tool's read grant and deny list, nothing more. Absent on one core.
-   */
-  searchHelpers?: readonly MessagePort[];
-  /**
    * ripgrep and fd, run by the host in the command sandbox with this tool's read grant
    * (src/sandbox/search_service.ts): given to the built-in grep_search and glob only.
    */

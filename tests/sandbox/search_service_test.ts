@@ -169,7 +169,12 @@ Deno.test({
         const ours = await call(viaRg, "glob", args);
         assertEquals(ours, { ...await call(builtin, "glob", args), metadata: ours.metadata });
         assert(!ours.data!.includes("key.txt"), ours.data!);
+        assert(ours.data!.endsWith("[Skipped, the sandbox denies reading them: pkg/vault/]"));
       }
+      // get_file_tree walks itself, and skips a denied folder the same way.
+      const tree = await call(viaRg, "get_file_tree", {});
+      assert(!tree.data!.includes("key.txt"), tree.data!);
+      assert(tree.data!.includes("[Skipped, the sandbox denies reading them: pkg/vault/]"));
     } finally {
       await viaRg.close();
       await builtin.close();

@@ -70,9 +70,9 @@ function context(workspace: string, search?: SearchClient): ToolContext {
   };
 }
 
-/** The summary without what ripgrep cannot count (files searched past a stop, binaries). */
+/** The summary without what ripgrep cannot count (files searched past a stop). */
 function comparable(summary: GrepSummary): Record<string, unknown> {
-  const { binaryFilesSkipped: _binaries, filesSearched, ...rest } = summary;
+  const { filesSearched, ...rest } = summary;
   return summary.truncated ? rest : { ...rest, filesSearched };
 }
 

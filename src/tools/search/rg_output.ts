@@ -58,7 +58,17 @@ export class RgOutput {
         at = this.#length;
         break;
       }
+      // A binary file found after a match: "PATH: WARNING: stopped searching binary file ...",
+      // the one line without a NUL after its path.
+      const newline = buffer.subarray(0, this.#length).indexOf(NEWLINE, at);
       const nul = buffer.subarray(0, this.#length).indexOf(NUL, at);
+      if (newline !== -1 && (nul === -1 || nul > newline)) {
+        const line = this.#paths.decode(buffer.subarray(at, newline));
+        if (/: WARNING: stopped searching binary file/.test(line)) {
+          at = newline + 1;
+          continue;
+        }
+      }
       if (nul === -1) break;
       const colon = buffer.subarray(0, this.#length).indexOf(COLON, nul + 1);
       if (colon === -1) break;
