@@ -14,6 +14,8 @@ export interface FinalJson {
   /** Calls that needed approval and were denied (e.g. -p without --yes). */
   permission_denials: { id: string; name: string; arguments: unknown; reason: string }[];
   error?: string;
+  /** `result` is what streamed before the server failed or the run was interrupted. */
+  partial?: true;
   /** Why the session log could not be written (the run exits 1); absent when it was saved. */
   session_error?: string;
 }
@@ -75,6 +77,7 @@ export function finalJson(
       })),
   };
   if (outcome.errorMessage) out.error = outcome.errorMessage;
+  if (outcome.partial) out.partial = true;
   if (options.sessionError) out.session_error = options.sessionError;
   return out;
 }
