@@ -8,6 +8,7 @@
 import { relative, resolve } from "node:path";
 import {
   type CommandSandbox,
+  type Confinement,
   findProgram,
   probeCommandSandbox,
   spawnCommand,
@@ -32,13 +33,6 @@ interface Sandbox {
   /** The sandbox searches run in; undefined (with the reason) when there is none. */
   sandbox: CommandSandbox | undefined;
   reason: string;
-}
-
-/** fd as found on PATH. */
-interface Fd {
-  path: string;
-  /** fd 8.7 and later: --no-require-git (.gitignore files also outside a git repository). */
-  requireGitFlag: boolean;
 }
 
 /** Options of {@linkcode SearchService}. */
@@ -87,11 +81,47 @@ function validRequest(request: SearchRequest): request is GrepRequest | FilesReq
   return false;
 }
 
+/** fd as Debian names it (fdfind) or as it is called elsewhere. */
+function fdPath(env: Record<string, string>): string | undefined {
+  return findProgram("fd", env.PATH) ?? findProgram("fdfind", env.PATH);
+}
+
+/** The confinement found on this system, without starting it. */
+function foundConfinement(env: Record<string, string>): Confinement {
+  if (Deno.build.os === "linux") {
+    const bwrap = findProgram("bwrap", env.PATH);
+    return bwrap === undefined
+      ? {
+        kind: "none",
+        reason: "bubblewrap (bwrap) is not installed: install the bubblewrap package",
+      }
+      : { kind: "bwrap", program: bwrap };
+  }
+  if (Deno.build.os === "darwin") return { kind: "sandbox-exec", program: "/usr/bin/sandbox-exec" };
+  return { kind: "none", reason: `harness has no command sandbox on ${Deno.build.os}` };
+}
+
+/** The sandbox for searches: with the base variables only, never what --allow-env adds. */
+function sandboxFor(
+  confinement: Confinement,
+  mode: CommandSandbox["mode"],
+  env: Record<string, string>,
+): Sandbox {
+  if (confinement.kind !== "bwrap" && confinement.kind !== "sandbox-exec") {
+    return { sandbox: undefined, reason: confinement.kind === "none" ? confinement.reason : "" };
+  }
+  return {
+    sandbox: { mode, confinement, env: commandEnvironment(emptyGrants(), env) },
+    reason: "",
+  };
+}
+
 /** Runs the search processes of one tool host. */
 export class SearchService {
   readonly #options: SearchServiceOptions;
   #sandbox: Promise<Sandbox> | undefined;
-  #fdFound: Promise<Fd | undefined> | undefined;
+  /** Set once an fd refused --no-require-git (before 8.7): only git repositories then. */
+  #fdLacksRequireGit = false;
   /** Process groups of calls still running, so close() can stop them. */
   readonly #running = new Set<number>();
 
@@ -103,65 +133,28 @@ export class SearchService {
     return this.#options.env ?? Deno.env.toObject();
   }
 
-  #probe(): Promise<Sandbox> {
-    this.#sandbox ??= this.#findSandbox();
+  /**
+   * The sandbox searches run in: the host's checked one when it made the check, else
+   * bubblewrap or sandbox-exec where found, not started beforehand (a search that cannot start
+   * its sandbox prints no statistics, and the tool then searches with the built-in search).
+   */
+  #where(): Promise<Sandbox> {
+    this.#sandbox ??= (async () => {
+      const env = this.#env();
+      const given = await this.#options.commandSandbox;
+      const confinement: Confinement = given && given.confinement.kind !== "unused"
+        ? given.confinement
+        : given?.mode === "off"
+        ? { kind: "none", reason: 'command_sandbox is "off"' }
+        : foundConfinement(env);
+      return sandboxFor(confinement, given?.mode ?? "auto", env);
+    })();
     return this.#sandbox;
   }
 
-  async #findSandbox(): Promise<Sandbox> {
-    const env = this.#env();
-    const given = await this.#options.commandSandbox;
-    const probed = given && given.confinement.kind !== "unused"
-      ? given
-      : await probeCommandSandbox(given?.mode === "off" ? "off" : "auto", {
-        grants: this.#options.grants,
-        env,
-      });
-    const { confinement } = probed;
-    if (confinement.kind !== "bwrap" && confinement.kind !== "sandbox-exec") {
-      return { sandbox: undefined, reason: confinement.kind === "none" ? confinement.reason : "" };
-    }
-    // Searches get the base variables only (PATH, HOME, LANG, ...), never what --allow-env adds.
-    return { sandbox: { ...probed, env: commandEnvironment(emptyGrants(), env) }, reason: "" };
-  }
-
-  #rg(): string | undefined {
-    return findProgram("rg", this.#env().PATH);
-  }
-
-  #fd(sandbox: CommandSandbox): Promise<Fd | undefined> {
-    this.#fdFound ??= (async () => {
-      const path = findProgram("fd", this.#env().PATH) ?? findProgram("fdfind", this.#env().PATH);
-      if (path === undefined) return undefined;
-      const help = await this.#capture(sandbox, path, ["--help"]);
-      return help === undefined
-        ? undefined
-        : { path, requireGitFlag: help.includes("--no-require-git") };
-    })();
-    return this.#fdFound;
-  }
-
-  /** A program's standard output when it succeeds, run in the sandbox with no read grant. */
-  async #capture(
-    sandbox: CommandSandbox,
-    program: string,
-    args: string[],
-  ): Promise<string | undefined> {
-    try {
-      const child = spawnCommand(sandbox, searchGrants(emptyGrants(), [program]), {
-        program,
-        args,
-        cwd: "/",
-      });
-      const out = await child.output();
-      return out.success ? new TextDecoder().decode(out.stdout) : undefined;
-    } catch {
-      return undefined;
-    }
-  }
-
   /**
-   * One line for `/tools`: what grep_search and glob search with here, and why.
+   * One line for `/tools`: what grep_search and glob search with here, and why. It checks
+   * that the sandbox really starts.
    *
    * @example
    * ```ts
@@ -172,13 +165,22 @@ export class SearchService {
    * ```
    */
   async note(): Promise<string> {
-    const { sandbox, reason } = await this.#probe();
+    const env = this.#env();
+    const given = await this.#options.commandSandbox;
+    const checked = given && given.confinement.kind !== "unused"
+      ? given
+      : await probeCommandSandbox(given?.mode === "off" ? "off" : "auto", {
+        grants: this.#options.grants,
+        env,
+      });
+    const { sandbox, reason } = sandboxFor(checked.confinement, checked.mode, env);
     if (sandbox === undefined) {
       return `search: built-in (ripgrep and fd run only in the command sandbox: ${reason})`;
     }
-    const fd = await this.#fd(sandbox);
-    const grep = this.#rg() ? "grep_search with ripgrep" : "grep_search built-in (no rg on PATH)";
-    const glob = fd ? "glob with fd" : "glob built-in (no fd or fdfind on PATH)";
+    const grep = findProgram("rg", env.PATH)
+      ? "grep_search with ripgrep"
+      : "grep_search built-in (no rg on PATH)";
+    const glob = fdPath(env) ? "glob with fd" : "glob built-in (no fd or fdfind on PATH)";
     return `search: ${grep}, ${glob}, in the command sandbox (${sandbox.confinement.kind})`;
   }
 
@@ -239,7 +241,7 @@ export class SearchService {
   ): Promise<void> {
     const unavailable = (reason: string) => reply({ type: "unavailable", reason });
     if (!validRequest(request)) return unavailable("not a search request");
-    const { sandbox, reason } = await this.#probe();
+    const { sandbox, reason } = await this.#where();
     if (sandbox === undefined) return unavailable(reason);
     const read = effective.permissions.read;
     if (read === false) return unavailable("the tool may not read");
@@ -253,20 +255,23 @@ export class SearchService {
       .filter((path) => path !== "" && !path.startsWith("../"));
     let program: string;
     let args: string[];
+    // fd honours .gitignore files outside a git repository only with --no-require-git
+    // (fd 8.7 and later); inside one, and with the rules above the folder, it needs none.
+    const requireGitFlag = request.type === "files" &&
+      (!request.parentIgnores || !this.#isRepository(workspace));
     if (request.type === "grep") {
-      const rg = this.#rg();
+      const rg = findProgram("rg", this.#env().PATH);
       if (rg === undefined) return unavailable("ripgrep is not on PATH");
       program = rg;
       args = rgGrepArguments(request, workspace, excluded);
     } else {
-      const fd = await this.#fd(sandbox);
+      const fd = fdPath(this.#env());
       if (fd === undefined) return unavailable("fd is not on PATH");
-      // Before 8.7, fd honours .gitignore files only inside a git repository.
-      if (!fd.requireGitFlag && (!request.parentIgnores || !this.#isRepository(workspace))) {
-        return unavailable("this fd honours .gitignore only in a git repository");
+      if (requireGitFlag && this.#fdLacksRequireGit) {
+        return unavailable("this fd honours .gitignore only in a git repository (8.7 adds more)");
       }
-      program = fd.path;
-      args = fdFilesArguments(request, workspace, excluded, { requireGitFlag: fd.requireGitFlag });
+      program = fd;
+      args = fdFilesArguments(request, workspace, excluded, { requireGitFlag });
     }
     const child = spawnCommand(
       sandbox,
@@ -297,11 +302,16 @@ export class SearchService {
     const status = await child.status;
     this.#running.delete(child.pid);
     killed ||= status.signal !== null;
-    reply({
-      type: "done",
-      code: killed ? null : status.code,
-      stderr: (await stderr).slice(0, 2000),
-    });
+    const errors = (await stderr).slice(0, 2000);
+    if (requireGitFlag && status.code !== 0 && errors.includes("--no-require-git")) {
+      this.#fdLacksRequireGit = true; // this fd is older than 8.7: not asked again
+    }
+    if (!killed && /^bwrap: /.test(errors)) {
+      // The sandbox does not start here (user namespaces off?): the built-in search from now on.
+      const reason = `bubblewrap cannot create a sandbox here: ${errors.split("\n")[0]}`;
+      this.#sandbox = Promise.resolve({ sandbox: undefined, reason });
+    }
+    reply({ type: "done", code: killed ? null : status.code, stderr: errors });
   }
 
   #isRepository(workspace: string): boolean {

@@ -13,6 +13,8 @@ import { effectivePermissions } from "../../src/sandbox/effective_permissions.ts
 import { SearchService } from "../../src/sandbox/search_service.ts";
 import { createToolHost, type ToolHost } from "../../src/sandbox/tool_host.ts";
 import type { SearchReply } from "../../src/tools/search/search_protocol.ts";
+import { grepWithRg } from "../../src/tools/search/rg_grep.ts";
+import { SearchClient } from "../../src/tools/search/search_client.ts";
 import { buildSearchTree } from "../helpers/search_tree.ts";
 import { makeToolContext } from "../helpers/tool_context.ts";
 
@@ -206,4 +208,51 @@ Deno.test("a plugin's call gets no search port, only the built-in grep_search an
   } finally {
     await host.close();
   }
+});
+
+Deno.test({
+  name: "where bubblewrap cannot start, grep_search falls back to the built-in search, once",
+  ignore: !HAVE_RG || Deno.build.os !== "linux",
+  async fn() {
+    await using ctx = await makeToolContext({ "a.txt": "needle\n" });
+    const bin = join(ctx.outside, "bin");
+    await Deno.mkdir(bin);
+    // A bubblewrap that fails as it does where user namespaces are off, counting its starts.
+    await Deno.writeTextFile(
+      join(bin, "bwrap"),
+      `#!/bin/sh\necho x >> "${ctx.outside}/starts"\n` +
+        'echo "bwrap: No permissions to creating new namespace" >&2\nexit 1\n',
+    );
+    await Deno.chmod(join(bin, "bwrap"), 0o755);
+    const all = grants([`--allow-read=${ctx.workspace}`], ctx.workspace);
+    const search = new SearchService({
+      grants: all,
+      workspace: ctx.workspace,
+      env: { PATH: `${bin}:${Deno.env.get("PATH")}` },
+    });
+    const effective = effectivePermissions(all, { read: ["."] }, { workspace: ctx.workspace });
+    const options = {
+      pattern: "needle",
+      caseSensitive: false,
+      maxResults: 10,
+      includeHidden: false,
+      respectGitignore: true,
+    };
+    try {
+      for (let i = 0; i < 2; i++) {
+        const call = search.open(effective);
+        assertEquals(
+          await grepWithRg(new SearchClient(call.port), ctx.workspace, options),
+          undefined,
+        );
+        call.close();
+      }
+      assertEquals(
+        (await Deno.readTextFile(join(ctx.outside, "starts"))).trim().split("\n").length,
+        1,
+      );
+    } finally {
+      search.close();
+    }
+  },
 });

@@ -2,10 +2,11 @@
 // (search_protocol.ts) so that they see what the built-in walk (walk_tree.ts) sees: .gitignore
 // files (also outside a git repository) and .git/info/exclude, but no .ignore, .rgignore or
 // global ignore files; hidden names only when asked, even when a .gitignore `!` rule names
-// them; never a version-control folder; no file of 50 MiB or more. Values go after their
-// flag, so a pattern or folder can never become a flag. Pure: the host runs what this builds.
+// them; never a version-control folder. ripgrep searches files of any size (the built-in
+// search skips those of 50 MiB or more: it reads a file whole; checking each file's size
+// made ripgrep half again slower). Values go after their flag, so a pattern or folder can
+// never become a flag. Pure: the host runs what this builds.
 
-import { MAX_SEARCH_FILE_BYTES } from "./file_reader.ts";
 import type { FilesRequest, GrepRequest } from "./search_protocol.ts";
 import { VCS_DIRS } from "./walk_tree.ts";
 
@@ -93,7 +94,6 @@ export function rgGrepArguments(
     "--stats",
     // Bytes as they are: no BOM sniffing or UTF-16 transcoding (a NUL marks a binary file).
     "--encoding=none",
-    `--max-filesize=${MAX_SEARCH_FILE_BYTES - 1}`,
     `--max-count=${request.maxCount}`,
     request.caseSensitive ? "--case-sensitive" : "--ignore-case",
     ...(request.respectGitignore
@@ -120,7 +120,7 @@ export function rgGrepArguments(
  * @param request What to list.
  * @param root The workspace's absolute path.
  * @param excluded Workspace-relative paths the listing must not enter.
- * @param options `requireGitFlag`: this fd has --no-require-git (8.7 and later).
+ * @param options `requireGitFlag`: pass --no-require-git (fd 8.7 and later know it).
  * @returns The arguments.
  *
  * @example
