@@ -204,16 +204,13 @@ export function runEndToEnd(tree: string, runs: number): E2ERow[] {
   if (fd === null) console.log("fd is NOT installed: apt-get install fd-find (binary fdfind)");
   const hidden = withoutSearchPrograms();
   try {
-    const [trivial] = alternate(runs, [() => harnessTool(tree, "get_current_time", {})]);
-    const startup = median(trivial!.ms);
     console.log(
-      `\nEnd to end in ${tree}, ${runs} runs alternating with rg/fd, medians. "ours" = wall ` +
-        `time of \`harness tool\` minus start-up (${
-          startup.toFixed(0)
-        } ms, a trivial tool call), ` +
-        `rg and fd on PATH (run in the command sandbox); "built-in" = the same without them on ` +
-        `PATH; "worker" = the tool's execution_time_ms inside its sandbox worker.`,
+      `\nEnd to end in ${tree}, ${runs} rounds, medians. Each round runs a trivial tool call, ` +
+        `the case with rg and fd on PATH (run in the command sandbox), without them (built-in) ` +
+        `and bare rg/fd, in turn. "ours" = wall time of \`harness tool\` minus the trivial ` +
+        `call's (start-up); "worker" = the tool's execution_time_ms inside its sandbox worker.`,
     );
+    const startups: number[] = [];
     const cases = [
       ...E2E_GREP_CASES.map((c) => ({
         label: `grep ${c.label}`,
@@ -229,11 +226,14 @@ export function runEndToEnd(tree: string, runs: number): E2ERow[] {
       },
     ];
     const rows: E2ERow[] = cases.map((c) => {
-      const [ours, builtin, theirs] = alternate(runs, [
+      const [trivial, ours, builtin, theirs] = alternate(runs, [
+        () => harnessTool(tree, "get_current_time", {}),
         () => harnessTool(tree, c.name, c.args),
         () => harnessTool(tree, c.name, c.args, hidden.env),
         ...(c.theirs ? [c.theirs] : []),
       ]);
+      const startup = median(trivial!.ms);
+      startups.push(startup);
       const summary = toolText(ours!.out).split("\n")[0]!;
       return {
         label: c.label,
@@ -253,6 +253,9 @@ export function runEndToEnd(tree: string, runs: number): E2ERow[] {
       } ${"worker".padStart(6)} ${"built-in".padStart(8)} ${"worker".padStart(6)} ${
         "ratio".padStart(6)
       }  results (ours | lines theirs printed)`,
+    );
+    console.log(
+      `(start-up, the trivial call per case: ${startups.map((ms) => ms.toFixed(0)).join(", ")} ms)`,
     );
     for (const row of rows) {
       console.log(
