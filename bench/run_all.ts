@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 const BENCHES: { name: string; file: string; args: string[]; needs?: string }[] = [
   { name: "startup", file: "startup.ts", args: ["--runs", "15"] },
   { name: "tool_roundtrip", file: "tool_roundtrip.ts", args: [] },
+  { name: "plugin_pins", file: "plugin_pins_bench.ts", args: [] },
   { name: "command_sandbox", file: "command_sandbox_bench.ts", args: [] },
   { name: "search", file: "search_bench.ts", args: [] },
   { name: "session", file: "session_bench.ts", args: [] },

@@ -1,11 +1,14 @@
 // Built-in tool edit_file: exact-text replacement in a workspace file. The old text must
 // occur exactly once unless replace_all is set; the model is told how many occurrences
-// there were and on which lines.
+// there were and on which lines. Text not found exactly is looked for again with indentation
+// and line-end spaces ignored (src/tools/builtin/loose_edit.ts): a unique match is replaced,
+// else the model is shown the closest lines and how to use replace_lines.
 
 import { z } from "zod";
 import { defineTool, ToolError } from "../src/tools/define_tool.ts";
 import { readEditableTextFile, withBom } from "../src/tools/builtin/read_text_file.ts";
 import { hardLinkNote, toFileToolError, writeFileAtomic } from "../src/tools/builtin/text_file.ts";
+import { looseEdit, type LooseEditResult } from "../src/tools/builtin/loose_edit.ts";
 
 /** Start indexes of the non-overlapping occurrences of `needle` in `text`. */
 function occurrences(text: string, needle: string): number[] {
@@ -26,8 +29,60 @@ function lineOf(text: string, index: number): number {
 }
 
 function listLines(text: string, indexes: number[]): string {
-  const lines = indexes.slice(0, 10).map((i) => lineOf(text, i));
-  return lines.join(", ") + (indexes.length > 10 ? ", ..." : "");
+  return listNumbers(indexes.map((i) => lineOf(text, i)));
+}
+
+function listNumbers(lines: number[]): string {
+  return lines.slice(0, 10).join(", ") + (lines.length > 10 ? ", ..." : "");
+}
+
+/** Writes the edited text atomically; returns the file's hard-link count. */
+function writeText(abs: string, path: string, content: { text: string; bom: boolean }): number {
+  try {
+    return writeFileAtomic(abs, withBom(content), path).links;
+  } catch (error) {
+    throw toFileToolError(error, path);
+  }
+}
+
+/** Lines shown of the closest region, and characters of each. */
+const SHOWN_LINES = 30;
+const SHOWN_CHARS = 300;
+
+/** Why old_string was not found, with what the loose look found and the next call to make. */
+function notFound(path: string, text: string, loose: LooseEditResult): ToolError {
+  const exactly = "read the file again with read_file and copy the text exactly, including " +
+    "whitespace and indentation";
+  if (loose.kind === "ambiguous") {
+    return new ToolError(
+      "validation_failed",
+      `old_string was not found exactly in "${path}"; with indentation ignored it matches ${loose.lines.length} places (lines ${
+        listNumbers(loose.lines)
+      }): ${exactly}, with enough surrounding lines to make it unique`,
+    );
+  }
+  if (loose.kind !== "closest") {
+    return new ToolError("validation_failed", `old_string was not found in "${path}": ${exactly}`);
+  }
+  const { firstLine, lastLine } = loose;
+  const lines = text.split(/\r?\n/).slice(firstLine - 1, lastLine);
+  const width = String(lastLine).length;
+  const shown = lines.slice(0, SHOWN_LINES).map((line, i) => {
+    const cut = line.length > SHOWN_CHARS ? `${line.slice(0, SHOWN_CHARS)}…` : line;
+    return `${String(firstLine + i).padStart(width)}: ${cut}`;
+  });
+  if (lines.length > SHOWN_LINES) shown.push(`[${lines.length - SHOWN_LINES} more lines]`);
+  const range = firstLine === lastLine ? `line ${firstLine}` : `lines ${firstLine}-${lastLine}`;
+  return new ToolError(
+    "validation_failed",
+    `old_string was not found in "${path}", not even with indentation and spaces at line ends ignored. The closest text is ${range} (${
+      Math.round(loose.similarity * 100)
+    }% alike):\n${
+      shown.join("\n")
+    }\nCopy old_string exactly from these lines (without the line numbers), or replace them with replace_lines: {"path": ${
+      JSON.stringify(path)
+    }, "line_start": ${firstLine}, "line_end": ${lastLine}, "new_content": "..."}`,
+  );
 }
 
 export default defineTool({
@@ -71,10 +126,18 @@ export default defineTool({
       found = occurrences(text, oldText);
     }
     if (found.length === 0) {
-      throw new ToolError(
-        "validation_failed",
-        `old_string was not found in "${path}": read the file again with read_file and copy the text exactly, including whitespace and indentation`,
-      );
+      const loose = looseEdit(text, old_string, new_string);
+      if (loose.kind !== "replaced") throw notFound(path, text, loose);
+      const links = writeText(abs, path, { text: loose.text, bom });
+      const { firstLine, lastLine } = loose;
+      const range = firstLine === lastLine ? `line ${firstLine}` : `lines ${firstLine}-${lastLine}`;
+      return {
+        output:
+          `Replaced 1 occurrence in "${path}" (${range}). old_string matched only with indentation and spaces at line ends ignored, so new_string was given the file's indentation: read those lines again before editing them next.${
+            hardLinkNote(links)
+          }`,
+        display: `Edited ${path} (1 occurrence, indentation adjusted)`,
+      };
     }
     if (found.length > 1 && !replace_all) {
       throw new ToolError(
@@ -84,15 +147,9 @@ export default defineTool({
         }): include more surrounding lines to make it unique, or set replace_all to true`,
       );
     }
-    const updated = text.split(oldText).join(newText);
-    let links: number;
-    try {
-      links = writeFileAtomic(abs, withBom({ text: updated, bom }), path).links;
-    } catch (error) {
-      throw toFileToolError(error, path);
-    }
     const count = found.length;
     const noun = count === 1 ? "occurrence" : "occurrences";
+    const links = writeText(abs, path, { text: text.split(oldText).join(newText), bom });
     return {
       output: `Replaced ${count} ${noun} in "${path}" (line${count === 1 ? "" : "s"} ${
         listLines(text, found)

@@ -30,6 +30,8 @@ export type ToolErrorType =
   /** An MCP server answered the call with `isError` (src/mcp/mcp_result.ts). */
   | "tool_error"
   | "limit_reached"
+  /** Not run: it repeats identical calls that returned the same result (src/agent/loop_guard.ts). */
+  | "repeated_call"
   | "cancelled"
   | "interrupted";
 

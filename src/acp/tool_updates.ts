@@ -5,6 +5,8 @@
 import { isAbsolute, resolve } from "node:path";
 import type { ToolCallContent, ToolCallLocation, ToolKind } from "@agentclientprotocol/sdk";
 import type { ToolResult } from "../messages.ts";
+import { ownField } from "../platform/json_values.ts";
+import { parseShallowJson } from "../platform/json_depth.ts";
 
 const KINDS: Record<string, ToolKind> = {
   read_file: "read",
@@ -43,7 +45,7 @@ export const EDIT_TOOLS: ReadonlySet<string> = new Set(
  * ```
  */
 export function toolKind(name: string): ToolKind {
-  return KINDS[name] ?? "other";
+  return ownField(KINDS, name) ?? "other";
 }
 
 function record(value: unknown): Record<string, unknown> {
@@ -110,9 +112,6 @@ export function resultContent(result: ToolResult): ToolCallContent[] {
 
 /** The raw arguments of a call as an object (its JSON text parsed), for `rawInput`. */
 export function rawInput(argumentsText: string): unknown {
-  try {
-    return JSON.parse(argumentsText);
-  } catch {
-    return argumentsText;
-  }
+  const parsed = parseShallowJson(argumentsText);
+  return parsed === undefined ? argumentsText : parsed.value;
 }

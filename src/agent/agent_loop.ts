@@ -10,7 +10,7 @@ import { makeToolResult, toolCallMessage, toolResultMessage } from "../messages.
 import type { Provider } from "../providers/provider.ts";
 import type { LoopEventSink, StopReasonOut } from "./loop_events.ts";
 import type { Approver } from "../permissions/approver.ts";
-import { type ToolRunner, toToolSchema } from "../tools/tool_runner.ts";
+import { readsOnly, type ToolRunner, toToolSchema } from "../tools/tool_runner.ts";
 import {
   type ArgumentParser,
   type DrivenCall,
@@ -20,6 +20,7 @@ import {
 } from "./call_driver.ts";
 import type { ToolCallStatus } from "../tools/tool_call.ts";
 import { approverForTurn } from "./approve_together.ts";
+import { DEFAULT_LOOP_GUARD, LoopGuard } from "./loop_guard.ts";
 
 export interface LoopLimits {
   /** Model turns per user message (default 10). */
@@ -56,6 +57,8 @@ export interface AgentLoopOptions {
     call: ToolCall,
     result: ToolResult,
   ) => { user: string; model: string } | undefined;
+  /** The identical call with the same result answered without running (default 3; 0: off). */
+  loopGuard?: number;
   clock?: () => number;
 }
 
@@ -120,6 +123,7 @@ export async function runAgentLoop(
   };
   if (userText !== null) append({ kind: "user", content: userText });
   await tools.ready?.();
+  const guard = new LoopGuard(options.loopGuard ?? DEFAULT_LOOP_GUARD);
 
   for (;;) {
     if (signal.aborted) return finish("interrupted");
@@ -200,7 +204,7 @@ export async function runAgentLoop(
 
     // Record every call before running any, so a crash leaves them visible in the log.
     for (const call of turn.toolCalls) append(toolCallMessage(call));
-    const stop = await runCalls(turn.toolCalls, options, signal, append, outcome);
+    const stop = await runCalls(turn.toolCalls, options, signal, { append, outcome, guard });
     if (stop) return finish(stop.reason, stop.extra);
   }
 }
@@ -217,13 +221,15 @@ async function runCalls(
   calls: ToolCall[],
   options: AgentLoopOptions,
   signal: AbortSignal,
-  append: (message: Message) => void,
-  outcome: TurnOutcome,
+  turn: { append: (message: Message) => void; outcome: TurnOutcome; guard: LoopGuard },
 ): Promise<Stop | undefined> {
+  const { append, outcome, guard } = turn;
   let stop: Stop | undefined;
   const max = options.limits.maxToolCalls;
-  // Calls that need the user's approval are asked about together, before any runs.
-  const approver = await approverForTurn(calls.slice(0, max), options, signal);
+  // Calls that need the user's approval are asked about together, before any runs (not the
+  // ones the loop guard answers).
+  const asked = calls.slice(0, max).filter((call) => !guard.check(call));
+  const approver = await approverForTurn(asked, options, signal);
   for (let index = 0; index < calls.length;) {
     let size = 1;
     while (
@@ -233,17 +239,19 @@ async function runCalls(
       size++;
     }
     const group = calls.slice(index, index + size);
-    const driven = stop || index >= max
-      ? group.map(() => undefined)
-      : size === 1
-      ? [{ driven: await driveToolCall(group[0]!, { ...options, approver }, signal), shown: false }]
-      : await driveTogether(group, { ...options, approver }, signal);
+    const driven = stop || index >= max ? group.map(() => undefined) : size === 1
+      ? [{
+        driven: await driveToolCall(group[0]!, { ...options, approver, guard }, signal),
+        shown: false,
+      }]
+      : await driveTogether(group, { ...options, approver, guard }, signal);
     for (const [offset, call] of group.entries()) {
       stop = finishCall(call, index + offset, driven[offset], {
         options,
         signal,
         append,
         outcome,
+        guard,
         stop,
       });
     }
@@ -254,17 +262,13 @@ async function runCalls(
 
 /** A tool that only reads: it declares `read` and nothing else the sandbox grants. */
 function isReadOnly(call: ToolCall, options: AgentLoopOptions): boolean {
-  const info = options.tools.list().find((tool) => tool.name === call.name);
-  const declared = Object.entries(info?.permissions ?? {}).filter(([, value]) =>
-    value !== undefined && value !== false
-  );
-  return declared.length > 0 && declared.every(([kind]) => kind === "read");
+  return readsOnly(options.tools.list().find((tool) => tool.name === call.name));
 }
 
 /** Approves the calls in order (prompts never overlap), then runs the approved ones at once. */
 async function driveTogether(
   group: ToolCall[],
-  options: AgentLoopOptions,
+  options: AgentLoopOptions & { guard: LoopGuard },
   signal: AbortSignal,
 ): Promise<{ driven: DrivenCall; shown: boolean }[]> {
   const prepared = [];
@@ -294,6 +298,7 @@ function finishCall(
     signal: AbortSignal;
     append: (message: Message) => void;
     outcome: TurnOutcome;
+    guard: LoopGuard;
     stop: Stop | undefined;
   },
 ): Stop | undefined {
@@ -324,9 +329,13 @@ function finishCall(
     args = driven.args ?? call.arguments;
     result = driven.result;
     // The worker always returns a copy: only a real change is an event (and a log row).
-    if (JSON.stringify(driven.conversationState) !== JSON.stringify(options.state)) {
+    const changed = JSON.stringify(driven.conversationState) !== JSON.stringify(options.state);
+    if (changed) {
       options.state = driven.conversationState;
       options.sink({ type: "state_changed", state: options.state });
+    }
+    if ("startedAt" in driven.state) {
+      context.guard.record(call, result, { mayChange: changed || !isReadOnly(call, options) });
     }
     if (driven.final) {
       stop ??= { reason: "task_complete", extra: { text: result.data ?? "" } };

@@ -13,6 +13,8 @@ import {
   type ToolCallState,
 } from "../tools/tool_call.ts";
 import type { LoopEventSink } from "./loop_events.ts";
+import { argumentsTextProblem, argumentsValueProblem } from "../tools/argument_limits.ts";
+import type { LoopGuard } from "./loop_guard.ts";
 
 /** Turns the model's raw argument text into a value to validate (argument repair hooks in here). */
 export type ArgumentParser = (
@@ -26,6 +28,8 @@ export interface CallDriverOptions {
   sink: LoopEventSink;
   state: Record<string, unknown>;
   parseArguments?: ArgumentParser;
+  /** Answers a call that repeats identical calls with the same result, without running it. */
+  guard?: LoopGuard;
   clock?: () => number;
 }
 
@@ -110,7 +114,7 @@ export async function driveToolCall(
  * @param call The call as the model made it.
  * @param options Runner, approver, sink and conversation state.
  * @param signal Aborts validation or the prompt.
- * @returns The finished call (invalid, denied, cancelled), or the approved call to run.
+ * @returns The finished call (repeated, invalid, denied, cancelled), or the approved call to run.
  */
 export async function prepareToolCall(
   call: ToolCall,
@@ -138,6 +142,11 @@ export async function prepareToolCall(
     },
   });
   let args: unknown = undefined;
+  const repeated = options.guard?.check(call);
+  if (repeated) {
+    step({ type: "limit_reached" });
+    return done(repeated);
+  }
   const info = options.tools.list().find((tool) => tool.name === call.name);
   const missingFlag = info ? undefined : options.tools.unavailableReason?.(call.name);
   if (missingFlag !== undefined) {
@@ -153,11 +162,20 @@ export async function prepareToolCall(
     step({ type: "validation_failed", issues: [message] });
     return done(failure("validation_failed", message));
   }
+  // Limits first: the parser, repair, validation and postMessage all recurse over the value.
+  const overLimit = (problem: string) => {
+    step({ type: "validation_failed", issues: [problem] });
+    return done(failure("validation_failed", `${problem}. Call "${call.name}" again`));
+  };
+  const textProblem = argumentsTextProblem(call.arguments);
+  if (textProblem !== undefined) return overLimit(textProblem);
   const parsed = (options.parseArguments ?? parseJsonArguments)(call.arguments, info.parameters);
   if ("error" in parsed) {
     step({ type: "validation_failed", issues: [parsed.error] });
     return done(failure("parse_error", `${parsed.error}. Call "${call.name}" again`));
   }
+  const valueProblem = argumentsValueProblem(parsed.value);
+  if (valueProblem !== undefined) return overLimit(valueProblem);
   const validated = await options.tools.validate(call.name, parsed.value);
   if (!validated.ok) {
     step({ type: "validation_failed", issues: validated.error });

@@ -34,6 +34,8 @@ export interface ConversationParts {
   compactAt?: number;
   /** Identical failing calls allowed before the turn stops (default 3). */
   repeatedFailureLimit?: number;
+  /** The identical call with the same result answered without running (default 3; 0: off). */
+  loopGuard?: number;
 }
 
 export class Conversation {
@@ -238,6 +240,7 @@ export class Conversation {
         fitMessages,
         refitMessages,
         onCallFailed,
+        ...(this.parts.loopGuard === undefined ? {} : { loopGuard: this.parts.loopGuard }),
         ...(this.parts.parseArguments ? { parseArguments: this.parts.parseArguments } : {}),
       }, signal);
       this.#lastStop = outcome.stopReason;

@@ -4,6 +4,7 @@
 // loop can tell a model to stop repeating one. Plugs into call_driver.ts as its ArgumentParser.
 
 import { isRecord } from "../platform/json_values.ts";
+import { argumentsTextProblem } from "../tools/argument_limits.ts";
 
 type Schema = Record<string, unknown>;
 
@@ -102,7 +103,7 @@ function fits(value: unknown, types: string[]): boolean {
 /** Finds the sub-schema (object properties / array items) inside a possibly nullable schema. */
 function findKey(schema: unknown, key: "properties" | "items"): unknown {
   if (!isRecord(schema)) return undefined;
-  if (key in schema) return schema[key];
+  if (Object.hasOwn(schema, key)) return schema[key];
   for (const union of ["anyOf", "oneOf"]) {
     const options = schema[union];
     if (Array.isArray(options)) {
@@ -156,7 +157,7 @@ function coerce(value: unknown, schema: unknown, path: string, repairs: Set<stri
     if (!isRecord(properties)) return value;
     const out: Record<string, unknown> = {};
     for (const [key, item] of Object.entries(value)) {
-      out[key] = key in properties
+      out[key] = Object.hasOwn(properties, key)
         ? coerce(item, properties[key], path ? `${path}.${key}` : key, repairs)
         : item;
     }
@@ -244,10 +245,26 @@ export function repairArguments(
   return { value, repairs: [...repairs] };
 }
 
-/** Canonical text of arguments: parsed and key-sorted when they are JSON, else trimmed. */
-function normalise(args: unknown): string {
+/**
+ * Canonical text of arguments: parsed and key-sorted when they are JSON, else with its spaces
+ * collapsed, so two calls that differ only in formatting compare equal.
+ *
+ * @param args The arguments (raw text or a parsed value).
+ * @returns Their canonical text.
+ *
+ * @example
+ * ```ts
+ * import { canonicalArguments } from "./repair_arguments.ts";
+ * if (canonicalArguments('{"b": 1, "a": 2}') !== canonicalArguments({ a: 2, b: 1 })) {
+ *   throw new Error();
+ * }
+ * ```
+ */
+export function canonicalArguments(args: unknown): string {
   let value = args;
   if (typeof args === "string") {
+    // Past the limits, parsing and sorting would recurse too deep: compare the text.
+    if (argumentsTextProblem(args) !== undefined) return args;
     const parsed = tryJson(args.trim() === "" ? "{}" : args);
     if (!("value" in parsed)) return args.replace(/\s+/g, " ").trim();
     value = parsed.value;
@@ -289,7 +306,7 @@ export class RepeatedFailureTracker {
    * @returns True when this call reaches the limit: tell the model to stop repeating it.
    */
   record(name: string, args: unknown, errorKey: string): boolean {
-    const key = JSON.stringify([name, normalise(args), errorKey]);
+    const key = JSON.stringify([name, canonicalArguments(args), errorKey]);
     const count = (this.#counts.get(key) ?? 0) + 1;
     this.#counts.set(key, count);
     return count >= this.limit;

@@ -44,7 +44,9 @@ export type Command =
   | { kind: "acp"; flags: RunFlags }
   | { kind: "index"; flags: RunFlags }
   /** `harness mcp ...`: its arguments are parsed by src/cli/mcp_command.ts. */
-  | { kind: "mcp"; flags: RunFlags; args: string[] };
+  | { kind: "mcp"; flags: RunFlags; args: string[] }
+  /** `harness doctor [--json]`: probes the model server (src/cli/doctor_command.ts). */
+  | { kind: "doctor"; flags: RunFlags; json?: boolean };
 
 function usage(message: string): { ok: false; error: { kind: "usage"; message: string } } {
   return err({ kind: "usage", message });
@@ -69,7 +71,8 @@ function oneOf<T extends string>(
   return usage(`Invalid value for ${flag} "${value}": expected one of ${allowed.join(", ")}`);
 }
 
-const FLAGS = {
+/** harness's own flags as the parser knows them; docs/cli.md lists every one (tests/docs). */
+export const FLAGS = {
   print: { type: "string", short: "p" },
   "base-url": { type: "string" },
   model: { type: "string" },
@@ -97,6 +100,7 @@ const FLAGS = {
   gpu: { type: "string" },
   limit: { type: "string" },
   all: { type: "boolean" },
+  json: { type: "boolean" },
   "command-sandbox": { type: "string" },
   version: { type: "boolean", short: "V" },
   help: { type: "boolean", short: "h" },
@@ -114,6 +118,7 @@ export const SUBCOMMANDS = [
   "acp",
   "index",
   "mcp",
+  "doctor",
 ] as const;
 
 /** Flags whose value may be left out (`--resume` alone lists sessions to pick from). */
@@ -274,6 +279,12 @@ export function parseCommand(argv: string[]): Result<Command> {
   if (!limit.ok) return limit;
 
   const command = parseSubcommand(parsed.value.positionals, flags);
+  if (v.json && command.ok) {
+    if (command.value.kind !== "doctor") {
+      return usage('--json applies only to "harness doctor": for -p use --output-format json');
+    }
+    return ok({ ...command.value, json: true });
+  }
   if (!command.ok || (limit.value === undefined && !v.all)) return command;
   // --limit and --all only mean something to the session lists.
   const action = command.value.kind === "sessions" ? command.value.action : undefined;
@@ -354,6 +365,12 @@ function parseSubcommand(positionals: string[], flags: RunFlags): Result<Command
         );
       }
       return ok({ kind: "plugin_new", flags, name });
+    }
+    case "doctor": {
+      if (rest[0] !== undefined) {
+        return usage(`Unexpected argument "${rest[0]}" for "harness doctor": it takes flags only`);
+      }
+      return ok({ kind: "doctor", flags });
     }
     case "index": {
       if (rest.length > 0) {

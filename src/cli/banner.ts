@@ -4,6 +4,7 @@
 import { formatGrants, type Grants } from "../sandbox/grants.ts";
 import type { Style } from "../ui/style.ts";
 import denoJson from "../../deno.json" with { type: "json" };
+import { terminalLine } from "../platform/terminal_text.ts";
 
 /** How --yes is described in the banner and by /permissions. */
 export const YES_MODE = "approvals: --yes (calls run without asking unless a rule denies them)";
@@ -47,7 +48,9 @@ export const COMMAND_SANDBOX_OFF =
  */
 export function formatBanner(facts: BannerFacts, style: Style): string {
   return [
-    `${style.bold("harness")} ${denoJson.version} · ${facts.model} @ ${facts.where}`,
+    `${style.bold("harness")} ${denoJson.version} · ${terminalLine(facts.model)} @ ${
+      terminalLine(facts.where)
+    }`,
     style.dim(`sandbox: ${formatGrants(facts.grants)}`),
     ...(facts.yes ? [style.yellow(YES_MODE)] : []),
     ...(facts.commandSandboxOff ? [style.yellow(COMMAND_SANDBOX_OFF)] : []),

@@ -7,6 +7,7 @@ import { formatAgentError } from "../errors.ts";
 import { EXIT } from "./exit_codes.ts";
 import { turnCount } from "../sessions/query_sessions.ts";
 import type { SessionStore } from "../sessions/session_store_types.ts";
+import { terminalLine } from "../platform/terminal_text.ts";
 
 /**
  * The id of the session to resume, `undefined` for a new one, or the exit code after the
@@ -42,9 +43,11 @@ export function formatSessions(store: SessionStore, cwd: string): string {
   const sessions = listed.value;
   if (sessions.length === 0) return "No sessions in this folder yet";
   return sessions.map((s) =>
-    `${s.id}  ${s.startedAt.slice(0, 16).replace("T", " ")}  ${
-      turnCount(s.userTurns)
-    }  ${s.model}  ${(s.firstUserMessage ?? "").replace(/\s+/g, " ").slice(0, 60)}`
+    terminalLine(
+      `${s.id}  ${s.startedAt.slice(0, 16).replace("T", " ")}  ${
+        turnCount(s.userTurns)
+      }  ${s.model}  ${(s.firstUserMessage ?? "").replace(/\s+/g, " ").slice(0, 60)}`,
+    )
   ).join("\n");
 }
 

@@ -23,6 +23,7 @@ import { openTools } from "./open_tools.ts";
 import { trustProjectPolicy } from "./project_policy_trust.ts";
 import { CodeTools } from "../code_index/code_tools.ts";
 import { WithCodeTools } from "../tools/with_code_tools.ts";
+import { jsonTerminalSafe } from "../platform/terminal_text.ts";
 
 /** Opens the tools non-interactively (untrusted project plugins are skipped with a warning). */
 function openDirectTools(
@@ -138,7 +139,7 @@ export async function runToolCommand(
     if (policy.action === "deny") {
       const reason = policy.rule?.reason ?? `Denied by the rule ${policy.source}`;
       const result = makeToolResult({ errorType: "permission_denied", errorMessage: reason });
-      console.log(JSON.stringify(result, null, 2));
+      console.log(jsonTerminalSafe(JSON.stringify(result, null, 2)));
       return EXIT.runtime;
     }
     // Ctrl-C, SIGTERM or SIGHUP cancel the call, so run_command stops its whole process group.
@@ -153,7 +154,7 @@ export async function runToolCommand(
         state: {},
         signal: controller.signal,
       });
-      console.log(JSON.stringify(run.result, null, 2));
+      console.log(jsonTerminalSafe(JSON.stringify(run.result, null, 2)));
       if (controller.signal.aborted) return EXIT.interrupted;
       return run.result.success ? EXIT.ok : EXIT.runtime;
     } finally {

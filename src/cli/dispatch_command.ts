@@ -79,6 +79,13 @@ export async function runCommand(
       const { runMcpCommand } = await import("./mcp_command.ts");
       return await runMcpCommand(command.args, grants, io);
     }
+    case "doctor": {
+      const { runDoctorCommand } = await import("./doctor_command.ts");
+      return await runDoctorCommand(command, {
+        ...io,
+        print: (text) => console.log(text.trimEnd()),
+      });
+    }
     case "run": {
       const { runConversation } = await import("./run_conversation.ts");
       return await runConversation(command.flags, grants, io, ahead);

@@ -17,10 +17,11 @@ Usage:
   harness index --allow-read=.                   build the code graph of this folder
   harness mcp add NAME -- COMMAND ARGS...        add a stdio MCP server (--url URL for HTTP)
   harness mcp list|remove NAME|import FILE       check, remove or import MCP servers
+  harness doctor [--json] [flags]                probe the model server: window, tool calls, speed
 
 Flags:
   -p, --print PROMPT     run one prompt and exit ("-" reads it from stdin)
-  --base-url URL         OpenAI-compatible endpoint (default http://127.0.0.1:11434/v1)
+  --base-url URL         model server (default: the first local server found, Ollama first)
   --model NAME           model name (required if the server lists more than one)
   --api-key KEY          else $HARNESS_API_KEY / $OPENAI_API_KEY ($ANTHROPIC_API_KEY for anthropic)
   --provider NAME        openai | ollama | anthropic (default: ollama for an Ollama root URL,

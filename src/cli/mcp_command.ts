@@ -12,6 +12,7 @@ import { checkMcpServer, type McpServerConfig } from "../mcp/mcp_config.ts";
 import { formatServerStates, McpServers } from "../mcp/mcp_servers.ts";
 import { parseFlags } from "./parse_flags.ts";
 import type { CommandIO } from "./command_io.ts";
+import { jsonDepth, MAX_JSON_DEPTH } from "../platform/json_depth.ts";
 
 export const MCP_USAGE = `Usage:
   harness mcp add NAME [--env KEY=VALUE]... -- COMMAND [ARGS...]   a stdio server
@@ -284,6 +285,10 @@ async function importServers(file: string, io: CommandIO): Promise<number> {
     text = await Deno.readTextFile(file);
   } catch (error) {
     io.printError(`Cannot read "${file}": ${(error as Error).message}`);
+    return EXIT.usage;
+  }
+  if (jsonDepth(text) > MAX_JSON_DEPTH) {
+    io.printError(`Cannot read "${file}": values nest more than ${MAX_JSON_DEPTH} levels deep`);
     return EXIT.usage;
   }
   const { parse } = await import("jsonc-parser");

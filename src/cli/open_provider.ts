@@ -12,6 +12,7 @@ import type { ServerKind } from "../providers/context_window.ts";
 import { isModelUri } from "../providers/model_source.ts";
 import type { ProgressSink } from "../ui/download_progress.ts";
 import { modelCacheDir } from "../config/folders.ts";
+import { withTurnOutputCap } from "../providers/turn_output_cap.ts";
 
 /** The window assumed when neither the server nor --context-length states one. */
 export const ASSUMED_CONTEXT_LENGTH = 8192;
@@ -273,6 +274,17 @@ export async function openProvider(
       ];
     }
   }
+  // A turn that never ends is stopped (memory, terminal and session log stay bounded).
+  opened = {
+    ...opened,
+    provider: withTurnOutputCap(
+      opened.provider,
+      { maxTokens: settings.maxTurnTokens, maxBytes: settings.maxTurnBytes },
+      settings.modelFile === undefined
+        ? { baseUrl: settings.baseUrl }
+        : { baseUrl: settings.modelFile, inProcess: true },
+    ),
+  };
   opened = withWindow(opened, settings);
   opened = { ...opened, baseUrl: settings.baseUrl, notes: [...found, ...(opened.notes ?? [])] };
   if (settings.textToolCalls) {

@@ -17,6 +17,7 @@ import {
 } from "../sandbox/command_sandbox.ts";
 import { openToolHost, type ToolHost } from "../sandbox/tool_host.ts";
 import { workspaceDataDir } from "../config/folders.ts";
+import { terminalSafe } from "../platform/terminal_text.ts";
 
 export interface OpenToolsOptions {
   settings: Settings;
@@ -78,11 +79,12 @@ export async function openTools(
     commandSandbox,
     ...(options.workerPerTool ? { workerPerTool: true } : {}),
   });
-  for (const warning of warnings) options.io.write(`warning: ${warning}\n`);
+  // Plugin errors carry what plugin code threw: escapes show as text.
+  for (const warning of warnings) options.io.write(`warning: ${terminalSafe(warning)}\n`);
   const reportLoadErrors = host.loadErrors().then((errors) => {
     for (const error of errors) {
       warnings.push(formatAgentError(error));
-      options.io.write(`warning: ${formatAgentError(error)}\n`);
+      options.io.write(`warning: ${terminalSafe(formatAgentError(error))}\n`);
     }
   });
   if (!options.background) await reportLoadErrors;

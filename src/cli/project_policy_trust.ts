@@ -9,8 +9,8 @@
 
 import type { LoadedRule } from "../permissions/policy.ts";
 import {
+  carryTrust,
   checkProjectTrust,
-  markTrusted,
   type TrustIO,
   type TrustWording,
 } from "../permissions/project_trust.ts";
@@ -84,17 +84,29 @@ export async function trustProjectPolicy(
 
 /**
  * After harness saved an approved rule into the project policy file: keeps the file trusted
- * when it was (its new content is what the user had trusted plus what they just approved).
+ * when the content the rule was added to is the content the user trusted (what else wrote to
+ * the file meanwhile, such as the model, is asked about next time).
  *
  * @param file The file the rule was saved to.
- * @param options The project policy file, whether it was trusted, I/O and the trust store.
+ * @param options The project policy file, whether it was trusted, I/O, the trust store and
+ *   the file's hashes before and after the rule was saved.
  */
 export async function keepProjectPolicyTrusted(
   file: string,
-  options: { projectFile: string; trusted: boolean; io: TrustIO; storeFile?: string },
+  options: {
+    projectFile: string;
+    trusted: boolean;
+    io: TrustIO;
+    storeFile?: string;
+    before?: string;
+    after?: string;
+  },
 ): Promise<void> {
-  if (file !== options.projectFile || !options.trusted) return;
-  await markTrusted(file, {
+  const { before, after } = options;
+  if (file !== options.projectFile || !options.trusted || !before || !after) return;
+  await carryTrust(file, {
+    before,
+    after,
     io: options.io,
     ...(options.storeFile !== undefined ? { storeFile: options.storeFile } : {}),
   });

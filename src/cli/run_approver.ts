@@ -93,6 +93,7 @@ export async function openRunApprover(options: RunApproverOptions): Promise<RunA
         projectFile: projectPolicy,
         trusted: policyTrust.trusted,
         io: trustIo,
+        ...event.hashes,
       });
     },
   });

@@ -11,6 +11,7 @@ import type { LoopEventSink } from "../agent/loop_events.ts";
 import { createStreamJson, finalJson } from "../ui/render_json.ts";
 import { createTextRenderer } from "../ui/render_text.ts";
 import type { Style } from "../ui/style.ts";
+import { jsonTerminalSafe, terminalSafe } from "../platform/terminal_text.ts";
 
 /**
  * The exit code for how a turn ended.
@@ -84,7 +85,8 @@ export async function runPrint(
   switch (options.format) {
     case "text":
       if (outcome.text) {
-        options.stdout(outcome.text.endsWith("\n") ? outcome.text : `${outcome.text}\n`);
+        const text = terminalSafe(outcome.text);
+        options.stdout(text.endsWith("\n") ? text : `${text}\n`);
       }
       if (outcome.stopReason === "iteration_limit") {
         options.stderr(
@@ -93,11 +95,11 @@ export async function runPrint(
       }
       break;
     case "json":
-      options.stdout(`${JSON.stringify(final())}\n`);
+      options.stdout(`${jsonTerminalSafe(JSON.stringify(final()))}\n`);
       break;
     case "stream-json":
       flushStream();
-      options.stdout(`${JSON.stringify({ type: "final", ...final() })}\n`);
+      options.stdout(`${jsonTerminalSafe(JSON.stringify({ type: "final", ...final() }))}\n`);
       break;
   }
   const code = exitCodeFor(outcome.stopReason);
@@ -131,5 +133,11 @@ export function printEarlyFailure(
     usage: { promptTokens: 0, completionTokens: 0 },
     errorMessage: message,
   }, null);
-  stdout(`${JSON.stringify(format === "stream-json" ? { type: "final", ...final } : final)}\n`);
+  stdout(
+    `${
+      jsonTerminalSafe(
+        JSON.stringify(format === "stream-json" ? { type: "final", ...final } : final),
+      )
+    }\n`,
+  );
 }

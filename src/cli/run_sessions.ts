@@ -75,6 +75,7 @@ export function runSessions(options: RunSessionsOptions): RunSessions {
       ? "--num-ctx"
       : "the server's context size (llama-server -c, vLLM --max-model-len, LM Studio's context length)",
     compactAt: settings.compactAt,
+    loopGuard: settings.loopGuard,
   });
   // The tool list may still be loading (the prompt does not wait for it).
   const toolNames = () => {

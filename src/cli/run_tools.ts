@@ -17,6 +17,7 @@ import type { Message } from "../messages.ts";
 import type { Style } from "../ui/style.ts";
 import type { TurnInput } from "../ui/repl.ts";
 import { openTools } from "./open_tools.ts";
+import { terminalLine, terminalSafe } from "../platform/terminal_text.ts";
 
 export interface RunToolsOptions {
   settings: Settings;
@@ -75,7 +76,7 @@ export async function openRunTools(options: RunToolsOptions): Promise<RunTools> 
     {
       grants,
       cwd,
-      notice: (line) => writeErr(`${options.style.yellow(`warning: ${line}`)}\n`),
+      notice: (line) => writeErr(`${options.style.yellow(`warning: ${terminalSafe(line)}`)}\n`),
     },
   );
   const inner = withCodeTools(tools.host, options);
@@ -129,7 +130,7 @@ function withMcpTools(inner: ToolRunner, mcp: McpServers, options: RunToolsOptio
     ...(Deno.stderr.isTerminal()
       ? {
         progress: (_name: string, text: string | null) =>
-          writeErr(text === null ? "\r\x1b[2K" : `\r\x1b[2K${style.dim(text)}`),
+          writeErr(text === null ? "\r\x1b[2K" : `\r\x1b[2K${style.dim(terminalLine(text))}`),
       }
       : {}),
   });

@@ -5,6 +5,7 @@ import { formatAgentError } from "../errors.ts";
 import { EXIT } from "./exit_codes.ts";
 import { type CommandIO, openStoreOrExit } from "./command_io.ts";
 import { type SearchHit, type SessionSummary, turnCount } from "../sessions/query_sessions.ts";
+import { jsonTerminalSafe, terminalLine, terminalSafe } from "../platform/terminal_text.ts";
 
 /** Rows listed when --limit is left out. */
 const DEFAULT_LIMIT = 50;
@@ -37,7 +38,7 @@ export async function runSessionsCommand(
         const rows = listed.value.slice(0, limit);
         if (rows.length === 0) {
           console.log("No sessions yet");
-        } else console.log(formatSessionList(rows));
+        } else console.log(terminalSafe(formatSessionList(rows)));
         if (listed.value.length > limit) {
           console.error(
             `More sessions exist: showing the ${limit} most recently active; pass --limit ${
@@ -48,7 +49,10 @@ export async function runSessionsCommand(
         return EXIT.ok;
       }
       case "export": {
-        const exported = store.exportSession(command.arg!, (line) => console.log(line));
+        const exported = store.exportSession(
+          command.arg!,
+          (line) => console.log(jsonTerminalSafe(line)),
+        );
         if (!exported.ok) {
           io.printError(formatAgentError(exported.error));
           return EXIT.usage;
@@ -67,7 +71,7 @@ export async function runSessionsCommand(
         for (const hit of hits) {
           console.log(
             `${hit.sessionId}  ${hit.at.slice(0, 16).replace("T", " ")}  ${HIT_KINDS[hit.type]}  ${
-              hit.snippet.replace(/\s+/g, " ")
+              terminalLine(hit.snippet.replace(/\s+/g, " "))
             }`,
           );
         }

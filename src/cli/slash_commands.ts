@@ -7,6 +7,7 @@ import type { ReplControl, SlashCommand } from "../ui/repl.ts";
 import type { ToolInfo } from "../tools/tool_runner.ts";
 import type { UnavailableTool } from "../tools/offered_tools.ts";
 import { formatContextReport } from "../agent/context_report.ts";
+import { terminalLine, terminalSafe } from "../platform/terminal_text.ts";
 
 export interface SlashContext {
   /** The tools, once their list has loaded (start-up loads it in the background). */
@@ -72,9 +73,11 @@ export function slashCommands(context: SlashContext): SlashCommand[] {
       summary: "list the tools the model can call",
       run: async (_args, repl) => {
         const lines = (await context.tools()).map((tool) =>
-          `  ${repl.style.bold(tool.name.padEnd(22))} ${tool.risk.padEnd(7)} ${
-            repl.style.dim(`[${tool.origin === "mcp" ? `mcp:${tool.server}` : tool.origin}]`)
-          } ${tool.description.split("\n")[0]}`
+          `  ${repl.style.bold(terminalLine(tool.name).padEnd(22))} ${tool.risk.padEnd(7)} ${
+            repl.style.dim(
+              terminalLine(`[${tool.origin === "mcp" ? `mcp:${tool.server}` : tool.origin}]`),
+            )
+          } ${terminalLine(tool.description.split("\n")[0] ?? "")}`
         );
         const search = await context.searchNote?.();
         if (search) lines.push(repl.style.dim(search));
@@ -94,8 +97,8 @@ export function slashCommands(context: SlashContext): SlashCommand[] {
       run: (_args, repl) =>
         repl.write(
           `${
-            context.mcpReport?.() ??
-              'No MCP servers configured: add one with "harness mcp add NAME -- COMMAND ARGS..."'
+            terminalSafe(context.mcpReport?.() ?? "") ||
+            'No MCP servers configured: add one with "harness mcp add NAME -- COMMAND ARGS..."'
           }\n`,
         ),
     },
@@ -117,7 +120,7 @@ export function slashCommands(context: SlashContext): SlashCommand[] {
         const done = await repl.interruptible((display, signal) =>
           conversation.compact(display, signal)
         );
-        if (done.error) repl.write(`${repl.style.yellow(done.error)}\n`);
+        if (done.error) repl.write(`${repl.style.yellow(terminalSafe(done.error))}\n`);
       },
     },
     {
@@ -128,7 +131,7 @@ export function slashCommands(context: SlashContext): SlashCommand[] {
     {
       name: "tasks",
       summary: "show the task list",
-      run: (_args, repl) => repl.write(`${formatTasks(repl.conversation.state)}\n`),
+      run: (_args, repl) => repl.write(`${terminalSafe(formatTasks(repl.conversation.state))}\n`),
     },
     {
       name: "clear",
@@ -158,14 +161,14 @@ export function slashCommands(context: SlashContext): SlashCommand[] {
     {
       name: "sessions",
       summary: "list sessions in this folder",
-      run: (_args, repl) => repl.write(`${context.sessionsList()}\n`),
+      run: (_args, repl) => repl.write(`${terminalSafe(context.sessionsList())}\n`),
     },
     {
       name: "resume",
       summary: "resume a session: /resume ID",
       run: async (args, repl: ReplControl) => {
         if (!args) {
-          repl.write(`${context.sessionsList()}\nType /resume ID to resume one\n`);
+          repl.write(`${terminalSafe(context.sessionsList())}\nType /resume ID to resume one\n`);
           return;
         }
         const resumed = await context.resume(args.trim());

@@ -5,6 +5,8 @@
 // (config_trust.ts), only the keys of PROJECT_CONFIG_SAFE_KEYS apply from it.
 
 import { httpUrlProblem } from "../platform/http_url.ts";
+import { ownField } from "../platform/json_values.ts";
+import { jsonDepth, MAX_JSON_DEPTH } from "../platform/json_depth.ts";
 import { paths } from "../platform/paths.ts";
 import { configDir } from "./folders.ts";
 import type { ParseError } from "jsonc-parser";
@@ -14,6 +16,7 @@ import { isAnthropicBaseUrl } from "../providers/anthropic/base_url.ts";
 import type { ConfigTrustOptions } from "../permissions/config_trust.ts";
 import { checkMcpServers, type McpServerConfig } from "../mcp/mcp_config.ts";
 import { type ModelSource, parseModelSource } from "../providers/model_source.ts";
+import { DEFAULT_TURN_OUTPUT_LIMITS } from "../providers/turn_output_cap.ts";
 
 export const DEFAULT_BASE_URL = "http://127.0.0.1:11434/v1";
 
@@ -57,6 +60,12 @@ export interface Settings {
   stallTimeout: number;
   /** Compact the conversation when a request would fill this percentage of the window. */
   compactAt: number;
+  /** Streamed pieces (about one token each) one model turn may send before it is stopped. */
+  maxTurnTokens: number;
+  /** Bytes one model turn may stream before it is stopped (memory and the session log). */
+  maxTurnBytes: number;
+  /** The identical call with the same result answered without running (src/agent/loop_guard.ts); 0 turns it off. */
+  loopGuard: number;
   /** No base URL, provider or model file was given: look for a local server. */
   discover?: boolean;
   /** MCP servers by name (src/mcp/mcp_config.ts); the project file adds to the user's. */
@@ -108,6 +117,9 @@ export const DEFAULT_SETTINGS: Settings = {
   firstByteTimeout: 600,
   stallTimeout: 120,
   compactAt: 85,
+  maxTurnTokens: DEFAULT_TURN_OUTPUT_LIMITS.maxTokens,
+  maxTurnBytes: DEFAULT_TURN_OUTPUT_LIMITS.maxBytes,
+  loopGuard: 3,
   mcpServers: {},
 };
 
@@ -153,6 +165,10 @@ const isPercent: Checker = (v) =>
   typeof v === "number" && Number.isInteger(v) && v >= 10 && v <= 100
     ? undefined
     : "expected a whole percentage from 10 to 100";
+const isLoopGuard: Checker = (v) =>
+  v === 0 || (typeof v === "number" && Number.isInteger(v) && v >= 2)
+    ? undefined
+    : "expected 0 (off) or a whole number from 2: the identical call that is not run again";
 const isBoolean: Checker = (v) => typeof v === "boolean" ? undefined : "expected true or false";
 const isOneOf = (...values: string[]): Checker => (v) =>
   typeof v === "string" && values.includes(v) ? undefined : `expected one of ${values.join(", ")}`;
@@ -191,6 +207,9 @@ const FIELDS: Record<string, [keyof Settings, Checker]> = {
   first_byte_timeout: ["firstByteTimeout", isPositive],
   stall_timeout: ["stallTimeout", isPositive],
   compact_at: ["compactAt", isPercent],
+  max_turn_tokens: ["maxTurnTokens", isPositive],
+  max_turn_bytes: ["maxTurnBytes", isPositive],
+  loop_guard: ["loopGuard", isLoopGuard],
   mcp_servers: ["mcpServers", checkMcpServers],
   default_model: ["defaultModel", (v) => {
     const parsed = parseModelSource(v);
@@ -217,6 +236,9 @@ export const PROJECT_CONFIG_SAFE_KEYS: readonly string[] = [
   "first_byte_timeout",
   "stall_timeout",
   "compact_at",
+  "max_turn_tokens",
+  "max_turn_bytes",
+  "loop_guard",
   "ctx_size",
   "max_output_size",
   "tool_output_limit",
@@ -261,6 +283,14 @@ export async function parseConfigText(
     import("../platform/jsonc_error_reason.ts"),
   ]);
   if (stripComments(text).trim() === "") return ok({});
+  // The parser recurses: a file nested thousands deep would overflow its stack.
+  if (jsonDepth(text) > MAX_JSON_DEPTH) {
+    return err({
+      kind: "config_invalid",
+      file,
+      reason: `values nest more than ${MAX_JSON_DEPTH} levels deep: fix the file or move it away`,
+    });
+  }
   const errors: ParseError[] = [];
   const value: unknown = parse(text, errors, { allowTrailingComma: true });
   const first = errors[0];
@@ -280,7 +310,7 @@ export async function parseConfigText(
   }
   const out: Record<string, unknown> = {};
   for (const [key, raw] of Object.entries(value)) {
-    const field = FIELDS[key];
+    const field = ownField(FIELDS, key);
     if (!field) {
       return err({
         kind: "config_invalid",
@@ -318,7 +348,7 @@ async function trustedPart(
   file: string,
   text: string,
   settings: Partial<Settings>,
-  trust: ConfigTrustOptions & { storeFile: string },
+  trust: ConfigTrustOptions & { env: (name: string) => string | undefined },
 ): Promise<Partial<Settings>> {
   const acting = Object.entries(FIELDS).filter(([key, [name]]) =>
     !PROJECT_CONFIG_SAFE_KEYS.includes(key) && name in settings
@@ -366,7 +396,8 @@ export async function loadSettings(
   const fromProject = await trustedPart(projectFile, project.value.text, project.value.settings, {
     interactive: options.trust?.interactive ?? false,
     io,
-    storeFile: options.trust?.storeFile ?? paths.join(configDir(env), "trusted_configs.json"),
+    ...(options.trust?.storeFile ? { storeFile: options.trust.storeFile } : {}),
+    env,
     cwd: options.trust?.cwd ?? options.cwd,
   });
   // A cloned repository's config may make commands stricter, never looser.

@@ -7,6 +7,7 @@
 import { readAnswerKey, readDenyReason } from "./answer_key.ts";
 import { argsSummary, summaryIsWhole } from "./args_summary.ts";
 import type { BatchAnswer, KeyIO, PromptRequest } from "./prompt_types.ts";
+import { terminalLine } from "../platform/terminal_text.ts";
 
 function paint(color: boolean, code: string, text: string): string {
   return color ? `\x1b[${code}m${text}\x1b[0m` : text;
@@ -46,7 +47,7 @@ export function formatBatchPrompt(
       ? paint(color, "33", risk)
       : risk;
     lines.push(
-      `  ${index + 1}. ${paint(color, "1", request.tool)}  ${
+      `  ${index + 1}. ${paint(color, "1", terminalLine(request.tool))}  ${
         argsSummary(request.args)
       }  risk: ${riskText}`,
     );

@@ -1,7 +1,9 @@
 // What the analyser knows about programs that run other programs: shells and their options,
-// wrappers (sudo, env, timeout, xargs, ...) with their option tables, and options whose value
-// a program runs (`git -c`, `tar --to-command`). Pure data and option parsing; used by
+// and wrappers (sudo, env, timeout, xargs, ...) with their option tables. Options of other
+// programs are in program_options.ts. Pure data and option parsing; used by
 // unwrap_command.ts.
+
+import { resolveLongOption } from "./option_reader.ts";
 
 /** Shells whose `-c` script, stdin or script file is what they run. */
 export const SHELLS = new Set(["bash", "sh", "zsh", "dash", "ksh", "ash", "fish", "mksh", "yash"]);
@@ -227,70 +229,6 @@ export const WRAPPERS: Record<string, Wrapper> = {
   screen: SPECLESS_SHELL,
 };
 
-/** Values of `git -c key=value` (pagers, editors, aliases and hooks run them). */
-export function gitConfigValues(
-  words: string[],
-  at: number,
-  onValue: (value: string) => void,
-  opaque: () => void,
-): void {
-  for (let k = at + 1; k < words.length; k++) {
-    const w = words[k]!;
-    if (w === "-c" || w === "--config-env") {
-      const value = words[k + 1] ?? "";
-      const eq = value.indexOf("=");
-      if (w === "-c" && eq > 0) onValue(value.slice(eq + 1).replace(/^!/, ""));
-      k++;
-    } else if (/^--exec-path(=|$)/.test(w) && w !== "--exec-path" || w === "--exec-path") {
-      // `--exec-path=DIR` runs `DIR/git-<subcommand>`; a bare `--exec-path` only prints.
-      if (w.includes("=") || (words[k + 1] !== undefined && !words[k + 1]!.startsWith("-"))) {
-        opaque();
-      }
-    } else if (!w.startsWith("-")) return;
-  }
-}
-
-/** Options whose value a program runs as a command (`tar --to-command`, `rsync -e`). */
-const COMMAND_OPTIONS: Record<string, readonly string[]> = {
-  tar: [
-    "-I",
-    "--use-compress-program",
-    "--to-command",
-    "-F",
-    "--info-script",
-    "--new-volume-script",
-    "--checkpoint-action",
-  ],
-  rsync: ["-e", "--rsh", "--rsync-path"],
-  scp: ["-S", "-o"],
-  sftp: ["-S", "-o"],
-  git: ["--upload-pack", "--receive-pack", "--exec"],
-  zip: ["-TT", "--unzip-command"],
-};
-
-/** Calls `onValue` with each value given to an option that `name` runs as a command. */
-export function commandOptionValues(
-  name: string,
-  words: string[],
-  at: number,
-  onValue: (value: string) => void,
-): void {
-  const options = Object.hasOwn(COMMAND_OPTIONS, name) ? COMMAND_OPTIONS[name]! : [];
-  for (let k = at + 1; k < words.length; k++) {
-    const w = words[k]!;
-    for (const option of options) {
-      let value: string | undefined;
-      if (w === option) value = words[k + 1];
-      else if (w.startsWith(`${option}=`)) value = w.slice(option.length + 1);
-      else if (!option.startsWith("--") && option.length === 2 && w.startsWith(option)) {
-        value = w.slice(2);
-      }
-      // `exec=CMD` (tar --checkpoint-action), `ProxyCommand=CMD` (-o): the part after `=`.
-      if (value !== undefined) onValue(value.replace(/^[A-Za-z]+=/, ""));
-    }
-  }
-}
-
 /** How a shell gets its commands: a `-c` script, a script file at `index`, or stdin. */
 export type ShellCall =
   | { kind: "script"; script: string; plain: boolean }
@@ -365,6 +303,7 @@ export function parseWrapperOptions(
   const values = new Set(wrapper.values ?? []);
   const flags = new Set(wrapper.flags ?? []);
   const plainOptions = new Set(wrapper.plainOptions ?? []);
+  const long = [...values, ...flags].filter((option) => option.startsWith("--"));
   let plain = true;
   let split: string | undefined;
   let i = from;
@@ -382,8 +321,10 @@ export function parseWrapperOptions(
     }
     if (w.startsWith("--")) {
       const eq = w.indexOf("=");
-      const option = eq < 0 ? w : w.slice(0, eq);
-      if (!values.has(option) && !flags.has(option)) return unknown(i);
+      // GNU tools take any unique prefix: `env --split=CMD` is `env --split-string=CMD`.
+      const meant = resolveLongOption(eq < 0 ? w : w.slice(0, eq), long);
+      if (meant.length !== 1) return unknown(i);
+      const option = meant[0]!;
       if (!plainOptions.has(option)) plain = false;
       const value = eq >= 0 ? w.slice(eq + 1) : values.has(option) ? words[++i] : undefined;
       if (option === "--split-string") split = value ?? "";

@@ -18,7 +18,8 @@
  * ```
  */
 export function compactJson(value: unknown, maxLength = Infinity): string {
-  const text = format(value);
+  // The prompts print it: C1, bidi and invisible characters are escaped, as JSON allows.
+  const text = jsonTerminalSafe(format(value));
   return text.length > maxLength ? `${text.slice(0, Math.max(0, maxLength - 1))}…` : text;
 }
 
@@ -32,3 +33,4 @@ function format(value: unknown): string {
   }
   return JSON.stringify(value) ?? "null";
 }
+import { jsonTerminalSafe } from "../platform/terminal_text.ts";

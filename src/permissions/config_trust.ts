@@ -6,12 +6,20 @@
 // PROJECT_CONFIG_SAFE_KEYS (config.ts) apply and one line says what was ignored. `--yes` plays
 // no part: it approves tool calls, not configuration.
 //
-// Answers are kept in `trusted_configs.json` beside the plugin trust store, keyed by the hash
-// and bound to the file's path: the same text in another folder names other plugin folders
-// (relative paths), so trust given in one clone does not carry over to another.
+// Answers are kept in the trust store (trust_store.ts) under the file's real path with the
+// content's hash: the same text in another folder names other plugin folders (relative
+// paths), so trust given in one clone does not carry over to another.
 
-import { dirname, relative } from "node:path";
+import { relative } from "node:path";
 import { sha256Hex } from "../platform/sha256_hex.ts";
+import {
+  readTrustStore,
+  recordTrust,
+  trustPath,
+  trustState,
+  trustStoreFile,
+  writeTrustStore,
+} from "./trust_store.ts";
 
 /** How config trust talks to the user: output, and a line of input in the REPL. */
 export interface ConfigTrustIO {
@@ -25,21 +33,10 @@ export interface ConfigTrustOptions {
   /** True in the REPL: ask once per content. False for -p and the other commands. */
   interactive: boolean;
   io: ConfigTrustIO;
-  /** The store (loadSettings' default: `trusted_configs.json` in the config folder). */
+  /** The store (loadSettings' default: trustStoreFile() of trust_store.ts). */
   storeFile?: string;
   /** Folder that the file is shown relative to. */
   cwd?: string;
-}
-
-interface TrustEntry {
-  path: string;
-  trusted: boolean;
-  decided_at: string;
-}
-
-interface TrustStore {
-  version: 1;
-  configs: Record<string, TrustEntry>;
 }
 
 /**
@@ -71,13 +68,15 @@ export async function settleProjectConfig(
   file: string,
   text: string,
   keys: readonly string[],
-  options: ConfigTrustOptions & { storeFile: string },
+  options: ConfigTrustOptions & { env?: (name: string) => string | undefined },
 ): Promise<boolean> {
-  const { io, storeFile } = options;
+  const { io } = options;
+  const storeFile = options.storeFile ?? trustStoreFile(options.env);
   const hash = sha256Hex(text);
-  const store = await readStore(storeFile, io);
-  const entry = store.configs[hash];
-  const known = entry?.path === file ? entry.trusted : undefined;
+  const store = await readTrustStore(storeFile, io);
+  const real = await trustPath(file);
+  const state = trustState(store, real, hash);
+  const known = state === "trusted" ? true : state === "declined" ? false : undefined;
   if (known === true) return true;
   const shown = relative(options.cwd ?? Deno.cwd(), file) || file;
   const listed = keys.map((key) => `"${key}"`).join(", ");
@@ -110,51 +109,8 @@ export async function settleProjectConfig(
     return false;
   }
   const trusted = ["y", "yes"].includes(answer.trim().toLowerCase());
-  store.configs[hash] = { path: file, trusted, decided_at: new Date().toISOString() };
-  await writeStore(storeFile, store, io);
+  recordTrust(store, real, { sha256: hash, trusted });
+  await writeTrustStore(storeFile, store, io);
   if (!trusted) io.write(`${ignoring}: you will not be asked again for this content\n`);
   return trusted;
-}
-
-async function readStore(file: string, io: ConfigTrustIO): Promise<TrustStore> {
-  let text: string;
-  try {
-    text = await Deno.readTextFile(file);
-  } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) {
-      io.write(`Cannot read trust store "${file}": ${String(error)}: asking again\n`);
-    }
-    return { version: 1, configs: {} };
-  }
-  const configs: Record<string, TrustEntry> = {};
-  try {
-    const value = (JSON.parse(text) as { configs?: unknown } | null)?.configs;
-    if (typeof value !== "object" || value === null || Array.isArray(value)) {
-      throw new Error('expected { "configs": { ... } }');
-    }
-    for (const [hash, raw] of Object.entries(value)) {
-      const e = raw as Partial<TrustEntry> | null;
-      if (typeof e?.path === "string" && typeof e.trusted === "boolean") {
-        configs[hash] = { path: e.path, trusted: e.trusted, decided_at: String(e.decided_at) };
-      }
-    }
-  } catch (error) {
-    // Never trust on a damaged store: start empty, which asks again.
-    io.write(
-      `Ignoring trust store "${file}": cannot parse it: ${(error as Error).message}: ` +
-        "project configs will be asked about again\n",
-    );
-  }
-  return { version: 1, configs };
-}
-
-async function writeStore(file: string, store: TrustStore, io: ConfigTrustIO): Promise<void> {
-  try {
-    await Deno.mkdir(dirname(file), { recursive: true });
-    const temp = `${file}.${crypto.randomUUID().slice(0, 8)}.tmp`;
-    await Deno.writeTextFile(temp, `${JSON.stringify(store, null, 2)}\n`, { mode: 0o600 });
-    await Deno.rename(temp, file);
-  } catch (error) {
-    io.write(`Cannot save trust store "${file}": ${String(error)}: the answer lasts this run\n`);
-  }
 }

@@ -7,7 +7,7 @@ import picomatch from "picomatch";
 import type { RiskLevel } from "../tools/define_tool.ts";
 import { REDIRECT_WORD, type SubCommand } from "./command_analysis.ts";
 import { analyzeCommand } from "./split_command.ts";
-import { isRecord } from "../platform/json_values.ts";
+import { isRecord, ownField } from "../platform/json_values.ts";
 
 export type PolicyAction = "allow" | "ask" | "deny";
 
@@ -233,7 +233,9 @@ function matches(
   const needAll = rule.action === "allow";
   for (const [key, pattern] of Object.entries(rule.match ?? {})) {
     const patterns = Array.isArray(pattern) ? pattern : [pattern];
-    const value = key === "cwd" && args[key] === undefined ? "." : args[key];
+    // Only the call's own arguments: a rule on "constructor" never reads what objects inherit.
+    const own = ownField(args, key);
+    const value = key === "cwd" && own === undefined ? "." : own;
     if (value === undefined || value === null) return false;
     if (key === "command" && typeof value === "string") {
       const ok = piece === WHOLE_CALL

@@ -17,7 +17,7 @@ import {
   type PolicyRule,
   ruleMatches,
 } from "./policy.ts";
-import { appendRule } from "./policy_file.ts";
+import { appendRule, type ContentChange } from "./policy_file.ts";
 import type { PromptAnswer, Prompter, PromptRequest } from "./prompt_types.ts";
 import { anchorPathPatterns, suggestRule } from "./suggest_rule.ts";
 
@@ -30,6 +30,8 @@ export interface RuleSavedEvent {
   file: string;
   /** Set when writing the file failed; the rule still applies for this session. */
   error?: AgentError;
+  /** The file's content before and after the rule was saved (trust carries over by them). */
+  hashes?: ContentChange;
 }
 
 export interface PolicyApproverOptions {
@@ -219,7 +221,7 @@ export function createPolicyApprover(options: PolicyApproverOptions): PolicyAppr
         options.onRuleSaved?.({
           rule: always,
           file: target,
-          ...(saved.ok ? {} : { error: saved.error }),
+          ...(saved.ok ? { hashes: saved.value.hashes } : { error: saved.error }),
         });
         return decision("allow", "user", { rule: `${labelOf(target)}#${index}` });
       }

@@ -6,6 +6,7 @@
 import { dirname, join } from "node:path";
 import { err, ok, type Result } from "../errors.ts";
 import { configDir } from "../config/folders.ts";
+import { sha256Hex } from "../platform/sha256_hex.ts";
 import type { LoadedRule, PolicyRule } from "./policy.ts";
 import type { PolicyFileError } from "./policy_text.ts";
 
@@ -127,8 +128,9 @@ const NEW_FILE_HEADER =
  *
  * @param file The policy file (normally the user's).
  * @param rule The rule to append.
- * @returns The rule as it will load (with its index), or `config_invalid` when the existing
- * file cannot be parsed (it is then left untouched).
+ * @returns The rule as it will load (with its index) and the content's hashes before and
+ * after, or `config_invalid` when the existing file cannot be parsed (it is then left
+ * untouched).
  *
  * @example
  * ```ts
@@ -144,10 +146,12 @@ const NEW_FILE_HEADER =
 export async function appendRule(
   file: string,
   rule: PolicyRule,
-): Promise<Result<LoadedRule, PolicyFileError>> {
+): Promise<Result<LoadedRule & { hashes: ContentChange }, PolicyFileError>> {
   let text: string;
+  let before = "";
   try {
     text = await Deno.readTextFile(file);
+    before = sha256Hex(text);
   } catch (error) {
     if (!(error instanceof Deno.errors.NotFound)) {
       return err({ kind: "config_invalid", file, reason: `cannot read it: ${String(error)}` });
@@ -167,5 +171,19 @@ export async function appendRule(
   } catch (error) {
     return err({ kind: "config_invalid", file, reason: `cannot write it: ${String(error)}` });
   }
-  return ok({ ...rule, file, index: existing.value.length + 1 });
+  return ok({
+    ...rule,
+    file,
+    index: existing.value.length + 1,
+    hashes: { before, after: sha256Hex(updated) },
+  });
+}
+
+/**
+ * SHA-256 of a file's content before and after harness changed it ("" for no file): the
+ * trust of a project policy file carries over only from the content the user trusted.
+ */
+export interface ContentChange {
+  before: string;
+  after: string;
 }

@@ -15,6 +15,7 @@ import {
 import { type AgentError, err, ok, type Result } from "../errors.ts";
 import { compactJson } from "./compact_json.ts";
 import { jsoncErrorReason, textPosition } from "../platform/jsonc_error_reason.ts";
+import { jsonDepth, MAX_JSON_DEPTH } from "../platform/json_depth.ts";
 import type { LoadedRule, PolicyAction, PolicyRule } from "./policy.ts";
 
 /** The only error policy files produce: names the file; the reason leads with the position. */
@@ -62,6 +63,14 @@ export function parsePolicyText(
       reason: `${textPosition(text, offset)}: ${message}`,
     });
   if (stripComments(text).trim() === "") return ok([]);
+  // The parser recurses: a file nested thousands deep would overflow its stack.
+  if (jsonDepth(text) > MAX_JSON_DEPTH) {
+    return err({
+      kind: "config_invalid",
+      file,
+      reason: `values nest more than ${MAX_JSON_DEPTH} levels deep: fix the file or move it away`,
+    });
+  }
   const errors: ParseError[] = [];
   const root = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false });
   const first = errors[0];

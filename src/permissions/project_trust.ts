@@ -1,14 +1,21 @@
-// Trust for project plugins. A `./plugins` folder arrives with a cloned repository, so its
-// plugins run only after the user trusts them: new or changed files (by SHA-256 of the plugin
-// and every local file it imports) are listed and asked about once, and the answer is
-// remembered per hash in ~/.config/harness/trusted_plugins.json. The plugin loader calls this
-// before loading `./plugins`, and the tool host checks again (trustedHash) before each import,
-// so a plugin or helper changed during the session does not run; user-folder and built-in
-// plugins never pass through here.
+// Trust for files a cloned repository brings that run code or loosen rules: project plugins
+// (`./plugins`) and the project policy file. New or changed files (by SHA-256 of the file, for
+// a plugin with every local file it imports) are listed and asked about once, and the answer is
+// kept in the trust store (trust_store.ts) under the file's real path: the same bytes in
+// another folder are asked about again. The tool host checks again (trustedHash) before each
+// import, so a plugin or helper changed during the session does not run.
 
-import { basename, dirname, join, relative } from "node:path";
-import { configDir } from "../config/folders.ts";
-import { importGraphHash } from "../sandbox/import_graph.ts";
+import { basename, dirname, relative } from "node:path";
+import { type FilePin, importGraphHash } from "../sandbox/import_graph.ts";
+import {
+  readTrustStore,
+  recordTrust,
+  trustPath,
+  trustState,
+  trustStoreFile,
+  writeTrustStore,
+} from "./trust_store.ts";
+import { terminalLine } from "../platform/terminal_text.ts";
 
 /** The I/O trust needs: a one-line answer and output. */
 export interface TrustIO {
@@ -28,7 +35,7 @@ export interface ProjectTrustOptions {
    * `--yes` plays no part: it approves tool calls, not code.
    */
   interactive: boolean;
-  /** The trust store (default: trustedPluginsFile()). */
+  /** The trust store (default: trustStoreFile() of trust_store.ts). */
   storeFile?: string;
   /** Folder that file names are shown relative to (default: the working directory). */
   cwd?: string;
@@ -67,46 +74,10 @@ export interface ProjectTrustResult {
   skipped: string[];
 }
 
-interface TrustEntry {
-  path: string;
-  trusted: boolean;
-  decided_at: string;
-}
-
-interface TrustStore {
-  version: 1;
-  plugins: Record<string, TrustEntry>;
-}
-
-/**
- * The trust store: `$XDG_CONFIG_HOME/harness/trusted_plugins.json`, else
- * `~/.config/harness/trusted_plugins.json`.
- *
- * @example
- * ```ts
- * import { trustedPluginsFile } from "./project_trust.ts";
- * if (!trustedPluginsFile(() => "/h").endsWith("trusted_plugins.json")) throw new Error();
- * ```
- */
-export function trustedPluginsFile(
-  env: (name: string) => string | undefined = (name) => Deno.env.get(name),
-): string {
-  return join(configDir(env), "trusted_plugins.json");
-}
-
-/**
- * SHA-256 of bytes as hex.
- *
- * @example
- * ```ts
- * import { sha256Hex } from "./project_trust.ts";
- * const h = await sha256Hex(new TextEncoder().encode(""));
- * if (!h.startsWith("e3b0c44298fc")) throw new Error(h);
- * ```
- */
-export async function sha256Hex(bytes: Uint8Array): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>);
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+/** A file's trust hash and, for a plugin, the files it was made of (checked before import). */
+export interface TrustHash {
+  hash: string;
+  pins?: FilePin[];
 }
 
 /**
@@ -120,18 +91,21 @@ export async function sha256Hex(bytes: Uint8Array): Promise<string> {
  *
  * @example
  * ```ts
- * import { sha256Hex, trustHash } from "./project_trust.ts";
+ * import { trustHash } from "./project_trust.ts";
  * const dir = await Deno.makeTempDir();
  * await Deno.writeTextFile(`${dir}/p.jsonc`, "{}");
  * const r = await trustHash(`${dir}/p.jsonc`);
- * if (!("hash" in r) || r.hash !== await sha256Hex(new TextEncoder().encode("{}"))) throw new Error();
+ * if (!("hash" in r) || !r.hash.startsWith("44136fa355b3")) throw new Error();
  * await Deno.remove(dir, { recursive: true });
  * ```
  */
-export async function trustHash(file: string): Promise<{ hash: string } | { error: string }> {
+export async function trustHash(file: string): Promise<TrustHash | { error: string }> {
   if (/\.[mc]?[jt]s$/.test(file)) return await importGraphHash(file);
   try {
-    return { hash: await sha256Hex(await Deno.readFile(file)) };
+    const digest = await crypto.subtle.digest("SHA-256", await Deno.readFile(file));
+    return {
+      hash: Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join(""),
+    };
   } catch (error) {
     return { error: `cannot read it: ${String(error)}` };
   }
@@ -160,12 +134,11 @@ export async function trustHash(file: string): Promise<{ hash: string } | { erro
 export async function trustedHash(
   file: string,
   options: { storeFile?: string } = {},
-): Promise<{ hash: string } | { error: string }> {
+): Promise<TrustHash | { error: string }> {
   const hashed = await trustHash(file);
   if ("error" in hashed) return hashed;
-  const silent: TrustIO = { readLine: () => Promise.resolve(null), write: () => {} };
-  const store = await readStore(options.storeFile ?? trustedPluginsFile(), silent);
-  if (store.plugins[hashed.hash]?.trusted === true) return hashed;
+  const store = await readTrustStore(options.storeFile ?? trustStoreFile(), { write: () => {} });
+  if (trustState(store, await trustPath(file), hashed.hash) === "trusted") return hashed;
   return {
     error: `it changed since you trusted it (sha256 ${hashed.hash.slice(0, 12)}): ` +
       "restart harness in this folder to review it",
@@ -200,14 +173,15 @@ export async function checkProjectTrust(
 ): Promise<ProjectTrustResult> {
   const { io } = options;
   const words = options.wording ?? PLUGIN_WORDING;
-  const storeFile = options.storeFile ?? trustedPluginsFile();
+  const storeFile = options.storeFile ?? trustStoreFile();
   const cwd = options.cwd ?? Deno.cwd();
-  const show = (file: string) => relative(cwd, file) || basename(file);
+  // File names come with the repository: escapes show as text.
+  const show = (file: string) => terminalLine(relative(cwd, file) || basename(file));
   if (files.length === 0) return { load: [], skipped: [] };
-  const store = await readStore(storeFile, io);
+  const store = await readTrustStore(storeFile, io);
   const load: string[] = [];
   const skipped: string[] = [];
-  const pending: { file: string; hash: string; changed: boolean }[] = [];
+  const pending: { file: string; real: string; hash: string; changed: boolean }[] = [];
   for (const file of files) {
     const hashed = await trustHash(file);
     if ("error" in hashed) {
@@ -216,9 +190,10 @@ export async function checkProjectTrust(
       continue;
     }
     const hash = hashed.hash;
-    const entry = store.plugins[hash];
-    if (entry?.trusted === true) load.push(file);
-    else if (entry?.trusted === false) {
+    const real = await trustPath(file);
+    const state = trustState(store, real, hash);
+    if (state === "trusted") load.push(file);
+    else if (state === "declined") {
       io.write(
         `${words.skipping} ${words.noun} "${show(file)}" (sha256 ${
           hash.slice(0, 12)
@@ -227,8 +202,7 @@ export async function checkProjectTrust(
       );
       skipped.push(file);
     } else {
-      const changed = Object.values(store.plugins).some((e) => e.path === file);
-      pending.push({ file, hash, changed });
+      pending.push({ file, real, hash, changed: state === "changed" });
     }
   }
   if (pending.length === 0) return { load, skipped };
@@ -262,16 +236,15 @@ export async function checkProjectTrust(
     io.write(`${words.withoutTrust} this time; you will be asked again (answer y or n)\n`);
     return { load, skipped: [...skipped, ...pending.map((p) => p.file)] };
   }
-  const now = new Date().toISOString();
   for (const p of pending) {
-    // A changed file's old hash stays: going back to that version needs no new answer.
-    store.plugins[p.hash] = { path: p.file, trusted, decided_at: now };
+    // The decision replaces the file's old one: an older version is not trusted again.
+    recordTrust(store, p.real, { sha256: p.hash, trusted });
     (trusted ? load : skipped).push(p.file);
   }
   if (!trusted) {
     io.write(`${words.withoutTrust}; you will not be asked again for these versions\n`);
   }
-  await writeStore(storeFile, store, io);
+  await writeTrustStore(storeFile, store, io);
   return { load, skipped };
 }
 
@@ -298,56 +271,51 @@ export async function markTrusted(
   file: string,
   options: { io: TrustIO; storeFile?: string },
 ): Promise<void> {
-  const storeFile = options.storeFile ?? trustedPluginsFile();
-  const store = await readStore(storeFile, options.io);
+  const storeFile = options.storeFile ?? trustStoreFile();
+  const store = await readTrustStore(storeFile, options.io);
   const hashed = await trustHash(file);
   if ("error" in hashed) throw new Error(`Cannot trust "${file}": ${hashed.error}`);
-  const hash = hashed.hash;
-  store.plugins[hash] = { path: file, trusted: true, decided_at: new Date().toISOString() };
-  await writeStore(storeFile, store, options.io);
+  recordTrust(store, await trustPath(file), { sha256: hashed.hash, trusted: true });
+  await writeTrustStore(storeFile, store, options.io);
 }
 
-async function readStore(file: string, io: TrustIO): Promise<TrustStore> {
-  let text: string;
-  try {
-    text = await Deno.readTextFile(file);
-  } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) {
-      io.write(`Cannot read trust store "${file}": ${String(error)}: asking again\n`);
-    }
-    return { version: 1, plugins: {} };
-  }
-  try {
-    const value: unknown = JSON.parse(text);
-    const plugins = (value as { plugins?: unknown } | null)?.plugins;
-    if (typeof plugins !== "object" || plugins === null || Array.isArray(plugins)) {
-      throw new Error('expected { "plugins": { ... } }');
-    }
-    const valid: Record<string, TrustEntry> = {};
-    for (const [hash, entry] of Object.entries(plugins)) {
-      const e = entry as Partial<TrustEntry> | null;
-      if (typeof e?.path === "string" && typeof e.trusted === "boolean") {
-        valid[hash] = { path: e.path, trusted: e.trusted, decided_at: String(e.decided_at ?? "") };
-      }
-    }
-    return { version: 1, plugins: valid };
-  } catch (error) {
-    // Never trust on a damaged store: start empty, which asks again.
-    io.write(
-      `Ignoring trust store "${file}": cannot parse it: ${(error as Error).message}: ` +
-        "project plugins will be asked about again\n",
-    );
-    return { version: 1, plugins: {} };
-  }
-}
-
-async function writeStore(file: string, store: TrustStore, io: TrustIO): Promise<void> {
-  try {
-    await Deno.mkdir(dirname(file), { recursive: true });
-    const temp = `${file}.${crypto.randomUUID().slice(0, 8)}.tmp`;
-    await Deno.writeTextFile(temp, `${JSON.stringify(store, null, 2)}\n`);
-    await Deno.rename(temp, file);
-  } catch (error) {
-    io.write(`Cannot save trust store "${file}": ${String(error)}: the answer lasts this run\n`);
-  }
+/**
+ * After harness itself changed a trusted file (an approved rule saved into the project policy
+ * file): the new content stays trusted only when the content it changed was the trusted one,
+ * so whatever else wrote to the file meanwhile (the model, with a write grant) is asked about.
+ *
+ * @param file The file harness changed.
+ * @param options The content's SHA-256 before and after the change, I/O and the store.
+ * @returns Whether the file is trusted now.
+ *
+ * @example
+ * ```ts
+ * import { carryTrust, markTrusted, trustHash } from "./project_trust.ts";
+ * const dir = await Deno.makeTempDir();
+ * const file = `${dir}/p.jsonc`;
+ * const io = { readLine: () => Promise.resolve(null), write: () => {} };
+ * await Deno.writeTextFile(file, "{}");
+ * await markTrusted(file, { io, storeFile: `${dir}/s.json` });
+ * const before = await trustHash(file);
+ * await Deno.writeTextFile(file, '{ "rules": [] }');
+ * const after = await trustHash(file);
+ * if (!("hash" in before) || !("hash" in after)) throw new Error();
+ * const kept = await carryTrust(file, { before: before.hash, after: after.hash, io, storeFile: `${dir}/s.json` });
+ * if (!kept) throw new Error();
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export async function carryTrust(
+  file: string,
+  options: { before: string; after: string; io: TrustIO; storeFile?: string },
+): Promise<boolean> {
+  const storeFile = options.storeFile ?? trustStoreFile();
+  const store = await readTrustStore(storeFile, options.io);
+  const real = await trustPath(file);
+  if (trustState(store, real, options.before) !== "trusted") return false;
+  const now = await trustHash(file);
+  if (!("hash" in now) || now.hash !== options.after) return false;
+  recordTrust(store, real, { sha256: options.after, trusted: true });
+  await writeTrustStore(storeFile, store, options.io);
+  return true;
 }

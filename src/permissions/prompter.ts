@@ -8,6 +8,7 @@ import { argsSummary, summaryIsWhole } from "./args_summary.ts";
 import { readAnswerKey, readDenyReason } from "./answer_key.ts";
 import { askBatch } from "./batch_prompt.ts";
 import type { KeyIO, Prompter, PromptRequest } from "./prompt_types.ts";
+import { terminalLine } from "../platform/terminal_text.ts";
 
 function paint(color: boolean, code: string, text: string): string {
   return color ? `\x1b[${code}m${text}\x1b[0m` : text;
@@ -46,9 +47,9 @@ export function formatPermissionPrompt(
     ? paint(color, "33", risk)
     : risk;
   const lines = [
-    `${paint(color, "1", "Permission request")}  ${paint(color, "1", request.tool)}  ${
-      argsSummary(request.args)
-    }  risk: ${riskText}`,
+    `${paint(color, "1", "Permission request")}  ${
+      paint(color, "1", terminalLine(request.tool))
+    }  ${argsSummary(request.args)}  risk: ${riskText}`,
   ];
   if (request.risk === "high") {
     lines.push(
@@ -64,7 +65,7 @@ export function formatPermissionPrompt(
         !Array.isArray(request.args)
       ? Object.entries(request.args).filter(([, value]) => value !== undefined)
       : [["(value)", request.args] as const];
-    for (const [key, value] of args) lines.push(`  ${JSON.stringify(key)}: ${compactJson(value)}`);
+    for (const [key, value] of args) lines.push(`  ${compactJson(key)}: ${compactJson(value)}`);
   }
   // What confines the call beyond the permission flags, e.g. whether a command is sandboxed.
   if (options.note) lines.push(paint(color, "2", options.note));

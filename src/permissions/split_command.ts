@@ -17,8 +17,11 @@
 //   no analysis can name (a program from `$X`, a shell reading its script from a pipe,
 //   arithmetic on variables, which runs `$(...)` held in array subscripts) is `opaque`:
 //   every deny rule on commands applies to it, so `--yes` cannot run it either.
-// Interpreter code (`python -c`), script files, make and git aliases from config files are
-// not looked into: a deny rule on commands cannot see what another program decides to run.
+// What programs do with their options and subcommands (`tar --to-command`, `git submodule
+// foreach`, `sed 1e`, `git -C . reset`, abbreviations like `--to-com=`) is one table,
+// program_options.ts, applied by program_effects.ts. Interpreter code (`python -c`), script
+// files and makefile recipes are not looked into: a deny rule on commands cannot see what
+// another program decides to run.
 
 import { posix } from "node:path";
 import { decodeAnsiC, escapeAll, expandBraces, unescape } from "./shell_words.ts";

@@ -1,18 +1,12 @@
 // Steps of unwrapping one simple command (unwrap_command.ts) at a shell or builtin program
 // word: `bash -c` scripts, `eval`, `source`, `at`, and what builtin arguments may run or change
-// (`git -c`, `export X=...`, `alias`, `trap`, `hash -p`, `enable -f`, arithmetic). Also holds
-// the state one unwrapping shares between its steps. Pure.
+// (`export X=...`, `alias`, `trap`, `hash -p`, `enable -f`, arithmetic, and through
+// program_effects.ts what options and subcommands of programs run). Pure.
 
-import { commandOptionValues, gitConfigValues, shellCall, SHELLS } from "./command_wrappers.ts";
-import type {
-  CommandAnalysis,
-  ScannedCommand,
-  SubCommand,
-  UnwrapOptions,
-} from "./command_analysis.ts";
-
-/** A shell variable assignment (`A=1`, `a[i]=1`, `A+=1`); group 2 is the subscript. */
-export const ASSIGNMENT = /^([A-Za-z_][A-Za-z0-9_]*)(\[[^=]*\])?\+?=/;
+import { shellCall, SHELLS } from "./command_wrappers.ts";
+import { programEffects } from "./program_effects.ts";
+import type { ScannedCommand } from "./command_analysis.ts";
+import { absorb, ASSIGNMENT, markOpaque, mayRun, type Unwrapping } from "./unwrapping.ts";
 
 /** Builtins that take variable names, where `a[$(cmd)]` runs cmd through the subscript. */
 const NAME_TAKERS = new Set([
@@ -31,48 +25,6 @@ const NAME_TAKERS = new Set([
   "getopts",
   "wait",
 ]);
-
-/** What one unwrapping has found so far; its steps add to it. */
-export interface Unwrapping {
-  /** The analysis returned (and memoised) for this start; steps clear its flags. */
-  result: CommandAnalysis;
-  /** The command as written from each program word on, outermost wrapper first. */
-  views: string[][];
-  /** Forms the command might also run, seen by deny rules only. */
-  maybe: string[][];
-  /** Commands found inside (`bash -c`, `eval`, `env -S`, `find -exec`, `trap`). */
-  nested: SubCommand[];
-  /** Whether an allow rule may still vouch for the command. */
-  plain: boolean;
-  options: UnwrapOptions;
-}
-
-/**
- * Takes in a nested analysis: its flags, and its commands as commands (`asCommands`) or as
- * forms the command might also run.
- */
-export function absorb(state: Unwrapping, analysis: CommandAnalysis, asCommands: boolean): void {
-  if (!analysis.complete) state.result.complete = false;
-  if (analysis.opaque) state.result.opaque = true;
-  if (asCommands) state.nested.push(...analysis.commands);
-  else for (const c of analysis.commands) state.maybe.push(...c.views);
-}
-
-/**
- * A value that some program might run (`GIT_PAGER=...`, `git -c k=v`): what it names is
- * seen by deny rules, but a `$` in it (`PATH=./bin:$PATH`) is only text until then.
- */
-export function mayRun(state: Unwrapping, value: string): void {
-  const { depth, analyze } = state.options;
-  for (const c of analyze(value, depth + 1).commands) state.maybe.push(...c.views);
-}
-
-/** The command may run a program that cannot be named here. */
-export function markOpaque(state: Unwrapping): void {
-  state.result.opaque = true;
-  state.result.complete = false;
-  state.plain = false;
-}
 
 /**
  * The step at program word `at` named `name` when it is a shell or a builtin: "finished" when
@@ -159,14 +111,9 @@ function noteBuiltinEffects(
   const { words } = scanned;
   const { depth, analyze } = state.options;
   if (runsArithmetic(name, words.slice(i + 1))) markOpaque(state);
-  // Options whose value git, tar, rsync or ssh run as a command: deny rules see the value,
-  // and no allow rule vouches for the call (`git *` does not allow `git -c core.pager=x`).
-  const runsValue = (value: string) => {
-    state.plain = false;
-    mayRun(state, value);
-  };
-  if (name === "git") gitConfigValues(words, i, runsValue, () => markOpaque(state));
-  commandOptionValues(name, words, i, runsValue);
+  // Options and subcommands that run a command, run code or write (program_options.ts):
+  // deny rules see what runs, and no allow rule vouches for the call.
+  programEffects(state, scanned, i, name);
   if (/^(export|declare|typeset|local|readonly)$/.test(name)) {
     for (const w of words.slice(i + 1)) {
       const assignment = ASSIGNMENT.exec(w);

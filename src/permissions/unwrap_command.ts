@@ -14,14 +14,8 @@ import type {
   SubCommand,
   UnwrapOptions,
 } from "./command_analysis.ts";
-import {
-  absorb,
-  ASSIGNMENT,
-  markOpaque,
-  mayRun,
-  unwrapBuiltin,
-  type Unwrapping,
-} from "./unwrap_builtins.ts";
+import { unwrapBuiltin } from "./unwrap_builtins.ts";
+import { absorb, ASSIGNMENT, markOpaque, mayRun, type Unwrapping } from "./unwrapping.ts";
 
 const CONTROL_WORDS = new Set([
   "!",

@@ -56,3 +56,23 @@ export function isJson(text: string): boolean {
     return false;
   }
 }
+
+/**
+ * Reads a field only when the record holds it itself: keys from config files, policy rules
+ * and models (`constructor`, `toString`) never reach what every object inherits.
+ *
+ * @param record Any object.
+ * @param key A key from untrusted text.
+ * @returns The record's own value, or `undefined`.
+ *
+ * @example
+ * ```ts
+ * import { ownField } from "./json_values.ts";
+ * if (ownField({ a: 1 }, "a") !== 1 || ownField({}, "constructor") !== undefined) {
+ *   throw new Error("ownField");
+ * }
+ * ```
+ */
+export function ownField<T>(record: Readonly<Record<string, T>>, key: string): T | undefined {
+  return Object.hasOwn(record, key) ? record[key] : undefined;
+}

@@ -16,6 +16,7 @@ import { ANTHROPIC_HOST, anthropicEndpoints } from "./anthropic/base_url.ts";
 import { errorHint, httpError, isAbort, unreachableError } from "./anthropic/http_errors.ts";
 import { type MessageStreamEnd, readMessageStream } from "./anthropic/stream_reader.ts";
 import { toAnthropicMessages, toAnthropicTool } from "./anthropic/wire_messages.ts";
+import { countBytes } from "./received_bytes.ts";
 
 export { isAnthropicBaseUrl } from "./anthropic/base_url.ts";
 
@@ -72,7 +73,12 @@ export function createAnthropicProvider(options: AnthropicOptions): AnthropicPro
     name: "anthropic",
     model: server.model,
     complete: (request, onEvent) =>
-      completeMessage(server, options.maxTokens ?? DEFAULT_MAX_TOKENS, request, onEvent),
+      completeMessage(
+        server,
+        request.maxTokens ?? options.maxTokens ?? DEFAULT_MAX_TOKENS,
+        request,
+        onEvent,
+      ),
     listModels: (signal) => listAnthropicModels(server, signal),
     contextLength: (signal) => readContextLength(server, signal),
   };
@@ -127,7 +133,8 @@ async function completeMessage(
 
   let end: MessageStreamEnd;
   try {
-    end = await readMessageStream(response.body, turn, onEvent);
+    const received = (bytes: number) => onEvent?.({ type: "received", bytes });
+    end = await readMessageStream(countBytes(response.body, received), turn, onEvent);
   } catch (error) {
     if (isAbort(error, request.signal)) return aborted();
     return fail({

@@ -18,6 +18,8 @@ export interface StatedWindow {
   source: string;
   /** The model's chat template, when the server states it (llama-server /props). */
   chatTemplate?: string;
+  /** Whether the model reads images, when the server says (/props modalities, LM Studio's type). */
+  vision?: boolean;
 }
 
 /** Options of {@linkcode probeContextWindow}. */
@@ -61,11 +63,15 @@ export function readLlamaServerProps(body: unknown): StatedWindow | undefined {
   const template = typeof body.chat_template === "string" && body.chat_template !== ""
     ? { chatTemplate: body.chat_template }
     : {};
+  const vision = isRecord(body.modalities) && typeof body.modalities.vision === "boolean"
+    ? { vision: body.modalities.vision }
+    : {};
   return {
     tokens,
     server: "llama-server",
     source: `llama-server /props n_ctx${split}`,
     ...template,
+    ...vision,
   };
 }
 
@@ -102,9 +108,13 @@ export function readVllmModels(body: unknown, model: string): StatedWindow | und
 export function readLmStudioModels(body: unknown, model: string): StatedWindow | undefined {
   const entry = pickModel(body, model, (m) => m.id);
   const tokens = positive(entry?.loaded_context_length);
-  return tokens === undefined
-    ? undefined
-    : { tokens, server: "lm-studio", source: "LM Studio /api/v0/models loaded_context_length" };
+  const type = entry?.type;
+  return tokens === undefined ? undefined : {
+    tokens,
+    server: "lm-studio",
+    source: "LM Studio /api/v0/models loaded_context_length",
+    ...(type === "vlm" || type === "llm" ? { vision: type === "vlm" } : {}),
+  };
 }
 
 /**

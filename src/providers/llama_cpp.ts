@@ -208,6 +208,7 @@ class LoadedLlamaProvider implements LlamaCppProvider {
     try {
       const result = await this.#loaded.chat.generateResponse(toChatHistory(request.messages), {
         ...functionsOption(request.tools),
+        ...(request.maxTokens === undefined ? {} : { maxTokens: request.maxTokens }),
         documentFunctionParams: true,
         onTextChunk: (text) => {
           if (text !== "") onEvent?.({ type: "text_delta", text });

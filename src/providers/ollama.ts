@@ -25,6 +25,7 @@ import {
 import { type OllamaModelInfo, showModel } from "./ollama/show.ts";
 import { toOllamaMessages } from "./ollama/wire_messages.ts";
 import { DEFAULT_STREAM_LIMITS, StreamWatchdog } from "./stream_watchdog.ts";
+import { countBytes } from "./received_bytes.ts";
 import { isRecord } from "../platform/json_values.ts";
 
 export type { OllamaModelInfo } from "./ollama/show.ts";
@@ -56,8 +57,16 @@ export interface OllamaProvider extends Provider, ModelLister {
   numCtx(): Promise<number>;
 }
 
-/** The root URL without a trailing slash, /v1 or /api. */
-function rootOf(baseUrl: string): string {
+/**
+ * Ollama's root URL: the base URL without a trailing slash, /v1 or /api.
+ *
+ * @example
+ * ```ts
+ * import { ollamaRoot } from "./ollama.ts";
+ * if (ollamaRoot("http://127.0.0.1:11434/v1/") !== "http://127.0.0.1:11434") throw new Error();
+ * ```
+ */
+export function ollamaRoot(baseUrl: string): string {
   return baseUrl.replace(/\/+$/, "").replace(/\/(v1|api)$/, "");
 }
 
@@ -80,7 +89,7 @@ function rootOf(baseUrl: string): string {
  * ```
  */
 export function createOllamaProvider(options: OllamaOptions): OllamaProvider {
-  const root = rootOf(options.baseUrl);
+  const root = ollamaRoot(options.baseUrl);
   const model = options.model;
   const cap = options.maxNumCtx ?? DEFAULT_MAX_NUM_CTX;
   let inspected: Promise<Result<OllamaModelInfo, AgentError>> | undefined;
@@ -167,7 +176,12 @@ export function createOllamaProvider(options: OllamaOptions): OllamaProvider {
 
     let end: ChatStreamEnd;
     try {
-      end = await readChatStream(watched(response.body, watchdog), turn, onEvent);
+      const received = (bytes: number) => onEvent?.({ type: "received", bytes });
+      end = await readChatStream(
+        watched(countBytes(response.body, received), watchdog),
+        turn,
+        onEvent,
+      );
     } catch (error) {
       if (request.signal?.aborted) return aborted();
       const stall = stalled();
@@ -206,7 +220,10 @@ function chatRequestBody(
     model,
     messages: toOllamaMessages(request.messages),
     stream: true,
-    options: { num_ctx: numCtx },
+    options: {
+      num_ctx: numCtx,
+      ...(request.maxTokens === undefined ? {} : { num_predict: request.maxTokens }),
+    },
     ...(request.tools.length > 0
       ? {
         tools: request.tools.map((tool) => ({

@@ -23,6 +23,7 @@ import { isRecord } from "../platform/json_values.ts";
 import { endTurn, errorTurn, TurnAccumulator } from "./openai_compat/stream_reader.ts";
 import { toWireMessages, toWireTool } from "./openai_compat/wire_messages.ts";
 import { DEFAULT_STREAM_LIMITS, type StreamLimits, StreamWatchdog } from "./stream_watchdog.ts";
+import { countBytes } from "./received_bytes.ts";
 
 /** Options of {@linkcode createOpenAICompatProvider}. */
 export interface OpenAICompatOptions {
@@ -53,6 +54,8 @@ interface ProviderState {
   idMode: "native" | "short";
   shortIds: ShortIdMap;
   client: Promise<{ sdk: OpenAIModule; client: OpenAI }> | undefined;
+  /** The streaming request's byte counter (one request at a time per provider). */
+  onReceived?: ((bytes: number) => void) | undefined;
 }
 
 const LIST_MODELS_TIMEOUT_MS = 30 * 1000;
@@ -110,6 +113,13 @@ function getClient(state: ProviderState): Promise<{ sdk: OpenAIModule; client: O
       // The stream watchdog enforces the real limits; this only backs it up.
       timeout: limitsOf(state.options).firstByteTimeoutMs + 5000,
       logLevel: "off",
+      // Bytes are counted as they arrive, before the SDK buffers a line (turn_output_cap.ts).
+      fetch: async (url: string | URL | Request, init?: RequestInit) => {
+        const response = await fetch(url, init);
+        const onReceived = state.onReceived;
+        if (!response.body || !onReceived) return response;
+        return new Response(countBytes(response.body, onReceived), response);
+      },
     });
     return { sdk, client };
   })();
@@ -160,6 +170,7 @@ async function attempt(
     return { turn: errorTurn(error, { text, reasoning }), idsRejected: false };
   };
   let sdk: OpenAIModule | undefined;
+  state.onReceived = onEvent && ((bytes) => onEvent({ type: "received", bytes }));
   try {
     const loaded = await getClient(state);
     sdk = loaded.sdk;
@@ -170,6 +181,7 @@ async function attempt(
         ? { tools: request.tools.map(toWireTool), parallel_tool_calls: true }
         : {}),
       ...(state.options.promptProgress ? { return_progress: true } : {}),
+      ...(request.maxTokens === undefined ? {} : { max_tokens: request.maxTokens }),
       ...state.options.extraBody,
       model: state.options.model,
       messages: messages.value,
@@ -186,6 +198,7 @@ async function attempt(
       accumulator.add(chunk);
     }
   } catch (error) {
+    state.onReceived = undefined;
     if (signal?.aborted) return { turn: accumulator.abortedTurn(), idsRejected: false };
     const stall = stalled();
     if (stall) return stall;
@@ -195,6 +208,7 @@ async function attempt(
     if (described.contextExceeded) turn.contextExceeded = described.contextExceeded;
     return { turn, idsRejected: described.idsRejected };
   }
+  state.onReceived = undefined;
   // npm:openai ends the iteration quietly when the request was aborted.
   if (signal?.aborted) return { turn: accumulator.abortedTurn(), idsRejected: false };
   const stall = stalled();

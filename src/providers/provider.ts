@@ -10,6 +10,8 @@ export interface ModelRequest {
   messages: readonly Message[];
   tools: readonly ToolSchema[];
   signal?: AbortSignal;
+  /** At most this many tokens are generated (`harness doctor`'s short requests); default: the server's. */
+  maxTokens?: number;
 }
 
 /** Streamed while a turn is generated, for display only. */
@@ -21,7 +23,9 @@ export type ProviderEvent =
   /** Still waiting for the first chunk (about once a second). */
   | { type: "waiting"; elapsedMs: number }
   /** The server's prompt processing (llama-server `return_progress`), in tokens. */
-  | { type: "prompt_progress"; processed: number; total: number; elapsedMs: number };
+  | { type: "prompt_progress"; processed: number; total: number; elapsedMs: number }
+  /** Bytes of the answer received from the server (turn_output_cap.ts bounds a turn's). */
+  | { type: "received"; bytes: number };
 
 export type StopReason = "stop" | "tool_calls" | "length" | "error" | "aborted";
 

@@ -125,6 +125,65 @@ async function sha256Of(bytes: Uint8Array): Promise<string> {
   return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
+/** One file of a plugin's import graph and the SHA-256 of its bytes. */
+export interface FilePin {
+  path: string;
+  sha256: string;
+}
+
+/**
+ * The module and the local files it imports that can be read here, each with the SHA-256 of
+ * the bytes read (one read per file: the bytes hashed are the bytes lexed).
+ *
+ * @param path Absolute path of the module.
+ * @returns The pins, the module first, or why the imports cannot be listed.
+ *
+ * @example
+ * ```ts
+ * import { importGraphPins } from "./import_graph.ts";
+ * const dir = await Deno.makeTempDir();
+ * await Deno.writeTextFile(`${dir}/a.ts`, 'import "./b.ts";');
+ * await Deno.writeTextFile(`${dir}/b.ts`, "export const b = 1;");
+ * const pins = await importGraphPins(`${dir}/a.ts`);
+ * if (!("pins" in pins) || pins.pins.length !== 2) throw new Error();
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export async function importGraphPins(
+  path: string,
+): Promise<{ pins: FilePin[] } | { error: string }> {
+  const pins: FilePin[] = [];
+  const seen = new Set<string>();
+  const visit = async (file: string): Promise<string | undefined> => {
+    if (seen.has(file)) return undefined;
+    seen.add(file);
+    let bytes: Uint8Array;
+    try {
+      bytes = await Deno.readFile(file);
+    } catch (error) {
+      // The module itself must be readable; an import that is not fails when imported.
+      if (file !== path) return undefined;
+      return `cannot read it: ${error instanceof Error ? error.message : String(error)}`;
+    }
+    pins.push({ path: file, sha256: await sha256Of(bytes) });
+    if (file.endsWith(".json")) return undefined;
+    let specifiers: string[];
+    try {
+      specifiers = await importSpecifiers(new TextDecoder().decode(bytes));
+    } catch (error) {
+      return `cannot list the imports of "${file}": ${String(error)}`;
+    }
+    for (const specifier of specifiers) {
+      const target = localTarget(specifier, file);
+      const problem = target ? await visit(target) : undefined;
+      if (problem) return problem;
+    }
+    return undefined;
+  };
+  const problem = await visit(path);
+  return problem === undefined ? { pins } : { error: problem };
+}
+
 /**
  * SHA-256 of a module and every local file it imports, as project trust records it: for a
  * module that imports no local file, the hash of its bytes; otherwise the hash of one line
@@ -132,7 +191,7 @@ async function sha256Of(bytes: Uint8Array): Promise<string> {
  * cannot be lexed cannot be hashed (its helpers would escape the hash).
  *
  * @param path Absolute path of the module.
- * @returns The hex digest, or why there is none.
+ * @returns The hex digest and the pins it was made of, or why there is none.
  *
  * @example
  * ```ts
@@ -149,28 +208,54 @@ async function sha256Of(bytes: Uint8Array): Promise<string> {
  */
 export async function importGraphHash(
   path: string,
-): Promise<{ hash: string; files: string[] } | { error: string }> {
-  let own: Uint8Array;
-  try {
-    own = await Deno.readFile(path);
-  } catch (error) {
-    return { error: `cannot read it: ${error instanceof Error ? error.message : String(error)}` };
-  }
-  const graph = await localImports(path);
-  const [unparsed] = graph.unparsed;
-  if (unparsed) {
-    return { error: `cannot list the imports of "${unparsed.path}": ${unparsed.reason}` };
-  }
-  if (graph.files.length <= 1) return { hash: await sha256Of(own), files: [path] };
-  const lines: string[] = [];
+): Promise<{ hash: string; pins: FilePin[] } | { error: string }> {
+  const read = await importGraphPins(path);
+  if ("error" in read) return read;
+  const { pins } = read;
+  if (pins.length === 1) return { hash: pins[0]!.sha256, pins };
   const folder = dirname(path);
-  for (const file of graph.files) {
-    try {
-      lines.push(`${relative(folder, file)}\0${await sha256Of(await Deno.readFile(file))}`);
-    } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      return { error: `cannot read "${file}": ${reason}` };
-    }
+  const lines = pins.map((pin) => `${relative(folder, pin.path)}\0${pin.sha256}`);
+  return { hash: await sha256Of(new TextEncoder().encode(lines.join("\n"))), pins };
+}
+
+/**
+ * Checks a module's import graph, as this thread can read it, against the pins taken when
+ * harness listed it: a file that changed, or a local import not pinned then, is named. A
+ * pinned file this thread cannot read is left out: it cannot import it either.
+ *
+ * @param path Absolute path of the module.
+ * @param pinned The pins taken before.
+ * @returns Why the module differs, or undefined when it is as pinned.
+ *
+ * @example
+ * ```ts
+ * import { changedSincePinned, importGraphPins } from "./import_graph.ts";
+ * const dir = await Deno.makeTempDir();
+ * await Deno.writeTextFile(`${dir}/a.ts`, 'import "./b.ts";');
+ * await Deno.writeTextFile(`${dir}/b.ts`, "export const b = 1;");
+ * const pinned = await importGraphPins(`${dir}/a.ts`);
+ * if (!("pins" in pinned) || await changedSincePinned(`${dir}/a.ts`, pinned.pins)) throw new Error();
+ * await Deno.writeTextFile(`${dir}/b.ts`, "export const b = 2;");
+ * if (!(await changedSincePinned(`${dir}/a.ts`, pinned.pins))?.includes("b.ts")) throw new Error();
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export async function changedSincePinned(
+  path: string,
+  pinned: readonly FilePin[],
+): Promise<string | undefined> {
+  const now = await importGraphPins(path);
+  if ("error" in now) return now.error;
+  const before = new Map(pinned.map((pin) => [pin.path, pin.sha256]));
+  for (const pin of now.pins) {
+    const was = before.get(pin.path);
+    if (was === pin.sha256) continue;
+    const name = relative(dirname(path), pin.path) || pin.path;
+    return was === undefined
+      ? `it imports "${name}", which it did not when harness checked it`
+      : `"${name}" changed after harness checked it (sha256 ${pin.sha256.slice(0, 12)}, checked ${
+        was.slice(0, 12)
+      })`;
   }
-  return { hash: await sha256Of(new TextEncoder().encode(lines.join("\n"))), files: graph.files };
+  return undefined;
 }

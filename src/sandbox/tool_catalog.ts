@@ -19,7 +19,8 @@ import {
   noPermissions,
 } from "./effective_permissions.ts";
 import { builtinRisk } from "./builtin_risks.ts";
-import { localImportGraph } from "./import_graph.ts";
+import { type FilePin, importGraphPins, localImportGraph } from "./import_graph.ts";
+import { grantCovers } from "./permission_value.ts";
 import {
   type Imported,
   type SandboxOptions,
@@ -41,7 +42,7 @@ export interface CatalogOptions extends SandboxOptions {
   pluginFiles: PluginFile[];
   /** The schema cache file; without it every plugin is imported to learn its schema. */
   schemaCacheFile?: string;
-  /** The project trust store (default: trustedPluginsFile() of src/permissions/project_trust.ts). */
+  /** The project trust store (default: trustStoreFile() of src/permissions/trust_store.ts). */
   trustStoreFile?: string;
 }
 
@@ -70,6 +71,14 @@ const CACHE_WRITER = `harness ${denoJson.version}, deno ${Deno.version.deno}`;
 function sandboxDeclaration(declared: ToolPermissions | undefined): ToolPermissions | undefined {
   if (!declared?.write || declared.read) return declared;
   return { ...declared, read: ["."] };
+}
+
+/**
+ * Whether a plugin is hashed now and checked before each import: every plugin but the
+ * built-ins, and those too when a write grant covers them (harness run from its own source).
+ */
+function pinned(file: PluginFile, options: CatalogOptions): boolean {
+  return file.origin !== "builtin" || grantCovers("write", options.grants.allow.write, file.path);
 }
 
 /** Time one plugin file's import may take in the loader (its top level) by default. */
@@ -179,16 +188,23 @@ export async function loadToolCatalog(options: CatalogOptions): Promise<ToolCata
   const originOf = new Map(files.map((file) => [file.path, file.origin]));
   const errors: AgentError[] = [];
   const failures = new Map<string, string>();
-  // A project plugin runs only as the user trusted it: checked here, pinned by hash, and
-  // checked again by the worker right before each import.
-  const trustHashes = new Map<string, string>();
+  // A project plugin runs only as the user trusted it, any other plugin the model could
+  // rewrite (a --plugins or user folder, built-ins inside a write grant) only as it was now:
+  // pinned by hash here, checked again by the worker right before each import.
+  const pins = new Map<string, FilePin[]>();
   await Promise.all(
-    files.filter((file) => file.origin === "project").map(async (file) => {
-      const trusted = await trustedHash(file.path, {
-        ...(options.trustStoreFile ? { storeFile: options.trustStoreFile } : {}),
-      });
-      if ("hash" in trusted) trustHashes.set(file.path, trusted.hash);
-      else failures.set(file.path, `project plugin not loaded: ${trusted.error}`);
+    files.filter((file) => pinned(file, options)).map(async (file) => {
+      if (file.origin === "project") {
+        const trusted = await trustedHash(file.path, {
+          ...(options.trustStoreFile ? { storeFile: options.trustStoreFile } : {}),
+        });
+        if ("hash" in trusted) pins.set(file.path, trusted.pins ?? []);
+        else failures.set(file.path, `project plugin not loaded: ${trusted.error}`);
+        return;
+      }
+      const now = await importGraphPins(file.path);
+      if ("pins" in now) pins.set(file.path, now.pins);
+      else failures.set(file.path, `it cannot be checked before each import: ${now.error}`);
     }),
   );
   const listed = files.filter((file) => !failures.has(file.path));
@@ -202,12 +218,12 @@ export async function loadToolCatalog(options: CatalogOptions): Promise<ToolCata
   }));
   for (const file of listed) {
     if (known.has(file.path)) continue;
-    const trustHash = trustHashes.get(file.path);
+    const pinned = pins.get(file.path);
     misses.push({
       url: file.url,
       path: file.path,
       name: file.name,
-      ...(trustHash ? { trustHash } : {}),
+      ...(pinned ? { pins: pinned } : {}),
     });
   }
   const batches = Map.groupBy(misses, (ref) => originOf.get(ref.path) ?? "flag");
@@ -240,7 +256,7 @@ export async function loadToolCatalog(options: CatalogOptions): Promise<ToolCata
     await cache.save();
   };
   return {
-    ...assemble(files, known, failures, { ...options, trustHashes }),
+    ...assemble(files, known, failures, { ...options, pins }),
     errors: [
       ...errors,
       ...assembleErrors(files, known, failures),
@@ -287,7 +303,7 @@ function assemble(
   files: PluginFile[],
   known: Map<string, CachedToolInfo>,
   failures: Map<string, string>,
-  options: CatalogOptions & { trustHashes: Map<string, string> },
+  options: CatalogOptions & { pins: Map<string, FilePin[]> },
 ): { tools: ToolInfo[]; groups: ToolGroup[] } {
   const tools: ToolInfo[] = [];
   const groups = new Map<string, ToolGroup>();
@@ -312,12 +328,12 @@ function assemble(
     // Built-in tools never share a worker with plugin code from elsewhere.
     const key = `${file.origin === "builtin" ? "builtin" : "added"} ${JSON.stringify(effective)}`;
     const group: ToolGroup = groups.get(key) ?? { key, effective, plugins: [] };
-    const trustHash = options.trustHashes.get(file.path);
+    const pinned = options.pins.get(file.path);
     group.plugins.push({
       url: file.url || pathToFileURL(file.path).href,
       path: file.path,
       name: file.name,
-      ...(trustHash ? { trustHash } : {}),
+      ...(pinned ? { pins: pinned } : {}),
     });
     groups.set(key, group);
   }

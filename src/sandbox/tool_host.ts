@@ -14,6 +14,7 @@ import { truncateToolResult } from "./truncate_output.ts";
 import { loadToolCatalog, type ToolCatalog, type ToolGroup } from "./tool_catalog.ts";
 import { type SandboxOptions, type SandboxWorker, startSandbox } from "./sandbox_worker.ts";
 import { EXTERNAL_SEARCH_TOOLS, SearchService } from "./search_service.ts";
+import { ownField } from "../platform/json_values.ts";
 
 /** Options of {@linkcode openToolHost} and {@linkcode createToolHost}. */
 export interface ToolHostOptions extends SandboxOptions {
@@ -21,7 +22,7 @@ export interface ToolHostOptions extends SandboxOptions {
   pluginFiles: PluginFile[];
   /** Schema cache file (see src/sandbox/schema_cache.ts); without it every plugin is imported. */
   schemaCacheFile?: string;
-  /** Project trust store (default: trustedPluginsFile() of src/permissions/project_trust.ts). */
+  /** Project trust store (default: trustStoreFile() of src/permissions/trust_store.ts). */
   trustStoreFile?: string;
   /** Per-tool timeout overrides in milliseconds, by tool name. */
   timeouts?: Record<string, number>;
@@ -214,7 +215,8 @@ export class ToolHost implements ToolRunner {
       return await finish({ errorType: "cancelled", message: "Cancelled before it started" });
     }
     const id = this.#nextId++;
-    const timeoutMs = this.#options.timeouts?.[name] ?? info.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const timeoutMs = ownField(this.#options.timeouts ?? {}, name) ?? info.timeoutMs ??
+      DEFAULT_TIMEOUT_MS;
     // Only harness's own search tools may ask the host to run ripgrep or fd.
     const search = EXTERNAL_SEARCH_TOOLS.has(name) && info.origin === "builtin" &&
         this.#options.externalSearch !== false

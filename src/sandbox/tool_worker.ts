@@ -12,7 +12,7 @@ import { toolOutputsDir } from "../config/folders.ts";
 import { CommandLauncher } from "./command_sandbox_launcher.ts";
 import { installDenyGuard, replaceDenoMember } from "./deny_guard.ts";
 import { describeNotCapable } from "./describe_not_capable.ts";
-import { importGraphHash } from "./import_graph.ts";
+import { changedSincePinned } from "./import_graph.ts";
 import { describeIssues, loadPlugin, shown, wireInfo } from "./plugin_definition.ts";
 import type {
   HostToWorker,
@@ -124,18 +124,19 @@ function classify(
 
 // ---- requests ------------------------------------------------------------------------------
 
-/** Refuses a project plugin whose files changed since the host checked the user trusts them. */
+/**
+ * Refuses a plugin whose files changed after the host checked them (a project plugin against
+ * the user's trust, any other against what harness listed at start): the model may have
+ * rewritten it through a write grant.
+ */
 async function checkTrusted(plugin: PluginRef): Promise<void> {
-  if (plugin.trustHash === undefined) return;
-  const now = await importGraphHash(plugin.path);
-  if ("error" in now) throw new Error(`it cannot be checked against your trust: ${now.error}`);
-  if (now.hash !== plugin.trustHash) {
-    throw new Error(
-      `it changed since you trusted it (sha256 ${now.hash.slice(0, 12)}, trusted ${
-        plugin.trustHash.slice(0, 12)
-      }): restart harness in this folder to review it`,
-    );
-  }
+  if (plugin.pins === undefined) return;
+  const changed = await changedSincePinned(plugin.path, plugin.pins);
+  if (changed === undefined) return;
+  throw new Error(
+    `${changed}: the new code does not run in this session; restart harness in this folder ` +
+      "to review it (a project plugin is asked about again)",
+  );
 }
 
 /** Imports every plugin of this worker, then revokes the read grants only imports needed. */

@@ -8,6 +8,7 @@ import type { ToolDefinition, ToolPermissions } from "../tools/define_tool.ts";
 import type { CommandSandbox } from "./command_sandbox.ts";
 import type { Grants } from "./grants.ts";
 import type { PermissionName } from "./permission_name.ts";
+import type { FilePin } from "./import_graph.ts";
 
 /** A plugin file to import. */
 export interface PluginRef {
@@ -15,10 +16,11 @@ export interface PluginRef {
   path: string;
   name: string;
   /**
-   * A project plugin's trust hash (the plugin and its local imports) as the user trusted it:
-   * the worker hashes the files again right before importing them and refuses a change.
+   * The plugin's files (it and its local imports) with their hashes, as the user trusted them
+   * (a project plugin) or as harness listed them (any plugin the model could rewrite): the
+   * worker hashes them again right before importing and refuses a change.
    */
-  trustHash?: string;
+  pins?: FilePin[];
 }
 
 /** The "load" message: what a worker holds and how it is sandboxed. */

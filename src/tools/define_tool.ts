@@ -119,10 +119,14 @@ export interface ToolDefinition<P extends z.ZodType = z.ZodType> {
 
 /**
  * A failure a tool reports on purpose, with the category the model sees. ("tool_error" is
- * an MCP server's own `isError`, src/mcp/mcp_tools.ts; a plugin has the other kinds.)
+ * an MCP server's own `isError`, src/mcp/mcp_tools.ts, and "repeated_call" the loop guard's,
+ * src/agent/loop_guard.ts; a plugin has the other kinds.)
  */
 export class ToolError extends Error {
-  constructor(readonly type: Exclude<ToolErrorType, "none" | "tool_error">, message: string) {
+  constructor(
+    readonly type: Exclude<ToolErrorType, "none" | "tool_error" | "repeated_call">,
+    message: string,
+  ) {
     super(message);
     this.name = "ToolError";
   }

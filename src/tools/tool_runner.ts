@@ -73,3 +73,25 @@ export interface ToolRunner {
 export function toToolSchema(info: ToolInfo): ToolSchema {
   return { name: info.name, description: info.description, parameters: info.parameters };
 }
+
+/**
+ * Whether a tool only reads: it declares `read` and nothing else the sandbox grants. A tool
+ * that declares nothing (an MCP tool, a plugin that changes the tasks) may change things.
+ *
+ * @param info The tool, or undefined for a tool not loaded.
+ * @returns True for a read-only tool.
+ *
+ * @example
+ * ```ts
+ * import { readsOnly } from "./tool_runner.ts";
+ * const base = { name: "ls", description: "", risk: "safe" as const, parameters: {}, source: "x", origin: "builtin" as const };
+ * if (!readsOnly({ ...base, permissions: { read: ["."] } })) throw new Error();
+ * if (readsOnly({ ...base, permissions: { read: ["."], write: ["."] } }) || readsOnly(base)) throw new Error();
+ * ```
+ */
+export function readsOnly(info: ToolInfo | undefined): boolean {
+  const declared = Object.entries(info?.permissions ?? {}).filter(([, value]) =>
+    value !== undefined && value !== false
+  );
+  return declared.length > 0 && declared.every(([kind]) => kind === "read");
+}

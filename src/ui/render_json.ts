@@ -3,6 +3,8 @@
 
 import type { TurnOutcome } from "../agent/agent_loop.ts";
 import type { LoopEvent } from "../agent/loop_events.ts";
+import { parseShallowJson } from "../platform/json_depth.ts";
+import { jsonTerminalSafe } from "../platform/terminal_text.ts";
 
 export interface FinalJson {
   result: string;
@@ -13,6 +15,8 @@ export interface FinalJson {
   session_id: string | null;
   /** Calls that needed approval and were denied (e.g. -p without --yes). */
   permission_denials: { id: string; name: string; arguments: unknown; reason: string }[];
+  /** Calls the loop guard answered without running (they repeated identical calls). */
+  repeated_calls: number;
   error?: string;
   /** `result` is what streamed before the server failed or the run was interrupted. */
   partial?: true;
@@ -27,11 +31,9 @@ export interface FinalJson {
  */
 function argumentsValue(args: unknown): unknown {
   if (typeof args !== "string") return args;
-  try {
-    return JSON.parse(args);
-  } catch {
-    return args;
-  }
+  // Text nested past the limit (refused as such) stays text: JSON.stringify would overflow.
+  const parsed = parseShallowJson(args);
+  return parsed === undefined ? args : parsed.value;
 }
 
 /**
@@ -75,6 +77,8 @@ export function finalJson(
         arguments: argumentsValue(call.arguments),
         reason: call.result.error_message ?? "",
       })),
+    repeated_calls: outcome.toolCalls.filter((call) => call.result.error_type === "repeated_call")
+      .length,
   };
   if (outcome.errorMessage) out.error = outcome.errorMessage;
   if (outcome.partial) out.partial = true;
@@ -106,6 +110,9 @@ export function finalJson(
 export function createStreamJson(
   write: (line: string) => void,
 ): { sink: (event: LoopEvent) => void; flush: () => void } {
+  const print = write;
+  // Lines carry model text and tool output: C1 and bidi characters as \u escapes.
+  write = (line) => print(jsonTerminalSafe(line));
   const waiting = new Map<string, { id: string; name: string; arguments: string }>();
   const callLine = (call: { id: string; name: string }, args: unknown) =>
     JSON.stringify({ type: "tool_call", id: call.id, name: call.name, arguments: args });

@@ -7,6 +7,7 @@ import type { ToolResult } from "../messages.ts";
 import { humanSize } from "../platform/human_size.ts";
 import { createStatusLine, shortArgs } from "./status_line.ts";
 import type { Style } from "./style.ts";
+import { terminalLine, terminalSafe } from "../platform/terminal_text.ts";
 
 export interface TextRendererOptions {
   /** Where answer text goes. */
@@ -48,16 +49,18 @@ export function formatToolLine(
   display: string,
   style: Style,
 ): string {
-  const shownArgs = shortArgs(args, 120);
+  // Names, arguments, display lines and errors come from models, tools and servers.
+  const shownArgs = terminalLine(shortArgs(args, 120));
+  const tool = terminalLine(name);
   const time = `${Math.round(result.metadata.execution_time_ms)} ms`;
   if (result.success) {
-    const detail = display ? ` · ${display}` : "";
-    return `${style.green("✓")} ${style.bold(name)} ${style.dim(shownArgs)} · ${time} · ${
+    const detail = display ? ` · ${terminalLine(display)}` : "";
+    return `${style.green("✓")} ${style.bold(tool)} ${style.dim(shownArgs)} · ${time} · ${
       humanSize(result.metadata.data_size_bytes)
     }${detail}`;
   }
-  const message = (result.error_message ?? "").split("\n")[0] ?? "";
-  return `${style.red("✗")} ${style.bold(name)} ${style.dim(shownArgs)} · ${result.error_type}: ${
+  const message = terminalLine((result.error_message ?? "").split("\n")[0] ?? "");
+  return `${style.red("✗")} ${style.bold(tool)} ${style.dim(shownArgs)} · ${result.error_type}: ${
     message.length > 200 ? `${message.slice(0, 197)}...` : message
   }`;
 }
@@ -102,7 +105,9 @@ function noticeLine(
   switch (event.type) {
     case "permission_decided":
       if (event.decision.decision === "deny" && event.decision.by !== "user") {
-        return style.yellow(`Denied ${event.name}: ${event.decision.reason ?? "by policy"}`);
+        return style.yellow(
+          terminalLine(`Denied ${event.name}: ${event.decision.reason ?? "by policy"}`),
+        );
       }
       return undefined;
     case "limit_reached":
@@ -113,7 +118,7 @@ function noticeLine(
           : `Only the first ${event.max} tool calls of this turn ran (--max-tool-calls)`,
       );
     case "warning":
-      return style.yellow(event.message);
+      return style.yellow(terminalSafe(event.message));
     case "compacted":
       return style.dim(
         `Compacted the conversation: about ${event.tokensBefore} tokens became ` +
@@ -140,7 +145,7 @@ export function createTextRenderer(options: TextRendererOptions): {
       inReasoning = false;
       atLineStart = true;
     }
-    options.write(chunk);
+    options.write(terminalSafe(chunk));
     atLineStart = chunk.endsWith("\n");
   };
   const line = (content: string) => {
@@ -164,7 +169,7 @@ export function createTextRenderer(options: TextRendererOptions): {
         status.stop();
         if (!inReasoning && !atLineStart) options.note("\n");
         inReasoning = true;
-        options.note(style.dim(event.text));
+        options.note(style.dim(terminalSafe(event.text)));
         atLineStart = event.text.endsWith("\n");
         break;
       case "tool_started":
@@ -188,7 +193,7 @@ export function createTextRenderer(options: TextRendererOptions): {
       case "done":
         status.stop();
         if (event.stopReason === "error" && event.errorMessage) {
-          line(`${style.red("error")}: ${event.errorMessage}`);
+          line(`${style.red("error")}: ${terminalSafe(event.errorMessage)}`);
         }
         if (event.stopReason === "interrupted") line(style.dim("Interrupted"));
         if (!atLineStart) {

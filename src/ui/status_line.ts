@@ -3,6 +3,7 @@
 // line. The renderer (render_text.ts) drives it from loop events and clears it before output.
 
 import type { Style } from "./style.ts";
+import { terminalLine, terminalPlain } from "../platform/terminal_text.ts";
 
 /** What the status line draws with, a subset of the text renderer's options. */
 export interface StatusLineOptions {
@@ -45,19 +46,7 @@ const FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "
  * ```
  */
 export function plainText(text: string): string {
-  let out = "";
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (code === 0x1b && text[i + 1] === "[") {
-      // CSI: parameters and intermediates, then one final byte in @..~.
-      i += 2;
-      while (i < text.length && !/[@-~]/.test(text[i]!)) i++;
-      continue;
-    }
-    if (code < 0x20 || code === 0x7f) continue;
-    out += text[i];
-  }
-  return out;
+  return terminalPlain(text);
 }
 
 /**
@@ -118,8 +107,8 @@ export function createStatusLine(options: StatusLineOptions): StatusLine {
     const others = calls.length > 1 ? ` (+${calls.length - 1} more)` : "";
     const last = call.last ? ` · ${call.last}` : "";
     const width = options.columns?.() ?? 100;
-    const plain = `${FRAMES[Math.floor(now() / 80) % FRAMES.length]} ${call.name} ${
-      shortArgs(call.args, 60)
+    const plain = `${FRAMES[Math.floor(now() / 80) % FRAMES.length]} ${terminalLine(call.name)} ${
+      terminalLine(shortArgs(call.args, 60))
     } · ${seconds} s${others}${last}`;
     options.note(
       `\r\x1b[2K${style.dim(plain.length > width - 1 ? plain.slice(0, width - 2) + "…" : plain)}`,

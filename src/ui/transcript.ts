@@ -3,6 +3,7 @@
 
 import type { Message } from "../messages.ts";
 import type { Style } from "./style.ts";
+import { terminalLine } from "../platform/terminal_text.ts";
 
 /** Lines of one message shown at most. */
 const MAX_LINES = 4;
@@ -10,7 +11,8 @@ const MAX_LINES = 4;
 const MAX_LINE_CHARS = 160;
 
 function clip(text: string): string[] {
-  const lines = text.trim().split("\n");
+  // Messages come from the model and tools: escapes show as text (terminal_text.ts).
+  const lines = text.trim().split("\n").map(terminalLine);
   const shown = lines.slice(0, MAX_LINES).map((line) =>
     line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS - 1)}…` : line
   );

@@ -5,6 +5,7 @@ import {
   trustProjectPolicy,
 } from "../../src/cli/project_policy_trust.ts";
 import type { LoadedRule } from "../../src/permissions/policy.ts";
+import { appendRule } from "../../src/permissions/policy_file.ts";
 
 function scripted(answers: (string | null)[]) {
   const written: string[] = [];
@@ -71,8 +72,16 @@ Deno.test("trustProjectPolicy() asks once in the REPL and remembers the answer p
 Deno.test("keepProjectPolicyTrusted() keeps a trusted file trusted after harness saves a rule", async () => {
   await using t = await setup();
   await trustProjectPolicy(t.rules, { ...t, io: scripted(["y"]).io, interactive: true });
-  await Deno.writeTextFile(t.projectFile, '// a rule saved by "Always"', { append: true });
-  await keepProjectPolicyTrusted(t.projectFile, { ...t, trusted: true, io: scripted([]).io });
+  // The rule "Always" saves, with the file's content before and after (trust carries over
+  // only from the content the user trusted: trust_places_attack_test.ts).
+  const saved = await appendRule(t.projectFile, { tool: "ls", action: "allow" });
+  assert(saved.ok);
+  await keepProjectPolicyTrusted(t.projectFile, {
+    ...t,
+    trusted: true,
+    io: scripted([]).io,
+    ...saved.value.hashes,
+  });
   const after = await trustProjectPolicy(t.rules, {
     ...t,
     io: scripted([]).io,

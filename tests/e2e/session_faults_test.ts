@@ -51,8 +51,11 @@ Deno.test({
   ignore: Deno.build.os !== "linux",
   async fn() {
     await using sandbox = await cliSandbox();
-    // Eight calls (nine model turns, within the default ten) grow the log.
-    const calls = Array.from({ length: 8 }, () => reply().toolCall("get_working_directory", {}));
+    // Eight different calls (nine model turns, within the default ten) grow the log.
+    const calls = Array.from(
+      { length: 8 },
+      (_, i) => reply().toolCall("add_task", { content: `grow the log ${i}` }),
+    );
     await using server = startFakeLlmServer([
       ...calls,
       reply().text("held").hang(),

@@ -294,6 +294,10 @@ function streamReply(script: ReplyBuilder, model: string, closing: AbortSignal):
         controller.enqueue(encoder.encode(next));
         return;
       }
+      if (script.endless && !stop.aborted) {
+        controller.enqueue(encoder.encode(script.endless.frame));
+        return;
+      }
       if (script.hangs) await sleep(Infinity, stop);
       if (!cancelled.signal.aborted) controller.close();
     },
@@ -363,6 +367,7 @@ function buildEvents(script: ReplyBuilder, model: string): string[] {
     }
     events.push(event({ type: "content_block_stop", index: i }));
   });
+  if (script.endless) return [...events, script.endless.first];
   if (script.hangs) return events;
   const finish = script.finishReason === undefined
     ? (toolCalls > 0 ? "tool_calls" : "stop")

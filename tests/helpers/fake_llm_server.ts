@@ -83,7 +83,9 @@ export class ReplyBuilder {
   /** @internal */ error: { status: number; body: unknown } | undefined;
   /** @internal */ dropAfter: number | undefined;
   /** @internal */ delayMs = 0;
+  /** @internal */ paceMs = 0;
   /** @internal */ hangs = false;
+  /** @internal */ endless: { first: string; frame: string } | undefined;
 
   /** Streams `text` as `delta.content`, cut into `chunks` pieces. */
   text(text: string, options: { chunks?: number } = {}): this {
@@ -143,6 +145,12 @@ export class ReplyBuilder {
     return this;
   }
 
+  /** Waits `ms` before each frame after the first, as a model generating tokens does. */
+  pace(ms: number): this {
+    this.paceMs = ms;
+    return this;
+  }
+
   /**
    * Sends frames as they are: an object becomes `data: <JSON>`, a string `data: <string>`
    * (see {@linkcode chunk} for the usual envelope). Add `.finish(null)` when the frames carry
@@ -150,6 +158,16 @@ export class ReplyBuilder {
    */
   rawFrames(frames: (string | Record<string, unknown>)[]): this {
     this.parts.push({ kind: "raw", frames });
+    return this;
+  }
+
+  /**
+   * A stream that never ends: after the frames so far, sends `first` once, then `frame` again
+   * and again until the client goes away. Both are sent as they are (wire text, not framed):
+   * a whole `data: ...\n\n` frame per repeat, or a line that never ends.
+   */
+  forever(frame: string, first = ""): this {
+    this.endless = { first, frame };
     return this;
   }
 
@@ -377,8 +395,13 @@ function streamReply(script: ReplyBuilder, model: string, closing: AbortSignal):
         return;
       }
       if (next !== undefined) {
+        if (sent > 0 && script.paceMs > 0) await sleep(script.paceMs, stop);
         sent++;
         controller.enqueue(encoder.encode(next));
+        return;
+      }
+      if (script.endless && !stop.aborted) {
+        controller.enqueue(encoder.encode(script.endless.frame));
         return;
       }
       if (script.hangs) await sleep(Infinity, stop);
@@ -429,6 +452,7 @@ function buildFrames(script: ReplyBuilder, model: string): string[] {
       }
     }
   }
+  if (script.endless) return [...frames, script.endless.first];
   if (script.hangs) return frames;
   const finish = script.finishReason === undefined
     ? (toolCalls > 0 ? "tool_calls" : "stop")

@@ -7,7 +7,8 @@ type Step =
   | { kind: "line"; value: Record<string, unknown> }
   | { kind: "raw"; text: string }
   | { kind: "drop" }
-  | { kind: "hang" };
+  | { kind: "hang" }
+  | { kind: "forever"; text: string };
 
 /** Builds one /api/chat reply. */
 export class OllamaReply {
@@ -78,6 +79,12 @@ export class OllamaReply {
   /** Send the steps so far, then nothing, keeping the stream open until the client leaves. */
   hang(): this {
     this.steps.push({ kind: "hang" });
+    return this;
+  }
+
+  /** After the steps so far, send `text` as it is (no newline added) until the client leaves. */
+  forever(text: string): this {
+    this.steps.push({ kind: "forever", text });
     return this;
   }
 
@@ -226,6 +233,14 @@ export function startFakeOllama(options: { models?: FakeModel[] } = {}): FakeOll
         for (const step of reply.steps) {
           if (step.kind === "drop") {
             controller.error(new Error("dropped"));
+            return;
+          }
+          if (step.kind === "forever") {
+            const chunk = encoder.encode(step.text);
+            while (!left.signal.aborted && !closing.signal.aborted) {
+              if ((controller.desiredSize ?? 1) > 0) controller.enqueue(chunk);
+              else await new Promise((resolve) => setTimeout(resolve, 1));
+            }
             return;
           }
           if (step.kind === "hang") {

@@ -1,6 +1,7 @@
 // Test support for the loop tests (tests/agent/agent_loop_test.ts, call_driver_test.ts,
-// conversation_test.ts): a real ToolHost over the `basic` and `loop` fixture plugins in a temp
-// workspace, a recording Approver and an event collector.
+// conversation_test.ts, loop_guard_test.ts): a real ToolHost over the `basic` and `loop`
+// fixture plugins (or the built-in tools) in a temp workspace, a recording Approver and an
+// event collector.
 
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -11,7 +12,7 @@ import type {
   Approver,
 } from "../../src/permissions/approver.ts";
 import { discoverPlugins } from "../../src/plugins/load_plugins.ts";
-import { emptyGrants } from "../../src/sandbox/grants.ts";
+import { parseGrantFlags } from "../../src/cli/grant_flags.ts";
 import { createToolHost, type ToolHost } from "../../src/sandbox/tool_host.ts";
 
 const fixtures = fileURLToPath(new URL("../fixtures/plugins/", import.meta.url));
@@ -25,21 +26,33 @@ export interface LoopHost extends AsyncDisposable {
 /**
  * Opens a ToolHost over the fixture plugins (no grants) and waits for its tool list.
  *
- * @param options Per-tool timeout overrides in milliseconds.
+ * @param options Per-tool timeout overrides in milliseconds; `builtins` for the built-in
+ *   tools instead of the fixtures; `grants`, permission flags for the workspace
+ *   (e.g. `--allow-read=.`); `files` to write into the workspace first.
  * @returns The host; dispose it (`await using`) so no worker outlives the test.
  */
 export async function openLoopHost(
-  options: { timeouts?: Record<string, number> } = {},
+  options: {
+    timeouts?: Record<string, number>;
+    builtins?: boolean;
+    grants?: string[];
+    files?: Record<string, string>;
+  } = {},
 ): Promise<LoopHost> {
   const workspace = await Deno.realPath(await Deno.makeTempDir({ prefix: "harness_loop_" }));
+  for (const [name, text] of Object.entries(options.files ?? {})) {
+    await Deno.writeTextFile(join(workspace, name), text);
+  }
   const { files } = await discoverPlugins({
-    builtinDir: null,
+    ...(options.builtins ? {} : { builtinDir: null }),
     userDir: null,
     cwd: workspace,
-    pluginDirs: [join(fixtures, "basic"), join(fixtures, "loop")],
+    pluginDirs: options.builtins ? [] : [join(fixtures, "basic"), join(fixtures, "loop")],
   });
+  const grants = parseGrantFlags(options.grants ?? [], { cwd: workspace });
+  if (!grants.ok) throw new Error(JSON.stringify(grants.error));
   const { host, errors } = await createToolHost({
-    grants: emptyGrants(),
+    grants: grants.value.grants,
     workspace,
     dataDir: join(workspace, ".harness"),
     pluginFiles: files,

@@ -75,14 +75,12 @@ Deno.test("checkProjectTrust() re-asks after a plugin changes", async () => {
   if (later.asked !== 0 || third.skipped.join() !== a || !later.output.includes("declined")) {
     throw new Error(later.output);
   }
-  // Going back to the trusted version needs no new answer.
+  // Going back to the version trusted before is asked about again: only the latest decision
+  // about a file is kept (issue 26, item 8: no stale hashes).
   await Deno.writeTextFile(a, "export default { name: 'a' };\n");
-  const back = await checkProjectTrust([a], {
-    io: scriptedIO([]),
-    interactive: true,
-    storeFile: store,
-  });
-  if (back.load.join() !== a) throw new Error(JSON.stringify(back));
+  const backIO = scriptedIO([]);
+  const back = await checkProjectTrust([a], { io: backIO, interactive: true, storeFile: store });
+  if (back.load.length !== 0 || backIO.asked !== 1) throw new Error(JSON.stringify(back));
 });
 
 Deno.test("checkProjectTrust() skips untrusted plugins in non-interactive mode with a warning", async () => {

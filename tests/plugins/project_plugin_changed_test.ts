@@ -85,7 +85,7 @@ for (const target of ["plugin", "helper"] as const) {
     await host.close();
     assertEquals(run.result.success, false);
     assert(
-      /changed since you trusted it/.test(run.result.error_message ?? ""),
+      /changed after harness checked it/.test(run.result.error_message ?? ""),
       run.result.error_message ?? "",
     );
   });

@@ -29,7 +29,10 @@ Deno.test("createOllamaProvider() streams text and reports usage", async () => {
   server.script(ollamaReply().text("Hel", "lo").done("stop", { prompt: 12, completion: 3 }));
   const events: ProviderEvent[] = [];
   const provider = createOllamaProvider({ baseUrl: server.url, model: "qwen3" });
-  const turn = await provider.complete({ messages: USER, tools: [] }, (e) => events.push(e));
+  const turn = await provider.complete(
+    { messages: USER, tools: [] },
+    (e) => e.type !== "received" && events.push(e),
+  );
   assertEquals(turn, {
     text: "Hello",
     reasoning: "",
@@ -90,7 +93,7 @@ Deno.test("createOllamaProvider() turns tool calls without ids and done_reason s
   const events: ProviderEvent[] = [];
   const turn = await createOllamaProvider({ baseUrl: server.url, model: "qwen3" }).complete(
     { messages: USER, tools: TOOLS },
-    (e) => events.push(e),
+    (e) => e.type !== "received" && events.push(e),
   );
   assertEquals(turn.stopReason, "tool_calls");
   assertEquals(turn.toolCalls.map((c) => [c.name, c.arguments]), [
@@ -122,7 +125,10 @@ Deno.test("createOllamaProvider() maps message.thinking to reasoning", async () 
   server.script(ollamaReply().thinking("Let me ", "think.").text("Done.").done());
   const events: ProviderEvent[] = [];
   const provider = createOllamaProvider({ baseUrl: server.url, model: "qwen3", think: true });
-  const turn = await provider.complete({ messages: USER, tools: [] }, (e) => events.push(e));
+  const turn = await provider.complete(
+    { messages: USER, tools: [] },
+    (e) => e.type !== "received" && events.push(e),
+  );
   assertEquals([turn.reasoning, turn.text], ["Let me think.", "Done."]);
   assertEquals(events[0], { type: "reasoning_delta", text: "Let me " });
   assertEquals(chatBodies(server)[0]?.think, true);

@@ -20,7 +20,8 @@ async function run(
       messages,
       tools: [{ name: "read_file", description: "Read a file", parameters: { type: "object" } }],
     },
-    (event) => events.push(event),
+    // Bytes received are counted for the turn's output cap, not shown.
+    (event) => event.type !== "received" && events.push(event),
   );
   assertEquals(server.pairingErrors, []);
   return { turn, events, body: server.requests[0] ?? {} };

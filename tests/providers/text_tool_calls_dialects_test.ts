@@ -215,6 +215,22 @@ const CASES: Case[] = [
     text: "",
     calls: [["get_weather", { city: "Oslo" }]],
   },
+  // vLLM's xLAM test "single_tool_with_json_code_block": a sentence, then the fenced list.
+  {
+    name: "xLAM fenced list after a sentence of prose",
+    input: `I'll help you with that.\n${FENCE}json\n[{"name": "get_weather", "arguments": ` +
+      `{"city": "Dallas", "days": 2}}, {"name": "read_file", "arguments": {"path": "tx"}}]\n${FENCE}`,
+    text: "I'll help you with that.",
+    calls: [["get_weather", { city: "Dallas", days: 2 }], ["read_file", { path: "tx" }]],
+  },
+  {
+    name: "xLAM fenced list after a think block and a sentence",
+    input: `<think>Weather.</think>Checking.\n\n${FENCE}\n[{"name": "get_weather", ` +
+      `"arguments": {"city": "Lyon"}}]\n${FENCE}\n`,
+    text: "Checking.",
+    reasoning: "Weather.",
+    calls: [["get_weather", { city: "Lyon" }]],
+  },
   {
     name: "xLAM list in <tool_call>",
     input: '<tool_call>[{"name": "read_file", "arguments": {"path": "t"}}]</tool_call>',
@@ -272,6 +288,35 @@ const CASES: Case[] = [
     text: "",
     reasoning: "One call.",
     calls: [["set_flag", { count: 2.5, label: '"x"' }]],
+  },
+  // Step3 as vLLM's parser tests write it: no `function<｜tool_sep｜>` head, a stray
+  // `<｜tool_sep｜>` between two calls, or the tool's name on the head's line.
+  {
+    name: "Step3 without the function head, two calls with a separator between",
+    input: "<｜tool_calls_begin｜><｜tool_call_begin｜>" +
+      '<steptml:invoke name="get_weather"><steptml:parameter name="city">Tokyo</steptml:parameter>' +
+      "</steptml:invoke><｜tool_call_end｜><｜tool_sep｜><｜tool_call_begin｜>" +
+      '<steptml:invoke name="read_file"><steptml:parameter name="path">Asia/Tokyo' +
+      "</steptml:parameter></steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>",
+    text: "",
+    calls: [["get_weather", { city: "Tokyo" }], ["read_file", { path: "Asia/Tokyo" }]],
+  },
+  {
+    name: "Step3 without the function head between prose, and an empty call",
+    input: "Let me check the weather for you.\n\n<｜tool_calls_begin｜><｜tool_call_begin｜>" +
+      '<steptml:invoke name="set_flag"></steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>' +
+      "\n\nI'll get that information.",
+    text: "Let me check the weather for you.\n\n\n\nI'll get that information.",
+    calls: [["set_flag", {}]],
+  },
+  {
+    name: "Step3 with the tool's name after the head, whitespace kept in a string",
+    input: "<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜>write_file\n" +
+      '<steptml:invoke name="write_file"><steptml:parameter name="content">    if x:' +
+      '</steptml:parameter><steptml:parameter name="path"> a.py</steptml:parameter>' +
+      "</steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>",
+    text: "",
+    calls: [["write_file", { content: "    if x:", path: " a.py" }]],
   },
   // LongCat.
   {
@@ -385,6 +430,10 @@ const TEXT_ONLY: [string, string][] = [
     "a fenced xLAM list followed by prose",
     `${FENCE}json\n[{"name": "read_file", "arguments": {}}]\n${FENCE}\nThat is the format.`,
   ],
+  [
+    "a fenced xLAM list after two lines of prose",
+    `The format is a list.\nLike this:\n${FENCE}json\n[{"name": "read_file", "arguments": {}}]\n${FENCE}`,
+  ],
   ["prose naming Seed's tag", "<seed:tool_call> is Seed's tag, <steptml:invoke> Step's."],
   [
     "a LongCat call to a tool not offered",
@@ -408,6 +457,11 @@ const TRUNCATED: [string, string][] = [
     "Step3",
     '<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="read_file">',
   ],
+  [
+    "Step3 without the function head",
+    '<｜tool_calls_begin｜><｜tool_call_begin｜><steptml:invoke name="read_file">',
+  ],
+  ["xLAM fenced list after prose", `Sure.\n${FENCE}json\n[{"name": "read_file", "arguments": {"pa`],
   ["Llama JSON", 'Sure: {"name": "get_weather", "parameters": {"city": '],
   ["Granite", '<|tool_call|>[{"name": "get_weather", "arguments": {"ci'],
   ["InternLM", '<|action_start|><|plugin|>{"name": "get_weather", "parameters": {'],

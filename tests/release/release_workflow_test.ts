@@ -1,6 +1,7 @@
 // Line checks on the release and CI workflows (no YAML dependency): the five targets, the pinned
-// Deno, the test-before-build order, SHA256SUMS, and that built-in plugins are embedded both by
-// the workflow and by deno.json's "compile" task. Also ties install.sh's targets to the matrix.
+// Deno, the test-before-build order, the smoke test of three binaries on their own operating
+// systems before publishing, SHA256SUMS, and that built-in plugins are embedded both by the
+// workflow and by deno.json's "compile" task. Also ties install.sh's targets to the matrix.
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 
@@ -17,18 +18,44 @@ function readRepoFile(path: string): Promise<string> {
   return Deno.readTextFile(new URL(path, ROOT));
 }
 
+/** The lines of job `name` (from `  name:` to the next job), trimmed. */
+function jobLines(yml: string, name: string): string[] {
+  const lines = yml.split("\n");
+  const start = lines.indexOf(`  ${name}:`);
+  assert(start >= 0, `release.yml has no job "${name}"`);
+  const end = lines.findIndex((line, i) => i > start && /^ {2}\S/.test(line));
+  return lines.slice(start, end < 0 ? undefined : end).map((line) => line.trim());
+}
+
+/** The `key: value` pairs of each entry of a job's `matrix: include:` list. */
+function matrixEntries(job: string[]): Record<string, string>[] {
+  const include = job.indexOf("include:");
+  assert(include >= 0, `no matrix include list in ${job[0]}`);
+  const entries: Record<string, string>[] = [];
+  for (const line of job.slice(include + 1)) {
+    const match = /^(- )?([a-z-]+): (.+)$/.exec(line);
+    if (match === null) break;
+    const [, dash, key = "", value = ""] = match;
+    if (dash) entries.push({});
+    const entry = entries.at(-1);
+    if (entry === undefined) break;
+    entry[key] = value.replace(/^"(.*)"$/, "$1");
+  }
+  return entries;
+}
+
 Deno.test("release.yml builds the five targets on a v* tag with pinned Deno 2.9.6", async () => {
   const yml = await readRepoFile(".github/workflows/release.yml");
   const lines = yml.split("\n").map((line) => line.trim());
   assert(lines.includes('tags: ["v*"]'), "must trigger on v* tags");
-  const matrixTargets = lines
-    .filter((line) => line.startsWith("- target: "))
-    .map((line) => line.slice("- target: ".length));
-  assertEquals(matrixTargets.sort(), [...TARGETS].sort());
-  assert(lines.includes('ext: ".exe"'), "the Windows binary must end in .exe");
+  const builds = matrixEntries(jobLines(yml, "build"));
+  assertEquals(builds.map((entry) => entry.target).sort(), [...TARGETS].sort());
+  for (const { target, ext } of builds) {
+    assertEquals(ext, target?.includes("windows") ? ".exe" : "", `ext of ${target}`);
+  }
   assert(lines.includes("DENO_VERSION: 2.9.6"), "Deno must be pinned to 2.9.6");
   const setups = lines.filter((line) => line.startsWith("- uses: denoland/setup-deno@"));
-  assert(setups.length >= 2, "test and build jobs both set up Deno");
+  assert(setups.length >= 3, "the test, build and smoke jobs set up Deno");
   assertEquals(
     lines.filter((line) => line === "deno-version: ${{ env.DENO_VERSION }}").length,
     setups.length,
@@ -62,9 +89,51 @@ Deno.test("release.yml tests first, compiles with --target and --include plugins
   }
 });
 
+Deno.test("release.yml smoke-tests three binaries on their own systems before publishing", async () => {
+  const yml = await readRepoFile(".github/workflows/release.yml");
+  const smoke = jobLines(yml, "smoke");
+  assert(smoke.includes("needs: build"), "the smoke runs test the built binaries");
+  assert(smoke.includes("runs-on: ${{ matrix.os }}"), "each binary runs on its own system");
+  assert(smoke.includes("fail-fast: false"), "every platform reports, even after one fails");
+  // Linux x86_64, macOS arm64 and Windows x86_64: the targets hosted runners run natively.
+  assertEquals(matrixEntries(smoke), [
+    { os: "ubuntu-latest", target: "x86_64-unknown-linux-gnu", ext: "" },
+    { os: "macos-latest", target: "aarch64-apple-darwin", ext: "" },
+    { os: "windows-latest", target: "x86_64-pc-windows-msvc", ext: ".exe" },
+  ]);
+  const builds = matrixEntries(jobLines(yml, "build"));
+  for (const { target, ext } of matrixEntries(smoke)) {
+    assert(
+      builds.some((build) => build.target === target && build.ext === ext),
+      `${target}${ext} is not built`,
+    );
+  }
+  // The binary of this runner's target, as the build job uploaded it (without its exec bit).
+  assert(smoke.includes("name: harness-${{ matrix.target }}"), "downloads the wrong artifact");
+  const binary = '"dist/harness-${{ matrix.target }}${{ matrix.ext }}"';
+  assert(smoke.includes(`chmod +x ${binary}`), "the downloaded binary must be made executable");
+  const run = `deno run -A scripts/smoke_release.ts -- ${binary} | tee smoke.log`;
+  assert(smoke.includes(run), `the smoke step must run: ${run}`);
+  assert(smoke.includes("deno-version: ${{ env.DENO_VERSION }}"), "Deno runs the smoke script");
+  // Bash everywhere, whose default options (-eo pipefail) keep the script's exit code past tee.
+  assert(smoke.includes("shell: bash"), "the smoke steps must run in bash");
+  const linuxPackages = smoke.indexOf("if: runner.os == 'Linux'");
+  assert(
+    linuxPackages >= 0 && smoke[linuxPackages + 1] === "run: bash .ci/install_system_packages",
+    "Linux needs bubblewrap (and user namespaces) for run_command's sandbox",
+  );
+  await Deno.stat(new URL("scripts/smoke_release.ts", ROOT));
+});
+
 Deno.test("release.yml computes SHA256SUMS and attaches every file to the release", async () => {
   const yml = await readRepoFile(".github/workflows/release.yml");
-  assert(/release:\n\s+needs: build\n/.test(yml), "the release job must wait for the builds");
+  const release = jobLines(yml, "release");
+  assert(
+    release.includes("needs: [build, smoke]"),
+    "the release job must wait for the builds and every smoke run",
+  );
+  // A job-level `if:` (always(), failure()) could publish after a failed smoke run.
+  assert(!release.some((line) => line.startsWith("if:")), "the release job must not override");
   assert(yml.includes("contents: write"), "creating a release needs contents: write");
   assert(yml.includes("sha256sum harness-* install.sh > SHA256SUMS"), "SHA256SUMS step missing");
   assert(yml.includes('gh release create "${GITHUB_REF_NAME}" dist/*'), "release step missing");

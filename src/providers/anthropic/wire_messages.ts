@@ -3,6 +3,8 @@
 // blocks; the results of one turn become `tool_result` blocks of one user message.
 
 import type { Message, ThinkingBlock, ToolSchema } from "../../messages.ts";
+import { parseShallowJson } from "../../platform/json_depth.ts";
+import { isRecord } from "../../platform/json_values.ts";
 
 /** A content block of a request message. */
 export type WireBlock =
@@ -40,14 +42,9 @@ export function wireToolId(id: string): string {
 }
 
 function inputObject(text: string): Record<string, unknown> {
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === "object" && value !== null && !Array.isArray(value)
-      ? value as Record<string, unknown>
-      : {};
-  } catch {
-    return {};
-  }
+  // Arguments nested past the limit were refused; sending them back would overflow the stack.
+  const value = parseShallowJson(text)?.value;
+  return isRecord(value) ? value : {};
 }
 
 /**

@@ -5,6 +5,7 @@
 
 import type { Message, ToolCall } from "../../messages.ts";
 import { isRecord } from "../../platform/json_values.ts";
+import { parseShallowJson } from "../../platform/json_depth.ts";
 
 /** One tool call inside a wire assistant message. */
 export interface WireToolCall {
@@ -22,12 +23,9 @@ export interface WireMessage {
 }
 
 function argumentsObject(text: string): Record<string, unknown> {
-  try {
-    const value: unknown = JSON.parse(text);
-    return isRecord(value) ? value : {};
-  } catch {
-    return {};
-  }
+  // Arguments nested past the limit were refused; sending them back would overflow the stack.
+  const value = parseShallowJson(text)?.value;
+  return isRecord(value) ? value : {};
 }
 
 /**

@@ -1,7 +1,8 @@
 // Tool calls with no opening marker, which count only when they are the whole answer:
 // Llama 3.1/3.2 JSON (`{"name": ..., "parameters": {...}}`, several joined by `;`), a JSON
-// list of such objects (Salesforce xLAM, also inside a ```json fence), and pythonic lists
-// `[get_weather(city="Tokyo")]` (Llama 3.2, Llama 4). Inline Llama JSON is in llama_json.ts.
+// list of such objects (Salesforce xLAM, also inside a ```json fence, which may follow one
+// line of prose), and pythonic lists `[get_weather(city="Tokyo")]` (Llama 3.2, Llama 4).
+// Inline Llama JSON is in llama_json.ts.
 
 import { parsePythonCalls } from "./python_literal.ts";
 import {
@@ -73,8 +74,9 @@ export function parseBareCalls(text: string, from: number, final: boolean): Regi
 
 /**
  * Parses a fenced JSON list of calls (```` ```json ```` then `[{"name": ...}]`, as Salesforce
- * xLAM writes them) that is the whole rest of the answer. `bodyStart` is just after the fence
- * line; a single object or anything after the closing fence is not a call.
+ * xLAM writes them) that is the whole rest of the answer (the scanner lets one line of prose
+ * come before it). `bodyStart` is just after the fence line; a single object or anything
+ * after the closing fence is not a call.
  *
  * @example
  * ```ts

@@ -2,7 +2,9 @@
 // name="KEY">VALUE</parameter></invoke></minimax:tool_call>`, and StepFun Step3, which wraps
 // `<steptml:invoke>` elements in special tokens: `<｜tool_calls_begin｜><｜tool_call_begin｜>`
 // `function<｜tool_sep｜><steptml:invoke name="NAME">...</steptml:invoke><｜tool_call_end｜>`
-// `<｜tool_calls_end｜>`. Values are text, coerced to the tool's schema types.
+// `<｜tool_calls_end｜>` (vLLM's tests also leave out `function<｜tool_sep｜>`, name the tool
+// after it, or put `<｜tool_sep｜>` between calls). Values are text, coerced to the tool's
+// schema types.
 
 import {
   complete,
@@ -109,8 +111,32 @@ const STEP = {
   callsEnd: "<｜tool_calls_end｜>",
   callBegin: "<｜tool_call_begin｜>",
   callEnd: "<｜tool_call_end｜>",
+  sep: "<｜tool_sep｜>",
   head: "function<｜tool_sep｜>",
+  invoke: "<steptml:invoke",
 };
+
+/**
+ * Where a call's `<steptml:invoke>` starts after `<｜tool_call_begin｜>`. The template writes
+ * `function<｜tool_sep｜>` first; vLLM's tests also leave it out, or follow it with the tool's
+ * name on a line of its own (`function<｜tool_sep｜>edit_file\n`).
+ */
+function step3Invoke(
+  text: string,
+  from: number,
+  final: boolean,
+): number | "incomplete" | "invalid" {
+  const at = skipSpace(text, from);
+  const head = tagAt(text, at, [STEP.head, STEP.invoke], final);
+  if (head === STEP.invoke) return at;
+  if (head !== STEP.head) return head === "incomplete" ? "incomplete" : "invalid";
+  const afterHead = at + STEP.head.length;
+  const name = /^[\w.-]*\s*/.exec(text.slice(afterHead, afterHead + 256))![0];
+  const invoke = afterHead + name.length;
+  if (invoke >= text.length) return final ? "invalid" : "incomplete";
+  const tag = tagAt(text, invoke, [STEP.invoke], final);
+  return tag === STEP.invoke ? invoke : tag === "incomplete" ? "incomplete" : "invalid";
+}
 
 function parseStep3(text: string, start: number, { final, tools }: DetectContext): RegionResult {
   const inSection = text.startsWith(STEP.callsBegin, start);
@@ -119,17 +145,20 @@ function parseStep3(text: string, start: number, { final, tools }: DetectContext
   let end = i;
   for (;;) {
     i = skipSpace(text, i);
+    // vLLM's tests put a stray `<｜tool_sep｜>` between two calls of a section.
+    if (inSection && calls.length > 0 && text.startsWith(STEP.sep, i)) {
+      i = skipSpace(text, i + STEP.sep.length);
+    }
     const begin = tagAt(text, i, [STEP.callBegin], final);
     if (begin === "incomplete") return INCOMPLETE;
     if (begin === "invalid") break;
-    const head = skipSpace(text, i + STEP.callBegin.length);
-    const headTag = tagAt(text, head, [STEP.head], final);
-    if (headTag === "incomplete") return INCOMPLETE;
-    if (headTag === "invalid") return INVALID;
-    const callEnd = text.indexOf(STEP.callEnd, head);
+    const invoke = step3Invoke(text, i + STEP.callBegin.length, final);
+    if (invoke === "incomplete") return INCOMPLETE;
+    if (invoke === "invalid") return INVALID;
+    const callEnd = text.indexOf(STEP.callEnd, invoke);
     if (callEnd < 0 && !final) return INCOMPLETE;
     const bodyEnd = callEnd < 0 ? text.length : callEnd;
-    const found = parseInvokes(text.slice(head + STEP.head.length, bodyEnd), "steptml:", tools);
+    const found = parseInvokes(text.slice(invoke, bodyEnd), "steptml:", tools);
     if (!found) return INVALID;
     calls.push(...found);
     i = end = callEnd < 0 ? text.length : callEnd + STEP.callEnd.length;
@@ -138,7 +167,7 @@ function parseStep3(text: string, start: number, { final, tools }: DetectContext
     return !final && isPartialOf(text, i, [STEP.callBegin]) ? INCOMPLETE : INVALID;
   }
   return inSection
-    ? endOfRun(text, end, final, [STEP.callsEnd], [STEP.callBegin], calls)
+    ? endOfRun(text, end, final, [STEP.callsEnd], [STEP.callBegin, STEP.sep], calls)
     : complete(end, calls);
 }
 

@@ -2,10 +2,14 @@
 // `[get_weather(city="Tokyo", days=3), ping()]`. Values are Python literals (strings,
 // numbers, True/False/None, lists, tuples, dicts); positional arguments are not calls.
 
+import { MAX_JSON_DEPTH } from "../../platform/json_depth.ts";
+
 class NotPython extends Error {}
 
 class PythonReader {
   pos: number;
+  /** Open brackets around the current value; past MAX_JSON_DEPTH the text is refused. */
+  depth = 0;
   constructor(readonly src: string, start = 0) {
     this.pos = start;
   }
@@ -51,24 +55,14 @@ class PythonReader {
   value(): unknown {
     this.space();
     const ch = this.peek();
+    if (ch === "[" || ch === "(" || ch === "{") {
+      // Each bracket recurses: a model's text nested 10,000 deep must not overflow the stack.
+      if (++this.depth > MAX_JSON_DEPTH) throw new NotPython();
+      const value = this.bracketed(ch);
+      this.depth--;
+      return value;
+    }
     if (ch === '"' || ch === "'") return this.string();
-    if (ch === "[") {
-      this.pos++;
-      return this.items("]", () => this.value());
-    }
-    if (ch === "(") {
-      this.pos++;
-      return this.items(")", () => this.value());
-    }
-    if (ch === "{") {
-      this.pos++;
-      const entries = this.items("}", () => {
-        const key = this.value();
-        this.expect(":");
-        return [typeof key === "string" ? key : JSON.stringify(key), this.value()] as const;
-      });
-      return Object.fromEntries(entries);
-    }
     const rest = this.src.slice(this.pos);
     const number = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?/.exec(rest);
     if (number) {
@@ -84,11 +78,24 @@ class PythonReader {
       false: false,
       null: null,
     };
-    if (word !== undefined && word in constants) {
+    if (word !== undefined && Object.hasOwn(constants, word)) {
       this.pos += word.length;
       return constants[word];
     }
     throw new NotPython();
+  }
+
+  /** A list, tuple or dict starting at its opening bracket. */
+  bracketed(open: string): unknown {
+    this.pos++;
+    if (open === "[") return this.items("]", () => this.value());
+    if (open === "(") return this.items(")", () => this.value());
+    const entries = this.items("}", () => {
+      const key = this.value();
+      this.expect(":");
+      return [typeof key === "string" ? key : JSON.stringify(key), this.value()] as const;
+    });
+    return Object.fromEntries(entries);
   }
 
   string(): string {

@@ -25,6 +25,10 @@ export interface ScanState {
   fence: { char: string; length: number } | undefined;
   /** Visible non-space text was seen (bare JSON calls count only before it). */
   sawContent: boolean;
+  /** A line break followed the visible text seen so far. */
+  lineEnded: boolean;
+  /** Visible text runs over more than one line (a fenced call list counts only before that). */
+  manyLines: boolean;
 }
 
 /** Reasoning blocks: `<think>` (most families) and Seed-OSS's `<seed:think>`. */
@@ -122,12 +126,26 @@ export function scan(
 ): { pieces: Piece[]; state: ScanState } {
   const { tools, dialect } = env;
   const out = new PieceList();
-  let { pos, thinkClose, fence, sawContent } = start;
+  let { pos, thinkClose, fence, sawContent, lineEnded, manyLines } = start;
   const context = { final, tools };
+  /** Notes visible text: whether any was seen, and whether it runs past its first line. */
+  const seen = (chunk: string) => {
+    if (manyLines) return;
+    for (const ch of chunk) {
+      if (ch === "\n") lineEnded = sawContent;
+      else if (ch !== " " && ch !== "\t" && ch !== "\r") {
+        if (lineEnded) {
+          manyLines = true;
+          return;
+        }
+        sawContent = true;
+      }
+    }
+  };
   const text1 = (from: number, to: number) => {
     const chunk = text.slice(from, to);
     out.add("text", chunk);
-    if (/\S/.test(chunk)) sawContent = true;
+    seen(chunk);
   };
   /** Takes a complete region: its calls when every one names an offered tool. */
   const take = (region: { end: number; pieces: RegionPiece[] }) => {
@@ -139,14 +157,14 @@ export function scan(
         if (piece.type === "call") out.push({ ...piece, name: tools.resolve(piece.name)! });
         else if (piece.type === "text") {
           out.add("text", piece.text);
-          if (/\S/.test(piece.text)) sawContent = true;
+          seen(piece.text);
         } else out.push(piece);
       }
     } else {
       // A call to a tool not offered is shown as written, without its special tokens.
       const shown = text.slice(pos, region.end).replace(CONTROL_TOKEN, "");
       out.add("text", shown);
-      if (/\S/.test(shown)) sawContent = true;
+      seen(shown);
     }
     pos = region.end;
   };
@@ -178,9 +196,10 @@ export function scan(
         if (line.rest === "" && !final) break; // "```" may still grow: the length matters
         const info = line.rest.trim().toLowerCase();
         const lineDone = line.rest.endsWith("\n") || final;
-        // xLAM: a fenced JSON list of calls as the whole answer (wait for the info string).
-        if (dialect.fenced && !sawContent && !lineDone && "json".startsWith(info)) break;
-        if (dialect.fenced && !sawContent && (info === "" || info === "json")) {
+        // xLAM: a fenced JSON list of calls ending the answer, after one line of prose at
+        // most ("I'll help you with that."); wait for the info string.
+        if (dialect.fenced && !manyLines && !lineDone && "json".startsWith(info)) break;
+        if (dialect.fenced && !manyLines && (info === "" || info === "json")) {
           const marker = line.char.repeat(line.length);
           const region = parseFencedCalls(text, { bodyStart: line.lineEnd, fence: marker }, final);
           if (region.status === "incomplete") break;
@@ -224,7 +243,8 @@ export function scan(
       if (close) {
         out.push({ type: "think_end" });
         pos += close.close.length;
-        sawContent = false; // what came before was reasoning: a bare call may follow
+        // What came before was reasoning: a bare call may follow.
+        sawContent = lineEnded = manyLines = false;
         continue;
       }
       const wordStart = pos === 0 || !/\w/.test(text[pos - 1]!);
@@ -260,7 +280,10 @@ export function scan(
     text1(pos, next);
     pos = next;
   }
-  return { pieces: out.pieces, state: { pos, thinkClose, fence, sawContent } };
+  return {
+    pieces: out.pieces,
+    state: { pos, thinkClose, fence, sawContent, lineEnded, manyLines },
+  };
 }
 
 /** How many characters at the end of `text` may begin `close` (held back until more arrives). */
@@ -301,4 +324,6 @@ export const INITIAL: ScanState = {
   thinkClose: undefined,
   fence: undefined,
   sawContent: false,
+  lineEnded: false,
+  manyLines: false,
 };
