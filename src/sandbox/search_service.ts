@@ -15,6 +15,7 @@ import {
 } from "./command_sandbox.ts";
 import { signalGroup, trackCommandGroup } from "./command_sandbox_groups.ts";
 import { commandEnvironment } from "./command_sandbox_rules.ts";
+import { closeExtraFdsOnExec } from "./stdio_only.ts";
 import type { EffectivePermissions } from "./effective_permissions.ts";
 import { emptyGrants, type Grants } from "./grants.ts";
 import { fdFilesArguments, rgGrepArguments, rgRegex } from "../tools/search/search_arguments.ts";
@@ -273,6 +274,8 @@ export class SearchService {
       program = fd;
       args = fdFilesArguments(request, workspace, excluded, { requireGitFlag });
     }
+    // Only stdin, stdout and stderr reach the program, whatever harness inherited.
+    closeExtraFdsOnExec();
     const child = spawnCommand(
       sandbox,
       searchGrants(this.#options.grants, [...readList, program]),

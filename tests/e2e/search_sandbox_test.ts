@@ -99,8 +99,10 @@ Deno.test({
           assert(result.data.includes("PROBE write no"), `${result.data}\n${stderr}`);
           assert(result.data.includes("PROBE net no"), result.data);
           assert(/PROBE fds \[0 1 2 3 \]/.test(result.data), result.data);
+          // The base variables, what bash sets itself, and the home harness points elsewhere.
           assert(
-            /PROBE env \[(HOME|LANG|PATH|TERM|TMPDIR|USER|SHELL| )*\]/.test(result.data),
+            /PROBE env \[((HOME|LANG|PATH|PWD|SHELL|SHLVL|TERM|TMPDIR|USER|XDG_CONFIG_HOME|_) )*\]/
+              .test(result.data),
             result.data,
           );
         }
