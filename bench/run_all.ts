@@ -17,6 +17,8 @@ const BENCHES: { name: string; file: string; args: string[]; needs?: string }[] 
   { name: "text_tool_calls", file: "text_tool_calls_bench.ts", args: [] },
   { name: "context", file: "context_bench.ts", args: [] },
   { name: "parallel_calls", file: "parallel_calls_bench.ts", args: [] },
+  { name: "stats", file: "stats_bench.ts", args: [] },
+  { name: "search_code", file: "search_code_bench.ts", args: [] },
   { name: "llama_cpp", file: "llama_cpp_bench.ts", args: [], needs: "../vendor/llama" },
 ];
 

@@ -43,6 +43,8 @@ export type Command =
   | { kind: "plugin_trust"; flags: RunFlags; paths: string[] }
   | { kind: "acp"; flags: RunFlags }
   | { kind: "index"; flags: RunFlags }
+  /** `harness stats [--since WHEN] [--json]`: usage analytics (src/cli/stats_command.ts). */
+  | { kind: "stats"; flags: RunFlags; since?: string; json: boolean }
   /** `harness mcp ...`: its arguments are parsed by src/cli/mcp_command.ts. */
   | { kind: "mcp"; flags: RunFlags; args: string[] }
   /** `harness doctor [--json]`: probes the model server (src/cli/doctor_command.ts). */
@@ -100,6 +102,7 @@ export const FLAGS = {
   gpu: { type: "string" },
   limit: { type: "string" },
   all: { type: "boolean" },
+  since: { type: "string" },
   json: { type: "boolean" },
   "command-sandbox": { type: "string" },
   version: { type: "boolean", short: "V" },
@@ -118,6 +121,7 @@ export const SUBCOMMANDS = [
   "acp",
   "index",
   "mcp",
+  "stats",
   "doctor",
 ] as const;
 
@@ -279,9 +283,21 @@ export function parseCommand(argv: string[]): Result<Command> {
   if (!limit.ok) return limit;
 
   const command = parseSubcommand(parsed.value.positionals, flags);
-  if (v.json && command.ok) {
+  if (command.ok && command.value.kind === "stats" && limit.value === undefined && !v.all) {
+    return ok({
+      ...command.value,
+      json: v.json === true,
+      ...(v.since === undefined ? {} : { since: v.since }),
+    });
+  }
+  if (command.ok && command.value.kind !== "stats" && v.since !== undefined) {
+    return usage('--since applies only to "harness stats": leave it out here');
+  }
+  if (v.json && command.ok && command.value.kind !== "stats") {
     if (command.value.kind !== "doctor") {
-      return usage('--json applies only to "harness doctor": for -p use --output-format json');
+      return usage(
+        '--json applies only to "harness doctor" and "harness stats": for -p use --output-format json',
+      );
     }
     return ok({ ...command.value, json: true });
   }
@@ -379,6 +395,14 @@ function parseSubcommand(positionals: string[], flags: RunFlags): Result<Command
         );
       }
       return ok({ kind: "index", flags });
+    }
+    case "stats": {
+      if (rest.length > 0) {
+        return usage(
+          `Unexpected argument "${rest[0]}" for "harness stats": it takes --since WHEN and --json`,
+        );
+      }
+      return ok({ kind: "stats", flags, json: false });
     }
     default:
       return usage(

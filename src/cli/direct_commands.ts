@@ -110,9 +110,25 @@ export async function runToolCommand(
   });
   const host = new WithCodeTools(
     opened.host,
-    new CodeTools({ workspace: cwd, grants, dataDir: dataDir() }),
+    new CodeTools({
+      workspace: cwd,
+      grants,
+      dataDir: dataDir(),
+      // search_code, as in a run; the server is the configured one (none is looked for here).
+      embedder: async () =>
+        (await import("../providers/embeddings/embedding_setup.ts")).resolveEmbedder({
+          ...(settings.embeddingModel ? { embeddingModel: settings.embeddingModel } : {}),
+          ...(settings.embeddingBaseUrl ? { embeddingBaseUrl: settings.embeddingBaseUrl } : {}),
+          server: {
+            ...(settings.discover ? {} : { baseUrl: settings.baseUrl }),
+            provider: settings.provider ?? "auto",
+          },
+          ...(settings.apiKey ? { apiKey: settings.apiKey } : {}),
+        }),
+    }),
   );
   const tools = { host };
+  await host.ready();
   try {
     const info = tools.host.list().find((tool) => tool.name === command.name);
     if (!info) {

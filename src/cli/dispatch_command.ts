@@ -75,6 +75,10 @@ export async function runCommand(
       const { runIndexCommand } = await import("./index_command.ts");
       return await runIndexCommand(grants, cwd, io);
     }
+    case "stats": {
+      const { runStatsCommand } = await import("./stats_command.ts");
+      return runStatsCommand(command, io);
+    }
     case "mcp": {
       const { runMcpCommand } = await import("./mcp_command.ts");
       return await runMcpCommand(command.args, grants, io);

@@ -11,6 +11,7 @@ import type { Settings } from "../config/settings.ts";
 import { formatAgentError } from "../errors.ts";
 import { probeServer, type ServerProbe } from "../providers/server_probe/probe_server.ts";
 import { CANARY_MAX_TOKENS } from "../providers/server_probe/tool_call_canary.ts";
+import { type EmbeddingProbe, probeEmbeddings } from "../providers/embeddings/probe_embeddings.ts";
 import { jsonTerminalSafe, terminalSafe } from "../platform/terminal_text.ts";
 
 /** What `harness doctor --json` prints: the probe's findings and the verdict. */
@@ -27,6 +28,8 @@ export interface DoctorReport {
   context_source: string | null;
   /** With tool_calls "text": the format family the model writes. */
   text_format?: string;
+  /** search_code's embedding model (embedding_model, or one the local server lists). */
+  embeddings?: EmbeddingProbe;
   usable: boolean;
   /** Why harness cannot work with the server as it is (empty when usable). */
   problems: string[];
@@ -92,6 +95,12 @@ async function examine(settings: Settings, signal?: AbortSignal): Promise<Doctor
     });
     if (!probed.ok) return failed(formatAgentError(probed.error), baseUrl);
     const probe = probed.value;
+    const embeddings = await probeEmbeddings({
+      ...(settings.embeddingModel ? { embeddingModel: settings.embeddingModel } : {}),
+      ...(settings.embeddingBaseUrl ? { embeddingBaseUrl: settings.embeddingBaseUrl } : {}),
+      server: { baseUrl, provider: provider.name },
+      ...(settings.apiKey ? { apiKey: settings.apiKey } : {}),
+    }, signal);
     const report: DoctorReport = {
       context_window: contextLength ?? null,
       tool_calls: probe.toolCalls,
@@ -104,6 +113,7 @@ async function examine(settings: Settings, signal?: AbortSignal): Promise<Doctor
       model: provider.model,
       context_source: contextSource ?? null,
       ...(probe.textFormat ? { text_format: probe.textFormat } : {}),
+      embeddings,
       usable: true,
       problems: [],
       advice: [],
@@ -176,6 +186,25 @@ function raiseWindow(server: string): string {
   return "the server's context size";
 }
 
+function embeddingLine(probe: EmbeddingProbe): string {
+  switch (probe.status) {
+    case "ok":
+      return `"${probe.model}" at ${probe.baseUrl}, ${probe.dimensions} numbers per vector ` +
+        "(search_code is offered)";
+    case "failed":
+      return `"${probe.model}" at ${probe.baseUrl} failed: ${probe.problem}`;
+    case "off":
+      return 'off ("embedding_model": "off"): search_code is not offered';
+    case "none":
+      return "none found: search_code is not offered (pull one, e.g. " +
+        '"ollama pull nomic-embed-text", or set "embedding_model")';
+    default: {
+      const never: never = probe;
+      throw new Error(`unknown embedding probe ${JSON.stringify(never)}`);
+    }
+  }
+}
+
 function yesNo(value: boolean | null): string {
   return value === null ? "not stated by the server" : value ? "yes" : "no";
 }
@@ -220,6 +249,7 @@ export function formatReport(report: DoctorReport): string {
     lines.push(`Prompt speed:    ${speed(report.prompt_tokens_per_s)}`);
     lines.push(`Generation:      ${speed(report.generated_tokens_per_s)}`);
     lines.push(`Vision:          ${yesNo(report.vision)}`);
+    if (report.embeddings) lines.push(`Embeddings:      ${embeddingLine(report.embeddings)}`);
   }
   for (const advice of report.advice) lines.push(`- ${advice}`);
   if (report.usable) lines.push("Usable: yes");

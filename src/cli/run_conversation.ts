@@ -111,6 +111,7 @@ export async function runConversation(
     cwd,
     printMode,
     provider: opened.value.provider,
+    ...(opened.value.baseUrl ? { serverUrl: opened.value.baseUrl } : {}),
     contextLength: opened.value.contextLength,
     messages: () => live.current?.().messages ?? [],
     conversationWindow: () => live.current?.()?.contextLength,
@@ -418,6 +419,8 @@ async function runReplMode(
       });
     },
     sessionsList: () => formatSessions(run.store, run.cwd),
+    sessionStats: async (id, style) =>
+      (await import("./stats_command.ts")).sessionStatsText(run.store, id, style),
     ...(mcp ? { mcpReport: () => formatServerStates(mcp.states()) } : {}),
     resume: (id) => {
       const resumed = sessions.resume(id);

@@ -25,6 +25,8 @@ export interface RunToolsOptions {
   cwd: string;
   printMode: boolean;
   provider: Provider;
+  /** The model server in use (the one found, when harness looked for one); embeddings too. */
+  serverUrl?: string;
   /** The window the provider stated, for the code map and the compact schema form. */
   contextLength: number | undefined;
   /** The conversation's messages now (the REPL's /clear and /resume replace it). */
@@ -109,6 +111,21 @@ function withCodeTools(host: ToolRunner, options: RunToolsOptions): WithCodeTool
       dataDir: dataDir(),
       contextWindow: () => options.contextLength,
       recentText: recent,
+      // search_code's embedding model: configured, or found on the local server.
+      embedder: async () =>
+        (await import("../providers/embeddings/embedding_setup.ts")).resolveEmbedder({
+          ...(options.settings.embeddingModel
+            ? { embeddingModel: options.settings.embeddingModel }
+            : {}),
+          ...(options.settings.embeddingBaseUrl
+            ? { embeddingBaseUrl: options.settings.embeddingBaseUrl }
+            : {}),
+          server: {
+            ...(options.serverUrl ? { baseUrl: options.serverUrl } : {}),
+            provider: options.provider.name,
+          },
+          ...(options.settings.apiKey ? { apiKey: options.settings.apiKey } : {}),
+        }),
     }),
     options.settings.curator === "off" ? undefined : {
       provider: options.provider,

@@ -1,8 +1,9 @@
 // The REPL's slash commands: /help, /tools, /mcp, /context, /compact, /permissions, /tasks,
-// /clear, /continue, /sessions, /resume, /exit. Each is a small function over the REPL control
+// /clear, /continue, /sessions, /resume, /stats, /exit. Each is a small function over the REPL control
 // surface.
 
 import type { Conversation } from "../agent/conversation.ts";
+import type { Style } from "../ui/style.ts";
 import type { ReplControl, SlashCommand } from "../ui/repl.ts";
 import type { ToolInfo } from "../tools/tool_runner.ts";
 import type { UnavailableTool } from "../tools/offered_tools.ts";
@@ -26,6 +27,8 @@ export interface SlashContext {
   fresh(): Conversation;
   /** MCP servers with status, tool count and errors (src/mcp/mcp_servers.ts). */
   mcpReport?(): string;
+  /** The usage report of one session (src/cli/stats_command.ts), or why there is none. */
+  sessionStats?(sessionId: string | null, style: Style): Promise<string>;
 }
 
 interface Task {
@@ -178,6 +181,18 @@ export function slashCommands(context: SlashContext): SlashCommand[] {
         }
         repl.setConversation(resumed.conversation);
         repl.write(`${resumed.note}\n`);
+      },
+    },
+    {
+      name: "stats",
+      summary: "show this session's tool calls, approvals, tokens and stops",
+      run: async (_args, repl) => {
+        const id = repl.conversation.parts.recorder.id;
+        repl.write(
+          `${
+            (await context.sessionStats?.(id, repl.style)) ?? "No statistics in this front end"
+          }\n`,
+        );
       },
     },
     { name: "exit", summary: "exit harness", run: (_args, repl) => repl.exit() },

@@ -1,4 +1,5 @@
-// The code-graph tools the model sees: `code_map`, `find_definition` and `find_references`.
+// The code-graph tools the model sees: `code_map`, `find_definition` and `find_references`, and
+// `search_code` when an embedding model is configured or found (semantic_search.ts).
 // They run in the host (they read only the graph database), while the files themselves are
 // read by the indexing worker under the user's read grant; answers are filtered by that
 // grant again, so a path indexed under wider flags never shows. The index is built on first
@@ -10,11 +11,15 @@ import { effectivePermissions } from "../sandbox/effective_permissions.ts";
 import type { Grants } from "../sandbox/grants.ts";
 import { covers } from "../sandbox/permission_value.ts";
 import type { ToolInfo, ToolRun } from "../tools/tool_runner.ts";
-import type { Result } from "../errors.ts";
+import { formatAgentError, type Result } from "../errors.ts";
 import type { GraphStore, StoredDefinition } from "./graph_store.ts";
 import type { PathFilter } from "./code_queries.ts";
 import { conversationFocus } from "./conversation_focus.ts";
 import type { RankFocus } from "./rank_definitions.ts";
+import type { Embedder } from "../providers/embeddings/embedder.ts";
+import type { SemanticSearch } from "./semantic_search.ts";
+import { DEFAULT_SEARCH_LIMIT, formatSearchAnswer, SEARCH_CODE_INFO } from "./search_code_tool.ts";
+import { type Args, CODE_TOOL_INFOS, validateArgs } from "./code_tool_schemas.ts";
 
 /** Options of {@linkcode CodeTools}. */
 export interface CodeToolsOptions {
@@ -26,65 +31,12 @@ export interface CodeToolsOptions {
   contextWindow?: () => number | undefined;
   /** Recent conversation text, to personalise the ranking. */
   recentText?: () => string;
+  /**
+   * The embedding model for `search_code`, found once by {@linkcode CodeTools.ready}; without
+   * one (or when it resolves to none) the tool is not offered.
+   */
+  embedder?: () => Promise<Embedder | undefined>;
 }
-
-const MAP_DESCRIPTION =
-  "Outline of the most relevant source files: definitions' signature lines with line ranges, " +
-  "ranked by how the code uses them and by the conversation. Use it to find where to look.";
-const DEF_DESCRIPTION =
-  "Find where a function, class, method, type or constant is defined: path:line: signature.";
-const REF_DESCRIPTION = "Find the lines that use (call or name) an identifier: path:line: text.";
-
-/** The tools' schemas, as the model sees them. */
-export const CODE_TOOL_INFOS: readonly ToolInfo[] = [
-  {
-    name: "code_map",
-    description: MAP_DESCRIPTION,
-    risk: "safe",
-    parameters: {
-      type: "object",
-      properties: {
-        path: { type: "string", description: "Only files under this folder or this file" },
-        max_tokens: { type: "integer", minimum: 64, description: "Token budget of the map" },
-      },
-      additionalProperties: false,
-    },
-    source: "builtin:code_index",
-    origin: "builtin",
-  },
-  {
-    name: "find_definition",
-    description: DEF_DESCRIPTION,
-    risk: "safe",
-    parameters: {
-      type: "object",
-      properties: {
-        name: { type: "string", minLength: 1, description: "Identifier to look up" },
-        kind: {
-          type: "string",
-          description: "Only this kind: function, class, method, interface, type, enum, ...",
-        },
-      },
-      required: ["name"],
-      additionalProperties: false,
-    },
-    source: "builtin:code_index",
-    origin: "builtin",
-  },
-  {
-    name: "find_references",
-    description: REF_DESCRIPTION,
-    risk: "safe",
-    parameters: {
-      type: "object",
-      properties: { name: { type: "string", minLength: 1, description: "Identifier" } },
-      required: ["name"],
-      additionalProperties: false,
-    },
-    source: "builtin:code_index",
-    origin: "builtin",
-  },
-];
 
 const MAX_MATCHES = 30;
 const DEFAULT_MAP_TOKENS = 1024;
@@ -97,41 +49,17 @@ const FILE_TOOLS = new Set([
   "replace_lines",
 ]);
 
-type Args = Record<string, unknown>;
-
-function validateArgs(name: string, args: unknown): Result<Args, string[]> {
-  if (typeof args !== "object" || args === null || Array.isArray(args)) {
-    return { ok: false, error: ["arguments must be a JSON object"] };
-  }
-  const record = args as Args;
-  const info = CODE_TOOL_INFOS.find((t) => t.name === name)!;
-  const properties = info.parameters.properties as Record<string, { type: string }>;
-  const issues: string[] = [];
-  for (const key of Object.keys(record)) {
-    if (!(key in properties)) issues.push(`unknown argument "${key}"`);
-  }
-  for (const key of (info.parameters.required as string[] | undefined) ?? []) {
-    if (record[key] === undefined) issues.push(`"${key}" is required`);
-  }
-  for (const [key, spec] of Object.entries(properties)) {
-    const value = record[key];
-    if (value === undefined) continue;
-    if (spec.type === "string" && (typeof value !== "string" || value.trim() === "")) {
-      issues.push(`"${key}" must be a non-empty string`);
-    }
-    if (spec.type === "integer" && (!Number.isInteger(value) || (value as number) < 64)) {
-      issues.push(`"${key}" must be a whole number of at least 64`);
-    }
-  }
-  return issues.length > 0 ? { ok: false, error: issues } : { ok: true, value: record };
-}
-
 /** The code tools of one workspace. */
 export class CodeTools {
   #options: CodeToolsOptions;
   #store: GraphStore | undefined;
   #queue: Promise<unknown> = Promise.resolve();
   #visible: PathFilter;
+  /** search_code's state, once an embedding model is known. */
+  #semantic: SemanticSearch | undefined;
+  #semanticReady: Promise<void> | undefined;
+  /** Bumped whenever a refresh parsed or removed a file (semantic search reloads then). */
+  #generation = 0;
   readonly available: boolean;
 
   constructor(options: CodeToolsOptions) {
@@ -150,17 +78,36 @@ export class CodeTools {
     };
   }
 
+  /**
+   * Settles whether `search_code` is offered: asks for the embedding model once (a configured
+   * one, or one found on the local server). Call before the first list().
+   */
+  ready(): Promise<void> {
+    const find = this.#options.embedder;
+    if (!find || !this.available) return Promise.resolve();
+    this.#semanticReady ??= (async () => {
+      const embedder = await find().catch(() => undefined);
+      if (!embedder) return;
+      const { SemanticSearch } = await import("./semantic_search.ts");
+      this.#semantic = new SemanticSearch(embedder);
+    })();
+    return this.#semanticReady;
+  }
+
   /** The tools, or none when the read grant does not cover the workspace. */
   list(): readonly ToolInfo[] {
-    return this.available ? CODE_TOOL_INFOS : [];
+    if (!this.available) return [];
+    return this.#semantic ? [...CODE_TOOL_INFOS, SEARCH_CODE_INFO] : CODE_TOOL_INFOS;
   }
 
   has(name: string): boolean {
-    return this.available && CODE_TOOL_INFOS.some((t) => t.name === name);
+    return this.list().some((t) => t.name === name);
   }
 
   validate(name: string, args: unknown): Result<unknown, string[]> {
-    return validateArgs(name, args);
+    const info = this.list().find((t) => t.name === name);
+    if (!info) return { ok: false, error: [`unknown code tool "${name}"`] };
+    return validateArgs(info, args);
   }
 
   async #openStore(): Promise<GraphStore> {
@@ -181,7 +128,7 @@ export class CodeTools {
   async #refresh(signal?: AbortSignal, only?: string[]) {
     const store = await this.#openStore();
     const { indexWorkspace } = await import("./index_workspace.ts");
-    return await this.#serial(() =>
+    const summary = await this.#serial(() =>
       indexWorkspace({
         workspace: this.#options.workspace,
         grants: this.#options.grants,
@@ -190,6 +137,8 @@ export class CodeTools {
         ...(signal ? { signal } : {}),
       })
     );
+    if (summary.parsed + summary.removed > 0) this.#generation++;
+    return summary;
   }
 
   /**
@@ -231,7 +180,9 @@ export class CodeTools {
       const queries = await import("./code_queries.ts");
       let output: string;
       let display: string;
-      if (name === "code_map") {
+      if (name === "search_code") {
+        return await this.#searchCode(store, record, options.signal, started);
+      } else if (name === "code_map") {
         const window = this.#options.contextWindow?.();
         const maxTokens = typeof record.max_tokens === "number"
           ? record.max_tokens
@@ -298,6 +249,44 @@ export class CodeTools {
         state: {},
       };
     }
+  }
+
+  async #searchCode(
+    store: GraphStore,
+    record: Args,
+    signal: AbortSignal | undefined,
+    started: number,
+  ): Promise<ToolRun> {
+    const semantic = this.#semantic!;
+    const query = String(record.query);
+    const found = await semantic.search(store, {
+      query,
+      ...(typeof record.path === "string" ? { path: record.path } : {}),
+      limit: typeof record.limit === "number" ? record.limit : DEFAULT_SEARCH_LIMIT,
+      visible: this.#visible,
+      generation: this.#generation,
+      ...(signal ? { signal } : {}),
+    });
+    const executionTimeMs = performance.now() - started;
+    if (!found.ok) {
+      const cancelled = signal?.aborted === true;
+      return {
+        result: makeToolResult({
+          errorType: cancelled ? "cancelled" : "io_error",
+          errorMessage: cancelled
+            ? "Cancelled"
+            : `${formatAgentError(found.error)}. Use grep_search or find_definition instead`,
+          executionTimeMs,
+        }),
+        state: {},
+      };
+    }
+    const { output, display } = formatSearchAnswer(
+      query,
+      found.value,
+      semantic.embedder.endpoint.model,
+    );
+    return { result: makeToolResult({ data: output, executionTimeMs }), display, state: {} };
   }
 
   #focus(store: GraphStore): RankFocus {

@@ -1,11 +1,13 @@
 // The code graph on disk: one SQLite database per workspace (next to the sessions) holding
-// each indexed file's fingerprint (size, mtime, SHA-256) and its definitions and references.
+// each indexed file's fingerprint (size, mtime, SHA-256), its definitions and references, and
+// the definitions' chunks that semantic search embeds (their vectors: vector_store.ts).
 // Each file is replaced in its own transaction, so a kill during indexing leaves every file
 // either fully old or fully new and the index usable.
 
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { dirname, join } from "node:path";
 import type { Definition, FileSymbols, Reference } from "./symbol_parser.ts";
+import type { DefinitionChunk } from "./definition_chunks.ts";
 
 /** What identifies a file's content on disk. */
 export interface FileFingerprint {
@@ -25,7 +27,8 @@ export interface StoredReference extends Reference {
   path: string;
 }
 
-const SCHEMA_VERSION = 2;
+/** 3: definition chunks (an index of version 2 is rebuilt, so every file gets them). */
+const SCHEMA_VERSION = 3;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS files (
@@ -49,6 +52,13 @@ CREATE TABLE IF NOT EXISTS refs (
   line INTEGER NOT NULL,
   text TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS chunks (
+  path TEXT NOT NULL,
+  line INTEGER NOT NULL,
+  end_line INTEGER NOT NULL,
+  hash TEXT NOT NULL,
+  text TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS curated (
   file_key TEXT NOT NULL,
   context_key TEXT NOT NULL,
@@ -59,6 +69,8 @@ CREATE INDEX IF NOT EXISTS definitions_name ON definitions (name);
 CREATE INDEX IF NOT EXISTS definitions_path ON definitions (path);
 CREATE INDEX IF NOT EXISTS refs_name ON refs (name);
 CREATE INDEX IF NOT EXISTS refs_path ON refs (path);
+CREATE INDEX IF NOT EXISTS chunks_path ON chunks (path);
+CREATE INDEX IF NOT EXISTS chunks_hash ON chunks (hash);
 `;
 
 /**
@@ -111,7 +123,8 @@ export class GraphStore {
     const version = num(db.prepare("PRAGMA user_version").get()?.user_version);
     if (version !== SCHEMA_VERSION) {
       db.exec(
-        "DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS definitions; DROP TABLE IF EXISTS refs;",
+        "DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS definitions; DROP TABLE IF EXISTS refs; " +
+          "DROP TABLE IF EXISTS chunks;",
       );
       db.exec(SCHEMA);
       db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
@@ -142,7 +155,12 @@ export class GraphStore {
   }
 
   /** Replaces what is known of one file, atomically. */
-  putFile(file: FileFingerprint, grammar: string, symbols: FileSymbols): void {
+  putFile(
+    file: FileFingerprint,
+    grammar: string,
+    symbols: FileSymbols,
+    chunks: readonly DefinitionChunk[] = [],
+  ): void {
     this.db.exec("BEGIN IMMEDIATE");
     try {
       this.#deleteRows(file.path);
@@ -157,6 +175,10 @@ export class GraphStore {
       }
       const ref = this.#sql("INSERT INTO refs (path, name, line, text) VALUES (?, ?, ?, ?)");
       for (const r of symbols.references) ref.run(file.path, r.name, r.line, r.text);
+      const chunk = this.#sql(
+        "INSERT INTO chunks (path, line, end_line, hash, text) VALUES (?, ?, ?, ?, ?)",
+      );
+      for (const c of chunks) chunk.run(file.path, c.line, c.endLine, c.hash, c.text);
       this.db.exec("COMMIT");
     } catch (error) {
       this.db.exec("ROLLBACK");
@@ -187,6 +209,7 @@ export class GraphStore {
     this.#sql("DELETE FROM files WHERE path = ?").run(path);
     this.#sql("DELETE FROM definitions WHERE path = ?").run(path);
     this.#sql("DELETE FROM refs WHERE path = ?").run(path);
+    this.#sql("DELETE FROM chunks WHERE path = ?").run(path);
   }
 
   /** Counts of files, definitions and references. */

@@ -12,6 +12,7 @@ import { grammarFor } from "./languages.ts";
 import { type GrammarAssets, SymbolParser } from "./symbol_parser.ts";
 import type { FileFingerprint } from "./graph_store.ts";
 import type { FileSymbols } from "./symbol_parser.ts";
+import { type DefinitionChunk, definitionChunks } from "./definition_chunks.ts";
 
 /** The host's request. */
 export interface IndexRequest {
@@ -31,7 +32,14 @@ export interface IndexRequest {
 /** What the worker posts back. */
 export type IndexReply =
   | { type: "planned"; total: number }
-  | { type: "file"; file: FileFingerprint; grammar: string; symbols: FileSymbols }
+  | {
+    type: "file";
+    file: FileFingerprint;
+    grammar: string;
+    symbols: FileSymbols;
+    /** The definitions' text for semantic search, read here under the read grant. */
+    chunks: DefinitionChunk[];
+  }
   | { type: "touched"; file: FileFingerprint }
   | { type: "progress"; done: number; total: number }
   | { type: "done"; seen: string[]; skipped: number; partial: boolean; failures: string[] }
@@ -122,8 +130,9 @@ async function run(request: IndexRequest): Promise<void> {
     }
     const grammar = grammarFor(path)!;
     let symbols: FileSymbols;
+    const text = new TextDecoder().decode(bytes);
     try {
-      symbols = await parser.parse(grammar, new TextDecoder().decode(bytes));
+      symbols = await parser.parse(grammar, text);
     } catch (error) {
       // A grammar's scanner can trap on odd input; the file is indexed as empty so it is
       // not parsed again until it changes, and the parser drops that grammar's state.
@@ -131,7 +140,8 @@ async function run(request: IndexRequest): Promise<void> {
       failures.push(`${path}: ${error instanceof Error ? error.message : String(error)}`);
       symbols = { definitions: [], references: [] };
     }
-    self.postMessage({ type: "file", file, grammar, symbols } satisfies IndexReply);
+    const chunks = definitionChunks(path, text, symbols.definitions);
+    self.postMessage({ type: "file", file, grammar, symbols, chunks } satisfies IndexReply);
   }
   self.postMessage({ type: "done", seen, skipped, partial, failures } satisfies IndexReply);
 }

@@ -94,7 +94,7 @@ export async function indexWorkspace(options: IndexOptions): Promise<IndexSummar
                 report();
                 break;
               case "file":
-                options.store.putFile(reply.file, reply.grammar, reply.symbols);
+                options.store.putFile(reply.file, reply.grammar, reply.symbols, reply.chunks);
                 parsed++;
                 break;
               case "touched":

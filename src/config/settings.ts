@@ -72,6 +72,13 @@ export interface Settings {
   mcpServers: Record<string, McpServerConfig>;
   /** The model offered to run in-process when no server answers (model_source.ts). */
   defaultModel?: ModelSource;
+  /**
+   * The embedding model of `search_code` ("off": none, and none is looked for); unset: the
+   * first embedding model the local server lists.
+   */
+  embeddingModel?: string;
+  /** The server embeddings come from (default: the model server); an Ollama root or a /v1 URL. */
+  embeddingBaseUrl?: string;
 }
 
 /** The settings a flag or a config file can set, by the same names; absent means "not given". */
@@ -211,6 +218,8 @@ const FIELDS: Record<string, [keyof Settings, Checker]> = {
   max_turn_bytes: ["maxTurnBytes", isPositive],
   loop_guard: ["loopGuard", isLoopGuard],
   mcp_servers: ["mcpServers", checkMcpServers],
+  embedding_model: ["embeddingModel", isNonEmptyString],
+  embedding_base_url: ["embeddingBaseUrl", isHttpUrl],
   default_model: ["defaultModel", (v) => {
     const parsed = parseModelSource(v);
     return typeof parsed === "string" ? parsed : undefined;
@@ -220,7 +229,8 @@ const FIELDS: Record<string, [keyof Settings, Checker]> = {
 /**
  * The keys an untrusted project config may set: the model's name and limits. Every other key
  * runs code (`plugins`, `model_file`, `default_model`: a model file llama.cpp parses, which
- * `default_model` also downloads), moves data (`base_url`, `api_key`, `provider`), changes
+ * `default_model` also downloads), moves data (`base_url`, `api_key`, `provider`, and
+ * `embedding_model` and `embedding_base_url`, which send every definition's text), changes
  * what the model is told (`system_prompt`) or how long tools may run (`tool_timeouts`), so
  * it applies only once the user trusts the file's content.
  */
@@ -320,7 +330,7 @@ export async function parseConfigText(
     }
     const problem = field[1](raw);
     if (problem) return err({ kind: "config_invalid", file, reason: `"${key}": ${problem}` });
-    out[field[0]] = key === "base_url"
+    out[field[0]] = key === "base_url" || key === "embedding_base_url"
       ? String(raw).replace(/\/+$/, "")
       : key === "default_model"
       ? parseModelSource(raw)

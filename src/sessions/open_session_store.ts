@@ -112,6 +112,7 @@ export function createNullSessionStore(): SessionStore {
     exportSession: off,
     importJsonl,
     searchSessions: () => ok({ hits: [], engine: "none" }),
+    usageStats: off,
     deleteSession: () => Promise.resolve(off()),
     unsaved: () => undefined,
     close() {},

@@ -20,6 +20,8 @@ interface Migration {
  * 3: the index holds what the user can have meant to find (user and assistant messages, tool
  *    calls with their arguments, tool results) and no longer the system prompt, which every
  *    session repeats.
+ * 4: partial indexes on the payload fields `harness stats` counts (usage_stats.ts), so it reads
+ *    a few small indexes instead of parsing every tool result in the log.
  */
 const MIGRATIONS: readonly Migration[] = [
   {
@@ -94,7 +96,52 @@ const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 4,
+    apply(db) {
+      db.exec(STATS_INDEXES);
+    },
+  },
 ];
+
+/**
+ * A payload field as SQL. usage_stats.ts writes its queries with the same text, which is how
+ * SQLite finds the indexes on these expressions (tests/sessions/usage_stats_test.ts checks
+ * that every query uses one).
+ *
+ * @param path A JSON path such as `$.name`.
+ * @returns `json_extract(payload, '<path>')`.
+ *
+ * @example
+ * ```ts
+ * import { payloadField } from "./schema.ts";
+ * if (payloadField("$.name") !== "json_extract(payload, '$.name')") throw new Error();
+ * ```
+ */
+export function payloadField(path: string): string {
+  return `json_extract(payload, '${path}')`;
+}
+
+const STATS_INDEXES = `
+  CREATE INDEX events_tool_results ON events(
+    ${payloadField("$.name")}, ${payloadField("$.status")},
+    ${payloadField("$.result.metadata.execution_time_ms")}, at, session_id
+  ) WHERE type = 'tool_call_finished';
+  CREATE INDEX events_decisions ON events(
+    ${payloadField("$.name")}, ${payloadField("$.by")}, ${payloadField("$.decision")},
+    ${payloadField("$.changedArguments")} IS NOT NULL, at, session_id
+  ) WHERE type = 'permission_decided';
+  CREATE INDEX events_turns ON events(
+    session_id, ${payloadField("$.usage.promptTokens")}, ${
+  payloadField("$.usage.completionTokens")
+},
+    ${payloadField("$.usage.reusedTokens")}, at
+  ) WHERE type = 'assistant_message';
+  CREATE INDEX events_stops ON events(
+    type, ${payloadField("$.stopReason")}, ${payloadField("$.limit")},
+    ${payloadField("$.errorMessage")}, at, session_id
+  ) WHERE type IN ('turn_ended', 'limit_reached');
+`;
 
 /** The event types `harness sessions search` looks in. */
 export const SEARCHED_TYPES = [

@@ -37,6 +37,11 @@ export interface SessionEventPayloads {
     rule?: string;
     reason?: string;
     abortTurn?: boolean;
+    /**
+     * The arguments the user approved instead of the model's (an edit before approving);
+     * absent when the call ran as the model made it. `harness stats` counts these as changed.
+     */
+    changedArguments?: string;
   };
   tool_started: { callId: string; name: string };
   /** `status` is "succeeded" or the error type; `content` only when it is not the result JSON. */

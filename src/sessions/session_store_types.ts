@@ -7,6 +7,8 @@ import type { Message } from "../messages.ts";
 import type { SessionLogWriter } from "./log_writer.ts";
 import type { SearchHit, SessionSummary } from "./query_sessions.ts";
 import type { SessionStartInfo } from "./session_events.ts";
+import type { UsageStatsOptions } from "./usage_stats.ts";
+import type { UsageStats } from "./usage_stats_types.ts";
 
 /** A session loaded for resuming. */
 export interface LoadedSession {
@@ -63,6 +65,8 @@ export interface SessionStore {
   importJsonl(text: string): Result<Message[], AgentError>;
   /** Messages containing every word of `text`, newest first. */
   searchSessions(text: string, options?: { limit?: number }): Result<SearchResult, AgentError>;
+  /** Usage statistics of the sessions since a time, or of one session (`harness stats`). */
+  usageStats(options?: UsageStatsOptions): Result<UsageStats, AgentError>;
   /** Deletes one session after `confirm` says yes; resolves to whether it was deleted. */
   deleteSession(
     idOrPrefix: string,

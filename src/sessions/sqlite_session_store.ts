@@ -24,6 +24,8 @@ import { describe } from "./schema.ts";
 import { claimSession, removeSessionLock, type SessionLock } from "./session_lock.ts";
 import { eventFromMessage, type SessionStartInfo } from "./session_events.ts";
 import type { LoadedSession, SearchResult, SessionStore } from "./session_store_types.ts";
+import { queryUsageStats, type UsageStatsOptions } from "./usage_stats.ts";
+import type { UsageStats } from "./usage_stats_types.ts";
 
 /** The store over an open event log; ids for new sessions come from `newId`. */
 export class SqliteSessionStore implements SessionStore {
@@ -101,6 +103,10 @@ export class SqliteSessionStore implements SessionStore {
     if (!written.ok) return written;
     this.#claim(id);
     return ok(this.#writer(id));
+  }
+
+  usageStats(options: UsageStatsOptions = {}): Result<UsageStats, AgentError> {
+    return this.#read(() => queryUsageStats(this.#db, options));
   }
 
   listSessions(

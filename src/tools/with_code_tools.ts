@@ -31,7 +31,7 @@ export class WithCodeTools implements ToolRunner {
   ) {}
 
   ready(): Promise<void> {
-    return this.inner.ready?.() ?? Promise.resolve();
+    return Promise.all([this.inner.ready?.(), this.code.ready()]).then(() => {});
   }
 
   #isCode(name: string): boolean {

@@ -171,3 +171,22 @@ for (const [argv, message] of REFUSED) {
     equal((result.error as { message: string }).message, message);
   });
 }
+
+Deno.test("parseCommand() reads harness stats with --since and --json, and refuses them elsewhere", () => {
+  const stats = parseCommand(["stats", "--since", "7d", "--json"]);
+  assertEquals(stats.ok && stats.value, {
+    kind: "stats",
+    flags: RUN_DEFAULTS,
+    since: "7d",
+    json: true,
+  });
+  const plain = parseCommand(["stats"]);
+  assertEquals(plain.ok && plain.value, { kind: "stats", flags: RUN_DEFAULTS, json: false });
+  const limited = parseCommand(["stats", "--limit", "3"]);
+  equal(limited.ok, false);
+  const elsewhere = parseCommand(["-p", "hi", "--since", "7d"]);
+  equal(
+    !elsewhere.ok && elsewhere.error.kind === "usage" && elsewhere.error.message,
+    '--since applies only to "harness stats": leave it out here',
+  );
+});

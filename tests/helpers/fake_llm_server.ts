@@ -64,6 +64,8 @@ export interface FakeLlmServerOptions {
    * `/v1/models` to replace the model list): the bodies each server states its window in.
    */
   routes?: Record<string, unknown>;
+  /** Answers a request before the routes above, when it returns a Response (e.g. embeddings). */
+  handle?: (req: Request) => Promise<Response | undefined>;
 }
 
 type Part =
@@ -322,6 +324,8 @@ export function startFakeLlmServer(
 
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (req) => {
     const path = new URL(req.url).pathname.replace(/\/+$/, "");
+    const handled = await options.handle?.(req);
+    if (handled) return handled;
     if (req.method === "GET" && options.routes && path in options.routes) {
       return json(200, options.routes[path]);
     }
