@@ -17,7 +17,8 @@ export const COMMAND_OUTPUT_LIMITS = { headBytes: 4 * 1024 * 1024, tailBytes: 28
  * import { OutputCollector } from "./command_output.ts";
  * const out = new OutputCollector({ headBytes: 2, tailBytes: 2 });
  * out.push(new TextEncoder().encode("abcdefgh"));
- * if (!out.text().startsWith("ab") || !out.text().endsWith("gh")) throw new Error(out.text());
+ * const text = out.text();
+ * if (!text.startsWith("ab") || !text.includes("\ngh\n[the command printed 8 B")) throw new Error(text);
  * ```
  */
 export class OutputCollector {
