@@ -4,10 +4,11 @@
 // listening port, the program reads none of them, writes nothing, and reports what it saw in
 // its output (the result shows it, as matching lines).
 
-import { ok as assert } from "node:assert/strict";
+import { deepStrictEqual as assertEquals, match, ok as assert } from "node:assert/strict";
 import { join } from "node:path";
 import { probeCommandSandbox } from "../../src/sandbox/command_sandbox.ts";
 import { parseGrantFlags } from "../../src/cli/grant_flags.ts";
+import { startFakeLlmServer } from "../helpers/fake_llm_server.ts";
 import { cliSandbox, MAIN } from "../helpers/run_cli.ts";
 
 const BASH = "/bin/bash";
@@ -116,5 +117,29 @@ Deno.test({
     } finally {
       listener.close();
     }
+  },
+});
+
+Deno.test({
+  name: "/tools says once what grep_search and glob search with, and why when built-in",
+  ignore: !CONFINED,
+  async fn() {
+    await using cli = await cliSandbox();
+    await using server = startFakeLlmServer([]);
+    const args = ["--base-url", server.baseUrl, "--model", "m", "--allow-read=."];
+    const withRg = await cli.run(args, { stdin: "/tools\n/exit\n" });
+    assertEquals(withRg.code, 0, withRg.stderr);
+    assertEquals(withRg.stdout.match(/search: /g)?.length, 1, withRg.stdout);
+    match(withRg.stdout, /search: grep_search with ripgrep, glob with fd, in the command sandbox/);
+    // Without bubblewrap on PATH: the built-in search, and why.
+    const bin = join(cli.home, "bin");
+    await Deno.mkdir(bin);
+    await Deno.symlink(Deno.execPath(), join(bin, "deno"));
+    const without = await cli.run(args, { stdin: "/tools\n/exit\n", env: { PATH: bin } });
+    assertEquals(without.code, 0, without.stderr);
+    match(
+      without.stdout,
+      /search: built-in \(ripgrep and fd run only in the command sandbox: .*bwrap/,
+    );
   },
 });
