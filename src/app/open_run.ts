@@ -11,6 +11,7 @@ import type * as OpenSessionStore from "../sessions/open_session_store.ts";
 import type { SessionStore } from "../sessions/session_store_types.ts";
 import { isNoServerError } from "../providers/discover_server.ts";
 import { tracePhase } from "../platform/startup_trace.ts";
+import { TokenCounter } from "../providers/token_counter.ts";
 import type { FrontEnd } from "./front_end.ts";
 import { EXIT } from "./exit_codes.ts";
 import { openProvider } from "./open_provider.ts";
@@ -111,6 +112,8 @@ export async function openRun(
   }
   workspaces.setProvider(opened.value);
   frontEnd.providerOpened?.(opened.value.notes ?? []);
+  // One count per run: what the server taught about its tokens outlives /clear and /resume.
+  const tokenCounter = new TokenCounter();
   const run: Run = {
     settings: request.settings,
     grants: request.grants,
@@ -126,6 +129,7 @@ export async function openRun(
         store: store.value,
         opened: opened.value,
         tools: workspace.tools,
+        tokenCounter,
       }),
     async close() {
       await workspaces.closeAll();

@@ -6,7 +6,7 @@ import { err, ok, type Result } from "../errors.ts";
 import type { Settings } from "../config/settings.ts";
 import type { McpServerConfig } from "../config/mcp_config.ts";
 import type { Grants } from "../sandbox/grants.ts";
-import type { Message } from "../messages.ts";
+import type { Conversation } from "../agent/conversation.ts";
 import type { Provider } from "../providers/provider.ts";
 import type { EmbeddingServer } from "../providers/embeddings/embedding_setup.ts";
 import type { LoadedRule } from "../permissions/policy.ts";
@@ -53,13 +53,19 @@ export interface WorkspaceModel {
   server(): Promise<EmbeddingServer | undefined>;
 }
 
+/** What the code tools read of the conversation they follow. */
+export type FollowedConversation = Pick<Conversation, "messages" | "contextLength" | "requestView">;
+
 /** An open workspace. */
 export interface Workspace {
   cwd: string;
   tools: RunTools;
   approval: RunApproval;
-  /** The conversation the code tools follow now (the latest one to send a message). */
-  follow(messages: () => readonly Message[], window: () => number | undefined): void;
+  /**
+   * The conversation the code tools follow now (the latest one to send a message): the code
+   * map's hint, the offered tools' window, and the read_file curator's side request.
+   */
+  follow(conversation: () => FollowedConversation): void;
   close(): Promise<void>;
 }
 
@@ -96,10 +102,7 @@ export async function openWorkspace(
   model: WorkspaceModel,
 ): Promise<Workspace> {
   const { settings, grants, cwd } = request;
-  const focus: { messages: () => readonly Message[]; window: () => number | undefined } = {
-    messages: () => [],
-    window: () => undefined,
-  };
+  let focus: (() => FollowedConversation) | undefined;
   const tools = await openRunTools({
     settings,
     grants,
@@ -109,8 +112,9 @@ export async function openWorkspace(
     provider: model.provider,
     contextLength: model.contextLength,
     server: model.server,
-    messages: () => focus.messages(),
-    conversationWindow: () => focus.window(),
+    messages: () => focus?.().messages ?? [],
+    conversationWindow: () => focus?.().contextLength,
+    conversationPrefix: () => focus?.().requestView(),
   });
   tracePhase("tools opened");
   const approval = await openRunApproval({ rules, cwd, yes: request.yes, frontEnd, tools });
@@ -118,9 +122,8 @@ export async function openWorkspace(
     cwd,
     tools,
     approval,
-    follow(messages, window) {
-      focus.messages = messages;
-      focus.window = window;
+    follow(conversation) {
+      focus = conversation;
     },
     close: () => tools.runner.close(),
   };
