@@ -6,16 +6,10 @@
 // ripgrep, fd or a sandbox the tool searches with the built-in search.
 
 import { relative, resolve } from "node:path";
-import {
-  type CommandSandbox,
-  type Confinement,
-  findProgram,
-  probeCommandSandbox,
-  spawnCommand,
-} from "./command_sandbox.ts";
+import { type CommandSandbox, type Confinement, spawnCommand } from "./command_sandbox.ts";
+import { findProgram, probeCommandSandbox } from "./command_sandbox_probe.ts";
 import { signalGroup, trackCommandGroup } from "./command_sandbox_groups.ts";
 import { commandEnvironment } from "./command_sandbox_rules.ts";
-import { closeExtraFdsOnExec } from "./stdio_only.ts";
 import type { EffectivePermissions } from "./effective_permissions.ts";
 import { emptyGrants, type Grants } from "./grants.ts";
 import { fdFilesArguments, rgGrepArguments, rgRegex } from "../tools/search/search_arguments.ts";
@@ -102,17 +96,20 @@ function foundConfinement(env: Record<string, string>): Confinement {
   return { kind: "none", reason: `harness has no command sandbox on ${Deno.build.os}` };
 }
 
-/** The sandbox for searches: with the base variables only, never what --allow-env adds. */
+/**
+ * The sandbox for searches: the host's checked one (its protections and seccomp filter kept)
+ * or the confinement found, with the base variables only, never what --allow-env adds.
+ */
 function sandboxFor(
-  confinement: Confinement,
-  mode: CommandSandbox["mode"],
+  checked: Pick<CommandSandbox, "mode" | "confinement"> & Partial<CommandSandbox>,
   env: Record<string, string>,
 ): Sandbox {
+  const { confinement } = checked;
   if (confinement.kind !== "bwrap" && confinement.kind !== "sandbox-exec") {
     return { sandbox: undefined, reason: confinement.kind === "none" ? confinement.reason : "" };
   }
   return {
-    sandbox: { mode, confinement, env: commandEnvironment(emptyGrants(), env) },
+    sandbox: { ...checked, network: false, env: commandEnvironment(emptyGrants(), env) },
     reason: "",
   };
 }
@@ -143,12 +140,11 @@ export class SearchService {
     this.#sandbox ??= (async () => {
       const env = this.#env();
       const given = await this.#options.commandSandbox;
-      const confinement: Confinement = given && given.confinement.kind !== "unused"
-        ? given.confinement
-        : given?.mode === "off"
+      if (given && given.confinement.kind !== "unused") return sandboxFor(given, env);
+      const confinement: Confinement = given?.mode === "off"
         ? { kind: "none", reason: 'command_sandbox is "off"' }
         : foundConfinement(env);
-      return sandboxFor(confinement, given?.mode ?? "auto", env);
+      return sandboxFor({ mode: given?.mode ?? "auto", confinement }, env);
     })();
     return this.#sandbox;
   }
@@ -174,7 +170,7 @@ export class SearchService {
         grants: this.#options.grants,
         env,
       });
-    const { sandbox, reason } = sandboxFor(checked.confinement, checked.mode, env);
+    const { sandbox, reason } = sandboxFor(checked, env);
     if (sandbox === undefined) {
       return `search: built-in (ripgrep and fd run only in the command sandbox: ${reason})`;
     }
@@ -274,8 +270,9 @@ export class SearchService {
       program = fd;
       args = fdFilesArguments(request, workspace, excluded, { requireGitFlag });
     }
-    // Only stdin, stdout and stderr reach the program, whatever harness inherited.
-    closeExtraFdsOnExec();
+    // spawnCommand builds the same sandbox as for run_command (commandLaunch: bubblewrap's
+    // arguments with each --deny-read path hidden as the host finds it, the seccomp filter
+    // where the grants share the network) and leaves the program only stdin, stdout, stderr.
     const child = spawnCommand(
       sandbox,
       searchGrants(this.#options.grants, [...readList, program]),

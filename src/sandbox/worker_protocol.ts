@@ -1,7 +1,7 @@
 // The messages between the tool host (main thread) and a sandbox worker. A worker is told
 // once which plugins it holds ("load"), then answers validate/run requests by id. Only
-// structured-clone-able values cross this boundary, and the port a run carries, which is
-// transferred (transferOf).
+// structured-clone-able values cross this boundary, and the ports a run (search) or the
+// "processes" message (ctx.spawn) carries, which are transferred (transferOf).
 
 import type { ToolErrorType } from "../messages.ts";
 import type { LoadFailure, PluginRef, WireToolInfo } from "../plugins/plugin_definition.ts";
@@ -21,6 +21,8 @@ export interface LoadMessage {
   /** Read grants added only so plugin files can be imported; revoked once they are. */
   revokeRead: string[];
   guard: Partial<Record<PermissionName, string[]>>;
+  /** Paths the tool may not write even inside its write grant (`.git`, harness's folders). */
+  readOnly?: string[];
   grants: Grants;
   workspace: string;
   dataDir: string;
@@ -45,7 +47,12 @@ export type HostToWorker =
     /** The port to the host's ripgrep and fd (search_service.ts), for grep_search and glob. */
     search?: MessagePort;
   }
-  | { type: "abort"; id: number; reason: string };
+  | { type: "abort"; id: number; reason: string }
+  /**
+   * The worker's end of its channel to the host for `ctx.spawn` (process_protocol.ts), sent
+   * after "load" to each tool worker (a replaced one gets a new channel).
+   */
+  | { type: "processes"; port: MessagePort };
 
 /** Messages to the host. */
 export type WorkerToHost =
@@ -76,16 +83,15 @@ export type WorkerToHost =
     message: string;
     state?: Record<string, unknown>;
   }
-  | { type: "crashed"; reason: string }
-  /** A process group started by `ctx.spawn` started or ended (the host stops live ones at exit). */
-  | { type: "group"; pid: number; running: boolean };
+  | { type: "crashed"; reason: string };
 
 /**
- * The port a message carries, which the host must transfer, not copy.
+ * The ports a message carries, which the host must transfer, not copy.
  *
  * @param message A message to the tool worker.
- * @returns The search port of a run, else nothing.
+ * @returns The search port of a run, the processes' port, else nothing.
  */
 export function transferOf(message: HostToWorker): Transferable[] {
-  return message.type === "run" && message.search ? [message.search] : [];
+  if (message.type === "run") return message.search ? [message.search] : [];
+  return message.type === "processes" ? [message.port] : [];
 }

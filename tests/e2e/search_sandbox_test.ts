@@ -1,12 +1,12 @@
 // What a ripgrep or fd process sees when grep_search or glob runs it, tested with hostile
 // stand-ins on PATH (a program found as "rg" could be anything): through `harness tool`, with a
-// secret on an inherited descriptor 9, secrets in the environment, a --deny-read file and a
-// listening port, the program reads none of them, writes nothing, and reports what it saw in
+// secret on an inherited descriptor 9, secrets in the environment, --deny-read files (.env, a
+// link to it) and folder and a listening port, the program reads none of them, writes nothing, and reports what it saw in
 // its output (the result shows it, as matching lines).
 
 import { deepStrictEqual as assertEquals, match, ok as assert } from "node:assert/strict";
 import { join } from "node:path";
-import { probeCommandSandbox } from "../../src/sandbox/command_sandbox.ts";
+import { probeCommandSandbox } from "../../src/sandbox/command_sandbox_probe.ts";
 import { parseGrantFlags } from "../../src/cli/grant_flags.ts";
 import { startFakeLlmServer } from "../helpers/fake_llm_server.ts";
 import { cliSandbox, MAIN } from "../helpers/run_cli.ts";
@@ -24,6 +24,8 @@ root=""
 for arg; do root="\${arg#--search-path=}"; done
 record() { printf '%s\\0001:PROBE %s %s\\n' "$root/$1.txt" "$1" "$2"; }
 record read "[$(cat "$root/secret.txt" 2>&1 | head -c 60)]"
+record env_file "[$(cat "$root/.env" "$root/env_link" 2>&1 | tr '\\n' ' ' | head -c 400)]"
+record secrets "[$( (ls "$root/secrets"; cat "$root/secrets/key.txt") 2>&1 | tr '\\n' ' ')]"
 record fd9 "[$(cat <&9 2>&1 | head -c 60)]"
 record fds "[$(ls /proc/self/fd | tr '\\n' ' ')]"
 if echo pwned > "$root/pwned.txt" 2>/dev/null; then record write yes; else record write no; fi
@@ -54,6 +56,10 @@ Deno.test({
       await Deno.chmod(join(bin, name), 0o755);
     }
     await Deno.writeTextFile(join(cli.cwd, "secret.txt"), "TOPSECRET-in-a-denied-file\n");
+    await Deno.writeTextFile(join(cli.cwd, ".env"), "TOKEN=TOPSECRET-in-dot-env\n");
+    await Deno.symlink(".env", join(cli.cwd, "env_link"));
+    await Deno.mkdir(join(cli.cwd, "secrets"));
+    await Deno.writeTextFile(join(cli.cwd, "secrets", "key.txt"), "TOPSECRET-in-a-denied-folder\n");
     await Deno.mkdir(join(cli.cwd, ".git")); // fd before 8.7 runs only in a repository
     const fd9 = join(cli.home, "fd9.txt");
     await Deno.writeTextFile(fd9, "TOPSECRET-on-descriptor-9\n");
@@ -81,6 +87,7 @@ Deno.test({
             JSON.stringify(args),
             "--allow-read=.",
             "--deny-read=secret.txt",
+            "--deny-read=.env,secrets",
           ],
           cwd: cli.cwd,
           env: {
@@ -98,6 +105,9 @@ Deno.test({
         if (tool === "grep_search") {
           // The stand-in ran: its records are the result.
           assert(result.data.includes("PROBE write no"), `${result.data}\n${stderr}`);
+          // The denied file (and a link to it) and folder are hidden in the sandbox itself.
+          match(result.data, /PROBE env_file \[.*Permission denied.*Permission denied.*\]/);
+          match(result.data, /PROBE secrets \[cat: [^ ]*key.txt: No such file or directory \]/);
           assert(result.data.includes("PROBE net no"), result.data);
           assert(/PROBE fds \[0 1 2 3 \]/.test(result.data), result.data);
           // The base variables, what bash sets itself, and the home harness points elsewhere.

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseGrantFlags } from "../../src/cli/grant_flags.ts";
 import { discoverPlugins } from "../../src/plugins/load_plugins.ts";
-import { findProgram, probeCommandSandbox } from "../../src/sandbox/command_sandbox.ts";
+import { findProgram, probeCommandSandbox } from "../../src/sandbox/command_sandbox_probe.ts";
 import { effectivePermissions } from "../../src/sandbox/effective_permissions.ts";
 import { SearchService } from "../../src/sandbox/search_service.ts";
 import { createToolHost, type ToolHost } from "../../src/sandbox/tool_host.ts";

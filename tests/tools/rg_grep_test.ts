@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import glob from "../../plugins/glob.ts";
 import grepSearch from "../../plugins/grep_search.ts";
 import { parseGrantFlags } from "../../src/cli/grant_flags.ts";
-import { findProgram, probeCommandSandbox } from "../../src/sandbox/command_sandbox.ts";
+import { findProgram, probeCommandSandbox } from "../../src/sandbox/command_sandbox_probe.ts";
 import { effectivePermissions } from "../../src/sandbox/effective_permissions.ts";
 import { SearchService } from "../../src/sandbox/search_service.ts";
 import type { ToolContext } from "../../src/tools/define_tool.ts";
