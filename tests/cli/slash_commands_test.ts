@@ -2,19 +2,9 @@ import { deepStrictEqual as assertEquals, match } from "node:assert/strict";
 import { slashCommands, type SlashContext } from "../../src/cli/slash_commands.ts";
 import { Conversation } from "../../src/agent/conversation.ts";
 import { ScriptedProvider } from "../../src/providers/scripted.ts";
-import { makeToolResult } from "../../src/messages.ts";
-import { ok } from "../../src/errors.ts";
-import type { ToolRunner } from "../../src/tools/tool_runner.ts";
+import { noTools } from "../helpers/no_tools.ts";
 import type { ReplControl, SlashCommand } from "../../src/ui/repl.ts";
 import { createStyle } from "../../src/ui/style.ts";
-
-const noTools: ToolRunner = {
-  list: () => [],
-  validate: (_name, args) => Promise.resolve(ok(args)),
-  run: (_name, _args, options) =>
-    Promise.resolve({ result: makeToolResult({ data: "" }), state: options.state }),
-  close: () => Promise.resolve(),
-};
 
 function conversation(state: Record<string, unknown> = {}): Conversation {
   return new Conversation({

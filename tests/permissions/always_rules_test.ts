@@ -7,50 +7,43 @@ import { tempDir } from "../helpers/temp_dir.ts";
 
 const WRITE = { tool: "write_file", args: { path: "src/a.ts" }, risk: "medium" as const };
 const SUGGESTION = { tool: "write_file", match: { path: "src/**" }, action: "allow" as const };
+const FILES = {
+  user: "/u/p.jsonc",
+  userLabel: "~/p.jsonc",
+  project: "/w/.h/p.jsonc",
+  workspace: "/w",
+};
 
 Deno.test("alwaysRule() goes to the user's file with absolute paths when only the default asked", () => {
-  const files = {
-    user: "/u/p.jsonc",
-    userLabel: "~/p.jsonc",
-    project: "/w/.h/p.jsonc",
-    workspace: "/w",
-  };
   const policy = evaluatePolicy(WRITE, []);
-  assertEquals(alwaysRule(policy, [], SUGGESTION, files), {
+  assertEquals(alwaysRule(policy, [], SUGGESTION, FILES), {
     target: "/u/p.jsonc",
     rule: { ...SUGGESTION, match: { path: "/w/src/**" } },
   });
 });
 
 Deno.test("alwaysRule() goes after the latest asking rule's file, relative in the project's", () => {
-  const files = {
-    user: "/u/p.jsonc",
-    userLabel: "~/p.jsonc",
-    project: "/w/.h/p.jsonc",
-    workspace: "/w",
-  };
   const rules: LoadedRule[] = [
     { tool: "write_file", action: "ask", file: "~/p.jsonc", index: 1 },
     { tool: "write_file", action: "ask", file: "/w/.h/p.jsonc", index: 1 },
   ];
   const policy = evaluatePolicy(WRITE, rules, { workspace: "/w" });
-  assertEquals(alwaysRule(policy, rules, SUGGESTION, files), {
+  assertEquals(alwaysRule(policy, rules, SUGGESTION, FILES), {
     target: "/w/.h/p.jsonc",
     rule: SUGGESTION,
   });
   // A rule saved this session names the user's file by its label: it is still the user's file.
   const user = evaluatePolicy(WRITE, rules.slice(0, 1), { workspace: "/w" });
-  assertEquals(alwaysRule(user, rules.slice(0, 1), SUGGESTION, files).target, "/u/p.jsonc");
+  assertEquals(alwaysRule(user, rules.slice(0, 1), SUGGESTION, FILES).target, "/u/p.jsonc");
 });
 
 Deno.test("alwaysRule() offers no rule when an untrusted project rule asked or none fits", () => {
-  const files = { user: "/u/p.jsonc", userLabel: "/u/p.jsonc", project: "/w/.h/p.jsonc" };
   const rules: LoadedRule[] = [
     { tool: "write_file", action: "ask", file: "/w/.h/p.jsonc", index: 1, untrusted: true },
   ];
   const policy = evaluatePolicy(WRITE, rules);
-  assertEquals(alwaysRule(policy, rules, SUGGESTION, files).rule, undefined);
-  assertEquals(alwaysRule(evaluatePolicy(WRITE, []), [], undefined, files).rule, undefined);
+  assertEquals(alwaysRule(policy, rules, SUGGESTION, FILES).rule, undefined);
+  assertEquals(alwaysRule(evaluatePolicy(WRITE, []), [], undefined, FILES).rule, undefined);
 });
 
 Deno.test("saveAlwaysRule() appends to the file and places the rule after that file's rules", async () => {
