@@ -8,6 +8,7 @@ import { McpServers } from "../../src/mcp/mcp_servers.ts";
 import { WithMcpTools } from "../../src/mcp/mcp_tools.ts";
 import type { McpServerConfig } from "../../src/config/mcp_config.ts";
 import { noTools } from "../helpers/no_tools.ts";
+import { DENO_READ } from "../helpers/deno_in_sandbox.ts";
 
 const DENO = Deno.execPath();
 const EVERYTHING = "npm:@modelcontextprotocol/server-everything@2026.8.31";
@@ -93,7 +94,13 @@ async function checkEverything(runner: WithMcpTools, prefix: string) {
 Deno.test("server-everything over stdio: echo, structured content, images, resources, progress", async () => {
   const lines: (string | null)[] = [];
   await using t = await open(
-    { everything: { command: DENO, args: [...RUN, EVERYTHING, "stdio"] } },
+    {
+      everything: {
+        command: DENO,
+        args: [...RUN, EVERYTHING, "stdio"],
+        sandbox: { read: DENO_READ },
+      },
+    },
     (text) => lines.push(text),
   );
   await checkEverything(t.runner, "everything");
@@ -140,7 +147,11 @@ Deno.test("server-filesystem over stdio reads a file inside its root", async () 
   try {
     await Deno.writeTextFile(`${root}/notes.txt`, "alpha\nbeta\n");
     await using t = await open({
-      fs: { command: DENO, args: [...RUN, FILESYSTEM, root] },
+      fs: {
+        command: DENO,
+        args: [...RUN, FILESYSTEM, root],
+        sandbox: { read: [...DENO_READ, root] },
+      },
     });
     const tools = t.runner.list();
     assertEquals(tools.find((tool) => tool.name === "fs__read_text_file")?.risk, "safe");

@@ -18,12 +18,22 @@ import { McpServers } from "../../src/mcp/mcp_servers.ts";
 import { WithMcpTools } from "../../src/mcp/mcp_tools.ts";
 import type { McpServerConfig } from "../../src/config/mcp_config.ts";
 import { noTools } from "../helpers/no_tools.ts";
+import { dirname } from "node:path";
+import { DENO_READ } from "../helpers/deno_in_sandbox.ts";
 
 const FIXTURE = new URL("../fixtures/mcp/misbehaving_server.ts", import.meta.url).pathname;
 const DENO = Deno.execPath();
 
+/** The fixture server, confined: it reads Deno and this repository, writes only its log. */
 function fixture(env: Record<string, string> = {}, extra: Partial<McpServerConfig> = {}) {
-  return { command: DENO, args: ["run", "-A", "--no-prompt", FIXTURE], env, ...extra };
+  const write = env.CALL_LOG ? { write: [dirname(env.CALL_LOG)] } : {};
+  return {
+    command: DENO,
+    args: ["run", "-A", "--no-prompt", FIXTURE],
+    env,
+    sandbox: { read: DENO_READ, ...write },
+    ...extra,
+  };
 }
 
 async function open(
@@ -246,7 +256,8 @@ Deno.test("McpServers says when a server's command does not exist", async () => 
   const notices: string[] = [];
   const grants = emptyGrants();
   grants.allow.run = true;
-  const mcp = new McpServers({ gone: { command: "no-such-mcp-server-xyz" } }, {
+  const gone = { command: "no-such-mcp-server-xyz", sandbox: { read: [Deno.cwd()] } };
+  const mcp = new McpServers({ gone }, {
     grants,
     cwd: Deno.cwd(),
     notice: (line) => notices.push(line),
