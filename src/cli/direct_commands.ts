@@ -40,6 +40,7 @@ async function openDirectRun(
     mcpNotice: (line) => stderr(`warning: ${terminalSafe(line)}\n`),
     approvalNote: (text) => stderr(`${text}\n`),
     outputsDir: join(savedOutputsRoot(), "direct"),
+    oneCall: true,
   };
   const opened = await openToolsRun({
     settings,

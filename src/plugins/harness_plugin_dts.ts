@@ -160,6 +160,11 @@ export interface ToolOutput {
   display?: string;
   /** Ends the run (task complete). */
   final?: boolean;
+  /**
+   * Set when the tool cut its own output: how many bytes it had. The result's note and
+   * metadata then give the real size.
+   */
+  outputBytes?: number;
 }
 
 export interface ToolDefinition<Parameters extends ZodType = ZodType> {

@@ -150,6 +150,7 @@ async function attempt(
   const signal = request.signal;
   using watchdog = new StreamWatchdog(limitsOf(state.options), {
     signal,
+    server: baseUrl,
     ...(onEvent
       ? { onWaiting: (elapsedMs: number) => onEvent({ type: "waiting", elapsedMs }) }
       : {}),

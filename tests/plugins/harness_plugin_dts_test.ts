@@ -30,7 +30,7 @@ type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ?
 // - of ctx.commands, plugins are told what says how commands run; the rest serves run_command.
 export const toolContext: Same<
   Omit<Declared.ToolContext, "commands">,
-  Omit<Real.ToolContext, "commands" | "searchHelpers">
+  Omit<Real.ToolContext, "commands" | "search">
 > = true;
 export const commands: Same<
   Declared.ToolContext["commands"],
