@@ -25,9 +25,8 @@ export interface PolicyFiles {
  * Where an "Always" answer to a call that asks would go, and the rule it would save.
  *
  * @param policy The policy's "ask" decision about the call.
- * @param rules The rules in force, in load order.
  * @param suggestion The rule suggestRule gives for the call (none: "Always" is not offered).
- * @param files The policy files.
+ * @param place The rules in force (in load order) and the policy files.
  * @returns `target`, a path; `rule`, absent when "Always" is not offered.
  *
  * @example
@@ -36,16 +35,16 @@ export interface PolicyFiles {
  * const files = { user: "/u/p.jsonc", userLabel: "~/p.jsonc", workspace: "/w" };
  * const asked = { action: "ask" as const, source: "risk default" };
  * const suggestion = { tool: "write_file", action: "allow" as const, match: { path: "src/**" } };
- * const { target, rule } = alwaysRule(asked, [], suggestion, files);
+ * const { target, rule } = alwaysRule(asked, suggestion, { rules: [], files });
  * if (target !== "/u/p.jsonc" || rule?.match?.path !== "/w/src/**") throw new Error();
  * ```
  */
 export function alwaysRule(
   policy: PolicyDecision,
-  rules: readonly LoadedRule[],
   suggestion: PolicyRule | undefined,
-  files: PolicyFiles,
+  place: { rules: readonly LoadedRule[]; files: PolicyFiles },
 ): { target: string; rule?: PolicyRule } {
+  const { rules, files } = place;
   const target = filePath(files, alwaysTarget(policy, rules) ?? files.user);
   if (suggestion === undefined || askedByUntrusted(policy)) return { target };
   if (target === files.project || files.workspace === undefined) {

@@ -204,7 +204,7 @@ function asking(
   found: { policy: PolicyDecision; lowDefault: boolean; suggestion: PolicyRule | undefined },
 ): Asking {
   const { policy, lowDefault, suggestion } = found;
-  const { target, rule: always } = alwaysRule(policy, state.rules, suggestion, state.files);
+  const { target, rule: always } = alwaysRule(policy, suggestion, state);
   const ask: PromptRequest = {
     tool: request.tool,
     args: request.args,

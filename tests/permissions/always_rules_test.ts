@@ -16,7 +16,7 @@ const FILES = {
 
 Deno.test("alwaysRule() goes to the user's file with absolute paths when only the default asked", () => {
   const policy = evaluatePolicy(WRITE, []);
-  assertEquals(alwaysRule(policy, [], SUGGESTION, FILES), {
+  assertEquals(alwaysRule(policy, SUGGESTION, { rules: [], files: FILES }), {
     target: "/u/p.jsonc",
     rule: { ...SUGGESTION, match: { path: "/w/src/**" } },
   });
@@ -28,13 +28,16 @@ Deno.test("alwaysRule() goes after the latest asking rule's file, relative in th
     { tool: "write_file", action: "ask", file: "/w/.h/p.jsonc", index: 1 },
   ];
   const policy = evaluatePolicy(WRITE, rules, { workspace: "/w" });
-  assertEquals(alwaysRule(policy, rules, SUGGESTION, FILES), {
+  assertEquals(alwaysRule(policy, SUGGESTION, { rules, files: FILES }), {
     target: "/w/.h/p.jsonc",
     rule: SUGGESTION,
   });
   // A rule saved this session names the user's file by its label: it is still the user's file.
   const user = evaluatePolicy(WRITE, rules.slice(0, 1), { workspace: "/w" });
-  assertEquals(alwaysRule(user, rules.slice(0, 1), SUGGESTION, FILES).target, "/u/p.jsonc");
+  assertEquals(
+    alwaysRule(user, SUGGESTION, { rules: rules.slice(0, 1), files: FILES }).target,
+    "/u/p.jsonc",
+  );
 });
 
 Deno.test("alwaysRule() offers no rule when an untrusted project rule asked or none fits", () => {
@@ -42,8 +45,11 @@ Deno.test("alwaysRule() offers no rule when an untrusted project rule asked or n
     { tool: "write_file", action: "ask", file: "/w/.h/p.jsonc", index: 1, untrusted: true },
   ];
   const policy = evaluatePolicy(WRITE, rules);
-  assertEquals(alwaysRule(policy, rules, SUGGESTION, FILES).rule, undefined);
-  assertEquals(alwaysRule(evaluatePolicy(WRITE, []), [], undefined, FILES).rule, undefined);
+  assertEquals(alwaysRule(policy, SUGGESTION, { rules, files: FILES }).rule, undefined);
+  assertEquals(
+    alwaysRule(evaluatePolicy(WRITE, []), undefined, { rules: [], files: FILES }).rule,
+    undefined,
+  );
 });
 
 Deno.test("saveAlwaysRule() appends to the file and places the rule after that file's rules", async () => {
