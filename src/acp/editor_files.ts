@@ -102,6 +102,7 @@ export function withEditorFiles(inner: ToolRunner, options: EditorFilesOptions):
     ...(inner.ready ? { ready: () => inner.ready!() } : {}),
     list: () => inner.list(),
     validate: (name, args) => inner.validate(name, args),
+    ...(inner.preview ? { preview: inner.preview.bind(inner) } : {}),
     close: () => inner.close(),
     async run(name, args, runOptions): Promise<ToolRun> {
       const a = record(args);

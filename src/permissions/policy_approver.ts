@@ -179,6 +179,7 @@ export function createPolicyApprover(options: PolicyApproverOptions): PolicyAppr
       risk: request.risk,
       alwaysFile: labelOf(target),
       ...(always ? { alwaysRule: always } : {}),
+      ...(request.preview ? { preview: request.preview } : {}),
     };
     return {
       ask,

@@ -9,6 +9,7 @@ import { readAnswerKey, readDenyReason } from "./answer_key.ts";
 import { askBatch } from "./batch_prompt.ts";
 import type { KeyIO, Prompter, PromptRequest } from "./prompt_types.ts";
 import { terminalLine } from "../platform/terminal_text.ts";
+import { promptDiff } from "../ui/file_diff_view.ts";
 
 function paint(color: boolean, code: string, text: string): string {
   return color ? `\x1b[${code}m${text}\x1b[0m` : text;
@@ -37,7 +38,7 @@ function paint(color: boolean, code: string, text: string): string {
  */
 export function formatPermissionPrompt(
   request: PromptRequest,
-  options: { color: boolean; note?: string | undefined },
+  options: { color: boolean; note?: string | undefined; diff?: string | undefined },
 ): string {
   const { color } = options;
   const risk = request.risk.toUpperCase();
@@ -56,10 +57,12 @@ export function formatPermissionPrompt(
       paint(color, "1;31", "⚠ HIGH RISK: this call can change files or run programs; check it"),
     );
   }
+  // A file change shows as its diff, worked out from the same arguments in the tool's sandbox.
+  if (options.diff !== undefined) lines.push(options.diff.replace(/\n$/, ""));
   // The first line cuts long arguments; what is approved is shown whole below it, one
   // argument per line, as JSON (so control characters show escaped, never raw). A model
-  // cannot push the part that matters past the cut.
-  if (!summaryIsWhole(request.args)) {
+  // cannot push the part that matters past the cut. A diff already shows what changes.
+  else if (!summaryIsWhole(request.args)) {
     lines.push("Arguments in full:");
     const args = request.args !== null && typeof request.args === "object" &&
         !Array.isArray(request.args)
@@ -114,10 +117,19 @@ export function createPrompter(
       return askBatch(requests, { io, color, ...(note ? { note } : {}) }, signal);
     },
     async ask(request, signal) {
-      io.write(formatPermissionPrompt(request, { color, note: options.toolNote?.(request.tool) }));
+      const diff = await promptDiff(request.preview, color);
+      io.write(formatPermissionPrompt(request, {
+        color,
+        note: options.toolNote?.(request.tool),
+        diff: diff?.text,
+      }));
       for (;;) {
         const key = await readAnswerKey(io, signal);
         if (key === null) return { kind: "abort" };
+        if (key === "v" && diff?.whole) {
+          io.write(`\n${diff.whole()}`);
+          continue;
+        }
         switch (key) {
           case "1":
             io.write("Allowed once\n");

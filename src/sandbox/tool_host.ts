@@ -10,6 +10,7 @@ import { err, ok } from "../errors.ts";
 import { makeToolResult, type ToolErrorType, type ToolResult } from "../messages.ts";
 import type { PluginFile } from "../plugins/load_plugins.ts";
 import type { ToolInfo, ToolRun, ToolRunner } from "../tools/tool_runner.ts";
+import type { PreviewResult } from "../tools/file_change.ts";
 import { truncateToolResult } from "./truncate_output.ts";
 import { loadToolCatalog, type ToolCatalog, type ToolGroup } from "./tool_catalog.ts";
 import { type SandboxOptions, type SandboxWorker, startSandbox } from "./sandbox_worker.ts";
@@ -35,6 +36,8 @@ export interface ToolHostOptions extends SandboxOptions {
 }
 
 const DEFAULT_TIMEOUT_MS = 120_000;
+/** How long a preview (reading one file, working out the edit) may take. */
+const PREVIEW_TIMEOUT_MS = 10_000;
 
 /** Runs tools in sandboxed Workers. Create it with {@linkcode openToolHost}. */
 export class ToolHost implements ToolRunner {
@@ -134,6 +137,48 @@ export class ToolHost implements ToolRunner {
     if (reply.type === "validated") return reply.ok ? ok(reply.value) : err(reply.issues);
     const reason = reply.type === "lost" ? reply.reason : "unexpected reply";
     return err([`Cannot check the arguments of "${name}": ${reason}`]);
+  }
+
+  /**
+   * What a validated call of a file-changing tool would change, computed by the tool's
+   * preview in its own sandbox (the grants its `run` has). Undefined for a tool without one.
+   *
+   * @param name The tool.
+   * @param args The validated arguments.
+   * @param state The conversation state (copied: a preview changes nothing).
+   * @returns The change, or why there is none, or undefined.
+   */
+  async preview(
+    name: string,
+    args: unknown,
+    state: Record<string, unknown> = {},
+  ): Promise<PreviewResult | undefined> {
+    await this.ready();
+    const group = this.#groupOf.get(name);
+    if (!group) return undefined;
+    const worker = await this.#worker(group).catch((error: unknown) => String(error));
+    if (typeof worker === "string") return { error: `cannot start its sandbox: ${worker}` };
+    const id = this.#nextId++;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<"timeout">((settle) => {
+      timer = setTimeout(() => settle("timeout"), PREVIEW_TIMEOUT_MS);
+    });
+    const reply = await Promise.race([
+      worker.request({ type: "preview", id, name, args, state }),
+      timeout,
+    ]);
+    clearTimeout(timer);
+    if (reply === "timeout") {
+      // A preview that hangs blocks its worker as a hung run would.
+      worker.recycle("the preview did not finish");
+      return { error: `the preview did not finish within ${PREVIEW_TIMEOUT_MS / 1000} s` };
+    }
+    if (reply.type === "previewed") {
+      if (reply.change) return { change: reply.change };
+      return reply.error === undefined ? undefined : { error: reply.error };
+    }
+    if (reply.type === "failed") return { error: reply.message };
+    return { error: reply.type === "lost" ? reply.reason : "unexpected reply" };
   }
 
   /**

@@ -5,6 +5,7 @@
 
 import type { ToolErrorType } from "../messages.ts";
 import type { ToolDefinition, ToolPermissions } from "../tools/define_tool.ts";
+import type { FileChange } from "../tools/file_change.ts";
 import type { CommandSandbox } from "./command_sandbox.ts";
 import type { Grants } from "./grants.ts";
 import type { PermissionName } from "./permission_name.ts";
@@ -59,6 +60,8 @@ export type HostToWorker =
     /** Ports to the group's search helpers, for grep_search (search_helpers.ts). */
     helpers?: MessagePort[];
   }
+  /** What a call would change, for the approval prompt (the tool's `preview`). */
+  | { type: "preview"; id: number; name: string; args: unknown; state: Record<string, unknown> }
   | { type: "abort"; id: number; reason: string };
 
 /** A valid tool as the worker reports it. */
@@ -105,6 +108,8 @@ export type WorkerToHost =
     message: string;
     state?: Record<string, unknown>;
   }
+  /** Answer to "preview": the change, why there is none, or neither (the tool has no preview). */
+  | { type: "previewed"; id: number; change?: FileChange; error?: string }
   | { type: "crashed"; reason: string }
   /** A process group started by `ctx.spawn` started or ended (the host stops live ones at exit). */
   | { type: "group"; pid: number; running: boolean };

@@ -1,0 +1,65 @@
+// The approval prompt of a file-changing call shows its diff (worked out by the tool host in
+// the tool's sandbox) instead of the arguments as JSON; `v` unfolds a long one.
+
+import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
+import { createPrompter } from "../../src/permissions/prompter.ts";
+import { openLoopHost } from "../helpers/loop_host.ts";
+
+function scripted(keys: string[]) {
+  let out = "";
+  return {
+    io: {
+      readKey: () => Promise.resolve(keys.shift() ?? ""),
+      readLine: () => Promise.resolve(null),
+      write: (text: string) => {
+        out += text;
+      },
+    },
+    output: () => out,
+  };
+}
+
+Deno.test("createPrompter() shows an edit_file call as the diff of the file it changes", async () => {
+  await using loop = await openLoopHost({
+    builtins: true,
+    grants: ["--allow-read=.", "--allow-write=."],
+    files: { "a.txt": "alpha\nbeta\ngamma\n" },
+  });
+  const args = { path: "a.txt", old_string: "beta", new_string: "BETA two", replace_all: false };
+  const terminal = scripted(["1"]);
+  const answer = await createPrompter({ io: terminal.io, color: false }).ask({
+    tool: "edit_file",
+    args,
+    risk: "high",
+    alwaysFile: "p.jsonc",
+    preview: () => loop.host.preview("edit_file", args),
+  });
+  assertEquals(answer, { kind: "once" });
+  const shown = terminal.output();
+  assert(
+    shown.includes(
+      "a.txt  +1 -1\n@@ -1,3 +1,3 @@\n  1   1   alpha\n  2     - beta\n      2 + BETA two\n  3   3   gamma\n",
+    ),
+    shown,
+  );
+  assert(!shown.includes("Arguments in full"), shown);
+});
+
+Deno.test("createPrompter() folds a long diff and shows it whole after v", async () => {
+  const before = Array.from({ length: 100 }, (_, i) => `old ${i}`).join("\n") + "\n";
+  const after = Array.from({ length: 100 }, (_, i) => `new ${i}`).join("\n") + "\n";
+  const terminal = scripted(["v", "4"]);
+  const answer = await createPrompter({ io: terminal.io, color: false }).ask({
+    tool: "write_file",
+    args: { path: "big.txt", content: after },
+    risk: "high",
+    alwaysFile: "p.jsonc",
+    preview: () => Promise.resolve({ change: { path: "big.txt", before, after } }),
+  });
+  assertEquals(answer.kind, "deny");
+  const shown = terminal.output();
+  const fold = shown.indexOf("more lines: press v to show the whole change");
+  assert(fold > 0, shown);
+  assert(!shown.slice(0, fold).includes("+ new 99"), "folded");
+  assert(shown.slice(fold).includes("+ new 99\n"), shown.slice(fold));
+});
