@@ -30,6 +30,7 @@ import {
   policyFileRefs,
 } from "../permissions/policy_file.ts";
 import { appendHistory, loadHistory } from "../ui/repl_history.ts";
+import { editInEditor } from "../ui/external_editor.ts";
 import { createStyle, type Style, wantsColor } from "../ui/style.ts";
 import { tracePhase } from "./startup_trace.ts";
 import { formatServerStates } from "../mcp/mcp_servers.ts";
@@ -332,6 +333,7 @@ function createTurnInput(
     commands: [],
     banner: "",
     promptShown: at.ahead?.shown !== undefined,
+    openEditor: (text) => editInEditor(text),
     addSignalListener: at.terminal ? undefined : (handler) => {
       Deno.addSignalListener("SIGINT", handler);
       return () => Deno.removeSignalListener("SIGINT", handler);

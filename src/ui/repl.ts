@@ -9,6 +9,12 @@ import type { TurnOutcome } from "../agent/agent_loop.ts";
 import type { LoopEventSink } from "../agent/loop_events.ts";
 import { createTextRenderer } from "./render_text.ts";
 import { REPL_PROMPT, type Style } from "./style.ts";
+import { Composer, type KeyPress } from "./multiline_input.ts";
+import { terminalLine } from "../platform/terminal_text.ts";
+import { LineQueue } from "./line_queue.ts";
+
+/** The prompt of a message's second and later lines. */
+const CONTINUATION_PROMPT = "… ";
 
 /** Answers one key or one line for prompts raised during a turn (permission questions). */
 export interface TurnInput {
@@ -53,47 +59,14 @@ export interface ReplOptions {
   promptShown?: boolean;
   /** Called when the process gets SIGINT outside readline (non-TTY input). */
   addSignalListener?: ((handler: () => void) => () => void) | undefined;
+  /**
+   * Opens a message in the user's editor (Ctrl-G): the edited text, or undefined. The REPL
+   * gives the terminal up while it runs.
+   */
+  openEditor?: (text: string) => Promise<string | undefined>;
 }
 
 type KeyListener = (...args: unknown[]) => void;
-
-/** A queue of lines from readline, so turn-time prompts and the main prompt share input. */
-class LineQueue {
-  #lines: string[] = [];
-  #waiters: ((line: string | null) => void)[] = [];
-  #closed = false;
-
-  push(line: string) {
-    const waiter = this.#waiters.shift();
-    if (waiter) waiter(line);
-    else this.#lines.push(line);
-  }
-  close() {
-    this.#closed = true;
-    for (const waiter of this.#waiters.splice(0)) waiter(null);
-  }
-  /** The next line; null at end of input or when `signal` aborts first. */
-  next(signal?: AbortSignal): Promise<string | null> {
-    const line = this.#lines.shift();
-    if (line !== undefined) return Promise.resolve(line);
-    if (this.#closed || signal?.aborted) return Promise.resolve(null);
-    return new Promise((resolve) => {
-      const waiter = (value: string | null) => resolve(value);
-      this.#waiters.push(waiter);
-      signal?.addEventListener("abort", () => {
-        this.#waiters = this.#waiters.filter((w) => w !== waiter);
-        resolve(null);
-      }, { once: true });
-    });
-  }
-  get closed(): boolean {
-    return this.#closed;
-  }
-  /** Whether a line is waiting to be read. */
-  get hasLine(): boolean {
-    return this.#lines.length > 0;
-  }
-}
 
 /** True when `text` holds no control characters (so no escape sequence either). */
 function isPrintable(text: string): boolean {
@@ -128,6 +101,10 @@ export class Repl {
   #waitingForLine = false;
   /** A line being typed during a turn, not yet entered: it stays on the next prompt. */
   #typed = "";
+  /** Lines of the message above the one being edited (a paste, Alt-Enter, the editor). */
+  readonly #composer: Composer;
+  /** The prompt shows the continuation mark: lines are waiting above. */
+  #continued = false;
 
   constructor(options: ReplOptions) {
     this.#options = options;
@@ -138,12 +115,28 @@ export class Repl {
       input: options.input,
       output: options.output,
       terminal: options.terminal,
-      history: options.history,
+      // A message of several lines cannot be edited on readline's one line.
+      history: options.history.filter((line) => !line.includes("\n")),
       historySize: 1000,
       removeHistoryDuplicates: true,
       prompt: style.cyan(REPL_PROMPT),
     });
-    this.#rl.on("line", (line) => this.#lines.push(line));
+    this.#composer = new Composer({
+      line: () => ({ text: this.#rl.line, cursor: this.#rl.cursor }),
+      setLine: (text) => this.#setLine(text),
+      commitLines: (shown) => this.#commitLines(shown),
+      ...(options.openEditor ? { openEditor: (text) => this.#openEditor(text) } : {}),
+    });
+    this.#rl.on("line", (line) => {
+      const message = this.#composer.submit(line);
+      if (message !== line) {
+        // readline kept only the last line in its history; the whole message is in the file.
+        const history = (this.#rl as unknown as { history?: string[] }).history;
+        if (history?.[0] === line) history.shift();
+        this.#setContinued(false);
+      }
+      this.#lines.push(message);
+    });
     this.#rl.on("close", () => {
       this.#rlClosed = true;
       this.#lines.close();
@@ -154,14 +147,18 @@ export class Repl {
     // On a terminal, readline's own key handling is detached while a turn runs, so the keys
     // typed then (permission answers, Ctrl-C) reach only the turn and are not echoed into the
     // prompt line; it is attached again for one-line answers and after the turn.
+    // Every key passes one router: a bracketed paste is collected whole, Alt-Enter, Ctrl-J and
+    // Ctrl-G are handled at the prompt, and the rest goes to readline (or to the turn).
     if (options.terminal) {
       this.#readlineKeys = options.input.listeners("keypress") as KeyListener[];
-      // Esc arrives with no sequence argument, only the key's.
+      for (const listener of this.#readlineKeys) {
+        options.input.removeListener("keypress", listener);
+      }
       options.input.on(
         "keypress",
-        (sequence: string | undefined, key: { sequence?: string } | undefined) =>
-          this.#onTurnKey(sequence ?? key?.sequence),
+        (sequence: string | undefined, key: KeyPress | undefined) => this.#route(sequence, key),
       );
+      options.output.write("\x1b[?2004h");
     }
     this.turnInput = {
       write: (text) => this.#write(text),
@@ -206,6 +203,65 @@ export class Repl {
     };
   }
 
+  #route(sequence: string | undefined, key: KeyPress | undefined) {
+    if (this.#composer.editing) return;
+    const pasted = this.#composer.paste(sequence, key);
+    if (typeof pasted === "string") {
+      if (this.#keysDetached) this.#typed += pasted;
+      else this.#composer.insert(pasted);
+      return;
+    }
+    if (pasted) return;
+    if (this.#keysDetached) {
+      // Esc arrives with no sequence argument, only the key's.
+      this.#onTurnKey(sequence ?? key?.sequence);
+      return;
+    }
+    if (this.#composer.key(sequence, key)) return;
+    for (const listener of this.#readlineKeys) listener(sequence, key);
+  }
+
+  #setLine(text: string) {
+    this.#rl.write(null, { ctrl: true, name: "e" });
+    this.#rl.write(null, { ctrl: true, name: "u" });
+    if (text !== "") this.#rl.write(text);
+  }
+
+  #setContinued(continued: boolean) {
+    this.#continued = continued;
+    const prompt = continued ? CONTINUATION_PROMPT : REPL_PROMPT;
+    this.#rl.setPrompt(this.#options.style.cyan(prompt));
+  }
+
+  /** Shows lines that joined the message above the edited one, and continues below them. */
+  #commitLines(shown: readonly string[]) {
+    const { style } = this.#options;
+    this.#setLine("");
+    const first = this.#continued ? CONTINUATION_PROMPT : REPL_PROMPT;
+    const rows = shown.map((line, i) =>
+      `${style.cyan(i === 0 ? first : CONTINUATION_PROMPT)}${terminalLine(line)}`
+    );
+    this.#write(`\r\x1b[K${rows.join("\n")}\n`);
+    this.#setContinued(true);
+    this.#rl.prompt(true);
+  }
+
+  /** Ctrl-G: the terminal goes to the user's editor until it exits. */
+  async #openEditor(text: string): Promise<string | undefined> {
+    const input = this.#options.input as NodeJS.ReadStream;
+    input.setRawMode?.(false);
+    input.pause();
+    this.#write("\x1b[?2004l");
+    try {
+      return await this.#options.openEditor!(text);
+    } finally {
+      this.#write("\x1b[?2004h");
+      input.setRawMode?.(true);
+      input.resume();
+      this.#rl.prompt(true);
+    }
+  }
+
   #onTurnKey(sequence: string | undefined) {
     if (!this.#keysDetached || sequence === undefined) return;
     const waiter = this.#keyWaiters.shift();
@@ -242,16 +298,10 @@ export class Repl {
   }
 
   #detachKeys() {
-    if (this.#keysDetached) return;
-    for (const listener of this.#readlineKeys) {
-      this.#options.input.removeListener("keypress", listener);
-    }
     this.#keysDetached = this.#readlineKeys.length > 0;
   }
 
   #attachKeys() {
-    if (!this.#keysDetached) return;
-    for (const listener of this.#readlineKeys) this.#options.input.on("keypress", listener);
     this.#keysDetached = false;
   }
 
@@ -300,6 +350,15 @@ export class Repl {
       // Ctrl-C stops the turn and what was typed ahead with it.
       this.#discardTypeAhead();
       this.#turn.abort();
+      return;
+    }
+    if (this.#composer.composing) {
+      // Ctrl-C drops the message being composed, as it drops a typed line.
+      this.#composer.clear();
+      this.#setContinued(false);
+      this.#write("\n");
+      this.#clearLine();
+      this.#prompt();
       return;
     }
     const now = Date.now();
@@ -425,7 +484,7 @@ export class Repl {
     }
     this.#removeSignal?.();
     this.#rl.close();
-    this.#write("\n");
+    this.#write(this.#options.terminal ? "\x1b[?2004l\n" : "\n");
     return 0;
   }
 }
