@@ -250,6 +250,15 @@ export class Conversation {
     }
   }
 
+  /**
+   * Adds a message without a model turn (the output of a `!command` the user ran), recorded
+   * in the session log first; the next request carries it.
+   */
+  addMessage(message: Message): void {
+    this.parts.recorder.record({ type: "message", message });
+    this.messages.push(message);
+  }
+
   /** Drops everything but the system prompt (and the tasks). */
   clear(): void {
     this.messages = this.messages.filter((message) => message.kind === "system");

@@ -12,6 +12,7 @@ import { REPL_PROMPT, type Style } from "./style.ts";
 import { Composer, type KeyPress } from "./multiline_input.ts";
 import { terminalLine } from "../platform/terminal_text.ts";
 import { LineQueue } from "./line_queue.ts";
+import { complete } from "./completion.ts";
 
 /** The prompt of a message's second and later lines. */
 const CONTINUATION_PROMPT = "… ";
@@ -64,7 +65,21 @@ export interface ReplOptions {
    * gives the terminal up while it runs.
    */
   openEditor?: (text: string) => Promise<string | undefined>;
+  /** The workspace, for Tab completion of `@` paths (slash commands complete without it). */
+  workspace?: string;
 }
+
+/**
+ * Turns a typed message into what is sent (the @ mentions attached), or says why it is not
+ * sent; `notes` are lines for the user.
+ */
+export type MessagePreparer = (
+  text: string,
+  signal: AbortSignal,
+) => Promise<{ send: string; notes: string[] } | { refused: string }>;
+
+/** Runs a `!command` line (without the `!`). */
+export type ShellRunner = (command: string, repl: ReplControl) => Promise<void>;
 
 type KeyListener = (...args: unknown[]) => void;
 
@@ -105,6 +120,8 @@ export class Repl {
   readonly #composer: Composer;
   /** The prompt shows the continuation mark: lines are waiting above. */
   #continued = false;
+  #prepare: MessagePreparer | undefined;
+  #shell: ShellRunner | undefined;
 
   constructor(options: ReplOptions) {
     this.#options = options;
@@ -120,6 +137,11 @@ export class Repl {
       historySize: 1000,
       removeHistoryDuplicates: true,
       prompt: style.cyan(REPL_PROMPT),
+      completer: (line: string) =>
+        complete(line, {
+          commands: () => this.#commands.map((command) => command.name),
+          workspace: options.workspace ?? Deno.cwd(),
+        }),
     });
     this.#composer = new Composer({
       line: () => ({ text: this.#rl.line, cursor: this.#rl.cursor }),
@@ -322,6 +344,16 @@ export class Repl {
     this.#commands = commands;
   }
 
+  /** How typed messages are prepared (the @ mentions attached) before they are sent. */
+  setPrepare(prepare: MessagePreparer): void {
+    this.#prepare = prepare;
+  }
+
+  /** How `!command` lines run; without it they go to the model as text. */
+  setShell(shell: ShellRunner): void {
+    this.#shell = shell;
+  }
+
   setBanner(banner: string): void {
     this.#banner = banner;
   }
@@ -373,11 +405,25 @@ export class Repl {
     this.#prompt();
   }
 
-  async #runTurn(conversation: Conversation, text: string | null): Promise<TurnOutcome> {
+  async #runTurn(
+    conversation: Conversation,
+    typed: string | null,
+  ): Promise<TurnOutcome | undefined> {
     const { style } = this.#options;
-    const outcome = await this.#interruptible((display, signal) =>
-      conversation.send(text, display, signal)
-    );
+    const outcome = await this.#interruptible(async (display, signal) => {
+      let text = typed;
+      if (text !== null && this.#prepare) {
+        const prepared = await this.#prepare(text, signal);
+        if ("refused" in prepared) {
+          this.#write(`${style.red(terminalLine(prepared.refused))}\n`);
+          return undefined;
+        }
+        for (const note of prepared.notes) this.#write(`${style.dim(terminalLine(note))}\n`);
+        text = prepared.send;
+      }
+      return await conversation.send(text, display, signal);
+    });
+    if (outcome === undefined) return undefined;
     if (outcome.stopReason === "task_complete") {
       this.#write(`${style.green("■ Task complete")}\n${outcome.text}\n`);
     }
@@ -470,6 +516,10 @@ export class Repl {
       const text = line.trim();
       if (text === "") continue;
       this.#options.onHistoryLine?.(line);
+      if (text.startsWith("!") && this.#shell) {
+        await this.#shell(text.slice(1).trim(), control);
+        continue;
+      }
       if (text.startsWith("/")) {
         const [name = "", ...rest] = text.slice(1).split(/\s+/);
         const command = this.#commands.find((c) => c.name === name);
