@@ -1,21 +1,24 @@
 // harness entry point. `harness --version` answers here; everything else is run_cli.ts,
-// imported only when needed. Its specifier is deliberately not a string literal: `deno run`
-// loads every module reachable through literal imports (dynamic ones too) before running
-// this file, which would cost `--version` about 5 ms. `deno compile` embeds run_cli.ts and
-// its modules through `--include src/cli/run_cli.ts` (see the "compile" task).
+// imported only when needed, and `harness acp` is the editor front end it is handed (no front
+// end imports another). Their specifiers are deliberately not string literals: `deno run`
+// loads every module reachable through literal imports (dynamic ones too) before running this
+// file, which would cost `--version` about 5 ms. `deno compile` embeds them through
+// `--include` (see the "compile" task).
 
 import denoJson from "./deno.json" with { type: "json" };
 import type { runCli as RunCli } from "./src/cli/run_cli.ts";
+import type { runAcp as RunAcp } from "./src/acp/run_acp.ts";
 import {
   checkDenoPrompt,
   missingHostPermissions,
   readOwnCommandLine,
   restartWithoutPrompt,
 } from "./src/cli/no_prompt.ts";
-import { EXIT } from "./src/cli/exit_codes.ts";
+import { EXIT } from "./src/app/exit_codes.ts";
 
 const VERSION = `harness ${denoJson.version} (deno ${Deno.version.deno})`;
 const CLI_MODULE = "./src/cli/run_cli.ts";
+const ACP_MODULE = "./src/acp/run_acp.ts";
 
 function printError(message: string): void {
   const color = Deno.stderr.isTerminal() && !Deno.env.get("NO_COLOR");
@@ -40,7 +43,14 @@ async function main(argv: string[]): Promise<number> {
     return await restartWithoutPrompt(promptCheck.command, promptCheck.args);
   }
   const { runCli }: { runCli: typeof RunCli } = await import(CLI_MODULE);
-  return await runCli(argv, { version: VERSION, printError });
+  return await runCli(argv, {
+    version: VERSION,
+    printError,
+    editor: async (flags, grants, io) => {
+      const { runAcp }: { runAcp: typeof RunAcp } = await import(ACP_MODULE);
+      return await runAcp(flags, grants, io);
+    },
+  });
 }
 
 if (import.meta.main) {

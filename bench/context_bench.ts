@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { discoverPlugins } from "../src/plugins/load_plugins.ts";
 import { parseGrantFlags } from "../src/cli/grant_flags.ts";
 import { createToolHost } from "../src/sandbox/tool_host.ts";
-import { COMPACT_SCHEMA_BELOW, OfferedTools } from "../src/tools/offered_tools.ts";
+import { COMPACT_SCHEMA_BELOW, OfferedTools } from "../src/app/offered_tools.ts";
 import { toToolSchema } from "../src/tools/tool_runner.ts";
 import { schemaTokens } from "../src/agent/context_report.ts";
 import { estimateTokens, fit } from "../src/agent/context_budget.ts";

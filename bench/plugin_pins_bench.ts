@@ -49,10 +49,8 @@ async function once(pinned: boolean): Promise<{ list: number; first: number }> {
   return { list, first };
 }
 
-const samples = {
-  plain: [] as { list: number; first: number }[],
-  pinned: [] as typeof samples.plain,
-};
+type Sample = { list: number; first: number };
+const samples: { plain: Sample[]; pinned: Sample[] } = { plain: [], pinned: [] };
 await once(false); // warm Deno's module cache
 for (let i = 0; i < RUNS; i++) {
   samples.plain.push(await once(false));

@@ -8,7 +8,8 @@
 // first line typed, sent at spawn, answered.
 // With three MCP servers configured (tests/fixtures/mcp/misbehaving_server.ts, each its own
 // Deno process), the prompt must not move: they start after it; the time until their tools
-// are ready is read from the phase trace.
+// are ready is read from the phase trace. The -p row has a reference too: a script that only
+// imports npm:openai, the client the answer needs, which no -p run can do without.
 // Run: deno run -A --unstable-worker-options bench/startup.ts [--runs N]   (default 15)
 
 import { join } from "node:path";
@@ -17,6 +18,7 @@ import { fileURLToPath } from "node:url";
 import { reply, startFakeLlmServer } from "../tests/helpers/fake_llm_server.ts";
 
 const MAIN = fileURLToPath(new URL("../main.ts", import.meta.url));
+const CONFIG = fileURLToPath(new URL("../deno.json", import.meta.url));
 const FLAGS = ["run", "-A", "--no-prompt", "--unstable-worker-options"];
 const { values } = parseArgs({
   args: Deno.args,
@@ -180,6 +182,9 @@ rl.prompt();
 rl.on("close", () => Deno.exit(0));
 `,
 );
+// The client library the -p answer needs, alone (resolved through the project's import map).
+const openaiScript = join(root, "openai_import.ts");
+await Deno.writeTextFile(openaiScript, 'await import("openai");\n');
 const shared = { DENO_DIR: await denoDir(), PATH: Deno.env.get("PATH") ?? "" };
 const plainEnv = { ...shared, ...await makeHome(root, "plain", 0) };
 const pluginEnv = { ...shared, ...await makeHome(root, "plugins", PLUGINS) };
@@ -198,7 +203,7 @@ const mcpEnv = {
 };
 const allowRun = `--allow-run=${Deno.execPath()}`;
 const server = startFakeLlmServer(
-  Array.from({ length: RUNS + 2 }, () => reply().text("Done.")),
+  Array.from({ length: RUNS + 3 }, () => reply().text("Done.")),
 );
 const model = ["--base-url", server.baseUrl, "--model", "m"];
 // The banner's last line, then the prompt: what a user sees when they can type.
@@ -228,6 +233,8 @@ const cases: Record<string, () => Promise<Sample>> = {
     timed([...FLAGS, MAIN, ...model, allowRun], { cwd, env: mcpEnv, ready: PROMPT }),
   "-p run (one answer)": () =>
     timed([...FLAGS, MAIN, ...model, "--no-session", "-p", "hi"], { cwd, env: plainEnv }),
+  "reference: npm:openai import alone": () =>
+    timed([...FLAGS, "--config", CONFIG, openaiScript], { cwd, env: plainEnv }),
 };
 
 try {
@@ -282,6 +289,14 @@ try {
       "which an empty script reaches at about 2 ms):",
   );
   for (const line of traced.stderr.split("\n")) {
+    if (line.startsWith("startup ")) console.log(`  ${line.slice("startup ".length)}`);
+  }
+  const tracedPrint = await timed([...FLAGS, MAIN, ...model, "--no-session", "-p", "hi"], {
+    cwd,
+    env: { ...plainEnv, HARNESS_TRACE_STARTUP: "1" },
+  });
+  console.log("phases of one -p run:");
+  for (const line of tracedPrint.stderr.split("\n")) {
     if (line.startsWith("startup ")) console.log(`  ${line.slice("startup ".length)}`);
   }
   const mcpReady: number[] = [];

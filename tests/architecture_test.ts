@@ -1,18 +1,22 @@
 // The layout's rules, checked on the real module graph (`deno info --json`): no import cycles
-// among project files, no import against the house style's direction, and nothing in src/'s
-// root but the neutral types. Each rule is also shown to fail on a small graph that breaks it.
+// among project files nor among rooms, every room importing only rooms below it in one total
+// order, no front end importing another, and nothing in src/'s root but the neutral types.
+// Each rule is also shown to fail on a small graph that breaks it.
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
-  directionProblem,
-  directionViolations,
   findCycles,
   listTsFiles,
   type ModuleGraph,
   readModuleGraph,
+  ROOM_ORDER,
+  roomGraph,
+  roomProblem,
+  roomViolations,
 } from "./helpers/module_graph.ts";
+import { misplacedTests } from "./helpers/test_layout.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 
@@ -24,12 +28,38 @@ function graphOf(edges: Record<string, string[]>): ModuleGraph {
   return new Map(Object.entries(edges).map(([from, to]) => [from, new Set(to)]));
 }
 
-Deno.test("architecture: the project's files import no cycle and nothing against the direction", async () => {
+Deno.test("architecture: no file or room cycle, and every room imports only rooms below it", async () => {
   const graph = await readModuleGraph(ROOT, projectFiles());
   assert(graph.size > 150, `deno info reported only ${graph.size} project modules`);
   assert(graph.get("src/cli/run_cli.ts")?.has("src/cli/args.ts"), "edges are read");
   assertEquals(findCycles(graph), []);
-  assertEquals(directionViolations(graph), []);
+  const rooms = roomGraph(graph);
+  assertEquals(findCycles(rooms), []);
+  assertEquals(roomViolations(graph), []);
+  // Every room of the project has its place in the order.
+  assertEquals([...rooms.keys()].filter((room) => !ROOM_ORDER.includes(room)), []);
+});
+
+Deno.test("architecture: tests mirror the source tree (tests/<room>/<file>_test.ts)", () => {
+  assertEquals(misplacedTests(listTsFiles(ROOT, "tests"), projectFiles()), []);
+  // A test named after no file of its room, a room that does not exist, a helper among tests;
+  // a test named after a folder of its room is in place.
+  assertEquals(
+    misplacedTests(
+      [
+        "tests/tools/ls_test.ts",
+        "tests/gadgets/x_test.ts",
+        "tests/tools/util.ts",
+        "tests/tools/search_test.ts",
+      ],
+      ["src/tools/tool_call.ts", "src/tools/search/grep_files.ts", "plugins/ls.ts"],
+    ),
+    [
+      "tests/gadgets/x_test.ts: tests/gadgets/ mirrors no room of the source tree",
+      "tests/tools/ls_test.ts: names no file of room tools",
+      "tests/tools/util.ts: not a test (name it *_test.ts, or move it to tests/helpers/)",
+    ],
+  );
 });
 
 Deno.test("architecture: src/ holds only messages.ts and errors.ts besides its rooms", () => {
@@ -37,7 +67,7 @@ Deno.test("architecture: src/ holds only messages.ts and errors.ts besides its r
   assertEquals(loose.sort(), ["errors.ts", "messages.ts"]);
 });
 
-Deno.test("architecture: the checks find a cycle and upward imports when one is added back", async () => {
+Deno.test("architecture: the checks find a file cycle and an upward import in a real project", async () => {
   // The real reader on a small project with a cycle through a type import.
   const dir = await Deno.makeTempDir();
   try {
@@ -54,8 +84,9 @@ Deno.test("architecture: the checks find a cycle and upward imports when one is 
     );
     const graph = await readModuleGraph(dir, ["src/cli/args.ts", "src/config/settings.ts"]);
     assertEquals(findCycles(graph), [["src/cli/args.ts", "src/config/settings.ts"]]);
-    assertEquals(directionViolations(graph), [
-      "src/config/settings.ts -> src/cli/args.ts: only the front ends (main.ts, cli/, ui/, acp/) import cli/",
+    assertEquals(findCycles(roomGraph(graph)), [["cli", "config"]]);
+    assertEquals(roomViolations(graph), [
+      "src/config/settings.ts -> src/cli/args.ts: cli/ stands above config/ in the order of rooms",
     ]);
   } finally {
     await Deno.remove(dir, { recursive: true });
@@ -64,37 +95,87 @@ Deno.test("architecture: the checks find a cycle and upward imports when one is 
   assertEquals(findCycles(graphOf({ "a.ts": ["b.ts"], "b.ts": [] })), []);
 });
 
-Deno.test("architecture: the direction rules", () => {
+Deno.test("architecture: a room cycle fails though no file imports itself back", () => {
+  // config -> mcp -> config through three different files: no file cycle, a room cycle.
+  const graph = graphOf({
+    "src/config/settings.ts": ["src/mcp/mcp_config.ts"],
+    "src/mcp/mcp_config.ts": [],
+    "src/mcp/mcp_tools.ts": ["src/config/folders.ts"],
+    "src/config/folders.ts": [],
+  });
+  assertEquals(findCycles(graph), []);
+  assertEquals(findCycles(roomGraph(graph)), [["config", "mcp"]]);
+  assertEquals(roomViolations(graph), [
+    "src/config/settings.ts -> src/mcp/mcp_config.ts: mcp/ stands above config/ in the order of rooms",
+  ]);
+  // The order alone decides which import of a cycle is the wrong one.
+  assertEquals(roomViolations(graph, ["neutral", "mcp", "config"]), [
+    "src/mcp/mcp_tools.ts -> src/config/folders.ts: config/ stands above mcp/ in the order of rooms",
+  ]);
+});
+
+Deno.test("architecture: no front end imports another, and acp/ never uses the terminal", () => {
+  assertEquals(roomViolations(graphOf({ "src/cli/dispatch.ts": ["src/acp/run_acp.ts"] })), [
+    "src/cli/dispatch.ts -> src/acp/run_acp.ts: the front end cli/ never imports acp/",
+  ]);
+  assertEquals(roomViolations(graphOf({ "src/acp/run_acp.ts": ["src/cli/args.ts"] })), [
+    "src/acp/run_acp.ts -> src/cli/args.ts: the front end acp/ never imports cli/",
+  ]);
+  assertEquals(roomViolations(graphOf({ "src/acp/run_acp.ts": ["src/ui/style.ts"] })), [
+    "src/acp/run_acp.ts -> src/ui/style.ts: the front end acp/ never imports ui/",
+  ]);
+  assertEquals(
+    roomViolations(graphOf({ "main.ts": ["src/acp/run_acp.ts", "src/cli/run_cli.ts"] })),
+    [],
+  );
+});
+
+Deno.test("architecture: the order of rooms", () => {
   const rejected: [string, string][] = [
     ["providers", "tools"],
     ["providers", "sandbox"],
     ["providers", "agent"],
     ["tools", "agent"],
+    ["tools", "sandbox"],
+    ["tools", "code_index"],
     ["sandbox", "ui"],
     ["agent", "cli"],
     ["agent", "sessions"],
     ["config", "cli"],
+    ["config", "mcp"],
+    ["config", "permissions"],
+    ["permissions", "sandbox"],
+    ["plugins", "sandbox"],
     ["platform", "config"],
     ["neutral", "platform"],
     ["builtin_tools", "agent"],
     ["mcp", "acp"],
+    ["app", "ui"],
+    ["app", "cli"],
+    ["cli", "main"],
+    ["nowhere", "tools"],
   ];
   for (const [from, to] of rejected) {
-    assert(directionProblem(from, to), `${from} -> ${to} should be rejected`);
+    assert(roomProblem(from, to), `${from} -> ${to} should be rejected`);
   }
   const allowed: [string, string][] = [
     ["main", "cli"],
-    ["cli", "agent"],
+    ["main", "acp"],
+    ["cli", "app"],
+    ["cli", "ui"],
+    ["acp", "app"],
+    ["app", "agent"],
+    ["app", "mcp"],
     ["ui", "agent"],
-    ["acp", "cli"],
     ["agent", "tools"],
     ["agent", "providers"],
     ["sessions", "agent"],
     ["sandbox", "tools"],
+    ["sandbox", "plugins"],
     ["providers", "platform"],
     ["providers", "neutral"],
   ];
   for (const [from, to] of allowed) {
-    assertEquals(directionProblem(from, to), undefined, `${from} -> ${to}`);
+    assertEquals(roomProblem(from, to), undefined, `${from} -> ${to}`);
   }
 });

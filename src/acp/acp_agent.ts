@@ -11,6 +11,7 @@ import {
   type InitializeResponse,
   type LoadSessionRequest,
   type LoadSessionResponse,
+  type McpServer,
   methods,
   type NewSessionRequest,
   type NewSessionResponse,
@@ -92,6 +93,7 @@ function initializeResponse(version: string): InitializeResponse {
     protocolVersion: PROTOCOL_VERSION,
     agentCapabilities: {
       loadSession: true,
+      mcpCapabilities: { http: true, sse: true },
       promptCapabilities: { image: false, audio: false, embeddedContext: true },
     },
     agentInfo: { name: "harness", title: "harness", version },
@@ -100,11 +102,15 @@ function initializeResponse(version: string): InitializeResponse {
 }
 
 /** The workspace of a session's folder; a relative `cwd` is the editor's mistake. */
-async function workspaceFor(deps: AcpAgentDeps, cwd: string): Promise<AcpWorkspace> {
+async function workspaceFor(
+  deps: AcpAgentDeps,
+  params: { cwd: string; mcpServers?: readonly McpServer[] | null },
+): Promise<AcpWorkspace> {
+  const { cwd } = params;
   if (!isAbsolute(cwd)) {
     throw RequestError.invalidParams({ cwd }, `cwd "${cwd}" is not an absolute path`);
   }
-  return await deps.workspace(cwd);
+  return await deps.workspace(cwd, params.mcpServers ?? []);
 }
 
 /** Sends `updates` for a session just after the current response. */
@@ -124,21 +130,14 @@ async function newSession(
   client: AgentContext,
 ): Promise<NewSessionResponse> {
   const { deps } = state;
-  const workspace = await workspaceFor(deps, params.cwd);
-  const started = deps.store.startSession({
-    model: deps.provider.model,
-    baseUrl: deps.startInfo.baseUrl,
-    cwd: params.cwd,
-    grants: deps.startInfo.grants,
-    provider: deps.provider.name,
-  });
-  if (!started.ok) throw RequestError.internalError(undefined, formatAgentError(started.error));
-  const session = openAcpSession(client, deps, {
+  const workspace = await workspaceFor(deps, params);
+  const opened = openAcpSession(client, deps, {
     workspace,
     cwd: params.cwd,
     capabilities: state.capabilities,
-    recorder: started.value,
   });
+  if (!opened.ok) throw RequestError.internalError(undefined, formatAgentError(opened.error));
+  const { session } = opened.value;
   state.sessions.set(session.id, session);
   notifyAfterResponse(client, session.id, [{
     sessionUpdate: "available_commands_update",
@@ -154,25 +153,24 @@ async function loadSession(
   client: AgentContext,
 ): Promise<LoadSessionResponse> {
   const { deps } = state;
-  const workspace = await workspaceFor(deps, params.cwd);
+  const workspace = await workspaceFor(deps, params);
   const previous = state.sessions.get(params.sessionId);
   previous?.live.running?.abort();
   previous?.conversation.parts.recorder.end();
-  const loaded = deps.store.loadSession(params.sessionId);
-  if (!loaded.ok) {
-    deps.log(formatAgentError(loaded.error));
-    throw RequestError.sessionNotFound(params.sessionId);
-  }
-  const { messages, state: loopState, writer } = loaded.value;
-  const session = openAcpSession(client, deps, {
+  const opened = openAcpSession(client, deps, {
     workspace,
     cwd: params.cwd,
     capabilities: state.capabilities,
-    recorder: writer,
-    init: { messages, state: loopState },
+    load: params.sessionId,
   });
+  if (!opened.ok) {
+    deps.log(formatAgentError(opened.error));
+    throw RequestError.sessionNotFound(params.sessionId);
+  }
+  const { session, loaded } = opened.value;
   state.sessions.set(session.id, session);
-  const plan = planUpdate(loopState);
+  const plan = planUpdate(loaded?.state ?? {});
+  const messages = loaded?.messages ?? [];
   for (const update of [...replayUpdates(messages, params.cwd), ...(plan ? [plan] : [])]) {
     await client.notify(methods.client.session.update, { sessionId: session.id, update });
   }
@@ -207,7 +205,7 @@ async function promptSession(
   try {
     const command = await runSlashCommand(text, {
       conversation: session.conversation,
-      approver: session.approver,
+      approver: () => session.approver.loaded(),
       grants: deps.grants,
       yes: deps.yes,
     });
@@ -225,6 +223,7 @@ async function promptSession(
       cwd: session.cwd,
       takeDiffs: () => session.live.diffs.splice(0),
     });
+    session.follow(); // the code map and the curator follow the session that sends now
     const outcome = await session.conversation.send(userText, sink, controller.signal);
     if (outcome.stopReason === "error") {
       throw RequestError.internalError(

@@ -6,7 +6,7 @@ import type { Conversation } from "../agent/conversation.ts";
 import { formatPermissionsReport } from "../permissions/explain.ts";
 import type { PolicyApprover } from "../permissions/policy_approver.ts";
 import { formatGrants, type Grants } from "../sandbox/grants.ts";
-import { formatTasks } from "../cli/slash_commands.ts";
+import { formatTaskChecklist } from "../tools/builtin/task_checklist.ts";
 
 /** What a prompt asks for: a normal turn, a reply without the model, or a continuation. */
 export type SlashOutcome =
@@ -24,7 +24,7 @@ export type SlashOutcome =
  * @example
  * ```ts
  * import { runSlashCommand } from "./acp_commands.ts";
- * const context = { conversation: {} as never, approver: {} as never, grants: {} as never, yes: false };
+ * const context = { conversation: {} as never, approver: () => ({}) as never, grants: {} as never, yes: false };
  * if ((await runSlashCommand("hello /tasks", context)).kind !== "none") throw new Error();
  * ```
  */
@@ -32,7 +32,8 @@ export async function runSlashCommand(
   text: string,
   context: {
     conversation: Conversation;
-    approver: PolicyApprover;
+    /** The session's policy engine (loaded on first use). */
+    approver: () => Promise<PolicyApprover>;
     grants: Grants;
     yes: boolean;
   },
@@ -44,7 +45,7 @@ export async function runSlashCommand(
         ? { kind: "continue" }
         : { kind: "reply", text: "Nothing to continue: the last turn was answered" };
     case "tasks":
-      return { kind: "reply", text: formatTasks(context.conversation.state) };
+      return { kind: "reply", text: formatTaskChecklist(context.conversation.state) };
     case "tools": {
       const tools = context.conversation.parts.tools;
       await tools.ready?.();
@@ -53,7 +54,8 @@ export async function runSlashCommand(
       );
       return { kind: "reply", text: lines.join("\n") };
     }
-    case "permissions":
+    case "permissions": {
+      const approver = await context.approver();
       return {
         kind: "reply",
         text: formatPermissionsReport({
@@ -61,10 +63,11 @@ export async function runSlashCommand(
           ...(context.yes
             ? { mode: "Approvals: --yes (calls run unless a rule denies them)" }
             : {}),
-          sessionApprovals: context.approver.sessionApprovals(),
-          rules: context.approver.rules(),
+          sessionApprovals: approver.sessionApprovals(),
+          rules: approver.rules(),
         }),
       };
+    }
     default:
       return { kind: "none" };
   }

@@ -63,7 +63,7 @@ export function permissionOptions(request: PromptRequest): PermissionOption[] {
  * ```ts
  * import { createAcpPrompter } from "./acp_prompter.ts";
  * const prompter = createAcpPrompter({
- *   sessionId: "s",
+ *   sessionId: () => "s",
  *   currentCall: () => ({ toolCallId: "c1", title: "ls" }),
  *   request: () => Promise.resolve({ outcome: { outcome: "selected", optionId: "allow_once" } }),
  * });
@@ -72,7 +72,8 @@ export function permissionOptions(request: PromptRequest): PermissionOption[] {
  * ```
  */
 export function createAcpPrompter(options: {
-  sessionId: string;
+  /** The session's id (known once the session log started or loaded it). */
+  sessionId: () => string;
   currentCall: () => PromptedCall | undefined;
   request: PermissionRequester;
 }): Prompter {
@@ -88,7 +89,7 @@ export function createAcpPrompter(options: {
       let response: RequestPermissionResponse;
       try {
         response = await options.request({
-          sessionId: options.sessionId,
+          sessionId: options.sessionId(),
           toolCall: {
             toolCallId: call.toolCallId,
             title: call.title,

@@ -1,50 +1,37 @@
-// One ACP session: a Conversation over the shared provider, the folder's sandboxed tools
-// (file tools through the editor when it offers fs/*, edits reported as diffs) and the policy
-// approver asking through session/request_permission. acp_agent.ts opens one per session/new
-// and session/load.
+// One ACP session: a conversation of the folder's workspace (app/open_run.ts opens it, as for
+// the REPL), its file tools going through the editor when it offers fs/* (edits reported as
+// diffs) and the policy approver asking through session/request_permission. acp_agent.ts
+// opens one per session/new and session/load.
 
 import { type AgentContext, type ClientCapabilities, methods } from "@agentclientprotocol/sdk";
-import type { LoopLimits } from "../agent/agent_loop.ts";
-import type { LoadedRule } from "../permissions/policy.ts";
-import type { Provider } from "../providers/provider.ts";
+import type { Workspace } from "../app/open_run.ts";
+import type { LazyApprover } from "../app/run_approver.ts";
+import type { RunSessions } from "../app/run_sessions.ts";
+import type { AgentError, Result } from "../errors.ts";
 import type { Grants } from "../sandbox/grants.ts";
-import type { SessionStore } from "../sessions/session_store_types.ts";
-import type { ToolRunner } from "../tools/tool_runner.ts";
-import { Conversation, type ConversationParts } from "../agent/conversation.ts";
-import type { Message } from "../messages.ts";
-import { createPolicyApprover, type PolicyApprover } from "../permissions/policy_approver.ts";
-import type { SessionRecorder } from "../agent/session_recorder.ts";
-import { repairArguments } from "../agent/repair_arguments.ts";
+import type { LoadedSession } from "../sessions/session_store_types.ts";
+import type { Conversation } from "../agent/conversation.ts";
 import { createAcpPrompter, type PromptedCall } from "./acp_prompter.ts";
 import { type FileDiff, withEditorFiles } from "./editor_files.ts";
 import { toolKind, toolTitle } from "./tool_updates.ts";
+import type { McpServer } from "@agentclientprotocol/sdk";
 
-/** The sandboxed tools and the policy rules of one workspace folder. */
+/** A workspace folder's tools and rules, and the conversations made over them. */
 export interface AcpWorkspace {
-  tools: ToolRunner;
-  rules: readonly LoadedRule[];
-  /** The workspace's ./.harness/policies.jsonc ("Always" never writes there untrusted). */
-  projectPolicyFile?: string;
-  systemPrompt(): string;
+  workspace: Workspace;
+  sessions: RunSessions;
 }
 
-/** What the agent is built from (run_acp.ts opens these from settings and flags). */
+/** What the agent is built from (run_acp.ts opens the run and its workspaces). */
 export interface AcpAgentDeps {
   version: string;
-  provider: Provider;
-  contextLength?: number;
   grants: Grants;
-  store: SessionStore;
-  limits: LoopLimits;
   /** --yes: approve every call the sandbox allows (policy denies still apply). */
   yes: boolean;
-  userPolicyFile: string;
   /** Characters of one result the model reads. */
   outputLimit: number;
-  /** The workspace of a folder, opened once. */
-  workspace(cwd: string): Promise<AcpWorkspace>;
-  /** Session log metadata. */
-  startInfo: { baseUrl: string; grants: string };
+  /** The workspace of a folder with the MCP servers the editor named, opened once. */
+  workspace(cwd: string, mcpServers: readonly McpServer[]): Promise<AcpWorkspace>;
   log(message: string): void;
 }
 
@@ -53,7 +40,9 @@ export interface AcpSession {
   id: string;
   cwd: string;
   conversation: Conversation;
-  approver: PolicyApprover;
+  approver: LazyApprover;
+  /** Makes the workspace's code tools follow this session's conversation. */
+  follow(): void;
   live: {
     running?: AbortController;
     /** The call the approver is deciding, named in permission requests. */
@@ -67,10 +56,11 @@ export interface AcpSession {
  * Opens a session: a new conversation (system prompt first) or one loaded from the log.
  *
  * @param client Calls the editor (permissions, fs/*).
- * @param deps The agent's provider, grants, limits and policy settings.
- * @param where The folder's workspace, the editor's capabilities, the session log writer and
- *   the loaded messages, if any.
- * @returns The session; its id is the session log's (a random one with --no-session).
+ * @param deps The agent's grants, limits and policy settings.
+ * @param where The folder's workspace, the editor's capabilities, and the id of the session to
+ *   load (none: a new one).
+ * @returns The session (its id is the session log's, a random one with --no-session), or why
+ *   the session log could not start or load it; a loaded session comes with what was loaded.
  */
 export function openAcpSession(
   client: AgentContext,
@@ -79,15 +69,15 @@ export function openAcpSession(
     workspace: AcpWorkspace;
     cwd: string;
     capabilities: ClientCapabilities;
-    recorder: SessionRecorder;
-    init?: { messages: Message[]; state: Record<string, unknown> };
+    load?: string;
   },
-): AcpSession {
-  const { workspace, cwd, capabilities, recorder, init } = where;
-  const id = recorder.id ?? crypto.randomUUID();
+): Result<{ session: AcpSession; loaded?: LoadedSession }, AgentError> {
+  const { workspace, cwd, capabilities } = where;
   const live: AcpSession["live"] = { diffs: [] };
+  // The id is known once the session log answered; the prompter asks for it then.
+  let sessionId = "";
   const prompter = createAcpPrompter({
-    sessionId: id,
+    sessionId: () => sessionId,
     currentCall: () => live.currentCall,
     request: (params, signal) =>
       client.request(
@@ -96,16 +86,9 @@ export function openAcpSession(
         signal ? { cancellationSignal: signal, stopWaitingOnCancel: true } : {},
       ),
   });
-  const approver = createPolicyApprover({
-    rules: workspace.rules,
-    mode: deps.yes ? "yes" : "interactive",
-    prompter,
-    userPolicyFile: deps.userPolicyFile,
-    ...(workspace.projectPolicyFile ? { projectPolicyFile: workspace.projectPolicyFile } : {}),
-    workspace: cwd,
-  });
+  const approver = workspace.workspace.approval.approver(prompter);
   const fs = capabilities.fs ?? {};
-  const tools = withEditorFiles(workspace.tools, {
+  const tools = withEditorFiles(workspace.workspace.tools.runner, {
     workspace: cwd,
     grants: deps.grants,
     outputLimit: deps.outputLimit,
@@ -113,29 +96,23 @@ export function openAcpSession(
       ...(fs.readTextFile
         ? {
           read: async (path: string) =>
-            (await client.request(methods.client.fs.readTextFile, { sessionId: id, path }))
-              .content,
+            (await client.request(methods.client.fs.readTextFile, { sessionId, path })).content,
         }
         : {}),
       ...(fs.writeTextFile
         ? {
           write: async (path: string, content: string) => {
-            await client.request(methods.client.fs.writeTextFile, {
-              sessionId: id,
-              path,
-              content,
-            });
+            await client.request(methods.client.fs.writeTextFile, { sessionId, path, content });
           },
         }
         : {}),
     },
     onDiff: (diff) => live.diffs.push(diff),
   });
-  const parts: ConversationParts = {
-    provider: deps.provider,
+  const seat = {
     tools,
     approver: {
-      approve(request, signal) {
+      approve(request: Parameters<LazyApprover["approve"]>[0], signal?: AbortSignal) {
         live.currentCall = {
           toolCallId: request.callId,
           title: toolTitle(request.tool, request.args),
@@ -144,14 +121,22 @@ export function openAcpSession(
         return approver.approve(request, signal);
       },
     },
-    recorder,
-    limits: deps.limits,
-    parseArguments: repairArguments,
-    ...(deps.contextLength ? { contextLength: deps.contextLength } : {}),
   };
-  const conversation = init
-    ? new Conversation(parts, init)
-    : Conversation.start(parts, workspace.systemPrompt());
-  const session: AcpSession = { id, cwd, conversation, approver, live };
-  return session;
+  let conversation: Conversation;
+  let loaded: LoadedSession | undefined;
+  if (where.load === undefined) {
+    const started = workspace.sessions.start(seat);
+    if (started.error) return { ok: false, error: started.error };
+    conversation = started.conversation;
+  } else {
+    const opened = workspace.sessions.load(where.load, seat);
+    if (!opened.ok) return opened;
+    conversation = opened.value.conversation;
+    loaded = opened.value.loaded;
+  }
+  sessionId = conversation.parts.recorder.id ?? crypto.randomUUID();
+  const follow = () =>
+    workspace.workspace.follow(() => conversation.messages, () => conversation.contextLength);
+  const session: AcpSession = { id: sessionId, cwd, conversation, approver, follow, live };
+  return { ok: true, value: { session, ...(loaded ? { loaded } : {}) } };
 }

@@ -101,6 +101,9 @@ export function withEditorFiles(inner: ToolRunner, options: EditorFilesOptions):
   return {
     ...(inner.ready ? { ready: () => inner.ready!() } : {}),
     list: () => inner.list(),
+    ...(inner.unavailableReason
+      ? { unavailableReason: (name: string) => inner.unavailableReason!(name) }
+      : {}),
     validate: (name, args) => inner.validate(name, args),
     ...(inner.preview ? { preview: inner.preview.bind(inner) } : {}),
     close: () => inner.close(),

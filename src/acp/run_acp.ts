@@ -1,34 +1,50 @@
 // `harness acp`: the agent an editor starts, speaking the Agent Client Protocol over stdio.
-// Opens what a REPL run opens (settings, provider, session store, per-folder policy rules and
-// sandboxed tools, through the same cli/ functions), then serves the connection until the
-// editor closes it. Only protocol messages go to stdout; everything else goes to stderr.
+// Opens the run as every front end does (app/open_run.ts: settings, provider, session log)
+// and, per folder an editor starts sessions in, its workspace with the MCP servers the editor
+// names; then serves the connection until the editor closes it. Only protocol messages go to
+// stdout; everything else goes to stderr.
 
-import { join } from "node:path";
 import { ndJsonStream, RequestError } from "@agentclientprotocol/sdk";
+import type { McpServer } from "@agentclientprotocol/sdk";
 import denoJson from "../../deno.json" with { type: "json" };
-import type { RunFlags } from "../cli/args.ts";
-import { type CommandIO, openStoreOrExit, settingsOrExit } from "../cli/command_io.ts";
-import { openProvider } from "../cli/open_provider.ts";
-import { openTools } from "../cli/open_tools.ts";
-import { trustProjectPolicy } from "../cli/project_policy_trust.ts";
-import { savedOutputsRoot } from "../config/folders.ts";
+import type { RunFlags } from "../app/run_flags.ts";
+import type { FrontEnd } from "../app/front_end.ts";
+import { openRun, type Run } from "../app/open_run.ts";
+import { EXIT } from "../app/exit_codes.ts";
 import { formatAgentError } from "../errors.ts";
-import {
-  formatPolicyFileError,
-  loadPolicyFiles,
-  policyFileRefs,
-  userPolicyFile,
-} from "../permissions/policy_file.ts";
-import { EXIT } from "../cli/exit_codes.ts";
-import { formatGrants, type Grants } from "../sandbox/grants.ts";
-import type { ToolHost } from "../sandbox/tool_host.ts";
-import { buildSystemPrompt } from "../agent/system_prompt.ts";
+import { loadSettings } from "../config/settings.ts";
+import type { Grants } from "../sandbox/grants.ts";
 import { createAcpAgent } from "./acp_agent.ts";
 import type { AcpWorkspace } from "./acp_session.ts";
+import { editorMcpServers } from "./editor_mcp_servers.ts";
 import { guardStdout } from "./stdout_guard.ts";
 
 const encoder = new TextEncoder();
 const writeErr = (text: string) => Deno.stderr.writeSync(encoder.encode(text));
+
+/** How harness acp reports: errors, on stderr. */
+export interface AcpIO {
+  printError(message: string): void;
+}
+
+/** The editor's side: no one can answer a question, and every message goes to stderr. */
+const ACP_FRONT_END: FrontEnd = {
+  interactive: false,
+  // No one can answer a trust question here: untrusted project content is left out.
+  io: { write: writeErr, readLine: () => Promise.resolve(null) },
+  mcpNotice: (line) => writeErr(`warning: ${line}\n`),
+  approvalNote: (text) => writeErr(`${text}\n`),
+  progress: {
+    download: (name) =>
+      Promise.resolve({
+        onStart: ({ file }) => writeErr(`Downloading ${name} to ${file}\n`),
+        onVerify: () => writeErr(`Checking the downloaded file\n`),
+      }),
+  },
+  providerOpened: (notes) => {
+    for (const note of notes) writeErr(`note: ${note}\n`);
+  },
+};
 
 /**
  * Serves one editor connection on stdin/stdout; returns the exit code when it closes.
@@ -37,96 +53,64 @@ const writeErr = (text: string) => Deno.stderr.writeSync(encoder.encode(text));
  * @param grants The Deno permission grants every tool runs under.
  * @param io Error printing (stderr).
  */
-export async function runAcp(flags: RunFlags, grants: Grants, io: CommandIO): Promise<number> {
+export async function runAcp(flags: RunFlags, grants: Grants, io: AcpIO): Promise<number> {
   const stdout = Deno.stdout.writable;
   guardStdout();
-  const loadedSettings = await settingsOrExit(flags, io);
-  if (typeof loadedSettings === "number") return loadedSettings;
-  const settings = loadedSettings;
-  const store = openStoreOrExit(flags, io);
-  if (typeof store === "number") return store;
-  const opened = await openProvider(settings);
+  const settings = await loadSettings(flags, { cwd: Deno.cwd() });
+  if (!settings.ok) {
+    io.printError(formatAgentError(settings.error));
+    return EXIT.usage;
+  }
+  const opened = await openRun({
+    settings: settings.value,
+    grants,
+    yes: flags.yes,
+    ...(flags.policies !== undefined ? { policies: flags.policies } : {}),
+    noSession: flags.noSession,
+  }, ACP_FRONT_END);
   if (!opened.ok) {
-    io.printError(formatAgentError(opened.error));
-    store.close();
-    return opened.error.kind === "usage" ? EXIT.usage : EXIT.runtime;
+    if (opened.error.message !== undefined) io.printError(opened.error.message);
+    return opened.error.exit;
   }
-  for (const note of opened.value.notes ?? []) writeErr(`note: ${note}\n`);
-  const hosts: ToolHost[] = [];
-  const workspaces = new Map<string, Promise<AcpWorkspace>>();
-
-  async function openWorkspace(cwd: string): Promise<AcpWorkspace> {
-    const loaded = await loadPolicyFiles(
-      policyFileRefs({ cwd, ...(flags.policies ? { extra: flags.policies } : {}) }),
-    );
-    if (!loaded.ok) {
-      throw RequestError.invalidParams({ cwd }, formatPolicyFileError(loaded.error));
-    }
-    // No one can answer a trust question here: an untrusted project file can only ask.
-    const quiet = { write: writeErr, readLine: () => Promise.resolve(null) };
-    const projectPolicyFile = join(cwd, ".harness", "policies.jsonc");
-    const trusted = await trustProjectPolicy(loaded.value, {
-      projectFile: projectPolicyFile,
-      io: quiet,
-      interactive: false,
-      cwd,
-    });
-    const tools = await openTools({
-      settings,
-      grants,
-      cwd,
-      dataDir: savedOutputsRoot(),
-      interactive: false,
-      io: quiet,
-    });
-    hosts.push(tools.host);
-    // A misspelt tool or argument name would make a rule silently match nothing.
-    await tools.host.ready();
-    const { checkRuleNames } = await import("../permissions/check_rule_names.ts");
-    const problem = checkRuleNames(loaded.value, tools.host.list());
-    if (problem) throw RequestError.invalidParams({ cwd }, formatPolicyFileError(problem));
-    return {
-      tools: tools.host,
-      rules: trusted.rules,
-      projectPolicyFile,
-      systemPrompt: () =>
-        buildSystemPrompt({
-          workspace: cwd,
-          now: new Date(),
-          os: Deno.build.os,
-          tools: tools.host.list().map((tool) => tool.name),
-          ...(settings.systemPrompt !== undefined ? { custom: settings.systemPrompt } : {}),
-        }),
-    };
-  }
-
+  const run = opened.value;
   const agent = createAcpAgent({
     version: denoJson.version,
-    provider: opened.value.provider,
-    ...(opened.value.contextLength ? { contextLength: opened.value.contextLength } : {}),
     grants,
-    store,
-    limits: { maxIterations: settings.maxIterations, maxToolCalls: settings.maxToolCalls },
     yes: flags.yes,
-    userPolicyFile: userPolicyFile(),
-    outputLimit: settings.toolOutputLimit,
-    startInfo: { baseUrl: settings.modelFile ?? settings.baseUrl, grants: formatGrants(grants) },
+    outputLimit: settings.value.toolOutputLimit,
     log: (message) => writeErr(`${message}\n`),
-    workspace(cwd) {
-      let open = workspaces.get(cwd);
-      if (!open) {
-        open = openWorkspace(cwd);
-        workspaces.set(cwd, open);
-        open.catch(() => workspaces.delete(cwd));
-      }
-      return open;
-    },
+    workspace: (cwd, mcpServers) => openAcpWorkspace(run, cwd, mcpServers),
   });
   const connection = agent.app.connect(ndJsonStream(stdout, Deno.stdin.readable));
   await connection.closed;
   agent.endSessions();
-  await Promise.all(hosts.map((host) => host.close()));
-  store.close();
-  await opened.value.close?.();
+  await run.close();
   return EXIT.ok;
+}
+
+/**
+ * The workspace of a session's folder, with the editor's MCP servers started: its tool list
+ * (MCP servers' tools too, for up to 10 s) is known before the session starts. A broken
+ * policy file or a misspelt rule refuses the session.
+ */
+async function openAcpWorkspace(
+  run: Run,
+  cwd: string,
+  servers: readonly McpServer[],
+): Promise<AcpWorkspace> {
+  const editor = editorMcpServers(servers);
+  if ("error" in editor) throw RequestError.invalidParams({ mcpServers: servers }, editor.error);
+  const extras = Object.keys(editor.servers).length > 0 ? { mcpServers: editor.servers } : {};
+  const opened = await run.workspace(cwd, extras);
+  if (!opened.ok) throw RequestError.invalidParams({ cwd }, opened.error.message);
+  const workspace = opened.value;
+  workspace.tools.mcp?.start();
+  await workspace.tools.runner.ready();
+  // A misspelt tool or argument name would make a rule silently match nothing.
+  const problem = await workspace.approval.rulesProblem;
+  if (problem !== undefined) {
+    await run.closeWorkspace(workspace); // the next session/new reads the files again
+    throw RequestError.invalidParams({ cwd }, problem);
+  }
+  return { workspace, sessions: run.sessions(workspace) };
 }

@@ -5,22 +5,9 @@
 import { httpUrlProblem } from "../platform/http_url.ts";
 import { err, ok, type Result } from "../errors.ts";
 import { type FlagSpec, parseFlags } from "./parse_flags.ts";
-import type { SettingFlags } from "../config/settings.ts";
+import type { RunFlags } from "../app/run_flags.ts";
 
 export { HELP } from "./help_text.ts";
-
-export type OutputFormat = "text" | "json" | "stream-json";
-
-export interface RunFlags extends SettingFlags {
-  yes: boolean;
-  policies?: string;
-  plugins: string[];
-  resume?: string | true;
-  continue: boolean;
-  noSession: boolean;
-  outputFormat: OutputFormat;
-  prompt?: string;
-}
 
 export type Command =
   | { kind: "help" }

@@ -1,10 +1,10 @@
 // Which session a run continues: a new one, the latest in this folder (--continue), a given
 // one (--resume ID), or one picked from a numbered list (--resume alone, on a terminal).
 
-import type { RunFlags } from "./args.ts";
+import type { RunFlags } from "../app/run_flags.ts";
 import type { CommandIO } from "./command_io.ts";
 import { formatAgentError } from "../errors.ts";
-import { EXIT } from "./exit_codes.ts";
+import { EXIT } from "../app/exit_codes.ts";
 import { turnCount } from "../sessions/query_sessions.ts";
 import type { SessionStore } from "../sessions/session_store_types.ts";
 import { terminalLine } from "../platform/terminal_text.ts";

@@ -1,12 +1,10 @@
-// What every subcommand shares: where its errors go, and loading settings or opening the
-// session store with the error printed and the exit code returned when that fails.
+// What every subcommand shares: where its errors go, and loading settings with the error
+// printed and the exit code returned when that fails.
 
-import type { RunFlags } from "./args.ts";
+import type { RunFlags } from "../app/run_flags.ts";
 import { loadSettings, type Settings } from "../config/settings.ts";
-import { type AgentError, formatAgentError } from "../errors.ts";
-import { createNullSessionStore, openSessionStore } from "../sessions/open_session_store.ts";
-import type { SessionStore } from "../sessions/session_store_types.ts";
-import { EXIT } from "./exit_codes.ts";
+import { formatAgentError } from "../errors.ts";
+import { EXIT } from "../app/exit_codes.ts";
 
 /** Where a command prints its errors (stderr, or a test's sink). */
 export interface CommandIO {
@@ -21,19 +19,4 @@ export async function settingsOrExit(flags: RunFlags, io: CommandIO): Promise<Se
     return EXIT.usage;
   }
   return settings.value;
-}
-
-/** Opens the session store, or the null store with --no-session. */
-export function openStoreOrExit(
-  flags: RunFlags,
-  io: CommandIO,
-  onWriteError?: (error: AgentError) => void,
-): SessionStore | number {
-  if (flags.noSession) return createNullSessionStore();
-  const store = openSessionStore(onWriteError ? { onWriteError } : {});
-  if (!store.ok) {
-    io.printError(`${formatAgentError(store.error)}`);
-    return EXIT.runtime;
-  }
-  return store.value;
 }

@@ -5,75 +5,60 @@
 
 import { readStdinLine } from "./read_stdin_line.ts";
 import { join } from "node:path";
-import type { Command, RunFlags } from "./args.ts";
-import { type Settings } from "../config/settings.ts";
-import { dataDir, savedOutputsRoot } from "../config/folders.ts";
+import type { Command } from "./args.ts";
+import type { RunFlags } from "../app/run_flags.ts";
+import { savedOutputsRoot } from "../config/folders.ts";
+import type { Settings } from "../config/settings.ts";
 import type { Grants } from "../sandbox/grants.ts";
-import { EXIT } from "./exit_codes.ts";
+import { EXIT } from "../app/exit_codes.ts";
 import { makeToolResult } from "../messages.ts";
-import type { LoadedRule } from "../permissions/policy.ts";
-import { checkRuleNames, type KnownTool } from "../permissions/check_rule_names.ts";
-import {
-  formatPolicyFileError,
-  loadPolicyFiles,
-  policyFileRefs,
-} from "../permissions/policy_file.ts";
+import type { FrontEnd } from "../app/front_end.ts";
+import { openToolsRun, type ToolsRun } from "../app/open_run.ts";
 import { type CommandIO, settingsOrExit } from "./command_io.ts";
-import { openTools } from "./open_tools.ts";
-import { trustProjectPolicy } from "./project_policy_trust.ts";
-import { CodeTools } from "../code_index/code_tools.ts";
-import { WithCodeTools } from "../tools/with_code_tools.ts";
-import { jsonTerminalSafe } from "../platform/terminal_text.ts";
+import { jsonTerminalSafe, terminalSafe } from "../platform/terminal_text.ts";
 
-/** Opens the tools non-interactively (untrusted project plugins are skipped with a warning). */
-function openDirectTools(
+/**
+ * Opens the folder's tools and rules as a run does, without a model. On a terminal the user
+ * is asked about untrusted project plugins, as in the REPL; a script never is.
+ */
+async function openDirectRun(
+  flags: RunFlags,
   settings: Settings,
   grants: Grants,
   cwd: string,
-  write: (text: string) => void,
-): ReturnType<typeof openTools> {
-  return openTools({
+  io: CommandIO,
+): Promise<ToolsRun | number> {
+  const stderr = (text: string) => Deno.stderr.writeSync(new TextEncoder().encode(text));
+  const frontEnd: FrontEnd = {
+    interactive: Deno.stdin.isTerminal(),
+    io: { write: stderr, readLine: (prompt) => readStdinLine(prompt) },
+    mcpNotice: (line) => stderr(`warning: ${terminalSafe(line)}\n`),
+    approvalNote: (text) => stderr(`${text}\n`),
+    outputsDir: join(savedOutputsRoot(), "direct"),
+  };
+  const opened = await openToolsRun({
     settings,
     grants,
     cwd,
-    dataDir: join(savedOutputsRoot(), "direct"),
-    // On a terminal the plugin author is asked, as in the REPL; a script never is.
-    interactive: Deno.stdin.isTerminal(),
-    io: { write, readLine: (prompt) => readStdinLine(prompt) },
-  });
+    yes: flags.yes,
+    ...(flags.policies !== undefined ? { policies: flags.policies } : {}),
+  }, frontEnd);
+  if (!opened.ok) {
+    if (opened.error.message !== undefined) io.printError(opened.error.message);
+    return opened.error.exit;
+  }
+  return opened.value;
 }
 
 /**
- * The policy rules of this folder as a run uses them: loaded, checked against the tools
- * (a misspelt tool or argument name is an error), an untrusted project file's rules made
- * strict-only. Prints the error and returns the exit code on failure.
+ * The rules of the folder as a run uses them, checked against the tools (a misspelt tool or
+ * argument name is an error, printed, and the exit code returned).
  */
-async function loadRules(
-  flags: RunFlags,
-  cwd: string,
-  tools: readonly KnownTool[],
-  io: CommandIO,
-): Promise<LoadedRule[] | number> {
-  const rules = await loadPolicyFiles(
-    policyFileRefs({ cwd, ...(flags.policies ? { extra: flags.policies } : {}) }),
-  );
-  const problem = rules.ok ? checkRuleNames(rules.value, tools) : rules.error;
-  if (problem !== undefined) {
-    io.printError(formatPolicyFileError(problem));
-    return EXIT.usage;
-  }
-  if (!rules.ok) return EXIT.usage;
-  // As in a run: an untrusted project policy file's allow rules ask (no question here).
-  const trusted = await trustProjectPolicy(rules.value, {
-    projectFile: join(cwd, ".harness", "policies.jsonc"),
-    io: {
-      readLine: () => Promise.resolve(null),
-      write: (text) => Deno.stderr.writeSync(new TextEncoder().encode(text)),
-    },
-    interactive: false,
-    cwd,
-  });
-  return trusted.rules;
+async function checkedRules(run: ToolsRun, io: CommandIO): Promise<number | undefined> {
+  const problem = await run.workspace.approval.rulesProblem;
+  if (problem === undefined) return undefined;
+  io.printError(problem);
+  return EXIT.usage;
 }
 
 function parseJsonArgument(json: string, io: CommandIO): unknown | undefined {
@@ -103,51 +88,31 @@ export async function runToolCommand(
   if (typeof settings === "number") return settings;
   const args = parseJsonArgument(command.json, io);
   if (args === undefined) return EXIT.usage;
-  const opened = await openDirectTools(settings, grants, cwd, (text) => {
-    Deno.stderr.writeSync(new TextEncoder().encode(text));
-  });
-  const host = new WithCodeTools(
-    opened.host,
-    new CodeTools({
-      workspace: cwd,
-      grants,
-      dataDir: dataDir(),
-      // search_code, as in a run; the server is the configured one (none is looked for here).
-      embedder: async () =>
-        (await import("../providers/embeddings/embedding_setup.ts")).resolveEmbedder({
-          ...(settings.embeddingModel ? { embeddingModel: settings.embeddingModel } : {}),
-          ...(settings.embeddingBaseUrl ? { embeddingBaseUrl: settings.embeddingBaseUrl } : {}),
-          server: {
-            ...(settings.discover ? {} : { baseUrl: settings.baseUrl }),
-            provider: settings.provider ?? "auto",
-          },
-          ...(settings.apiKey ? { apiKey: settings.apiKey } : {}),
-        }),
-    }),
-  );
-  const tools = { host };
-  await host.ready();
+  const run = await openDirectRun(command.flags, settings, grants, cwd, io);
+  if (typeof run === "number") return run;
+  const tools = run.workspace.tools.all;
   try {
-    const info = tools.host.list().find((tool) => tool.name === command.name);
+    await tools.ready?.(); // the code tools settle whether search_code is offered
+    const info = tools.list().find((tool) => tool.name === command.name);
     if (!info) {
       io.printError(
         `Unknown tool "${command.name}": available tools are ${
-          tools.host.list().map((t) => t.name).join(", ")
+          tools.list().map((t) => t.name).join(", ")
         }`,
       );
       return EXIT.usage;
     }
-    const validated = await tools.host.validate(command.name, args);
+    const validated = await tools.validate(command.name, args);
     if (!validated.ok) {
       io.printError(`Invalid arguments for "${command.name}": ${validated.error.join("; ")}`);
       return EXIT.usage;
     }
-    const rules = await loadRules(command.flags, cwd, tools.host.list(), io);
-    if (typeof rules === "number") return rules;
+    const broken = await checkedRules(run, io);
+    if (broken !== undefined) return broken;
     const { evaluatePolicy } = await import("../permissions/policy.ts");
     const policy = evaluatePolicy(
       { tool: command.name, args: validated.value, risk: info.risk },
-      rules,
+      run.workspace.approval.rules,
       { workspace: cwd },
     );
     if (policy.action === "deny") {
@@ -164,18 +129,18 @@ export async function runToolCommand(
       : ["SIGINT", "SIGTERM", "SIGHUP"];
     for (const signal of signals) Deno.addSignalListener(signal, cancel);
     try {
-      const run = await tools.host.run(command.name, validated.value, {
+      const ran = await tools.run(command.name, validated.value, {
         state: {},
         signal: controller.signal,
       });
-      console.log(jsonTerminalSafe(JSON.stringify(run.result, null, 2)));
+      console.log(jsonTerminalSafe(JSON.stringify(ran.result, null, 2)));
       if (controller.signal.aborted) return EXIT.interrupted;
-      return run.result.success ? EXIT.ok : EXIT.runtime;
+      return ran.result.success ? EXIT.ok : EXIT.runtime;
     } finally {
       for (const signal of signals) Deno.removeSignalListener(signal, cancel);
     }
   } finally {
-    await tools.host.close();
+    await run.close();
   }
 }
 
@@ -190,26 +155,31 @@ export async function runPolicyExplain(
   if (typeof settings === "number") return settings;
   const args = parseJsonArgument(command.json, io);
   if (args === undefined) return EXIT.usage;
-  const tools = await openDirectTools(settings, grants, cwd, () => {});
-  const known = tools.host.list();
-  await tools.host.close();
-  const info = known.find((tool) => tool.name === command.tool);
-  if (!info) {
-    io.printError(
-      `Unknown tool "${command.tool}": available tools are ${
-        known.map((t) => t.name).join(", ")
-      } (/tools in the REPL describes them)`,
+  const run = await openDirectRun(command.flags, settings, grants, cwd, io);
+  if (typeof run === "number") return run;
+  try {
+    const known = run.workspace.tools.all.list();
+    const info = known.find((tool) => tool.name === command.tool);
+    if (!info) {
+      io.printError(
+        `Unknown tool "${command.tool}": available tools are ${
+          known.map((t) => t.name).join(", ")
+        } (/tools in the REPL describes them)`,
+      );
+      return EXIT.usage;
+    }
+    const broken = await checkedRules(run, io);
+    if (broken !== undefined) return broken;
+    const mode = command.flags.yes ? "yes" : "interactive";
+    const { explainDecision } = await import("../permissions/explain.ts");
+    const explained = explainDecision(
+      { tool: command.tool, args, risk: info.risk },
+      run.workspace.approval.rules,
+      { mode, workspace: cwd },
     );
-    return EXIT.usage;
+    console.log(explained.text);
+    return EXIT.ok;
+  } finally {
+    await run.close();
   }
-  const rules = await loadRules(command.flags, cwd, known, io);
-  if (typeof rules === "number") return rules;
-  const mode = command.flags.yes ? "yes" : "interactive";
-  const { explainDecision } = await import("../permissions/explain.ts");
-  const explained = explainDecision({ tool: command.tool, args, risk: info.risk }, rules, {
-    mode,
-    workspace: cwd,
-  });
-  console.log(explained.text);
-  return EXIT.ok;
 }

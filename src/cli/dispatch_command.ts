@@ -1,32 +1,32 @@
-// Runs a parsed command: the REPL or a -p run, `harness tool`, `harness sessions`,
-// `harness policy explain`, `harness plugin new`, `harness acp` and `harness mcp`. Each command's module is imported when
-// it runs, so the REPL's start-up loads none of the others.
+// Runs a parsed command: the REPL or a -p run, `harness tool`, `harness sessions`, `harness
+// policy explain`, `harness plugin new`, `harness mcp`, and `harness acp` through the editor
+// front end main.ts hands in. Each command's module is imported when it runs, so the REPL's
+// start-up loads none of the others.
 
 import { join } from "node:path";
 import type { Command } from "./args.ts";
 import type { CommandIO } from "./command_io.ts";
 import { formatAgentError } from "../errors.ts";
 import type { Grants } from "../sandbox/grants.ts";
-import { EXIT } from "./exit_codes.ts";
+import { EXIT } from "../app/exit_codes.ts";
 import type { StartAhead } from "./prompt_ahead.ts";
-import type * as RunAcp from "../acp/run_acp.ts";
+import type { RunFlags } from "../app/run_flags.ts";
 
-// Not a string literal: the ACP SDK stays out of the graph `deno run` prepares for the REPL.
-// The "compile" task embeds it through its --include list.
-const ACP_MODULE = "../acp/run_acp.ts";
+/** The editor front end, `harness acp` (main.ts hands in src/acp/run_acp.ts's runAcp). */
+export type EditorFrontEnd = (flags: RunFlags, grants: Grants, io: CommandIO) => Promise<number>;
 
 /**
  * Runs one command; returns the process exit code.
  *
  * @param command The parsed command (not help/version).
  * @param grants The Deno permission grants from the command line.
- * @param io Error printing.
+ * @param io Error printing, and the editor front end for `harness acp`.
  * @param ahead For a run: the settings loaded, and the prompt shown, before this module.
  */
 export async function runCommand(
   command: Command,
   grants: Grants,
-  io: CommandIO,
+  io: CommandIO & { editor?: EditorFrontEnd },
   ahead?: StartAhead,
 ): Promise<number> {
   const cwd = Deno.cwd();
@@ -68,8 +68,11 @@ export async function runCommand(
       return await runToolCommand(command, grants, cwd, io);
     }
     case "acp": {
-      const { runAcp }: typeof RunAcp = await import(ACP_MODULE);
-      return await runAcp(command.flags, grants, io);
+      if (!io.editor) {
+        io.printError('"harness acp" is not available in this build: run harness from main.ts');
+        return EXIT.runtime;
+      }
+      return await io.editor(command.flags, grants, io);
     }
     case "index": {
       const { runIndexCommand } = await import("./index_command.ts");

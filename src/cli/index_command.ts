@@ -3,7 +3,7 @@
 // read grant as the tools, so it needs --allow-read for the folder.
 
 import { dataDir } from "../config/folders.ts";
-import { EXIT } from "./exit_codes.ts";
+import { EXIT } from "../app/exit_codes.ts";
 import type { Grants } from "../sandbox/grants.ts";
 import type { CommandIO } from "./command_io.ts";
 

@@ -3,14 +3,14 @@
 // On a terminal, stdin goes into raw mode first, so keys typed meanwhile wait in the
 // terminal's buffer, unechoed, until readline attaches and reads them; nothing is lost.
 
-import type { RunFlags } from "./args.ts";
-import { EXIT } from "./exit_codes.ts";
+import type { RunFlags } from "../app/run_flags.ts";
+import { EXIT } from "../app/exit_codes.ts";
 import { formatBanner } from "./banner.ts";
 import { loadSettings, type Settings } from "../config/settings.ts";
 import { formatAgentError } from "../errors.ts";
 import type { Grants } from "../sandbox/grants.ts";
 import { createStyle, REPL_PROMPT, wantsColor } from "../ui/style.ts";
-import { tracePhase } from "./startup_trace.ts";
+import { tracePhase } from "../platform/startup_trace.ts";
 
 /** Settings loaded before the conversation's modules, and the prompt if it is on screen. */
 export interface StartAhead {

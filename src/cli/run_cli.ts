@@ -2,12 +2,13 @@
 // harness's own flags, then the command. Each command's module is imported when it runs.
 
 import { HELP, parseCommand } from "./args.ts";
-import { EXIT } from "./exit_codes.ts";
+import { EXIT } from "../app/exit_codes.ts";
 import { formatAgentError } from "../errors.ts";
 import { parseGrantFlags } from "../cli/grant_flags.ts";
-import { tracePhase } from "./startup_trace.ts";
+import { tracePhase } from "../platform/startup_trace.ts";
 import type * as PromptAhead from "./prompt_ahead.ts";
 import type * as RunCommand from "./dispatch_command.ts";
+import type { EditorFrontEnd } from "./dispatch_command.ts";
 
 // Not string literals, like main.ts's import of this file: when a module loads, `deno run`
 // also prepares every module its literal dynamic imports reach, which cost about 2.5 ms
@@ -16,10 +17,12 @@ import type * as RunCommand from "./dispatch_command.ts";
 const PROMPT_AHEAD_MODULE = "./prompt_ahead.ts";
 const RUN_COMMAND_MODULE = "./dispatch_command.ts";
 
-/** How run_cli reports: the version line, and one-line errors. */
+/** How run_cli reports (the version line, one-line errors), and the editor front end. */
 export interface CliIO {
   version: string;
   printError(message: string): void;
+  /** `harness acp` (src/acp/run_acp.ts), handed in by main.ts: cli/ never imports acp/. */
+  editor?: EditorFrontEnd;
 }
 
 /**

@@ -3,8 +3,8 @@
 // documented exit code.
 
 import type { TurnOutcome } from "../agent/agent_loop.ts";
-import type { OutputFormat } from "./args.ts";
-import { EXIT } from "./exit_codes.ts";
+import type { OutputFormat } from "../app/run_flags.ts";
+import { EXIT } from "../app/exit_codes.ts";
 import type { Conversation } from "../agent/conversation.ts";
 import type { LoopEventSink } from "../agent/loop_events.ts";
 import { createStreamJson, finalJson } from "../ui/render_json.ts";

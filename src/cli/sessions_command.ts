@@ -2,8 +2,9 @@
 
 import type { Command } from "./args.ts";
 import { formatAgentError } from "../errors.ts";
-import { EXIT } from "./exit_codes.ts";
-import { type CommandIO, openStoreOrExit } from "./command_io.ts";
+import { EXIT } from "../app/exit_codes.ts";
+import type { CommandIO } from "./command_io.ts";
+import { openSessionStore } from "../sessions/open_session_store.ts";
 import { type SearchHit, type SessionSummary, turnCount } from "../sessions/query_sessions.ts";
 import { jsonTerminalSafe, terminalLine, terminalSafe } from "../platform/terminal_text.ts";
 
@@ -23,8 +24,12 @@ export async function runSessionsCommand(
   command: Extract<Command, { kind: "sessions" }>,
   io: CommandIO,
 ): Promise<number> {
-  const store = openStoreOrExit({ ...command.flags, noSession: false }, io);
-  if (typeof store === "number") return store;
+  const opened = openSessionStore();
+  if (!opened.ok) {
+    io.printError(formatAgentError(opened.error));
+    return EXIT.runtime;
+  }
+  const store = opened.value;
   try {
     switch (command.action) {
       case "list": {

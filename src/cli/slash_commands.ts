@@ -6,8 +6,9 @@ import type { Conversation } from "../agent/conversation.ts";
 import type { Style } from "../ui/style.ts";
 import type { ReplControl, SlashCommand } from "../ui/repl.ts";
 import type { ToolInfo } from "../tools/tool_runner.ts";
-import type { UnavailableTool } from "../tools/offered_tools.ts";
+import type { UnavailableTool } from "../app/offered_tools.ts";
 import { formatContextReport } from "../agent/context_report.ts";
+import { formatTaskChecklist } from "../tools/builtin/task_checklist.ts";
 import { terminalLine, terminalSafe } from "../platform/terminal_text.ts";
 
 export interface SlashContext {
@@ -27,31 +28,6 @@ export interface SlashContext {
   mcpReport?(): string;
   /** The usage report of one session (src/cli/stats_command.ts), or why there is none. */
   sessionStats?(sessionId: string | null, style: Style): Promise<string>;
-}
-
-interface Task {
-  id: string;
-  content: string;
-  status: string;
-}
-
-/**
- * Formats the task list held in the conversation state.
- *
- * @example
- * ```ts
- * import { formatTasks } from "./slash_commands.ts";
- * const text = formatTasks({ tasks: [{ id: "task_1", content: "x", status: "pending" }] });
- * if (!text.includes("task_1")) throw new Error(text);
- * ```
- */
-export function formatTasks(state: Record<string, unknown>): string {
-  const tasks = Array.isArray(state.tasks) ? state.tasks as Task[] : [];
-  if (tasks.length === 0) return "No tasks yet";
-  const mark: Record<string, string> = { pending: "[ ]", in_progress: "[~]", completed: "[x]" };
-  return tasks.map((task) => `${mark[task.status] ?? "[?]"} ${task.id}  ${task.content}`).join(
-    "\n",
-  );
 }
 
 /** Builds the REPL's slash commands over the given context. */
@@ -130,7 +106,8 @@ export function slashCommands(context: SlashContext): SlashCommand[] {
     {
       name: "tasks",
       summary: "show the task list",
-      run: (_args, repl) => repl.write(`${terminalSafe(formatTasks(repl.conversation.state))}\n`),
+      run: (_args, repl) =>
+        repl.write(`${terminalSafe(formatTaskChecklist(repl.conversation.state))}\n`),
     },
     {
       name: "clear",

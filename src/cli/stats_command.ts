@@ -4,8 +4,9 @@
 
 import type { Command } from "./args.ts";
 import { type AgentError, err, formatAgentError, ok, type Result } from "../errors.ts";
-import { EXIT } from "./exit_codes.ts";
-import { type CommandIO, openStoreOrExit } from "./command_io.ts";
+import { EXIT } from "../app/exit_codes.ts";
+import type { CommandIO } from "./command_io.ts";
+import { openSessionStore } from "../sessions/open_session_store.ts";
 import { createStyle, wantsColor } from "../ui/style.ts";
 import { formatUsageStats } from "../ui/stats_report.ts";
 import type { Style } from "../ui/style.ts";
@@ -69,8 +70,12 @@ export function runStatsCommand(
     }
     since = parsed.value;
   }
-  const store = openStoreOrExit({ ...command.flags, noSession: false }, io);
-  if (typeof store === "number") return store;
+  const opened = openSessionStore();
+  if (!opened.ok) {
+    io.printError(formatAgentError(opened.error));
+    return EXIT.runtime;
+  }
+  const store = opened.value;
   try {
     const stats = store.usageStats(since === undefined ? {} : { since });
     if (!stats.ok) {

@@ -14,8 +14,8 @@ import type { ParseError } from "jsonc-parser";
 import { err, ok, type Result } from "../errors.ts";
 import { isAnthropicBaseUrl } from "../providers/anthropic/base_url.ts";
 // Type only: config_trust.ts (and node:path) load only when a project config needs trust.
-import type { ConfigTrustOptions } from "../permissions/config_trust.ts";
-import { checkMcpServers, type McpServerConfig } from "../mcp/mcp_config.ts";
+import type { ConfigTrustOptions } from "./config_trust.ts";
+import { checkMcpServers, type McpServerConfig } from "./mcp_config.ts";
 import { type ModelSource, parseModelSource } from "../providers/model_source.ts";
 import { DEFAULT_TURN_OUTPUT_LIMITS } from "../providers/turn_output_cap.ts";
 
@@ -69,7 +69,7 @@ export interface Settings {
   loopGuard: number;
   /** No base URL, provider or model file was given: look for a local server. */
   discover?: boolean;
-  /** MCP servers by name (src/mcp/mcp_config.ts); the project file adds to the user's. */
+  /** MCP servers by name (src/config/mcp_config.ts); the project file adds to the user's. */
   mcpServers: Record<string, McpServerConfig>;
   /** The model offered to run in-process when no server answers (model_source.ts). */
   defaultModel?: ModelSource;
@@ -375,7 +375,7 @@ async function trustedPart(
     !PROJECT_CONFIG_SAFE_KEYS.includes(key) && name in settings
   );
   if (acting.length === 0) return settings;
-  const { settleProjectConfig } = await import("../permissions/config_trust.ts");
+  const { settleProjectConfig } = await import("./config_trust.ts");
   const keys = acting.map(([key]) => key);
   if (await settleProjectConfig(file, text, keys, trust)) return settings;
   const safe: Record<string, unknown> = { ...settings };

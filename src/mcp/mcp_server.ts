@@ -16,7 +16,7 @@ import {
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import denoJson from "../../deno.json" with { type: "json" };
-import { isStdioServer, type McpServerConfig } from "./mcp_config.ts";
+import { isStdioServer, type McpServerConfig } from "../config/mcp_config.ts";
 import { type McpCallResult, printable } from "./mcp_result.ts";
 
 /** A tool as the server lists it. */

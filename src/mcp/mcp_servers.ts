@@ -4,7 +4,7 @@
 // only when a server starts. mcp_tools.ts turns the servers' tools into ToolInfo and calls.
 
 import type { Grants } from "../sandbox/grants.ts";
-import type { McpServerConfig } from "./mcp_config.ts";
+import type { McpServerConfig } from "../config/mcp_config.ts";
 import type * as McpServerModule from "./mcp_server.ts";
 import type { McpCallFailure, McpConnection, McpToolListing } from "./mcp_server.ts";
 import type { McpCallResult } from "./mcp_result.ts";

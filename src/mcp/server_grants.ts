@@ -4,7 +4,7 @@
 
 import type { Grants } from "../sandbox/grants.ts";
 import { grantCovers, normalisePermissionValue } from "../sandbox/permission_value.ts";
-import { isStdioServer, type McpServerConfig } from "./mcp_config.ts";
+import { isStdioServer, type McpServerConfig } from "../config/mcp_config.ts";
 
 /**
  * Why the grants do not allow server `name`, or undefined when they do.

@@ -1,12 +1,12 @@
 // Trust for files a cloned repository brings that run code or loosen rules: project plugins
 // (`./plugins`) and the project policy file. New or changed files (by SHA-256 of the file, for
 // a plugin with every local file it imports) are listed and asked about once, and the answer is
-// kept in the trust store (trust_store.ts) under the file's real path: the same bytes in
+// kept in the trust store (config/trust_store.ts) under the file's real path: the same bytes in
 // another folder are asked about again. The tool host checks again (trustedHash) before each
 // import, so a plugin or helper changed during the session does not run.
 
 import { basename, dirname, relative } from "node:path";
-import { type FilePin, importGraphHash } from "../sandbox/import_graph.ts";
+import { type FilePin, importGraphHash } from "../platform/import_graph.ts";
 import {
   readTrustStore,
   recordTrust,
@@ -14,7 +14,7 @@ import {
   trustState,
   trustStoreFile,
   writeTrustStore,
-} from "./trust_store.ts";
+} from "../config/trust_store.ts";
 import { terminalLine } from "../platform/terminal_text.ts";
 
 /** The I/O trust needs: a one-line answer and output. */
@@ -82,7 +82,7 @@ export interface TrustHash {
 
 /**
  * The hash trust is recorded under: for a plugin (`.ts`, `.js`, `.mts`, `.mjs`), the SHA-256
- * of it and every local file it imports (see importGraphHash in src/sandbox/import_graph.ts;
+ * of it and every local file it imports (see importGraphHash in src/platform/import_graph.ts;
  * a plugin that imports nothing hashes as its bytes); for any other file (a policy file), the
  * SHA-256 of its bytes.
  *
@@ -116,7 +116,7 @@ export async function trustHash(file: string): Promise<TrustHash | { error: stri
  * tool host asks this before each import of a project plugin.
  *
  * @param file The plugin file.
- * @param options The store location (default trustedPluginsFile()).
+ * @param options The store location (default trustStoreFile()).
  * @returns `{ hash }` when trusted, else the reason, in words for the user.
  *
  * @example

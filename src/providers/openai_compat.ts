@@ -63,6 +63,16 @@ const LIST_MODELS_TIMEOUT_MS = 30 * 1000;
 let sdkModule: Promise<OpenAIModule> | undefined;
 
 /**
+ * Starts loading npm:openai now instead of on the first request: a run that sends one at once
+ * (harness -p) loads it while its tools are listed.
+ */
+export function preloadOpenAISdk(): void {
+  sdkModule ??= import("openai");
+  // A failed import is tried again by the first request, which reports it.
+  sdkModule.catch(() => sdkModule = undefined);
+}
+
+/**
  * Creates a provider for any server that speaks OpenAI Chat Completions with streaming.
  * npm:openai is loaded on the first request, so startup does not pay for it. The client never
  * retries on its own (`maxRetries: 0`): a slow or failing local server is reported at once.

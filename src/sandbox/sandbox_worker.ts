@@ -10,17 +10,17 @@ import type { EffectivePermissions, WorkerPermissions } from "./effective_permis
 import type { Grants } from "./grants.ts";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-import { localImports } from "./import_graph.ts";
+import { localImports } from "../platform/import_graph.ts";
 import { covers, grantCovers } from "./permission_value.ts";
 import { toolOutputsDir } from "../config/folders.ts";
 import {
   type HostToWorker,
   type LoadMessage,
-  type PluginRef,
   transferOf,
   type WorkerToHost,
 } from "./worker_protocol.ts";
 import type { RespawnMessage, SpawnMessage } from "./spawner_worker.ts";
+import type { PluginRef } from "../plugins/plugin_definition.ts";
 
 /** What every worker of one host shares. */
 export interface SandboxOptions {

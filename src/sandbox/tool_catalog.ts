@@ -10,7 +10,7 @@ import denoJson from "../../deno.json" with { type: "json" };
 import type { AgentError } from "../errors.ts";
 import type { PluginFile, PluginOrigin } from "../plugins/load_plugins.ts";
 import { trustedHash } from "../permissions/project_trust.ts";
-import { type CachedToolInfo, fingerprintFiles, SchemaCache } from "./schema_cache.ts";
+import { type CachedToolInfo, fingerprintFiles, SchemaCache } from "../plugins/schema_cache.ts";
 import type { ToolPermissions } from "../tools/define_tool.ts";
 import type { ToolInfo } from "../tools/tool_runner.ts";
 import {
@@ -18,8 +18,8 @@ import {
   effectivePermissions,
   noPermissions,
 } from "./effective_permissions.ts";
-import { builtinRisk } from "./builtin_risks.ts";
-import { type FilePin, importGraphPins, localImportGraph } from "./import_graph.ts";
+import { builtinRisk } from "../plugins/builtin_risks.ts";
+import { type FilePin, importGraphPins, localImports } from "../platform/import_graph.ts";
 import { grantCovers } from "./permission_value.ts";
 import {
   type Imported,
@@ -27,7 +27,7 @@ import {
   type SandboxWorker,
   startSandbox,
 } from "./sandbox_worker.ts";
-import type { LoadFailure, PluginRef, WireToolInfo } from "./worker_protocol.ts";
+import type { LoadFailure, PluginRef, WireToolInfo } from "../plugins/plugin_definition.ts";
 
 /** Tools that share effective permissions, and so one worker. */
 export interface ToolGroup {
@@ -42,7 +42,7 @@ export interface CatalogOptions extends SandboxOptions {
   pluginFiles: PluginFile[];
   /** The schema cache file; without it every plugin is imported to learn its schema. */
   schemaCacheFile?: string;
-  /** The project trust store (default: trustStoreFile() of src/permissions/trust_store.ts). */
+  /** The project trust store (default: trustStoreFile() of src/config/trust_store.ts). */
   trustStoreFile?: string;
 }
 
@@ -211,7 +211,10 @@ export async function loadToolCatalog(options: CatalogOptions): Promise<ToolCata
   await Promise.all(listed.map(async (file) => {
     const fingerprint = options.schemaCacheFile === undefined
       ? undefined
-      : await fingerprintFiles([...await localImportGraph(file.path)]);
+      : await cache.fingerprint(file.path, async () => {
+        const { files, missing } = await localImports(file.path);
+        return { files, missing, fingerprint: await fingerprintFiles(files) };
+      });
     if (fingerprint !== undefined) fingerprints.set(file.path, fingerprint);
     const hit = fingerprint === undefined ? undefined : cache.lookup(file.path, fingerprint);
     if (hit) known.set(file.path, hit);

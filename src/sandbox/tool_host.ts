@@ -21,9 +21,9 @@ import { ownField } from "../platform/json_values.ts";
 export interface ToolHostOptions extends SandboxOptions {
   /** Plugin files in discovery order (see src/plugins/load_plugins.ts). */
   pluginFiles: PluginFile[];
-  /** Schema cache file (see src/sandbox/schema_cache.ts); without it every plugin is imported. */
+  /** Schema cache file (see src/plugins/schema_cache.ts); without it every plugin is imported. */
   schemaCacheFile?: string;
-  /** Project trust store (default: trustStoreFile() of src/permissions/trust_store.ts). */
+  /** Project trust store (default: trustStoreFile() of src/config/trust_store.ts). */
   trustStoreFile?: string;
   /** Per-tool timeout overrides in milliseconds, by tool name. */
   timeouts?: Record<string, number>;

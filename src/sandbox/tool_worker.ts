@@ -13,19 +13,24 @@ import { toolOutputsDir } from "../config/folders.ts";
 import { CommandLauncher } from "./command_sandbox_launcher.ts";
 import { installDenyGuard, replaceDenoMember } from "./deny_guard.ts";
 import { describeNotCapable } from "./describe_not_capable.ts";
-import { changedSincePinned } from "./import_graph.ts";
-import { describeIssues, loadPlugin, shown, wireInfo } from "./plugin_definition.ts";
-import type {
-  HostToWorker,
-  LoadFailure,
-  LoadMessage,
-  PluginRef,
-  WireToolInfo,
-  WorkerToHost,
-} from "./worker_protocol.ts";
+import { changedSincePinned } from "../platform/import_graph.ts";
+// Loaded with the worker, before its permissions apply: import_graph.ts imports the lexer on
+// first use, and a dynamic import inside the sandbox would be checked against its grants.
+import "es-module-lexer";
+import {
+  describeIssues,
+  type LoadFailure,
+  loadPlugin,
+  type PluginRef,
+  shown,
+  wireInfo,
+  type WireToolInfo,
+} from "../plugins/plugin_definition.ts";
+import type { HostToWorker, LoadMessage, WorkerToHost } from "./worker_protocol.ts";
 
-export type { HostToWorker, PluginRef, WireToolInfo, WorkerToHost } from "./worker_protocol.ts";
-export { describeIssues } from "./plugin_definition.ts";
+export type { HostToWorker, WorkerToHost } from "./worker_protocol.ts";
+export type { PluginRef, WireToolInfo } from "../plugins/plugin_definition.ts";
+export { describeIssues } from "../plugins/plugin_definition.ts";
 
 interface WorkerScope {
   postMessage(message: WorkerToHost): void;

@@ -4,25 +4,11 @@
 // transferred (transferOf).
 
 import type { ToolErrorType } from "../messages.ts";
-import type { ToolDefinition, ToolPermissions } from "../tools/define_tool.ts";
+import type { LoadFailure, PluginRef, WireToolInfo } from "../plugins/plugin_definition.ts";
 import type { FileChange } from "../tools/file_change.ts";
 import type { CommandSandbox } from "./command_sandbox.ts";
 import type { Grants } from "./grants.ts";
 import type { PermissionName } from "./permission_name.ts";
-import type { FilePin } from "./import_graph.ts";
-
-/** A plugin file to import. */
-export interface PluginRef {
-  url: string;
-  path: string;
-  name: string;
-  /**
-   * The plugin's files (it and its local imports) with their hashes, as the user trusted them
-   * (a project plugin) or as harness listed them (any plugin the model could rewrite): the
-   * worker hashes them again right before importing and refuses a change.
-   */
-  pins?: FilePin[];
-}
 
 /** The "load" message: what a worker holds and how it is sandboxed. */
 export interface LoadMessage {
@@ -63,23 +49,6 @@ export type HostToWorker =
   /** What a call would change, for the approval prompt (the tool's `preview`). */
   | { type: "preview"; id: number; name: string; args: unknown; state: Record<string, unknown> }
   | { type: "abort"; id: number; reason: string };
-
-/** A valid tool as the worker reports it. */
-export interface WireToolInfo {
-  name: string;
-  description: string;
-  risk: ToolDefinition["risk"];
-  parameters: Record<string, unknown>;
-  permissions?: ToolPermissions;
-  timeoutMs?: number;
-  path: string;
-}
-
-/** A plugin file that could not be imported or is not a valid tool. */
-export interface LoadFailure {
-  path: string;
-  reason: string;
-}
 
 /** Messages to the host. */
 export type WorkerToHost =

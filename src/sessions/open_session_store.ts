@@ -4,10 +4,9 @@
 // rest for --continue, --resume, `harness sessions list|export|search|delete`.
 
 import { join } from "node:path";
-import { type AgentError, err, formatAgentError, ok, type Result } from "../errors.ts";
+import { type AgentError, formatAgentError, ok, type Result } from "../errors.ts";
 import { dataDir } from "../config/folders.ts";
-import { importJsonl } from "./jsonl.ts";
-import { createNullLogWriter, type EventLog } from "./log_writer.ts";
+import type { EventLog } from "./log_writer.ts";
 import { openDatabase } from "./schema.ts";
 import type { SessionStore } from "./session_store_types.ts";
 import { SqliteSessionStore } from "./sqlite_session_store.ts";
@@ -81,39 +80,4 @@ export function openSessionStore(
       ((error) => console.error(`Warning ${formatAgentError(error)}`)),
   };
   return ok(new SqliteSessionStore(log, options.newId ?? (() => crypto.randomUUID())));
-}
-
-/**
- * The store for --no-session: the same interface, records nothing, lists nothing.
- *
- * @returns A store whose writers drop every event.
- *
- * @example
- * ```ts
- * import { createNullSessionStore } from "./open_session_store.ts";
- * const store = createNullSessionStore();
- * const writer = store.startSession({ model: "m", baseUrl: "u", cwd: "/", grants: "", provider: "" });
- * if (!writer.ok || writer.value.id !== null) throw new Error();
- * ```
- */
-export function createNullSessionStore(): SessionStore {
-  const off = () =>
-    err<AgentError>({
-      kind: "usage",
-      message: "Sessions are off (--no-session): run without --no-session to use them",
-    });
-  return {
-    path: null,
-    startSession: () => ok(createNullLogWriter()),
-    listSessions: () => ok([]),
-    latestSession: () => ok(undefined),
-    findSession: off,
-    loadSession: off,
-    exportSession: off,
-    importJsonl,
-    searchSessions: () => ok({ hits: [], engine: "none" }),
-    usageStats: off,
-    deleteSession: () => Promise.resolve(off()),
-    close() {},
-  };
 }

@@ -13,7 +13,7 @@ import { discoverPlugins } from "../../src/plugins/load_plugins.ts";
 import { parseGrantFlags } from "../../src/cli/grant_flags.ts";
 import { createToolHost, type ToolHost } from "../../src/sandbox/tool_host.ts";
 import { createPolicyApprover } from "../../src/permissions/policy_approver.ts";
-import { createPrompter } from "../../src/permissions/prompter.ts";
+import { createPrompter } from "../../src/ui/prompter.ts";
 import type { KeyIO } from "../../src/permissions/prompt_types.ts";
 import { EventLog } from "../helpers/loop_host.ts";
 

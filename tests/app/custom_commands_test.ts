@@ -10,7 +10,7 @@ import {
   loadCustomCommands,
   parseCommandFile,
 } from "../../src/app/custom_commands.ts";
-import { tempDir } from "../permissions/temp_dir.ts";
+import { tempDir } from "../helpers/temp_dir.ts";
 
 async function write(path: string, text: string): Promise<void> {
   await Deno.mkdir(join(path, ".."), { recursive: true });

@@ -5,7 +5,7 @@ import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/stric
 import { join } from "node:path";
 import { runUserShell } from "../../src/app/user_shell.ts";
 import { openLoopHost } from "../helpers/loop_host.ts";
-import { OfferedTools } from "../../src/tools/offered_tools.ts";
+import { OfferedTools } from "../../src/app/offered_tools.ts";
 import { parseGrantFlags } from "../../src/cli/grant_flags.ts";
 
 const HAS_BWRAP = Deno.build.os === "linux" &&

@@ -1,5 +1,6 @@
 import { deepStrictEqual as assertEquals, equal } from "node:assert/strict";
-import { type Command, parseCommand, type RunFlags } from "../../src/cli/args.ts";
+import { type Command, parseCommand } from "../../src/cli/args.ts";
+import type { RunFlags } from "../../src/app/run_flags.ts";
 
 const RUN_DEFAULTS: RunFlags = {
   yes: false,

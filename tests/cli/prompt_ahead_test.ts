@@ -1,6 +1,6 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { join } from "node:path";
-import type { RunFlags } from "../../src/cli/args.ts";
+import type { RunFlags } from "../../src/app/run_flags.ts";
 import { startAhead } from "../../src/cli/prompt_ahead.ts";
 import { emptyGrants } from "../../src/sandbox/grants.ts";
 

@@ -132,7 +132,7 @@ Deno.test("indexWorkspace() refreshes only the named files", async () => {
   store.close();
 });
 
-const KILL_SCRIPT = fileURLToPath(new URL("./index_then_hang.ts", import.meta.url));
+const KILL_SCRIPT = fileURLToPath(new URL("../fixtures/index_then_hang.ts", import.meta.url));
 
 Deno.test("a kill during indexing leaves a usable index that the next run completes", async () => {
   await using ws = await tempWorkspace();

@@ -5,7 +5,7 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { join } from "node:path";
 import { instructionFolders, loadInstructions } from "../../src/config/project_instructions.ts";
-import { tempDir } from "../permissions/temp_dir.ts";
+import { tempDir } from "../helpers/temp_dir.ts";
 
 async function repo(root: string): Promise<string> {
   await Deno.mkdir(join(root, ".git"), { recursive: true });

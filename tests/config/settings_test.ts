@@ -2,7 +2,7 @@ import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/stric
 import { join } from "node:path";
 import { loadSettings, parseConfigText, type Settings } from "../../src/config/settings.ts";
 import type { AgentError } from "../../src/errors.ts";
-import { tempDir } from "../permissions/temp_dir.ts";
+import { tempDir } from "../helpers/temp_dir.ts";
 
 const ACCEPTED: [string, string, Partial<Settings>][] = [
   ["an empty file", "", {}],

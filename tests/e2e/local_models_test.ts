@@ -7,7 +7,7 @@ import { deepStrictEqual as assertEquals, match, ok as assert } from "node:asser
 import { reply, startFakeLlmServer } from "../helpers/fake_llm_server.ts";
 import { type FakeOllama, ollamaReply, startFakeOllama } from "../helpers/fake_ollama_server.ts";
 import { cliSandbox, lastJsonLine } from "../helpers/run_cli.ts";
-import { looksLikeOllamaRoot } from "../../src/cli/open_provider.ts";
+import { looksLikeOllamaRoot } from "../../src/app/provider_openers.ts";
 
 interface JsonCall {
   id: string;

@@ -283,7 +283,7 @@ Deno.test("harness reads the project config file and flags win over it", async (
   await using sandbox = await cliSandbox();
   await using server = startFakeLlmServer([reply().text("one"), reply().text("two")]);
   await Deno.mkdir(`${sandbox.cwd}/.harness`);
-  // base_url from a project config applies only once trusted (tests/cli/trust_attacks_test.ts).
+  // base_url from a project config applies only once trusted (tests/e2e/trust_attacks_test.ts).
   await Deno.mkdir(`${sandbox.home}/.config/harness`, { recursive: true });
   await Deno.writeTextFile(
     `${sandbox.home}/.config/harness/config.jsonc`,

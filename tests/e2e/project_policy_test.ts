@@ -1,5 +1,5 @@
 // A cloned repository's ./.harness/policies.jsonc must not let calls run unasked: its allow
-// rules apply only after the user trusts the file (src/cli/project_policy_trust.ts).
+// rules apply only after the user trusts the file (src/permissions/project_policy_trust.ts).
 
 import { deepStrictEqual as assertEquals, match } from "node:assert/strict";
 import { reply, startFakeLlmServer } from "../helpers/fake_llm_server.ts";

@@ -16,7 +16,7 @@ function assertStringIncludes(text: string, part: string): void {
 import { emptyGrants } from "../../src/sandbox/grants.ts";
 import { McpServers } from "../../src/mcp/mcp_servers.ts";
 import { WithMcpTools } from "../../src/mcp/mcp_tools.ts";
-import type { McpServerConfig } from "../../src/mcp/mcp_config.ts";
+import type { McpServerConfig } from "../../src/config/mcp_config.ts";
 import { ok } from "../../src/errors.ts";
 import type { ToolRunner } from "../../src/tools/tool_runner.ts";
 import { makeToolResult } from "../../src/messages.ts";

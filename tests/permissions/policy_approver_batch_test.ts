@@ -5,7 +5,7 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { join } from "node:path";
 import { createPolicyApprover } from "../../src/permissions/policy_approver.ts";
-import { createPrompter } from "../../src/permissions/prompter.ts";
+import { createPrompter } from "../../src/ui/prompter.ts";
 import type { KeyIO } from "../../src/permissions/prompt_types.ts";
 import type { LoadedRule } from "../../src/permissions/policy.ts";
 import type {
@@ -13,7 +13,7 @@ import type {
   ApprovalRequest,
   Approver,
 } from "../../src/permissions/approver.ts";
-import { tempDir } from "./temp_dir.ts";
+import { tempDir } from "../helpers/temp_dir.ts";
 
 function scriptedIO(keys: string[], lines: (string | null)[] = []): KeyIO & { output: string } {
   const io = {

@@ -8,7 +8,7 @@ import type { LoadedRule } from "../../src/permissions/policy.ts";
 import { loadPolicyFiles } from "../../src/permissions/policy_file.ts";
 import { evaluatePolicy } from "../../src/permissions/policy.ts";
 import type { ApprovalRequest } from "../../src/permissions/approver.ts";
-import { tempDir } from "./temp_dir.ts";
+import { tempDir } from "../helpers/temp_dir.ts";
 
 /** A Prompter that gives scripted answers and records what it was asked. */
 function scriptedPrompter(answers: PromptAnswer[]): Prompter & { asked: PromptRequest[] } {

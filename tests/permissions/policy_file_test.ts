@@ -9,7 +9,7 @@ import {
 import { parsePolicyText } from "../../src/permissions/policy_text.ts";
 import { evaluatePolicy } from "../../src/permissions/policy.ts";
 import { formatAgentError } from "../../src/errors.ts";
-import { tempDir } from "./temp_dir.ts";
+import { tempDir } from "../helpers/temp_dir.ts";
 
 async function expectError(text: string, reasonStart: string): Promise<void> {
   await using dir = await tempDir();

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { checkProjectTrust, type TrustIO } from "../../src/permissions/project_trust.ts";
-import { tempDir } from "./temp_dir.ts";
+import { tempDir } from "../helpers/temp_dir.ts";
 
 function scriptedIO(answers: (string | null)[]): TrustIO & { output: string; asked: number } {
   const io = {

@@ -6,7 +6,7 @@
 import { deepStrictEqual, ok } from "node:assert/strict";
 import { parseTextToolCalls } from "../../src/providers/text_tool_calls.ts";
 import { familiesFromTemplate } from "../../src/providers/text_tool_calls/chat_template.ts";
-import { splits, streamed, TOOLS } from "./text_tool_calls_streaming.ts";
+import { splits, streamed, TOOLS } from "../helpers/text_tool_calls_streaming.ts";
 
 interface Case {
   name: string;

@@ -6,6 +6,7 @@ import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
+import { hasCommand } from "../helpers/system_commands.ts";
 
 const INSTALL_SH = fileURLToPath(new URL("../../install.sh", import.meta.url));
 
@@ -217,10 +218,11 @@ Deno.test("install.sh downloads from a loopback server, verifies and installs th
   );
 });
 
-Deno.test("install.sh works with wget and a pinned version", async () => {
-  const hasWget = (await new Deno.Command("sh", { args: ["-c", "command -v wget"] }).output())
-    .success;
-  if (!hasWget) return; // The curl path is covered above; wget is optional on a dev machine.
+Deno.test({
+  name: "install.sh works with wget and a pinned version",
+  // The curl path is covered above; wget is optional on a dev machine.
+  ignore: !hasCommand("wget"),
+}, async () => {
   await using tmp = await makeTempDir();
   await writeFakeRelease(join(tmp.path, "releases"), { version: "v0.9.0" });
   await using server = serveDir(join(tmp.path, "releases"));

@@ -8,7 +8,7 @@ import {
 } from "../../src/sessions/open_session_store.ts";
 import { SCHEMA_VERSION } from "../../src/sessions/schema.ts";
 import { makeV1Database, V1_SESSION_ID } from "../fixtures/sessions/make_v1_database.ts";
-import { assertEveryCallAnswered, START_INFO, tempDir, unwrap } from "./session_test_helpers.ts";
+import { assertEveryCallAnswered, START_INFO, tempDir, unwrap } from "../helpers/session_store.ts";
 
 function openError(path: string): string {
   const opened = openSessionStore({ path });

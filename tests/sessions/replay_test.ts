@@ -2,7 +2,7 @@ import { deepStrictEqual as assertEquals } from "node:assert/strict";
 import { makeToolResult } from "../../src/messages.ts";
 import { interruptedResult, replayEvents } from "../../src/sessions/replay.ts";
 import type { SessionEvent } from "../../src/sessions/session_events.ts";
-import { assertEveryCallAnswered } from "./session_test_helpers.ts";
+import { assertEveryCallAnswered } from "../helpers/session_store.ts";
 
 const at = "2025-01-01T00:00:00.000Z";
 const result = makeToolResult({ data: "ok", now: new Date(at) });

@@ -5,7 +5,7 @@
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { toolCallMessage } from "../../src/messages.ts";
-import { openTestStore, START_INFO, tempDir, unwrap } from "./session_test_helpers.ts";
+import { openTestStore, START_INFO, tempDir, unwrap } from "../helpers/session_store.ts";
 
 Deno.test("loadSession() of a session open elsewhere forks it; after it ends, resume continues it", async () => {
   await using dir = await tempDir();

@@ -284,7 +284,7 @@ Deno.test("queryUsageStats() counts a real repeated-failure stop and the limits"
 });
 
 Deno.test("SessionStore.usageStats() is an error with --no-session, and reads an empty log", async () => {
-  const { createNullSessionStore } = await import("../../src/sessions/open_session_store.ts");
+  const { createNullSessionStore } = await import("../../src/sessions/null_session_store.ts");
   const off = createNullSessionStore().usageStats();
   assert(!off.ok && off.error.kind === "usage");
   await using db = await openDb();

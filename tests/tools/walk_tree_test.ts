@@ -1,6 +1,7 @@
-import { deepStrictEqual as assertEquals } from "node:assert/strict";
+import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { walkTree } from "../../src/tools/search/walk_tree.ts";
 import { makeToolContext } from "../helpers/tool_context.ts";
+import { hasCommand } from "../helpers/system_commands.ts";
 
 /** Files the walk reports under `start`, hidden names included, .gitignore honoured. */
 function walkFiles(workspace: string, start = ""): string[] {
@@ -52,22 +53,19 @@ Deno.test("walkTree() honours negation, dir-only, anchored, ** and nested .gitig
   ]);
 });
 
-Deno.test("walkTree() lists the same files as `git ls-files --others --exclude-standard`", async () => {
-  let git: Deno.CommandOutput;
+Deno.test({
+  name: "walkTree() lists the same files as `git ls-files --others --exclude-standard`",
+  ignore: !hasCommand("git"),
+}, async () => {
   await using ctx = await makeToolContext(TRICKY);
-  try {
-    const init = new Deno.Command("git", { args: ["init", "-q"], cwd: ctx.workspace }).outputSync();
-    if (!init.success) return;
-    await ctx.write({ ".git/info/exclude": "excluded.txt\n" });
-    git = new Deno.Command("git", {
-      args: ["-c", "core.ignorecase=false", "ls-files", "--others", "--exclude-standard"],
-      cwd: ctx.workspace,
-      stdout: "piped",
-    }).outputSync();
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return; // git is not installed
-    throw error;
-  }
+  const init = new Deno.Command("git", { args: ["init", "-q"], cwd: ctx.workspace }).outputSync();
+  assert(init.success, "git init failed");
+  await ctx.write({ ".git/info/exclude": "excluded.txt\n" });
+  const git = new Deno.Command("git", {
+    args: ["-c", "core.ignorecase=false", "ls-files", "--others", "--exclude-standard"],
+    cwd: ctx.workspace,
+    stdout: "piped",
+  }).outputSync();
   const listed = new TextDecoder().decode(git.stdout).trim().split("\n")
     .filter((p) => !p.endsWith(".gitignore")).sort();
   assertEquals(walkFiles(ctx.workspace).sort(), listed);
@@ -85,15 +83,13 @@ Deno.test("walkTree() searches a named folder below an ignored one, without the 
   assertEquals(walkFiles(ctx.workspace, "src"), ["src/d.js"]);
 });
 
-Deno.test("walkTree() reports FIFOs as `other` so readers can skip them", async () => {
+Deno.test({
+  name: "walkTree() reports FIFOs as `other` so readers can skip them",
+  ignore: !hasCommand("mkfifo"),
+}, async () => {
   await using ctx = await makeToolContext({ "a.txt": "" });
-  try {
-    const made = new Deno.Command("mkfifo", { args: [`${ctx.workspace}/pipe`] }).outputSync();
-    if (!made.success) return;
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return; // no mkfifo on this system
-    throw error;
-  }
+  const made = new Deno.Command("mkfifo", { args: [`${ctx.workspace}/pipe`] }).outputSync();
+  assert(made.success, "mkfifo failed");
   const kinds: string[] = [];
   walkTree(ctx.workspace, "", {
     includeHidden: false,

@@ -4,7 +4,7 @@
 import { deepStrictEqual as assertEquals } from "node:assert/strict";
 import { join } from "node:path";
 import { complete } from "../../src/ui/completion.ts";
-import { tempDir } from "../permissions/temp_dir.ts";
+import { tempDir } from "../helpers/temp_dir.ts";
 
 Deno.test("complete() offers slash commands for / and nothing for a plain word", () => {
   const source = { commands: () => ["review", "resume", "help"], workspace: "/nowhere" };

@@ -2,7 +2,7 @@
 // the tool's sandbox) instead of the arguments as JSON; `v` unfolds a long one.
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
-import { createPrompter } from "../../src/permissions/prompter.ts";
+import { createPrompter } from "../../src/ui/prompter.ts";
 import { openLoopHost } from "../helpers/loop_host.ts";
 
 function scripted(keys: string[]) {

@@ -6,7 +6,7 @@ import {
   historyFile,
   loadHistory,
 } from "../../src/ui/repl_history.ts";
-import { tempDir } from "../sessions/session_test_helpers.ts";
+import { tempDir } from "../helpers/session_store.ts";
 
 Deno.test("loadHistory() returns lines from earlier runs, most recent first, per cwd", async () => {
   await using dir = await tempDir();

@@ -6,17 +6,23 @@
 import { createEmbedder, type Embedder, type EmbeddingApi } from "./embedder.ts";
 import { findEmbeddingModel } from "./find_embedding_model.ts";
 
+/**
+ * The model server in use, and the provider speaking to it ("ollama", "openai", ...; "auto":
+ * not opened, so the URL's shape decides, as for `embedding_base_url`).
+ */
+export interface EmbeddingServer {
+  baseUrl?: string;
+  provider: string;
+}
+
 /** What the run knows that decides the embedding model. */
 export interface EmbeddingSetup {
   /** `embedding_model` ("off": none). */
   embeddingModel?: string;
   /** `embedding_base_url`. */
   embeddingBaseUrl?: string;
-  /**
-   * The model server in use, and the provider speaking to it ("ollama", "openai", ...; "auto":
-   * not opened, so the URL's shape decides, as for `embedding_base_url`).
-   */
-  server: { baseUrl?: string; provider: string };
+  /** The model server in use. */
+  server: EmbeddingServer;
   /** The model server's key. */
   apiKey?: string;
 }

@@ -1,0 +1,224 @@
+// The one place a run is assembled, for every front end: the run's policy rules, session log
+// and provider, and its workspace (tools, approval) opened while the provider opens (after
+// it, for the REPL, whose questions need the terminal the provider's progress uses). Ways to
+// start or load conversations, and close() for everything opened.
+
+import { type AgentError, err, formatAgentError, ok, type Result } from "../errors.ts";
+import type { Settings } from "../config/settings.ts";
+import type { Grants } from "../sandbox/grants.ts";
+import { createNullSessionStore } from "../sessions/null_session_store.ts";
+import type * as OpenSessionStore from "../sessions/open_session_store.ts";
+import type { SessionStore } from "../sessions/session_store_types.ts";
+import { isNoServerError } from "../providers/discover_server.ts";
+import { tracePhase } from "../platform/startup_trace.ts";
+import type { FrontEnd } from "./front_end.ts";
+import { EXIT } from "./exit_codes.ts";
+import { openProvider } from "./open_provider.ts";
+import type { OpenedProvider } from "./provider_openers.ts";
+import {
+  loadWorkspaceRules,
+  openWorkspace,
+  type RunFailure,
+  type Workspace,
+} from "./open_workspace.ts";
+import { type WorkspaceExtras, Workspaces, type WorkspacesRequest } from "./workspaces.ts";
+import { type RunSessions, runSessions } from "./run_sessions.ts";
+
+export type { RunFailure, Workspace } from "./open_workspace.ts";
+export type { WorkspaceExtras } from "./workspaces.ts";
+
+// Not a string literal: a run with --no-session never loads SQLite. The "compile" task embeds
+// it through its --include list.
+const SESSION_STORE_MODULE = "../sessions/open_session_store.ts";
+
+/** What a front end asks to open. */
+export interface RunRequest {
+  settings: Settings;
+  grants: Grants;
+  /** The run's folder; left out by ACP, which opens a workspace per session folder. */
+  cwd?: string;
+  /** --yes: approve every call the sandbox allows (policy denies still apply). */
+  yes: boolean;
+  /** --policies FILE. */
+  policies?: string;
+  /** --no-session: the null session store. */
+  noSession: boolean;
+  /** A write to the session log failed (disk full); the run goes on. */
+  onWriteError?(error: AgentError): void;
+}
+
+/** An open run. */
+export interface Run {
+  settings: Settings;
+  grants: Grants;
+  provider: OpenedProvider;
+  store: SessionStore;
+  /**
+   * The workspace of a folder, opened once (per folder and extras); the run's own folder was
+   * opened with the run. A broken policy file fails it.
+   */
+  workspace(cwd: string, extras?: WorkspaceExtras): Promise<Result<Workspace, RunFailure>>;
+  /** Closes a workspace and forgets it: the next call for its folder opens it again. */
+  closeWorkspace(workspace: Workspace): Promise<void>;
+  /** The conversations of a workspace. */
+  sessions(workspace: Workspace): RunSessions;
+  /** Closes every workspace, the session log and the provider. */
+  close(): Promise<void>;
+}
+
+/** A run without a model: the tools and rules of one folder (`harness tool`, policy explain). */
+export interface ToolsRun {
+  settings: Settings;
+  grants: Grants;
+  workspace: Workspace;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens a run: its folder's policy rules (a broken file fails first, exit 2), the session
+ * log, the provider (after an offer to run a model here when no server answers) and the
+ * folder's workspace, opened while the provider opens unless the front end asks questions.
+ *
+ * @param request Settings, grants, folder and flags.
+ * @param frontEnd How the front end asks and shows.
+ * @returns The run, or why it could not open (printed by the front end, with its exit code).
+ */
+export async function openRun(
+  request: RunRequest,
+  frontEnd: FrontEnd,
+): Promise<Result<Run, RunFailure>> {
+  const rules = request.cwd === undefined
+    ? undefined
+    : await loadWorkspaceRules(request.cwd, request.policies);
+  if (rules && !rules.ok) return rules;
+  const store = await openStore(request);
+  if (!store.ok) return store;
+  tracePhase("session store opened");
+  const stopped = frontEnd.storeOpened?.(store.value);
+  if (stopped !== undefined) {
+    store.value.close();
+    return err({ exit: stopped });
+  }
+  const workspaces = new Workspaces(workspacesRequest(request), frontEnd);
+  if (rules?.ok && request.cwd !== undefined) workspaces.useRules(request.cwd, rules.value);
+  // The REPL asks its questions once the provider no longer writes its progress.
+  if (request.cwd !== undefined && !frontEnd.interactive) void workspaces.open(request.cwd);
+  const opened = await openProviderFor(request.settings, frontEnd);
+  if (!opened.ok) {
+    await workspaces.closeAll();
+    store.value.close();
+    return opened;
+  }
+  workspaces.setProvider(opened.value);
+  frontEnd.providerOpened?.(opened.value.notes ?? []);
+  const run: Run = {
+    settings: request.settings,
+    grants: request.grants,
+    provider: opened.value,
+    store: store.value,
+    workspace: (cwd, extras) => workspaces.open(cwd, extras),
+    closeWorkspace: (workspace) => workspaces.close(workspace),
+    sessions: (workspace) =>
+      runSessions({
+        settings: request.settings,
+        grants: request.grants,
+        cwd: workspace.cwd,
+        store: store.value,
+        opened: opened.value,
+        tools: workspace.tools,
+      }),
+    async close() {
+      await workspaces.closeAll();
+      store.value.close();
+      await opened.value.close?.();
+    },
+  };
+  if (request.cwd !== undefined) void workspaces.open(request.cwd);
+  return ok(run);
+}
+
+/**
+ * Opens the tools and rules of one folder without a model or a session log, as a run would
+ * (`harness tool`, `harness policy explain`).
+ */
+export async function openToolsRun(
+  request: Omit<RunRequest, "noSession" | "onWriteError"> & { cwd: string },
+  frontEnd: FrontEnd,
+): Promise<Result<ToolsRun, RunFailure>> {
+  const rules = await loadWorkspaceRules(request.cwd, request.policies);
+  if (!rules.ok) return rules;
+  const workspace = await openWorkspace(
+    { ...workspacesRequest(request), cwd: request.cwd },
+    rules.value,
+    frontEnd,
+    {
+      provider: () => undefined,
+      contextLength: () => undefined,
+      // No model here: the server is the configured one (none is looked for).
+      server: () =>
+        Promise.resolve({
+          ...(request.settings.discover ? {} : { baseUrl: request.settings.baseUrl }),
+          provider: request.settings.provider ?? "auto",
+        }),
+    },
+  );
+  return ok({
+    settings: request.settings,
+    grants: request.grants,
+    workspace,
+    close: () => workspace.close(),
+  });
+}
+
+/** What every workspace of a run is opened with. */
+function workspacesRequest(
+  request: Pick<RunRequest, "settings" | "grants" | "yes" | "policies">,
+): WorkspacesRequest {
+  return {
+    settings: request.settings,
+    grants: request.grants,
+    yes: request.yes,
+    ...(request.policies !== undefined ? { policies: request.policies } : {}),
+  };
+}
+
+/** The session log, or the null store with --no-session. */
+async function openStore(request: RunRequest): Promise<Result<SessionStore, RunFailure>> {
+  if (request.noSession) return ok(createNullSessionStore());
+  const { openSessionStore }: typeof OpenSessionStore = await import(SESSION_STORE_MODULE);
+  const store = openSessionStore(
+    request.onWriteError ? { onWriteError: request.onWriteError } : {},
+  );
+  if (!store.ok) return err({ message: formatAgentError(store.error), exit: EXIT.runtime });
+  return store;
+}
+
+/**
+ * Opens the provider. When harness looked for a server and none answered, the front end may
+ * offer the default model in this process; declining or a failed download fails the run.
+ */
+async function openProviderFor(
+  settings: Settings,
+  frontEnd: FrontEnd,
+): Promise<Result<OpenedProvider, RunFailure>> {
+  // A front end that asks nothing sends its first request as soon as the run is open.
+  const progress = { ...frontEnd.progress, soon: !frontEnd.interactive };
+  let opened = await openProvider(settings, progress);
+  const notes: string[] = [];
+  if (!opened.ok && settings.discover && isNoServerError(opened.error) && frontEnd.offerModelHere) {
+    const here = await frontEnd.offerModelHere(opened.error);
+    if (!here.ok) return err({ message: here.error.message, exit: EXIT.runtime });
+    settings.modelFile = here.value.modelFile;
+    settings.discover = false;
+    notes.push(here.value.note);
+    opened = await openProvider(settings, progress);
+  }
+  if (!opened.ok) {
+    return err({
+      message: formatAgentError(opened.error),
+      exit: opened.error.kind === "usage" ? EXIT.usage : EXIT.runtime,
+    });
+  }
+  tracePhase("provider opened");
+  return ok({ ...opened.value, notes: [...notes, ...(opened.value.notes ?? [])] });
+}

@@ -1,0 +1,113 @@
+// How a workspace makes conversations, the same for every front end: a new session in the
+// log with the system prompt first, or one loaded from the log. Each conversation gets the
+// run's provider, limits, window, compaction and argument repair; the front end passes the
+// approver (how it asks) and, when it wraps them, the tools.
+
+import type { Settings } from "../config/settings.ts";
+import type { AgentError, Result } from "../errors.ts";
+import { Conversation, type ConversationParts } from "../agent/conversation.ts";
+import type { SessionRecorder } from "../agent/session_recorder.ts";
+import { buildSystemPrompt } from "../agent/system_prompt.ts";
+import { repairArguments } from "../agent/repair_arguments.ts";
+import type { Approver } from "../permissions/approver.ts";
+import { formatGrants, type Grants } from "../sandbox/grants.ts";
+import type { LoadedSession, SessionStore } from "../sessions/session_store_types.ts";
+import type { ToolRunner } from "../tools/tool_runner.ts";
+import type { OpenedProvider } from "./provider_openers.ts";
+import type { RunTools } from "./run_tools.ts";
+
+export interface RunSessionsOptions {
+  settings: Settings;
+  grants: Grants;
+  cwd: string;
+  store: SessionStore;
+  opened: OpenedProvider;
+  tools: RunTools;
+}
+
+/** A conversation's own parts: how it asks, and its tools when the front end wraps them. */
+export interface ConversationSeat {
+  approver: Approver;
+  /** The workspace's offered tools, wrapped (ACP's editor files); default: as offered. */
+  tools?: ToolRunner;
+}
+
+/** Makes the conversations of one workspace. */
+export interface RunSessions {
+  /**
+   * Starts a session in the log and a conversation on it, the system prompt first.
+   *
+   * @param id The id the session gets (the one a banner already showed).
+   * @returns The conversation, or why the session could not be started (the conversation then
+   *   runs unrecorded).
+   */
+  start(seat: ConversationSeat, id?: string): { conversation: Conversation; error?: AgentError };
+  /** Loads a session from the log and goes on with its conversation. */
+  load(
+    id: string,
+    seat: ConversationSeat,
+  ): Result<{ conversation: Conversation; loaded: LoadedSession }, AgentError>;
+  /** The system prompt a new conversation starts with. */
+  systemPrompt(): string;
+}
+
+/** The conversations of one workspace, sharing its provider, tools and store. */
+export function runSessions(options: RunSessionsOptions): RunSessions {
+  const { settings, opened, store, cwd, tools } = options;
+  const { provider } = opened;
+  const partsWith = (seat: ConversationSeat, recorder: SessionRecorder): ConversationParts => ({
+    provider,
+    tools: seat.tools ?? tools.runner,
+    approver: seat.approver,
+    recorder,
+    limits: { maxIterations: settings.maxIterations, maxToolCalls: settings.maxToolCalls },
+    parseArguments: repairArguments,
+    ...(opened.contextLength ? { contextLength: opened.contextLength } : {}),
+    ...(opened.contextSource ? { contextSource: opened.contextSource } : {}),
+    contextRaise: settings.modelFile !== undefined
+      ? "--ctx-size"
+      : provider.name === "ollama"
+      ? "--num-ctx"
+      : "the server's context size (llama-server -c, vLLM --max-model-len, LM Studio's context length)",
+    compactAt: settings.compactAt,
+    loopGuard: settings.loopGuard,
+  });
+  // The plugins may still be loading (the REPL's prompt does not wait for them): until the
+  // host has listed them, their files' names stand in (the code tools are listed at once).
+  const toolNames = () => {
+    const listed = tools.runner.list().map((tool) => tool.name);
+    return tools.host.list().length > 0 ? listed : [...tools.pluginNames, ...listed];
+  };
+  const systemPrompt = () =>
+    buildSystemPrompt({
+      workspace: cwd,
+      now: new Date(),
+      os: Deno.build.os,
+      tools: toolNames(),
+      ...(settings.systemPrompt !== undefined ? { custom: settings.systemPrompt } : {}),
+    });
+  return {
+    start(seat, id) {
+      const started = store.startSession({
+        model: provider.model,
+        baseUrl: settings.modelFile ?? opened.baseUrl ?? settings.baseUrl,
+        cwd,
+        grants: formatGrants(options.grants),
+        provider: provider.name,
+      }, id);
+      const recorder: SessionRecorder = started.ok
+        ? started.value
+        : { id: null, record: () => {}, end: () => {} };
+      const conversation = Conversation.start(partsWith(seat, recorder), systemPrompt());
+      return started.ok ? { conversation } : { conversation, error: started.error };
+    },
+    load(id, seat) {
+      const loaded = store.loadSession(id);
+      if (!loaded.ok) return loaded;
+      const { messages, state, writer } = loaded.value;
+      const conversation = new Conversation(partsWith(seat, writer), { messages, state });
+      return { ok: true, value: { conversation, loaded: loaded.value } };
+    },
+    systemPrompt,
+  };
+}

@@ -1,0 +1,177 @@
+// The tools of one workspace, layered: the sandboxed plugins (tool host), the code-graph tools
+// beside them in the host, MCP servers' tools (configured, plus those an editor names), and on
+// top the filter that offers only what the grants let run, in compact form for small windows.
+
+import type { Settings } from "../config/settings.ts";
+import type { McpServerConfig } from "../config/mcp_config.ts";
+import { dataDir, savedOutputsRoot } from "../config/folders.ts";
+import type { Grants } from "../sandbox/grants.ts";
+import { type CommandSandbox, describeCommandSandbox } from "../sandbox/command_sandbox.ts";
+import type { ToolHost } from "../sandbox/tool_host.ts";
+import { CodeTools } from "../code_index/code_tools.ts";
+import { WithCodeTools } from "./with_code_tools.ts";
+import { OfferedTools } from "./offered_tools.ts";
+import type { ToolRunner } from "../tools/tool_runner.ts";
+import type * as McpServersModule from "../mcp/mcp_servers.ts";
+import type * as McpToolsModule from "../mcp/mcp_tools.ts";
+import type { Provider } from "../providers/provider.ts";
+import type { EmbeddingServer } from "../providers/embeddings/embedding_setup.ts";
+import type { Message } from "../messages.ts";
+import type { FrontEnd } from "./front_end.ts";
+import { openTools } from "./open_tools.ts";
+
+// Not string literals: a run without MCP servers never loads the MCP modules. The "compile"
+// task embeds them through its --include list.
+const MCP_SERVERS_MODULE = "../mcp/mcp_servers.ts";
+const MCP_TOOLS_MODULE = "../mcp/mcp_tools.ts";
+
+export interface RunToolsOptions {
+  settings: Settings;
+  grants: Grants;
+  cwd: string;
+  frontEnd: FrontEnd;
+  /** MCP servers beside the configured ones (an editor's, from ACP's session/new). */
+  mcpServers?: Record<string, McpServerConfig>;
+  /** The provider, once open: the read_file curator asks it. */
+  provider(): Provider | undefined;
+  /** The window the provider stated, for the code map and the compact schema form. */
+  contextLength(): number | undefined;
+  /** The model server, once known: search_code's embedding model may be found there. */
+  server(): Promise<EmbeddingServer | undefined>;
+  /** The messages of the conversation the tools serve now (the latest one to send). */
+  messages(): readonly Message[];
+  /** That conversation's window, when it knows one. */
+  conversationWindow(): number | undefined;
+}
+
+/** What {@linkcode openRunTools} opened. */
+export interface RunTools {
+  /** The sandboxed plugins. */
+  host: ToolHost;
+  /** The plugin files' names: the tool list until the host has listed it. */
+  pluginNames: readonly string[];
+  /** The plugins and the code tools, every one of them (`harness tool` calls any). */
+  all: ToolRunner;
+  /** What the model is offered. */
+  runner: OfferedTools;
+  /** The MCP servers, when any are configured (the front end says when they start). */
+  mcp: McpServersModule.McpServers | undefined;
+  /** The command sandbox's start-up check. */
+  commandSandbox: Promise<CommandSandbox>;
+  /** How the approval prompt describes a command's confinement (issue 14). */
+  commandNote(): string;
+}
+
+/** Opens the tools of a workspace (their list in the background when the front end says). */
+export async function openRunTools(options: RunToolsOptions): Promise<RunTools> {
+  const { settings, grants, cwd, frontEnd } = options;
+  const outputsDir = frontEnd.outputsDir ?? savedOutputsRoot();
+  const tools = await openTools({
+    settings,
+    grants,
+    cwd,
+    dataDir: outputsDir,
+    interactive: frontEnd.interactive,
+    io: frontEnd.io,
+    // The REPL's prompt does not wait for the tool list; the others know it before they start.
+    background: frontEnd.listsToolsLater === true,
+  });
+  // MCP servers (src/mcp/) start when the front end says; their tools join when each is ready.
+  const servers = { ...settings.mcpServers, ...options.mcpServers };
+  const mcpModules = Object.keys(servers).length === 0 ? undefined : await Promise.all([
+    import(MCP_SERVERS_MODULE) as Promise<typeof McpServersModule>,
+    import(MCP_TOOLS_MODULE) as Promise<typeof McpToolsModule>,
+  ]);
+  const mcp = mcpModules && new mcpModules[0].McpServers(servers, {
+    grants,
+    cwd,
+    notice: (line) => frontEnd.mcpNotice(line),
+  });
+  const all = withCodeTools(tools.host, options);
+  const inner = mcpModules && mcp
+    ? withMcpTools(mcpModules[1].WithMcpTools, { inner: all, mcp, outputsDir }, options)
+    : all;
+  // Only tools the sandbox can run are offered, in compact form for small windows.
+  const runner = new OfferedTools(inner, {
+    grants,
+    workspace: cwd,
+    contextWindow: () => options.conversationWindow() ?? options.contextLength(),
+  });
+  // The approval prompt says whether a command would run confined (issue 14).
+  let commandNote = "commands: the command sandbox check has not finished";
+  void tools.commandSandbox.then((sandbox) =>
+    commandNote = `${describeCommandSandbox(sandbox)}; a command can start any program`
+  );
+  return {
+    host: tools.host,
+    pluginNames: tools.names,
+    all,
+    runner,
+    mcp,
+    commandSandbox: tools.commandSandbox,
+    commandNote: () => commandNote,
+  };
+}
+
+/** The code-graph tools, run in the host beside the sandboxed plugins (src/code_index/). */
+function withCodeTools(host: ToolRunner, options: RunToolsOptions): WithCodeTools {
+  const recent = () => recentText(options.messages());
+  return new WithCodeTools(
+    host,
+    new CodeTools({
+      workspace: options.cwd,
+      grants: options.grants,
+      dataDir: dataDir(),
+      contextWindow: () => options.contextLength(),
+      recentText: recent,
+      // search_code's embedding model: configured, or found on the model server.
+      embedder: async () => {
+        const server = await options.server();
+        if (server === undefined) return undefined;
+        const { resolveEmbedder } = await import("../providers/embeddings/embedding_setup.ts");
+        const { settings } = options;
+        return await resolveEmbedder({
+          ...(settings.embeddingModel ? { embeddingModel: settings.embeddingModel } : {}),
+          ...(settings.embeddingBaseUrl ? { embeddingBaseUrl: settings.embeddingBaseUrl } : {}),
+          server,
+          ...(settings.apiKey ? { apiKey: settings.apiKey } : {}),
+        });
+      },
+    }),
+    options.settings.curator === "off" ? undefined : {
+      provider: () => options.provider(),
+      recentText: recent,
+      contextText: () => lastUserText(options.messages()),
+      contextWindow: () => options.contextLength(),
+    },
+  );
+}
+
+function withMcpTools(
+  WithMcpTools: typeof McpToolsModule.WithMcpTools,
+  layer: { inner: ToolRunner; mcp: McpServersModule.McpServers; outputsDir: string },
+  options: RunToolsOptions,
+): ToolRunner {
+  const { settings, frontEnd } = options;
+  const { inner, mcp, outputsDir } = layer;
+  return new WithMcpTools(inner, mcp, {
+    dataDir: outputsDir,
+    maxOutputSize: settings.maxOutputSize,
+    toolOutputLimit: settings.toolOutputLimit,
+    timeouts: settings.toolTimeouts,
+    ...(frontEnd.mcpProgress ? { progress: frontEnd.mcpProgress } : {}),
+  });
+}
+
+/** The last user and assistant messages, the code map's hint of what matters now. */
+function recentText(messages: readonly Message[]): string {
+  return messages.filter((m) =>
+    m.kind === "user" || m.kind === "assistant" || m.kind === "tool_call"
+  )
+    .slice(-8).map((m) => m.content).join("\n").slice(-8000);
+}
+
+/** The last user messages: what the curator's cached choices depend on. */
+function lastUserText(messages: readonly Message[]): string {
+  return messages.filter((m) => m.kind === "user").slice(-2).map((m) => m.content).join("\n");
+}

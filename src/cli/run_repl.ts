@@ -1,0 +1,165 @@
+// The REPL's own part of a run, loaded only for the REPL (a -p run never pays for readline,
+// the slash commands or the approval prompts): making the REPL, its approval prompter, its
+// slash commands and banner, and running it until the user leaves.
+
+import process from "node:process";
+import type { Run, Workspace } from "../app/open_run.ts";
+import type { LazyApprover } from "../app/run_approver.ts";
+import type { RunFlags } from "../app/run_flags.ts";
+import type { Conversation } from "../agent/conversation.ts";
+import type { Prompter } from "../permissions/prompt_types.ts";
+import { formatGrants } from "../sandbox/grants.ts";
+import { describeCommandSandbox } from "../sandbox/command_sandbox.ts";
+import { exitOnSignals } from "../sandbox/command_sandbox_groups.ts";
+import { formatServerStates } from "../mcp/mcp_servers.ts";
+import type { Message } from "../messages.ts";
+import { Repl, type TurnInput } from "../ui/repl.ts";
+import { appendHistory, loadHistory } from "../ui/repl_history.ts";
+import { editInEditor } from "../ui/external_editor.ts";
+import { createPrompter } from "../ui/prompter.ts";
+import type { Style } from "../ui/style.ts";
+import { formatTranscript } from "../ui/transcript.ts";
+import { tracePhase } from "../platform/startup_trace.ts";
+import { formatBanner, YES_MODE } from "./banner.ts";
+import { formatSessions } from "./choose_session.ts";
+import { slashCommands } from "./slash_commands.ts";
+import type { StartAhead } from "./prompt_ahead.ts";
+import type { TerminalSessions } from "./terminal_sessions.ts";
+
+/**
+ * The REPL, which owns stdin from its making: permission prompts and trust questions read it.
+ *
+ * @param options The terminal, style, folder (its input history) and the prompt shown ahead.
+ */
+export function createRepl(
+  options: { terminal: boolean; style: Style; cwd: string; ahead: StartAhead | undefined },
+): Repl {
+  const { terminal } = options;
+  return new Repl({
+    input: process.stdin,
+    output: process.stdout,
+    terminal,
+    style: options.style,
+    history: loadHistory(options.cwd),
+    onHistoryLine: (line) => appendHistory(options.cwd, line),
+    commands: [],
+    banner: "",
+    promptShown: options.ahead?.shown !== undefined,
+    openEditor: (text) => editInEditor(text),
+    workspace: options.cwd,
+    addSignalListener: terminal ? undefined : (handler) => {
+      Deno.addSignalListener("SIGINT", handler);
+      return () => Deno.removeSignalListener("SIGINT", handler);
+    },
+  });
+}
+
+/** The approval prompt on the terminal, which says how run_command's commands are confined. */
+export function replPrompter(
+  input: TurnInput,
+  options: { color: boolean; commandNote(): string },
+): Prompter {
+  return createPrompter({
+    io: input,
+    color: options.color,
+    toolNote: (tool) => tool === "run_command" ? options.commandNote() : undefined,
+  });
+}
+
+/** Where a resumed conversation left off, as the REPL shows it. */
+export function replRecap(messages: readonly Message[], style: Style): string {
+  return formatTranscript(messages, style);
+}
+
+/** What the REPL stage needs of the command line. */
+export interface ReplRun {
+  flags: RunFlags;
+  cwd: string;
+  style: Style;
+  ahead: StartAhead | undefined;
+}
+
+/** Runs the REPL until the user leaves; returns the exit code. */
+export async function runRepl(
+  repl: Repl,
+  conversation: Conversation,
+  at: ReplRun,
+  parts: { run: Run; workspace: Workspace; approver: LazyApprover; sessions: TerminalSessions },
+): Promise<number> {
+  const { flags, style, ahead } = at;
+  const { run, approver, sessions } = parts;
+  const { settings, grants, provider: opened } = run;
+  const { tools } = parts.workspace;
+  const mcp = tools.mcp;
+  // The session being left ends, as with /clear, and its approvals with it.
+  const leave = () => {
+    (repl.conversation ?? conversation).parts.recorder.end();
+    void approver.loaded().then((loaded) => loaded.resetSession());
+  };
+  repl.setCommands(slashCommands({
+    tools: async () => {
+      await tools.host.ready();
+      return tools.runner.list();
+    },
+    unavailableTools: () => tools.runner.unavailable(),
+    permissionsReport: async () => {
+      const [{ formatPermissionsReport }, loaded] = await Promise.all([
+        import("../permissions/explain.ts"),
+        approver.loaded(),
+      ]);
+      return formatPermissionsReport({
+        sandbox: `Sandbox: ${formatGrants(grants)}\n${
+          describeCommandSandbox(await tools.commandSandbox)
+        }`,
+        ...(flags.yes ? { mode: `A${YES_MODE.slice(1)}` } : {}),
+        sessionApprovals: loaded.sessionApprovals(),
+        rules: loaded.rules(),
+      });
+    },
+    sessionsList: () => formatSessions(run.store, at.cwd),
+    sessionStats: async (id, style) =>
+      (await import("./stats_command.ts")).sessionStatsText(run.store, id, style),
+    ...(mcp ? { mcpReport: () => formatServerStates(mcp.states()) } : {}),
+    resume: (id) => {
+      const resumed = sessions.resume(id);
+      if (!("error" in resumed)) leave();
+      return Promise.resolve(resumed);
+    },
+    fresh: () => {
+      leave();
+      return sessions.fresh();
+    },
+  }));
+  if (!ahead?.shown) {
+    repl.setBanner(formatBanner({
+      model: opened.provider.model,
+      where: settings.modelFile ?? opened.baseUrl ?? settings.baseUrl,
+      grants,
+      sessionId: conversation.parts.recorder.id,
+      noSession: flags.noSession,
+      yes: flags.yes,
+      commandSandboxOff: settings.commandSandbox === "off",
+    }, style));
+  }
+  // The terminal closed (SIGHUP) or a supervisor stops harness (SIGTERM): stop every command
+  // still running, close the session and exit (129 or 143).
+  const removeExitSignals = exitOnSignals(["SIGHUP", "SIGTERM"], () => {
+    (repl.conversation ?? conversation).parts.recorder.end();
+  });
+  const running = repl.run(conversation).finally(removeExitSignals);
+  ahead?.attached();
+  tracePhase("REPL reading input");
+  // While the user types: list the tools and start the busiest sandbox worker. Each may load
+  // modules lazily, which under `deno run` clears the prompt line: it is drawn again when each
+  // is done.
+  const redraw = () => repl.redrawPrompt();
+  const host = tools.host;
+  void host.ready().then(() => tracePhase("tool list ready")).finally(redraw);
+  void host.warmUp().then(() => tracePhase("sandbox worker started")).finally(redraw);
+  if (mcp) {
+    mcp.start();
+    void mcp.settled(60_000).then(() => tracePhase("MCP servers' tools ready")).finally(redraw);
+  }
+  void approver.loaded().then(() => tracePhase("policy engine loaded")).finally(redraw);
+  return await running;
+}

@@ -1,0 +1,43 @@
+// The session store of --no-session: the same interface as the SQLite store
+// (open_session_store.ts), records nothing and lists nothing. A file of its own, so a run
+// without sessions never loads SQLite.
+
+import { type AgentError, err, ok } from "../errors.ts";
+import { importJsonl } from "./jsonl.ts";
+import { createNullLogWriter } from "./log_writer.ts";
+import type { SessionStore } from "./session_store_types.ts";
+
+/**
+ * The store for --no-session: the same interface, records nothing, lists nothing.
+ *
+ * @returns A store whose writers drop every event.
+ *
+ * @example
+ * ```ts
+ * import { createNullSessionStore } from "./null_session_store.ts";
+ * const store = createNullSessionStore();
+ * const writer = store.startSession({ model: "m", baseUrl: "u", cwd: "/", grants: "", provider: "" });
+ * if (!writer.ok || writer.value.id !== null) throw new Error();
+ * ```
+ */
+export function createNullSessionStore(): SessionStore {
+  const off = () =>
+    err<AgentError>({
+      kind: "usage",
+      message: "Sessions are off (--no-session): run without --no-session to use them",
+    });
+  return {
+    path: null,
+    startSession: () => ok(createNullLogWriter()),
+    listSessions: () => ok([]),
+    latestSession: () => ok(undefined),
+    findSession: off,
+    loadSession: off,
+    exportSession: off,
+    importJsonl,
+    searchSessions: () => ok({ hits: [], engine: "none" }),
+    usageStats: off,
+    deleteSession: () => Promise.resolve(off()),
+    close() {},
+  };
+}
