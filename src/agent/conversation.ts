@@ -52,12 +52,31 @@ export class Conversation {
   ) {
     this.messages = init.messages;
     this.state = init.state ?? {};
-    this.#window = parts.contextLength;
-    if (parts.contextLength) {
-      this.#budget = new ContextBudget(parts.contextLength, {
-        ...(parts.contextRaise ? { raise: parts.contextRaise } : {}),
-      });
-    }
+    this.#useWindow();
+  }
+
+  #useWindow(): void {
+    const { contextLength, contextRaise } = this.parts;
+    this.#window = contextLength;
+    this.#budget = contextLength
+      ? new ContextBudget(contextLength, { ...(contextRaise ? { raise: contextRaise } : {}) })
+      : undefined;
+  }
+
+  /**
+   * Goes on with another model (/model): the same messages and state, its provider and the
+   * window it states.
+   *
+   * @param provider The new model's provider.
+   * @param window Its window and where the number came from, when known.
+   */
+  useModel(provider: Provider, window: { contextLength?: number; contextSource?: string }): void {
+    this.parts.provider = provider;
+    delete this.parts.contextLength;
+    delete this.parts.contextSource;
+    if (window.contextLength !== undefined) this.parts.contextLength = window.contextLength;
+    if (window.contextSource !== undefined) this.parts.contextSource = window.contextSource;
+    this.#useWindow();
   }
 
   /** The context window in use; a server's context error may lower it. */

@@ -40,6 +40,8 @@ export function mentionSourceOf(
 ): MentionSource {
   return {
     async run(tool, args): Promise<MentionToolResult> {
+      // The REPL takes input before the tool list has loaded.
+      await runner.ready?.();
       if (!runner.list().some((info) => info.name === tool)) {
         const flag = runner.unavailableReason?.(tool);
         return {

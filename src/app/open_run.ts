@@ -62,6 +62,11 @@ export interface Run {
   closeWorkspace(workspace: Workspace): Promise<void>;
   /** The conversations of a workspace. */
   sessions(workspace: Workspace): RunSessions;
+  /**
+   * Uses another provider from now on (/model): new conversations and the workspaces' tools
+   * get it; the previous one is closed. A conversation already going on switches itself.
+   */
+  useProvider(provider: OpenedProvider): Promise<void>;
   /** Closes every workspace, the session log and the provider. */
   close(): Promise<void>;
 }
@@ -124,13 +129,22 @@ export async function openRun(
         grants: request.grants,
         cwd: workspace.cwd,
         store: store.value,
-        opened: opened.value,
+        get opened() {
+          return run.provider;
+        },
         tools: workspace.tools,
+        instructions: workspace.instructions.files,
       }),
+    async useProvider(provider) {
+      const previous = run.provider;
+      run.provider = provider;
+      workspaces.setProvider(provider);
+      if (previous !== provider) await previous.close?.();
+    },
     async close() {
       await workspaces.closeAll();
       store.value.close();
-      await opened.value.close?.();
+      await run.provider.close?.();
     },
   };
   if (request.cwd !== undefined) void workspaces.open(request.cwd);

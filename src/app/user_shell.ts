@@ -56,6 +56,8 @@ export async function runUserShell(
   if (command.trim() === "") {
     return { ok: false, error: "Type a command after !, e.g. !git status" };
   }
+  // The REPL takes input before the tool list has loaded.
+  await runner.ready?.();
   if (!runner.list().some((tool) => tool.name === "run_command")) {
     const flag = runner.unavailableReason?.("run_command");
     return {

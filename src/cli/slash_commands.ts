@@ -28,16 +28,23 @@ export interface SlashContext {
   mcpReport?(): string;
   /** The usage report of one session (src/cli/stats_command.ts), or why there is none. */
   sessionStats?(sessionId: string | null, style: Style): Promise<string>;
+  /** /context's lines about the instruction files (app/instructions_report.ts). */
+  instructionsReport?(): string;
 }
 
-/** Builds the REPL's slash commands over the given context. */
+/**
+ * Builds the REPL's slash commands over the given context. /help lists the array as it is
+ * when typed, so commands added to it later (/init, /model, custom ones) are listed too.
+ */
 export function slashCommands(context: SlashContext): SlashCommand[] {
   const commands: SlashCommand[] = [
     {
       name: "help",
       summary: "list commands",
       run: (_args, repl) => {
-        const lines = commands.map((c) => `  /${c.name.padEnd(12)} ${c.summary}`);
+        const lines = commands.map((c) =>
+          `  /${terminalLine(c.name).padEnd(12)} ${terminalLine(c.summary)}`
+        );
         repl.write(
           `${
             lines.join("\n")
@@ -82,8 +89,11 @@ export function slashCommands(context: SlashContext): SlashCommand[] {
       summary: "show the context window and what each part of the next request takes",
       run: (_args, repl) => {
         const report = repl.conversation.contextReport();
+        const instructions = context.instructionsReport?.();
         repl.write(
-          `${report ? formatContextReport(report) : "The context window is not known"}\n`,
+          `${report ? formatContextReport(report) : "The context window is not known"}\n${
+            instructions === undefined ? "" : `${terminalSafe(instructions)}\n`
+          }`,
         );
       },
     },

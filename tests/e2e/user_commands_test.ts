@@ -1,0 +1,112 @@
+// What the user types besides messages, through the real CLI: !command (run in the command
+// sandbox, shown and added to the conversation), custom commands from Markdown files (the
+// project's only once trusted), /init and /model.
+
+import { deepStrictEqual as assertEquals, match, ok as assert } from "node:assert/strict";
+import { join } from "node:path";
+import { reply, startFakeLlmServer } from "../helpers/fake_llm_server.ts";
+import { cliSandbox } from "../helpers/run_cli.ts";
+
+Deno.test("REPL !command runs without asking, shows its output and adds it to the conversation", async () => {
+  await using sandbox = await cliSandbox();
+  await using server = startFakeLlmServer([reply().text("I see the output")]);
+  const out = await sandbox.run(
+    ["--base-url", server.baseUrl, "--model", "m", "-R", "--allow-write=.", "--allow-run"],
+    { stdin: "!echo from-the-shell\nwhat did it print?\n/exit\n" },
+  );
+  assertEquals(out.code, 0, out.stderr);
+  match(out.stdout, /from-the-shell\nexit_code: 0/);
+  assert(!out.stdout.includes("Permission request"), out.stdout);
+  const users = server.requests[0]!.messages.filter((m) => m.role === "user").map((m) => m.content);
+  assertEquals(users, [
+    "I ran this command in the workspace:\n$ echo from-the-shell\nfrom-the-shell\nexit_code: 0",
+    "what did it print?",
+  ]);
+});
+
+Deno.test("REPL !command without --allow-run names the flag and sends nothing", async () => {
+  await using sandbox = await cliSandbox();
+  await using server = startFakeLlmServer([]);
+  const out = await sandbox.run(["--base-url", server.baseUrl, "--model", "m", "-R"], {
+    stdin: "!touch made.txt\n/exit\n",
+  });
+  assertEquals(out.code, 0, out.stderr);
+  match(out.stdout, /Cannot run "touch made\.txt": commands need --allow-run/);
+  assertEquals(server.requests.length, 0);
+});
+
+Deno.test("REPL custom command: /help lists it, /name sends its text with the arguments", async () => {
+  await using sandbox = await cliSandbox();
+  const commands = join(sandbox.home, ".config", "harness", "commands");
+  await Deno.mkdir(commands, { recursive: true });
+  await Deno.writeTextFile(
+    join(commands, "review.md"),
+    "---\ndescription: Review a file\nargument-hint: FILE\n---\nReview $1 for bugs ($ARGUMENTS).",
+  );
+  await using server = startFakeLlmServer([reply().text("reviewed")]);
+  const out = await sandbox.run(["--base-url", server.baseUrl, "--model", "m"], {
+    stdin: "/help\n/review src/a.ts twice\n/exit\n",
+  });
+  assertEquals(out.code, 0, out.stderr);
+  match(out.stdout, /\/review +Review a file FILE \(yours\)/);
+  match(out.stdout, /\/init /);
+  match(out.stdout, /\/model /);
+  assertEquals(
+    server.requests[0]!.messages.at(-1)!.content,
+    "Review src/a.ts for bugs (src/a.ts twice).",
+  );
+});
+
+Deno.test("-p runs a custom command; an untrusted project's command is skipped with a line", async () => {
+  await using sandbox = await cliSandbox();
+  const project = join(sandbox.cwd, ".claude", "commands");
+  await Deno.mkdir(project, { recursive: true });
+  await Deno.writeTextFile(join(project, "deploy.md"), "Deploy everything now.");
+  const mine = join(sandbox.home, ".config", "harness", "commands");
+  await Deno.mkdir(mine, { recursive: true });
+  await Deno.writeTextFile(join(mine, "hello.md"), "Say hello to $1.");
+  await using server = startFakeLlmServer([reply().text("hello"), reply().text("x")]);
+  const base = ["--base-url", server.baseUrl, "--model", "m"];
+  const hello = await sandbox.run(["-p", "/hello world", ...base]);
+  assertEquals(hello.code, 0, hello.stderr);
+  assertEquals(server.requests[0]!.messages.at(-1)!.content, "Say hello to world.");
+  match(hello.stderr, /Skipping 1 untrusted project command/);
+  const deploy = await sandbox.run(["-p", "/deploy", ...base]);
+  assertEquals(deploy.code, 0, deploy.stderr);
+  // Not trusted: the prompt goes as typed.
+  assertEquals(server.requests[1]!.messages.at(-1)!.content, "/deploy");
+});
+
+Deno.test("REPL /init asks the model to write AGENTS.md", async () => {
+  await using sandbox = await cliSandbox();
+  await using server = startFakeLlmServer([reply().text("ok")]);
+  const out = await sandbox.run(["--base-url", server.baseUrl, "--model", "m"], {
+    stdin: "/init\n/exit\n",
+  });
+  assertEquals(out.code, 0, out.stderr);
+  const sent = String(server.requests[0]!.messages.at(-1)!.content);
+  assert(sent.startsWith("Write a starter AGENTS.md for this repository"), sent);
+  assert(sent.includes("write AGENTS.md at the workspace root with write_file"), sent);
+});
+
+Deno.test("REPL /model lists the server's models and switches, keeping the conversation", async () => {
+  await using sandbox = await cliSandbox();
+  await using server = startFakeLlmServer(
+    [reply().text("first answer"), reply().text("second answer")],
+    { models: ["small", "large"] },
+  );
+  const out = await sandbox.run(
+    ["--base-url", server.baseUrl, "--model", "small", "--context-length", "4096"],
+    { stdin: "hello\n/model\n/model nope\n/model large\nand now?\n/exit\n" },
+  );
+  assertEquals(out.code, 0, out.stderr);
+  match(out.stdout, /\* small\n  large\n/);
+  match(out.stdout, /No model "nope" on this server: one of small, large/);
+  match(
+    out.stdout,
+    /Now using large: window 4,096 tokens \(--context-length\); the conversation goes on/,
+  );
+  assertEquals(server.requests.map((r) => r.model), ["small", "large"]);
+  const second = server.requests[1]!.messages.map((m) => m.content);
+  assert(second.includes("hello") && second.includes("first answer"), JSON.stringify(second));
+});
