@@ -46,7 +46,7 @@ Deno.test("REPL banner names the instruction files and /context gives their toke
   });
   assertEquals(out.code, 0, out.stderr);
   match(out.stdout, /instructions: AGENTS\.md\n/);
-  match(out.stdout, /Instructions in the system prompt[^\n]*\n  AGENTS\.md +100 tokens/);
+  match(out.stdout, /Instructions in the system prompt[^\n]*\n {2}AGENTS\.md +100 tokens/);
 });
 
 Deno.test("-p attack: an AGENTS.md that grants permissions changes no decision", async () => {

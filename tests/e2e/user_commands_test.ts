@@ -100,7 +100,8 @@ Deno.test("REPL /model lists the server's models and switches, keeping the conve
     { stdin: "hello\n/model\n/model nope\n/model large\nand now?\n/exit\n" },
   );
   assertEquals(out.code, 0, out.stderr);
-  match(out.stdout, /\* small\n  large\n/);
+  match(out.stdout, / {2}large\n/);
+  match(out.stdout, /\* small\n/);
   match(out.stdout, /No model "nope" on this server: one of small, large/);
   match(
     out.stdout,
