@@ -106,3 +106,29 @@ Deno.test({
     assertEquals(await pty.exit(), 0);
   },
 });
+
+Deno.test({
+  name: "REPL on a terminal: Tab completes an @ path and a slash command",
+  ignore: !linux,
+  async fn() {
+    await using sandbox = await cliSandbox();
+    await Deno.writeTextFile(join(sandbox.cwd, "notes-for-you.md"), "hello\n");
+    await Deno.writeTextFile(join(sandbox.cwd, ".gitignore"), "ignored-notes.md\n");
+    await Deno.writeTextFile(join(sandbox.cwd, "ignored-notes.md"), "x\n");
+    await using server = startFakeLlmServer([reply().text("done")]);
+    await using pty = startPty(sandbox, ["--base-url", server.baseUrl, "--model", "m", "-R"]);
+    await pty.waitFor((out) => out.includes("\x1b[?2004h"), "the prompt");
+    await pty.type("read @no\t");
+    await pty.waitFor((out) => out.includes("notes-for-you.md"), "the completed path");
+    await pty.type(" please\r");
+    await pty.waitFor((out) => out.includes("done"), "the answer");
+    assert(
+      String(lastUserMessage(server)).startsWith("read @notes-for-you.md please\n\n<file"),
+      String(lastUserMessage(server)),
+    );
+    await pty.type("/he\t");
+    await pty.waitFor((out) => out.includes("/help"), "the completed command");
+    await pty.type("\r\x04");
+    assertEquals(await pty.exit(), 0);
+  },
+});

@@ -111,3 +111,21 @@ Deno.test("REPL /model lists the server's models and switches, keeping the conve
   const second = server.requests[1]!.messages.map((m) => m.content);
   assert(second.includes("hello") && second.includes("first answer"), JSON.stringify(second));
 });
+
+Deno.test("REPL asks about a project's custom commands once, as about its plugins", async () => {
+  await using sandbox = await cliSandbox();
+  const project = join(sandbox.cwd, ".harness", "commands");
+  await Deno.mkdir(project, { recursive: true });
+  await Deno.writeTextFile(join(project, "ship.md"), "Ship it: $ARGUMENTS");
+  await using server = startFakeLlmServer([reply().text("shipped"), reply().text("again")]);
+  const base = ["--base-url", server.baseUrl, "--model", "m"];
+  const first = await sandbox.run(base, { stdin: "y\n/ship now\n/exit\n" });
+  assertEquals(first.code, 0, first.stderr);
+  match(first.stdout + first.stderr, /Project commands are prompts this repository wrote/);
+  assertEquals(server.requests[0]!.messages.at(-1)!.content, "Ship it: now");
+  // Trusted now: not asked again, and -p may use it.
+  const second = await sandbox.run(["-p", "/ship later", ...base]);
+  assertEquals(second.code, 0, second.stderr);
+  assert(!second.stderr.includes("untrusted"), second.stderr);
+  assertEquals(server.requests[1]!.messages.at(-1)!.content, "Ship it: later");
+});
