@@ -24,8 +24,8 @@ export interface MentionSource<I = never> {
   /** Runs read_file or ls with these arguments, as the model's call would run. */
   run(tool: "read_file" | "ls", args: { path: string }): Promise<MentionToolResult>;
   /**
-   * Attaches an image (`@pic.png`); without it an image path is read like any file (and
-   * read_file refuses binaries). Returns the part to send, or why not.
+   * Attaches an image (`@pic.png`): the part to send, or why not. Without it an image path is
+   * left alone here (the run's image handling, app/prompt_images.ts, reads it).
    */
   image?(path: string): Promise<{ ok: true; part: I } | { ok: false; message: string }>;
 }
@@ -140,7 +140,8 @@ export async function expandMentions<I = never>(
   for (const mention of mentions) {
     if (seen.has(mention.path)) continue;
     seen.add(mention.path);
-    if (source.image && IMAGE_EXTENSIONS.test(mention.path)) {
+    if (IMAGE_EXTENSIONS.test(mention.path)) {
+      if (!source.image) continue;
       const image = await source.image(mention.path);
       if (!image.ok) return { refused: refusal(mention.path, image.message) };
       expanded.images.push(image.part);

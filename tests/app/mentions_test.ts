@@ -136,3 +136,9 @@ Deno.test("expandMentions() hands an image path to the image hook when there is 
   assertEquals(sent.images, [{ image: "shot.PNG" }]);
   assertEquals(sent.text, "What is in @shot.PNG?");
 });
+
+Deno.test("expandMentions() without an image hook leaves an image path to the image handling", async () => {
+  const source = { run: () => Promise.reject(new Error("an image is not read as text")) };
+  const sent = await expandMentions("What is in @shot.png?", source);
+  assertEquals(sent, { text: "What is in @shot.png?", attached: [], images: [], notes: [] });
+});
