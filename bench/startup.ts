@@ -10,7 +10,11 @@
 // Deno process), the prompt must not move: they start after it; the time until their tools
 // are ready is read from the phase trace. The -p row has a reference too: a script that only
 // imports npm:openai, the client the answer needs, which no -p run can do without.
-// Run: deno run -A --unstable-worker-options bench/startup.ts [--runs N]   (default 15)
+// With --against DIR (another checkout, e.g. `git archive main | tar -x -C DIR`), its prompt,
+// /help answer and -p run are timed in the same interleaved runs, and each ratio of this
+// checkout to that one is printed: a change's start-up cost measured on the same machine state.
+// Run: deno run -A --unstable-worker-options bench/startup.ts [--runs N] [--against DIR]
+// (default 15 runs)
 
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -22,9 +26,10 @@ const CONFIG = fileURLToPath(new URL("../deno.json", import.meta.url));
 const FLAGS = ["run", "-A", "--no-prompt", "--unstable-worker-options"];
 const { values } = parseArgs({
   args: Deno.args,
-  options: { runs: { type: "string", default: "15" } },
+  options: { runs: { type: "string", default: "15" }, against: { type: "string" } },
 });
 const RUNS = Math.max(1, Number(values.runs));
+const AGAINST = values.against === undefined ? undefined : join(values.against, "main.ts");
 const PLUGINS = 50;
 
 interface Sample {
@@ -236,6 +241,21 @@ const cases: Record<string, () => Promise<Sample>> = {
   "reference: npm:openai import alone": () =>
     timed([...FLAGS, "--config", CONFIG, openaiScript], { cwd, env: plainEnv }),
 };
+/** The cases timed for both checkouts with --against, by name. */
+const COMPARED = ["REPL prompt", "REPL answers /help typed at spawn", "-p run (one answer)"];
+if (AGAINST !== undefined) {
+  cases["REPL prompt [against]"] = () =>
+    timed([...FLAGS, AGAINST, ...model], { cwd, env: plainEnv, ready: PROMPT, idleMs: 0 });
+  cases["REPL answers /help typed at spawn [against]"] = () =>
+    timed([...FLAGS, AGAINST, ...model], {
+      cwd,
+      env: plainEnv,
+      ready: HELP_ANSWERED,
+      input: "/help\n",
+    });
+  cases["-p run (one answer) [against]"] = () =>
+    timed([...FLAGS, AGAINST, ...model, "--no-session", "-p", "hi"], { cwd, env: plainEnv });
+}
 
 try {
   // The first 50-plugin start fills the schema cache; time it alone, cold.
@@ -253,6 +273,18 @@ try {
   for (const [name, values] of Object.entries(samples)) {
     const ms = median(values);
     console.log(`  ${name.padEnd(40)} ${ms.toFixed(1).padStart(7)} ms  ${(ms / base).toFixed(2)}x`);
+  }
+  if (AGAINST !== undefined) {
+    console.log(`this checkout against ${values.against} (same runs, interleaved):`);
+    for (const name of COMPARED) {
+      const ours = median(samples[name]!);
+      const theirs = median(samples[`${name} [against]`]!);
+      console.log(
+        `  ${name.padEnd(40)} ${ours.toFixed(1).padStart(7)} ms vs ${
+          theirs.toFixed(1).padStart(7)
+        } ms  ${((ours / theirs - 1) * 100).toFixed(1)}%`,
+      );
+    }
   }
   console.log(
     `  ${`REPL prompt, ${PLUGINS} plugins, cold cache`.padEnd(40)} ${

@@ -3,6 +3,10 @@
 // starts a new line, Ctrl-G edits the message in $EDITOR. Lines above the one being edited are
 // kept here; Enter sends them all. The REPL routes every key through `key()` first.
 
+import type { Interface } from "node:readline";
+import { terminalLine } from "../platform/terminal_text.ts";
+import { REPL_PROMPT, type Style } from "./style.ts";
+
 /** A key as node:readline's keypress events give it. */
 export interface KeyPress {
   sequence?: string;
@@ -178,5 +182,72 @@ export class Composer {
       );
     }
     this.view.setLine(lines.at(-1)!);
+  }
+}
+
+/** The prompt of a message's second and later lines. */
+export const CONTINUATION_PROMPT = "… ";
+
+/** The composer's view on node:readline: its line, the prompt, the terminal for the editor. */
+export class ReadlineComposerView implements ComposerView {
+  /** The prompt shows the continuation mark: lines are waiting above. */
+  #continued = false;
+  readonly openEditor?: (text: string) => Promise<string | undefined>;
+
+  constructor(
+    readonly rl: Interface,
+    readonly options: {
+      input: NodeJS.ReadableStream;
+      write(text: string): void;
+      style: Style;
+      openEditor?: (text: string) => Promise<string | undefined>;
+    },
+  ) {
+    if (options.openEditor) this.openEditor = (text) => this.#openEditor(text);
+  }
+
+  line(): { text: string; cursor: number } {
+    return { text: this.rl.line, cursor: this.rl.cursor };
+  }
+
+  setLine(text: string): void {
+    this.rl.write(null, { ctrl: true, name: "e" });
+    this.rl.write(null, { ctrl: true, name: "u" });
+    if (text !== "") this.rl.write(text);
+  }
+
+  /** Shows the main prompt, or the continuation mark while lines wait above. */
+  setContinued(continued: boolean): void {
+    this.#continued = continued;
+    const prompt = continued ? CONTINUATION_PROMPT : REPL_PROMPT;
+    this.rl.setPrompt(this.options.style.cyan(prompt));
+  }
+
+  commitLines(shown: readonly string[]): void {
+    const { style } = this.options;
+    this.setLine("");
+    const first = this.#continued ? CONTINUATION_PROMPT : REPL_PROMPT;
+    const rows = shown.map((line, i) =>
+      `${style.cyan(i === 0 ? first : CONTINUATION_PROMPT)}${terminalLine(line)}`
+    );
+    this.options.write(`\r\x1b[K${rows.join("\n")}\n`);
+    this.setContinued(true);
+    this.rl.prompt(true);
+  }
+
+  /** Ctrl-G: the terminal goes to the user's editor until it exits. */
+  async #openEditor(text: string): Promise<string | undefined> {
+    const input = this.options.input as NodeJS.ReadStream;
+    input.setRawMode?.(false);
+    input.pause();
+    this.options.write("\x1b[?2004l");
+    try {
+      return await this.options.openEditor!(text);
+    } finally {
+      this.options.write("\x1b[?2004h");
+      input.setRawMode?.(true);
+      input.resume();
+      this.rl.prompt(true);
+    }
   }
 }

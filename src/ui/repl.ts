@@ -9,13 +9,11 @@ import type { TurnOutcome } from "../agent/agent_loop.ts";
 import type { LoopEventSink } from "../agent/loop_events.ts";
 import { createTextRenderer } from "./render_text.ts";
 import { REPL_PROMPT, type Style } from "./style.ts";
-import { Composer, type KeyPress } from "./multiline_input.ts";
+import { Composer, type KeyPress, ReadlineComposerView } from "./multiline_input.ts";
+import { TypeAhead } from "./type_ahead.ts";
 import { terminalLine } from "../platform/terminal_text.ts";
 import { LineQueue } from "./line_queue.ts";
 import { complete } from "./completion.ts";
-
-/** The prompt of a message's second and later lines. */
-const CONTINUATION_PROMPT = "… ";
 
 /** Answers one key or one line for prompts raised during a turn (permission questions). */
 export interface TurnInput {
@@ -83,15 +81,6 @@ export type ShellRunner = (command: string, repl: ReplControl) => Promise<void>;
 
 type KeyListener = (...args: unknown[]) => void;
 
-/** True when `text` holds no control characters (so no escape sequence either). */
-function isPrintable(text: string): boolean {
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (code < 0x20 || code === 0x7f) return false;
-  }
-  return true;
-}
-
 /** The REPL: construct it (its turnInput feeds permission prompts), then `run`. */
 export class Repl {
   readonly turnInput: TurnInput;
@@ -110,16 +99,13 @@ export class Repl {
   #readlineKeys: KeyListener[] = [];
   #keysDetached = false;
   #keyWaiters: ((key: string) => void)[] = [];
-  /** Lines typed and entered during a turn, sent in order when it ends. */
-  #queued: string[] = [];
+  /** What is typed while a turn runs: lines queued, and one being typed. */
+  readonly #ahead = new TypeAhead();
   /** True while the main prompt waits for a line (not during a turn or a command). */
   #waitingForLine = false;
-  /** A line being typed during a turn, not yet entered: it stays on the next prompt. */
-  #typed = "";
   /** Lines of the message above the one being edited (a paste, Alt-Enter, the editor). */
   readonly #composer: Composer;
-  /** The prompt shows the continuation mark: lines are waiting above. */
-  #continued = false;
+  readonly #view: ReadlineComposerView;
   #prepare: MessagePreparer | undefined;
   #shell: ShellRunner | undefined;
 
@@ -143,19 +129,20 @@ export class Repl {
           workspace: options.workspace ?? Deno.cwd(),
         }),
     });
-    this.#composer = new Composer({
-      line: () => ({ text: this.#rl.line, cursor: this.#rl.cursor }),
-      setLine: (text) => this.#setLine(text),
-      commitLines: (shown) => this.#commitLines(shown),
-      ...(options.openEditor ? { openEditor: (text) => this.#openEditor(text) } : {}),
+    this.#view = new ReadlineComposerView(this.#rl, {
+      input: options.input,
+      write: (text) => this.#write(text),
+      style,
+      ...(options.openEditor ? { openEditor: options.openEditor } : {}),
     });
+    this.#composer = new Composer(this.#view);
     this.#rl.on("line", (line) => {
       const message = this.#composer.submit(line);
       if (message !== line) {
         // readline kept only the last line in its history; the whole message is in the file.
         const history = (this.#rl as unknown as { history?: string[] }).history;
         if (history?.[0] === line) history.shift();
-        this.#setContinued(false);
+        this.#view.setContinued(false);
       }
       this.#lines.push(message);
     });
@@ -229,7 +216,7 @@ export class Repl {
     if (this.#composer.editing) return;
     const pasted = this.#composer.paste(sequence, key);
     if (typeof pasted === "string") {
-      if (this.#keysDetached) this.#typed += pasted;
+      if (this.#keysDetached) this.#ahead.typed += pasted;
       else this.#composer.insert(pasted);
       return;
     }
@@ -243,80 +230,12 @@ export class Repl {
     for (const listener of this.#readlineKeys) listener(sequence, key);
   }
 
-  #setLine(text: string) {
-    this.#rl.write(null, { ctrl: true, name: "e" });
-    this.#rl.write(null, { ctrl: true, name: "u" });
-    if (text !== "") this.#rl.write(text);
-  }
-
-  #setContinued(continued: boolean) {
-    this.#continued = continued;
-    const prompt = continued ? CONTINUATION_PROMPT : REPL_PROMPT;
-    this.#rl.setPrompt(this.#options.style.cyan(prompt));
-  }
-
-  /** Shows lines that joined the message above the edited one, and continues below them. */
-  #commitLines(shown: readonly string[]) {
-    const { style } = this.#options;
-    this.#setLine("");
-    const first = this.#continued ? CONTINUATION_PROMPT : REPL_PROMPT;
-    const rows = shown.map((line, i) =>
-      `${style.cyan(i === 0 ? first : CONTINUATION_PROMPT)}${terminalLine(line)}`
-    );
-    this.#write(`\r\x1b[K${rows.join("\n")}\n`);
-    this.#setContinued(true);
-    this.#rl.prompt(true);
-  }
-
-  /** Ctrl-G: the terminal goes to the user's editor until it exits. */
-  async #openEditor(text: string): Promise<string | undefined> {
-    const input = this.#options.input as NodeJS.ReadStream;
-    input.setRawMode?.(false);
-    input.pause();
-    this.#write("\x1b[?2004l");
-    try {
-      return await this.#options.openEditor!(text);
-    } finally {
-      this.#write("\x1b[?2004h");
-      input.setRawMode?.(true);
-      input.resume();
-      this.#rl.prompt(true);
-    }
-  }
-
   #onTurnKey(sequence: string | undefined) {
     if (!this.#keysDetached || sequence === undefined) return;
     const waiter = this.#keyWaiters.shift();
     if (waiter) waiter(sequence);
     else if (sequence === "\x03") this.#interrupt();
-    else this.#typeAhead(sequence);
-  }
-
-  /**
-   * Keys typed while a turn runs and nothing asks for them: Enter queues the line (sent when
-   * the turn ends), Backspace edits it, Esc discards everything typed ahead. Nothing is echoed
-   * into the streaming answer; the queued lines are shown when they are sent.
-   */
-  #typeAhead(sequence: string) {
-    if (sequence === "\r" || sequence === "\n") {
-      if (this.#typed.trim() !== "") this.#queued.push(this.#typed);
-      this.#typed = "";
-    } else if (sequence === "\x7f" || sequence === "\b") {
-      this.#typed = [...this.#typed].slice(0, -1).join("");
-    } else if (sequence === "\x1b" || sequence === "\x1b\x1b") {
-      this.#discardTypeAhead();
-    } else if (isPrintable(sequence.replace(/\r?\n$/, ""))) {
-      // Printable text (a paste may end with a newline); escape sequences such as arrow
-      // keys are ignored.
-      const text = sequence.replace(/\r?\n$/, "");
-      this.#typed += text;
-      if (text !== sequence) this.#typeAhead("\r");
-    }
-  }
-
-  #discardTypeAhead() {
-    this.#queued = [];
-    this.#typed = "";
+    else this.#ahead.key(sequence);
   }
 
   #detachKeys() {
@@ -380,14 +299,14 @@ export class Repl {
   #interrupt() {
     if (this.#turn) {
       // Ctrl-C stops the turn and what was typed ahead with it.
-      this.#discardTypeAhead();
+      this.#ahead.discard();
       this.#turn.abort();
       return;
     }
     if (this.#composer.composing) {
       // Ctrl-C drops the message being composed, as it drops a typed line.
       this.#composer.clear();
-      this.#setContinued(false);
+      this.#view.setContinued(false);
       this.#write("\n");
       this.#clearLine();
       this.#prompt();
@@ -483,7 +402,7 @@ export class Repl {
     while (!this.#exiting) {
       // A prompt shown ahead is redrawn on a terminal (readline then knows the line), unless
       // a line typed meanwhile is already waiting: readline echoed it after that prompt.
-      const queued = this.#queued.shift();
+      const queued = this.#ahead.queued.shift();
       let line: string | null;
       if (queued !== undefined) {
         // Entered while the last turn ran: shown as if typed at this prompt, then sent.
@@ -492,10 +411,10 @@ export class Repl {
       } else {
         if (!promptShown) this.#prompt();
         else if (this.#options.terminal && !this.#lines.hasLine) this.#prompt(true);
-        if (this.#typed !== "" && !this.#rlClosed) {
+        if (this.#ahead.typed !== "" && !this.#rlClosed) {
           // Typed during the turn but not entered: it continues on this prompt.
-          this.#rl.write(this.#typed);
-          this.#typed = "";
+          this.#rl.write(this.#ahead.typed);
+          this.#ahead.typed = "";
         }
         this.#waitingForLine = true;
         // Workers started in the background (the sandbox's spare workers, MCP servers) load
