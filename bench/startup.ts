@@ -207,8 +207,9 @@ const mcpEnv = {
   }),
 };
 const allowRun = `--allow-run=${Deno.execPath()}`;
+// One answer per -p run: each warm-up and timed run, of both checkouts with --against.
 const server = startFakeLlmServer(
-  Array.from({ length: RUNS + 3 }, () => reply().text("Done.")),
+  Array.from({ length: 2 * (RUNS + 3) }, () => reply().text("Done.")),
 );
 const model = ["--base-url", server.baseUrl, "--model", "m"];
 // The banner's last line, then the prompt: what a user sees when they can type.

@@ -3,7 +3,15 @@
 // workspace (AGENTS.md, else the fallback names of `instruction_files`), nearest last.
 // They are text for the model: nothing here grants a permission or changes a rule.
 
-import { dirname, join, relative, resolve, sep } from "node:path";
+// The start-up path (the banner) reads these: no `node:` import (platform/paths.ts).
+import { paths } from "../platform/paths.ts";
+
+const { join, relative, resolve, sep } = paths;
+
+/** The folder holding `path` (the root for the root). */
+function dirname(path: string): string {
+  return resolve(path, "..");
+}
 
 /** The names looked for in each folder, in order; the first one present is read. */
 export const DEFAULT_INSTRUCTION_FILES: readonly string[] = ["AGENTS.md", "CLAUDE.md", "GEMINI.md"];

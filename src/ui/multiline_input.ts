@@ -46,6 +46,8 @@ export class Composer {
   #paste: PasteState = "none";
   #pasted = "";
   #editing = false;
+  /** When Enter last came: a terminal that sends CR LF for it sends no Ctrl-J. */
+  #returnAt = 0;
 
   constructor(readonly view: ComposerView) {}
 
@@ -102,6 +104,9 @@ export class Composer {
    */
   key(sequence: string | undefined, key: KeyPress | undefined): boolean {
     const seq = sequence ?? key?.sequence;
+    if (seq === "\r") this.#returnAt = Date.now();
+    // The LF of a CR LF Enter is readline's to drop, as it does.
+    if (seq === "\n" && Date.now() - this.#returnAt < 100) return false;
     if ((key?.name === "return" && key.meta) || seq === "\x1b\r" || seq === "\n") {
       this.#newLine();
       return true;

@@ -11,7 +11,7 @@ import { askBatch } from "./batch_prompt.ts";
 import type { KeyIO, Prompter, PromptRequest } from "../permissions/prompt_types.ts";
 import { paint, riskLabel } from "./prompt_paint.ts";
 import { terminalLine } from "../platform/terminal_text.ts";
-import { promptDiff } from "./file_diff_view.ts";
+import type * as FileDiffView from "./file_diff_view.ts";
 
 /**
  * Formats the prompt's lines: the request line
@@ -110,7 +110,13 @@ export function createPrompter(
       return askBatch(requests, { io, color, ...(note ? { note } : {}) }, signal);
     },
     async ask(request, signal) {
-      const diff = await promptDiff(request.preview, color);
+      // The diff module (and npm:diff) loads with the first file change asked about.
+      const diff = request.preview
+        ? await (await import("./file_diff_view.ts") as typeof FileDiffView).promptDiff(
+          request.preview,
+          color,
+        )
+        : undefined;
       io.write(formatPermissionPrompt(request, {
         color,
         note: options.toolNote?.(request.tool),

@@ -168,6 +168,8 @@ export class Repl {
         (sequence: string | undefined, key: KeyPress | undefined) => this.#route(sequence, key),
       );
       options.output.write("\x1b[?2004h");
+      // However harness ends (an exit on SIGTERM too), the terminal gets its pastes plain again.
+      globalThis.addEventListener("unload", () => options.output.write("\x1b[?2004l"));
     }
     this.turnInput = {
       write: (text) => this.#write(text),

@@ -92,3 +92,11 @@ Deno.test("Composer.key() makes Alt-Enter and Ctrl-J new lines, and clear() forg
   composer.clear();
   assertEquals(composer.submit("alone"), "alone");
 });
+
+Deno.test("Composer.key() leaves the LF of a CR LF Enter to readline", () => {
+  const { v } = view("one");
+  const composer = new Composer(v);
+  assertEquals(composer.key("\r", { sequence: "\r", name: "return" }), false);
+  assertEquals(composer.key("\n", { sequence: "\n", name: "enter" }), false);
+  assertEquals(composer.composing, false);
+});
