@@ -13,7 +13,8 @@ import { GraphStore } from "../src/code_index/graph_store.ts";
 import { indexWorkspace } from "../src/code_index/index_workspace.ts";
 import { type Grants } from "../src/sandbox/grants.ts";
 import { parseGrantFlags } from "../src/cli/grant_flags.ts";
-import { curateRead } from "../src/code_index/file_curator.ts";
+import { curateRead, type SidePrefix } from "../src/code_index/file_curator.ts";
+import { toolCallMessage } from "../src/messages.ts";
 import { createOpenAICompatProvider } from "../src/providers/openai_compat.ts";
 import { answer, ScriptedProvider } from "../src/providers/scripted.ts";
 import { reply, startFakeLlmServer } from "../tests/helpers/fake_llm_server.ts";
@@ -237,6 +238,21 @@ async function measureRecall(
   );
 }
 
+/** A conversation that asked `ask` and read `path`, with no room left: always curated. */
+function sidePrefixFor(path: string, ask: string): SidePrefix {
+  return {
+    messages: [
+      { kind: "user", content: ask },
+      { kind: "assistant", content: "", data: {} },
+      toolCallMessage({ id: "c1", name: "read_file", arguments: JSON.stringify({ path }) }),
+    ],
+    tools: [],
+    callId: "c1",
+    room: 0,
+    tokens: (text) => Math.ceil(text.length / 4),
+  };
+}
+
 /** read_file's plain output for a file (numbered lines, as the tool prints them). */
 function numberedRead(text: string): string {
   const lines = text.split("\n");
@@ -270,10 +286,10 @@ async function measureCurator(root: string, workspace: string, questions: Questi
       provider,
       store,
       outline,
-      recentText: q.ask,
       contextText: `tokens ${q.ask}`,
+      prefix: sidePrefixFor(q.file, q.ask),
     });
-    if (!curated) continue;
+    if (curated.kind !== "curated") continue;
     files++;
     plainTokens += Math.ceil(plain.length / 4);
     curatedTokens += Math.ceil(curated.output.length / 4);
@@ -299,10 +315,10 @@ async function measureCurator(root: string, workspace: string, questions: Questi
       provider,
       store,
       outline,
-      recentText: q.ask,
       contextText,
+      prefix: sidePrefixFor(q.file, q.ask),
     });
-    if (!curated) throw new Error("curator fell back");
+    if (curated.kind !== "curated") throw new Error(`curator fell back: ${curated.reason}`);
     return performance.now() - started;
   };
   await timeOne("warm-up");

@@ -13,7 +13,8 @@ import { createToolHost } from "../src/sandbox/tool_host.ts";
 import { COMPACT_SCHEMA_BELOW, OfferedTools } from "../src/app/offered_tools.ts";
 import { toToolSchema } from "../src/tools/tool_runner.ts";
 import { schemaTokens } from "../src/agent/context_report.ts";
-import { estimateTokens, fit } from "../src/agent/context_budget.ts";
+import { estimateTokens } from "../src/agent/context_budget.ts";
+import { fit } from "../src/agent/fit_request.ts";
 import {
   makeToolResult,
   type Message,

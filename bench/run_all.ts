@@ -16,6 +16,7 @@ const BENCHES: { name: string; file: string; args: string[]; needs?: string }[] 
   { name: "code_index", file: "code_index_bench.ts", args: [] },
   { name: "text_tool_calls", file: "text_tool_calls_bench.ts", args: [] },
   { name: "context", file: "context_bench.ts", args: [] },
+  { name: "prompt_cache", file: "prompt_cache_bench.ts", args: ["--before", "main"] },
   { name: "parallel_calls", file: "parallel_calls_bench.ts", args: [] },
   { name: "stats", file: "stats_bench.ts", args: [] },
   { name: "search_code", file: "search_code_bench.ts", args: [] },

@@ -2,10 +2,38 @@
 // Provider modules convert these to and from their wire formats; nothing else in the
 // project knows `choices`, `delta` or `tool_calls`. This module imports nothing.
 
-/** Token counts reported by a model server for one model turn. */
+/**
+ * Token counts reported by a model server for one model turn. A server that keeps its KV cache
+ * reuses the prefix a request shares with the one before; only the rest is processed.
+ */
 export interface Usage {
+  /** Tokens of the whole prompt as the server counted them (reused or processed). */
   promptTokens: number;
   completionTokens: number;
+  /**
+   * Prompt tokens the server reused from its cache instead of processing them (llama-server
+   * `cache_n`, `cached_tokens`, Ollama `prompt_eval_cached_count`); absent when it did not say.
+   */
+  reusedTokens?: number;
+}
+
+/**
+ * Adds one request's usage to a running total (the reused count once any request reported it).
+ *
+ * @example
+ * ```ts
+ * import { sumUsage, type Usage } from "./messages.ts";
+ * const total: Usage = { promptTokens: 10, completionTokens: 1 };
+ * sumUsage(total, { promptTokens: 20, completionTokens: 2, reusedTokens: 10 });
+ * if (total.promptTokens !== 30 || total.reusedTokens !== 10) throw new Error();
+ * ```
+ */
+export function sumUsage(total: Usage, usage: Usage): void {
+  total.promptTokens += usage.promptTokens;
+  total.completionTokens += usage.completionTokens;
+  if (usage.reusedTokens !== undefined) {
+    total.reusedTokens = (total.reusedTokens ?? 0) + usage.reusedTokens;
+  }
 }
 
 /** A tool call as the model asked for it. `arguments` is the raw JSON text. */

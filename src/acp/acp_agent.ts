@@ -30,7 +30,7 @@ import {
   openAcpSession,
 } from "./acp_session.ts";
 import { runSlashCommand } from "./acp_commands.ts";
-import { acpStopReason, turnSink } from "./session_bridge.ts";
+import { acpStopReason, turnSink, type TurnUsage, turnUsage } from "./session_bridge.ts";
 import { planUpdate, promptText, replayUpdates } from "./session_updates.ts";
 import { acpPromptText, availableCommands } from "./acp_prompt.ts";
 
@@ -228,6 +228,7 @@ async function promptSession(
       send,
       cwd: session.cwd,
       takeDiffs: () => session.live.diffs.splice(0),
+      window: () => session.conversation.contextLength,
     });
     session.follow(); // the code map and the curator follow the session that sends now
     const outcome = await session.conversation.send(userText, sink, controller.signal);
@@ -237,7 +238,12 @@ async function promptSession(
         outcome.errorMessage ?? "The model server failed",
       );
     }
-    return { stopReason: acpStopReason(outcome.stopReason) };
+    // `usage` is ACP's draft field: editors that do not know it ignore it.
+    const response: PromptResponse & { usage: TurnUsage } = {
+      stopReason: acpStopReason(outcome.stopReason),
+      usage: turnUsage(outcome.usage),
+    };
+    return response;
   } finally {
     delete session.live.running;
     delete session.live.currentCall;

@@ -1,8 +1,9 @@
-// The slash commands an editor offers (available_commands_update): /continue, /tasks, /tools
-// and /permissions, answered from the session without a model turn (except /continue, which
-// runs the loop on). The REPL's own versions live in src/cli/slash_commands.ts.
+// The slash commands an editor offers (available_commands_update): /continue, /tasks, /tools,
+// /permissions and /context, answered from the session without a model turn (except /continue,
+// which runs the loop on). The REPL's own versions live in src/cli/slash_commands.ts.
 
 import type { Conversation } from "../agent/conversation.ts";
+import { formatContextReport } from "../agent/context_report.ts";
 import { formatPermissionsReport } from "../permissions/explain.ts";
 import type { PolicyApprover } from "../permissions/policy_approver.ts";
 import { formatGrants, type Grants } from "../sandbox/grants.ts";
@@ -44,6 +45,13 @@ export async function runSlashCommand(
       return context.conversation.canContinue()
         ? { kind: "continue" }
         : { kind: "reply", text: "Nothing to continue: the last turn was answered" };
+    case "context": {
+      const report = context.conversation.contextReport();
+      return {
+        kind: "reply",
+        text: report ? formatContextReport(report) : "The context window is not known",
+      };
+    }
     case "tasks":
       return { kind: "reply", text: formatTaskChecklist(context.conversation.state) };
     case "tools": {

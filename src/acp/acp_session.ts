@@ -137,8 +137,7 @@ export function openAcpSession(
     loaded = opened.value.loaded;
   }
   sessionId = conversation.parts.recorder.id ?? crypto.randomUUID();
-  const follow = () =>
-    workspace.workspace.follow(() => conversation.messages, () => conversation.contextLength);
+  const follow = () => workspace.workspace.follow(() => conversation);
   const session: AcpSession = {
     id: sessionId,
     cwd,

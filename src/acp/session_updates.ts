@@ -177,4 +177,9 @@ export const ACP_COMMANDS: readonly AvailableCommand[] = [
   { name: "tasks", description: "show the task list" },
   { name: "tools", description: "list the tools and their risk" },
   { name: "permissions", description: "show the sandbox grants and permission rules" },
+  {
+    name: "context",
+    description: "show the context window, what the next request takes, and the prompt tokens " +
+      "the server processed and reused",
+  },
 ];

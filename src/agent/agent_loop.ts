@@ -6,8 +6,9 @@
 import type { AgentError } from "../errors.ts";
 import { formatAgentError } from "../errors.ts";
 import type { Message, ToolCall, ToolResult, Usage } from "../messages.ts";
-import { makeToolResult, toolCallMessage, toolResultMessage } from "../messages.ts";
-import type { Provider } from "../providers/provider.ts";
+import { makeToolResult, sumUsage, toolCallMessage, toolResultMessage } from "../messages.ts";
+import type { AssistantTurn, Provider } from "../providers/provider.ts";
+import type { RefusalNumbers } from "../providers/context_refusal.ts";
 import type { LoopEventSink, StopReasonOut } from "./loop_events.ts";
 import type { Approver } from "../permissions/approver.ts";
 import { readsOnly, type ToolRunner, toToolSchema } from "../tools/tool_runner.ts";
@@ -38,16 +39,18 @@ export interface AgentLoopOptions {
   /** Conversation state shared with tools (tasks); replaced after each call. */
   state: Record<string, unknown>;
   parseArguments?: ArgumentParser;
-  /** Shortens the message list before a request when it would overflow the context. */
-  fitMessages?: (messages: readonly Message[]) => readonly Message[];
+  /** What to send for the message list: shortened when it would overflow the context. */
+  fitMessages?: (
+    messages: readonly Message[],
+  ) => readonly Message[] | Promise<readonly Message[]>;
   /**
-   * Shortens harder after the server refused a request as too long (`limit`: the window the
-   * server named). Returns the messages to ask with once more and a note for the user, or
-   * undefined when nothing could be shortened.
+   * Shortens harder after the server refused a request as too long (with the window and the
+   * count the server named). Returns the messages to ask with once more and a note for the
+   * user, or undefined when nothing could be shortened.
    */
   refitMessages?: (
     messages: readonly Message[],
-    limit: number | undefined,
+    numbers: RefusalNumbers,
   ) => { messages: readonly Message[]; note: string } | undefined;
   /**
    * Called for each failed call. Returning a stop ends the turn (repeated failures): `user`
@@ -144,14 +147,19 @@ export async function runAgentLoop(
           }
         },
       );
-    let turn = await ask(options.fitMessages ? options.fitMessages(conversation) : conversation);
-    // The estimate was too low for this server: shorten further and ask once more.
+    let turn = await ask(
+      options.fitMessages ? await options.fitMessages(conversation) : conversation,
+    );
+    // The estimate was too low for this server: shorten by its count and ask once more.
     const refit = turn.contextExceeded && !turn.text
-      ? options.refitMessages?.(conversation, turn.contextExceeded.limit)
+      ? options.refitMessages?.(conversation, turn.contextExceeded)
       : undefined;
     if (refit) {
       sink({ type: "warning", message: refit.note });
       turn = await ask(refit.messages);
+      if (turn.contextExceeded && turn.stopReason === "error") {
+        return finish("error", refusedAgain(turn));
+      }
     } else if (turn.contextExceeded && turn.stopReason !== "error") {
       sink({
         type: "warning",
@@ -160,8 +168,7 @@ export async function runAgentLoop(
       });
     }
     if (turn.usage) {
-      outcome.usage.promptTokens += turn.usage.promptTokens;
-      outcome.usage.completionTokens += turn.usage.completionTokens;
+      sumUsage(outcome.usage, turn.usage);
       sink({ type: "usage", usage: turn.usage });
     }
     if (turn.stopReason === "aborted" || signal.aborted) {
@@ -348,8 +355,8 @@ function finishCall(
     status = driven.state.status;
     // Side requests of a tool (the read_file curator) count in the run's usage.
     if (driven.usage) {
-      outcome.usage.promptTokens += driven.usage.promptTokens;
-      outcome.usage.completionTokens += driven.usage.completionTokens;
+      sumUsage(outcome.usage, driven.usage);
+      options.sink({ type: "usage", usage: driven.usage, side: call.name });
     }
   }
   // A call run with others was shown as it finished.
@@ -366,4 +373,18 @@ function finishCall(
   context.append(toolResultMessage(call.id, call.name, result));
   outcome.toolCalls.push({ id: call.id, name: call.name, arguments: args, result, status });
   return stop;
+}
+
+/** The end of a turn whose request the server refused again after it was shortened. */
+function refusedAgain(turn: AssistantTurn): Partial<TurnOutcome> {
+  const { promptTokens, limit } = turn.contextExceeded ?? {};
+  const numbers = promptTokens !== undefined && limit !== undefined
+    ? ` (${promptTokens} tokens for its ${limit}-token window)`
+    : "";
+  return {
+    errorMessage: `The server refused the request as too long again after old tool output ` +
+      `was shortened${numbers}: type /compact, start a new session, or raise the server's ` +
+      "context size",
+    ...(turn.error ? { error: turn.error } : {}),
+  };
 }

@@ -1,9 +1,13 @@
 // Compaction: the conversation so far is replaced by the model's own summary of it, so a long
-// session goes on within the window. The full history stays in the session log; replay
-// rebuilds the compacted conversation from the `conversation_compacted` event with the same
-// messages as here, so --resume continues from the compacted point.
+// session goes on within the window. The summary request repeats the conversation as last sent
+// (the server reuses its cache) and adds the instruction. The full history stays in the session
+// log; replay rebuilds the compacted conversation from the `conversation_compacted` event with
+// the same messages as here, so --resume continues from the compacted point.
 
-import type { Message } from "../messages.ts";
+import type { Message, ToolSchema } from "../messages.ts";
+import type { AssistantTurn, Provider } from "../providers/provider.ts";
+import { MESSAGE_OVERHEAD } from "../providers/token_counter.ts";
+import type { PromptWindow } from "./prompt_window.ts";
 
 /** What the model is asked to write. */
 export const COMPACT_INSTRUCTION =
@@ -41,4 +45,44 @@ export function compactedMessages(messages: readonly Message[], summary: string)
     { kind: "user", content: COMPACTED_MARKER },
     { kind: "assistant", content: summary, data: {} },
   ];
+}
+
+/**
+ * Asks the model for the summary: the conversation as its next request would send it, then the
+ * instruction; fitted to the window first when the whole would not fit, and asked once more,
+ * shortened by the server's count, when the server refuses it.
+ *
+ * @param messages The conversation.
+ * @param context The provider, the tools sent with every request, the conversation's window
+ *   (which counts the usage) and the abort signal.
+ * @returns The model's turn.
+ */
+export async function requestSummary(
+  messages: readonly Message[],
+  context: {
+    provider: Provider;
+    tools: readonly ToolSchema[];
+    window: PromptWindow;
+    signal: AbortSignal;
+  },
+): Promise<AssistantTurn> {
+  const { provider, tools, window, signal } = context;
+  const instruction: Message = { kind: "user", content: COMPACT_INSTRUCTION };
+  let request = [...window.view(messages), instruction];
+  const limit = window.limit();
+  const extra = window.counter.text(COMPACT_INSTRUCTION) + MESSAGE_OVERHEAD;
+  if (limit !== undefined && window.counter.request(request, tools) > limit) {
+    request = [...window.plan(messages, tools, limit - extra).messages, instruction];
+  }
+  const ask = (sent: Message[]) => {
+    window.sending(sent, tools);
+    return provider.complete({ messages: sent, tools, signal });
+  };
+  let turn = await ask(request);
+  if (turn.contextExceeded && !turn.text) {
+    const refit = window.refused(messages, tools, turn.contextExceeded);
+    if (refit) turn = await ask([...refit.fitted.messages, instruction]);
+  }
+  if (turn.usage) window.observe(turn.usage);
+  return turn;
 }

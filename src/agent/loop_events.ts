@@ -38,7 +38,8 @@ export type LoopEvent =
     display: string;
   }
   | { type: "limit_reached"; limit: "iterations" | "tool_calls"; max: number }
-  | { type: "usage"; usage: Usage }
+  /** One request's usage; `side` names a side request (the read_file curator, a summary). */
+  | { type: "usage"; usage: Usage; side?: string }
   | { type: "warning"; message: string }
   /** Waiting for the model's first output; `progress` when the server reports its prompt work. */
   | {

@@ -11,6 +11,7 @@ import type * as OpenSessionStore from "../sessions/open_session_store.ts";
 import type { SessionStore } from "../sessions/session_store_types.ts";
 import { isNoServerError } from "../providers/discover_server.ts";
 import { tracePhase } from "../platform/startup_trace.ts";
+import { TokenCounter } from "../providers/token_counter.ts";
 import type { FrontEnd } from "./front_end.ts";
 import { EXIT } from "./exit_codes.ts";
 import { openProvider } from "./open_provider.ts";
@@ -65,8 +66,10 @@ export interface Run {
   /**
    * Uses another provider from now on (/model): new conversations and the workspaces' tools
    * get it; the previous one is closed. A conversation already going on switches itself.
+   *
+   * @returns The new model's token count, which its conversations share.
    */
-  useProvider(provider: OpenedProvider): Promise<void>;
+  useProvider(provider: OpenedProvider): Promise<TokenCounter>;
   /** Closes every workspace, the session log and the provider. */
   close(): Promise<void>;
 }
@@ -116,6 +119,8 @@ export async function openRun(
   }
   workspaces.setProvider(opened.value);
   frontEnd.providerOpened?.(opened.value.notes ?? []);
+  // One count per run: what the server taught about its tokens outlives /clear and /resume.
+  let tokenCounter = new TokenCounter();
   const run: Run = {
     settings: request.settings,
     grants: request.grants,
@@ -134,12 +139,18 @@ export async function openRun(
         },
         tools: workspace.tools,
         instructions: workspace.instructions.files,
+        get tokenCounter() {
+          return tokenCounter;
+        },
       }),
     async useProvider(provider) {
       const previous = run.provider;
       run.provider = provider;
+      // Another model's tokenizer: its conversations learn its own ratio.
+      tokenCounter = new TokenCounter();
       workspaces.setProvider(provider);
       if (previous !== provider) await previous.close?.();
+      return tokenCounter;
     },
     async close() {
       await workspaces.closeAll();

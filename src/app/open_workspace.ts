@@ -6,7 +6,7 @@ import { err, ok, type Result } from "../errors.ts";
 import type { Settings } from "../config/settings.ts";
 import type { McpServerConfig } from "../config/mcp_config.ts";
 import type { Grants } from "../sandbox/grants.ts";
-import type { Message } from "../messages.ts";
+import type { Conversation } from "../agent/conversation.ts";
 import type { Provider } from "../providers/provider.ts";
 import type { EmbeddingServer } from "../providers/embeddings/embedding_setup.ts";
 import type { LoadedRule } from "../permissions/policy.ts";
@@ -57,6 +57,9 @@ export interface WorkspaceModel {
   server(): Promise<EmbeddingServer | undefined>;
 }
 
+/** What the code tools read of the conversation they follow. */
+export type FollowedConversation = Pick<Conversation, "messages" | "contextLength" | "requestView">;
+
 /** An open workspace. */
 export interface Workspace {
   cwd: string;
@@ -69,8 +72,11 @@ export interface Workspace {
    * a front end without commands never pays for them.
    */
   commands(): Promise<LoadedCommands>;
-  /** The conversation the code tools follow now (the latest one to send a message). */
-  follow(messages: () => readonly Message[], window: () => number | undefined): void;
+  /**
+   * The conversation the code tools follow now (the latest one to send a message): the code
+   * map's hint, the offered tools' window, and the read_file curator's side request.
+   */
+  follow(conversation: () => FollowedConversation): void;
   close(): Promise<void>;
 }
 
@@ -107,10 +113,7 @@ export async function openWorkspace(
   model: WorkspaceModel,
 ): Promise<Workspace> {
   const { settings, grants, cwd } = request;
-  const focus: { messages: () => readonly Message[]; window: () => number | undefined } = {
-    messages: () => [],
-    window: () => undefined,
-  };
+  let focus: (() => FollowedConversation) | undefined;
   const tools = await openRunTools({
     settings,
     grants,
@@ -120,8 +123,9 @@ export async function openWorkspace(
     provider: model.provider,
     contextLength: model.contextLength,
     server: model.server,
-    messages: () => focus.messages(),
-    conversationWindow: () => focus.window(),
+    messages: () => focus?.().messages ?? [],
+    conversationWindow: () => focus?.().contextLength,
+    conversationPrefix: () => focus?.().requestView(),
   });
   tracePhase("tools opened");
   const approval = await openRunApproval({ rules, cwd, yes: request.yes, frontEnd, tools });
@@ -138,9 +142,8 @@ export async function openWorkspace(
       });
       return commands;
     },
-    follow(messages, window) {
-      focus.messages = messages;
-      focus.window = window;
+    follow(conversation) {
+      focus = conversation;
     },
     close: () => tools.runner.close(),
   };

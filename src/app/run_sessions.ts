@@ -9,6 +9,7 @@ import { Conversation, type ConversationParts } from "../agent/conversation.ts";
 import type { SessionRecorder } from "../agent/session_recorder.ts";
 import { buildSystemPrompt, type PromptInstructions } from "../agent/system_prompt.ts";
 import { repairArguments } from "../agent/repair_arguments.ts";
+import type { TokenCounter } from "../providers/token_counter.ts";
 import type { Approver } from "../permissions/approver.ts";
 import { formatGrants, type Grants } from "../sandbox/grants.ts";
 import type { LoadedSession, SessionStore } from "../sessions/session_store_types.ts";
@@ -25,6 +26,11 @@ export interface RunSessionsOptions {
   tools: RunTools;
   /** The instruction files the system prompt carries. */
   instructions?: readonly PromptInstructions[];
+  /**
+   * The model's token count, one per run: what the server taught about its tokens outlives
+   * /clear and /resume, and is shared by every workspace's conversations.
+   */
+  tokenCounter: TokenCounter;
 }
 
 /** A conversation's own parts: how it asks, and its tools when the front end wraps them. */
@@ -75,6 +81,7 @@ export function runSessions(options: RunSessionsOptions): RunSessions {
         ? "--num-ctx"
         : "the server's context size (llama-server -c, vLLM --max-model-len, LM Studio's context length)",
       compactAt: settings.compactAt,
+      tokenCounter: options.tokenCounter,
       loopGuard: settings.loopGuard,
     };
   };

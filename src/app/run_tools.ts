@@ -17,6 +17,7 @@ import type * as McpToolsModule from "../mcp/mcp_tools.ts";
 import type { Provider } from "../providers/provider.ts";
 import type { EmbeddingServer } from "../providers/embeddings/embedding_setup.ts";
 import type { Message } from "../messages.ts";
+import type { ConversationPrefix } from "../agent/conversation.ts";
 import type { FrontEnd } from "./front_end.ts";
 import { openTools } from "./open_tools.ts";
 
@@ -42,6 +43,8 @@ export interface RunToolsOptions {
   messages(): readonly Message[];
   /** That conversation's window, when it knows one. */
   conversationWindow(): number | undefined;
+  /** That conversation's next request, which the read_file curator builds on. */
+  conversationPrefix(): ConversationPrefix | undefined;
 }
 
 /** What {@linkcode openRunTools} opened. */
@@ -140,9 +143,8 @@ function withCodeTools(host: ToolRunner, options: RunToolsOptions): WithCodeTool
     }),
     options.settings.curator === "off" ? undefined : {
       provider: () => options.provider(),
-      recentText: recent,
       contextText: () => lastUserText(options.messages()),
-      contextWindow: () => options.contextLength(),
+      conversation: () => options.conversationPrefix(),
     },
   );
 }

@@ -1,24 +1,26 @@
 // Adds the code-graph tools (src/code_index/code_tools.ts), which run in the host, to the
 // sandboxed tool host, so the loop sees one ToolRunner. Every call of a sandboxed file tool
 // is reported to the code tools afterwards, so the graph follows the files the model edits,
-// and a whole-file read_file of a long file goes through the curator (file_curator.ts).
+// and a whole-file read_file of a long file goes through the curator (file_curator.ts), whose
+// side request builds on the conversation's next request (its prefix, for the server's cache).
 
 import type { Result } from "../errors.ts";
 import { makeToolResult } from "../messages.ts";
 import type { Provider } from "../providers/provider.ts";
 import type { CodeTools } from "../code_index/code_tools.ts";
+import type { SidePrefix } from "../code_index/file_curator.ts";
 import type { ToolInfo, ToolRun, ToolRunner } from "../tools/tool_runner.ts";
 import type { PreviewResult } from "../tools/file_change.ts";
+import type { ConversationPrefix } from "../agent/conversation.ts";
 
 /** What the read_file curator needs; without it read_file is never curated. */
 export interface CuratorSetup {
   /** The provider, once open (a workspace may open before it). */
   provider(): Provider | undefined;
-  /** Recent conversation text the sections should be relevant to. */
-  recentText: () => string;
   /** The last user messages: a new one invalidates cached choices. */
   contextText: () => string;
-  contextWindow: () => number | undefined;
+  /** The live conversation; without one there is no side request. */
+  conversation: () => ConversationPrefix | undefined;
 }
 
 /** A ToolRunner (the host) with the code tools added; a plugin of the same name wins. */
@@ -95,21 +97,22 @@ export class WithCodeTools implements ToolRunner {
     if (!data || run.result.metadata.truncated || provider === undefined) return run;
     try {
       const started = performance.now();
-      const [{ curateRead }, { store, definitions }] = await Promise.all([
-        import("../code_index/file_curator.ts"),
-        this.code.outline(args.path),
-      ]);
-      const window = curator.contextWindow();
+      const { curateRead, plainReason } = await import("../code_index/file_curator.ts");
+      const conversation = curator.conversation();
+      const prefix = conversation && sidePrefix(conversation, args.path);
+      // A short file or one that fits comfortably needs neither the outline nor the model.
+      if (plainReason(data, prefix) !== undefined) return run;
+      const { store, definitions } = await this.code.outline(args.path);
       const curated = await curateRead(args.path, data, {
         provider,
         store,
         outline: definitions,
-        recentText: curator.recentText(),
         contextText: curator.contextText(),
-        ...(window ? { contextWindow: window } : {}),
+        prefix,
         ...(signal ? { signal } : {}),
       });
-      if (!curated) return run;
+      const usage = curated.usage ? { usage: curated.usage } : {};
+      if (curated.kind === "plain") return { ...run, ...usage };
       return {
         ...run,
         result: makeToolResult({
@@ -117,7 +120,7 @@ export class WithCodeTools implements ToolRunner {
           executionTimeMs: run.result.metadata.execution_time_ms + performance.now() - started,
         }),
         display: curated.display,
-        ...(curated.usage ? { usage: curated.usage } : {}),
+        ...usage,
       };
     } catch {
       return run; // never a worse answer than the plain read
@@ -127,5 +130,50 @@ export class WithCodeTools implements ToolRunner {
   async close(): Promise<void> {
     this.code.close();
     await this.inner.close();
+  }
+}
+
+/**
+ * The side request's prefix for the read of `path`: the conversation's next request, with the
+ * calls of this model turn that have no result yet left out (their results would come after
+ * this one); undefined when the call is not found.
+ *
+ * @param conversation The conversation's next request.
+ * @param path The path the read_file call named.
+ */
+export function sidePrefix(conversation: ConversationPrefix, path: string): SidePrefix | undefined {
+  const messages = conversation.messages;
+  const turnStart = messages.findLastIndex((m) => m.kind === "assistant") + 1;
+  const answered = new Set<string>();
+  for (const m of messages.slice(turnStart)) {
+    if (m.kind === "tool_result") answered.add(m.data.callId);
+  }
+  const call = messages.slice(turnStart).find((m) =>
+    m.kind === "tool_call" && m.data.name === "read_file" && !answered.has(m.data.id) &&
+    pathOf(m.data.arguments) === path
+  );
+  if (call?.kind !== "tool_call") return undefined;
+  const turn = messages.slice(turnStart).filter((m) =>
+    m.kind === "tool_result" || m === call || (m.kind === "tool_call" && answered.has(m.data.id))
+  );
+  const calls = turn.filter((m) => m.kind === "tool_call");
+  const results = turn.filter((m) => m.kind === "tool_result");
+  return {
+    messages: [...messages.slice(0, turnStart), ...calls, ...results],
+    tools: conversation.tools,
+    callId: call.data.id,
+    room: conversation.room,
+    tokens: conversation.tokens,
+  };
+}
+
+function pathOf(args: string): unknown {
+  try {
+    const parsed: unknown = JSON.parse(args);
+    return typeof parsed === "object" && parsed !== null
+      ? (parsed as Record<string, unknown>).path
+      : undefined;
+  } catch {
+    return undefined;
   }
 }

@@ -141,7 +141,7 @@ export async function runConversation(
   let conversation = first;
   const repl = screen.repl();
   const live = () => repl?.conversation ?? conversation;
-  workspace.value.follow(() => live().messages, () => live().contextLength);
+  workspace.value.follow(live);
 
   let exitCode: number;
   if (repl === undefined || replModule === undefined) {

@@ -105,8 +105,9 @@ export function modelCommand(run: Run, settings: Settings): SlashCommand {
         repl.write(`${style.red(terminalLine(formatAgentError(opened.error)))}\n`);
         return;
       }
-      await run.useProvider(opened.value);
+      const tokenCounter = await run.useProvider(opened.value);
       repl.conversation.useModel(opened.value.provider, {
+        tokenCounter,
         ...(opened.value.contextLength !== undefined
           ? { contextLength: opened.value.contextLength }
           : {}),

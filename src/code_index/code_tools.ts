@@ -3,7 +3,9 @@
 // They run in the host (they read only the graph database), while the files themselves are
 // read by the indexing worker under the user's read grant; answers are filtered by that
 // grant again, so a path indexed under wider flags never shows. The index is built on first
-// use, refreshed for changed files on every call, and after file tools read or write a file.
+// use, refreshed for changed files on every call, and after file tools read or write a code
+// file, on indexing workers kept for the session (one update per file, shared by the
+// curator's outline and the refresh after the call).
 
 import { join, relative } from "node:path";
 import { makeToolResult } from "../messages.ts";
@@ -16,6 +18,7 @@ import type { GraphStore, StoredDefinition } from "./graph_store.ts";
 import type { PathFilter } from "./code_queries.ts";
 import { conversationFocus } from "./conversation_focus.ts";
 import type { RankFocus } from "./rank_definitions.ts";
+import { IndexUpdates } from "./index_updates.ts";
 import type { Embedder } from "../providers/embeddings/embedder.ts";
 import type { SemanticSearch } from "./semantic_search.ts";
 import { DEFAULT_SEARCH_LIMIT, formatSearchAnswer, SEARCH_CODE_INFO } from "./search_code_tool.ts";
@@ -53,13 +56,11 @@ const FILE_TOOLS = new Set([
 export class CodeTools {
   #options: CodeToolsOptions;
   #store: GraphStore | undefined;
-  #queue: Promise<unknown> = Promise.resolve();
   #visible: PathFilter;
+  #updates: IndexUpdates;
   /** search_code's state, once an embedding model is known. */
   #semantic: SemanticSearch | undefined;
   #semanticReady: Promise<void> | undefined;
-  /** Bumped whenever a refresh parsed or removed a file (semantic search reloads then). */
-  #generation = 0;
   readonly available: boolean;
 
   constructor(options: CodeToolsOptions) {
@@ -76,6 +77,11 @@ export class CodeTools {
       if (read !== true && !read.some((entry) => covers("read", entry, abs))) return false;
       return !denied.some((entry) => covers("read", entry, abs));
     };
+    this.#updates = new IndexUpdates({
+      workspace: options.workspace,
+      grants: options.grants,
+      store: () => this.#openStore(),
+    });
   }
 
   /**
@@ -118,29 +124,6 @@ export class CodeTools {
     return this.#store;
   }
 
-  /** Runs index updates one at a time. */
-  #serial<T>(work: () => Promise<T>): Promise<T> {
-    const next = this.#queue.then(work, work);
-    this.#queue = next.catch(() => {});
-    return next;
-  }
-
-  async #refresh(signal?: AbortSignal, only?: string[]) {
-    const store = await this.#openStore();
-    const { indexWorkspace } = await import("./index_workspace.ts");
-    const summary = await this.#serial(() =>
-      indexWorkspace({
-        workspace: this.#options.workspace,
-        grants: this.#options.grants,
-        store,
-        ...(only ? { only } : {}),
-        ...(signal ? { signal } : {}),
-      })
-    );
-    if (summary.parsed + summary.removed > 0) this.#generation++;
-    return summary;
-  }
-
   /**
    * Called after any tool ran: a file tool's file is re-indexed in the background once the
    * index exists (before that, the first code tool call indexes everything).
@@ -152,7 +135,7 @@ export class CodeTools {
     const rel = relative(this.#options.workspace, join(this.#options.workspace, path))
       .replaceAll("\\", "/");
     if (rel.startsWith("..")) return;
-    void this.#refresh(undefined, [rel]).catch(() => {});
+    void this.#updates.file(rel).catch(() => {});
   }
 
   /**
@@ -165,7 +148,8 @@ export class CodeTools {
       .replaceAll("\\", "/");
     const store = await this.#openStore();
     if (rel.startsWith("..") || !this.#visible(rel)) return { store, definitions: [] };
-    await this.#refresh(undefined, [rel]);
+    // Right after the read: the update the read started is as good as a new one.
+    await this.#updates.file(rel, { joinRunning: true });
     return { store, definitions: store.definitionsIn(rel) };
   }
 
@@ -174,7 +158,7 @@ export class CodeTools {
     const started = performance.now();
     const record = args as Args;
     try {
-      const summary = await this.#refresh(options.signal);
+      const summary = await this.#updates.all(options.signal);
       const store = this.#store!;
       const indexed = summary.parsed > 0 ? ` (indexed ${summary.parsed} files)` : "";
       const queries = await import("./code_queries.ts");
@@ -264,7 +248,7 @@ export class CodeTools {
       ...(typeof record.path === "string" ? { path: record.path } : {}),
       limit: typeof record.limit === "number" ? record.limit : DEFAULT_SEARCH_LIMIT,
       visible: this.#visible,
-      generation: this.#generation,
+      generation: this.#updates.generation,
       ...(signal ? { signal } : {}),
     });
     const executionTimeMs = performance.now() - started;
@@ -296,6 +280,7 @@ export class CodeTools {
   }
 
   close(): void {
+    this.#updates.close();
     this.#store?.close();
     this.#store = undefined;
   }

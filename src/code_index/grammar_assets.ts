@@ -9,7 +9,8 @@ import "tree-sitter-wasms/package.json" with { type: "json" };
 import type { GrammarId } from "./languages.ts";
 import type { GrammarAssets } from "./symbol_parser.ts";
 
-const GRAMMARS: readonly GrammarId[] = [
+/** Every grammar harness ships. */
+export const GRAMMARS: readonly GrammarId[] = [
   "typescript",
   "tsx",
   "javascript",
@@ -37,12 +38,18 @@ async function readAsset(specifier: string): Promise<Uint8Array> {
  * Loads the runtime and the grammars (only `only` when given).
  *
  * @param only The grammars wanted; all of them when left out.
+ * @param options runtime: false leaves tree-sitter's runtime out (its bytes come back empty).
  * @returns The bytes, ready to transfer to a worker.
  */
-export async function loadGrammarAssets(only?: readonly GrammarId[]): Promise<GrammarAssets> {
+export async function loadGrammarAssets(
+  only?: readonly GrammarId[],
+  options: { runtime?: boolean } = {},
+): Promise<GrammarAssets> {
   const wanted = only ?? GRAMMARS;
   const [runtime, ...grammars] = await Promise.all([
-    readAsset("web-tree-sitter/tree-sitter.wasm"),
+    options.runtime === false
+      ? Promise.resolve(new Uint8Array())
+      : readAsset("web-tree-sitter/tree-sitter.wasm"),
     ...wanted.map((id) => readAsset(grammarSpecifier(id))),
   ]);
   const assets: GrammarAssets = { runtime: runtime!, grammars: {} };

@@ -1,7 +1,8 @@
 // The indexing worker: walks the workspace (honouring .gitignore like the search tools),
 // skips files whose size and mtime (or content hash) are unchanged, parses the rest with
 // tree-sitter and posts their symbols to the host, which writes the graph store. It runs with
-// the user's read grant only (no write, net or run), like a read-only tool.
+// the user's read grant only (no write, net or run), like a read-only tool. It lives for the
+// session: `init` loads tree-sitter once, then `index` requests are served one at a time.
 
 /// <reference lib="deno.worker" />
 
@@ -14,14 +15,22 @@ import type { FileFingerprint } from "./graph_store.ts";
 import type { FileSymbols } from "./symbol_parser.ts";
 import { type DefinitionChunk, definitionChunks } from "./definition_chunks.ts";
 
-/** The host's request. */
-export interface IndexRequest {
-  type: "index";
+/** The host's first message: what every request of this worker shares (grammars come later). */
+export interface IndexInit {
+  type: "init";
   workspace: string;
-  /** What the store knows: path -> [size, mtimeMs, hash]. */
-  known: Record<string, [number, number, string]>;
   assets: GrammarAssets;
   guard: Partial<Record<PermissionName, string[]>>;
+}
+
+/** One indexing run; its replies carry its `id`. */
+export interface IndexRequest {
+  type: "index";
+  id: number;
+  /** Grammars this worker has not had yet that the run may need. */
+  grammars?: GrammarAssets["grammars"];
+  /** What the store knows: path -> [size, mtimeMs, hash]. */
+  known: Record<string, [number, number, string]>;
   /** Only these workspace-relative paths (a tool read or wrote them); the whole tree when absent. */
   only?: string[];
   maxFileBytes: number;
@@ -29,21 +38,30 @@ export interface IndexRequest {
   shard: { index: number; count: number };
 }
 
-/** What the worker posts back. */
+/** What the worker posts back, tagged with the request's id (0 for a failed `init`). */
 export type IndexReply =
-  | { type: "planned"; total: number }
-  | {
-    type: "file";
-    file: FileFingerprint;
-    grammar: string;
-    symbols: FileSymbols;
-    /** The definitions' text for semantic search, read here under the read grant. */
-    chunks: DefinitionChunk[];
-  }
-  | { type: "touched"; file: FileFingerprint }
-  | { type: "progress"; done: number; total: number }
-  | { type: "done"; seen: string[]; skipped: number; partial: boolean; failures: string[] }
-  | { type: "failed"; message: string };
+  & { id: number }
+  & (
+    | { type: "planned"; total: number }
+    | {
+      type: "file";
+      file: FileFingerprint;
+      grammar: string;
+      symbols: FileSymbols;
+      /** The definitions' text for semantic search, read here under the read grant. */
+      chunks: DefinitionChunk[];
+    }
+    | { type: "touched"; file: FileFingerprint }
+    | { type: "progress"; done: number; total: number }
+    | { type: "done"; seen: string[]; skipped: number; partial: boolean; failures: string[] }
+    | { type: "failed"; message: string }
+  );
+
+/** What `init` made, for every request. */
+interface Ready {
+  workspace: string;
+  parser: SymbolParser;
+}
 
 async function sha256Hex(bytes: Uint8Array): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>);
@@ -56,13 +74,16 @@ function looksBinary(bytes: Uint8Array): boolean {
   return false;
 }
 
-function listCandidates(request: IndexRequest): { paths: string[]; partial: boolean } {
+function listCandidates(
+  request: IndexRequest,
+  workspace: string,
+): { paths: string[]; partial: boolean } {
   if (request.only) {
     return { paths: request.only.filter((p) => grammarFor(p) !== undefined), partial: true };
   }
   const paths: string[] = [];
   // Folders a --deny-read covers are skipped by the walk itself (the guard refuses them).
-  walkTree(request.workspace, "", {
+  walkTree(workspace, "", {
     includeHidden: false,
     respectGitignore: true,
     enterDir: (dir) => !/(^|\/)node_modules\/$/.test(dir),
@@ -73,14 +94,14 @@ function listCandidates(request: IndexRequest): { paths: string[]; partial: bool
   return { paths, partial: false };
 }
 
-async function run(request: IndexRequest): Promise<void> {
-  installDenyGuard(request.guard, request.workspace);
-  const parser = await SymbolParser.create(request.assets);
-  const listed = listCandidates(request);
+async function run(request: IndexRequest, ready: Ready): Promise<void> {
+  const { workspace, parser } = ready;
+  const id = request.id;
+  const listed = listCandidates(request, workspace);
   const { index, count } = request.shard;
   const paths = listed.paths.filter((_, i) => i % count === index);
   const partial = listed.partial;
-  self.postMessage({ type: "planned", total: paths.length } satisfies IndexReply);
+  self.postMessage({ id, type: "planned", total: paths.length } satisfies IndexReply);
   const seen: string[] = [];
   const failures: string[] = [];
   let skipped = 0;
@@ -90,9 +111,9 @@ async function run(request: IndexRequest): Promise<void> {
     done++;
     if (Date.now() - lastProgress > 100) {
       lastProgress = Date.now();
-      self.postMessage({ type: "progress", done, total: paths.length } satisfies IndexReply);
+      self.postMessage({ id, type: "progress", done, total: paths.length } satisfies IndexReply);
     }
-    const absPath = `${request.workspace}/${path}`;
+    const absPath = `${workspace}/${path}`;
     let info: Deno.FileInfo;
     try {
       info = Deno.lstatSync(absPath);
@@ -125,7 +146,7 @@ async function run(request: IndexRequest): Promise<void> {
     const hash = await sha256Hex(bytes);
     const file = { path, size: info.size, mtimeMs, hash };
     if (known && known[2] === hash) {
-      self.postMessage({ type: "touched", file } satisfies IndexReply);
+      self.postMessage({ id, type: "touched", file } satisfies IndexReply);
       continue;
     }
     const grammar = grammarFor(path)!;
@@ -141,14 +162,36 @@ async function run(request: IndexRequest): Promise<void> {
       symbols = { definitions: [], references: [] };
     }
     const chunks = definitionChunks(path, text, symbols.definitions);
-    self.postMessage({ type: "file", file, grammar, symbols, chunks } satisfies IndexReply);
+    self.postMessage({ id, type: "file", file, grammar, symbols, chunks } satisfies IndexReply);
   }
-  self.postMessage({ type: "done", seen, skipped, partial, failures } satisfies IndexReply);
+  self.postMessage({ id, type: "done", seen, skipped, partial, failures } satisfies IndexReply);
 }
 
-self.onmessage = (event: MessageEvent<IndexRequest>) => {
-  run(event.data).catch((error) => {
-    const message = error instanceof Error ? error.message : String(error);
-    self.postMessage({ type: "failed", message } satisfies IndexReply);
-  });
+let ready: Promise<Ready> | undefined;
+let queue: Promise<void> = Promise.resolve();
+
+function fail(id: number, error: unknown): void {
+  const message = error instanceof Error ? error.message : String(error);
+  self.postMessage({ id, type: "failed", message } satisfies IndexReply);
+}
+
+self.onmessage = (event: MessageEvent<IndexInit | IndexRequest>) => {
+  const message = event.data;
+  if (message.type === "init") {
+    // Once per worker: the deny guard and tree-sitter's runtime; grammars load on first use.
+    ready = (async () => {
+      installDenyGuard(message.guard, message.workspace);
+      const parser = await SymbolParser.create(message.assets);
+      return { workspace: message.workspace, parser };
+    })();
+    ready.catch((error) => fail(0, error));
+    return;
+  }
+  const started = ready;
+  queue = queue.then(async () => {
+    if (!started) throw new Error("the indexing worker got a request before init");
+    const ready = await started;
+    if (message.grammars) ready.parser.addGrammars(message.grammars);
+    await run(message, ready);
+  }).catch((error) => fail(message.id, error));
 };

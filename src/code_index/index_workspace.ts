@@ -1,12 +1,13 @@
-// Brings a workspace's code graph up to date: starts the indexing worker under the user's
-// read grant, feeds it what the store already knows, and writes what it finds. Used on first
-// use and lazily by the code tools (changed files only), and by `harness index`.
+// Brings a workspace's code graph up to date: runs the indexing workers (index_workers.ts)
+// under the user's read grant, feeds them what the store already knows, and writes what they
+// find. Used on first use and lazily by the code tools (changed files only, on the session's
+// workers), and by `harness index`. A file no grammar parses is never sent to a worker.
 
-import { effectivePermissions } from "../sandbox/effective_permissions.ts";
 import type { Grants } from "../sandbox/grants.ts";
-import { loadGrammarAssets } from "./grammar_assets.ts";
 import type { GraphStore } from "./graph_store.ts";
-import type { IndexReply, IndexRequest } from "./index_worker.ts";
+import { IndexWorkers } from "./index_workers.ts";
+import { grammarFor } from "./languages.ts";
+import type { IndexRequest } from "./index_worker.ts";
 
 /** Options of {@linkcode indexWorkspace}. */
 export interface IndexOptions {
@@ -19,6 +20,8 @@ export interface IndexOptions {
   signal?: AbortSignal;
   /** Larger files (generated or minified code) are not indexed. Default 1 MiB. */
   maxFileBytes?: number;
+  /** Workers kept between runs (the session's); else started for this run and stopped. */
+  workers?: IndexWorkers;
 }
 
 /** What one indexing run did. */
@@ -42,92 +45,72 @@ export interface IndexSummary {
  */
 export async function indexWorkspace(options: IndexOptions): Promise<IndexSummary> {
   const started = performance.now();
-  const { permissions, guard } = effectivePermissions(options.grants, { read: ["."] }, {
-    workspace: options.workspace,
-  });
-  if (permissions.read === false) {
+  const workers = options.workers ?? new IndexWorkers(options.workspace, options.grants);
+  if (!workers.readable) {
     throw new Error(
       `Cannot index "${options.workspace}": no read access; run harness with --allow-read=.`,
     );
   }
-  const known: IndexRequest["known"] = {};
   const fingerprints = options.store.fingerprints();
+  // Only code a grammar parses: an edited README costs nothing.
+  const only = options.only?.filter((path) => grammarFor(path) !== undefined);
+  if (only?.length === 0) {
+    const gone = options.only!.filter((path) => fingerprints.has(path));
+    options.store.removeFiles(gone);
+    return {
+      files: 0,
+      parsed: 0,
+      removed: gone.length,
+      skipped: 0,
+      failures: [],
+      elapsedMs: performance.now() - started,
+    };
+  }
+  const known: IndexRequest["known"] = {};
   for (const [path, f] of fingerprints) known[path] = [f.size, f.mtimeMs, f.hash];
-  const assets = await loadGrammarAssets();
-  // One worker per core (at most four), each parsing its share of the walk's files.
-  const count = options.only ? 1 : Math.max(1, Math.min(4, navigator.hardwareConcurrency ?? 1));
-  const workers = Array.from(
-    { length: count },
-    () =>
-      new Worker(new URL("./index_worker.ts", import.meta.url), {
-        type: "module",
-        name: "harness-indexer",
-        deno: { permissions: { ...permissions, write: false, net: false, run: false, ffi: false } },
-      }),
-  );
+  // A first index: one worker per core (at most four), each parsing its share of the walk's
+  // files. After that, changes are few and the session's one worker does it.
+  const first = fingerprints.size === 0 && !only;
+  const count = first ? Math.max(1, Math.min(4, navigator.hardwareConcurrency ?? 1)) : 1;
   let parsed = 0;
-  const progress = workers.map(() => ({ done: 0, total: 0 }));
+  const progress = Array.from({ length: count }, () => ({ done: 0, total: 0 }));
   const report = () => {
     const done = progress.reduce((sum, p) => sum + p.done, 0);
     const total = progress.reduce((sum, p) => sum + p.total, 0);
     options.onProgress?.(done, total);
   };
   try {
-    const replies = await Promise.all(
-      workers.map((worker, index) =>
-        new Promise<Extract<IndexReply, { type: "done" }>>((resolve, reject) => {
-          const onAbort = () => reject(new Error("Indexing was cancelled"));
-          options.signal?.addEventListener("abort", onAbort, { once: true });
-          worker.onerror = (event) => {
-            event.preventDefault();
-            reject(new Error(`The indexing worker failed: ${event.message}`));
-          };
-          worker.onmessage = (event: MessageEvent<IndexReply>) => {
-            const reply = event.data;
-            switch (reply.type) {
-              case "planned":
-                progress[index] = { done: 0, total: reply.total };
-                report();
-                break;
-              case "progress":
-                progress[index] = { done: reply.done, total: reply.total };
-                report();
-                break;
-              case "file":
-                options.store.putFile(reply.file, reply.grammar, reply.symbols, reply.chunks);
-                parsed++;
-                break;
-              case "touched":
-                options.store.touchFile(reply.file);
-                break;
-              case "done":
-                progress[index]!.done = progress[index]!.total;
-                report();
-                resolve(reply);
-                break;
-              case "failed":
-                reject(new Error(`The indexing worker failed: ${reply.message}`));
-                break;
-              default: {
-                const never: never = reply;
-                reject(new Error(`Unexpected message ${JSON.stringify(never)}`));
-              }
-            }
-          };
-          const request: IndexRequest = {
-            type: "index",
-            workspace: options.workspace,
-            known,
-            assets,
-            guard,
-            maxFileBytes: options.maxFileBytes ?? 1024 * 1024,
-            shard: { index, count },
-            ...(options.only ? { only: options.only } : {}),
-          };
-          worker.postMessage(request);
-        })
-      ),
-    );
+    const jobs = Array.from({ length: count }, (_, index) => ({
+      known,
+      maxFileBytes: options.maxFileBytes ?? 1024 * 1024,
+      shard: { index, count },
+      ...(only ? { only } : {}),
+    }));
+    const replies = await workers.run(jobs, (shard, reply) => {
+      switch (reply.type) {
+        case "planned":
+          progress[shard] = { done: 0, total: reply.total };
+          report();
+          break;
+        case "progress":
+          progress[shard] = { done: reply.done, total: reply.total };
+          report();
+          break;
+        case "file":
+          options.store.putFile(reply.file, reply.grammar, reply.symbols, reply.chunks);
+          parsed++;
+          break;
+        case "touched":
+          options.store.touchFile(reply.file);
+          break;
+        default: {
+          const never: never = reply;
+          throw new Error(`Unexpected message ${JSON.stringify(never)}`);
+        }
+      }
+    }, options.signal);
+    for (const p of progress) p.done = p.total;
+    report();
     const summary = {
       seen: replies.flatMap((r) => r.seen),
       skipped: replies.reduce((sum, r) => sum + r.skipped, 0),
@@ -147,6 +130,8 @@ export async function indexWorkspace(options: IndexOptions): Promise<IndexSummar
       elapsedMs: performance.now() - started,
     };
   } finally {
-    for (const worker of workers) worker.terminate();
+    // The session keeps one worker for the next update; a run of its own keeps none.
+    if (options.workers) workers.trim(1);
+    else workers.close();
   }
 }

@@ -68,6 +68,11 @@ export class SymbolParser {
     return new SymbolParser(assets);
   }
 
+  /** Adds grammar bytes (a worker gets each grammar when a file first needs it). */
+  addGrammars(grammars: GrammarAssets["grammars"]): void {
+    Object.assign(this.#assets.grammars, grammars);
+  }
+
   /** Drops a grammar's parser and query (after a failure), so the next use starts afresh. */
   forget(grammar: GrammarId): void {
     const compiled = this.#compiled.get(grammar);

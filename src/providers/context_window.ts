@@ -5,6 +5,7 @@
 // first that names a window wins, in that order. Never throws.
 
 import { isRecord } from "../platform/json_values.ts";
+import { fetchJson } from "./fetch_json.ts";
 
 /** Which server answered; "unknown" when none of the endpoints did. */
 export type ServerKind = "llama-server" | "vllm" | "lm-studio" | "ollama" | "unknown";
@@ -171,7 +172,12 @@ export async function probeContextWindow(
 ): Promise<StatedWindow | undefined> {
   const versioned = baseUrl.replace(/\/+$/, "");
   const root = versioned.replace(/\/v\d+$/, "");
-  const get = (url: string) => getJson(url, options);
+  const get = (url: string) =>
+    fetchJson(url, {
+      timeoutMs: options.timeoutMs ?? 3000,
+      ...(options.apiKey ? { apiKey: options.apiKey } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
   const probes = [
     get(`${root}/props`).then(readLlamaServerProps),
     get(`${versioned}/models`).then((body) => readVllmModels(body, model)),
@@ -180,22 +186,4 @@ export async function probeContextWindow(
   ];
   const found = await Promise.all(probes);
   return found.find((window) => window !== undefined);
-}
-
-async function getJson(url: string, options: ProbeOptions): Promise<unknown> {
-  const signals = [AbortSignal.timeout(options.timeoutMs ?? 3000)];
-  if (options.signal) signals.push(options.signal);
-  try {
-    const response = await fetch(url, {
-      headers: options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {},
-      signal: AbortSignal.any(signals),
-    });
-    if (!response.ok) {
-      await response.body?.cancel();
-      return undefined;
-    }
-    return await response.json();
-  } catch {
-    return undefined;
-  }
 }

@@ -228,13 +228,12 @@ class LoadedLlamaProvider implements LlamaCppProvider {
       });
       // The meter counts only tokens evaluated now; a prefix kept from the last turn is not
       // evaluated again, so the prompt's size is what the sequence holds minus the answer
-      // (a server reports it the same way: the whole prompt, cached or not).
+      // (a server reports it the same way: the whole prompt, cached or not), and the rest of
+      // it was reused.
       const completionTokens = sequence.tokenMeter.usedOutputTokens - before.usedOutputTokens;
       const evaluated = sequence.tokenMeter.usedInputTokens - before.usedInputTokens;
-      const usage = {
-        promptTokens: Math.max(evaluated, sequence.contextTokens.length - completionTokens),
-        completionTokens,
-      };
+      const promptTokens = Math.max(evaluated, sequence.contextTokens.length - completionTokens);
+      const usage = { promptTokens, completionTokens, reusedTokens: promptTokens - evaluated };
       if (signal?.aborted) {
         return { text: result.response, reasoning, toolCalls: [], stopReason: "aborted", usage };
       }

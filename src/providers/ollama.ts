@@ -27,6 +27,7 @@ import { toOllamaMessages } from "./ollama/wire_messages.ts";
 import { DEFAULT_STREAM_LIMITS, StreamWatchdog } from "./stream_watchdog.ts";
 import { countBytes } from "./received_bytes.ts";
 import { isRecord } from "../platform/json_values.ts";
+import { refusalNumbers } from "./context_refusal.ts";
 
 export type { OllamaModelInfo } from "./ollama/show.ts";
 export { toOllamaMessages } from "./ollama/wire_messages.ts";
@@ -168,9 +169,9 @@ export function createOllamaProvider(options: OllamaOptions): OllamaProvider {
       const text = await errorText(response);
       const failed = fail(httpError(root, model, { status: response.status, text }));
       // Newer Ollama refuses a prompt longer than num_ctx instead of cutting it.
-      return /context length|exceeds.*context|too long/i.test(text)
-        ? { ...failed, contextExceeded: { limit: numCtx } }
-        : failed;
+      if (!/context length|exceeds.*context|too long/i.test(text)) return failed;
+      const numbers = refusalNumbers(undefined, text);
+      return { ...failed, contextExceeded: { ...numbers, limit: numbers.limit ?? numCtx } };
     }
 
     let end: ChatStreamEnd;
@@ -276,7 +277,8 @@ function finishTurn(
     ...turn,
     stopReason,
     ...(end.usage ? { usage: end.usage } : {}),
-    ...(cut ? { contextExceeded: { limit: numCtx } } : {}),
+    // What it counted is at least the window: the prompt held more.
+    ...(cut ? { contextExceeded: { limit: numCtx, promptTokens: end.usage!.promptTokens } } : {}),
   };
 }
 

@@ -22,6 +22,7 @@ import {
 import { isRecord } from "../platform/json_values.ts";
 import { endTurn, errorTurn, TurnAccumulator } from "./openai_compat/stream_reader.ts";
 import { toWireMessages, toWireTool } from "./openai_compat/wire_messages.ts";
+import { countPromptTokens, type TokenizeWay } from "./openai_compat/count_tokens.ts";
 import { DEFAULT_STREAM_LIMITS, type StreamLimits, StreamWatchdog } from "./stream_watchdog.ts";
 import { countBytes } from "./received_bytes.ts";
 
@@ -54,6 +55,8 @@ interface ProviderState {
   idMode: "native" | "short";
   shortIds: ShortIdMap;
   client: Promise<{ sdk: OpenAIModule; client: OpenAI }> | undefined;
+  /** How this server counts a prompt's tokens, once known (count_tokens.ts). */
+  tokenize: { way?: TokenizeWay };
   /** The streaming request's byte counter (one request at a time per provider). */
   onReceived?: ((bytes: number) => void) | undefined;
 }
@@ -101,13 +104,38 @@ export function createOpenAICompatProvider(
     idMode: options.toolCallIds ?? "native",
     shortIds: new ShortIdMap(),
     client: undefined,
+    tokenize: {},
   };
   return {
     name: "openai",
     model: options.model,
     complete: (request, onEvent) => complete(state, request, onEvent),
+    countTokens: (request) => countTokens(state, request),
     listModels: (signal) => listModels(state, signal),
   };
+}
+
+/** The server's own count of a request's prompt (count_tokens.ts). */
+function countTokens(state: ProviderState, request: ModelRequest): Promise<number | undefined> {
+  const wireId = state.idMode === "short"
+    ? (id: string) => state.shortIds.wireId(id)
+    : (id: string) => id;
+  const messages = toWireMessages(request.messages, wireId);
+  if (!messages.ok) return Promise.resolve(undefined);
+  const { baseUrl, model, apiKey } = state.options;
+  return countPromptTokens(
+    baseUrl,
+    {
+      model,
+      messages: messages.value,
+      ...(request.tools.length > 0 ? { tools: request.tools.map(toWireTool) } : {}),
+    },
+    state.tokenize,
+    {
+      ...(apiKey ? { apiKey } : {}),
+      ...(request.signal ? { signal: request.signal } : {}),
+    },
+  );
 }
 
 function getClient(state: ProviderState): Promise<{ sdk: OpenAIModule; client: OpenAI }> {

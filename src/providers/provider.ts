@@ -4,6 +4,7 @@
 
 import type { AgentError, Result } from "../errors.ts";
 import type { Message, ThinkingBlock, ToolCall, ToolSchema, Usage } from "../messages.ts";
+import type { RefusalNumbers } from "./context_refusal.ts";
 
 /** What the loop asks for: one assistant turn. */
 export interface ModelRequest {
@@ -42,9 +43,10 @@ export interface AssistantTurn {
   error?: AgentError;
   /**
    * The server refused the request as longer than its context window (or cut it): the loop
-   * shortens the conversation and asks once more. `limit` is the window the server named.
+   * shortens the conversation and asks once more. `limit` is the window the server named,
+   * `promptTokens` the size it counted for the refused request.
    */
-  contextExceeded?: { limit?: number };
+  contextExceeded?: RefusalNumbers;
 }
 
 export interface Provider {
@@ -54,6 +56,12 @@ export interface Provider {
   readonly model: string;
   /** Generates one assistant turn, streaming deltas to `onEvent`. Never throws. */
   complete(request: ModelRequest, onEvent?: (event: ProviderEvent) => void): Promise<AssistantTurn>;
+  /**
+   * The prompt tokens the server would count for a request, from its own tokenizer
+   * (llama-server's /apply-template and /tokenize, vLLM's /tokenize); undefined when it cannot
+   * say. Asked only when a request comes near the window. Never throws.
+   */
+  countTokens?(request: ModelRequest): Promise<number | undefined>;
 }
 
 /** Lists the models a server offers (used when --model is not given). */

@@ -67,6 +67,8 @@ export function withTurnOutputCap(
   return {
     name: provider.name,
     model: provider.model,
+    // The server's own token count is a short request of its own, not a turn.
+    ...(provider.countTokens ? { countTokens: provider.countTokens.bind(provider) } : {}),
     async complete(request: ModelRequest, onEvent?: (event: ProviderEvent) => void) {
       const stop = new AbortController();
       const signal = request.signal ? AbortSignal.any([request.signal, stop.signal]) : stop.signal;

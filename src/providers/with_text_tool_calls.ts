@@ -65,6 +65,7 @@ export function withTextToolCalls(
   return {
     name: provider.name,
     model: provider.model,
+    ...(provider.countTokens ? { countTokens: provider.countTokens.bind(provider) } : {}),
     async complete(
       request: ModelRequest,
       onEvent?: (event: ProviderEvent) => void,

@@ -11,7 +11,16 @@ export interface FinalJson {
   stop_reason: TurnOutcome["stopReason"];
   iterations: number;
   tool_calls: { id: string; name: string; arguments: unknown; result: unknown }[];
-  usage: { prompt_tokens: number; completion_tokens: number };
+  /**
+   * Tokens over every request of the run (side requests included): the whole prompts, the
+   * part the server processed and the part it reused from its cache (0 when it did not say).
+   */
+  usage: {
+    prompt_tokens: number;
+    completion_tokens: number;
+    prompt_tokens_processed: number;
+    prompt_tokens_reused: number;
+  };
   session_id: string | null;
   /** Calls that needed approval and were denied (e.g. -p without --yes). */
   permission_denials: { id: string; name: string; arguments: unknown; reason: string }[];
@@ -59,6 +68,8 @@ export function finalJson(outcome: TurnOutcome, sessionId: string | null): Final
     usage: {
       prompt_tokens: outcome.usage.promptTokens,
       completion_tokens: outcome.usage.completionTokens,
+      prompt_tokens_processed: outcome.usage.promptTokens - (outcome.usage.reusedTokens ?? 0),
+      prompt_tokens_reused: outcome.usage.reusedTokens ?? 0,
     },
     session_id: sessionId,
     permission_denials: outcome.toolCalls

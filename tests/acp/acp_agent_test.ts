@@ -235,6 +235,45 @@ Deno.test("harness acp loads an earlier session, replays it and goes on with its
   );
 });
 
+Deno.test("harness acp reports prompt tokens processed and reused: usage_update, the turn's usage and /context", async () => {
+  await using sandbox = await cliSandbox();
+  await using server = startFakeLlmServer([
+    reply().text("First answer."),
+    reply().text("Second answer."),
+  ], { llamaServer: { charsPerToken: 4, window: 8192 } });
+  await using acp = startAcpClient(sandbox, ["--base-url", server.baseUrl, "--model", "m"]);
+  await acp.initialize();
+  const sessionId = await acp.newSession();
+  const turns: { inputTokens: number; cachedReadTokens?: number; outputTokens: number }[] = [];
+  for (const prompt of ["hello", "and again"]) {
+    const done = await acp.agent.request("session/prompt", { sessionId, prompt: text(prompt) });
+    assertEquals(done.stopReason, "end_turn");
+    turns.push((done as { usage?: (typeof turns)[number] }).usage!);
+  }
+  // The second request repeats the first as its start: the server reused it.
+  const [first, second] = turns;
+  assertEquals(first?.cachedReadTokens, 0);
+  assert(second !== undefined && second.cachedReadTokens! > first!.inputTokens / 2);
+  assert(second.cachedReadTokens! < second.inputTokens);
+  const usage = acp.updates.map((n) => n.update).filter((u) => u.sessionUpdate === "usage_update");
+  assertEquals(usage.length, 2);
+  assertEquals(usage.map((u) => u.size), [8192, 8192]);
+  assertEquals(usage[1]?.used, second.inputTokens + second.outputTokens);
+  assertEquals(usage[1]?._meta?.harness, {
+    prompt_tokens_processed: second.inputTokens - second.cachedReadTokens!,
+    prompt_tokens_reused: second.cachedReadTokens,
+  });
+  const shown = await acp.agent.request("session/prompt", { sessionId, prompt: text("/context") });
+  assertEquals(shown.stopReason, "end_turn");
+  const reply_ = acp.updates.map((n) => n.update).findLast((u) =>
+    u.sessionUpdate === "agent_message_chunk"
+  );
+  assert(reply_?.sessionUpdate === "agent_message_chunk" && reply_.content.type === "text");
+  match(reply_.content.text, /Context window: 8,192 tokens/);
+  match(reply_.content.text, /Session: [\d,]+ processed, [\d,]+ reused from the server's cache/);
+  assertEquals(server.requests.length, 2); // /context asked no model
+});
+
 async function assertRejectsWith(promise: Promise<unknown>, pattern: RegExp): Promise<void> {
   try {
     await promise;

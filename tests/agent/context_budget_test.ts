@@ -1,7 +1,10 @@
-// Tests for context warnings and for shortening old tool results to fit the context.
+// Tests for context warnings and for making room: old tool results shortened in one large
+// step past the threshold, newest results cut to head and tail when they alone overflow.
 
 import { deepStrictEqual as assertEquals, ok } from "node:assert/strict";
-import { ContextBudget, estimateTokens, fit } from "../../src/agent/context_budget.ts";
+import { ContextBudget, estimateTokens } from "../../src/agent/context_budget.ts";
+import { fit } from "../../src/agent/fit_request.ts";
+import { TokenCounter } from "../../src/providers/token_counter.ts";
 import {
   makeToolResult,
   type Message,
@@ -60,15 +63,22 @@ Deno.test("ContextBudget.observe() warns once near the context length", () => {
 
 Deno.test("fit() leaves a conversation that fits unchanged", () => {
   const messages = conversation([100, 100]);
-  assertEquals(fit(messages, 8192), { messages, overflow: false });
+  const result = fit(messages, 8192);
+  assertEquals(result.messages, messages);
+  assertEquals(result.overflow, false);
+  assertEquals(result.note, undefined);
+  assertEquals(result.tokens, estimateTokens(messages));
 });
 
-Deno.test("fit() shortens the oldest tool results first and keeps pairing", () => {
+Deno.test("fit() shortens this turn's older results in one step, down to half the threshold", () => {
   const messages = conversation([12000, 12000, 12000, 2000]);
   const before = estimateTokens(messages);
   const result = fit(messages, 8192);
   assertEquals(result.overflow, false);
   ok(estimateTokens(result.messages) < before);
+  // One large step: not just enough to fit (two results would do) but down to half the
+  // 6,144-token limit, so the next requests append for a while before the next step.
+  ok(result.tokens <= 3072, String(result.tokens));
   assertEquals(result.messages.length, messages.length);
   assertEquals(result.messages.map((m) => m.kind), messages.map((m) => m.kind));
   const results = result.messages.filter((m) => m.kind === "tool_result");
@@ -76,8 +86,8 @@ Deno.test("fit() shortens the oldest tool results first and keeps pairing", () =
   ok(resultData(results[0]).includes('Call read_file {"path":"f0"} again to see it'));
   ok(resultData(results[0]).includes('starting "line one of 0"'));
   ok(resultData(results[1]).startsWith("[Shortened to save context:"));
-  // Newer results survive: shortening stops as soon as the conversation fits.
-  ok(resultData(results[2]).startsWith("line one of 2"));
+  ok(resultData(results[2]).startsWith("[Shortened to save context:"));
+  // The latest model turn's result is never replaced: the model has not read it yet.
   ok(resultData(results[3]).startsWith("line one of 3"));
   for (const [i, m] of result.messages.entries()) {
     if (m.kind === "tool_result") {
@@ -85,7 +95,48 @@ Deno.test("fit() shortens the oldest tool results first and keeps pairing", () =
       assertEquals(call?.kind === "tool_call" ? call.data.id : undefined, m.data.callId);
     }
   }
-  ok(result.note?.startsWith("Shortened 2 old tool results"), result.note);
+  ok(result.note?.startsWith("Shortened 3 old tool results"), result.note);
+});
+
+Deno.test("fit() waits for the threshold, then shortens every earlier user turn's results at once", () => {
+  const turn = (i: number, size: number): Message[] => [
+    { kind: "user", content: `question ${i}` },
+    { kind: "assistant", content: "", data: {} },
+    toolCallMessage({ id: `c${i}`, name: "read_file", arguments: `{"path":"f${i}"}` }),
+    toolResultMessage(`c${i}`, "read_file", makeToolResult({ data: "y".repeat(size) })),
+    { kind: "assistant", content: `answer ${i}`, data: {} },
+  ];
+  const messages: Message[] = [
+    { kind: "system", content: "sys" },
+    ...turn(0, 4000),
+    ...turn(1, 4000),
+    ...turn(2, 4000),
+    { kind: "user", content: "and now?" },
+  ];
+  const tokens = estimateTokens(messages);
+  // Under the threshold nothing changes, though the limit is nearer.
+  const under = fit(messages, 8192, { threshold: tokens });
+  assertEquals(under.messages, messages);
+  // Just over it, one step shortens all three results, though one would have done.
+  const over = fit(messages, 8192, { threshold: tokens - 10 });
+  const data = over.messages.filter((m) => m.kind === "tool_result").map(resultData);
+  assertEquals(data.length, 3);
+  ok(data.every((d) => d.startsWith("[Shortened to save context:")), data.join("\n"));
+  ok(over.tokens < tokens / 3, String(over.tokens));
+  // A step is stable: fitting its own output again changes nothing.
+  assertEquals(fit(over.messages, 8192, { threshold: tokens - 10 }).messages, over.messages);
+});
+
+Deno.test("fit() counts with the model's calibrated ratio", () => {
+  const messages = conversation([9000]);
+  // At four characters per token the 9,000-character result fits 8,192 tokens; at one and a
+  // half it is about 6,000 tokens, over the 6,144-token limit with the schemas.
+  assertEquals(fit(messages, 8192, { fixedTokens: 500 }).note, undefined);
+  const counter = new TokenCounter();
+  counter.charsPerToken = 1.5;
+  const result = fit(messages, 8192, { fixedTokens: 500, counter });
+  ok(result.note?.startsWith("Cut 1 new one to head and tail"), result.note);
+  ok(result.tokens <= 8192 - 2048, String(result.tokens));
 });
 
 Deno.test("fit() points at the saved full output when there is one", () => {

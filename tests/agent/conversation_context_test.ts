@@ -5,33 +5,23 @@
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { join } from "node:path";
-import { Conversation, type ConversationParts } from "../../src/agent/conversation.ts";
+import { Conversation } from "../../src/agent/conversation.ts";
 import { makeToolResult, toolCallMessage, toolResultMessage } from "../../src/messages.ts";
 import type { Message } from "../../src/messages.ts";
 import { createOpenAICompatProvider } from "../../src/providers/openai_compat.ts";
 import { answer, ScriptedProvider } from "../../src/providers/scripted.ts";
 import { openSessionStore } from "../../src/sessions/open_session_store.ts";
 import { COMPACT_INSTRUCTION, COMPACTED_MARKER } from "../../src/agent/compaction.ts";
-import { EventLog, openLoopHost, RecordingApprover } from "../helpers/loop_host.ts";
+import { conversationParts, EventLog, openLoopHost } from "../helpers/loop_host.ts";
 import { reply, startFakeLlmServer } from "../helpers/fake_llm_server.ts";
 import { ollamaReply, startFakeOllama } from "../helpers/fake_ollama_server.ts";
 import { createOllamaProvider } from "../../src/providers/ollama.ts";
-import type { ToolHost } from "../../src/sandbox/tool_host.ts";
-import type { Provider } from "../../src/providers/provider.ts";
+import { TokenCounter } from "../../src/providers/token_counter.ts";
+import { toToolSchema } from "../../src/tools/tool_runner.ts";
 
 const signal = () => new AbortController().signal;
-const nullRecorder = { id: null, record: () => {}, end: () => {} };
 
-function partsWith(host: ToolHost, provider: Provider, extra: Partial<ConversationParts> = {}) {
-  return {
-    provider,
-    tools: host,
-    approver: new RecordingApprover(),
-    recorder: nullRecorder,
-    limits: { maxIterations: 10, maxToolCalls: 15 },
-    ...extra,
-  } satisfies ConversationParts;
-}
+const partsWith = conversationParts;
 
 /** A conversation holding one big, old tool result. */
 function history(): Message[] {
@@ -88,11 +78,14 @@ Deno.test("Conversation.send() shortens and asks again after llama-server's cont
   const warnings = display.of("warning").map((w) => (w as { message: string }).message);
   assert(
     warnings[0]?.startsWith(
-      "The server refused the request as too long (its window is 8192 tokens)",
+      "The server refused the request as too long (its window is 8192 tokens, it counted " +
+        "12410 tokens): asking again with old tool output shortened; counting 3.468 characters " +
+        "per token from now on",
     ),
     warnings[0],
   );
-  assertEquals(conversation.contextLength, 8192);
+  // The window is lowered for the rest of the session, a little below the server's.
+  assertEquals(conversation.contextLength, 7946);
   // The conversation itself keeps the whole result.
   assertEquals(conversation.messages[3]?.content.length, history()[3]?.content.length);
 });
@@ -102,7 +95,7 @@ Deno.test("createOpenAICompatProvider() reads the window out of vLLM's context e
   const provider = createOpenAICompatProvider({ baseUrl: server.baseUrl, model: "m" });
   const turn = await provider.complete({ messages: [{ kind: "user", content: "x" }], tools: [] });
   assertEquals(turn.stopReason, "error");
-  assertEquals(turn.contextExceeded, { limit: 4096 });
+  assertEquals(turn.contextExceeded, { limit: 4096, promptTokens: 12000 });
   assert(turn.error?.kind === "provider_http" && turn.error.message.includes("/compact"));
 });
 
@@ -121,6 +114,12 @@ Deno.test("Conversation.send() asks only once more when the server still refuses
   const outcome = await conversation.send("and now?", () => {}, signal());
   assertEquals(outcome.stopReason, "error");
   assertEquals(server.requests.length, 2);
+  assertEquals(
+    outcome.errorMessage,
+    "The server refused the request as too long again after old tool output was shortened " +
+      "(12000 tokens for its 4096-token window): type /compact, start a new session, or raise " +
+      "the server's context size",
+  );
 });
 
 Deno.test("Conversation.compact() continues from the summary, and resume restores it", async () => {
@@ -205,13 +204,16 @@ Deno.test("Conversation.send() asks Ollama again when it cut the prompt to its n
   await using server = startFakeOllama();
   // Ollama read a whole window of prompt tokens: it cut the front. The call is not run.
   server.script(
-    ollamaReply().toolCall("echo", { text: "x" }).done("stop", { prompt: 4096, completion: 5 }),
+    ollamaReply().toolCall("echo", { text: "x" }).done("stop", { prompt: 8192, completion: 5 }),
     ollamaReply().text("Done").done("stop", { prompt: 2500, completion: 1 }),
   );
-  const provider = createOllamaProvider({ baseUrl: server.url, model: "qwen3", numCtx: 4096 });
+  const provider = createOllamaProvider({ baseUrl: server.url, model: "qwen3", numCtx: 8192 });
+  // About 3,000 tokens at four characters each: sent whole, but this model counts more.
+  const messages = history();
+  messages[3] = toolResultMessage("c1", "echo", makeToolResult({ data: "x".repeat(12_000) }));
   const conversation = new Conversation(
-    partsWith(h.host, provider, { contextLength: 4096 }),
-    { messages: history() },
+    partsWith(h.host, provider, { contextLength: 8192 }),
+    { messages },
   );
   const display = new EventLog();
   const outcome = await conversation.send("and now?", display.sink, signal());
@@ -224,4 +226,53 @@ Deno.test("Conversation.send() asks Ollama again when it cut the prompt to its n
     warnings.some((w) => w.startsWith("The server refused the request as too long")),
     warnings.join("\n"),
   );
+});
+
+Deno.test("Conversation.send() shortens old tool output instead of summarising, at 32k too", async () => {
+  await using h = await openLoopHost();
+  // Eight turns that each read 14,000 characters: about 28,500 tokens, over 85% of 32,768
+  // (27,852), under the window minus the answer room (28,672).
+  const messages: Message[] = [{ kind: "system", content: "sys" }];
+  for (let i = 0; i < 8; i++) {
+    messages.push(
+      { kind: "user", content: `read part ${i}` },
+      toolCallMessage({ id: `c${i}`, name: "echo", arguments: `{"text":"${i}"}` }),
+      toolResultMessage(`c${i}`, "echo", makeToolResult({ data: "z".repeat(14_000) })),
+      { kind: "assistant", content: `Part ${i} is all z.`, data: {} },
+    );
+  }
+  const provider = new ScriptedProvider([answer("Fine")]);
+  const conversation = new Conversation(
+    partsWith(h.host, provider, { contextLength: 32_768 }),
+    { messages },
+  );
+  const display = new EventLog();
+  const outcome = await conversation.send("go on", display.sink, signal());
+  assertEquals(outcome.text, "Fine");
+  // One request, the turn itself: no summary was asked for.
+  assertEquals(provider.requests.length, 1);
+  assert(!provider.requests[0]!.some((m) => m.content === COMPACT_INSTRUCTION));
+  const warnings = display.of("warning").map((w) => (w as { message: string }).message);
+  assert(warnings.some((w) => w.startsWith("Shortened 8 old tool results")), warnings.join("\n"));
+  assert(!warnings.some((w) => w.includes("compacting")), warnings.join("\n"));
+});
+
+Deno.test("Conversation.compact() fits its own request to the window", async () => {
+  await using h = await openLoopHost();
+  // An answer the summary must keep (not shortenable) and a big old result: together over
+  // the window's limit, so the summary request shortens the result first.
+  const messages = history();
+  messages[4] = { kind: "assistant", content: "y".repeat(12_000), data: {} };
+  const provider = new ScriptedProvider([answer("Summary.")]);
+  const conversation = new Conversation(
+    partsWith(h.host, provider, { contextLength: 8192 }),
+    { messages },
+  );
+  assertEquals(await conversation.compact(() => {}, signal()), {});
+  const asked = provider.requests[0]!;
+  assertEquals(asked.at(-1)?.content, COMPACT_INSTRUCTION);
+  const tools = h.host.list().map(toToolSchema);
+  const counter = new TokenCounter();
+  assert(counter.request(asked, tools) <= 8192 - 2048, String(counter.request(asked, tools)));
+  assert(asked.some((m) => m.content === "y".repeat(12_000)));
 });

@@ -277,11 +277,11 @@ Deno.test("Conversation.send() shortens old tool results to fit the context and 
 
 Deno.test("Conversation.send() warns once when the context is nearly full", async () => {
   await using h = await openLoopHost();
-  const usage = { promptTokens: 790, completionTokens: 20 };
+  const usage = { promptTokens: 7900, completionTokens: 200 };
   const { recorder, parts } = setup(h.host, [
     { ...answer("one"), usage },
     { ...answer("two"), usage },
-  ], { contextLength: 1000 });
+  ], { contextLength: 10_000 });
   const conversation = Conversation.start(parts, "sys");
   const first = new EventLog();
   await conversation.send("hi", first.sink, signal());
@@ -290,7 +290,7 @@ Deno.test("Conversation.send() warns once when the context is nearly full", asyn
 
   const warning = {
     type: "warning",
-    message: "The conversation uses 810 of 1000 context tokens (81%): old tool output will be " +
+    message: "The conversation uses 8100 of 10000 context tokens (81%): old tool output will be " +
       "shortened to make room. Type /compact to continue from a summary, or start a new session",
   };
   assertEquals(first.of("warning"), [warning]);

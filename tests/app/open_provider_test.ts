@@ -56,3 +56,14 @@ Deno.test("openProvider() sends --context-length to Ollama's native API as num_c
   const chat = server.requests.find((r) => r.path === "/api/chat");
   assertEquals((chat?.body?.options as { num_ctx?: number }).num_ctx, 20000);
 });
+
+Deno.test("openProvider() keeps the server's token count through the output cap and the text-call wrapper", async () => {
+  await using server = startFakeLlmServer([], { llamaServer: { charsPerToken: 3, window: 8192 } });
+  const opened = await openProvider(settingsFor(server.baseUrl, { textToolCalls: true }));
+  assert(opened.ok, JSON.stringify(opened));
+  const count = await opened.value.provider.countTokens?.({
+    messages: [{ kind: "user", content: "x".repeat(300) }],
+    tools: [],
+  });
+  assert(count !== undefined && count >= 100, `counted ${count}`);
+});

@@ -104,8 +104,9 @@ Deno.test("harness -p with no read grant does not offer the code tools", async (
   assert(!offered.includes("code_map"), offered.join());
 });
 
+/** A file of 606 lines: too long to fit comfortably in the 8,192-token window assumed. */
 async function writeLongFile(cwd: string): Promise<void> {
-  const body = Array.from({ length: 160 }, (_, i) => `  const v${i} = ${i};`).join("\n");
+  const body = Array.from({ length: 600 }, (_, i) => `  const v${i} = ${i};`).join("\n");
   await Deno.writeTextFile(
     `${cwd}/long.ts`,
     `export function setup() {\n${body}\n}\n\nexport function teardown() {\n  return 0;\n}\n`,
@@ -117,7 +118,7 @@ Deno.test("harness -p: read_file of a long file returns the outline and the cura
   await writeLongFile(sandbox.cwd);
   await using server = startFakeLlmServer([
     reply().toolCall("read_file", { path: "long.ts" }),
-    reply().text('{"ranges": [[164, 166]]}').usage(700, 9),
+    reply().text('{"ranges": [[604, 606]]}').usage(700, 9),
     reply().text("teardown returns 0").usage(50, 5),
   ]);
   const out = await sandbox.run([
@@ -138,17 +139,26 @@ Deno.test("harness -p: read_file of a long file returns the outline and the cura
   const data = calls[0]!.result.data;
   match(
     data,
-    /^Outline of long.ts \(166 lines\):\n {2}1-162: function setup\n {2}164-166: function teardown\n/,
+    /^Outline of long.ts \(606 lines\):\n {2}1-602: function setup\n {2}604-606: function teardown\n/,
   );
   match(
     data,
-    /lines 164-166\):\n164: export function teardown\(\) \{\n165: {3}return 0;\n166: \}\n\[Showed lines 164-166 of 166/,
+    /lines 604-606\):\n604: export function teardown\(\) \{\n605: {3}return 0;\n606: \}\n\[Showed lines 604-606 of 606/,
   );
   assert(!data.includes("const v100"), "the middle of setup is not shown");
-  // The side request had no tools and carried the numbered file.
-  const side = server.requests[1]!;
-  assertEquals(side.tools, undefined);
-  match(side.messages.at(-1)!.content as string, /File long.ts \(166 lines\):/);
+  // The side request repeats the conversation (same tools, same messages) and answers the
+  // call with the outline and a question; the file itself is not sent.
+  const [first, side, last] = server.requests;
+  assertEquals(side!.tools, first!.tools);
+  assertEquals(side!.messages.slice(0, first!.messages.length), first!.messages);
+  const question = side!.messages.at(-1)!;
+  assertEquals(question.role, "tool");
+  match(question.content as string, /Choose the lines that matter now/);
+  assert(!(question.content as string).includes("const v100"));
+  // The conversation's next request differs from the side request only in that result.
+  assertEquals(last!.messages.slice(0, -1), side!.messages.slice(0, -1));
+  const outline = data.slice(0, data.indexOf("Sections relevant"));
+  assert(JSON.parse(question.content as string).data.startsWith(outline), outline);
   // The side request's tokens count in the run's usage.
   const usage = JSON.stringify(json.usage);
   assert(/7\d\d/.test(usage), usage);

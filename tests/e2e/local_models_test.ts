@@ -70,7 +70,12 @@ Deno.test("harness -p --provider ollama runs an id-less tool call and sends num_
   assertEquals(json.result, "Two lines.");
   assertEquals(json.stop_reason, "answered");
   assertEquals(json.iterations, 2);
-  assertEquals(json.usage, { prompt_tokens: 650, completion_tokens: 16 });
+  assertEquals(json.usage, {
+    prompt_tokens: 650,
+    completion_tokens: 16,
+    prompt_tokens_processed: 650,
+    prompt_tokens_reused: 0,
+  });
   const calls = json.tool_calls as JsonCall[];
   assertEquals(calls.length, 1);
   assertEquals(calls[0]?.name, "read_file");

@@ -135,3 +135,55 @@ Deno.test("harness stats counts the calls the loop guard answered without runnin
   assertEquals([ls?.calls, ls?.errors], [3, { repeated_call: 1 }]);
   assertEquals([stats.stops.loopGuard, stats.stops.repeatedFailures], [1, 0]);
 });
+
+Deno.test("harness stats counts the prompt tokens a run's server reused and processed, as -p JSON did", async () => {
+  await using sandbox = await cliSandbox();
+  await using server = startFakeLlmServer([
+    reply().toolCall("get_current_time", {}),
+    reply().text("It is now."),
+  ], { llamaServer: { charsPerToken: 4, window: 8192 } });
+  const run = await sandbox.run([
+    "-p",
+    "what time is it",
+    "--output-format",
+    "json",
+    "--base-url",
+    server.baseUrl,
+    "--model",
+    "m",
+    "--yes",
+  ]);
+  assertEquals(run.code, 0, run.stderr);
+  const printed = (lastJsonLine(run.stdout) as {
+    usage: { prompt_tokens: number; prompt_tokens_processed: number; prompt_tokens_reused: number };
+  }).usage;
+  // The second request repeated the first: the llama-server fake reused that prefix.
+  assert(printed.prompt_tokens_reused > 0, JSON.stringify(printed));
+  const json = await sandbox.run(["stats", "--json"]);
+  assertEquals(json.code, 0, json.stderr);
+  const [model] = (lastJsonLine(json.stdout) as {
+    models: {
+      turns: number;
+      promptTokens: number;
+      reusedTokens: number;
+      processedTokens: number;
+      unknownReuseTokens: number;
+    }[];
+  }).models;
+  assertEquals(
+    [
+      model?.turns,
+      model?.promptTokens,
+      model?.reusedTokens,
+      model?.processedTokens,
+      model?.unknownReuseTokens,
+    ],
+    [
+      2,
+      printed.prompt_tokens,
+      printed.prompt_tokens_reused,
+      printed.prompt_tokens_processed,
+      0,
+    ],
+  );
+});

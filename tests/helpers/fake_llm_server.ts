@@ -1,7 +1,12 @@
 // A scripted OpenAI-compatible model server for tests: real HTTP on 127.0.0.1 speaking
-// chat-completions SSE, one scripted reply per request. It records every request body and
-// checks the tool-call pairing invariant, so tests can point the real provider (or the CLI
-// as a subprocess, via --base-url) at it instead of mocking fetch.
+// chat-completions SSE, one scripted reply per request (or a function that answers each). It
+// records every request body and checks the tool-call pairing invariant, so tests can point
+// the real provider (or the CLI as a subprocess, via --base-url) at it instead of mocking
+// fetch. With `llamaServer` it also keeps a prompt cache and answers as llama-server does
+// (prompt_cache.ts): usage and timings with the tokens reused, refusals over the window,
+// /props, /tokenize and /apply-template.
+
+import { type ChatBody, exceedContextBody, PromptCache, renderPrompt } from "./prompt_cache.ts";
 
 /** A finish_reason to send; `null` sends no finish frame at all. */
 export type FakeFinishReason = "stop" | "tool_calls" | "length" | null;
@@ -51,6 +56,13 @@ export interface FakeLlmServer extends AsyncDisposable {
   readonly requests: RecordedRequest[];
   /** Tool-call pairing violations found in requests ("request 2: ..."); expect it empty. */
   readonly pairingErrors: string[];
+  /** The prompt cache and its per-request counts, with `llamaServer`. */
+  readonly cache: PromptCache | undefined;
+  /**
+   * When each chat request arrived and when its reply ended (performance.now(), ms), in
+   * request order; `ended` stays undefined for an error answer or a dropped stream.
+   */
+  readonly times: { received: number; ended?: number }[];
   /** Stops the server; replies still hanging are cut. */
   close(): Promise<void>;
 }
@@ -64,9 +76,18 @@ export interface FakeLlmServerOptions {
    * `/v1/models` to replace the model list): the bodies each server states its window in.
    */
   routes?: Record<string, unknown>;
+  /**
+   * Answer as llama-server with one slot does: count tokens at `charsPerToken` characters,
+   * reuse the prefix shared with the previous request, refuse a prompt of `window` tokens or
+   * more, and report usage and timings (unless the reply sets its own `usage`).
+   */
+  llamaServer?: { charsPerToken: number; window: number };
   /** Answers a request before the routes above, when it returns a Response (e.g. embeddings). */
   handle?: (req: Request) => Promise<Response | undefined>;
 }
+
+/** Answers one chat request (numbered from 1); undefined means no reply is left. */
+export type FakeResponder = (request: RecordedRequest, number: number) => ReplyBuilder | undefined;
 
 type Part =
   | { kind: "content"; field: string; text: string; chunks: number }
@@ -87,6 +108,8 @@ export class ReplyBuilder {
   /** @internal */ delayMs = 0;
   /** @internal */ paceMs = 0;
   /** @internal */ hangs = false;
+  /** @internal Set by a `llamaServer` fake: the request's prompt counts. */
+  llamaUsage: { prompt: number; reused: number; charsPerToken: number } | undefined;
   /** @internal */ endless: { first: string; frame: string } | undefined;
 
   /** Streams `text` as `delta.content`, cut into `chunks` pieces. */
@@ -313,11 +336,14 @@ export function checkToolPairing(messages: readonly RecordedMessage[]): string[]
  * ```
  */
 export function startFakeLlmServer(
-  script: readonly ReplyBuilder[],
+  script: readonly ReplyBuilder[] | FakeResponder,
   options: FakeLlmServerOptions = {},
 ): FakeLlmServer {
-  const replies = [...script];
+  const replies = typeof script === "function" ? [] : [...script];
+  const respond: FakeResponder = typeof script === "function" ? script : () => replies.shift();
+  const cache = options.llamaServer ? new PromptCache(options.llamaServer) : undefined;
   const requests: RecordedRequest[] = [];
+  const times: { received: number; ended?: number }[] = [];
   const pairingErrors: string[] = [];
   const closing = new AbortController();
   const models = options.models === undefined ? ["fake-model"] : options.models;
@@ -328,6 +354,10 @@ export function startFakeLlmServer(
     if (handled) return handled;
     if (req.method === "GET" && options.routes && path in options.routes) {
       return json(200, options.routes[path]);
+    }
+    if (cache) {
+      const answered = await llamaServerRoute(req, path, cache);
+      if (answered) return answered;
     }
     if (req.method === "GET" && path === "/v1/models") {
       if (models === null) return json(404, { error: { message: "fake server: no model list" } });
@@ -340,6 +370,7 @@ export function startFakeLlmServer(
       return json(404, { error: { message: `fake server: no route ${req.method} ${path}` } });
     }
     const number = requests.length + 1;
+    const received = performance.now();
     const text = await req.text();
     let body: RecordedRequest;
     try {
@@ -349,11 +380,18 @@ export function startFakeLlmServer(
       pairingErrors.push(`request ${number}: the body is not JSON`);
     }
     requests.push(body);
+    const time: { received: number; ended?: number } = { received };
+    times.push(time);
     const messages = Array.isArray(body.messages) ? body.messages : [];
     for (const problem of checkToolPairing(messages)) {
       pairingErrors.push(`request ${number}: ${problem}`);
     }
-    const next = replies.shift();
+    // A prompt over the window is refused before any reply is used, as llama-server does.
+    const prompt = cache ? renderPrompt(body as ChatBody) : "";
+    if (cache && cache.tokens(prompt) >= cache.window) {
+      return json(400, exceedContextBody(cache.take(prompt).prompt, cache.window));
+    }
+    const next = respond(body, number);
     if (next === undefined) {
       return json(500, {
         error: { message: `fake server: no scripted reply left for request ${number}` },
@@ -366,7 +404,18 @@ export function startFakeLlmServer(
         ? new Response(errorBody, { status, headers: { "content-type": "text/plain" } })
         : json(status, errorBody);
     }
-    return new Response(streamReply(next, body.model ?? "fake-model", closing.signal), {
+    const count = cache?.take(prompt);
+    if (count && next.usageTokens === undefined) {
+      next.llamaUsage = {
+        prompt: count.prompt,
+        reused: count.reused,
+        charsPerToken: cache!.charsPerToken,
+      };
+    }
+    const stream = streamReply(next, body.model ?? "fake-model", closing.signal, () => {
+      time.ended = performance.now();
+    });
+    return new Response(stream, {
       headers: { "content-type": "text/event-stream", "cache-control": "no-cache" },
     });
   });
@@ -379,12 +428,19 @@ export function startFakeLlmServer(
     baseUrl: `http://127.0.0.1:${server.addr.port}/v1`,
     requests,
     pairingErrors,
+    cache,
+    times,
     close,
     [Symbol.asyncDispose]: close,
   };
 }
 
-function streamReply(script: ReplyBuilder, model: string, closing: AbortSignal): ReadableStream {
+function streamReply(
+  script: ReplyBuilder,
+  model: string,
+  closing: AbortSignal,
+  onEnd: () => void,
+): ReadableStream {
   const encoder = new TextEncoder();
   const frames = buildFrames(script, model);
   const cancelled = new AbortController();
@@ -410,7 +466,10 @@ function streamReply(script: ReplyBuilder, model: string, closing: AbortSignal):
       }
       if (script.hangs) await sleep(Infinity, stop);
       // After a client cancel the stream is already closed.
-      if (!cancelled.signal.aborted) controller.close();
+      if (!cancelled.signal.aborted) {
+        onEnd();
+        controller.close();
+      }
     },
     cancel() {
       cancelled.abort();
@@ -471,6 +530,8 @@ function buildFrames(script: ReplyBuilder, model: string): string[] {
         total_tokens: prompt + completion,
       },
     }));
+  } else if (script.llamaUsage) {
+    frames.push(envelope([], llamaServerUsage(script, script.llamaUsage)));
   }
   if (script.sendDone) frames.push("data: [DONE]\n\n");
   return frames;
@@ -506,4 +567,65 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
     }
     signal.addEventListener("abort", done, { once: true });
   });
+}
+
+/** llama-server's last chunk: usage with the cached tokens, and timings (`cache_n`, `prompt_n`). */
+function llamaServerUsage(
+  script: ReplyBuilder,
+  counts: { prompt: number; reused: number; charsPerToken: number },
+): Record<string, unknown> {
+  const generated = script.parts.map((part) =>
+    part.kind === "content"
+      ? part.text
+      : part.kind === "tool"
+      ? `${part.name}${typeof part.args === "string" ? part.args : JSON.stringify(part.args)}`
+      : ""
+  ).join("");
+  const completion = Math.ceil(generated.length / counts.charsPerToken);
+  const processed = counts.prompt - counts.reused;
+  return {
+    usage: {
+      prompt_tokens: counts.prompt,
+      completion_tokens: completion,
+      total_tokens: counts.prompt + completion,
+      prompt_tokens_details: { cached_tokens: counts.reused },
+    },
+    timings: {
+      cache_n: counts.reused,
+      prompt_n: processed,
+      prompt_ms: processed / 10,
+      predicted_n: completion,
+      predicted_ms: completion,
+    },
+  };
+}
+
+/** llama-server's other routes: /props (the window), /tokenize and /apply-template. */
+async function llamaServerRoute(
+  req: Request,
+  path: string,
+  cache: PromptCache,
+): Promise<Response | undefined> {
+  if (req.method === "GET" && path === "/props") {
+    return json(200, {
+      default_generation_settings: { n_ctx: cache.window },
+      total_slots: 1,
+      chat_template: "{{ messages }}",
+    });
+  }
+  if (req.method !== "POST" || (path !== "/tokenize" && path !== "/apply-template")) {
+    return undefined;
+  }
+  let body: Record<string, unknown>;
+  try {
+    body = await req.json();
+  } catch {
+    return json(400, { error: { code: 400, message: "invalid JSON" } });
+  }
+  if (path === "/apply-template") return json(200, { prompt: renderPrompt(body as ChatBody) });
+  if (typeof body.content !== "string") {
+    return json(500, { error: { code: 500, message: '"content" must be provided' } });
+  }
+  cache.tokenizeCalls++;
+  return json(200, { tokens: Array.from({ length: cache.tokens(body.content) }, (_, i) => i) });
 }

@@ -43,7 +43,10 @@ export class OllamaReply {
   }
 
   /** The final line: done_reason and token counts. */
-  done(reason = "stop", usage: { prompt?: number; completion?: number } = {}): this {
+  done(
+    reason = "stop",
+    usage: { prompt?: number; completion?: number; cached?: number } = {},
+  ): this {
     this.steps.push({
       kind: "line",
       value: {
@@ -53,6 +56,7 @@ export class OllamaReply {
         done_reason: reason,
         ...(usage.prompt !== undefined ? { prompt_eval_count: usage.prompt } : {}),
         ...(usage.completion !== undefined ? { eval_count: usage.completion } : {}),
+        ...(usage.cached !== undefined ? { prompt_eval_cached_count: usage.cached } : {}),
       },
     });
     return this;

@@ -1,11 +1,13 @@
 // Test support for the loop tests (tests/agent/agent_loop_test.ts, call_driver_test.ts,
 // conversation_test.ts, loop_guard_test.ts): a real ToolHost over the `basic` and `loop`
-// fixture plugins (or the built-in tools) in a temp workspace, a recording Approver and an
-// event collector.
+// fixture plugins (or the built-in tools) in a temp workspace, a recording Approver, an event
+// collector and a conversation's parts.
 
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { LoopEvent, LoopEventSink } from "../../src/agent/loop_events.ts";
+import type { ConversationParts } from "../../src/agent/conversation.ts";
+import type { Provider } from "../../src/providers/provider.ts";
 import type {
   ApprovalDecision,
   ApprovalRequest,
@@ -103,4 +105,23 @@ export class EventLog {
   of<T extends LoopEvent["type"]>(type: T): Extract<LoopEvent, { type: T }>[] {
     return this.events.filter((e): e is Extract<LoopEvent, { type: T }> => e.type === type);
   }
+}
+
+/**
+ * A conversation's parts over a host and a provider: an approver that allows everything, no
+ * session log, the default limits, and `extra` on top.
+ */
+export function conversationParts(
+  host: ToolHost,
+  provider: Provider,
+  extra: Partial<ConversationParts> = {},
+): ConversationParts {
+  return {
+    provider,
+    tools: host,
+    approver: new RecordingApprover(),
+    recorder: { id: null, record: () => {}, end: () => {} },
+    limits: { maxIterations: 10, maxToolCalls: 15 },
+    ...extra,
+  };
 }

@@ -29,7 +29,7 @@ export interface CliSandbox extends AsyncDisposable {
 let denoDir: Promise<string> | undefined;
 
 /** The Deno cache of this test run, so subprocesses with their own HOME reuse it. */
-function currentDenoDir(): Promise<string> {
+export function currentDenoDir(): Promise<string> {
   denoDir ??= new Deno.Command(Deno.execPath(), { args: ["info", "--json"], stdout: "piped" })
     .output()
     .then((out) => JSON.parse(new TextDecoder().decode(out.stdout)).denoDir as string);

@@ -226,6 +226,10 @@ inferenceTest("complete() answers after a tool_result and streams the text", asy
     assertEquals(turn.stopReason, "stop");
     assertEquals(turn.toolCalls, []);
     assertEquals(turn.text, "The notes say hello.");
+    // The second turn repeats the first's prompt: the context sequence still holds it.
+    const usage = turn.usage!;
+    assert((usage.reusedTokens ?? 0) > (first.usage?.promptTokens ?? 0) / 2, JSON.stringify(usage));
+    assert(usage.reusedTokens! < usage.promptTokens, JSON.stringify(usage));
     assert(deltas.length > 1, "the answer arrives in several deltas");
     assertEquals(deltas.join(""), turn.text);
   });

@@ -80,7 +80,11 @@ export async function readMessageStream(
     usage ??= { promptTokens: 0, completionTokens: 0 };
     const input = count(u.input_tokens) + count(u.cache_read_input_tokens) +
       count(u.cache_creation_input_tokens);
-    if (input > 0) usage.promptTokens = input;
+    if (input > 0) {
+      usage.promptTokens = input;
+      // Tokens read from the prompt cache were not processed again.
+      if ("cache_read_input_tokens" in u) usage.reusedTokens = count(u.cache_read_input_tokens);
+    }
     if (replaceOutput || count(u.output_tokens) > 0) {
       usage.completionTokens = count(u.output_tokens);
     }

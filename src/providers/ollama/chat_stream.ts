@@ -66,12 +66,17 @@ export async function readChatStream(
     }
     if (line.done === true) {
       doneReason = typeof line.done_reason === "string" ? line.done_reason : "stop";
+      // prompt_eval_count is the whole prompt; newer Ollama releases say how much of it
+      // came from the cache (prompt_eval_cached_count).
       const prompt = line.prompt_eval_count;
       const completion = line.eval_count;
+      const cached = line.prompt_eval_cached_count;
       if (typeof prompt === "number" || typeof completion === "number") {
+        const promptTokens = typeof prompt === "number" ? prompt : 0;
         usage = {
-          promptTokens: typeof prompt === "number" ? prompt : 0,
+          promptTokens,
           completionTokens: typeof completion === "number" ? completion : 0,
+          ...(typeof cached === "number" ? { reusedTokens: Math.min(cached, promptTokens) } : {}),
         };
       }
     }

@@ -4,6 +4,7 @@
 
 import type { AgentError } from "../../errors.ts";
 import { isRecord } from "../../platform/json_values.ts";
+import { type RefusalNumbers, refusalNumbers } from "../context_refusal.ts";
 
 /** The npm:openai module, loaded lazily by the provider. */
 export type OpenAIModule = typeof import("openai");
@@ -23,8 +24,8 @@ export interface DescribedError {
   error: AgentError;
   /** The server asks for short tool-call ids (Mistral on vLLM). */
   idsRejected: boolean;
-  /** The request was longer than the server's window; `limit` when the server named it. */
-  contextExceeded?: { limit?: number };
+  /** The request was longer than the server's window, with the numbers the server named. */
+  contextExceeded?: RefusalNumbers;
 }
 
 /**
@@ -116,7 +117,7 @@ export function describeError(
  * `n_ctx`), vLLM's 400 "This model's maximum context length is N tokens", OpenAI's
  * `context_length_exceeded`, LM Studio's and others' wording.
  */
-function contextError(body: unknown, message: string): { limit?: number } | undefined {
+function contextError(body: unknown, message: string): RefusalNumbers | undefined {
   const inner = isRecord(body) && isRecord(body.error) ? body.error : body;
   const type = isRecord(inner) ? inner.type ?? inner.code : undefined;
   const known = type === "exceed_context_size_error" || type === "context_length_exceeded";
@@ -127,10 +128,7 @@ function contextError(body: unknown, message: string): { limit?: number } | unde
   ) {
     return undefined;
   }
-  const nCtx = isRecord(inner) ? inner.n_ctx : undefined;
-  const stated = /maximum context length is (\d+)/i.exec(message)?.[1];
-  const limit = typeof nCtx === "number" ? nCtx : stated ? Number(stated) : undefined;
-  return limit ? { limit } : {};
+  return refusalNumbers(body, message);
 }
 
 function connectionCause(cause: unknown, baseUrl: string): string {

@@ -1,6 +1,7 @@
 // Wire -> canonical: folds streamed Chat Completions chunks (content, reasoning and tool-call
-// argument deltas, `finish_reason`, usage) into one AssistantTurn, emitting provider events as
-// text arrives. The provider feeds it every chunk of one request, then asks for the turn.
+// argument deltas, `finish_reason`, usage and llama-server's `timings`) into one AssistantTurn,
+// emitting provider events as text arrives. The provider feeds it every chunk of one request,
+// then asks for the turn.
 
 import type { AgentError } from "../../errors.ts";
 import type { ToolCall, Usage } from "../../messages.ts";
@@ -37,7 +38,8 @@ export class TurnAccumulator {
   /** Reasoning text received so far. */
   reasoning = "";
   #finishReason: string | undefined;
-  #usage: Usage | undefined;
+  #wireUsage: Record<string, unknown> | undefined;
+  #timings: Record<string, unknown> | undefined;
   #calls: PartialCall[] = [];
   #byIndex = new Map<number, PartialCall>();
   #onEvent: ((event: ProviderEvent) => void) | undefined;
@@ -54,8 +56,8 @@ export class TurnAccumulator {
    */
   add(chunk: unknown): void {
     if (!isRecord(chunk)) return;
-    const usage = readUsage(chunk.usage);
-    if (usage) this.#usage = usage;
+    if (isRecord(chunk.usage)) this.#wireUsage = chunk.usage;
+    if (isRecord(chunk.timings)) this.#timings = chunk.timings;
     const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
     for (const choice of choices) {
       if (!isRecord(choice)) continue;
@@ -134,7 +136,7 @@ export class TurnAccumulator {
    * @returns An `aborted` turn with no tool calls.
    */
   abortedTurn(): AssistantTurn {
-    return endTurn("aborted", this.text, { reasoning: this.reasoning, usage: this.#usage });
+    return endTurn("aborted", this.text, { reasoning: this.reasoning, usage: this.#usage() });
   }
 
   /**
@@ -170,19 +172,53 @@ export class TurnAccumulator {
         return { id, name: call.name, arguments: call.args.trim() === "" ? "{}" : call.args };
       })
       : [];
-    const ended = endTurn(stopReason, this.text, { reasoning: this.reasoning, usage: this.#usage });
+    const usage = this.#usage();
+    const ended = endTurn(stopReason, this.text, { reasoning: this.reasoning, usage });
     return { ...ended, toolCalls };
+  }
+
+  #usage(): Usage | undefined {
+    return readUsage(this.#wireUsage, this.#timings);
   }
 }
 
-function readUsage(value: unknown): Usage | undefined {
-  if (!isRecord(value)) return undefined;
-  const prompt = value.prompt_tokens;
-  const completion = value.completion_tokens;
-  if (typeof prompt !== "number" && typeof completion !== "number") return undefined;
+/**
+ * The turn's usage from the `usage` object and llama-server's `timings` (`prompt_n` tokens
+ * processed, `cache_n` reused). The reused count comes from `prompt_tokens_details.cached_tokens`
+ * (vLLM, OpenAI, recent llama-server) or `cache_n`; a server whose `prompt_tokens` counted only
+ * the processed part still gets the whole prompt (`prompt_n + cache_n`).
+ *
+ * @param usage The last `usage` object of the stream.
+ * @param timings The last `timings` object of the stream (llama-server).
+ * @returns The canonical usage, or undefined when neither says anything.
+ *
+ * @example
+ * ```ts
+ * import { readUsage } from "./stream_reader.ts";
+ * const usage = readUsage({ prompt_tokens: 900, completion_tokens: 5 }, { prompt_n: 100, cache_n: 800 });
+ * if (usage?.promptTokens !== 900 || usage.reusedTokens !== 800) throw new Error(JSON.stringify(usage));
+ * ```
+ */
+export function readUsage(
+  usage: Record<string, unknown> | undefined,
+  timings: Record<string, unknown> | undefined,
+): Usage | undefined {
+  const count = (value: unknown) =>
+    typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : undefined;
+  const prompt = count(usage?.prompt_tokens);
+  const completion = count(usage?.completion_tokens) ?? count(timings?.predicted_n);
+  const details = isRecord(usage?.prompt_tokens_details) ? usage.prompt_tokens_details : {};
+  const processedN = count(timings?.prompt_n);
+  const cacheN = count(timings?.cache_n);
+  if (prompt === undefined && completion === undefined && processedN === undefined) {
+    return undefined;
+  }
+  const reused = count(details.cached_tokens) ?? cacheN;
+  const whole = Math.max(prompt ?? 0, (processedN ?? 0) + (cacheN ?? 0));
   return {
-    promptTokens: typeof prompt === "number" ? prompt : 0,
-    completionTokens: typeof completion === "number" ? completion : 0,
+    promptTokens: whole,
+    completionTokens: completion ?? 0,
+    ...(reused === undefined ? {} : { reusedTokens: Math.min(reused, whole) }),
   };
 }
 
