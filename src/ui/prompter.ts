@@ -117,16 +117,20 @@ export function createPrompter(
           color,
         )
         : undefined;
-      io.write(formatPermissionPrompt(request, {
+      const prompt = formatPermissionPrompt(request, {
         color,
         note: options.toolNote?.(request.tool),
         diff: diff?.text,
-      }));
+      });
+      io.write(prompt);
       for (;;) {
         const key = await readAnswerKey(io, signal);
         if (key === null) return { kind: "abort" };
         if (key === "v" && diff?.whole) {
-          io.write(`\n${diff.whole()}`);
+          // The whole change, then the choices again (its last line) under it.
+          io.write(
+            `\n${diff.whole()}${prompt.slice(prompt.lastIndexOf("\n", prompt.length - 2) + 1)}`,
+          );
           continue;
         }
         switch (key) {

@@ -63,3 +63,61 @@ Deno.test("createPrompter() folds a long diff and shows it whole after v", async
   assert(!shown.slice(0, fold).includes("+ new 99"), "folded");
   assert(shown.slice(fold).includes("+ new 99\n"), shown.slice(fold));
 });
+
+Deno.test("createPrompter() shows the choices again under the whole change", async () => {
+  const before = Array.from({ length: 100 }, (_, i) => `old ${i}`).join("\n") + "\n";
+  const after = before.replaceAll("old", "new");
+  const terminal = scripted(["v", "1"]);
+  await createPrompter({ io: terminal.io, color: false }).ask({
+    tool: "write_file",
+    args: { path: "big.txt", content: after },
+    risk: "high",
+    alwaysFile: "p.jsonc",
+    preview: () => Promise.resolve({ change: { path: "big.txt", before, after } }),
+  });
+  const shown = terminal.output();
+  const whole = shown.slice(shown.indexOf("press v to show the whole change"));
+  assert(whole.includes("+ new 99\n"), whole);
+  assert(
+    whole.slice(whole.indexOf("+ new 99")).includes(
+      "[1] Allow once  [2] Allow for this session  [3] Always allow  [4] Deny\n> Allowed once\n",
+    ),
+    whole,
+  );
+});
+
+Deno.test("askMany() lists each file change with its diff; long changes are asked one by one", async () => {
+  const change = (path: string, before: string | null, after: string) => ({
+    tool: "write_file",
+    // The arguments as a model sends them; a long content would be asked one by one anyway.
+    args: { path, content: after.length > 20 ? "…" : after },
+    risk: "high" as const,
+    alwaysFile: "p.jsonc",
+    preview: () => Promise.resolve({ change: { path, before, after } }),
+  });
+  const short = scripted(["a"]);
+  const answer = await createPrompter({ io: short.io, color: false }).askMany!([
+    change("a.txt", "one\ntwo\n", "one\n2\n"),
+    change("b.txt", null, "new\n"),
+  ]);
+  assertEquals(answer, { kind: "all" });
+  assert(
+    short.output().includes(
+      '  1. write_file  {"path": "a.txt", "content": "one\\n2\\n"}  risk: HIGH\n' +
+        "     a.txt  +1 -1\n     @@ -1,2 +1,2 @@\n       1   1   one\n       2     - two\n" +
+        "           2 + 2\n" +
+        '  2. write_file  {"path": "b.txt", "content": "new\\n"}  risk: HIGH\n' +
+        "     b.txt  new file, 1 line, 4 B\n       1 + new\n",
+    ),
+    short.output(),
+  );
+  const rows = Array.from({ length: 30 }, (_, i) => `row ${i}`).join("\n");
+  const long = scripted([]);
+  const each = await createPrompter({ io: long.io, color: false }).askMany!([
+    change("a.txt", null, rows),
+    change("b.txt", null, rows),
+  ]);
+  assertEquals(each, { kind: "each" });
+  assert(long.output().includes("their changes are too long to list together"), long.output());
+  assert(!long.output().includes("row 1"), long.output());
+});
