@@ -6,6 +6,7 @@ import { deepStrictEqual as assertEquals, match, ok as assert } from "node:asser
 import { join } from "node:path";
 import { reply, startFakeLlmServer } from "../helpers/fake_llm_server.ts";
 import { cliSandbox } from "../helpers/run_cli.ts";
+import { startPty } from "../helpers/pty.ts";
 
 Deno.test("-p sends the instruction files in the system prompt, the same on every request", async () => {
   await using sandbox = await cliSandbox();
@@ -86,4 +87,37 @@ Deno.test("-p attack: an AGENTS.md that grants permissions changes no decision",
   }
   assertEquals(results[0], { success: false, error_type: "permission_denied" });
   assertEquals(results[1], results[0]);
+});
+
+Deno.test({
+  name: "REPL on a terminal: the banner names the user's AGENTS.md and the project's CLAUDE.md, " +
+    "/context their tokens, /init asks for AGENTS.md",
+  ignore: Deno.build.os !== "linux",
+  async fn() {
+    await using sandbox = await cliSandbox();
+    await Deno.mkdir(join(sandbox.cwd, ".git"));
+    // No AGENTS.md in the project: its CLAUDE.md is read instead.
+    await Deno.writeTextFile(join(sandbox.cwd, "CLAUDE.md"), "c".repeat(200));
+    await Deno.mkdir(join(sandbox.home, ".config", "harness"), { recursive: true });
+    await Deno.writeTextFile(join(sandbox.home, ".config", "harness", "AGENTS.md"), "u".repeat(40));
+    await using server = startFakeLlmServer([reply().text("I will write it")]);
+    await using pty = startPty(sandbox, ["--base-url", server.baseUrl, "--model", "m"]);
+    await pty.waitFor((out) => out.includes("\x1b[?2004h"), "the prompt");
+    const screen = () => pty.output.replaceAll("\r\n", "\n");
+    assert(/instructions: [^\n]*AGENTS\.md, CLAUDE\.md\n/.test(screen()), screen());
+    await pty.type("/context\r");
+    await pty.waitFor((out) => out.includes("Instructions in the system prompt"), "/context");
+    await pty.waitFor((out) => /CLAUDE\.md +50 tokens/.test(out), "the project file's tokens");
+    assert(/AGENTS\.md +10 tokens \(yours\)\n/.test(screen()), screen());
+    await pty.type("/init\r");
+    await pty.waitFor((out) => out.includes("I will write it"), "the answer");
+    const request = server.requests[0]!;
+    assert(String(request.messages[0]?.content).includes("## CLAUDE.md\nccc"), "system prompt");
+    assert(
+      String(request.messages.at(-1)?.content).startsWith("Write a starter AGENTS.md"),
+      String(request.messages.at(-1)?.content),
+    );
+    await pty.type("\x04");
+    assertEquals(await pty.exit(), 0);
+  },
 });

@@ -6,6 +6,7 @@ import { deepStrictEqual as assertEquals, match, ok as assert } from "node:asser
 import { join } from "node:path";
 import { reply, startFakeLlmServer } from "../helpers/fake_llm_server.ts";
 import { cliSandbox } from "../helpers/run_cli.ts";
+import { startPty } from "../helpers/pty.ts";
 
 Deno.test("REPL !command runs without asking, shows its output and adds it to the conversation", async () => {
   await using sandbox = await cliSandbox();
@@ -128,4 +129,158 @@ Deno.test("REPL asks about a project's custom commands once, as about its plugin
   assertEquals(second.code, 0, second.stderr);
   assert(!second.stderr.includes("untrusted"), second.stderr);
   assertEquals(server.requests[1]!.messages.at(-1)!.content, "Ship it: later");
+});
+
+const linux = Deno.build.os === "linux";
+
+Deno.test({
+  name: "REPL on a terminal: !command runs confined without asking and joins the conversation",
+  ignore: !linux,
+  async fn() {
+    await using sandbox = await cliSandbox();
+    await using server = startFakeLlmServer([reply().text("I see it")]);
+    await using pty = startPty(sandbox, [
+      "--base-url",
+      server.baseUrl,
+      "--model",
+      "m",
+      "-R",
+      "--allow-write=.",
+      "--allow-run",
+    ]);
+    await pty.waitFor((out) => out.includes("\x1b[?2004h"), "the prompt");
+    await pty.type("!echo from-the-shell; touch ../outside.txt\r");
+    await pty.waitFor((out) => /exit_code: \d+/.test(out), "the command's output");
+    assert(pty.output.includes("from-the-shell"), pty.output);
+    assert(!pty.output.includes("Permission request"), pty.output);
+    // The write grant is the workspace: the command sandbox refuses a file beside it.
+    await Deno.stat(join(sandbox.cwd, "..", "outside.txt")).then(
+      () => assert(false, "the command wrote outside the workspace"),
+      (error) => assert(error instanceof Deno.errors.NotFound),
+    );
+    assertEquals(server.requests.length, 0);
+    await pty.type("what did it print?\r");
+    await pty.waitFor((out) => out.includes("I see it"), "the answer");
+    const users = server.requests[0]!.messages.filter((m) => m.role === "user");
+    assert(
+      String(users[0]?.content).startsWith(
+        "I ran this command in the workspace:\n$ echo from-the-shell; touch ../outside.txt\n" +
+          "from-the-shell\n",
+      ),
+      String(users[0]?.content),
+    );
+    assertEquals(users[1]?.content, "what did it print?");
+    await pty.type("\x04");
+    assertEquals(await pty.exit(), 0);
+  },
+});
+
+Deno.test({
+  name: "REPL on a terminal: !command without --allow-run names the flag",
+  ignore: !linux,
+  async fn() {
+    await using sandbox = await cliSandbox();
+    await using server = startFakeLlmServer([]);
+    await using pty = startPty(sandbox, ["--base-url", server.baseUrl, "--model", "m", "-R"]);
+    await pty.waitFor((out) => out.includes("\x1b[?2004h"), "the prompt");
+    await pty.type("!touch made.txt\r");
+    await pty.waitFor(
+      (out) => out.includes('Cannot run "touch made.txt": commands need --allow-run'),
+      "the refusal",
+    );
+    assertEquals(server.requests.length, 0);
+    await pty.type("\x04");
+    assertEquals(await pty.exit(), 0);
+  },
+});
+
+Deno.test({
+  name: "REPL on a terminal: custom commands in /help and Tab, a project's after the question",
+  ignore: !linux,
+  async fn() {
+    await using sandbox = await cliSandbox();
+    const mine = join(sandbox.home, ".config", "harness", "commands");
+    await Deno.mkdir(mine, { recursive: true });
+    await Deno.writeTextFile(
+      join(mine, "review.md"),
+      "---\ndescription: Review a file\nargument-hint: FILE\n---\nReview $1 for bugs ($ARGUMENTS).",
+    );
+    const project = join(sandbox.cwd, ".claude", "commands");
+    await Deno.mkdir(project, { recursive: true });
+    await Deno.writeTextFile(
+      join(project, "ship.md"),
+      "---\ndescription: Ship a release\n---\nShip version $1.",
+    );
+    await using server = startFakeLlmServer([reply().text("reviewed"), reply().text("shipped")]);
+    await using pty = startPty(sandbox, ["--base-url", server.baseUrl, "--model", "m"]);
+    // The question comes at start, before the REPL reads a line (a key typed before it is
+    // shown answers it, as for a project's plugins).
+    await pty.waitFor(
+      (out) => out.includes("Project commands are prompts this repository wrote"),
+      "the trust question",
+    );
+    await pty.type("y");
+    await pty.waitFor((out) => out.includes("\x1b[?2004h"), "the prompt");
+    await pty.type("/help\r");
+    await pty.waitFor((out) => /\/ship +Ship a release/.test(out), "the project's command");
+    assert(/\/review +Review a file FILE \(yours\)/.test(pty.output), pty.output);
+    await pty.waitFor(
+      (out) => /Ctrl-C twice or Ctrl-D exits[^]*> /.test(out),
+      "the prompt after /help",
+    );
+    let mark = pty.output.length;
+    await pty.type("/rev\t");
+    await pty.waitFor((out) => out.slice(mark).includes("/review"), "the completed command");
+    await pty.type(" a.ts twice\r");
+    await pty.waitFor((out) => out.includes("reviewed"), "the first answer");
+    await pty.waitFor((out) => /reviewed[^]*> /.test(out), "the prompt after the answer");
+    mark = pty.output.length;
+    await pty.type("/sh\t");
+    await pty.waitFor((out) => out.slice(mark).includes("/ship"), "the completed project command");
+    await pty.type(" 2.0\r");
+    await pty.waitFor((out) => out.includes("shipped"), "the second answer");
+    const users = server.requests[1]!.messages.filter((m) => m.role === "user");
+    assertEquals(users.map((m) => m.content), [
+      "Review a.ts for bugs (a.ts twice).",
+      "Ship version 2.0.",
+    ]);
+    await pty.type("\x04");
+    assertEquals(await pty.exit(), 0);
+  },
+});
+
+Deno.test({
+  name:
+    "REPL on a terminal: /model lists the server's models and switches, keeping the conversation",
+  ignore: !linux,
+  async fn() {
+    await using sandbox = await cliSandbox();
+    await using server = startFakeLlmServer(
+      [reply().text("first answer"), reply().text("second answer")],
+      { models: ["small", "large"] },
+    );
+    await using pty = startPty(sandbox, [
+      "--base-url",
+      server.baseUrl,
+      "--model",
+      "small",
+      "--context-length",
+      "4096",
+    ]);
+    await pty.waitFor((out) => out.includes("\x1b[?2004h"), "the prompt");
+    await pty.type("hello\r");
+    await pty.waitFor((out) => out.includes("first answer"), "the first answer");
+    await pty.type("/model\r");
+    await pty.waitFor((out) => out.includes("Type /model NAME to switch"), "the list");
+    assert(/\* small\r?\n {2}large\r?\n/.test(pty.output), pty.output);
+    await pty.type("/model large\r");
+    await pty.waitFor((out) => out.includes("Now using large"), "the switch");
+    await pty.type("and now?\r");
+    await pty.waitFor((out) => out.includes("second answer"), "the second answer");
+    assertEquals(server.requests.map((r) => r.model), ["small", "large"]);
+    const second = server.requests[1]!.messages.map((m) => m.content);
+    assert(second.includes("hello") && second.includes("first answer"), JSON.stringify(second));
+    await pty.type("\x04");
+    assertEquals(await pty.exit(), 0);
+  },
 });
