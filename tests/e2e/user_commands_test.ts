@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { reply, startFakeLlmServer } from "../helpers/fake_llm_server.ts";
 import { cliSandbox } from "../helpers/run_cli.ts";
 import { startPty } from "../helpers/pty.ts";
+import { hasCommand } from "../helpers/system_commands.ts";
 
 Deno.test("REPL !command runs without asking, shows its output and adds it to the conversation", async () => {
   await using sandbox = await cliSandbox();
@@ -135,7 +136,8 @@ const linux = Deno.build.os === "linux";
 
 Deno.test({
   name: "REPL on a terminal: !command runs confined without asking and joins the conversation",
-  ignore: !linux,
+  // The command sandbox is bubblewrap on Linux.
+  ignore: !linux || !hasCommand("bwrap"),
   async fn() {
     await using sandbox = await cliSandbox();
     await using server = startFakeLlmServer([reply().text("I see it")]);
