@@ -22,6 +22,8 @@ export interface LoadMessage {
   /** Read grants added only so plugin files can be imported; revoked once they are. */
   revokeRead: string[];
   guard: Partial<Record<PermissionName, string[]>>;
+  /** Paths the tool may not write even inside its write grant (`.git`, harness's folders). */
+  readOnly?: string[];
   grants: Grants;
   workspace: string;
   dataDir: string;
@@ -48,7 +50,12 @@ export type HostToWorker =
   }
   /** What a call would change, for the approval prompt (the tool's `preview`). */
   | { type: "preview"; id: number; name: string; args: unknown; state: Record<string, unknown> }
-  | { type: "abort"; id: number; reason: string };
+  | { type: "abort"; id: number; reason: string }
+  /**
+   * The worker's end of its channel to the host for `ctx.spawn` (process_protocol.ts), sent
+   * after "load" to each tool worker (a replaced one gets a new channel).
+   */
+  | { type: "processes"; port: MessagePort };
 
 /** Messages to the host. */
 export type WorkerToHost =
@@ -79,16 +86,15 @@ export type WorkerToHost =
   }
   /** Answer to "preview": the change, why there is none, or neither (the tool has no preview). */
   | { type: "previewed"; id: number; change?: FileChange; error?: string }
-  | { type: "crashed"; reason: string }
-  /** A process group started by `ctx.spawn` started or ended (the host stops live ones at exit). */
-  | { type: "group"; pid: number; running: boolean };
+  | { type: "crashed"; reason: string };
 
 /**
  * The ports a message carries, which each hop (host, spawner) must transfer, not copy.
  *
  * @param message A message to the tool worker.
- * @returns The search helpers' ports of a run, else nothing.
+ * @returns The search helpers' ports of a run, the processes' port, else nothing.
  */
 export function transferOf(message: HostToWorker): Transferable[] {
-  return message.type === "run" && message.helpers ? message.helpers : [];
+  if (message.type === "run") return message.helpers ?? [];
+  return message.type === "processes" ? [message.port] : [];
 }
