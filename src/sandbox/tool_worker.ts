@@ -11,7 +11,7 @@ import { readTextFile } from "../tools/builtin/read_text_file.ts";
 import { resolveWorkspacePath } from "../tools/workspace_path.ts";
 import { toolOutputsDir } from "../config/folders.ts";
 import { CommandLauncher } from "./command_sandbox_launcher.ts";
-import { installDenyGuard, replaceDenoMember } from "./deny_guard.ts";
+import { assertMayWrite, installDenyGuard, replaceDenoMember } from "./deny_guard.ts";
 import { describeNotCapable } from "./describe_not_capable.ts";
 import { changedSincePinned } from "../platform/import_graph.ts";
 // Loaded with the worker, before its permissions apply: import_graph.ts imports the lexer on
@@ -340,6 +340,12 @@ async function handlePreview(message: Extract<HostToWorker, { type: "preview" }>
       throw new Error(`the preview returned ${shown(preview)}: expected { path, content }`);
     }
     const abs = ctx.resolve(preview.path);
+    // No diff of a change the call could not write: the deny guard (.git, harness's folders,
+    // --deny-write) and the worker's write grant refuse it as they would refuse `run`.
+    assertMayWrite(abs);
+    if (Deno.permissions.querySync({ name: "write", path: abs }).state !== "granted") {
+      throw new Deno.errors.NotCapable(`Requires write access to "${abs}"`);
+    }
     let before: string | null = null;
     try {
       Deno.lstatSync(abs);

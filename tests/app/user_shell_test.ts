@@ -74,3 +74,31 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "runUserShell() attack: .git stays read-only, as for the model's commands",
+  ignore: !HAS_BWRAP,
+  async fn() {
+    // A command the user typed is not asked about, but a hook it plants would run outside
+    // harness at the next git command: the command sandbox keeps .git read-only all the same.
+    await using loop = await openLoopHost({
+      builtins: true,
+      grants: ["--allow-read=.", "--allow-write=.", "--allow-run"],
+      files: { ".git/config": "[core]\n", "README.md": "x\n" },
+    });
+    const outcome = await runUserShell(
+      "echo ok > notes.txt; mkdir -p .git/hooks; echo 'touch pwned' > .git/hooks/post-checkout; " +
+        "echo '[core] fsmonitor = touch pwned' >> .git/config",
+      loop.host,
+      { state: {} },
+    );
+    assert(outcome.ok, JSON.stringify(outcome));
+    assertEquals(await Deno.readTextFile(join(loop.workspace, "notes.txt")), "ok\n");
+    assertEquals(await Deno.readTextFile(join(loop.workspace, ".git", "config")), "[core]\n");
+    await Deno.stat(join(loop.workspace, ".git", "hooks", "post-checkout")).then(
+      () => assert(false, "the command planted a git hook"),
+      (error) => assert(error instanceof Deno.errors.NotFound, String(error)),
+    );
+    assert(/read-only|Read-only/i.test(outcome.output), outcome.output);
+  },
+});

@@ -5,6 +5,7 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { join } from "node:path";
 import { openLoopHost } from "../helpers/loop_host.ts";
+import { sandboxHost } from "../helpers/sandbox_host.ts";
 
 const GRANTS = ["--allow-read=.", "--allow-write=."];
 
@@ -119,4 +120,47 @@ Deno.test({
       await Deno.remove(secret);
     }
   },
+});
+
+Deno.test("ToolHost.preview() attack: no diff of a write the tool would refuse (.git, --deny-write, no write grant)", async () => {
+  // .git is read-only for tools (sandbox_worker.ts toolReadOnly): the preview says why, as
+  // the call would fail, instead of showing a change the user cannot make by approving.
+  await using git = await sandboxHost(
+    ({ workspace }) => [
+      `--allow-read=${workspace}`,
+      `--allow-write=${workspace}`,
+      `--deny-write=${join(workspace, "locked.txt")}`,
+    ],
+    {
+      builtins: ["write_file"],
+      files: ({ workspace }) => ({
+        [join(workspace, ".git", "config")]: "[core]\n",
+        [join(workspace, "locked.txt")]: "keep\n",
+      }),
+    },
+  );
+  for (const path of [".git/config", ".git/hooks/post-checkout", "locked.txt"]) {
+    const value = await validated(git.host, "write_file", { path, content: "x\n" });
+    const preview = await git.host.preview("write_file", value);
+    assert(preview && "error" in preview, `${path}: ${JSON.stringify(preview)}`);
+    const run = await git.call("write_file", { path, content: "x\n" });
+    assertEquals(run.error_type, "permission_denied", JSON.stringify(run));
+  }
+  const readme = await validated(git.host, "write_file", { path: "README.md", content: "ok\n" });
+  const allowed = await git.host.preview("write_file", readme);
+  assert(allowed && "change" in allowed, JSON.stringify(allowed));
+  // Read-only grants: a change the sandbox cannot write has no diff either.
+  await using readOnly = await openLoopHost({
+    builtins: true,
+    grants: ["--allow-read=.", "--allow-write=sub"],
+    files: { "a.txt": "alpha\n" },
+  });
+  const edit = await validated(readOnly.host, "edit_file", {
+    path: "a.txt",
+    old_string: "alpha",
+    new_string: "beta",
+  });
+  const refused = await readOnly.host.preview("edit_file", edit);
+  assert(refused && "error" in refused, JSON.stringify(refused));
+  assert(refused.error.includes("--allow-write"), refused.error);
 });
