@@ -5,6 +5,7 @@
 
 // The start-up path (the banner) reads these: no `node:` import (platform/paths.ts).
 import { paths } from "../platform/paths.ts";
+import { realPathIfExists } from "../platform/real_path_if_exists.ts";
 
 const { join, relative, resolve, sep } = paths;
 
@@ -131,7 +132,7 @@ export function loadInstructions(
   };
   if (options.userDir !== undefined) take(options.userDir, "user", undefined);
   const folders = instructionFolders(workspace);
-  const root = realPath(folders[0]!) ?? folders[0]!;
+  const root = realPathIfExists(folders[0]!) ?? folders[0]!;
   for (const folder of folders) take(folder, "project", root);
   return { files, skipped };
 }
@@ -142,14 +143,6 @@ function exists(path: string): boolean {
     return true;
   } catch {
     return false;
-  }
-}
-
-function realPath(path: string): string | undefined {
-  try {
-    return Deno.realPathSync(path);
-  } catch {
-    return undefined;
   }
 }
 
@@ -168,7 +161,7 @@ function inspect(
   denied: ((path: string) => boolean) | undefined,
 ): "absent" | { reason: string } | string {
   if (!exists(path)) return "absent";
-  const real = realPath(path);
+  const real = realPathIfExists(path);
   if (real === undefined) return { reason: "a link to nothing" };
   if (within !== undefined && !isInside(within, real)) {
     return { reason: `a link out of the repository (to "${real}"): not read` };

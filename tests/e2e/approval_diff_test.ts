@@ -4,8 +4,20 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { join } from "node:path";
 import { reply, startFakeLlmServer } from "../helpers/fake_llm_server.ts";
-import { cliSandbox } from "../helpers/run_cli.ts";
-import { startPty } from "../helpers/pty.ts";
+import { type CliSandbox, cliSandbox } from "../helpers/run_cli.ts";
+import { type PtySession, startReplPty } from "../helpers/pty.ts";
+
+/** The REPL on a terminal, reading and writing the workspace, its prompt up. */
+function editingRepl(sandbox: CliSandbox, baseUrl: string): Promise<PtySession> {
+  return startReplPty(sandbox, [
+    "--base-url",
+    baseUrl,
+    "--model",
+    "m",
+    "--allow-read=.",
+    "--allow-write=.",
+  ]);
+}
 
 Deno.test({
   name: "REPL on a terminal: edit_file's approval shows the diff, the tool line +N -M",
@@ -17,15 +29,7 @@ Deno.test({
       reply().toolCall("edit_file", { path: "a.txt", old_string: "beta", new_string: "BETA two" }),
       reply().text("edited"),
     ]);
-    await using pty = startPty(sandbox, [
-      "--base-url",
-      server.baseUrl,
-      "--model",
-      "m",
-      "--allow-read=.",
-      "--allow-write=.",
-    ]);
-    await pty.waitFor((out) => out.includes("> "), "the prompt");
+    await using pty = await editingRepl(sandbox, server.baseUrl);
     await pty.type("change beta\r");
     await pty.waitFor((out) => out.includes("[1] Allow once"), "the approval prompt");
     const prompt = pty.output.slice(pty.output.indexOf("Permission request"));
@@ -59,15 +63,7 @@ Deno.test({
       reply().toolCall("write_file", { path: "new.txt", content }),
       reply().text("written"),
     ]);
-    await using pty = startPty(sandbox, [
-      "--base-url",
-      server.baseUrl,
-      "--model",
-      "m",
-      "--allow-read=.",
-      "--allow-write=.",
-    ]);
-    await pty.waitFor((out) => out.includes("\x1b[?2004h"), "the prompt");
+    await using pty = await editingRepl(sandbox, server.baseUrl);
     await pty.type("write it\r");
     await pty.waitFor((out) => out.includes("[1] Allow once"), "the approval prompt");
     const prompt = lastPrompt(pty.output);
@@ -100,15 +96,7 @@ Deno.test({
       }),
       reply().text("rewritten"),
     ]);
-    await using pty = startPty(sandbox, [
-      "--base-url",
-      server.baseUrl,
-      "--model",
-      "m",
-      "--allow-read=.",
-      "--allow-write=.",
-    ]);
-    await pty.waitFor((out) => out.includes("\x1b[?2004h"), "the prompt");
+    await using pty = await editingRepl(sandbox, server.baseUrl);
     await pty.type("shout\r");
     await pty.waitFor((out) => out.includes("[1] Allow once"), "the approval prompt");
     const folded = lastPrompt(pty.output);
@@ -171,15 +159,7 @@ Deno.test({
       reply().toolCall("upper_file", { path: "a.txt" }),
       reply().text("all done"),
     ]);
-    await using pty = startPty(sandbox, [
-      "--base-url",
-      server.baseUrl,
-      "--model",
-      "m",
-      "--allow-read=.",
-      "--allow-write=.",
-    ]);
-    await pty.waitFor((out) => out.includes("\x1b[?2004h"), "the prompt");
+    await using pty = await editingRepl(sandbox, server.baseUrl);
     await pty.type("edit\r");
     const prompts = (out: string) => out.split("[1] Allow once").length - 1;
     await pty.waitFor((out) => prompts(out) === 1, "replace_lines' prompt");
@@ -218,15 +198,7 @@ Deno.test({
         .toolCall("write_file", { path: "b.txt", content: "bee\n" }),
       reply().text("both"),
     ]);
-    await using pty = startPty(sandbox, [
-      "--base-url",
-      server.baseUrl,
-      "--model",
-      "m",
-      "--allow-read=.",
-      "--allow-write=.",
-    ]);
-    await pty.waitFor((out) => out.includes("\x1b[?2004h"), "the prompt");
+    await using pty = await editingRepl(sandbox, server.baseUrl);
     await pty.type("two\r");
     await pty.waitFor((out) => out.includes("[a] Approve all 2"), "the batch prompt");
     const prompt = lastPrompt(pty.output);

@@ -5,7 +5,7 @@ import { deepStrictEqual as assertEquals, match, ok as assert } from "node:asser
 import { join } from "node:path";
 import { reply, startFakeLlmServer } from "../helpers/fake_llm_server.ts";
 import { cliSandbox } from "../helpers/run_cli.ts";
-import { startPty } from "../helpers/pty.ts";
+import { startReplPty } from "../helpers/pty.ts";
 
 Deno.test("-p attaches @file as read_file returns it", async () => {
   await using sandbox = await cliSandbox();
@@ -76,7 +76,7 @@ Deno.test({
     await Deno.writeTextFile(join(sandbox.cwd, ".env"), "API_KEY=hunter2\n");
     await Deno.writeTextFile(join(sandbox.cwd, "notes.txt"), "first\nsecond\n");
     await using server = startFakeLlmServer([reply().text("summarised")]);
-    await using pty = startPty(sandbox, [
+    await using pty = await startReplPty(sandbox, [
       "--base-url",
       server.baseUrl,
       "--model",
@@ -84,7 +84,6 @@ Deno.test({
       "--allow-read=.",
       "--deny-read=.env",
     ]);
-    await pty.waitFor((out) => out.includes("\x1b[?2004h"), "the prompt");
     await pty.type("what is in @../../etc/passwd\r");
     await pty.waitFor((out) => out.includes("The message was not sent"), "the first refusal");
     await pty.type("print @.env\r");

@@ -6,7 +6,7 @@ import { deepStrictEqual as assertEquals, match, ok as assert } from "node:asser
 import { join } from "node:path";
 import { reply, startFakeLlmServer } from "../helpers/fake_llm_server.ts";
 import { cliSandbox } from "../helpers/run_cli.ts";
-import { startPty } from "../helpers/pty.ts";
+import { startReplPty } from "../helpers/pty.ts";
 
 Deno.test("-p sends the instruction files in the system prompt, the same on every request", async () => {
   await using sandbox = await cliSandbox();
@@ -101,8 +101,7 @@ Deno.test({
     await Deno.mkdir(join(sandbox.home, ".config", "harness"), { recursive: true });
     await Deno.writeTextFile(join(sandbox.home, ".config", "harness", "AGENTS.md"), "u".repeat(40));
     await using server = startFakeLlmServer([reply().text("I will write it")]);
-    await using pty = startPty(sandbox, ["--base-url", server.baseUrl, "--model", "m"]);
-    await pty.waitFor((out) => out.includes("\x1b[?2004h"), "the prompt");
+    await using pty = await startReplPty(sandbox, ["--base-url", server.baseUrl, "--model", "m"]);
     const screen = () => pty.output.replaceAll("\r\n", "\n");
     assert(/instructions: [^\n]*AGENTS\.md, CLAUDE\.md\n/.test(screen()), screen());
     await pty.type("/context\r");

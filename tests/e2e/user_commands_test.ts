@@ -6,7 +6,7 @@ import { deepStrictEqual as assertEquals, match, ok as assert } from "node:asser
 import { join } from "node:path";
 import { reply, startFakeLlmServer } from "../helpers/fake_llm_server.ts";
 import { cliSandbox } from "../helpers/run_cli.ts";
-import { startPty } from "../helpers/pty.ts";
+import { startPty, startReplPty } from "../helpers/pty.ts";
 import { hasCommand } from "../helpers/system_commands.ts";
 
 Deno.test("REPL !command runs without asking, shows its output and adds it to the conversation", async () => {
@@ -141,7 +141,7 @@ Deno.test({
   async fn() {
     await using sandbox = await cliSandbox();
     await using server = startFakeLlmServer([reply().text("I see it")]);
-    await using pty = startPty(sandbox, [
+    await using pty = await startReplPty(sandbox, [
       "--base-url",
       server.baseUrl,
       "--model",
@@ -150,7 +150,6 @@ Deno.test({
       "--allow-write=.",
       "--allow-run",
     ]);
-    await pty.waitFor((out) => out.includes("\x1b[?2004h"), "the prompt");
     await pty.type("!echo from-the-shell; touch ../outside.txt\r");
     await pty.waitFor((out) => /exit_code: \d+/.test(out), "the command's output");
     assert(pty.output.includes("from-the-shell"), pty.output);
@@ -183,8 +182,13 @@ Deno.test({
   async fn() {
     await using sandbox = await cliSandbox();
     await using server = startFakeLlmServer([]);
-    await using pty = startPty(sandbox, ["--base-url", server.baseUrl, "--model", "m", "-R"]);
-    await pty.waitFor((out) => out.includes("\x1b[?2004h"), "the prompt");
+    await using pty = await startReplPty(sandbox, [
+      "--base-url",
+      server.baseUrl,
+      "--model",
+      "m",
+      "-R",
+    ]);
     await pty.type("!touch made.txt\r");
     await pty.waitFor(
       (out) => out.includes('Cannot run "touch made.txt": commands need --allow-run'),
@@ -261,7 +265,7 @@ Deno.test({
       [reply().text("first answer"), reply().text("second answer")],
       { models: ["small", "large"] },
     );
-    await using pty = startPty(sandbox, [
+    await using pty = await startReplPty(sandbox, [
       "--base-url",
       server.baseUrl,
       "--model",
@@ -269,7 +273,6 @@ Deno.test({
       "--context-length",
       "4096",
     ]);
-    await pty.waitFor((out) => out.includes("\x1b[?2004h"), "the prompt");
     await pty.type("hello\r");
     await pty.waitFor((out) => out.includes("first answer"), "the first answer");
     await pty.type("/model\r");
