@@ -13,6 +13,7 @@ import type { Conversation } from "../agent/conversation.ts";
 import { EXIT } from "../app/exit_codes.ts";
 import { printEarlyFailure, runPrint } from "./run_print.ts";
 import type { Grants } from "../sandbox/grants.ts";
+import type { SessionStore } from "../sessions/session_store_types.ts";
 import type { StartAhead } from "./prompt_ahead.ts";
 import { createStyle, type Style, wantsColor } from "../ui/style.ts";
 import { tracePhase } from "../platform/startup_trace.ts";
@@ -63,9 +64,6 @@ export async function runConversation(
   );
   const style = createStyle(color);
   const replModule: typeof RunRepl | undefined = printMode ? undefined : await import(REPL_MODULE);
-  // A -p run whose session could not be recorded (disk full) did not do all it was asked: it
-  // still finishes its answer, then exits 1.
-  let writeFailed = false;
   let resumeId: string | undefined;
   const screen = terminalFrontEnd({
     settings,
@@ -94,7 +92,6 @@ export async function runConversation(
     ...(flags.policies !== undefined ? { policies: flags.policies } : {}),
     noSession: flags.noSession,
     onWriteError(error) {
-      writeFailed = true;
       if (printMode) io.printError(formatAgentError(error));
       else console.error(`Warning ${formatAgentError(error)}`);
     },
@@ -154,15 +151,19 @@ export async function runConversation(
       return EXIT.usage;
     }
     for (const note of prepared.notes) writeErr(`${style.dim(terminalLine(note))}\n`);
-    exitCode = await runPrintMode(conversation, prepared.send, flags, style);
+    exitCode = await runPrintMode(conversation, prepared.send, flags, style, run.store);
     tracePhase("answer printed");
-    if (writeFailed && exitCode === EXIT.ok) exitCode = EXIT.runtime;
   } else {
     const parts = { run, workspace: workspace.value, approver, sessions };
     exitCode = await replModule.runRepl(repl, conversation, { flags, cwd, style, ahead }, parts);
     conversation = repl.conversation ?? conversation;
   }
   conversation.parts.recorder.end();
+  // A -p run whose session could not be recorded (disk full, from its start or later) did not
+  // do all it was asked: it still finishes its answer, then exits 1.
+  if (repl === undefined && run.store.unsaved() && exitCode === EXIT.ok) {
+    exitCode = EXIT.runtime;
+  }
   await run.close();
   tracePhase("run closed");
   return exitCode;
@@ -236,6 +237,7 @@ async function runPrintMode(
   prompt: string,
   flags: RunFlags,
   style: Style,
+  store: SessionStore,
 ): Promise<number> {
   const controller = new AbortController();
   const onSignal = () => controller.abort();
@@ -250,6 +252,7 @@ async function runPrintMode(
       stderr: writeErr,
       style,
       signal: controller.signal,
+      unsaved: () => store.unsaved(),
     });
   } finally {
     for (const signal of signals) Deno.removeSignalListener(signal, onSignal);
