@@ -192,8 +192,15 @@ export async function prepareToolCall(
 
   // Every call passes the approver, safe ones too: a policy rule may deny a safe tool.
   step({ type: "permission_needed" });
+  const tools = options.tools;
   const decision: ApprovalDecision = await options.approver.approve(
-    { callId: call.id, tool: call.name, args, risk: info.risk },
+    {
+      callId: call.id,
+      tool: call.name,
+      args,
+      risk: info.risk,
+      ...(tools.preview ? { preview: () => tools.preview!(call.name, args, options.state) } : {}),
+    },
     signal,
   );
   options.sink({ type: "permission_decided", callId: call.id, name: call.name, decision, args });

@@ -2,6 +2,7 @@
 // before running any call; the policy engine and the interactive prompt implement it.
 
 import type { RiskLevel } from "../tools/define_tool.ts";
+import type { PreviewResult } from "../tools/file_change.ts";
 
 export interface ApprovalRequest {
   callId: string;
@@ -9,6 +10,11 @@ export interface ApprovalRequest {
   /** Validated arguments. */
   args: unknown;
   risk: RiskLevel;
+  /**
+   * What the call would change, worked out in its sandbox (a file-changing tool's diff); asked
+   * only when the user is asked.
+   */
+  preview?(): Promise<PreviewResult | undefined>;
 }
 
 export interface ApprovalDecision {

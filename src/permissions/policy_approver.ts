@@ -211,6 +211,7 @@ function asking(
     risk: request.risk,
     alwaysFile: fileLabel(state.files, target),
     ...(always ? { alwaysRule: always } : {}),
+    ...(request.preview ? { preview: request.preview } : {}),
   };
   return {
     ask,

@@ -4,6 +4,7 @@
 
 import type { RiskLevel } from "../tools/define_tool.ts";
 import type { PolicyRule } from "./policy.ts";
+import type { PreviewResult } from "../tools/file_change.ts";
 
 /** The terminal seam: single keys, one-line answers, output. */
 export interface KeyIO {
@@ -23,6 +24,8 @@ export interface PromptRequest {
   alwaysRule?: PolicyRule;
   /** Where it would be saved, as shown to the user. */
   alwaysFile: string;
+  /** What the call would change (a file-changing tool's diff), worked out when asked. */
+  preview?(): Promise<PreviewResult | undefined>;
 }
 
 /** The user's answer. `abort` is Ctrl-C (or end of input): deny and stop the turn. */

@@ -88,12 +88,14 @@ Deno.test("driveToolCall() runs an approved call to succeeded with the clock's s
   assertEquals(driven.state.startedAt, 42);
   assertEquals(driven.state.output, driven.result);
   assertEquals(driven.state.rawArguments, '{"text":"hi"}');
-  assertEquals(approver.requests, [{
+  // The preview asks the tool's sandbox what the call would change (echo: nothing).
+  assertEquals(approver.requests.map(({ preview: _, ...request }) => request), [{
     callId: "c1",
     tool: "echo",
     args: { text: "hi" },
     risk: "safe",
   }]);
+  assertEquals(await approver.requests[0]?.preview?.(), undefined);
   assertEquals(approver.signals, [controller.signal]);
   assertEquals(log.events, [
     {
