@@ -18,7 +18,7 @@ import {
   ruleMatches,
 } from "./policy.ts";
 import { appendRule, type ContentChange } from "./policy_file.ts";
-import type { PromptAnswer, Prompter, PromptRequest } from "./prompt_types.ts";
+import type { EditCheck, PromptAnswer, Prompter, PromptRequest } from "./prompt_types.ts";
 import { anchorPathPatterns, suggestRule } from "./suggest_rule.ts";
 
 /** How "ask" is settled: prompt, allow (`--yes`), or deny (`-p` without `--yes`). */
@@ -179,6 +179,9 @@ export function createPolicyApprover(options: PolicyApproverOptions): PolicyAppr
       risk: request.risk,
       alwaysFile: labelOf(target),
       ...(always ? { alwaysRule: always } : {}),
+      ...(request.edit
+        ? { edit: { sent: request.edit.sent, check: (args) => checkEdited(request, args) } }
+        : {}),
     };
     return {
       ask,
@@ -187,6 +190,55 @@ export function createPolicyApprover(options: PolicyApproverOptions): PolicyAppr
       ...(always ? { always } : {}),
       ...(suggestion ? { suggestion } : {}),
     };
+  }
+
+  /**
+   * Checks the arguments the user changed a call to: the tool's schema, then the rules in
+   * force (a deny rule denies the changed call as it would the model's). Allow and ask rules
+   * change nothing: the user allows the changed call once, at the prompt.
+   */
+  async function checkEdited(
+    request: ApprovalRequest,
+    args: unknown,
+  ): Promise<EditCheck | { ok: false; problem: "denied"; message: string; rule: string }> {
+    const validated = await request.edit?.validate(args);
+    if (!validated?.ok) {
+      const issues = validated?.issues.join("; ") ?? "this call cannot be changed";
+      return { ok: false, problem: "invalid", message: issues };
+    }
+    const policy = evaluatePolicy({ ...request, args: validated.value }, rules, evalOptions);
+    if (policy.action === "deny") {
+      return {
+        ok: false,
+        problem: "denied",
+        message: policy.rule?.reason ?? `Denied by the rule ${policy.source}`,
+        rule: policy.source,
+      };
+    }
+    return { ok: true, value: validated.value };
+  }
+
+  /**
+   * The decision on a call the user changed at the prompt: the changed arguments are checked
+   * again (the prompt's check is the user's convenience, this is the gate) and allowed once,
+   * with no session approval, saved rule or low-risk pass derived from them.
+   */
+  async function approveEdited(request: ApprovalRequest, args: unknown) {
+    const checked = await checkEdited(request, args);
+    if (checked.ok) return decision("allow", "user", { editedArgs: checked.value });
+    if (checked.problem === "invalid") {
+      return decision("deny", "user", {
+        reason:
+          `The user changed this call, but the changed arguments are invalid: ${checked.message}`,
+        editedArgs: args,
+      });
+    }
+    return decision("deny", "policy", {
+      reason:
+        `The user changed this call, and a policy rule denies the changed call: ${checked.message}`,
+      ...("rule" in checked ? { rule: checked.rule } : {}),
+      editedArgs: args,
+    });
   }
 
   /**
@@ -231,6 +283,8 @@ export function createPolicyApprover(options: PolicyApproverOptions): PolicyAppr
             ? `The user denied this call: ${answer.reason}`
             : "The user denied this call",
         });
+      case "edit":
+        return await approveEdited(request, answer.args);
       case "abort":
         return stoppedAtPrompt();
       default: {
@@ -310,7 +364,7 @@ export function createPolicyApprover(options: PolicyApproverOptions): PolicyAppr
 function decision(
   decision: "allow" | "deny",
   by: ApprovalDecision["by"],
-  extra: { reason?: string; rule?: string; abortTurn?: boolean },
+  extra: { reason?: string; rule?: string; abortTurn?: boolean; editedArgs?: unknown },
 ): ApprovalDecision {
   return { decision, by, ...extra };
 }

@@ -88,12 +88,14 @@ Deno.test("driveToolCall() runs an approved call to succeeded with the clock's s
   assertEquals(driven.state.startedAt, 42);
   assertEquals(driven.state.output, driven.result);
   assertEquals(driven.state.rawArguments, '{"text":"hi"}');
-  assertEquals(approver.requests, [{
+  // The edit seam carries the arguments as sent (the prompt's Edit answer starts from them).
+  assertEquals(approver.requests.map(({ edit: _, ...request }) => request), [{
     callId: "c1",
     tool: "echo",
     args: { text: "hi" },
     risk: "safe",
   }]);
+  assertEquals(approver.requests[0]?.edit?.sent, { text: "hi" });
   assertEquals(approver.signals, [controller.signal]);
   assertEquals(log.events, [
     {
