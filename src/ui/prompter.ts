@@ -8,6 +8,7 @@ import { compactJson } from "../permissions/compact_json.ts";
 import { argsSummary, summaryIsWhole } from "./args_summary.ts";
 import { readAnswerKey, readDenyReason } from "./answer_key.ts";
 import { askBatch } from "./batch_prompt.ts";
+import { type ArgumentsEditor, editCall } from "./edit_prompt.ts";
 import type { KeyIO, Prompter, PromptRequest } from "../permissions/prompt_types.ts";
 import { paint, riskLabel } from "./prompt_paint.ts";
 import { terminalLine } from "../platform/terminal_text.ts";
@@ -71,18 +72,24 @@ export function formatPermissionPrompt(
       )
       : paint(color, "2", "[3] is not available: no rule can match this call exactly"),
   );
-  lines.push("[1] Allow once  [2] Allow for this session  [3] Always allow  [4] Deny");
+  lines.push(
+    `[1] Allow once  [2] Allow for this session  [3] Always allow  [4] Deny${
+      request.edit ? "  [5] Edit" : ""
+    }`,
+  );
   return `${lines.join("\n")}\n`;
 }
 
 /**
  * Creates the prompter. One key answers: `1` allow once, `2` allow for this session, `3`
- * always allow, `4` deny (then an optional one-line reason for the model), Ctrl-C (or end of
- * input) denies and aborts the turn. Any other key re-asks. `askMany` asks about several
- * calls at once (batch_prompt.ts).
+ * always allow, `4` deny (then an optional one-line reason for the model), `5` edit (when the
+ * request offers it: change the arguments, then allow the changed call once or deny it;
+ * edit_prompt.ts), Ctrl-C (or end of input) denies and aborts the turn. Any other key re-asks.
+ * `askMany` asks about several calls at once (batch_prompt.ts).
  *
  * @param options `io`: the terminal seam; `color`: ANSI colours; `toolNote`: a line to show
- *   under a tool's requests (run_command: whether commands run confined).
+ *   under a tool's requests (run_command: whether commands run confined); `editor`: opens the
+ *   arguments file (tests).
  * @returns A Prompter.
  *
  * @example
@@ -98,16 +105,25 @@ export function formatPermissionPrompt(
  * ```
  */
 export function createPrompter(
-  options: { io: KeyIO; color: boolean; toolNote?: (tool: string) => string | undefined },
+  options: {
+    io: KeyIO;
+    color: boolean;
+    toolNote?: (tool: string) => string | undefined;
+    /** Opens the arguments file for "Edit" (default: the user's $VISUAL, $EDITOR or vi). */
+    editor?: ArgumentsEditor;
+  },
 ): Prompter {
   const { io, color } = options;
   const note = options.toolNote;
+  const editorOption = options.editor ? { editor: options.editor } : {};
+  const show = (request: PromptRequest) =>
+    io.write(formatPermissionPrompt(request, { color, note: options.toolNote?.(request.tool) }));
   return {
     askMany(requests, signal) {
       return askBatch(requests, { io, color, ...(note ? { note } : {}) }, signal);
     },
     async ask(request, signal) {
-      io.write(formatPermissionPrompt(request, { color, note: options.toolNote?.(request.tool) }));
+      show(request);
       for (;;) {
         const key = await readAnswerKey(io, signal);
         if (key === null) return { kind: "abort" };
@@ -130,11 +146,22 @@ export function createPrompter(
             const reason = await readDenyReason(io);
             return reason ? { kind: "deny", reason } : { kind: "deny" };
           }
+          case "5":
+          case "e": {
+            if (!request.edit) {
+              io.write(`${key} is not available for this call: press 1, 2, 3 or 4\n`);
+              continue;
+            }
+            const edited = await editCall(request, { io, color, ...editorOption }, signal);
+            if (edited.kind !== "back") return edited;
+            show(request);
+            continue;
+          }
           default:
             io.write(
-              `${
-                JSON.stringify(key)
-              } is not an answer: press 1, 2, 3 or 4 (Ctrl-C denies and stops the turn)\n`,
+              `${JSON.stringify(key)} is not an answer: press 1, 2, 3, 4${
+                request.edit ? " or 5" : ""
+              } (Ctrl-C denies and stops the turn)\n`,
             );
         }
       }
