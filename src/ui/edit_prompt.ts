@@ -7,7 +7,7 @@ import { type ArgumentChange, argumentChanges } from "../agent/argument_edit.ts"
 import { compactJson } from "../permissions/compact_json.ts";
 import type { KeyIO, PromptAnswer, PromptRequest } from "../permissions/prompt_types.ts";
 import { terminalLine } from "../platform/terminal_text.ts";
-import { readAnswerKey, readDenyReason } from "./answer_key.ts";
+import { denyAnswer, readAnswerKey } from "./answer_key.ts";
 import { argsSummary } from "./args_summary.ts";
 import { argumentsFileText, parseArgumentsFile } from "./arguments_file.ts";
 import { editInEditor } from "./external_editor.ts";
@@ -203,11 +203,8 @@ async function confirmChanged(
       case "1":
         io.write("Allowed the changed call once\n");
         return { kind: "edit" };
-      case "4": {
-        io.write("Denied\n");
-        const reason = await readDenyReason(io);
-        return reason ? { kind: "deny", reason } : { kind: "deny" };
-      }
+      case "4":
+        return await denyAnswer(io);
       case "5":
       case "e":
         return "again";

@@ -6,7 +6,7 @@
 
 import { compactJson } from "../permissions/compact_json.ts";
 import { argsSummary, summaryIsWhole } from "./args_summary.ts";
-import { readAnswerKey, readDenyReason } from "./answer_key.ts";
+import { denyAnswer, readAnswerKey } from "./answer_key.ts";
 import { askBatch } from "./batch_prompt.ts";
 import { type ArgumentsEditor, editCall } from "./edit_prompt.ts";
 import type { KeyIO, Prompter, PromptRequest } from "../permissions/prompt_types.ts";
@@ -141,11 +141,8 @@ export function createPrompter(
             }
             io.write(`Always allow: saving the rule to ${request.alwaysFile}\n`);
             return { kind: "always" };
-          case "4": {
-            io.write("Denied\n");
-            const reason = await readDenyReason(io);
-            return reason ? { kind: "deny", reason } : { kind: "deny" };
-          }
+          case "4":
+            return await denyAnswer(io);
           case "5":
           case "e": {
             if (!request.edit) {

@@ -8,7 +8,7 @@
 import { deepStrictEqual as assertEquals, match, ok as assert } from "node:assert/strict";
 import { reply, startFakeLlmServer } from "../helpers/fake_llm_server.ts";
 import { type CliSandbox, cliSandbox } from "../helpers/run_cli.ts";
-import { startPty } from "../helpers/pty.ts";
+import { type PtySession, startPty } from "../helpers/pty.ts";
 
 const ARGS = ["--model", "m", "--allow-read=.", "--allow-write=."];
 
@@ -22,6 +22,23 @@ async function editorScript(sandbox: CliSandbox, body: string): Promise<Record<s
 
 async function exists(path: string): Promise<boolean> {
   return await Deno.stat(path).then(() => true, () => false);
+}
+
+/**
+ * Starts the REPL on a pty against `server`, sends `message` and presses 5 (Edit) at the
+ * permission prompt it raises.
+ */
+async function editOnTerminal(
+  sandbox: CliSandbox,
+  server: { baseUrl: string },
+  options: { message: string; flags?: string[] },
+): Promise<PtySession> {
+  const pty = startPty(sandbox, ["--base-url", server.baseUrl, ...ARGS, ...(options.flags ?? [])]);
+  await pty.waitFor((out) => out.includes("> "), "the prompt");
+  await pty.type(`${options.message}\r`);
+  await pty.waitFor((out) => out.includes("[5] Edit"), "the permission prompt");
+  await pty.type("5");
+  return pty;
 }
 
 function toolResults(server: { requests: { messages: { role: string; content?: unknown }[] }[] }) {
@@ -158,16 +175,10 @@ Deno.test({
       reply().toolCall("run_command", { command: "rm -rf build" }),
       reply().text("Cleaned build/tmp."),
     ]);
-    await using pty = startPty(sandbox, [
-      "--base-url",
-      server.baseUrl,
-      ...ARGS,
-      "--allow-run",
-    ]);
-    await pty.waitFor((out) => out.includes("> "), "the prompt");
-    await pty.type("clean the build\r");
-    await pty.waitFor((out) => out.includes("[5] Edit"), "the permission prompt");
-    await pty.type("5");
+    await using pty = await editOnTerminal(sandbox, server, {
+      message: "clean the build",
+      flags: ["--allow-run"],
+    });
     // readline draws the prompt, then the model's command on the line to edit.
     await pty.waitFor(
       (out) =>
@@ -211,11 +222,7 @@ Deno.test({
       reply().toolCall("write_file", { path: "a.txt", content: "A" }),
       reply().text("Wrote B."),
     ]);
-    await using pty = startPty(sandbox, ["--base-url", server.baseUrl, ...ARGS]);
-    await pty.waitFor((out) => out.includes("> "), "the prompt");
-    await pty.type("write\r");
-    await pty.waitFor((out) => out.includes("[5] Edit"), "the permission prompt");
-    await pty.type("5");
+    await using pty = await editOnTerminal(sandbox, server, { message: "write" });
     await pty.waitFor((out) => out.includes("[0] Back to the model's call"), "the changed call");
     // One key, no Enter: the terminal is back in raw mode.
     await pty.type("1");
@@ -240,16 +247,10 @@ Deno.test({
       reply().toolCall("run_command", { command: "touch ok.txt\rtouch pwned.txt" }),
       reply().text("Understood."),
     ]);
-    await using pty = startPty(sandbox, [
-      "--base-url",
-      server.baseUrl,
-      ...ARGS,
-      "--allow-run",
-    ]);
-    await pty.waitFor((out) => out.includes("> "), "the prompt");
-    await pty.type("go\r");
-    await pty.waitFor((out) => out.includes("[5] Edit"), "the permission prompt");
-    await pty.type("5");
+    await using pty = await editOnTerminal(sandbox, server, {
+      message: "go",
+      flags: ["--allow-run"],
+    });
     await pty.waitFor((out) => out.includes("No change: back"), "the unchanged editor file");
     assert(!pty.output.includes("Changed call"), pty.output);
     assertEquals(await Deno.readTextFile(`${sandbox.home}/editor.log`), "opened\n");

@@ -7,21 +7,8 @@ import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/stric
 import { createPolicyApprover } from "../../src/permissions/policy_approver.ts";
 import type { ApprovalRequest, CallEditing } from "../../src/permissions/approver.ts";
 import type { LoadedRule } from "../../src/permissions/policy.ts";
-import type { PromptAnswer, Prompter, PromptRequest } from "../../src/permissions/prompt_types.ts";
 import { tempDir } from "../helpers/temp_dir.ts";
-
-function scripted(answers: PromptAnswer[]): Prompter & { asked: PromptRequest[] } {
-  const asked: PromptRequest[] = [];
-  return {
-    asked,
-    ask(request) {
-      asked.push(request);
-      const answer = answers.shift();
-      if (!answer) throw new Error(`unexpected prompt for ${request.tool}`);
-      return Promise.resolve(answer);
-    },
-  };
-}
+import { scriptedPrompter } from "../helpers/scripted_prompter.ts";
 
 /** run_command's schema, as far as these tests need it: a string command, a default cwd. */
 const editing = (sent: unknown): CallEditing => ({
@@ -61,7 +48,7 @@ Deno.test("createPolicyApprover() allows a changed call once with exactly its ar
   await using dir = await tempDir();
   const file = `${dir.path}/policies.jsonc`;
   const saved: unknown[] = [];
-  const prompter = scripted([
+  const prompter = scriptedPrompter([
     { kind: "edit", args: { command: "rm -rf build/tmp" } },
     { kind: "deny" },
     { kind: "deny" },
@@ -91,7 +78,7 @@ Deno.test("createPolicyApprover() allows a changed call once with exactly its ar
 });
 
 Deno.test("createPolicyApprover() gives a changed low-risk call no pass for the tool", async () => {
-  const prompter = scripted([
+  const prompter = scriptedPrompter([
     { kind: "edit", args: { command: "ls src" } },
     { kind: "once" },
   ]);
@@ -108,7 +95,7 @@ Deno.test("createPolicyApprover() gives a changed low-risk call no pass for the 
 });
 
 Deno.test("createPolicyApprover() denies a call the user changed into one a deny rule denies", async () => {
-  const prompter = scripted([{ kind: "edit", args: { command: "rm -rf /" } }]);
+  const prompter = scriptedPrompter([{ kind: "edit", args: { command: "rm -rf /" } }]);
   const approver = createPolicyApprover({
     rules: [DENY_RM],
     mode: "interactive",
@@ -146,7 +133,7 @@ Deno.test("createPolicyApprover() denies a call the user changed into one a deny
 
 Deno.test("createPolicyApprover() lets an untrusted project's deny rule deny a changed call", async () => {
   const untrusted: LoadedRule = { ...DENY_RM, file: ".harness/policies.jsonc", untrusted: true };
-  const prompter = scripted([{ kind: "edit", args: { command: "rm -rf src" } }]);
+  const prompter = scriptedPrompter([{ kind: "edit", args: { command: "rm -rf src" } }]);
   const approver = createPolicyApprover({
     rules: [untrusted],
     mode: "interactive",
@@ -158,7 +145,7 @@ Deno.test("createPolicyApprover() lets an untrusted project's deny rule deny a c
 });
 
 Deno.test("createPolicyApprover() denies an edit whose arguments the schema refuses", async () => {
-  const prompter = scripted([{ kind: "edit", args: { command: ["rm"] } }]);
+  const prompter = scriptedPrompter([{ kind: "edit", args: { command: ["rm"] } }]);
   const approver = createPolicyApprover({
     rules: [],
     mode: "interactive",
@@ -171,7 +158,7 @@ Deno.test("createPolicyApprover() denies an edit whose arguments the schema refu
 });
 
 Deno.test("createPolicyApprover() offers no edit for a call that brings no edit seam", async () => {
-  const prompter = scripted([{ kind: "once" }]);
+  const prompter = scriptedPrompter([{ kind: "once" }]);
   const approver = createPolicyApprover({
     rules: [],
     mode: "interactive",
