@@ -15,7 +15,6 @@ import {
 import { OutputCollector } from "../src/tools/builtin/command_output.ts";
 import { truncateMiddle } from "../src/sandbox/truncate_output.ts";
 import { CommandRefused } from "../src/sandbox/command_sandbox.ts";
-import { signalGroup } from "../src/sandbox/command_sandbox_groups.ts";
 
 /** Longest timeout a call may ask for. */
 const MAX_TIMEOUT_MS = 600_000;
@@ -110,7 +109,7 @@ export default defineTool({
     const started = performance.now();
     const finished = await superviseCommand(child, timeout_ms, ctx);
     const elapsed = Math.round(performance.now() - started);
-    return commandOutput({ ...finished, command, timeoutMs: timeout_ms, elapsed }, ctx);
+    return commandOutput({ ...finished, command, timeoutMs: timeout_ms, elapsed, dir }, ctx);
   },
 });
 
@@ -192,8 +191,8 @@ async function superviseCommand(
   const stop = (reason: "timeout" | "cancelled") => {
     if (stoppedBy !== null) return;
     stoppedBy = reason;
-    signalGroup(child.pid, "SIGTERM");
-    killTimer = setTimeout(() => signalGroup(child.pid, "SIGKILL"), KILL_GRACE_MS);
+    child.kill("SIGTERM"); // the whole process group (ctx.spawn)
+    killTimer = setTimeout(() => child.kill("SIGKILL"), KILL_GRACE_MS);
   };
   const timer = setTimeout(() => stop("timeout"), timeoutMs);
   const onAbort = () => stop("cancelled");
@@ -205,7 +204,7 @@ async function superviseCommand(
     status = await child.status;
     if (!await settlesWithin(pumps, PIPE_GRACE_MS)) {
       // The shell is gone but something it started still holds the output pipes.
-      signalGroup(child.pid, "SIGKILL");
+      child.kill("SIGKILL");
       notes.push("[background processes still holding the output were stopped]");
       if (!await settlesWithin(pumps, KILL_GRACE_MS)) {
         await Promise.allSettled([child.stdout.cancel(), child.stderr.cancel()]);
@@ -213,7 +212,7 @@ async function superviseCommand(
     }
     if (stoppedBy !== null) {
       // Make sure grandchildren that ignored SIGTERM are gone before reporting.
-      signalGroup(child.pid, "SIGKILL");
+      child.kill("SIGKILL");
     }
   } finally {
     clearTimeout(timer);
@@ -228,7 +227,7 @@ async function superviseCommand(
  * `cancelled` ToolError with the output's head and tail when harness stopped it.
  */
 function commandOutput(
-  run: FinishedCommand & { command: string; timeoutMs: number; elapsed: number },
+  run: FinishedCommand & { command: string; timeoutMs: number; elapsed: number; dir: string },
   ctx: ToolContext,
 ): ToolOutput {
   const { status, notes, elapsed } = run;
@@ -253,7 +252,7 @@ function commandOutput(
     );
   }
   if (status.code !== 0) {
-    const blocked = ctx.commands.explain(text);
+    const blocked = ctx.commands.explain(text, run.dir);
     if (blocked !== undefined) notes.push(blocked);
   }
   const warning = ctx.commands.unconfinedWarning();

@@ -2,6 +2,7 @@
 // model server, the tree-sitter grammars (`harness index`, then find_definition in four
 // languages) and the MCP SDK talking to a stdio server from tests/fixtures/mcp.
 
+import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { callTool, expect, type SmokeCheck, writeFiles } from "./smoke_check.ts";
 import { PONG, SMOKE_MODEL } from "./smoke_model_server.ts";
@@ -81,7 +82,12 @@ export const CORE_CHECKS: readonly SmokeCheck[] = [
     async run(ctx) {
       const folder = await ctx.folder();
       const deno = Deno.execPath();
-      const server = { command: deno, args: ["run", "-A", "--no-prompt", MCP_FIXTURE] };
+      // A stdio server runs in the command sandbox: it may read Deno, the fixture and its folder.
+      const server = {
+        command: deno,
+        args: ["run", "-A", "--no-prompt", MCP_FIXTURE],
+        sandbox: { read: [dirname(deno), dirname(MCP_FIXTURE), "."] },
+      };
       await writeFiles(folder.home, {
         ".config/harness/config.jsonc": JSON.stringify({ mcp_servers: { smoke: server } }),
       });

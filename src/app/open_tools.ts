@@ -3,18 +3,16 @@
 // and skipped; they never stop the harness. With `background`, the tool list loads after
 // this returns (the REPL shows its prompt meanwhile) and warnings follow when it is known.
 
+import { resolve } from "node:path";
 import type { Settings } from "../config/settings.ts";
 import { configDir } from "../config/folders.ts";
 import { formatAgentError } from "../errors.ts";
 import { checkProjectTrust, type TrustIO } from "../permissions/project_trust.ts";
-import { discoverPlugins } from "../plugins/load_plugins.ts";
+import { builtinPluginDir, discoverPlugins } from "../plugins/load_plugins.ts";
 import { schemaCachePath } from "../plugins/schema_cache.ts";
 import type { Grants } from "../sandbox/grants.ts";
-import {
-  type CommandSandbox,
-  describeCommandSandbox,
-  probeCommandSandbox,
-} from "../sandbox/command_sandbox.ts";
+import { type CommandSandbox, describeCommandSandbox } from "../sandbox/command_sandbox.ts";
+import { probeCommandSandbox } from "../sandbox/command_sandbox_probe.ts";
 import { openToolHost, type ToolHost } from "../sandbox/tool_host.ts";
 import { workspaceDataDir } from "../config/folders.ts";
 import { terminalSafe } from "../platform/terminal_text.ts";
@@ -108,7 +106,19 @@ function startCommandSandbox(options: OpenToolsOptions): Promise<CommandSandbox>
       env: {},
     });
   }
-  return probeCommandSandbox(settings.commandSandbox, { grants, env }).then((sandbox) => {
+  // Commands may not change the plugin folders harness loads (nor .git, unless allowed).
+  const pluginFolders = [
+    builtinPluginDir(),
+    resolve(options.cwd, "plugins"),
+    ...settings.plugins.map((dir) => resolve(options.cwd, dir)),
+  ];
+  return probeCommandSandbox(settings.commandSandbox, {
+    grants,
+    env,
+    workspace: options.cwd,
+    pluginFolders,
+    writableGit: settings.writableGit,
+  }).then((sandbox) => {
     if (sandbox.confinement.kind === "none" && sandbox.mode !== "off") {
       options.io.write(`warning: ${describeCommandSandbox(sandbox)}\n`);
     }

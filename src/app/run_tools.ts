@@ -89,6 +89,8 @@ export async function openRunTools(options: RunToolsOptions): Promise<RunTools> 
     grants,
     cwd,
     notice: (line) => frontEnd.mcpNotice(line),
+    // Stdio servers start in the same command sandbox as commands (issue 26).
+    commandSandbox: tools.commandSandbox,
   });
   const all = withCodeTools(tools.host, options);
   const inner = mcpModules && mcp

@@ -92,6 +92,7 @@ export const FLAGS = {
   since: { type: "string" },
   json: { type: "boolean" },
   "command-sandbox": { type: "string" },
+  "writable-git": { type: "boolean" },
   version: { type: "boolean", short: "V" },
   help: { type: "boolean", short: "h" },
 } as const satisfies Record<string, FlagSpec>;
@@ -265,6 +266,7 @@ export function parseCommand(argv: string[]): Result<Command> {
   if (textToolCalls.value !== undefined) flags.textToolCalls = textToolCalls.value === "auto";
   if (v["no-text-tool-calls"]) flags.textToolCalls = false;
   if (v["no-curator"]) flags.curator = "off";
+  if (v["writable-git"]) flags.writableGit = true;
   if (v.resume !== undefined) flags.resume = v.resume === "" ? true : v.resume;
   const limit = positiveInt("--limit", v.limit);
   if (!limit.ok) return limit;

@@ -51,6 +51,8 @@ Flags:
   --gpu MODE             auto | off (with --model-file; default auto)
   --command-sandbox MODE auto | required | off: run_command's OS sandbox (bubblewrap on Linux,
                          sandbox-exec on macOS); auto confines when it can (default)
+  --writable-git         let commands write .git (commit, branch); it stays read-only by
+                         default, as hooks and config there run outside harness
   -V, --version          print the version
   -h, --help             print this help
 

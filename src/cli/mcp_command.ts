@@ -10,6 +10,7 @@ import { EXIT } from "../app/exit_codes.ts";
 import type { Grants } from "../sandbox/grants.ts";
 import { checkMcpServer, type McpServerConfig } from "../config/mcp_config.ts";
 import { formatServerStates, McpServers } from "../mcp/mcp_servers.ts";
+import { probeCommandSandbox } from "../sandbox/command_sandbox_probe.ts";
 import { parseFlags } from "./parse_flags.ts";
 import type { CommandIO } from "./command_io.ts";
 import { jsonDepth, MAX_JSON_DEPTH } from "../platform/json_depth.ts";
@@ -239,7 +240,16 @@ async function listServers(grants: Grants, io: CommandIO): Promise<number> {
     io.printError(formatAgentError(settings.error));
     return EXIT.usage;
   }
-  const servers = new McpServers(settings.value.mcpServers, { grants, cwd: Deno.cwd() });
+  const servers = new McpServers(settings.value.mcpServers, {
+    grants,
+    cwd: Deno.cwd(),
+    // Stdio servers start in the command sandbox, in the mode the settings choose.
+    commandSandbox: probeCommandSandbox(settings.value.commandSandbox, {
+      grants,
+      env: Deno.env.toObject(),
+      writableGit: settings.value.writableGit,
+    }),
+  });
   servers.start();
   await servers.settled(60_000);
   console.log(formatServerStates(servers.states()));

@@ -19,6 +19,8 @@ import { type DefinitionChunk, definitionChunks } from "./definition_chunks.ts";
 export interface IndexInit {
   type: "init";
   workspace: string;
+  /** Where the walk starts, workspace-relative ("" the whole workspace): index_roots.ts. */
+  roots: string[];
   assets: GrammarAssets;
   guard: Partial<Record<PermissionName, string[]>>;
 }
@@ -60,6 +62,7 @@ export type IndexReply =
 /** What `init` made, for every request. */
 interface Ready {
   workspace: string;
+  roots: readonly string[];
   parser: SymbolParser;
 }
 
@@ -76,28 +79,42 @@ function looksBinary(bytes: Uint8Array): boolean {
 
 function listCandidates(
   request: IndexRequest,
-  workspace: string,
+  ready: Ready,
 ): { paths: string[]; partial: boolean } {
   if (request.only) {
     return { paths: request.only.filter((p) => grammarFor(p) !== undefined), partial: true };
   }
   const paths: string[] = [];
-  // Folders a --deny-read covers are skipped by the walk itself (the guard refuses them).
-  walkTree(workspace, "", {
-    includeHidden: false,
-    respectGitignore: true,
-    enterDir: (dir) => !/(^|\/)node_modules\/$/.test(dir),
-    visit: (entry) => {
-      if (entry.kind === "file" && grammarFor(entry.path) !== undefined) paths.push(entry.path);
-    },
-  });
+  for (const root of ready.roots) {
+    if (root !== "" && !isFolder(`${ready.workspace}/${root}`)) {
+      if (grammarFor(root) !== undefined) paths.push(root); // a granted file
+      continue;
+    }
+    // Folders a --deny-read covers are skipped by the walk itself (the guard refuses them).
+    walkTree(ready.workspace, root, {
+      includeHidden: false,
+      respectGitignore: true,
+      enterDir: (dir) => !/(^|\/)node_modules\/$/.test(dir),
+      visit: (entry) => {
+        if (entry.kind === "file" && grammarFor(entry.path) !== undefined) paths.push(entry.path);
+      },
+    });
+  }
   return { paths, partial: false };
+}
+
+function isFolder(path: string): boolean {
+  try {
+    return Deno.statSync(path).isDirectory;
+  } catch {
+    return false;
+  }
 }
 
 async function run(request: IndexRequest, ready: Ready): Promise<void> {
   const { workspace, parser } = ready;
   const id = request.id;
-  const listed = listCandidates(request, workspace);
+  const listed = listCandidates(request, ready);
   const { index, count } = request.shard;
   const paths = listed.paths.filter((_, i) => i % count === index);
   const partial = listed.partial;
@@ -182,7 +199,7 @@ self.onmessage = (event: MessageEvent<IndexInit | IndexRequest>) => {
     ready = (async () => {
       installDenyGuard(message.guard, message.workspace);
       const parser = await SymbolParser.create(message.assets);
-      return { workspace: message.workspace, parser };
+      return { workspace: message.workspace, roots: message.roots, parser };
     })();
     ready.catch((error) => fail(0, error));
     return;

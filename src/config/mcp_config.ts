@@ -15,6 +15,20 @@ export interface McpStdioConfig {
   timeout_ms?: number;
   /** Leave the server configured but do not start it. */
   disabled?: boolean;
+  /**
+   * What the server's command sandbox grants besides harness's permission flags (paths may
+   * start with `~/`; relative ones are inside `cwd`), e.g. `{ "read": ["~/.npm"], "write":
+   * ["~/.npm"], "net": true }` for a server started by npx.
+   */
+  sandbox?: McpServerSandbox;
+}
+
+/** Grants one stdio server's command sandbox adds to the flags' (src/mcp/server_grants.ts). */
+export interface McpServerSandbox {
+  read?: true | string[];
+  write?: true | string[];
+  net?: boolean;
+  env?: true | string[];
 }
 
 /** A server reached over HTTP: Streamable HTTP, falling back to the older SSE transport. */
@@ -37,7 +51,40 @@ export function isStdioServer(config: McpServerConfig): config is McpStdioConfig
 // Any name other clients accept ("my server", "github.com"); tool names sanitise it.
 // deno-lint-ignore no-control-regex
 const NAME = /^[^\x00-\x1f\x7f]{1,48}$/;
-const STDIO_KEYS = new Set(["command", "args", "env", "cwd", "timeout_ms", "disabled", "type"]);
+const STDIO_KEYS = new Set([
+  "command",
+  "args",
+  "env",
+  "cwd",
+  "timeout_ms",
+  "disabled",
+  "type",
+  "sandbox",
+]);
+const SANDBOX_KEYS = new Set(["read", "write", "net", "env"]);
+
+/** What is wrong with a stdio entry's `sandbox`, or undefined. */
+function sandboxProblem(value: unknown): string | undefined {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return 'expected an object such as { "read": ["~/.npm"], "write": ["~/.npm"], "net": true }';
+  }
+  for (const [key, grant] of Object.entries(value)) {
+    if (!SANDBOX_KEYS.has(key)) {
+      return `unknown key "${key}": known keys are ${[...SANDBOX_KEYS].join(", ")}`;
+    }
+    if (
+      key === "net" ? typeof grant !== "boolean" : !(
+        grant === true ||
+        (Array.isArray(grant) && grant.every((g) => typeof g === "string" && g !== ""))
+      )
+    ) {
+      return key === "net"
+        ? '"net" expected true or false'
+        : `"${key}" expected true or a list of ${key === "env" ? "variable names" : "paths"}`;
+    }
+  }
+  return undefined;
+}
 const HTTP_KEYS = new Set(["url", "headers", "timeout_ms", "disabled", "type"]);
 
 function isStringMap(value: unknown): boolean {
@@ -101,6 +148,8 @@ export function checkMcpServer(name: string, value: unknown): string | undefined
     if (entry.type !== undefined && entry.type !== "stdio") {
       return `${where}: "type" of a server with "command" can only be "stdio"`;
     }
+    const sandbox = entry.sandbox === undefined ? undefined : sandboxProblem(entry.sandbox);
+    if (sandbox !== undefined) return `${where}: "sandbox" ${sandbox}`;
     return undefined;
   }
   if (typeof entry.url !== "string" || !/^https?:\/\/[^/]/.test(entry.url)) {

@@ -52,6 +52,8 @@ export interface Settings {
   curator: "auto" | "off";
   /** Commands run in the OS sandbox when one works ("auto"), always ("required") or never. */
   commandSandbox: "auto" | "required" | "off";
+  /** Commands may write `.git` (it is read-only in the command sandbox by default). */
+  writableGit: boolean;
   /** The context window in tokens, overriding what the server states (--context-length). */
   contextLength?: number;
   /** Seconds to wait for a model's first streamed byte (prompt processing can take minutes). */
@@ -99,6 +101,7 @@ export type SettingFlags = Partial<
     | "gpu"
     | "curator"
     | "commandSandbox"
+    | "writableGit"
     | "contextLength"
     | "firstByteTimeout"
     | "stallTimeout"
@@ -121,6 +124,7 @@ export const DEFAULT_SETTINGS: Settings = {
   namedPluginDirs: [],
   curator: "auto",
   commandSandbox: "auto",
+  writableGit: false,
   firstByteTimeout: 600,
   stallTimeout: 120,
   compactAt: 85,
@@ -145,6 +149,7 @@ const SETTING_FLAG_KEYS: readonly (keyof SettingFlags)[] = [
   "gpu",
   "curator",
   "commandSandbox",
+  "writableGit",
   "contextLength",
   "firstByteTimeout",
   "stallTimeout",
@@ -210,6 +215,7 @@ const FIELDS: Record<string, [keyof Settings, Checker]> = {
   system_prompt: ["systemPrompt", isString],
   curator: ["curator", isOneOf("auto", "off")],
   command_sandbox: ["commandSandbox", isOneOf("auto", "required", "off")],
+  writable_git: ["writableGit", isBoolean],
   context_length: ["contextLength", isPositive],
   first_byte_timeout: ["firstByteTimeout", isPositive],
   stall_timeout: ["stallTimeout", isPositive],

@@ -4,11 +4,15 @@
 // only when a server starts. mcp_tools.ts turns the servers' tools into ToolInfo and calls.
 
 import type { Grants } from "../sandbox/grants.ts";
-import type { McpServerConfig } from "../config/mcp_config.ts";
+import { isStdioServer, type McpServerConfig } from "../config/mcp_config.ts";
 import type * as McpServerModule from "./mcp_server.ts";
 import type { McpCallFailure, McpConnection, McpToolListing } from "./mcp_server.ts";
 import type { McpCallResult } from "./mcp_result.ts";
 import { serverBlockedReason } from "./server_grants.ts";
+import { confinedServer } from "./confined_server.ts";
+import type { CommandSandbox } from "../sandbox/command_sandbox.ts";
+import { probeCommandSandbox } from "../sandbox/command_sandbox_probe.ts";
+import { closeExtraFdsOnExec } from "../sandbox/stdio_only.ts";
 
 // Not a string literal: the SDK stays out of the module graph `deno run` prepares at start-up.
 // The "compile" task embeds it through its --include list.
@@ -46,6 +50,11 @@ export interface McpServersOptions {
   defaultTimeoutMs?: number;
   /** Time a server gets to start and answer `initialize` (ms, default 60000). */
   connectTimeoutMs?: number;
+  /**
+   * The command sandbox stdio servers start in (the run's start-up check); probed here in
+   * "auto" mode when left out.
+   */
+  commandSandbox?: Promise<CommandSandbox>;
 }
 
 interface Entry extends McpServerState {
@@ -112,13 +121,44 @@ export class McpServers {
     clearTimeout(timer);
   }
 
+  /** The run's command sandbox, probed once when the front end gave none. */
+  #sandbox(): Promise<CommandSandbox> {
+    this.#options.commandSandbox ??= probeCommandSandbox("auto", {
+      grants: this.#options.grants,
+      env: Deno.env.toObject(),
+      workspace: this.#options.cwd,
+    });
+    return this.#options.commandSandbox;
+  }
+
+  /** The entry as the SDK starts it: a stdio server's command inside the command sandbox. */
+  async #launchConfig(entry: Entry): Promise<{ config: McpServerConfig } | { error: string }> {
+    if (!isStdioServer(entry.config)) return { config: entry.config };
+    const confined = confinedServer(entry.name, entry.config, {
+      grants: this.#options.grants,
+      cwd: this.#options.cwd,
+      env: Deno.env.toObject(),
+      sandbox: await this.#sandbox(),
+    });
+    // The SDK starts it right away: only stdin, stdout and stderr may be passed on.
+    closeExtraFdsOnExec();
+    return confined.ok ? { config: confined.config } : { error: confined.error };
+  }
+
   #connect(entry: Entry, quiet = false): Promise<void> {
     entry.status = "starting";
     const started = performance.now();
     entry.starting = (async () => {
       const module: typeof McpServerModule = await import(SERVER_MODULE);
       if (this.#closed) return;
-      const connected = await module.connectMcpServer(entry.name, entry.config, {
+      const launch = await this.#launchConfig(entry);
+      if ("error" in launch) {
+        entry.status = "failed";
+        entry.error = launch.error;
+        if (!quiet) this.#options.notice?.(launch.error);
+        return;
+      }
+      const connected = await module.connectMcpServer(entry.name, launch.config, {
         cwd: this.#options.cwd,
         // Starting may include a package download (npx, uvx): never less than a minute.
         connectTimeoutMs: this.#options.connectTimeoutMs ??
@@ -142,11 +182,17 @@ export class McpServers {
         return;
       }
       if (!connected.ok) {
+        const confined = launch.config !== entry.config &&
+          (await this.#sandbox()).confinement.kind !== "none";
         entry.status = "failed";
-        entry.error = connected.error;
+        entry.error = confined ? confinedFailure(entry, connected.error) : connected.error;
         if (!quiet) {
           this.#options.notice?.(
-            `${connected.error}: fix the entry in mcp_servers, then check with "harness mcp list"`,
+            `${entry.error}: fix the entry in mcp_servers, then check with "harness mcp list"` +
+              (confined
+                ? ' (it runs in the command sandbox: add what it needs to the entry, e.g. "sandbox": ' +
+                  '{ "read": ["~/.npm"], "write": ["~/.npm"], "net": true })'
+                : ""),
           );
         }
         return;
@@ -218,6 +264,24 @@ export class McpServers {
       if (entry.status !== "disabled" && entry.status !== "blocked") entry.status = "stopped";
     }));
   }
+}
+
+/**
+ * A confined server's start failure in the user's terms: bubblewrap's "Can't chdir" means
+ * its folder is not readable there, "execvp X: No such file" that the command is missing or
+ * outside what its sandbox reads.
+ */
+function confinedFailure(entry: Entry, error: string): string {
+  if (!isStdioServer(entry.config)) return error;
+  const folder = /Can't chdir to ([^:]+): No such file or directory/.exec(error)?.[1];
+  if (folder !== undefined) {
+    return `Cannot start MCP server "${entry.name}": its folder "${folder}" is outside what its ` +
+      'command sandbox reads (add it to the entry\'s "sandbox" read list, or grant --allow-read)';
+  }
+  if (!/execvp [^:]+: No such file or directory/.test(error)) return error;
+  return `Cannot start MCP server "${entry.name}": command "${entry.config.command}" was not ` +
+    "found inside the command sandbox (install it, give its full path, or add its folder to " +
+    'the entry\'s "sandbox" read list)';
 }
 
 /**

@@ -1,10 +1,62 @@
 // Whether the user's sandbox grants let harness start or reach an MCP server: a stdio server
 // is a subprocess, so its command must be covered by --allow-run; a URL server needs
-// --allow-net for its host. The answer is a message saying which flag is missing.
+// --allow-net for its host. The answer is a message saying which flag is missing. A stdio
+// server runs in the command sandbox of the flags plus what its entry's `sandbox` adds.
 
+import { join, resolve } from "node:path";
 import type { Grants } from "../sandbox/grants.ts";
+import type { Grant } from "../sandbox/permission_name.ts";
 import { grantCovers, normalisePermissionValue } from "../sandbox/permission_value.ts";
-import { isStdioServer, type McpServerConfig } from "../config/mcp_config.ts";
+import { isStdioServer, type McpServerConfig, type McpStdioConfig } from "../config/mcp_config.ts";
+
+/**
+ * The grants of a stdio server's command sandbox: the user's, plus what the entry's `sandbox`
+ * adds (`~/` is the home folder; relative paths are inside the server's folder). The user's
+ * --deny-* entries still apply.
+ *
+ * @param options `cwd`: the folder the server starts in when its entry names none; `home`.
+ *
+ * @example
+ * ```ts
+ * import { emptyGrants } from "../sandbox/grants.ts";
+ * import { serverGrants } from "./server_grants.ts";
+ * const grants = serverGrants(emptyGrants(), {
+ *   command: "npx",
+ *   sandbox: { read: ["~/.npm", "data"], net: true },
+ * }, { cwd: "/w", home: "/h" });
+ * if (JSON.stringify(grants.allow.read) !== '["/h/.npm","/w/data"]' || grants.allow.net !== true) {
+ *   throw new Error(JSON.stringify(grants.allow));
+ * }
+ * ```
+ */
+export function serverGrants(
+  grants: Grants,
+  config: McpStdioConfig,
+  options: { cwd: string; home: string | undefined },
+): Grants {
+  const extra = config.sandbox;
+  if (!extra) return grants;
+  const folder = resolve(options.cwd, config.cwd ?? ".");
+  const path = (p: string) =>
+    (p === "~" || p.startsWith("~/")) && options.home
+      ? join(options.home, p.slice(1))
+      : resolve(folder, p);
+  const add = (grant: Grant, more: true | string[] | undefined, map: (v: string) => string) => {
+    if (more === undefined) return grant;
+    if (grant === true || more === true) return true;
+    return [...new Set([...grant, ...more.map(map)])];
+  };
+  return {
+    allow: {
+      ...grants.allow,
+      read: add(grants.allow.read, extra.read, path),
+      write: add(grants.allow.write, extra.write, path),
+      net: extra.net ? true : grants.allow.net,
+      env: add(grants.allow.env, extra.env, (name) => name),
+    },
+    deny: grants.deny,
+  };
+}
 
 /**
  * Why the grants do not allow server `name`, or undefined when they do.

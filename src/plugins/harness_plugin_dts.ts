@@ -120,7 +120,8 @@ export interface ToolContext {
   outputLimit?: number;
   /**
    * Starts a process (the tool declares \`run\`) in the command sandbox of the user's flags,
-   * with a clean environment, as the leader of its own process group.
+   * with a clean environment, as the leader of its own process group (\`child.kill()\` stops
+   * all of it). Tools have no Deno \`run\` permission: \`Deno.Command\` is refused.
    */
   spawn(program: string, options?: SpawnOptions): Deno.ChildProcess;
   /** How \`spawn\` confines processes. */
@@ -130,7 +131,7 @@ export interface ToolContext {
     /** One line: how commands run here. */
     readonly summary: string;
     /** One line naming the flag that would allow what the sandbox blocked, if it blocked something. */
-    explain(output: string): string | undefined;
+    explain(output: string, cwd?: string): string | undefined;
   };
 }
 
@@ -139,9 +140,9 @@ export interface SpawnOptions {
   args?: string[];
   cwd?: string;
   env?: Record<string, string>;
-  stdin?: "piped" | "inherit" | "null";
-  stdout?: "piped" | "inherit" | "null";
-  stderr?: "piped" | "inherit" | "null";
+  stdin?: "piped" | "null";
+  stdout?: "piped" | "null";
+  stderr?: "piped" | "null";
 }
 
 /** \`output\` goes to the model; \`display\` (optional) to the terminal. */

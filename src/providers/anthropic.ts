@@ -13,7 +13,7 @@ import type {
   StopReason,
 } from "./provider.ts";
 import { ANTHROPIC_HOST, anthropicEndpoints } from "./anthropic/base_url.ts";
-import { errorHint, httpError, isAbort, unreachableError } from "./anthropic/http_errors.ts";
+import { errorHint, httpFailure, isAbort, unreachableError } from "./anthropic/http_errors.ts";
 import { type MessageStreamEnd, readMessageStream } from "./anthropic/stream_reader.ts";
 import { toAnthropicMessages, toAnthropicTool } from "./anthropic/wire_messages.ts";
 import { countBytes } from "./received_bytes.ts";
@@ -129,7 +129,13 @@ async function completeMessage(
   } catch (error) {
     return isAbort(error, request.signal) ? aborted() : fail(unreachableError(root, error));
   }
-  if (!response.ok || !response.body) return fail(await httpError(root, model, response));
+  if (!response.ok || !response.body) {
+    const failure = await httpFailure(root, model, response);
+    const failed = fail(failure.error);
+    return failure.contextExceeded
+      ? { ...failed, contextExceeded: failure.contextExceeded }
+      : failed;
+  }
 
   let end: MessageStreamEnd;
   try {
@@ -204,7 +210,7 @@ async function listAnthropicModels(
   } catch (error) {
     return err(unreachableError(root, error));
   }
-  if (!response.ok) return err(await httpError(root, model, response));
+  if (!response.ok) return err((await httpFailure(root, model, response)).error);
   const body: unknown = await response.json().catch(() => undefined);
   const data = typeof body === "object" && body !== null && "data" in body &&
       Array.isArray(body.data)

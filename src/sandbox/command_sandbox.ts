@@ -1,16 +1,14 @@
 // The command sandbox: processes that tools start (run_command, `ctx.spawn`) run under the
 // operating system's sandbox built from the user's grants (command_sandbox_rules.ts). The
-// host checks once at start which confinement works here (`probeCommandSandbox`) and sends
-// the answer to the tool workers, which start every process through `spawnCommand`.
+// host checks once at start which confinement works here (command_sandbox_probe.ts) and
+// sends the answer to the tool workers; they have no `run` permission, so the host starts
+// every process (process_host.ts) through `spawnCommand`, with only stdin, stdout and stderr.
 
-import { delimiter, join } from "node:path";
 import type { Grants } from "./grants.ts";
-import {
-  bwrapArguments,
-  commandEnvironment,
-  commandRules,
-  sandboxExecProfile,
-} from "./command_sandbox_rules.ts";
+import { closeExtraFdsOnExec } from "./stdio_only.ts";
+import { bwrapArguments, commandRules, sandboxExecProfile } from "./command_sandbox_rules.ts";
+import { type CommandProtection, readOnlyPaths } from "./command_sandbox_protection.ts";
+import { type SeccompSetup, withSeccomp } from "./command_sandbox_seccomp.ts";
 
 /** `command_sandbox` in config, `--command-sandbox` on the command line. */
 export type CommandSandboxMode = "auto" | "required" | "off";
@@ -29,17 +27,28 @@ export interface CommandSandbox {
   confinement: Confinement;
   /** The clean environment a command starts with (command_sandbox_rules.ts). */
   env: Record<string, string>;
+  /** What stays read-only inside the write grants (command_sandbox_protection.ts). */
+  protection?: CommandProtection;
+  /** bubblewrap's filter against Unix sockets, for commands that share the network. */
+  seccomp?: SeccompSetup;
+  /** Whether commands share the network (--allow-net), which the filter is for. */
+  network?: boolean;
+  /** Whether descriptors above 2 are closed for commands (stdio_only.ts). */
+  stdioOnly?: boolean;
 }
 
-/** A process to start, as in `Deno.Command` (`env` is added to the clean environment). */
+/**
+ * A process to start, as in `Deno.Command` (`env` is added to the clean environment). Its
+ * standard streams are piped or closed, never harness's own (its terminal, its stdout).
+ */
 export interface SpawnRequest {
   program: string;
   args?: string[];
   cwd: string;
   env?: Record<string, string>;
-  stdin?: "piped" | "inherit" | "null";
-  stdout?: "piped" | "inherit" | "null";
-  stderr?: "piped" | "inherit" | "null";
+  stdin?: "piped" | "null";
+  stdout?: "piped" | "null";
+  stderr?: "piped" | "null";
   windowsRawArguments?: boolean;
 }
 
@@ -51,119 +60,32 @@ export class CommandRefused extends Error {
   }
 }
 
-const SANDBOX_EXEC = "/usr/bin/sandbox-exec";
-
-/** An executable named `name` on `path` (a PATH value), or undefined. */
-export function findProgram(name: string, path: string | undefined): string | undefined {
-  for (const dir of (path ?? "").split(delimiter)) {
-    if (dir === "") continue;
-    const candidate = join(dir, name);
-    try {
-      const info = Deno.statSync(candidate);
-      if (info.isFile && ((info.mode ?? 0o111) & 0o111) !== 0) return candidate;
-    } catch { /* not here */ }
+/** What a confined command cannot do besides the grants, in a few words each. */
+function protections(sandbox: CommandSandbox): string[] {
+  const parts = ["reads, writes and network as the flags grant"];
+  if (sandbox.protection) {
+    parts.push(
+      sandbox.protection.writableGit
+        ? ".git writable (--writable-git)"
+        : ".git read-only (--writable-git lets commands commit)",
+      ".harness, plugin and harness folders read-only",
+    );
   }
-  return undefined;
-}
-
-/** The first non-empty line of a program's error output, for a one-line reason. */
-function firstLine(bytes: Uint8Array): string {
-  const text = new TextDecoder().decode(bytes).trim();
-  return text.split("\n").find((line) => line.trim() !== "")?.trim() ?? "no error output";
-}
-
-async function tryRun(program: string, args: string[]): Promise<string | undefined> {
-  try {
-    const out = await new Deno.Command(program, {
-      args,
-      stdin: "null",
-      stdout: "null",
-      stderr: "piped",
-      clearEnv: true,
-    }).output();
-    return out.success ? undefined : `${firstLine(out.stderr)} (exit ${out.code})`;
-  } catch (error) {
-    return error instanceof Error ? error.message : String(error);
+  if (sandbox.stdioOnly) parts.push("only stdin, stdout and stderr inherited");
+  if (sandbox.network && sandbox.confinement.kind === "bwrap") {
+    const seccomp = sandbox.seccomp;
+    parts.push(
+      seccomp && "file" in seccomp
+        ? "no Unix sockets (with the network, abstract ones would reach the host's)"
+        : `abstract Unix sockets (X11, D-Bus) reachable: ${seccomp?.reason ?? "no filter"}`,
+    );
   }
-}
-
-/**
- * Finds out which confinement works here: bubblewrap on Linux (it must start a sandbox with
- * new namespaces: user namespaces can be disabled), sandbox-exec on macOS, none on Windows.
- *
- * @param mode The configured mode; `off` never probes.
- * @param options `grants` and `env` make the clean environment; `os` defaults to this one;
- *   `bwrap` overrides the program found on `env.PATH` (tests).
- * @returns The sandbox to hand to workers; `confinement.reason` says in one line why
- *   commands run unconfined.
- */
-export async function probeCommandSandbox(
-  mode: CommandSandboxMode,
-  options: {
-    grants: Grants;
-    env: Record<string, string>;
-    os?: typeof Deno.build.os;
-    bwrap?: string;
-  },
-): Promise<CommandSandbox> {
-  const env = commandEnvironment(options.grants, options.env);
-  const os = options.os ?? Deno.build.os;
-  const sandbox = (confinement: Confinement): CommandSandbox => ({ mode, confinement, env });
-  if (mode === "off") {
-    return sandbox({ kind: "none", reason: 'command_sandbox is "off"' });
-  }
-  if (os === "linux") {
-    const bwrap = options.bwrap ?? findProgram("bwrap", options.env.PATH);
-    if (bwrap === undefined) {
-      return sandbox({
-        kind: "none",
-        reason: "bubblewrap (bwrap) is not installed: install the bubblewrap package",
-      });
-    }
-    const failure = await tryRun(bwrap, [
-      "--unshare-all",
-      "--die-with-parent",
-      "--new-session",
-      "--cap-drop",
-      "ALL",
-      "--ro-bind",
-      "/",
-      "/",
-      "--proc",
-      "/proc",
-      "--dev",
-      "/dev",
-      "true",
-    ]);
-    if (failure !== undefined) {
-      return sandbox({
-        kind: "none",
-        reason:
-          `bubblewrap cannot create a sandbox here (are user namespaces disabled?): ${failure}`,
-      });
-    }
-    return sandbox({ kind: "bwrap", program: bwrap });
-  }
-  if (os === "darwin") {
-    const failure = await tryRun(SANDBOX_EXEC, [
-      "-p",
-      "(version 1)(allow default)",
-      "/usr/bin/true",
-    ]);
-    if (failure !== undefined) {
-      return sandbox({ kind: "none", reason: `sandbox-exec does not work here: ${failure}` });
-    }
-    return sandbox({ kind: "sandbox-exec", program: SANDBOX_EXEC });
-  }
-  return sandbox({
-    kind: "none",
-    reason: `harness has no command sandbox on ${os}: commands run with your user's rights`,
-  });
+  return parts;
 }
 
 /**
  * One line for the banner, `/permissions` and the approval prompt: whether commands run
- * confined, and by what.
+ * confined, by what, and what that stops besides the grants.
  *
  * @example
  * ```ts
@@ -176,9 +98,9 @@ export function describeCommandSandbox(sandbox: CommandSandbox): string {
   const { confinement } = sandbox;
   switch (confinement.kind) {
     case "bwrap":
-      return "commands: confined by bubblewrap (writes, reads and network as the flags grant)";
+      return `commands: confined by bubblewrap (${protections(sandbox).join("; ")})`;
     case "sandbox-exec":
-      return "commands: confined by sandbox-exec (writes, reads and network as the flags grant)";
+      return `commands: confined by sandbox-exec (${protections(sandbox).join("; ")})`;
     case "unused":
       return "commands: none can start (no --allow-run)";
     case "none":
@@ -216,19 +138,29 @@ export function commandLaunch(
   const args = request.args ?? [];
   const { confinement } = sandbox;
   const env = { ...sandbox.env, ...request.env };
+  const rules = commandRules(grants);
+  // Checked for each command: a repository or folder made since the start is kept too.
+  const readOnly = sandbox.protection ? readOnlyPaths(sandbox.protection, rules) : [];
   switch (confinement.kind) {
-    case "bwrap":
+    case "bwrap": {
       // The private /tmp is the only temp folder a command can write.
-      if (!commandRules(grants).writeAll) env.TMPDIR = "/tmp";
-      return {
-        program: confinement.program,
-        args: [...bwrapArguments(grants, { cwd: request.cwd }), "--", request.program, ...args],
-        env,
-      };
+      if (!rules.writeAll) env.TMPDIR = "/tmp";
+      const bwrapArgs = [
+        ...bwrapArguments(grants, { cwd: request.cwd, readOnly }),
+        "--",
+        request.program,
+        ...args,
+      ];
+      const seccomp = sandbox.seccomp;
+      if (rules.net && seccomp && "file" in seccomp) {
+        return { ...withSeccomp(seccomp.file, confinement.program, bwrapArgs), env };
+      }
+      return { program: confinement.program, args: bwrapArgs, env };
+    }
     case "sandbox-exec":
       return {
         program: confinement.program,
-        args: ["-p", sandboxExecProfile(grants), request.program, ...args],
+        args: ["-p", sandboxExecProfile(grants, { readOnly }), request.program, ...args],
         env,
       };
     case "unused":
@@ -248,7 +180,8 @@ export function commandLaunch(
   }
 }
 
-function groupHasMembers(pid: number): boolean {
+/** Whether anything still runs in the process group `pid` led. */
+export function groupHasMembers(pid: number): boolean {
   if (Deno.build.os === "windows") return false;
   try {
     Deno.kill(-pid, "SIGCONT"); // harmless to running processes; fails when the group is empty
@@ -260,8 +193,9 @@ function groupHasMembers(pid: number): boolean {
 
 /**
  * Starts `request` in the sandbox as the leader of a new session and process group, so
- * `Deno.kill(-child.pid, signal)` stops everything it started. On Linux the sandbox also
- * dies with the worker that started it.
+ * `Deno.kill(-child.pid, signal)` stops everything it started, with only stdin, stdout and
+ * stderr open. On Linux the sandbox also dies with the thread that started it. Runs on the
+ * host: tool workers have no `run` permission and ask for processes (process_host.ts).
  *
  * @param onGroup Told the group id when the process starts and when it ends (the host
  *   stops live groups when harness exits).
@@ -273,6 +207,7 @@ export function spawnCommand(
   onGroup?: (pid: number, running: boolean) => void,
 ): Deno.ChildProcess {
   const launch = commandLaunch(sandbox, grants, request);
+  closeExtraFdsOnExec();
   const child = new Deno.Command(launch.program, {
     args: launch.args,
     cwd: request.cwd,

@@ -7,7 +7,7 @@ const live = new Set<number>();
 let exitHookInstalled = false;
 
 /** Sends `signal` to the process group `pid` leads; false when it is gone already. */
-export function signalGroup(pid: number, signal: Deno.Signal): boolean {
+export function signalGroup(pid: number, signal: Deno.Signal | number): boolean {
   try {
     if (Deno.build.os === "windows") {
       new Deno.Command("taskkill", {

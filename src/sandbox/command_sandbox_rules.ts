@@ -5,6 +5,7 @@
 
 import type { Grants } from "./grants.ts";
 import type { Grant } from "./permission_name.ts";
+import { realPathIfExists } from "../platform/real_path_if_exists.ts";
 
 /** Folders every command may read so that a shell and common programs work. */
 export const SYSTEM_READ_PATHS: readonly string[] = [
@@ -94,13 +95,24 @@ function isFolder(path: string): boolean | undefined {
   }
 }
 
+/** Where `path` really is (links resolved), or `path` when it does not exist. */
+function realPathOf(path: string): string {
+  return realPathIfExists(path) ?? path;
+}
+
+/** Each path and, when a link leads elsewhere, where it really is (the OS checks that). */
+function withRealPaths(paths: readonly string[]): string[] {
+  return [...new Set(paths.flatMap((path) => [path, realPathOf(path)]))];
+}
+
 /**
  * bubblewrap's arguments (before `--` and the command): the system folders and the read
  * grants read-only, the write grants writable, a private `/tmp`, `/proc` of a new PID
  * namespace, no network unless granted, a new session, and death with the parent.
  *
  * @param grants The user's grants.
- * @param options `cwd`: the folder the command starts in.
+ * @param options `cwd`: the folder the command starts in; `readOnly`: paths inside the write
+ *   grants to keep read-only (command_sandbox_protection.ts).
  * @returns The arguments, ending with `--chdir cwd`.
  *
  * @example
@@ -114,7 +126,10 @@ function isFolder(path: string): boolean | undefined {
  * if (!args.includes("--bind-try /w /w")) throw new Error(args);
  * ```
  */
-export function bwrapArguments(grants: Grants, options: { cwd: string }): string[] {
+export function bwrapArguments(
+  grants: Grants,
+  options: { cwd: string; readOnly?: readonly string[] },
+): string[] {
   const rules = commandRules(grants);
   // Started by root, bubblewrap keeps every capability inside its namespaces, enough to
   // remount a read-only folder writable: drop them all.
@@ -143,12 +158,18 @@ export function bwrapArguments(grants: Grants, options: { cwd: string }): string
     args.push("--ro-bind-try", options.cwd, options.cwd);
   }
   if (!rules.writeAll) { for (const path of rules.write) args.push("--bind-try", path, path); }
-  for (const path of rules.hideRead) {
+  // A read-only mount point cannot be written, removed or renamed over (EBUSY).
+  for (const path of options.readOnly ?? []) args.push("--ro-bind", path, path);
+  // Decided here, on the host (a tool worker's deny guard refuses the stat): a denied
+  // folder becomes an empty read-only folder, a denied file /dev/null, which a bind mount
+  // (nodev) refuses to open, so `cat .env` fails with "Permission denied". Mounts land
+  // where a link leads, so a denied entry that is a link hides its target.
+  for (const path of new Set(rules.hideRead.map(realPathOf))) {
     const folder = isFolder(path);
     if (folder === true) args.push("--tmpfs", path, "--remount-ro", path);
     else if (folder === false) args.push("--ro-bind", "/dev/null", path);
   }
-  for (const path of rules.keepReadOnly) {
+  for (const path of new Set(rules.keepReadOnly.map(realPathOf))) {
     if (isFolder(path) !== undefined) args.push("--ro-bind", path, path);
   }
   args.push("--chdir", options.cwd);
@@ -180,7 +201,10 @@ function subpaths(paths: readonly string[]): string {
  * if (profile.includes("(allow network")) throw new Error(profile);
  * ```
  */
-export function sandboxExecProfile(grants: Grants): string {
+export function sandboxExecProfile(
+  grants: Grants,
+  options: { readOnly?: readonly string[] } = {},
+): string {
   const rules = commandRules(grants);
   const lines = [
     "(version 1)",
@@ -202,12 +226,12 @@ export function sandboxExecProfile(grants: Grants): string {
     lines.push(`(allow file-write* ${subpaths(writable)} (literal "/dev/null"))`);
   }
   if (rules.net) lines.push("(allow network*)");
+  // Seatbelt matches real paths: a denied entry that is a link is denied where it leads too.
   if (rules.hideRead.length > 0) {
-    lines.push(`(deny file-read* file-write* ${subpaths(rules.hideRead)})`);
+    lines.push(`(deny file-read* file-write* ${subpaths(withRealPaths(rules.hideRead))})`);
   }
-  if (rules.keepReadOnly.length > 0) {
-    lines.push(`(deny file-write* ${subpaths(rules.keepReadOnly)})`);
-  }
+  const keep = [...withRealPaths(rules.keepReadOnly), ...(options.readOnly ?? [])];
+  if (keep.length > 0) lines.push(`(deny file-write* ${subpaths(keep)})`);
   return `${lines.join("\n")}\n`;
 }
 

@@ -2,7 +2,7 @@
 // but deny that file inside it", so the worker wraps Deno's file, network, process and FFI
 // APIs and refuses denied targets with NotCapable before Deno's own allow list applies.
 
-import { basename, resolve as resolvePath } from "node:path";
+import { basename, dirname, resolve as resolvePath } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { PermissionName } from "./permission_name.ts";
 import { covers } from "./permission_value.ts";
@@ -38,6 +38,14 @@ function denyError(kind: PermissionName, target: string): Error {
   return new Deno.errors.NotCapable(`Requires ${kind} access to "${target}"`);
 }
 
+function keptReadOnlyError(entry: string, target: string): Error {
+  const why = basename(entry) === ".git"
+    ? "harness keeps .git read-only for tools and commands (hooks and config there run " +
+      "programs outside harness); restart harness with --writable-git to allow it"
+    : "harness keeps its own settings, trust stores and caches read-only for tools";
+  return new Deno.errors.NotCapable(`Cannot write "${target}": ${why}`);
+}
+
 export function replaceDenoMember(name: string, value: unknown): void {
   try {
     Object.defineProperty(Deno, name, { value, writable: true, configurable: true });
@@ -49,11 +57,13 @@ export function replaceDenoMember(name: string, value: unknown): void {
  * entry applies, tools cannot start Workers (blob:, data: or file: alike). The global is
  * made read-only so the tool cannot put a constructor back.
  */
-function refuseWorkers(guard: Partial<Record<PermissionName, string[]>>): void {
-  const flags = Object.entries(guard)
-    .filter(([, entries]) => entries && entries.length > 0)
-    .map(([kind]) => `--deny-${kind}`)
-    .join(", ");
+function refuseWorkers(guard: Partial<Record<PermissionName, string[]>>, readOnly: boolean): void {
+  const flags = [
+    ...Object.entries(guard)
+      .filter(([, entries]) => entries && entries.length > 0)
+      .map(([kind]) => `--deny-${kind}`),
+    ...(readOnly ? ["harness's read-only paths (.git)"] : []),
+  ].join(", ");
   const refused = function Worker(): never {
     throw new Deno.errors.NotCapable(
       `Tools cannot start a Worker while ${flags} applies: the deny list does not reach ` +
@@ -69,25 +79,54 @@ function refuseWorkers(guard: Partial<Record<PermissionName, string[]>>): void {
   } catch { /* not in a worker scope (doc tests) */ }
 }
 
-/** Wraps Deno APIs so the `guard` entries (deny lists inside allowed grants) throw NotCapable. */
+/**
+ * Wraps Deno APIs so the `guard` entries (deny lists inside allowed grants) throw NotCapable.
+ *
+ * @param options `readOnly`: paths tools may not write even inside a write grant (`.git`,
+ *   harness's own folders: command_sandbox_protection.ts), refused with their own reason.
+ */
 export function installDenyGuard(
   guard: Partial<Record<PermissionName, string[]>>,
   cwd: string,
+  options: { readOnly?: readonly string[] } = {},
 ): void {
+  const readOnly = options.readOnly ?? [];
+  if (Object.values(guard).some((entries) => entries && entries.length > 0) || readOnly.length) {
+    refuseWorkers(guard, readOnly.length > 0);
+  }
+  if (readOnly.length > 0) guard = { ...guard, write: [...(guard.write ?? []), ...readOnly] };
   const check = (kind: PermissionName, target: string) => {
     if ((guard[kind] ?? []).some((entry) => covers(kind, entry, target))) {
+      const kept = kind === "write" && readOnly.find((entry) => covers(kind, entry, target));
+      if (kept) throw keptReadOnlyError(kept, target);
       throw denyError(kind, target);
     }
   };
   const toPath = (p: unknown) => resolvePath(cwd, p instanceof URL ? fileURLToPath(p) : String(p));
+  // Where a path really leads: a link inside the grant (`src/up -> ..`) must not reach a
+  // denied path. Taken before the wrapping below, so it does not check itself.
+  const realPath = Deno.realPathSync;
+  const realOf = (path: string): string | undefined => {
+    try {
+      return realPath(path);
+    } catch {
+      try {
+        return resolvePath(realPath(dirname(path)), basename(path)); // a file to be made
+      } catch {
+        return undefined;
+      }
+    }
+  };
   const checkPath = (access: Access, p: unknown) => {
     if (access === null) return;
     const path = toPath(p);
-    if (access !== "write") check("read", path);
-    if (access !== "read") check("write", path);
+    const real = realOf(path);
+    for (const target of real === undefined || real === path ? [path] : [path, real]) {
+      if (access !== "write") check("read", target);
+      if (access !== "read") check("write", target);
+    }
   };
   const denoRecord = Deno as unknown as Record<string, (...args: unknown[]) => unknown>;
-  if (Object.values(guard).some((entries) => entries && entries.length > 0)) refuseWorkers(guard);
   if (guard.read || guard.write) {
     for (const [base, accesses] of Object.entries(FS_GUARDS)) {
       for (const name of [base, `${base}Sync`]) {

@@ -52,6 +52,20 @@ export function describeNotCapable(
     : `Requires ${kind} access to "${target}"`;
   const denied = grantCovers(kind, options.grants.deny[kind], target);
   if (denied) return `${head}: it is denied by --deny-${kind}`;
+  const deny = options.grants.deny[kind];
+  if (
+    kind === "read" && target !== undefined && deny !== true &&
+    deny.some((entry) => grantCovers("read", [target], entry))
+  ) {
+    // A plugin's read list leaves the denied path out, so the folder holding it is split.
+    return `${head}: it holds a path --deny-read denies, so a plugin may read what is in it ` +
+      "by name but not the folder itself";
+  }
+  if (kind === "run") {
+    // Tool workers never hold Deno's run permission (Deno.Command, Deno.kill, child_process).
+    return `${head}: tools start programs only through ctx.spawn, which runs them in the ` +
+      "command sandbox (child.kill() signals them)";
+  }
   if (grantCovers(kind, options.grants.allow[kind], target)) {
     return `${head}: tool "${options.tool}" does not declare it in its permissions`;
   }

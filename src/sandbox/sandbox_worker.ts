@@ -4,15 +4,16 @@
 // to validate and run calls by id. A worker that crashes, closes itself or is killed
 // answers every outstanding request with "lost"; the tool host replaces it.
 
-import { type CommandSandbox, probeCommandSandbox } from "./command_sandbox.ts";
-import { stopCommandGroups, trackCommandGroup } from "./command_sandbox_groups.ts";
+import { type CommandSandbox } from "./command_sandbox.ts";
+import { probeCommandSandbox } from "./command_sandbox_probe.ts";
+import { ProcessHost } from "./process_host.ts";
 import type { EffectivePermissions, WorkerPermissions } from "./effective_permissions.ts";
 import type { Grants } from "./grants.ts";
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { localImports } from "../platform/import_graph.ts";
 import { covers, grantCovers } from "./permission_value.ts";
-import { toolOutputsDir } from "../config/folders.ts";
+import { cacheDir, configDir, dataDir, toolOutputsDir } from "../config/folders.ts";
 import {
   type HostToWorker,
   type LoadMessage,
@@ -77,9 +78,8 @@ export class SandboxWorker {
   readonly #pending = new Map<number, (reply: Reply) => void>();
   /** Where output a running request reports goes, by request id. */
   readonly #outputs = new Map<number, (text: string) => void>();
-  /** Process groups this worker's tools started that still run. */
-  readonly #groups = new Set<number>();
-  readonly #mayRun: boolean;
+  /** The processes this worker's tools started (`ctx.spawn`). */
+  readonly #processes: ProcessHost;
   #settleLoad: (reply: Loaded | { type: "lost"; reason: string }) => void = () => {};
   /** A serving worker that has answered "load" can be recycled instead of killed. */
   #recyclable = false;
@@ -91,7 +91,14 @@ export class SandboxWorker {
 
   constructor(permissions: WorkerPermissions, load: LoadMessage, name: string) {
     this.loaded = new Promise((settle) => (this.#settleLoad = settle));
-    this.#mayRun = permissions.run !== false;
+    // Deno's `run` would let plugin code start anything outside the command sandbox: the
+    // worker never gets it, and the host starts the processes its run grant allows.
+    this.#processes = new ProcessHost({
+      sandbox: load.commands,
+      grants: load.grants,
+      run: permissions.run,
+    });
+    const denoPermissions: WorkerPermissions = { ...permissions, run: false };
     void this.loaded.then((
       reply,
     ) => (this.#recyclable = reply.type === "loaded" && load.mode === "serve"));
@@ -99,7 +106,7 @@ export class SandboxWorker {
     this.worker = new Worker(SPAWNER_URL, {
       type: "module",
       name: `${name}-spawner`,
-      deno: { permissions: spawnerPermissions(permissions) },
+      deno: { permissions: spawnerPermissions(denoPermissions) },
     });
     this.worker.onmessage = (event: MessageEvent<WorkerToHost>) => this.#receive(event.data);
     this.worker.onerror = (event: ErrorEvent) => {
@@ -108,9 +115,15 @@ export class SandboxWorker {
     };
     this.worker.onmessageerror = () =>
       this.kill("a message from the tool's worker could not be read");
-    const spawn: SpawnMessage = { type: "spawn", url: WORKER_URL, name, permissions };
+    const spawn: SpawnMessage = {
+      type: "spawn",
+      url: WORKER_URL,
+      name,
+      permissions: denoPermissions,
+    };
     this.worker.postMessage(spawn);
     this.worker.postMessage(load);
+    this.#connectProcesses();
   }
 
   #receive(message: WorkerToHost): void {
@@ -124,13 +137,7 @@ export class SandboxWorker {
       case "crashed":
         this.recycle(message.reason);
         return;
-      case "group":
-        // Only a worker that may start processes reports groups: the host kills these.
-        if (!this.#mayRun) return;
-        if (message.running) this.#groups.add(message.pid);
-        else this.#groups.delete(message.pid);
-        trackCommandGroup(message.pid, message.running);
-        return;
+
       case "output":
         this.#outputs.get(message.id)?.(message.text);
         return;
@@ -169,8 +176,19 @@ export class SandboxWorker {
     });
   }
 
+  /** Gives the (new) tool worker its own channel to the host for `ctx.spawn`. */
+  #connectProcesses(): void {
+    const port = this.#processes.connect();
+    this.worker.postMessage({ type: "processes", port } satisfies HostToWorker, [port]);
+  }
+
+  /** Whether a request is waiting for its answer. */
+  get busy(): boolean {
+    return this.#pending.size > 0;
+  }
+
   post(message: HostToWorker): void {
-    if (!this.dead) this.worker.postMessage(message);
+    if (!this.dead) this.worker.postMessage(message, transferOf(message));
   }
 
   /**
@@ -188,6 +206,8 @@ export class SandboxWorker {
     this.#pending.clear();
     const respawn: RespawnMessage = { type: "respawn" };
     this.worker.postMessage(respawn);
+    // The replaced worker's processes go with it; the new one gets a channel of its own.
+    this.#connectProcesses();
   }
 
   /** Terminates the worker; every outstanding request is answered with `lost`. */
@@ -195,8 +215,7 @@ export class SandboxWorker {
     if (this.dead) return;
     this.dead = true;
     this.worker.terminate();
-    stopCommandGroups(this.#groups);
-    this.#groups.clear();
+    this.#processes.close();
     this.#settleLoad({ type: "lost", reason });
     for (const settle of this.#pending.values()) settle({ type: "lost", reason });
     this.#pending.clear();
@@ -232,6 +251,25 @@ async function importGrants(plugins: readonly PluginRef[], granted: string[]): P
   );
 }
 
+/**
+ * What a tool may not write inside its write grant: `.git` (unless --writable-git) and
+ * harness's own folders, as for commands. Plugin folders and .harness stay writable for
+ * tools: write_file names its path in the approval prompt, and both are trust-checked.
+ */
+async function toolReadOnly(
+  options: SandboxOptions,
+  permissions: WorkerPermissions,
+): Promise<string[]> {
+  const protection = (await commandSandboxOf(options)).protection;
+  if (!protection) return [];
+  const env = Deno.env.toObject();
+  const own = [configDir(env), dataDir(env), cacheDir(env)].filter((d) => d !== undefined);
+  const git = protection.writableGit ? [] : protection.roots.map((root) => join(root, ".git"));
+  const write = permissions.write;
+  if (write === false) return [];
+  return [...git, ...own].filter((path) => write === true || grantCovers("write", write, path));
+}
+
 /** Starts a worker for `plugins`, granting read access to their folders until they are imported. */
 export async function startSandbox(
   config: {
@@ -254,12 +292,14 @@ export async function startSandbox(
   const workerPermissions: WorkerPermissions = revokeRead.length + outputs.length === 0
     ? permissions
     : { ...permissions, read: [...(granted ?? []), ...outputs, ...revokeRead] };
+  const readOnly = permissions.write === false ? [] : await toolReadOnly(options, permissions);
   return new SandboxWorker(workerPermissions, {
     type: "load",
     mode: config.mode,
     plugins: config.plugins,
     revokeRead,
     guard: config.guard,
+    ...(readOnly.length > 0 ? { readOnly } : {}),
     grants: options.grants,
     workspace: options.workspace,
     dataDir: options.dataDir,

@@ -14,6 +14,7 @@ import { truncateToolResult } from "./truncate_output.ts";
 import { loadToolCatalog, type ToolCatalog, type ToolGroup } from "./tool_catalog.ts";
 import { type SandboxOptions, type SandboxWorker, startSandbox } from "./sandbox_worker.ts";
 import { helperCount, SEARCH_TOOLS, SearchHelpers } from "./search_helpers.ts";
+import { splitAllowList, splitChanged } from "./allow_list_split.ts";
 import { ownField } from "../platform/json_values.ts";
 
 /** Options of {@linkcode openToolHost} and {@linkcode createToolHost}. */
@@ -43,6 +44,8 @@ export class ToolHost implements ToolRunner {
   #catalog: ToolCatalog | undefined;
   #tools: readonly ToolInfo[] = [];
   readonly #groupOf = new Map<string, ToolGroup>();
+  /** The folders each group's worker had its read list split around, and their times. */
+  readonly #split = new Map<ToolGroup, ReadonlyMap<string, number | undefined>>();
   /** Search helpers by group, started on the group's first search. */
   readonly #helpers = new Map<ToolGroup, SearchHelpers>();
   #closed = false;
@@ -94,9 +97,43 @@ export class ToolHost implements ToolRunner {
     const pending = group.worker;
     if (!pending) return this.#restart(group, pending);
     return pending.then(
-      (worker) => worker.dead ? this.#restart(group, pending) : worker,
+      (worker) => {
+        if (!worker.dead && this.#outdated(group, worker)) {
+          worker.kill("a folder its read list was split around has changed");
+        }
+        return worker.dead ? this.#restart(group, pending) : worker;
+      },
       () => this.#restart(group, pending),
     );
+  }
+
+  /** Starts a fresh worker for each idle group whose split read list is out of date. */
+  #refreshSplit(): void {
+    if (this.#closed) return;
+    for (const group of this.#split.keys()) {
+      const pending = group.worker;
+      void pending?.then((worker) => {
+        if (worker.dead || group.worker !== pending || !this.#outdated(group, worker)) return;
+        worker.kill("a folder its read list was split around has changed");
+        void this.#restart(group, pending).catch(() => undefined);
+      }, () => undefined);
+    }
+  }
+
+  /** Whether a group holds only built-in tools. */
+  #builtin(group: ToolGroup): boolean {
+    return group.plugins.every((plugin) =>
+      this.#tools.some((tool) => tool.name === plugin.name && tool.origin === "builtin")
+    );
+  }
+
+  /**
+   * Whether an idle worker's read list (split around --deny-read paths) no longer lists what
+   * its folders hold: a file made since would be refused. A busy one is kept for now.
+   */
+  #outdated(group: ToolGroup, worker: SandboxWorker): boolean {
+    const split = this.#split.get(group);
+    return split !== undefined && split.size > 0 && !worker.busy && splitChanged(split);
   }
 
   /** Starts a fresh worker unless another call already replaced `stale`. */
@@ -107,7 +144,14 @@ export class ToolHost implements ToolRunner {
   }
 
   async #startWorker(group: ToolGroup): Promise<SandboxWorker> {
-    const { permissions, guard } = group.effective;
+    const { guard } = group.effective;
+    // For plugin code, Deno itself refuses --deny-read paths inside the grant, node:fs
+    // included. Built-in tools keep the whole folders (they list the workspace itself): their
+    // node:fs reads ask the deny guard first (platform/read_check.ts).
+    const { permissions, split } = this.#builtin(group)
+      ? { permissions: group.effective.permissions, split: new Map() }
+      : splitAllowList(group.effective);
+    this.#split.set(group, split);
     const sandbox = await startSandbox({
       permissions,
       guard,
@@ -160,6 +204,9 @@ export class ToolHost implements ToolRunner {
         ...(reply.errorType === undefined ? {} : { errorType: reply.errorType }),
         ...(reply.message === undefined ? {} : { errorMessage: reply.message }),
       });
+      // A call may have made files beside a --deny-read path: replace the split workers now,
+      // while the model thinks, rather than when they are next called.
+      this.#refreshSplit();
       const truncated = await truncateToolResult(result, {
         dataDir: this.#options.dataDir,
         tool: name,

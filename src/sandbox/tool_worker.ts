@@ -24,6 +24,7 @@ import {
   wireInfo,
   type WireToolInfo,
 } from "../plugins/plugin_definition.ts";
+import { RemoteProcesses } from "./remote_process.ts";
 import type { HostToWorker, LoadMessage, WorkerToHost } from "./worker_protocol.ts";
 
 export type { HostToWorker, WorkerToHost } from "./worker_protocol.ts";
@@ -46,6 +47,8 @@ const controllers = new Map<number, AbortController>();
 let setup: LoadMessage | undefined;
 let imported: Promise<void> | undefined;
 let launcher: CommandLauncher | undefined;
+/** Processes `ctx.spawn` asked the host for: this worker has no `run` permission. */
+const processes = new RemoteProcesses();
 
 function post(message: WorkerToHost): void {
   scope.postMessage(message);
@@ -176,10 +179,10 @@ async function handleLoad(message: LoadMessage): Promise<void> {
   launcher = new CommandLauncher(message.commands, {
     grants: message.grants,
     workspace: message.workspace,
-    onGroup: (pid, running) => post({ type: "group", pid, running }),
+    start: (request) => processes.spawn(request),
   });
   reportSelfTermination();
-  installDenyGuard(message.guard, message.cwd);
+  installDenyGuard(message.guard, message.cwd, { readOnly: message.readOnly ?? [] });
   if (message.mode === "list") {
     post({ type: "loaded", ...await importPlugins(message) });
     return;
@@ -330,6 +333,9 @@ function onHostMessage(event: MessageEvent<HostToWorker>): void {
       return;
     case "abort":
       controllers.get(message.id)?.abort(new DOMException(message.reason, "AbortError"));
+      return;
+    case "processes":
+      processes.connect(message.port);
       return;
     default: {
       const never: never = message;

@@ -21,6 +21,8 @@ export interface LoadMessage {
   /** Read grants added only so plugin files can be imported; revoked once they are. */
   revokeRead: string[];
   guard: Partial<Record<PermissionName, string[]>>;
+  /** Paths the tool may not write even inside its write grant (`.git`, harness's folders). */
+  readOnly?: string[];
   grants: Grants;
   workspace: string;
   dataDir: string;
@@ -45,7 +47,12 @@ export type HostToWorker =
     /** Ports to the group's search helpers, for grep_search (search_helpers.ts). */
     helpers?: MessagePort[];
   }
-  | { type: "abort"; id: number; reason: string };
+  | { type: "abort"; id: number; reason: string }
+  /**
+   * The worker's end of its channel to the host for `ctx.spawn` (process_protocol.ts), sent
+   * after "load" to each tool worker (a replaced one gets a new channel).
+   */
+  | { type: "processes"; port: MessagePort };
 
 /** Messages to the host. */
 export type WorkerToHost =
@@ -74,16 +81,15 @@ export type WorkerToHost =
     message: string;
     state?: Record<string, unknown>;
   }
-  | { type: "crashed"; reason: string }
-  /** A process group started by `ctx.spawn` started or ended (the host stops live ones at exit). */
-  | { type: "group"; pid: number; running: boolean };
+  | { type: "crashed"; reason: string };
 
 /**
  * The ports a message carries, which each hop (host, spawner) must transfer, not copy.
  *
  * @param message A message to the tool worker.
- * @returns The search helpers' ports of a run, else nothing.
+ * @returns The search helpers' ports of a run, the processes' port, else nothing.
  */
 export function transferOf(message: HostToWorker): Transferable[] {
-  return message.type === "run" && message.helpers ? message.helpers : [];
+  if (message.type === "run") return message.helpers ?? [];
+  return message.type === "processes" ? [message.port] : [];
 }

@@ -18,15 +18,19 @@ export interface ToolPermissions {
   ffi?: boolean | string[];
 }
 
-/** Options of `ctx.spawn`: those of `Deno.Command`, `cwd` defaulting to the workspace. */
+/**
+ * Options of `ctx.spawn`: those of `Deno.Command`, `cwd` defaulting to the workspace. A
+ * process never shares harness's terminal or output, so streams are piped (default for
+ * stdout and stderr) or null (default for stdin).
+ */
 export interface SpawnOptions {
   args?: string[];
   cwd?: string;
   /** Added to the clean environment (PATH, HOME, LANG, ... and what --allow-env names). */
   env?: Record<string, string>;
-  stdin?: "piped" | "inherit" | "null";
-  stdout?: "piped" | "inherit" | "null";
-  stderr?: "piped" | "inherit" | "null";
+  stdin?: "piped" | "null";
+  stdout?: "piped" | "null";
+  stderr?: "piped" | "null";
   /** Windows: pass `args` to the program as written (cmd.exe quoting). */
   windowsRawArguments?: boolean;
 }
@@ -41,8 +45,11 @@ export interface CommandRunner {
   readonly runsAnyProgram: boolean;
   /** Same as `ctx.spawn`. */
   spawn(program: string, options?: SpawnOptions): Deno.ChildProcess;
-  /** One line for a result whose failure the sandbox explains (a blocked write or connection). */
-  explain(output: string): string | undefined;
+  /**
+   * One line for a result whose failure the sandbox explains (a blocked write or connection,
+   * a path --deny-read hides); `cwd` is where the process ran (default: the workspace).
+   */
+  explain(output: string, cwd?: string): string | undefined;
   /** In "auto" mode without a sandbox: a warning line, the first time only. */
   unconfinedWarning(): string | undefined;
 }
@@ -72,9 +79,11 @@ export interface ToolContext {
   outputLimit?: number;
   /**
    * Starts a process confined by the command sandbox built from the user's grants, in its own
-   * process group (`Deno.kill(-child.pid, signal)` stops all of it), with a clean environment.
-   * The tool still needs `run` permission. Throws `CommandRefused` when command_sandbox is
-   * "required" and no sandbox works here.
+   * process group (`child.kill(signal)` stops all of it), with a clean environment and only
+   * stdin, stdout and stderr open. The tool declares `run` (a list names the programs it may
+   * start), but its worker never holds Deno's `run` permission: harness starts the process,
+   * so `Deno.Command` and `Deno.kill` are refused in tools. Throws `CommandRefused` when
+   * command_sandbox is "required" and no sandbox works here.
    */
   spawn(program: string, options?: SpawnOptions): Deno.ChildProcess;
   /** How `ctx.spawn` confines processes. */

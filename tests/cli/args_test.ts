@@ -31,6 +31,7 @@ const PARSED: [string[], Command][] = [
     ["--command-sandbox", "required"],
     { kind: "run", flags: { ...RUN_DEFAULTS, commandSandbox: "required" } },
   ],
+  [["--writable-git"], { kind: "run", flags: { ...RUN_DEFAULTS, writableGit: true } }],
   [
     ["--base-url", "http://h:1/v1//", "--plugins", "a", "--plugins", "b", "--no-text-tool-calls"],
     {

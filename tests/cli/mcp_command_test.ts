@@ -5,6 +5,7 @@ import { deepStrictEqual as assertEquals, match, ok as assert } from "node:asser
 import { parse } from "jsonc-parser";
 import { cliSandbox } from "../helpers/run_cli.ts";
 import { serversInFile } from "../../src/cli/mcp_command.ts";
+import { DENO_READ } from "../helpers/deno_in_sandbox.ts";
 
 const FIXTURE = new URL("../fixtures/mcp/misbehaving_server.ts", import.meta.url).pathname;
 const DENO = Deno.execPath();
@@ -60,7 +61,15 @@ Deno.test("harness mcp list starts the servers the grants allow and shows status
   assertEquals(blocked.code, 0, blocked.stderr);
   match(blocked.stdout, /bad {2}blocked/);
   match(blocked.stdout, new RegExp(`--allow-run=${DENO}`));
-  const listed = await sandbox.run(["mcp", "list", `--allow-run=${DENO}`, "--allow-net=127.0.0.1"]);
+  // The stdio server runs in the command sandbox of these flags: it must read Deno and the repo.
+  const listed = await sandbox.run([
+    "mcp",
+    "list",
+    `--allow-run=${DENO}`,
+    "--allow-net=127.0.0.1",
+    `--allow-read=.,${DENO_READ.join(",")}`,
+    "--allow-env=DENO_DIR",
+  ]);
   match(listed.stdout, /bad {2}ready in [\d.]+ s {2}10 tools/);
   match(listed.stdout, /web {2}failed/);
   match(listed.stdout, /Cannot connect to MCP server "web"/);

@@ -18,6 +18,7 @@ const ACCEPTED: [string, string, Partial<Settings>][] = [
   ],
   ["a trailing comma", '{ "model": "m", }', { model: "m" }],
   ["command_sandbox", '{ "command_sandbox": "required" }', { commandSandbox: "required" }],
+  ["writable_git", '{ "writable_git": true }', { writableGit: true }],
   [
     "default_model as an hf: reference",
     '{ "default_model": "hf:me/m-GGUF:Q4_K_M" }',
@@ -259,6 +260,13 @@ Deno.test("loadSettings() applies only the safe keys of an untrusted project con
     ),
     written,
   );
+});
+
+Deno.test("loadSettings() never lets an untrusted project config make .git writable", async () => {
+  await using p = await projectConfig('{ "writable_git": true }');
+  const { settings, written } = await p.load(null);
+  assertEquals(settings.writableGit, false);
+  assert(written.includes('Ignoring "writable_git"'), written);
 });
 
 Deno.test("loadSettings() asks once in the REPL and applies the trusted content", async () => {

@@ -190,3 +190,21 @@ Deno.test("harness -p --no-curator: read_file returns the long file whole", asyn
   assert(calls[0]!.result.data.includes("const v100"));
   assertEquals(server.requests.length, 2);
 });
+
+Deno.test("code tools work with a read grant narrower than the workspace (ignore files above it unread)", async () => {
+  await using sandbox = await cliSandbox();
+  await writeProject(sandbox.cwd);
+  await Deno.mkdir(`${sandbox.cwd}/.git/info`, { recursive: true });
+  await Deno.writeTextFile(`${sandbox.cwd}/.git/info/exclude`, "*.log\n");
+  await Deno.writeTextFile(`${sandbox.cwd}/.gitignore`, "build/\n");
+  const calls: [string, string][] = [
+    ["code_map", "{}"],
+    ["find_definition", '{"name":"compute_total"}'],
+  ];
+  for (const [tool, args] of calls) {
+    const out = await sandbox.run(["tool", "--allow-read=src", tool, args]);
+    const result = JSON.parse(out.stdout);
+    assertEquals(result.error_message ?? null, null, `${tool}: ${out.stdout}`);
+    assertEquals(result.success, true, tool);
+  }
+});

@@ -18,6 +18,9 @@ Deno.test({
     const confined = await sandbox.run(base, { stdin: "/permissions\n/exit\n" });
     assertEquals(confined.code, 0, confined.stderr);
     match(confined.stdout, /commands: confined by bubblewrap/);
+    // What the sandbox stops besides the grants (the approval line says the same).
+    match(confined.stdout, /\.git read-only \(--writable-git lets commands commit\)/);
+    match(confined.stdout, /only stdin, stdout and stderr inherited/);
     assert(!confined.stdout.includes("unconfined"), confined.stdout);
     const off = await sandbox.run([...base, "--command-sandbox=off"], {
       stdin: "/permissions\n/exit\n",
@@ -69,5 +72,27 @@ Deno.test({
     } finally {
       await Deno.remove(outside, { recursive: true });
     }
+  },
+});
+
+Deno.test({
+  name: "REPL: the approval prompt for run_command lists what the command sandbox stops",
+  ignore: !linux,
+  async fn() {
+    await using sandbox = await cliSandbox();
+    await using server = startFakeLlmServer([
+      reply().toolCall("run_command", { command: "git status" }),
+      reply().text("ok"),
+    ]);
+    const out = await sandbox.run(
+      ["--base-url", server.baseUrl, "--model", "m", "--allow-run", "--allow-read=.", "-N"],
+      { stdin: "check git\n4\n\n/exit\n" },
+    );
+    assertEquals(out.code, 0, out.stderr);
+    match(out.stdout, /Permission request {2}run_command/);
+    match(
+      out.stdout,
+      /commands: confined by bubblewrap \(.*\.git read-only.*only stdin, stdout and stderr inherited; no Unix sockets/,
+    );
   },
 });

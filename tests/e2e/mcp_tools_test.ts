@@ -4,6 +4,7 @@
 import { deepStrictEqual as assertEquals, match, ok as assert } from "node:assert/strict";
 import { reply, startFakeLlmServer } from "../helpers/fake_llm_server.ts";
 import { cliSandbox, lastJsonLine } from "../helpers/run_cli.ts";
+import { DENO_READ } from "../helpers/deno_in_sandbox.ts";
 
 const FIXTURE = new URL("../fixtures/mcp/misbehaving_server.ts", import.meta.url).pathname;
 const DENO = Deno.execPath();
@@ -20,7 +21,15 @@ function offeredTools(tools: unknown[] | undefined): string[] {
   return (tools ?? []).map((t) => (t as { function: { name: string } }).function.name);
 }
 
-const fixtureServer = { command: DENO, args: ["run", "-A", "--no-prompt", FIXTURE] };
+/**
+ * The fixture server; it runs in the command sandbox, which lets it read Deno, this repository
+ * and the folder it starts in.
+ */
+const fixtureServer = {
+  command: DENO,
+  args: ["run", "-A", "--no-prompt", FIXTURE],
+  sandbox: { read: [...DENO_READ, "."], env: ["DENO_DIR"] },
+};
 
 Deno.test("harness -p calls an MCP tool named SERVER__tool and logs it in the session", async () => {
   await using sandbox = await cliSandbox();
@@ -153,7 +162,13 @@ Deno.test({
   async fn() {
     await using sandbox = await cliSandbox();
     const log = `${sandbox.home}/calls.log`;
-    await writeConfig(sandbox.home, { bad: { ...fixtureServer, env: { CALL_LOG: log } } });
+    await writeConfig(sandbox.home, {
+      bad: {
+        ...fixtureServer,
+        env: { CALL_LOG: log },
+        sandbox: { ...fixtureServer.sandbox, write: [sandbox.home] },
+      },
+    });
     await using server = startFakeLlmServer([
       reply().toolCall("bad__hang", {}),
       reply().text("ok, stopped"),

@@ -5,6 +5,14 @@
 import { fileURLToPath } from "node:url";
 
 export const MAIN = fileURLToPath(new URL("../../main.ts", import.meta.url));
+/** `deno` arguments that run the CLI as the compiled binary does; the CLI's own follow. */
+export const RUN_MAIN: readonly string[] = [
+  "run",
+  "-A",
+  "--no-prompt",
+  "--unstable-worker-options",
+  MAIN,
+];
 
 export interface CliResult {
   code: number;
@@ -55,7 +63,7 @@ export async function cliSandbox(): Promise<CliSandbox> {
   };
   const command = (args: string[], extraEnv: Record<string, string>, stdin: "piped" | "null") =>
     new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", "--no-prompt", "--unstable-worker-options", MAIN, ...args],
+      args: [...RUN_MAIN, ...args],
       cwd,
       env: { ...env, ...extraEnv },
       stdin,

@@ -7,7 +7,8 @@ import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/stric
 import { type ToolContext, type ToolDefinition, ToolError } from "../../src/tools/define_tool.ts";
 import type { ToolErrorType } from "../../src/messages.ts";
 import { resolveWorkspacePath } from "../../src/tools/workspace_path.ts";
-import { type CommandSandboxMode, probeCommandSandbox } from "../../src/sandbox/command_sandbox.ts";
+import { type CommandSandboxMode } from "../../src/sandbox/command_sandbox.ts";
+import { probeCommandSandbox } from "../../src/sandbox/command_sandbox_probe.ts";
 import { CommandLauncher } from "../../src/sandbox/command_sandbox_launcher.ts";
 import { parseGrantFlags } from "../../src/cli/grant_flags.ts";
 

@@ -10,6 +10,7 @@ import type { McpServerConfig } from "../../src/config/mcp_config.ts";
 import { makeToolResult } from "../../src/messages.ts";
 import { ok } from "../../src/errors.ts";
 import type { ToolRunner } from "../../src/tools/tool_runner.ts";
+import { DENO_READ } from "../helpers/deno_in_sandbox.ts";
 
 const DENO = Deno.execPath();
 const EVERYTHING = "npm:@modelcontextprotocol/server-everything@2026.8.31";
@@ -103,7 +104,13 @@ async function checkEverything(runner: WithMcpTools, prefix: string) {
 Deno.test("server-everything over stdio: echo, structured content, images, resources, progress", async () => {
   const lines: (string | null)[] = [];
   await using t = await open(
-    { everything: { command: DENO, args: [...RUN, EVERYTHING, "stdio"] } },
+    {
+      everything: {
+        command: DENO,
+        args: [...RUN, EVERYTHING, "stdio"],
+        sandbox: { read: DENO_READ },
+      },
+    },
     (text) => lines.push(text),
   );
   await checkEverything(t.runner, "everything");
@@ -150,7 +157,11 @@ Deno.test("server-filesystem over stdio reads a file inside its root", async () 
   try {
     await Deno.writeTextFile(`${root}/notes.txt`, "alpha\nbeta\n");
     await using t = await open({
-      fs: { command: DENO, args: [...RUN, FILESYSTEM, root] },
+      fs: {
+        command: DENO,
+        args: [...RUN, FILESYSTEM, root],
+        sandbox: { read: [...DENO_READ, root] },
+      },
     });
     const tools = t.runner.list();
     assertEquals(tools.find((tool) => tool.name === "fs__read_text_file")?.risk, "safe");

@@ -20,6 +20,8 @@ import type { McpServerConfig } from "../../src/config/mcp_config.ts";
 import { ok } from "../../src/errors.ts";
 import type { ToolRunner } from "../../src/tools/tool_runner.ts";
 import { makeToolResult } from "../../src/messages.ts";
+import { dirname } from "node:path";
+import { DENO_READ } from "../helpers/deno_in_sandbox.ts";
 
 const FIXTURE = new URL("../fixtures/mcp/misbehaving_server.ts", import.meta.url).pathname;
 const DENO = Deno.execPath();
@@ -33,8 +35,16 @@ const noPlugins: ToolRunner = {
   close: () => Promise.resolve(),
 };
 
+/** The fixture server, confined: it reads Deno and this repository, writes only its log. */
 function fixture(env: Record<string, string> = {}, extra: Partial<McpServerConfig> = {}) {
-  return { command: DENO, args: ["run", "-A", "--no-prompt", FIXTURE], env, ...extra };
+  const write = env.CALL_LOG ? { write: [dirname(env.CALL_LOG)] } : {};
+  return {
+    command: DENO,
+    args: ["run", "-A", "--no-prompt", FIXTURE],
+    env,
+    sandbox: { read: DENO_READ, ...write },
+    ...extra,
+  };
 }
 
 async function open(
@@ -257,7 +267,8 @@ Deno.test("McpServers says when a server's command does not exist", async () => 
   const notices: string[] = [];
   const grants = emptyGrants();
   grants.allow.run = true;
-  const mcp = new McpServers({ gone: { command: "no-such-mcp-server-xyz" } }, {
+  const gone = { command: "no-such-mcp-server-xyz", sandbox: { read: [Deno.cwd()] } };
+  const mcp = new McpServers({ gone }, {
     grants,
     cwd: Deno.cwd(),
     notice: (line) => notices.push(line),

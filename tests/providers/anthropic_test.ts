@@ -182,6 +182,45 @@ Deno.test("createAnthropicProvider() maps overloaded, rate-limit, invalid-reques
   ]);
 });
 
+Deno.test("createAnthropicProvider() marks a context refusal with the numbers stated, so the conversation cuts and retries", async () => {
+  await using server = startFakeAnthropicServer([
+    // api.anthropic.com's words, and llama-server's /v1/messages body with n_ctx.
+    reply().httpError(400, {
+      type: "error",
+      error: {
+        type: "invalid_request_error",
+        message: "prompt is too long: 208721 tokens > 200000 maximum",
+      },
+    }),
+    reply().httpError(400, {
+      error: {
+        code: 400,
+        message: "request (9060 tokens) exceeds the available context size (8192 tokens)",
+        type: "exceed_context_size_error",
+        n_prompt_tokens: 9060,
+        n_ctx: 8192,
+      },
+    }),
+    reply().httpError(400, {
+      type: "error",
+      error: { type: "invalid_request_error", message: "max_tokens: Field required" },
+    }),
+  ]);
+  const provider = createAnthropicProvider({ baseUrl: server.baseUrl, model: "m" });
+  const messages: Message[] = [{ kind: "user", content: "hi" }];
+  const refusals = [];
+  for (let i = 0; i < 3; i++) {
+    const turn = await provider.complete({ messages, tools: [] });
+    assertEquals(turn.stopReason, "error");
+    refusals.push(turn.contextExceeded);
+  }
+  assertEquals(refusals, [
+    { limit: 200000, promptTokens: 208721 },
+    { limit: 8192, promptTokens: 9060 },
+    undefined,
+  ]);
+});
+
 Deno.test("createAnthropicProvider() turns an error event mid-stream into a stream error and keeps the text", async () => {
   await using server = startFakeAnthropicServer([
     anthropicReply().text("Hal").errorEvent("overloaded_error", "Overloaded"),

@@ -9,7 +9,8 @@ import {
   commandEnvironment,
   sandboxExecProfile,
 } from "../../src/sandbox/command_sandbox_rules.ts";
-import { describeCommandSandbox, probeCommandSandbox } from "../../src/sandbox/command_sandbox.ts";
+import { describeCommandSandbox } from "../../src/sandbox/command_sandbox.ts";
+import { probeCommandSandbox } from "../../src/sandbox/command_sandbox_probe.ts";
 import { type Grants } from "../../src/sandbox/grants.ts";
 import { parseGrantFlags } from "../../src/cli/grant_flags.ts";
 
@@ -145,4 +146,47 @@ Deno.test("probeCommandSandbox() says Windows has no command sandbox and off nev
   assert(describeCommandSandbox(windows).includes("no command sandbox on windows"));
   const off = await probeCommandSandbox("off", { grants, env: {}, bwrap: "/nonexistent" });
   assertEquals(off.confinement, { kind: "none", reason: 'command_sandbox is "off"' });
+});
+
+Deno.test("sandboxExecProfile() denies a --deny-read link and the path it leads to", async () => {
+  const dir = await Deno.realPath(await Deno.makeTempDir());
+  try {
+    await Deno.mkdir(join(dir, "vault"));
+    await Deno.symlink(join(dir, "vault"), join(dir, "link"));
+    const profile = sandboxExecProfile(grantsOf(["-R", "--deny-read=link"], dir));
+    const deny = profile.split("\n").find((l) => l.startsWith("(deny file-read* file-write*"));
+    assert(deny?.includes(`(subpath "${join(dir, "link")}")`), profile);
+    assert(deny?.includes(`(subpath "${join(dir, "vault")}")`), profile);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test({
+  name: "describeCommandSandbox() says which protections apply besides the grants",
+  ignore: Deno.build.os !== "linux",
+  async fn() {
+    const env = Deno.env.toObject();
+    const probe = (flags: string[], writableGit = false) =>
+      probeCommandSandbox("required", { grants: grantsOf(flags), env, writableGit });
+    const plain = describeCommandSandbox(await probe(["--allow-write=.", "--allow-run"]));
+    assert(plain.startsWith("commands: confined by bubblewrap ("), plain);
+    assert(plain.includes(".git read-only (--writable-git lets commands commit)"), plain);
+    assert(plain.includes(".harness, plugin and harness folders read-only"), plain);
+    assert(plain.includes("only stdin, stdout and stderr inherited"), plain);
+    assert(!plain.includes("Unix sockets"), plain);
+    const net = describeCommandSandbox(await probe(["--allow-net", "--allow-run"], true));
+    assert(net.includes(".git writable (--writable-git)"), net);
+    assert(net.includes("no Unix sockets"), net);
+  },
+});
+
+Deno.test("sandboxExecProfile() keeps the protected paths read-only inside the write grants", () => {
+  const profile = sandboxExecProfile(grantsOf(["--allow-read=.", "--allow-write=."]), {
+    readOnly: ["/w/.git", "/w/.harness"],
+  });
+  assert(
+    profile.includes('(deny file-write* (subpath "/w/.git") (subpath "/w/.harness"))'),
+    profile,
+  );
 });

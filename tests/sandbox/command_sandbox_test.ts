@@ -5,11 +5,8 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { join } from "node:path";
 import tool from "../../plugins/run_command.ts";
-import {
-  type CommandSandbox,
-  type CommandSandboxMode,
-  probeCommandSandbox,
-} from "../../src/sandbox/command_sandbox.ts";
+import { type CommandSandbox, type CommandSandboxMode } from "../../src/sandbox/command_sandbox.ts";
+import { probeCommandSandbox } from "../../src/sandbox/command_sandbox_probe.ts";
 import { CommandLauncher } from "../../src/sandbox/command_sandbox_launcher.ts";
 import { emptyGrants } from "../../src/sandbox/grants.ts";
 import { parseGrantFlags } from "../../src/cli/grant_flags.ts";

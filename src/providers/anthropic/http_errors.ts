@@ -3,6 +3,7 @@
 // `retry-after`, and error events inside a stream become `provider_*` AgentErrors with the fix.
 
 import type { AgentError } from "../../errors.ts";
+import { type RefusalNumbers, refusalNumbers } from "../context_refusal.ts";
 
 /**
  * The error for a fetch that failed before any answer.
@@ -118,29 +119,38 @@ export function errorHint(
   return undefined;
 }
 
+/** A failed HTTP answer: the error, and the numbers of a context refusal. */
+export interface HttpFailure {
+  error: AgentError;
+  /** Set when the server refused the request as longer than its window. */
+  contextExceeded?: RefusalNumbers;
+}
+
 /**
- * The error for a failed HTTP answer, in the server's words with the fix.
+ * The error for a failed HTTP answer, in the server's words with the fix, and whether it was a
+ * context refusal (Anthropic's "prompt is too long: N tokens > M maximum", llama-server's
+ * `exceed_context_size_error` with `n_ctx`), so the conversation can cut and try again.
  *
  * @param root The server's root URL.
  * @param model The model name.
  * @param response The answer that is not ok (its body is read).
- * @returns A `provider_http` error.
+ * @returns A `provider_http` error, with the refusal's numbers when it was one.
  *
  * @example
  * ```ts
- * import { httpError } from "./http_errors.ts";
+ * import { httpFailure } from "./http_errors.ts";
  * const body = '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}';
- * const e = await httpError("http://h", "m", new Response(body, { status: 529 }));
- * if (e.kind !== "provider_http" || e.message !== "Overloaded: the API is overloaded: try again in a moment") {
- *   throw new Error(JSON.stringify(e));
+ * const { error } = await httpFailure("http://h", "m", new Response(body, { status: 529 }));
+ * if (error.kind !== "provider_http" || error.message !== "Overloaded: the API is overloaded: try again in a moment") {
+ *   throw new Error(JSON.stringify(error));
  * }
  * ```
  */
-export async function httpError(
+export async function httpFailure(
   root: string,
   model: string,
   response: Response,
-): Promise<AgentError> {
+): Promise<HttpFailure> {
   const body = await response.text().catch(() => "");
   const { type, message } = readErrorBody(body);
   const words = (message || response.statusText || type || "no detail").replace(/\.$/, "");
@@ -149,10 +159,18 @@ export async function httpError(
     retryAfter: response.headers.get("retry-after"),
     message: words,
   });
-  return {
+  const error: AgentError = {
     kind: "provider_http",
     baseUrl: root,
     status: response.status,
     message: hint ? `${words}: ${hint}` : words,
   };
+  const refused = type === "exceed_context_size_error" ||
+    /prompt is too long|exceeds the available context|maximum context length/i.test(words);
+  if (!refused) return { error };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch { /* the numbers come from the words alone */ }
+  return { error, contextExceeded: refusalNumbers(parsed, words) };
 }

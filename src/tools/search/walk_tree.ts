@@ -68,11 +68,15 @@ interface IgnoreLevel {
   rules: GitignoreRules;
 }
 
+/**
+ * An ignore file's text, or null when it is missing or outside the read grant: with
+ * `--allow-read=src` the workspace's .git/info/exclude and .gitignore cannot be read, and the
+ * walk of what the grant allows goes on without their rules.
+ */
 function readIgnoreFile(absPath: string): string | null {
   try {
     return Deno.readTextFileSync(absPath);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotCapable) throw error;
+  } catch {
     return null;
   }
 }
@@ -117,6 +121,20 @@ function ancestorLevels(workspace: string, start: string): IgnoreLevel[] {
     if (isIgnored(levels, folder)) return [];
   }
   return levels;
+}
+
+/**
+ * The workspace's real path, as workspace_path.ts and verified_fs.ts resolve it; the path as
+ * given when the read grant holds only folders inside it (`--allow-read=src`: resolving the
+ * workspace needs read access to it). The cwd a run starts in is real already.
+ */
+function realRootOf(workspace: string): string {
+  try {
+    return realpathSync(workspace);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotCapable) return workspace;
+    throw error;
+  }
 }
 
 function byName(a: Deno.DirEntry, b: Deno.DirEntry): number {
@@ -212,8 +230,9 @@ export function walkTree(
     return true;
   }
 
-  const realRoot = realpathSync(workspace); // as workspace_path.ts and verified_fs.ts resolve
-  const absStart = startPath === "" ? realRoot : join(realRoot, startPath);
+  const absStart = startPath === ""
+    ? realpathSync(workspace)
+    : join(realRootOf(workspace), startPath);
   summary.stopped = !walkDir(absStart, startPath, 1);
   return summary;
 }

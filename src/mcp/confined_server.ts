@@ -1,0 +1,59 @@
+// A stdio MCP server is a process outside Deno's sandbox, so it starts in the command sandbox
+// like a command: bubblewrap or sandbox-exec built from the permission flags plus what its
+// entry's `sandbox` adds (server_grants.ts), a clean environment plus its `env`, and only
+// stdin, stdout and stderr. mcp_servers.ts hands the SDK the confined command line.
+
+import { commandLaunch, CommandRefused, type CommandSandbox } from "../sandbox/command_sandbox.ts";
+import { commandEnvironment } from "../sandbox/command_sandbox_rules.ts";
+import type { Grants } from "../sandbox/grants.ts";
+import { resolve } from "node:path";
+import type { McpStdioConfig } from "../config/mcp_config.ts";
+import { serverGrants } from "./server_grants.ts";
+
+/**
+ * The entry the SDK starts: the server's command inside the command sandbox, or why it may
+ * not start (command_sandbox "required" with no sandbox here).
+ *
+ * @param options The user's `grants`, harness's `cwd` and `env`, the probed `sandbox`.
+ *
+ * @example
+ * ```ts
+ * import { confinedServer } from "./confined_server.ts";
+ * import { emptyGrants } from "../sandbox/grants.ts";
+ * const out = confinedServer("fs", { command: "npx", args: ["x"] }, {
+ *   grants: emptyGrants(), cwd: "/w", env: { PATH: "/bin", SECRET: "s" },
+ *   sandbox: { mode: "auto", confinement: { kind: "bwrap", program: "/usr/bin/bwrap" }, env: {} },
+ * });
+ * if (!out.ok || out.config.command !== "/usr/bin/bwrap" || out.config.env?.SECRET) throw new Error();
+ * ```
+ */
+export function confinedServer(
+  name: string,
+  config: McpStdioConfig,
+  options: {
+    grants: Grants;
+    cwd: string;
+    env: Record<string, string>;
+    sandbox: CommandSandbox;
+  },
+): { ok: true; config: McpStdioConfig } | { ok: false; error: string } {
+  const grants = serverGrants(options.grants, config, { cwd: options.cwd, home: options.env.HOME });
+  const cwd = resolve(options.cwd, config.cwd ?? ".");
+  // The clean environment of these grants: the entry may allow more variables.
+  const sandbox = { ...options.sandbox, env: commandEnvironment(grants, options.env) };
+  try {
+    const launch = commandLaunch(sandbox, grants, {
+      program: config.command,
+      args: config.args ?? [],
+      cwd,
+      ...(config.env ? { env: config.env } : {}),
+    });
+    return {
+      ok: true,
+      config: { ...config, command: launch.program, args: launch.args, env: launch.env, cwd },
+    };
+  } catch (error) {
+    if (!(error instanceof CommandRefused)) throw error;
+    return { ok: false, error: `MCP server "${name}" was not started: ${error.message}` };
+  }
+}
