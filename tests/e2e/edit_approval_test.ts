@@ -41,6 +41,12 @@ async function editOnTerminal(
   return pty;
 }
 
+/** Waits until the REPL's prompt is drawn again (the turn ended), then gives `keys` to type. */
+async function atPrompt(pty: PtySession, keys: string): Promise<string> {
+  await pty.waitFor((out) => out.split("\n").at(-1)!.includes("> "), "the prompt again");
+  return keys;
+}
+
 function toolResults(server: { requests: { messages: { role: string; content?: unknown }[] }[] }) {
   return server.requests.at(-1)!.messages.filter((m) => m.role === "tool").map((m) =>
     JSON.parse(String(m.content))
@@ -201,7 +207,7 @@ Deno.test({
       ),
       result.data,
     );
-    await pty.type("\x04");
+    await pty.type(await atPrompt(pty, "\x04"));
     assertEquals(await pty.exit(), 0);
   },
 });
@@ -229,7 +235,7 @@ Deno.test({
     await pty.waitFor((out) => out.includes("Wrote B."), "the answer");
     assertEquals(await Deno.readTextFile(`${sandbox.home}/editor.log`), "tty\n");
     assertEquals(await Deno.readTextFile(`${sandbox.cwd}/a.txt`), "B");
-    await pty.type("\x04");
+    await pty.type(await atPrompt(pty, "\x04"));
     assertEquals(await pty.exit(), 0);
   },
 });
@@ -259,7 +265,7 @@ Deno.test({
     await pty.type("\r");
     await pty.waitFor((out) => out.includes("Understood."), "the answer");
     assert(!await exists(`${sandbox.cwd}/ok.txt`) && !await exists(`${sandbox.cwd}/pwned.txt`));
-    await pty.type("\x04");
+    await pty.type(await atPrompt(pty, "\x04"));
     assertEquals(await pty.exit(), 0);
   },
 });
