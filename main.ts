@@ -15,14 +15,16 @@ import {
   restartWithoutPrompt,
 } from "./src/cli/no_prompt.ts";
 import { EXIT } from "./src/app/exit_codes.ts";
+import { terminalSafe } from "./src/platform/terminal_text.ts";
 
 const VERSION = `harness ${denoJson.version} (deno ${Deno.version.deno})`;
 const CLI_MODULE = "./src/cli/run_cli.ts";
 const ACP_MODULE = "./src/acp/run_acp.ts";
 
+/** Prints an error; its message may quote a server's or a file's words, so it is made safe. */
 function printError(message: string): void {
   const color = Deno.stderr.isTerminal() && !Deno.env.get("NO_COLOR");
-  console.error(`${color ? "\x1b[1;31merror\x1b[0m" : "error"}: ${message}`);
+  console.error(`${color ? "\x1b[1;31merror\x1b[0m" : "error"}: ${terminalSafe(message)}`);
 }
 
 async function main(argv: string[]): Promise<number> {

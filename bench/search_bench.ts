@@ -1,10 +1,12 @@
 // Benchmark: our grep_search and glob against ripgrep and fd on a generated tree of 50,000+
-// real source files with .gitignore files, in-process and in a Worker with a read grant (as
-// the sandbox runs tools), plus a breakdown of where the time goes (walk, .gitignore, file
-// reads, decoding, matching). Run: deno run -A --unstable-worker-options
-// bench/search_bench.ts [--runs N] [--rebuild]. The tree is cached under /tmp; medians.
-// With `--tree DIR` (repeatable) it times `harness tool grep_search|glob` end to end in each
-// DIR instead, start-up subtracted, against `rg -i -n` and fd in the same run (search_e2e.ts).
+// real source files with .gitignore files. First the built-in search (the fallback without
+// rg or a sandbox), in-process and in a Worker with a read grant, with a breakdown of where
+// the time goes (walk, .gitignore, file reads, decoding, matching); then `harness tool
+// grep_search|glob` end to end and in its worker, with rg and fd on PATH (run in the command
+// sandbox) and without, start-up subtracted, against bare `rg -i -n` and fd in the same run
+// (search_e2e.ts). Run: deno run -A --unstable-worker-options bench/search_bench.ts
+// [--runs N] [--rebuild]; the tree is cached under /tmp; medians. `--tree DIR` (repeatable)
+// runs only the end-to-end part, in each DIR.
 
 import { homedir } from "node:os";
 import { dirname, join, relative } from "node:path";
@@ -382,6 +384,7 @@ async function main(): Promise<void> {
       }  ours ${ours.count}, theirs ${theirs.count}`,
     );
   }
+  runEndToEnd(ROOT, Math.min(runs, 5));
 }
 
 if (import.meta.main) await main();

@@ -1,7 +1,8 @@
 // End-to-end search timing, as a user meets it: `harness tool grep_search|glob JSON
 // --allow-read=.` run as a process in a tree, minus harness's own start-up (the median of a
-// trivial tool call in the same run), against `rg -i -n PATTERN` and `fdfind --glob` on the
-// same tree in the same run. Used by search_bench.ts (`--tree DIR`); medians of N runs.
+// trivial tool call in the same run), with rg and fd on PATH (they run in the command sandbox)
+// and without them (the built-in search), against `rg -i -n PATTERN` and `fdfind --glob` on
+// the same tree in the same run. Used by search_bench.ts (`--tree DIR`); medians of N runs.
 
 import { fileURLToPath } from "node:url";
 
@@ -47,10 +48,20 @@ function median(values: number[]): number {
 }
 
 /** Runs a process in `cwd`; returns wall ms and stdout. */
-function run(cwd: string, command: string, args: string[]): { ms: number; out: string } {
+function run(
+  cwd: string,
+  command: string,
+  args: string[],
+  env?: Record<string, string>,
+): { ms: number; out: string } {
   const start = performance.now();
-  const result = new Deno.Command(command, { args, cwd, stdout: "piped", stderr: "piped" })
-    .outputSync();
+  const result = new Deno.Command(command, {
+    args,
+    cwd,
+    stdout: "piped",
+    stderr: "piped",
+    ...(env ? { env, clearEnv: true } : {}),
+  }).outputSync();
   const ms = performance.now() - start;
   if (result.code > 1) {
     throw new Error(
@@ -62,7 +73,12 @@ function run(cwd: string, command: string, args: string[]): { ms: number; out: s
   return { ms, out: new TextDecoder().decode(result.stdout) };
 }
 
-function harnessTool(tree: string, name: string, args: unknown): { ms: number; out: string } {
+function harnessTool(
+  tree: string,
+  name: string,
+  args: unknown,
+  env?: Record<string, string>,
+): { ms: number; out: string } {
   return run(tree, Deno.execPath(), [
     "run",
     "-A",
@@ -73,7 +89,24 @@ function harnessTool(tree: string, name: string, args: unknown): { ms: number; o
     name,
     JSON.stringify(args),
     "--allow-read=.",
-  ]);
+  ], env);
+}
+
+/**
+ * harness's environment with a PATH that has deno and bubblewrap but no rg or fd, so the
+ * search tools fall back to the built-in search; the folder is removed by the caller.
+ */
+function withoutSearchPrograms(): { env: Record<string, string>; bin: string } {
+  const bin = Deno.makeTempDirSync({ prefix: "harness_bench_path_" });
+  Deno.symlinkSync(Deno.execPath(), `${bin}/deno`);
+  for (const dir of (Deno.env.get("PATH") ?? "").split(":")) {
+    try {
+      Deno.statSync(`${dir}/bwrap`);
+      Deno.symlinkSync(`${dir}/bwrap`, `${bin}/bwrap`);
+      break;
+    } catch { /* not here */ }
+  }
+  return { env: { ...Deno.env.toObject(), PATH: bin }, bin };
 }
 
 /** The tool's text result from `harness tool`'s JSON output. */
@@ -104,13 +137,18 @@ function findBinary(names: string[]): string | null {
 /** One row of the end-to-end table. */
 export interface E2ERow {
   label: string;
-  /** Our tool's wall time minus start-up (the trivial call's median), ms. */
+  /** Our tool's wall time minus start-up (the trivial call's median), ms; rg/fd on PATH. */
   ours: number;
-  /** The tool's own time inside its sandbox worker (`execution_time_ms`), ms. */
+  /** The tool's own time inside its sandbox worker (`execution_time_ms`), ms; rg/fd on PATH. */
   inWorker: number;
+  /** The same without rg and fd on PATH (the built-in search), ms. */
+  builtin: number;
+  builtinInWorker: number;
   theirs: number;
   /** First line of our result, and how many lines the other tool printed. */
   oursSummary: string;
+  /** Whether the built-in search gave the same first line. */
+  sameAnswer: boolean;
   theirsCount: number;
 }
 
@@ -124,30 +162,28 @@ function executionMs(out: string): number {
   }
 }
 
+/** The timings of one command over the runs, and its last output. */
+interface Timed {
+  ms: number[];
+  inWorker: number[];
+  out: string;
+}
+
 /**
- * Times ours and theirs alternately (one warm-up each, then `runs` pairs), so load from
- * other processes falls on both alike.
+ * Times the commands in turn (one warm-up each, then `runs` rounds), so load from other
+ * processes falls on all alike.
  */
-function pair(
-  runs: number,
-  ours: () => { ms: number; out: string },
-  theirs: (() => { ms: number; out: string }) | null,
-): { ours: number[]; inWorker: number[]; theirs: number[]; oursOut: string; theirsOut: string } {
-  let oursOut = ours().out;
-  let theirsOut = theirs?.().out ?? "";
-  const result = { ours: [] as number[], inWorker: [] as number[], theirs: [] as number[] };
+function alternate(runs: number, commands: (() => { ms: number; out: string })[]): Timed[] {
+  const timed: Timed[] = commands.map((command) => ({ ms: [], inWorker: [], out: command().out }));
   for (let i = 0; i < runs; i++) {
-    const a = ours();
-    result.ours.push(a.ms);
-    result.inWorker.push(executionMs(a.out));
-    oursOut = a.out;
-    if (theirs !== null) {
-      const b = theirs();
-      result.theirs.push(b.ms);
-      theirsOut = b.out;
-    }
+    commands.forEach((command, at) => {
+      const { ms, out } = command();
+      timed[at]!.ms.push(ms);
+      timed[at]!.inWorker.push(executionMs(out));
+      timed[at]!.out = out;
+    });
   }
-  return { ...result, oursOut, theirsOut };
+  return timed;
 }
 
 function ratio(ours: number, theirs: number): string {
@@ -166,50 +202,76 @@ export function runEndToEnd(tree: string, runs: number): E2ERow[] {
   const fd = findBinary(["fd", "fdfind"]);
   if (rg === null) console.log("ripgrep (rg) is NOT installed: apt-get install ripgrep");
   if (fd === null) console.log("fd is NOT installed: apt-get install fd-find (binary fdfind)");
-  const startup = median(
-    pair(runs, () => harnessTool(tree, "get_current_time", {}), null).ours,
-  );
-  console.log(
-    `\nEnd to end in ${tree}, ${runs} runs alternating with rg/fd, medians. "ours" = wall time ` +
-      `of \`harness tool\` minus start-up (${startup.toFixed(0)} ms, a trivial tool call); ` +
-      `"in worker" = the tool's execution_time_ms inside its sandbox worker.`,
-  );
-  const cases = [
-    ...E2E_GREP_CASES.map((c) => ({
-      label: `grep ${c.label}`,
-      ours: () => harnessTool(tree, "grep_search", c.args),
-      theirs: rg === null ? null : () => run(tree, rg, c.rg),
-    })),
-    {
-      label: `glob ${E2E_GLOB_CASE.label}`,
-      ours: () => harnessTool(tree, "glob", E2E_GLOB_CASE.args),
-      theirs: fd === null ? null : () => run(tree, fd, E2E_GLOB_CASE.fd),
-    },
-  ];
-  const rows: E2ERow[] = cases.map((c) => {
-    const timed = pair(runs, c.ours, c.theirs);
-    return {
-      label: c.label,
-      ours: median(timed.ours) - startup,
-      inWorker: median(timed.inWorker),
-      theirs: timed.theirs.length === 0 ? NaN : median(timed.theirs),
-      oursSummary: toolText(timed.oursOut).split("\n")[0]!,
-      theirsCount: lineCount(timed.theirsOut),
-    };
-  });
-  console.log(
-    `${"case".padEnd(28)} ${"ours".padStart(6)} ${"in worker".padStart(9)} ${"rg/fd".padStart(6)} ${
-      "ratio".padStart(6)
-    } ${"worker ratio".padStart(12)}  results (ours | lines theirs printed)`,
-  );
-  for (const row of rows) {
+  const hidden = withoutSearchPrograms();
+  try {
     console.log(
-      `${row.label.padEnd(28)} ${row.ours.toFixed(0).padStart(6)} ${
-        row.inWorker.toFixed(0).padStart(9)
-      } ${row.theirs.toFixed(0).padStart(6)} ${ratio(row.ours, row.theirs).padStart(6)} ${
-        ratio(row.inWorker, row.theirs).padStart(12)
-      }  ${row.oursSummary.slice(0, 50)} | ${row.theirsCount}`,
+      `\nEnd to end in ${tree}, ${runs} rounds, medians. Each round runs a trivial tool call, ` +
+        `the case with rg and fd on PATH (run in the command sandbox), without them (built-in) ` +
+        `and bare rg/fd, in turn. "ours" = wall time of \`harness tool\` minus the trivial ` +
+        `call's (start-up); "worker" = the tool's execution_time_ms inside its sandbox worker.`,
     );
+    const startups: number[] = [];
+    const cases = [
+      ...E2E_GREP_CASES.map((c) => ({
+        label: `grep ${c.label}`,
+        name: "grep_search",
+        args: c.args,
+        theirs: rg === null ? null : () => run(tree, rg, c.rg),
+      })),
+      {
+        label: `glob ${E2E_GLOB_CASE.label}`,
+        name: "glob",
+        args: E2E_GLOB_CASE.args,
+        theirs: fd === null ? null : () => run(tree, fd, E2E_GLOB_CASE.fd),
+      },
+    ];
+    const rows: E2ERow[] = cases.map((c) => {
+      const [trivial, ours, builtin, theirs] = alternate(runs, [
+        () => harnessTool(tree, "get_current_time", {}),
+        () => harnessTool(tree, c.name, c.args),
+        () => harnessTool(tree, c.name, c.args, hidden.env),
+        ...(c.theirs ? [c.theirs] : []),
+      ]);
+      const startup = median(trivial!.ms);
+      startups.push(startup);
+      const summary = toolText(ours!.out).split("\n")[0]!;
+      return {
+        label: c.label,
+        ours: median(ours!.ms) - startup,
+        inWorker: median(ours!.inWorker),
+        builtin: median(builtin!.ms) - startup,
+        builtinInWorker: median(builtin!.inWorker),
+        theirs: theirs ? median(theirs.ms) : NaN,
+        oursSummary: summary,
+        sameAnswer: toolText(builtin!.out).split("\n")[0] === summary,
+        theirsCount: theirs ? lineCount(theirs.out) : 0,
+      };
+    });
+    console.log(
+      `${"case".padEnd(28)} ${"ours".padStart(6)} ${"worker".padStart(6)} ${"rg/fd".padStart(6)} ${
+        "ratio".padStart(6)
+      } ${"worker".padStart(6)} ${"built-in".padStart(8)} ${"worker".padStart(6)} ${
+        "ratio".padStart(6)
+      }  results (ours | lines theirs printed)`,
+    );
+    console.log(
+      `(start-up, the trivial call per case: ${startups.map((ms) => ms.toFixed(0)).join(", ")} ms)`,
+    );
+    for (const row of rows) {
+      console.log(
+        `${row.label.padEnd(28)} ${row.ours.toFixed(0).padStart(6)} ${
+          row.inWorker.toFixed(0).padStart(6)
+        } ${row.theirs.toFixed(0).padStart(6)} ${ratio(row.ours, row.theirs).padStart(6)} ${
+          ratio(row.inWorker, row.theirs).padStart(6)
+        } ${row.builtin.toFixed(0).padStart(8)} ${row.builtinInWorker.toFixed(0).padStart(6)} ${
+          ratio(row.builtin, row.theirs).padStart(6)
+        }  ${row.oursSummary.slice(0, 50)}${
+          row.sameAnswer ? "" : " (built-in differs!)"
+        } | ${row.theirsCount}`,
+      );
+    }
+    return rows;
+  } finally {
+    Deno.removeSync(hidden.bin, { recursive: true });
   }
-  return rows;
 }

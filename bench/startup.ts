@@ -8,8 +8,9 @@
 // first line typed, sent at spawn, answered.
 // With three MCP servers configured (tests/fixtures/mcp/misbehaving_server.ts, each its own
 // Deno process), the prompt must not move: they start after it; the time until their tools
-// are ready is read from the phase trace. The -p row has a reference too: a script that only
-// imports npm:openai, the client the answer needs, which no -p run can do without.
+// are ready is read from the phase trace. Two rows show what harness's own OpenAI-compatible
+// client saves (DESIGN.md 15): importing npm:openai alone, which every -p answer needed before
+// src/providers/openai_compat/chat_client.ts, and importing the provider module with its client.
 // Run: deno run -A --unstable-worker-options bench/startup.ts [--runs N]   (default 15)
 
 import { join } from "node:path";
@@ -182,9 +183,13 @@ rl.prompt();
 rl.on("close", () => Deno.exit(0));
 `,
 );
-// The client library the -p answer needs, alone (resolved through the project's import map).
+// npm:openai alone (resolved through the project's import map), and the provider that
+// replaced it on the -p path, alone.
 const openaiScript = join(root, "openai_import.ts");
 await Deno.writeTextFile(openaiScript, 'await import("openai");\n');
+const PROVIDER = new URL("../src/providers/openai_compat.ts", import.meta.url).href;
+const providerScript = join(root, "provider_import.ts");
+await Deno.writeTextFile(providerScript, `await import(${JSON.stringify(PROVIDER)});\n`);
 const shared = { DENO_DIR: await denoDir(), PATH: Deno.env.get("PATH") ?? "" };
 const plainEnv = { ...shared, ...await makeHome(root, "plain", 0) };
 const pluginEnv = { ...shared, ...await makeHome(root, "plugins", PLUGINS) };
@@ -235,6 +240,8 @@ const cases: Record<string, () => Promise<Sample>> = {
     timed([...FLAGS, MAIN, ...model, "--no-session", "-p", "hi"], { cwd, env: plainEnv }),
   "reference: npm:openai import alone": () =>
     timed([...FLAGS, "--config", CONFIG, openaiScript], { cwd, env: plainEnv }),
+  "openai_compat.ts (own client) import": () =>
+    timed([...FLAGS, "--config", CONFIG, providerScript], { cwd, env: plainEnv }),
 };
 
 try {

@@ -1,14 +1,21 @@
 // Benchmark: a warm tool call through ToolHost (host -> worker -> host) against a raw
-// postMessage round trip to a worker, measured in the same run; also worker start-up cost.
-// Run: deno run -A --unstable-worker-options bench/tool_roundtrip.ts
+// postMessage round trip to a worker, measured in the same run; also worker start-up cost,
+// and a one-shot `harness tool get_working_directory '{}'` process against an empty
+// `deno run` script (and, with `--before DIR`, another checkout's main.ts), alternated.
+// Run: deno run -A --unstable-worker-options bench/tool_roundtrip.ts [--runs N] [--before DIR]
 
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
 import { discoverPlugins } from "../src/plugins/load_plugins.ts";
 import { emptyGrants } from "../src/sandbox/grants.ts";
 import { createToolHost } from "../src/sandbox/tool_host.ts";
 
 const CALLS = 1000;
+const { values: flags } = parseArgs({
+  args: Deno.args,
+  options: { runs: { type: "string", default: "11" }, before: { type: "string" } },
+});
 const fixtures = fileURLToPath(new URL("../tests/fixtures/plugins/basic/", import.meta.url));
 
 function stats(samples: number[]): { median: number; p95: number } {
@@ -86,3 +93,62 @@ console.log(
 );
 console.log(`ToolHost.run() warm x${CALLS}: median ${us(tool.median)}, p95 ${us(tool.p95)}`);
 console.log(`ratio (median): ${(tool.median / rawStats.median).toFixed(1)}x raw`);
+
+/** Wall time of one process run, ms; throws when it fails. */
+function timeProcess(args: string[], cwd: string): number {
+  const start = performance.now();
+  const out = new Deno.Command(Deno.execPath(), { args, cwd, stdout: "piped", stderr: "piped" })
+    .outputSync();
+  const ms = performance.now() - start;
+  if (!out.success) throw new Error(`${args.join(" ")}: ${new TextDecoder().decode(out.stderr)}`);
+  return ms;
+}
+
+/** `harness tool get_working_directory '{}'` of the checkout whose main.ts is `main`. */
+function oneShotArgs(main: string): string[] {
+  return [
+    "run",
+    "-A",
+    "--no-prompt",
+    "--unstable-worker-options",
+    main,
+    "tool",
+    "get_working_directory",
+    "{}",
+  ];
+}
+
+const runs = Math.max(1, Number(flags.runs));
+const empty = await Deno.makeTempFile({ suffix: ".ts" });
+await Deno.writeTextFile(empty, "Deno.stdout.writeSync(new Uint8Array([10]));\n");
+const subjects: { label: string; args: string[] }[] = [
+  { label: "empty deno run (reference)", args: ["run", "-A", empty] },
+  {
+    label: "harness tool (this checkout)",
+    args: oneShotArgs(fileURLToPath(new URL("../main.ts", import.meta.url))),
+  },
+  ...(flags.before
+    ? [{
+      label: `harness tool (${flags.before})`,
+      args: oneShotArgs(join(flags.before, "main.ts")),
+    }]
+    : []),
+];
+const times = subjects.map(() => [] as number[]);
+for (let round = -1; round < runs; round++) {
+  subjects.forEach((subject, i) => {
+    const ms = timeProcess(subject.args, Deno.cwd());
+    if (round >= 0) times[i]!.push(ms);
+  });
+}
+await Deno.remove(empty);
+const reference = stats(times[0]!).median;
+console.log(`\none-shot process, ${runs} runs alternating, medians:`);
+subjects.forEach((subject, i) => {
+  const { median, p95 } = stats(times[i]!);
+  console.log(
+    `${subject.label.padEnd(48)} ${median.toFixed(0).padStart(6)} ms (p95 ${p95.toFixed(0)}) ${
+      (median / reference).toFixed(2)
+    }x`,
+  );
+});

@@ -1,10 +1,13 @@
 // Built-in tool glob: lists workspace files whose paths match a glob (npm:picomatch),
 // honouring .gitignore and skipping VCS folders; hidden files only when the pattern names
 // them. Paths are printed relative to the workspace so other tools can use them directly.
+// fd lists the files when the host can run it in the command sandbox (fd_files.ts), else
+// the built-in walk does, with the same answer.
 
 import { z } from "zod";
 import { defineTool, ToolError } from "../src/tools/define_tool.ts";
 import { deniedNote } from "../src/tools/search/denied_note.ts";
+import { listWithFd } from "../src/tools/search/fd_files.ts";
 import { compileGlob } from "../src/tools/search/glob_matcher.ts";
 import { walkTree } from "../src/tools/search/walk_tree.ts";
 import { workspaceRelative } from "../src/tools/workspace_path.ts";
@@ -24,7 +27,7 @@ export default defineTool({
     ),
     path: z.string().default(".").describe("Workspace-relative folder to search in."),
   }),
-  run({ pattern, path }, ctx) {
+  async run({ pattern, path }, ctx) {
     const abs = ctx.resolve(path);
     try {
       if (!Deno.statSync(abs).isDirectory) {
@@ -55,8 +58,15 @@ export default defineTool({
         };
       }
     }
+    const extension = /(?:^|\/)\*\.(\w+)$/.exec(pattern)?.[1];
+    const listed = ctx.search
+      ? await listWithFd(ctx.search, ctx.workspace, start, {
+        includeHidden: glob.namesHidden,
+        ...(extension === undefined ? {} : { extension }),
+      }, ctx.signal)
+      : undefined;
     const found: string[] = [];
-    const walked = walkTree(ctx.workspace, start, {
+    const walked = listed ?? walkTree(ctx.workspace, start, {
       includeHidden: glob.namesHidden,
       respectGitignore: true,
       visit(entry) {
@@ -64,6 +74,9 @@ export default defineTool({
         if (glob.matches(entry.path.slice(prefix.length))) found.push(entry.path);
       },
     });
+    for (const file of listed?.files ?? []) {
+      if (glob.matches(file.slice(prefix.length))) found.push(file);
+    }
     const lines = [
       `${found.length} files match "${pattern}" in "${path}":`,
       ...found.slice(0, MAX_LISTED),

@@ -1,12 +1,14 @@
 // Built-in tool grep_search: finds lines containing a text pattern (`*` wildcards) in the
 // workspace's text files, honouring .gitignore and skipping hidden files, VCS folders and
-// binaries unless asked. The search itself lives in src/tools/search/grep_files.ts.
+// binaries unless asked. ripgrep searches when the host can run it in the command sandbox
+// (src/tools/search/rg_grep.ts), else the built-in search (src/tools/search/grep_files.ts),
+// with the same answer.
 
 import { z } from "zod";
 import { defineTool } from "../src/tools/define_tool.ts";
 import { deniedNote } from "../src/tools/search/denied_note.ts";
 import { grepTree } from "../src/tools/search/grep_files.ts";
-import { grepTreeParallel } from "../src/tools/search/parallel_grep.ts";
+import { grepWithRg } from "../src/tools/search/rg_grep.ts";
 
 export default defineTool({
   name: "grep_search",
@@ -41,12 +43,10 @@ export default defineTool({
       includeHidden: args.include_hidden,
       respectGitignore: !args.ignore_gitignore,
     };
-    // With helper workers (one per spare core), the same search on every core.
-    const summary = ctx.searchHelpers?.length
-      ? await grepTreeParallel(ctx.workspace, "", options, ctx.searchHelpers, {
-        signal: ctx.signal,
-      })
-      : grepTree(ctx.workspace, "", options);
+    const found = ctx.search
+      ? await grepWithRg(ctx.search, ctx.workspace, options, ctx.signal)
+      : undefined;
+    const summary = found ?? grepTree(ctx.workspace, "", options);
     const flags = [
       args.case_sensitive ? "[case-sensitive]" : "",
       args.include_hidden ? "[+hidden]" : "",
@@ -67,8 +67,11 @@ export default defineTool({
         display: `grep ${args.pattern}: no matches`,
       };
     }
+    const searched = summary.truncated
+      ? "stopped at max_results"
+      : `${filesSearched} files searched`;
     const lines = [
-      `${matches.length} matching lines in ${filesMatched} files for ${what} (${filesSearched} files searched):`,
+      `${matches.length} matching lines in ${filesMatched} files for ${what} (${searched}):`,
       ...matches.map((m) => `${m.path}:${m.line}: ${m.text}`),
     ];
     if (summary.truncated) {

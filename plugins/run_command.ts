@@ -12,7 +12,7 @@ import {
   ToolError,
   type ToolOutput,
 } from "../src/tools/define_tool.ts";
-import { OutputCollector } from "../src/tools/builtin/command_output.ts";
+import { COMMAND_OUTPUT_LIMITS, OutputCollector } from "../src/tools/builtin/command_output.ts";
 import { truncateMiddle } from "../src/sandbox/truncate_output.ts";
 import { CommandRefused } from "../src/sandbox/command_sandbox.ts";
 
@@ -177,9 +177,9 @@ async function superviseCommand(
   timeoutMs: number,
   ctx: ToolContext,
 ): Promise<FinishedCommand> {
-  // Up to about 1 MB is kept (under max_output_size), so the full output harness saves
-  // when it cuts the result for the model is the real one; longer output loses its middle.
-  const output = new OutputCollector({ headBytes: 200_000, tailBytes: 800_000 });
+  // Up to 32 MiB is kept whole, for the file harness saves when it cuts the result for the
+  // model; longer output loses its middle and says so.
+  const output = new OutputCollector(COMMAND_OUTPUT_LIMITS);
   // What the command prints shows on its running line in the terminal as it comes.
   const progress = ctx.progress?.bind(ctx);
   const pumps = Promise.all([
@@ -260,6 +260,7 @@ function commandOutput(
   const firstLine = run.command.split("\n")[0] ?? "";
   return {
     output: [body, ...notes, exit].join("\n"),
+    ...(run.output.cut ? { outputBytes: run.output.totalBytes } : {}),
     display: `$ ${
       firstLine.length > 60 ? `${firstLine.slice(0, 57)}...` : firstLine
     } -> exit ${status.code} (${elapsed} ms)`,

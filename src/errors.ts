@@ -9,6 +9,8 @@ export type AgentError =
   | { kind: "sandbox_violation"; tool: string; permission: string }
   | { kind: "tool_failed"; tool: string; message: string; timedOut: boolean }
   | { kind: "provider_unreachable"; baseUrl: string; cause: string }
+  /** The server accepted the connection and sent nothing before the first-byte timeout. */
+  | { kind: "provider_silent"; baseUrl: string; cause: string }
   | { kind: "provider_http"; baseUrl: string; status: number; message: string }
   /** `inProcess`: the in-process model (--model-file) failed; `baseUrl` is then its file name. */
   | { kind: "provider_stream"; baseUrl: string; message: string; inProcess?: boolean }
@@ -75,6 +77,8 @@ export function formatAgentError(error: AgentError): string {
       return `Tool "${error.tool}" failed: ${error.message}`;
     case "provider_unreachable":
       return `Cannot reach model server "${error.baseUrl}": ${error.cause}`;
+    case "provider_silent":
+      return `Model server "${error.baseUrl}" accepted the connection but ${error.cause}`;
     case "provider_http":
       return `Model server "${error.baseUrl}" answered ${error.status}: ${error.message}`;
     case "provider_stream":

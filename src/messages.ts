@@ -74,8 +74,18 @@ export interface ToolResult {
     data_size_bytes: number;
     /** Unix epoch milliseconds, as in the original design (`"timestamp": 1705680000000`). */
     timestamp: number;
-    /** Set when `data` was cut: how many bytes or characters were removed. */
-    truncated?: { cut: number; unit: "bytes" | "chars"; full_output_path?: string };
+    /**
+     * Set when `data` was cut: how many bytes or characters were removed; where the output
+     * was saved, how many bytes the file holds (`saved_bytes`) and how many the tool produced
+     * (`output_bytes`: for run_command, all the command printed).
+     */
+    truncated?: {
+      cut: number;
+      unit: "bytes" | "chars";
+      full_output_path?: string;
+      saved_bytes?: number;
+      output_bytes?: number;
+    };
   };
 }
 

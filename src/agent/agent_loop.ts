@@ -78,6 +78,8 @@ export interface TurnOutcome {
   stopReason: StopReasonOut;
   /** The final answer (or task_complete summary). */
   text: string;
+  /** `text` is what streamed before the turn failed or was interrupted, not a whole answer. */
+  partial?: boolean;
   iterations: number;
   toolCalls: CallRecord[];
   usage: Usage;
@@ -174,13 +176,15 @@ export async function runAgentLoop(
     if (turn.stopReason === "aborted" || signal.aborted) {
       // Keep what the user already saw, but never a half-received tool call.
       if (turn.text) append({ kind: "assistant", content: turn.text, data: {} });
-      return finish("interrupted", { text: turn.text });
+      return finish("interrupted", { text: turn.text, ...(turn.text ? { partial: true } : {}) });
     }
     if (turn.stopReason === "error") {
       // The text streamed before the failure was shown: keep it, as after an interrupt.
       if (turn.text) append({ kind: "assistant", content: turn.text, data: {} });
       const message = turn.error ? formatAgentError(turn.error) : "The model server failed";
       return finish("error", {
+        text: turn.text,
+        ...(turn.text ? { partial: true } : {}),
         errorMessage: message,
         ...(turn.error ? { error: turn.error } : {}),
       });

@@ -35,6 +35,8 @@ export interface FrontEnd {
   approvalNote(text: string, tone: "error" | "warning" | "note"): void;
   /** Where saved tool outputs go (default: the saved-outputs folder). */
   outputsDir?: string;
+  /** One tool call and out (`harness tool`): each tool's worker imports only its own plugin. */
+  oneCall?: boolean;
   /** How an in-process model's load and a model download are shown. */
   progress?: ProviderProgress;
   /**

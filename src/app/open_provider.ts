@@ -45,6 +45,11 @@ export async function openProvider(
   settings: Settings,
   progress: ProviderProgress = {},
 ): Promise<Result<OpenedProvider, AgentError>> {
+  // The text tool-call readers load while the server is found and probed, not after.
+  const textCalls = settings.textToolCalls
+    ? import("../providers/with_text_tool_calls.ts")
+    : undefined;
+  textCalls?.catch(() => {}); // awaited below; meanwhile a failure must not go unhandled
   const found: string[] = [];
   if (settings.discover) {
     const { discoverServer } = await import("../providers/discover_server.ts");
@@ -76,8 +81,8 @@ export async function openProvider(
   };
   opened = withWindow(opened, settings);
   opened = { ...opened, baseUrl: settings.baseUrl, notes: [...found, ...(opened.notes ?? [])] };
-  if (settings.textToolCalls) {
-    const { withTextToolCalls } = await import("../providers/with_text_tool_calls.ts");
+  if (textCalls) {
+    const { withTextToolCalls } = await textCalls;
     const { chatTemplate } = result.value;
     const options = chatTemplate === undefined ? {} : { chatTemplate };
     opened = { ...opened, provider: withTextToolCalls(opened.provider, options) };

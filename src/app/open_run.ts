@@ -205,8 +205,7 @@ async function openProviderFor(
   settings: Settings,
   frontEnd: FrontEnd,
 ): Promise<Result<OpenedProvider, RunFailure>> {
-  // A front end that asks nothing sends its first request as soon as the run is open.
-  const progress = { ...frontEnd.progress, soon: !frontEnd.interactive };
+  const progress = frontEnd.progress ?? {};
   let opened = await openProvider(settings, progress);
   const notes: string[] = [];
   if (!opened.ok && settings.discover && isNoServerError(opened.error) && frontEnd.offerModelHere) {

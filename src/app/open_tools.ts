@@ -27,6 +27,8 @@ export interface OpenToolsOptions {
   io: TrustIO;
   /** Return before the tool list is known; warnings are written once it is. */
   background?: boolean;
+  /** One worker per tool (a one-shot call imports only its own plugin). */
+  workerPerTool?: boolean;
 }
 
 /**
@@ -73,6 +75,7 @@ export async function openTools(
     maxOutputSize: options.settings.maxOutputSize,
     toolOutputLimit: options.settings.toolOutputLimit,
     commandSandbox,
+    ...(options.workerPerTool ? { workerPerTool: true } : {}),
   });
   // Plugin errors carry what plugin code threw: escapes show as text.
   for (const warning of warnings) options.io.write(`warning: ${terminalSafe(warning)}\n`);

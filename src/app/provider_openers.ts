@@ -27,13 +27,8 @@ export interface OpenedProvider {
   close?(): Promise<void>;
 }
 
-/**
- * How a front end follows the opening (an in-process model's load, a model download), and
- * whether a request follows at once.
- */
+/** How a front end follows the opening (an in-process model's load, a model download). */
 export interface ProviderProgress {
-  /** A request follows at once (-p): the client library loads now, while other parts open. */
-  soon?: boolean;
   /** Load progress of an in-process model (0..1). */
   loadProgress?(fraction: number): void;
   /** Shows the download of an `hf:` or URL --model-file (none when left out). */
@@ -202,10 +197,9 @@ const ANTHROPIC: ServerKind<AnthropicProvider> = {
 /** An OpenAI-compatible server; its window is probed once the model is known. */
 const OPENAI_COMPAT: ProviderOpener = {
   serves: () => true,
-  async open(settings, progress) {
-    const [{ createOpenAICompatProvider, preloadOpenAISdk }, { probeContextWindow }] = await Promise
+  async open(settings) {
+    const [{ createOpenAICompatProvider }, { probeContextWindow }] = await Promise
       .all([import("../providers/openai_compat.ts"), import("../providers/context_window.ts")]);
-    if (progress.soon) preloadOpenAISdk();
     const make = (model: string, promptProgress = false) =>
       createOpenAICompatProvider({
         baseUrl: settings.baseUrl,

@@ -75,6 +75,7 @@ export async function openRunTools(options: RunToolsOptions): Promise<RunTools> 
     cwd,
     dataDir: outputsDir,
     interactive: frontEnd.interactive,
+    ...(frontEnd.oneCall ? { workerPerTool: true } : {}),
     io: frontEnd.io,
     // The REPL's prompt does not wait for the tool list; the others know it before they start.
     background: frontEnd.listsToolsLater === true,

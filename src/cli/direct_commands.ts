@@ -35,6 +35,7 @@ async function openDirectRun(
     mcpNotice: (line) => stderr(`warning: ${terminalSafe(line)}\n`),
     approvalNote: (text) => stderr(`${text}\n`),
     outputsDir: join(savedOutputsRoot(), "direct"),
+    oneCall: true,
   };
   const opened = await openToolsRun({
     settings,

@@ -1,7 +1,7 @@
-// Runs a parsed command: the REPL or a -p run, `harness tool`, `harness sessions`, `harness
-// policy explain`, `harness plugin new`, `harness mcp`, and `harness acp` through the editor
-// front end main.ts hands in. Each command's module is imported when it runs, so the REPL's
-// start-up loads none of the others.
+// Runs a parsed subcommand: `harness tool`, `harness sessions`, `harness policy explain`,
+// `harness plugin new`, `harness mcp`, and `harness acp` through the editor front end main.ts
+// hands in (run_cli.ts starts the REPL and -p runs itself). Each command's module is imported
+// when it runs.
 
 import { join } from "node:path";
 import type { Command } from "./args.ts";
@@ -9,7 +9,6 @@ import type { CommandIO } from "./command_io.ts";
 import { formatAgentError } from "../errors.ts";
 import type { Grants } from "../sandbox/grants.ts";
 import { EXIT } from "../app/exit_codes.ts";
-import type { StartAhead } from "./prompt_ahead.ts";
 import type { RunFlags } from "../app/run_flags.ts";
 
 /** The editor front end, `harness acp` (main.ts hands in src/acp/run_acp.ts's runAcp). */
@@ -18,16 +17,14 @@ export type EditorFrontEnd = (flags: RunFlags, grants: Grants, io: CommandIO) =>
 /**
  * Runs one command; returns the process exit code.
  *
- * @param command The parsed command (not help/version).
+ * @param command The parsed command (not help/version, not a run).
  * @param grants The Deno permission grants from the command line.
  * @param io Error printing, and the editor front end for `harness acp`.
- * @param ahead For a run: the settings loaded, and the prompt shown, before this module.
  */
 export async function runCommand(
-  command: Command,
+  command: Exclude<Command, { kind: "run" }>,
   grants: Grants,
   io: CommandIO & { editor?: EditorFrontEnd },
-  ahead?: StartAhead,
 ): Promise<number> {
   const cwd = Deno.cwd();
   switch (command.kind) {
@@ -92,10 +89,6 @@ export async function runCommand(
         ...io,
         print: (text) => console.log(text.trimEnd()),
       });
-    }
-    case "run": {
-      const { runConversation } = await import("./run_conversation.ts");
-      return await runConversation(command.flags, grants, io, ahead);
     }
     default: {
       const never: never = command;

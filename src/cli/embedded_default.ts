@@ -61,8 +61,10 @@ export async function runModelHere(
   const noServerText = formatAgentError(noServer);
   if (await installedVersion() !== NODE_LLAMA_CPP_VERSION) {
     return err({
-      message: `${noServerText}\nOr run "deno task install-llama" once, and harness offers to ` +
-        "download a model and run it itself",
+      message: Deno.build.standalone
+        ? `${noServerText}\nThis compiled binary cannot run a model itself: start a model server`
+        : `${noServerText}\nOr run "deno task install-llama" once, and harness offers to ` +
+          "download a model and run it itself",
     });
   }
   const sized = (bytes: number | undefined) => bytes === undefined ? "" : ` (${humanSize(bytes)})`;

@@ -9,6 +9,7 @@ import { tracePhase } from "../platform/startup_trace.ts";
 import type * as PromptAhead from "./prompt_ahead.ts";
 import type * as RunCommand from "./dispatch_command.ts";
 import type { EditorFrontEnd } from "./dispatch_command.ts";
+import type * as RunConversation from "./run_conversation.ts";
 
 // Not string literals, like main.ts's import of this file: when a module loads, `deno run`
 // also prepares every module its literal dynamic imports reach, which cost about 2.5 ms
@@ -16,6 +17,9 @@ import type { EditorFrontEnd } from "./dispatch_command.ts";
 // list; tests/release/compile_includes_test.ts keeps that list complete.
 const PROMPT_AHEAD_MODULE = "./prompt_ahead.ts";
 const RUN_COMMAND_MODULE = "./dispatch_command.ts";
+// A run skips dispatch_command.ts: its literal imports of every other command (MCP, code
+// index, doctor, ...) made Deno prepare their module graphs first, about 30 ms of a -p run.
+const RUN_CONVERSATION_MODULE = "./run_conversation.ts";
 
 /** How run_cli reports (the version line, one-line errors), and the editor front end. */
 export interface CliIO {
@@ -64,9 +68,10 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
       const ahead = await startAhead(command.flags, grants.value.grants, io);
       if (typeof ahead === "number") return ahead;
       try {
-        const { runCommand }: typeof RunCommand = await import(RUN_COMMAND_MODULE);
-        tracePhase("dispatch_command.ts imported");
-        return await runCommand(command, grants.value.grants, ahead, ahead);
+        const { runConversation }: typeof RunConversation = await import(
+          RUN_CONVERSATION_MODULE
+        );
+        return await runConversation(command.flags, grants.value.grants, ahead, ahead);
       } finally {
         ahead.release();
       }

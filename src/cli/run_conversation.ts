@@ -11,6 +11,7 @@ import type { Conversation } from "../agent/conversation.ts";
 import { EXIT } from "../app/exit_codes.ts";
 import { printEarlyFailure, runPrint } from "./run_print.ts";
 import type { Grants } from "../sandbox/grants.ts";
+import type { SessionStore } from "../sessions/session_store_types.ts";
 import type { StartAhead } from "./prompt_ahead.ts";
 import { createStyle, type Style, wantsColor } from "../ui/style.ts";
 import { tracePhase } from "../platform/startup_trace.ts";
@@ -61,9 +62,6 @@ export async function runConversation(
   );
   const style = createStyle(color);
   const replModule: typeof RunRepl | undefined = printMode ? undefined : await import(REPL_MODULE);
-  // A -p run whose session could not be recorded (disk full) did not do all it was asked: it
-  // still finishes its answer, then exits 1.
-  let writeFailed = false;
   let resumeId: string | undefined;
   const screen = terminalFrontEnd({
     settings,
@@ -92,7 +90,6 @@ export async function runConversation(
     ...(flags.policies !== undefined ? { policies: flags.policies } : {}),
     noSession: flags.noSession,
     onWriteError(error) {
-      writeFailed = true;
       if (printMode) io.printError(formatAgentError(error));
       else console.error(`Warning ${formatAgentError(error)}`);
     },
@@ -143,15 +140,19 @@ export async function runConversation(
 
   let exitCode: number;
   if (repl === undefined || replModule === undefined) {
-    exitCode = await runPrintMode(conversation, prompt ?? "", flags, style);
+    exitCode = await runPrintMode(conversation, prompt ?? "", flags, style, run.store);
     tracePhase("answer printed");
-    if (writeFailed && exitCode === EXIT.ok) exitCode = EXIT.runtime;
   } else {
     const parts = { run, workspace: workspace.value, approver, sessions };
     exitCode = await replModule.runRepl(repl, conversation, { flags, cwd, style, ahead }, parts);
     conversation = repl.conversation ?? conversation;
   }
   conversation.parts.recorder.end();
+  // A -p run whose session could not be recorded (disk full, from its start or later) did not
+  // do all it was asked: it still finishes its answer, then exits 1.
+  if (repl === undefined && run.store.unsaved() && exitCode === EXIT.ok) {
+    exitCode = EXIT.runtime;
+  }
   await run.close();
   tracePhase("run closed");
   return exitCode;
@@ -202,6 +203,7 @@ async function runPrintMode(
   prompt: string,
   flags: RunFlags,
   style: Style,
+  store: SessionStore,
 ): Promise<number> {
   const controller = new AbortController();
   const onSignal = () => controller.abort();
@@ -216,6 +218,7 @@ async function runPrintMode(
       stderr: writeErr,
       style,
       signal: controller.signal,
+      unsaved: () => store.unsaved(),
     });
   } finally {
     for (const signal of signals) Deno.removeSignalListener(signal, onSignal);

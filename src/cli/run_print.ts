@@ -3,6 +3,7 @@
 // documented exit code.
 
 import type { TurnOutcome } from "../agent/agent_loop.ts";
+import { type AgentError, formatAgentError } from "../errors.ts";
 import type { OutputFormat } from "../app/run_flags.ts";
 import { EXIT } from "../app/exit_codes.ts";
 import type { Conversation } from "../agent/conversation.ts";
@@ -46,6 +47,8 @@ export interface PrintOptions {
   /** Style for stderr notes. */
   style: Style;
   signal: AbortSignal;
+  /** Why the session log could not be written, if it could not (the run then exits 1). */
+  unsaved?: () => AgentError | undefined;
 }
 
 /** Runs the prompt and prints the result; returns the exit code. */
@@ -74,6 +77,11 @@ export async function runPrint(
   }
   const outcome = await conversation.send(prompt, sink, options.signal);
   const sessionId = conversation.parts.recorder.id;
+  // The session ends before the result is printed, so the result can say if it was not saved.
+  conversation.parts.recorder.end();
+  const unsaved = options.unsaved?.();
+  const final = () =>
+    finalJson(outcome, sessionId, { sessionError: unsaved && formatAgentError(unsaved) });
   switch (options.format) {
     case "text":
       if (outcome.text) {
@@ -87,18 +95,15 @@ export async function runPrint(
       }
       break;
     case "json":
-      options.stdout(`${jsonTerminalSafe(JSON.stringify(finalJson(outcome, sessionId)))}\n`);
+      options.stdout(`${jsonTerminalSafe(JSON.stringify(final()))}\n`);
       break;
     case "stream-json":
       flushStream();
-      options.stdout(
-        `${
-          jsonTerminalSafe(JSON.stringify({ type: "final", ...finalJson(outcome, sessionId) }))
-        }\n`,
-      );
+      options.stdout(`${jsonTerminalSafe(JSON.stringify({ type: "final", ...final() }))}\n`);
       break;
   }
-  return exitCodeFor(outcome.stopReason);
+  const code = exitCodeFor(outcome.stopReason);
+  return unsaved && code === EXIT.ok ? EXIT.runtime : code;
 }
 
 /**

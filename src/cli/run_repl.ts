@@ -99,6 +99,7 @@ export async function runRepl(
       return tools.runner.list();
     },
     unavailableTools: () => tools.runner.unavailable(),
+    searchNote: () => tools.host.searchNote(),
     permissionsReport: async () => {
       const [{ formatPermissionsReport }, loaded] = await Promise.all([
         import("../permissions/explain.ts"),

@@ -16,6 +16,8 @@ export interface SlashContext {
   tools(): Promise<readonly ToolInfo[]>;
   /** Tools the sandbox cannot run, each with the flag that would enable it. */
   unavailableTools?(): readonly UnavailableTool[];
+  /** One line: what grep_search and glob search with (ripgrep and fd, or built-in and why). */
+  searchNote?(): Promise<string>;
   /** Grants, session approvals and rules; the policy modules load on first use. */
   permissionsReport(): Promise<string>;
   /** Lists sessions for this folder, one line each. */
@@ -56,6 +58,8 @@ export function slashCommands(context: SlashContext): SlashCommand[] {
             )
           } ${terminalLine(tool.description.split("\n")[0] ?? "")}`
         );
+        const search = await context.searchNote?.();
+        if (search) lines.push(repl.style.dim(search));
         const unavailable = context.unavailableTools?.() ?? [];
         if (unavailable.length > 0) {
           lines.push("Unavailable in this sandbox (not offered to the model):");

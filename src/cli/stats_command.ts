@@ -11,6 +11,7 @@ import { createStyle, wantsColor } from "../ui/style.ts";
 import { formatUsageStats } from "../ui/stats_report.ts";
 import type { Style } from "../ui/style.ts";
 import type { SessionStore } from "../sessions/session_store_types.ts";
+import { jsonTerminalSafe } from "../platform/terminal_text.ts";
 
 const UNITS: Record<string, number> = { h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 };
 
@@ -83,7 +84,7 @@ export function runStatsCommand(
       return EXIT.runtime;
     }
     if (command.json) {
-      console.log(JSON.stringify(stats.value));
+      console.log(jsonTerminalSafe(JSON.stringify(stats.value)));
     } else {
       const color = wantsColor(Deno.stdout.isTerminal(), (name) => Deno.env.get(name));
       console.log(formatUsageStats(stats.value, createStyle(color)));

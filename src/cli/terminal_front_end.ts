@@ -125,7 +125,7 @@ export function terminalFrontEnd(options: TerminalOptions): TerminalFrontEnd {
       endProgress();
       // Notes go above a prompt already shown; the REPL draws it again when it attaches.
       if (notes.length > 0 && ahead?.shown && terminal) writeErr("\r\x1b[2K");
-      for (const note of notes) writeErr(`${style.dim(`note: ${note}`)}\n`);
+      for (const note of notes) writeErr(`${style.dim(`note: ${terminalSafe(note)}`)}\n`);
       repl = options.makeRepl?.();
       if (repl) tracePhase("REPL created");
     },

@@ -143,6 +143,7 @@ export function createOllamaProvider(options: OllamaOptions): OllamaProvider {
       stallTimeoutMs: options.stallTimeoutMs ?? DEFAULT_STREAM_LIMITS.stallTimeoutMs,
     }, {
       signal: request.signal,
+      server: root,
       ...(onEvent
         ? { onWaiting: (elapsedMs: number) => onEvent({ type: "waiting", elapsedMs }) }
         : {}),

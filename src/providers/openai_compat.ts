@@ -1,9 +1,8 @@
 // The OpenAI-compatible Chat Completions provider (Ollama, llama.cpp server, LM Studio, vLLM,
 // OpenAI). With its parts in openai_compat/, the only code that knows the wire format: it sends
-// canonical messages as `messages` / `tool_calls`, streams one turn through npm:openai and folds
+// canonical messages as `messages` / `tool_calls`, streams one turn (chat_client.ts) and folds
 // the chunks back into an AssistantTurn. It never throws for server or network failures.
 
-import type OpenAI from "openai";
 import type { AgentError, Result } from "../errors.ts";
 import { err, ok } from "../errors.ts";
 import type {
@@ -14,17 +13,17 @@ import type {
   ProviderEvent,
 } from "./provider.ts";
 import { ShortIdMap } from "./openai_compat/call_ids.ts";
+import { describeError, type DescribeErrorOptions } from "./openai_compat/http_errors.ts";
 import {
-  describeError,
-  type DescribeErrorOptions,
-  type OpenAIModule,
-} from "./openai_compat/http_errors.ts";
+  type ChatEndpoint,
+  fetchModelList,
+  streamChatCompletion,
+} from "./openai_compat/chat_client.ts";
 import { isRecord } from "../platform/json_values.ts";
 import { endTurn, errorTurn, TurnAccumulator } from "./openai_compat/stream_reader.ts";
 import { toWireMessages, toWireTool } from "./openai_compat/wire_messages.ts";
 import { countPromptTokens, type TokenizeWay } from "./openai_compat/count_tokens.ts";
 import { DEFAULT_STREAM_LIMITS, type StreamLimits, StreamWatchdog } from "./stream_watchdog.ts";
-import { countBytes } from "./received_bytes.ts";
 
 /** Options of {@linkcode createOpenAICompatProvider}. */
 export interface OpenAICompatOptions {
@@ -54,31 +53,15 @@ interface ProviderState {
   options: OpenAICompatOptions;
   idMode: "native" | "short";
   shortIds: ShortIdMap;
-  client: Promise<{ sdk: OpenAIModule; client: OpenAI }> | undefined;
   /** How this server counts a prompt's tokens, once known (count_tokens.ts). */
   tokenize: { way?: TokenizeWay };
-  /** The streaming request's byte counter (one request at a time per provider). */
-  onReceived?: ((bytes: number) => void) | undefined;
 }
 
 const LIST_MODELS_TIMEOUT_MS = 30 * 1000;
 
-let sdkModule: Promise<OpenAIModule> | undefined;
-
 /**
- * Starts loading npm:openai now instead of on the first request: a run that sends one at once
- * (harness -p) loads it while its tools are listed.
- */
-export function preloadOpenAISdk(): void {
-  sdkModule ??= import("openai");
-  // A failed import is tried again by the first request, which reports it.
-  sdkModule.catch(() => sdkModule = undefined);
-}
-
-/**
- * Creates a provider for any server that speaks OpenAI Chat Completions with streaming.
- * npm:openai is loaded on the first request, so startup does not pay for it. The client never
- * retries on its own (`maxRetries: 0`): a slow or failing local server is reported at once.
+ * Creates a provider for any server that speaks OpenAI Chat Completions with streaming. It
+ * never retries on its own: a slow or failing local server is reported at once.
  *
  * @param options Endpoint, model and wire quirks.
  * @returns A provider whose `complete()` never throws and which can list the server's models.
@@ -103,7 +86,6 @@ export function createOpenAICompatProvider(
     options,
     idMode: options.toolCallIds ?? "native",
     shortIds: new ShortIdMap(),
-    client: undefined,
     tokenize: {},
   };
   return {
@@ -138,34 +120,6 @@ function countTokens(state: ProviderState, request: ModelRequest): Promise<numbe
   );
 }
 
-function getClient(state: ProviderState): Promise<{ sdk: OpenAIModule; client: OpenAI }> {
-  state.client ??= (async () => {
-    const sdk = await (sdkModule ??= import("openai"));
-    const client = new sdk.default({
-      baseURL: state.options.baseUrl,
-      // The SDK refuses to start without a key; local servers ignore the header.
-      apiKey: state.options.apiKey || "no-key",
-      organization: null,
-      project: null,
-      maxRetries: 0,
-      // The stream watchdog enforces the real limits; this only backs it up.
-      timeout: limitsOf(state.options).firstByteTimeoutMs + 5000,
-      logLevel: "off",
-      // Bytes are counted as they arrive, before the SDK buffers a line (turn_output_cap.ts).
-      fetch: async (url: string | URL | Request, init?: RequestInit) => {
-        const response = await fetch(url, init);
-        const onReceived = state.onReceived;
-        if (!response.body || !onReceived) return response;
-        return new Response(countBytes(response.body, onReceived), response);
-      },
-    });
-    return { sdk, client };
-  })();
-  // A failed import is retried on the next call instead of being cached.
-  state.client.catch(() => state.client = undefined);
-  return state.client;
-}
-
 async function complete(
   state: ProviderState,
   request: ModelRequest,
@@ -196,6 +150,7 @@ async function attempt(
   const signal = request.signal;
   using watchdog = new StreamWatchdog(limitsOf(state.options), {
     signal,
+    server: baseUrl,
     ...(onEvent
       ? { onWaiting: (elapsedMs: number) => onEvent({ type: "waiting", elapsedMs }) }
       : {}),
@@ -206,50 +161,42 @@ async function attempt(
     const { text, reasoning } = accumulator;
     return { turn: errorTurn(error, { text, reasoning }), idsRejected: false };
   };
-  let sdk: OpenAIModule | undefined;
-  state.onReceived = onEvent && ((bytes) => onEvent({ type: "received", bytes }));
-  try {
-    const loaded = await getClient(state);
-    sdk = loaded.sdk;
-    const body = {
-      stream_options: { include_usage: true },
-      // llama-server sends one call per turn unless asked for more.
-      ...(request.tools.length > 0
-        ? { tools: request.tools.map(toWireTool), parallel_tool_calls: true }
-        : {}),
-      ...(state.options.promptProgress ? { return_progress: true } : {}),
-      ...(request.maxTokens === undefined ? {} : { max_tokens: request.maxTokens }),
-      ...state.options.extraBody,
-      model: state.options.model,
-      messages: messages.value,
-      stream: true,
-    };
-    const stream = await loaded.client.chat.completions.create(
-      body as unknown as OpenAI.Chat.ChatCompletionCreateParamsStreaming,
-      { signal: watchdog.signal },
-    );
-    for await (const chunk of stream as AsyncIterable<unknown>) {
+  const body = {
+    stream_options: { include_usage: true },
+    // llama-server sends one call per turn unless asked for more.
+    ...(request.tools.length > 0
+      ? { tools: request.tools.map(toWireTool), parallel_tool_calls: true }
+      : {}),
+    ...(state.options.promptProgress ? { return_progress: true } : {}),
+    ...(request.maxTokens === undefined ? {} : { max_tokens: request.maxTokens }),
+    ...state.options.extraBody,
+    model: state.options.model,
+    messages: messages.value,
+    stream: true,
+  };
+  const end = await streamChatCompletion(endpointOf(state), body, {
+    signal: watchdog.signal,
+    // The stream watchdog enforces the real limits; this only backs it up.
+    timeoutMs: limitsOf(state.options).firstByteTimeoutMs + 5000,
+    onChunk(chunk) {
       watchdog.chunk();
       const progress = promptProgress(chunk);
       if (progress) onEvent?.(progress);
       accumulator.add(chunk);
-    }
-  } catch (error) {
-    state.onReceived = undefined;
-    if (signal?.aborted) return { turn: accumulator.abortedTurn(), idsRejected: false };
-    const stall = stalled();
-    if (stall) return stall;
-    const described = describeError(error, sdk, errorOptions(state));
+    },
+    // Bytes are counted as they arrive, before a line is buffered (turn_output_cap.ts).
+    ...(onEvent ? { onReceived: (bytes: number) => onEvent({ type: "received", bytes }) } : {}),
+  });
+  if (signal?.aborted) return { turn: accumulator.abortedTurn(), idsRejected: false };
+  const stall = stalled();
+  if (stall) return stall;
+  if (end.kind === "failed") {
+    const described = describeError(end.failure, errorOptions(state));
     const { text, reasoning } = accumulator;
     const turn = errorTurn(described.error, { text, reasoning });
     if (described.contextExceeded) turn.contextExceeded = described.contextExceeded;
     return { turn, idsRejected: described.idsRejected };
   }
-  state.onReceived = undefined;
-  // npm:openai ends the iteration quietly when the request was aborted.
-  if (signal?.aborted) return { turn: accumulator.abortedTurn(), idsRejected: false };
-  const stall = stalled();
-  if (stall) return stall;
   const usedIds = new Set<string>();
   for (const message of request.messages) {
     if (message.kind === "tool_call") usedIds.add(message.data.id);
@@ -261,22 +208,25 @@ async function listModels(
   state: ProviderState,
   signal?: AbortSignal,
 ): Promise<Result<string[], AgentError>> {
-  let sdk: OpenAIModule | undefined;
-  try {
-    const loaded = await getClient(state);
-    sdk = loaded.sdk;
-    const page = await loaded.client.models.list({
-      timeout: Math.min(LIST_MODELS_TIMEOUT_MS, limitsOf(state.options).firstByteTimeoutMs),
-      ...(signal ? { signal } : {}),
-    });
-    const data: unknown = page.data;
-    const ids = Array.isArray(data)
-      ? data.flatMap((m: unknown) => isRecord(m) && typeof m.id === "string" ? [m.id] : [])
-      : [];
-    return ok(ids);
-  } catch (error) {
-    return err(describeError(error, sdk, errorOptions(state)).error);
+  const listed = await fetchModelList(endpointOf(state), {
+    timeoutMs: Math.min(LIST_MODELS_TIMEOUT_MS, limitsOf(state.options).firstByteTimeoutMs),
+    ...(signal ? { signal } : {}),
+  });
+  if (!listed.ok) {
+    if (listed.error !== "aborted") {
+      return err(describeError(listed.error, errorOptions(state)).error);
+    }
+    const cause = "the request was interrupted";
+    return err({ kind: "provider_unreachable", baseUrl: state.options.baseUrl, cause });
   }
+  return ok(
+    listed.value.flatMap((m: unknown) => isRecord(m) && typeof m.id === "string" ? [m.id] : []),
+  );
+}
+
+function endpointOf(state: ProviderState): ChatEndpoint {
+  const { baseUrl, apiKey } = state.options;
+  return apiKey ? { baseUrl, apiKey } : { baseUrl };
 }
 
 function errorOptions(state: ProviderState): DescribeErrorOptions {

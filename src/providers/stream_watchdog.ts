@@ -2,6 +2,8 @@
 // first chunk (long: a CPU may take minutes over a big prompt) and how long the stream may
 // stay silent once it has begun (a server that sent one chunk and then nothing must not hang
 // a run for good). It also ticks once a second while waiting, so the user sees time pass.
+// When the first chunk never comes it checks whether the server accepts connections, so the
+// error says "accepted the connection but sent nothing" rather than "cannot reach".
 
 import type { AgentError } from "../errors.ts";
 
@@ -42,17 +44,26 @@ export class StreamWatchdog implements Disposable {
   #ticker: ReturnType<typeof setInterval> | undefined;
   #started = false;
   #limits: StreamLimits;
+  #server: string | undefined;
+  /** Whether the server accepted a connection when the first-byte limit passed. */
+  #accepts = false;
 
   /**
    * @param limits The two limits.
-   * @param options The caller's abort signal, and `onWaiting` called about once a second with
-   *   the time elapsed until the first chunk arrives.
+   * @param options The caller's abort signal, `onWaiting` called about once a second with
+   *   the time elapsed until the first chunk arrives, and `server`: the URL whose host and
+   *   port are tried when the first chunk is late.
    */
   constructor(
     limits: StreamLimits,
-    options: { signal?: AbortSignal | undefined; onWaiting?: (elapsedMs: number) => void } = {},
+    options: {
+      signal?: AbortSignal | undefined;
+      onWaiting?: (elapsedMs: number) => void;
+      server?: string;
+    } = {},
   ) {
     this.#limits = limits;
+    this.#server = options.server;
     this.signal = options.signal
       ? AbortSignal.any([options.signal, this.#controller.signal])
       : this.#controller.signal;
@@ -97,10 +108,16 @@ export class StreamWatchdog implements Disposable {
    */
   error(baseUrl: string): AgentError | undefined {
     if (this.expired === "first_byte") {
-      const cause = `no answer within ${seconds(this.#limits.firstByteTimeoutMs)}: the server ` +
-        "may still be loading the model or reading a long prompt; raise --first-byte-timeout " +
-        `(config "first_byte_timeout", in seconds) or try again`;
-      return { kind: "provider_unreachable", baseUrl, cause };
+      const within = seconds(this.#limits.firstByteTimeoutMs);
+      const hint = "may still be loading the model or reading a long prompt; raise " +
+        `--first-byte-timeout (config "first_byte_timeout", in seconds) or try again`;
+      return this.#accepts
+        ? { kind: "provider_silent", baseUrl, cause: `sent nothing within ${within}: it ${hint}` }
+        : {
+          kind: "provider_unreachable",
+          baseUrl,
+          cause: `no answer within ${within}: the server ${hint}`,
+        };
     }
     if (this.expired === "stall") {
       const message = `the answer stopped: nothing arrived for ` +
@@ -113,11 +130,41 @@ export class StreamWatchdog implements Disposable {
 
   #arm(which: "first_byte" | "stall", ms: number): void {
     clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => {
+    this.#timer = setTimeout(async () => {
       this.expired = which;
       clearInterval(this.#ticker);
+      if (which === "first_byte" && this.#server !== undefined) {
+        this.#accepts = await acceptsConnections(this.#server);
+      }
       this.#controller.abort(new DOMException(`${which} timeout`, "TimeoutError"));
     }, ms);
+  }
+}
+
+/** Whether something accepts a TCP connection at `url`'s host and port within two seconds. */
+async function acceptsConnections(url: string): Promise<boolean> {
+  let target: { hostname: string; port: number };
+  try {
+    const parsed = new URL(url);
+    const port = Number(parsed.port) || (parsed.protocol === "https:" ? 443 : 80);
+    target = { hostname: parsed.hostname.replace(/^\[(.*)\]$/, "$1"), port };
+  } catch {
+    return false;
+  }
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const connecting = Deno.connect(target);
+  try {
+    const conn = await Promise.race([
+      connecting,
+      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error()), 2000))),
+    ]);
+    conn.close();
+    return true;
+  } catch {
+    connecting.then((conn) => conn.close(), () => {}); // a connection made after the wait
+    return false;
+  } finally {
+    clearTimeout(timer);
   }
 }
 

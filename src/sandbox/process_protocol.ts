@@ -1,5 +1,5 @@
 // The messages of `ctx.spawn` between a tool worker and the host, on a MessagePort of their
-// own (one hop, not through the spawner). The worker asks; the host starts, signals and
+// own (straight to the host thread, which starts tool workers). The worker asks; the host starts, signals and
 // stops processes, reads their output ahead (at most 1 MiB per stream, so a tool that stops
 // reading stops the process as a full pipe would) and hands over all it holds each time
 // the worker asks for more: few large messages when the tool is slower than the process.

@@ -1,8 +1,8 @@
-// One sandbox Worker: started with `deno: { permissions }` by an intermediate worker that
-// holds the same permissions (so no import is checked against the host's -A), told which
+// One sandbox Worker: started from the host thread with `deno: { permissions }`, told which
 // plugins it holds (with read access to their folders until they are imported), then asked
-// to validate and run calls by id. A worker that crashes, closes itself or is killed
-// answers every outstanding request with "lost"; the tool host replaces it.
+// to validate and run calls by id. A serving worker that hangs or crashes is replaced by a
+// fresh one (tens of milliseconds from the host thread); one that is killed answers every
+// outstanding request with "lost", and the tool host replaces it.
 
 import { type CommandSandbox } from "./command_sandbox.ts";
 import { probeCommandSandbox } from "./command_sandbox_probe.ts";
@@ -20,7 +20,6 @@ import {
   transferOf,
   type WorkerToHost,
 } from "./worker_protocol.ts";
-import type { RespawnMessage, SpawnMessage } from "./spawner_worker.ts";
 import type { PluginRef } from "../plugins/plugin_definition.ts";
 
 /** What every worker of one host shares. */
@@ -54,7 +53,6 @@ function commandSandboxOf(options: SandboxOptions): Promise<CommandSandbox> {
 }
 
 const WORKER_URL = new URL("./tool_worker.ts", import.meta.url).href;
-const SPAWNER_URL = new URL("./spawner_worker.ts", import.meta.url).href;
 /** The harness's own source folder: plugins may import its modules (define_tool.ts, ...). */
 const HARNESS_SRC = fileURLToPath(new URL("../", import.meta.url));
 
@@ -62,24 +60,19 @@ export type Reply = WorkerToHost | { type: "lost"; reason: string };
 export type Loaded = Extract<WorkerToHost, { type: "loaded" }>;
 export type Imported = Extract<WorkerToHost, { type: "imported" }>;
 
-/**
- * The spawner's permissions: the tool worker's, plus read access to harness's own source,
- * which the tool worker's module is loaded from (Deno checks that against its parent).
- */
-function spawnerPermissions(permissions: WorkerPermissions): WorkerPermissions {
-  if (permissions.read === true) return permissions;
-  return { ...permissions, read: [...(permissions.read || []), HARNESS_SRC] };
-}
-
-/** One Worker (the spawner of the tool worker) and its outstanding requests. */
+/** One tool Worker and its outstanding requests; replaced by a fresh one when it is recycled. */
 export class SandboxWorker {
-  readonly worker: Worker;
+  #worker: Worker;
   readonly loaded: Promise<Loaded | { type: "lost"; reason: string }>;
   readonly #pending = new Map<number, (reply: Reply) => void>();
   /** Where output a running request reports goes, by request id. */
   readonly #outputs = new Map<number, (text: string) => void>();
-  /** The processes this worker's tools started (`ctx.spawn`). */
+  /** The processes this worker's tools started (`ctx.spawn`), started by this thread. */
   readonly #processes: ProcessHost;
+  /** The tool worker's Deno permissions: the tool's, never `run`. */
+  readonly #permissions: WorkerPermissions;
+  readonly #load: LoadMessage;
+  readonly #name: string;
   #settleLoad: (reply: Loaded | { type: "lost"; reason: string }) => void = () => {};
   /** A serving worker that has answered "load" can be recycled instead of killed. */
   #recyclable = false;
@@ -98,32 +91,45 @@ export class SandboxWorker {
       grants: load.grants,
       run: permissions.run,
     });
-    const denoPermissions: WorkerPermissions = { ...permissions, run: false };
+    this.#permissions = { ...permissions, run: false };
+    this.#load = load;
+    this.#name = name;
     void this.loaded.then((
       reply,
     ) => (this.#recyclable = reply.type === "loaded" && load.mode === "serve"));
-    // The tool worker's parent holds its permissions, not the host's -A (spawner_worker.ts).
-    this.worker = new Worker(SPAWNER_URL, {
+    this.#worker = this.#start();
+  }
+
+  /**
+   * Starts the tool worker from this (the host) thread. Deno checks the imports of a worker's
+   * main module graph against its parent's permissions, and that graph is harness's own code
+   * (tool_worker.ts and what it imports); plugins are imported later with computed URLs,
+   * which Deno checks against the worker's own permissions (tests/sandbox/plugin_escape_test.ts).
+   */
+  #start(): Worker {
+    const worker = new Worker(WORKER_URL, {
       type: "module",
-      name: `${name}-spawner`,
-      deno: { permissions: spawnerPermissions(denoPermissions) },
+      name: this.#name,
+      deno: { permissions: this.#permissions },
     });
-    this.worker.onmessage = (event: MessageEvent<WorkerToHost>) => this.#receive(event.data);
-    this.worker.onerror = (event: ErrorEvent) => {
+    worker.onmessage = (event: MessageEvent<WorkerToHost>) => {
+      if (worker === this.#worker) this.#receive(event.data);
+    };
+    worker.onerror = (event: ErrorEvent) => {
       event.preventDefault(); // an uncaught error in a worker must not end the harness
-      this.kill(`the tool's worker crashed: ${event.message}`);
+      if (worker === this.#worker) this.recycle(`the tool's worker crashed: ${event.message}`);
     };
-    this.worker.onmessageerror = () =>
-      this.kill("a message from the tool's worker could not be read");
-    const spawn: SpawnMessage = {
-      type: "spawn",
-      url: WORKER_URL,
-      name,
-      permissions: denoPermissions,
+    worker.onmessageerror = () => {
+      if (worker === this.#worker) {
+        this.recycle("a message from the tool's worker could not be read");
+      }
     };
-    this.worker.postMessage(spawn);
-    this.worker.postMessage(load);
-    this.#connectProcesses();
+    worker.postMessage(this.#load);
+    // Its own channel to the host for `ctx.spawn`; the processes of the worker it replaces
+    // are stopped.
+    const port = this.#processes.connect();
+    worker.postMessage({ type: "processes", port } satisfies HostToWorker, [port]);
+    return worker;
   }
 
   #receive(message: WorkerToHost): void {
@@ -137,7 +143,6 @@ export class SandboxWorker {
       case "crashed":
         this.recycle(message.reason);
         return;
-
       case "output":
         this.#outputs.get(message.id)?.(message.text);
         return;
@@ -172,14 +177,8 @@ export class SandboxWorker {
         settle(reply);
       });
       if (onOutput) this.#outputs.set(message.id, onOutput);
-      this.worker.postMessage(message, transferOf(message));
+      this.#worker.postMessage(message, transferOf(message));
     });
-  }
-
-  /** Gives the (new) tool worker its own channel to the host for `ctx.spawn`. */
-  #connectProcesses(): void {
-    const port = this.#processes.connect();
-    this.worker.postMessage({ type: "processes", port } satisfies HostToWorker, [port]);
   }
 
   /** Whether a request is waiting for its answer. */
@@ -188,13 +187,13 @@ export class SandboxWorker {
   }
 
   post(message: HostToWorker): void {
-    if (!this.dead) this.worker.postMessage(message, transferOf(message));
+    if (!this.dead) this.#worker.postMessage(message, transferOf(message));
   }
 
   /**
-   * Replaces a serving tool worker (hung, stopped or crashed) with the spawner's spare, which
-   * is already started; every outstanding request is answered with `lost`. A worker that
-   * never finished loading is killed instead.
+   * Replaces a serving tool worker (hung, stopped or crashed) with a fresh one; every
+   * outstanding request is answered with `lost`. A worker that never finished loading is
+   * killed instead.
    */
   recycle(reason: string): void {
     if (this.dead) return;
@@ -204,17 +203,15 @@ export class SandboxWorker {
     }
     for (const settle of this.#pending.values()) settle({ type: "lost", reason });
     this.#pending.clear();
-    const respawn: RespawnMessage = { type: "respawn" };
-    this.worker.postMessage(respawn);
-    // The replaced worker's processes go with it; the new one gets a channel of its own.
-    this.#connectProcesses();
+    this.#worker.terminate();
+    this.#worker = this.#start();
   }
 
   /** Terminates the worker; every outstanding request is answered with `lost`. */
   kill(reason: string): void {
     if (this.dead) return;
     this.dead = true;
-    this.worker.terminate();
+    this.#worker.terminate();
     this.#processes.close();
     this.#settleLoad({ type: "lost", reason });
     for (const settle of this.#pending.values()) settle({ type: "lost", reason });

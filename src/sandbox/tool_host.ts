@@ -13,7 +13,7 @@ import type { ToolInfo, ToolRun, ToolRunner } from "../tools/tool_runner.ts";
 import { truncateToolResult } from "./truncate_output.ts";
 import { loadToolCatalog, type ToolCatalog, type ToolGroup } from "./tool_catalog.ts";
 import { type SandboxOptions, type SandboxWorker, startSandbox } from "./sandbox_worker.ts";
-import { helperCount, SEARCH_TOOLS, SearchHelpers } from "./search_helpers.ts";
+import { EXTERNAL_SEARCH_TOOLS, SearchService } from "./search_service.ts";
 import { splitAllowList, splitChanged } from "./allow_list_split.ts";
 import { ownField } from "../platform/json_values.ts";
 
@@ -33,6 +33,13 @@ export interface ToolHostOptions extends SandboxOptions {
   abortGraceMs?: number;
   /** Time allowed to import one plugin file (default 10000). */
   importTimeoutMs?: number;
+  /**
+   * One worker per tool instead of one per group of tools with the same permissions: a
+   * one-shot call (`harness tool`) then imports only the plugin it calls.
+   */
+  workerPerTool?: boolean;
+  /** false: grep_search and glob never run ripgrep or fd (tests, benchmarks). */
+  externalSearch?: boolean;
 }
 
 const DEFAULT_TIMEOUT_MS = 120_000;
@@ -44,19 +51,31 @@ export class ToolHost implements ToolRunner {
   #catalog: ToolCatalog | undefined;
   #tools: readonly ToolInfo[] = [];
   readonly #groupOf = new Map<string, ToolGroup>();
+  /** The groups workers are started for (the catalog's, or one per tool). */
+  #groups: ToolGroup[] = [];
+  /** ripgrep and fd for the built-in search tools. */
+  readonly #search: SearchService;
   /** The folders each group's worker had its read list split around, and their times. */
   readonly #split = new Map<ToolGroup, ReadonlyMap<string, number | undefined>>();
-  /** Search helpers by group, started on the group's first search. */
-  readonly #helpers = new Map<ToolGroup, SearchHelpers>();
   #closed = false;
   #nextId = 1;
 
   constructor(options: ToolHostOptions) {
     this.#options = options;
+    this.#search = new SearchService({
+      grants: options.grants,
+      workspace: options.workspace,
+      ...(options.commandSandbox ? { commandSandbox: options.commandSandbox } : {}),
+    });
     this.#loading = loadToolCatalog(options).then((catalog) => {
       this.#catalog = catalog;
       this.#tools = catalog.tools;
-      for (const group of catalog.groups) {
+      this.#groups = options.workerPerTool
+        ? catalog.groups.flatMap((group) =>
+          group.plugins.map((plugin) => ({ ...group, plugins: [plugin] }))
+        )
+        : catalog.groups;
+      for (const group of this.#groups) {
         for (const plugin of group.plugins) this.#groupOf.set(plugin.name, group);
       }
       return catalog;
@@ -83,8 +102,8 @@ export class ToolHost implements ToolRunner {
    * not wait for it. Its plugins are still imported on that first call.
    */
   async warmUp(): Promise<void> {
-    const catalog = await this.#loading;
-    const largest = [...catalog.groups].sort((a, b) => b.plugins.length - a.plugins.length)[0];
+    await this.#loading;
+    const largest = [...this.#groups].sort((a, b) => b.plugins.length - a.plugins.length)[0];
     if (largest && !this.#closed) await this.#worker(largest).catch(() => undefined);
   }
 
@@ -195,7 +214,7 @@ export class ToolHost implements ToolRunner {
   ): Promise<ToolRun> {
     const started = performance.now();
     const finish = async (
-      reply: { data?: string; errorType?: ToolErrorType; message?: string },
+      reply: { data?: string; errorType?: ToolErrorType; message?: string; outputBytes?: number },
       extra: { display?: string; final?: boolean; state?: Record<string, unknown> } = {},
     ): Promise<ToolRun> => {
       const result: ToolResult = makeToolResult({
@@ -214,6 +233,7 @@ export class ToolHost implements ToolRunner {
         ...(this.#options.toolOutputLimit
           ? { toolOutputLimit: this.#options.toolOutputLimit }
           : {}),
+        ...(reply.outputBytes === undefined ? {} : { outputBytes: reply.outputBytes }),
       });
       return {
         result: truncated,
@@ -231,8 +251,6 @@ export class ToolHost implements ToolRunner {
     if (options.signal?.aborted) {
       return await finish({ errorType: "cancelled", message: "Cancelled before it started" });
     }
-    // Started before the tool's worker is awaited, so they are up by the time it runs.
-    const helpers = SEARCH_TOOLS.has(name) ? this.#helpersOf(group) : undefined;
     const worker = await this.#worker(group).catch((error: unknown) => String(error));
     if (typeof worker === "string") {
       return await finish({
@@ -246,7 +264,11 @@ export class ToolHost implements ToolRunner {
     const id = this.#nextId++;
     const timeoutMs = ownField(this.#options.timeouts ?? {}, name) ?? info.timeoutMs ??
       DEFAULT_TIMEOUT_MS;
-    const ports = helpers?.ports() ?? [];
+    // Only harness's own search tools may ask the host to run ripgrep or fd.
+    const search = EXTERNAL_SEARCH_TOOLS.has(name) && info.origin === "builtin" &&
+        this.#options.externalSearch !== false
+      ? this.#search.open(group.effective)
+      : undefined;
     const reply = worker.request(
       {
         type: "run",
@@ -254,10 +276,11 @@ export class ToolHost implements ToolRunner {
         name,
         args,
         state: options.state,
-        ...(ports.length ? { helpers: ports } : {}),
+        ...(search ? { search: search.port } : {}),
       },
       options.onOutput,
     );
+    void reply.finally(() => search?.close());
     let timer: ReturnType<typeof setTimeout> | undefined;
     let onAbort: (() => void) | undefined;
     const stop = new Promise<"timeout" | "cancelled">((settle) => {
@@ -280,7 +303,6 @@ export class ToolHost implements ToolRunner {
       clearTimeout(graceTimer);
       if (first === "timeout" || late === null) {
         worker.recycle(`the call was stopped (${first})`);
-        this.#dropHelpers(group);
       }
       const state = late && "state" in late && late.state ? { state: late.state } : {};
       return first === "timeout"
@@ -293,7 +315,10 @@ export class ToolHost implements ToolRunner {
     }
     switch (first.type) {
       case "done":
-        return await finish({ data: first.output }, {
+        return await finish({
+          data: first.output,
+          ...(first.outputBytes === undefined ? {} : { outputBytes: first.outputBytes }),
+        }, {
           state: first.state,
           ...(first.display === undefined ? {} : { display: first.display }),
           ...(first.final ? { final: true } : {}),
@@ -304,7 +329,6 @@ export class ToolHost implements ToolRunner {
           first.state ? { state: first.state } : {},
         );
       case "lost":
-        this.#dropHelpers(group);
         return await finish({
           errorType: "internal_error",
           message: `Tool "${name}" crashed: ${first.reason}. Its sandbox was restarted`,
@@ -317,33 +341,17 @@ export class ToolHost implements ToolRunner {
     }
   }
 
-  /** The group's search helpers, started on first use; none on one core. */
-  #helpersOf(group: ToolGroup): SearchHelpers | undefined {
-    if (this.#closed || helperCount() === 0) return undefined;
-    let helpers = this.#helpers.get(group);
-    if (!helpers) {
-      helpers = new SearchHelpers(group.effective, Deno.cwd());
-      this.#helpers.set(group, helpers);
-    }
-    return helpers;
-  }
-
-  /**
-   * Stops a group's helpers after its worker was stopped mid-call: a helper waiting for files
-   * from a walk that will never finish would wait forever. The next search starts new ones.
-   */
-  #dropHelpers(group: ToolGroup): void {
-    this.#helpers.get(group)?.close();
-    this.#helpers.delete(group);
+  /** One line for `/tools`: what grep_search and glob search with here. */
+  searchNote(): Promise<string> {
+    return this.#search.note();
   }
 
   /** Terminates every worker (after the tool list has loaded, so no loader is left behind). */
   async close(): Promise<void> {
     this.#closed = true;
-    for (const helpers of this.#helpers.values()) helpers.close();
-    this.#helpers.clear();
-    const catalog = await this.#loading.catch(() => undefined);
-    for (const group of catalog?.groups ?? []) {
+    this.#search.close();
+    await this.#loading.catch(() => undefined);
+    for (const group of this.#groups) {
       const worker = group.worker;
       delete group.worker;
       const sandbox = await worker?.catch(() => undefined);

@@ -1,4 +1,4 @@
-// Entry of a sandbox Worker (started with `deno: { permissions }` by spawner_worker.ts, for
+// Entry of a sandbox Worker (started with `deno: { permissions }` from the host thread by
 // sandbox_worker.ts). A "list" worker imports every plugin and reports the schemas; a "serve"
 // worker imports its group's plugins on the first request (a project plugin only if its files
 // still hash as the user trusted them), revokes the read grants it needed for that, then
@@ -7,6 +7,7 @@
 import type { ToolErrorType } from "../messages.ts";
 import { type ToolContext, type ToolDefinition, ToolError } from "../tools/define_tool.ts";
 import { resolveWorkspacePath } from "../tools/workspace_path.ts";
+import { SearchClient } from "../tools/search/search_client.ts";
 import { toolOutputsDir } from "../config/folders.ts";
 import { CommandLauncher } from "./command_sandbox_launcher.ts";
 import { installDenyGuard, replaceDenoMember } from "./deny_guard.ts";
@@ -260,7 +261,7 @@ async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promi
     spawn: (program, options) => commands.spawn(program, options),
     commands,
     progress: progressReporter((text) => post({ type: "output", id, text })),
-    ...(message.helpers?.length ? { searchHelpers: message.helpers } : {}),
+    ...(message.search ? { search: new SearchClient(message.search) } : {}),
   };
   try {
     const returned: unknown = await tool.run(message.args, ctx);
@@ -278,10 +279,11 @@ async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promi
       });
       return;
     }
-    const { output: text, display, final } = output as {
+    const { output: text, display, final, outputBytes } = output as {
       output: string;
       display?: unknown;
       final?: unknown;
+      outputBytes?: unknown;
     };
     post({
       type: "done",
@@ -290,17 +292,13 @@ async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promi
       state,
       ...(typeof display === "string" ? { display } : {}),
       ...(final === true ? { final: true } : {}),
+      ...(Number.isSafeInteger(outputBytes) ? { outputBytes: outputBytes as number } : {}),
     });
   } catch (error) {
     post({ type: "failed", id, ...classify(error, name), state });
   } finally {
     controllers.delete(id);
-    // A helper closes its end on any message: "end" frees the ports of a call that never
-    // searched (the helper's answer, if it searched, has already come).
-    for (const port of message.helpers ?? []) {
-      port.postMessage({ type: "end" });
-      port.close();
-    }
+    message.search?.close();
   }
 }
 

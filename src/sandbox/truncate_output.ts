@@ -1,8 +1,9 @@
 // Output caps for tool results, applied by the tool host to `data` before the result reaches
 // the model: a hard byte cap (`max_output_size`, default 1 MiB) and a context cap
 // (`tool_output_limit`, default 30,000 characters) that keeps head and tail and can save the
-// full output under the session's data folder so the model can read_file it. That folder is
-// the workspace's own (workspaceDataDir), and folders and files are owner-only.
+// output whole (up to 33 MiB) under the session's data folder so the model can read_file it;
+// the note says what the file holds and how large the output really was. That folder is the
+// workspace's own (workspaceDataDir), and folders and files are owner-only.
 
 import { humanSize } from "../platform/human_size.ts";
 import { join } from "node:path";
@@ -13,6 +14,8 @@ import { ensurePrivateDir, toolOutputsDir } from "../config/folders.ts";
 export const DEFAULT_MAX_OUTPUT_SIZE = 1024 * 1024;
 /** Default cap on what the model sees of one tool output, in characters. */
 export const DEFAULT_TOOL_OUTPUT_LIMIT = 30_000;
+/** Most bytes of one output saved to a file for the model to read_file (run_command keeps 32 MiB). */
+export const MAX_SAVED_OUTPUT_BYTES = 33 * 1024 * 1024;
 
 /**
  * Cuts `text` to at most `maxBytes` UTF-8 bytes (never inside a character) and appends
@@ -46,8 +49,8 @@ function safeEnd(text: string, index: number): number {
 
 /**
  * Keeps the head and tail of `text` so the result stays within `limit` characters, with a
- * marker saying how much was cut (and where the full output is, when `fullOutputPath` is
- * given).
+ * marker saying how much was cut (and where the output is saved, when `fullOutputPath` is
+ * given: `saved` says what the file holds, by default "full output").
  *
  * @example
  * ```ts
@@ -61,17 +64,12 @@ export function truncateMiddle(
   options: {
     limit: number;
     fullOutputPath?: string;
-    /** Set when the saved file holds only the start of the output (the byte cap cut it). */
-    partSaved?: { keptBytes: number; cutBytes: number };
+    /** What the saved file holds, e.g. "the whole output (2.1 MB)". */
+    saved?: string;
   },
 ): { text: string; cut: number } {
   if (text.length <= options.limit) return { text, cut: 0 };
-  const part = options.partSaved;
-  const saved = part === undefined
-    ? "full output saved to"
-    : `the first ${humanSize(part.keptBytes)} of the output (${
-      humanSize(part.cutBytes)
-    } more were not kept) saved to`;
+  const saved = `${options.saved ?? "full output"} saved to`;
   const where = options.fullOutputPath === undefined
     ? ""
     : `; ${saved} "${options.fullOutputPath}": read_file it with offset and limit for the rest`;
@@ -91,9 +89,11 @@ export function truncateMiddle(
 /**
  * Applies both caps to a result's `data` and records the cut in `metadata.truncated`
  * (the context cap wins when both apply, since it names the saved file). When `dataDir`
- * is given and the context cap applies, the (byte-capped) output is written to
- * `<dataDir>/tool_outputs/<tool>-<time>.txt`, readable only by its owner (folders 0700,
- * file 0600, also when the folders already existed).
+ * is given and the context cap applies, the output (whole up to MAX_SAVED_OUTPUT_BYTES, its
+ * start beyond) is written to `<dataDir>/tool_outputs/<tool>-<time>.txt`, readable only by
+ * its owner (folders 0700, file 0600, also when the folders already existed); the note and
+ * `metadata.truncated` give what the file holds and how large the output was (`outputBytes`:
+ * what the tool produced before it cut its output itself, as run_command does).
  *
  * @example
  * ```ts
@@ -105,7 +105,13 @@ export function truncateMiddle(
  */
 export async function truncateToolResult(
   result: ToolResult,
-  options: { maxOutputSize?: number; toolOutputLimit?: number; dataDir?: string; tool?: string },
+  options: {
+    maxOutputSize?: number;
+    toolOutputLimit?: number;
+    dataDir?: string;
+    tool?: string;
+    outputBytes?: number;
+  },
 ): Promise<ToolResult> {
   if (result.data === null) return result;
   const limit = options.toolOutputLimit ?? DEFAULT_TOOL_OUTPUT_LIMIT;
@@ -117,32 +123,21 @@ export async function truncateToolResult(
   };
   let text = capped.text;
   if (text.length > limit) {
-    let fullOutputPath: string | undefined;
-    if (options.dataDir !== undefined) {
-      const dir = toolOutputsDir(options.dataDir);
-      const stamp = new Date().toISOString().replace(/[:.]/g, "-");
-      const suffix = Math.random().toString(36).slice(2, 8);
-      const name = (options.tool ?? "tool").replace(/[^\w-]/g, "_");
-      fullOutputPath = join(dir, `${name}-${stamp}-${suffix}.txt`);
-      try {
-        ensurePrivateDir(options.dataDir);
-        ensurePrivateDir(dir);
-        await Deno.writeTextFile(fullOutputPath, text, { mode: 0o600, createNew: true });
-      } catch {
-        fullOutputPath = undefined; // the cut output still goes out; only the pointer is lost
-      }
-    }
-    const partSaved = capped.cut > 0
-      ? { partSaved: { keptBytes: new TextEncoder().encode(text).length, cutBytes: capped.cut } }
-      : {};
+    const saved = options.dataDir === undefined
+      ? undefined
+      : await saveOutput(result.data, { ...options, dataDir: options.dataDir });
     const middle = truncateMiddle(
       text,
-      fullOutputPath === undefined ? { limit } : { limit, fullOutputPath, ...partSaved },
+      saved === undefined ? { limit } : { limit, fullOutputPath: saved.path, saved: saved.what },
     );
     text = middle.text;
-    truncated = fullOutputPath === undefined
-      ? { cut: middle.cut, unit: "chars" }
-      : { cut: middle.cut, unit: "chars", full_output_path: fullOutputPath };
+    truncated = saved === undefined ? { cut: middle.cut, unit: "chars" } : {
+      cut: middle.cut,
+      unit: "chars",
+      full_output_path: saved.path,
+      saved_bytes: saved.bytes,
+      output_bytes: saved.outputBytes,
+    };
   }
   const next = makeToolResult({
     data: text,
@@ -153,4 +148,39 @@ export async function truncateToolResult(
   });
   next.metadata.truncated = truncated;
   return next;
+}
+
+/**
+ * Writes a tool's output for read_file: whole up to MAX_SAVED_OUTPUT_BYTES, its start beyond.
+ * Returns where, how many bytes, the real size and words for what the file holds; undefined
+ * when it cannot be written (the cut output still goes out; only the pointer is lost).
+ */
+async function saveOutput(
+  data: string,
+  options: { dataDir: string; tool?: string; outputBytes?: number },
+): Promise<{ path: string; bytes: number; outputBytes: number; what: string } | undefined> {
+  const dir = toolOutputsDir(options.dataDir);
+  const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+  const suffix = Math.random().toString(36).slice(2, 8);
+  const name = (options.tool ?? "tool").replace(/[^\w-]/g, "_");
+  const path = join(dir, `${name}-${stamp}-${suffix}.txt`);
+  const file = truncateBytes(data, MAX_SAVED_OUTPUT_BYTES);
+  const bytes = new TextEncoder().encode(file.text);
+  const dataBytes = file.cut === 0 ? bytes.length : new TextEncoder().encode(data).length;
+  const outputBytes = options.outputBytes ?? dataBytes;
+  const kept = humanSize(bytes.length);
+  const what = file.cut > 0
+    ? `the first ${kept} of the ${humanSize(outputBytes)} output`
+    : options.outputBytes !== undefined
+    ? `${kept} of the ${humanSize(outputBytes)} output (its start and end; the tool did not keep ` +
+      "its middle)"
+    : `the whole output (${humanSize(outputBytes)})`;
+  try {
+    ensurePrivateDir(options.dataDir);
+    ensurePrivateDir(dir);
+    await Deno.writeFile(path, bytes, { mode: 0o600, createNew: true });
+    return { path, bytes: bytes.length, outputBytes, what };
+  } catch {
+    return undefined;
+  }
 }

@@ -1,7 +1,7 @@
 // The messages between the tool host (main thread) and a sandbox worker. A worker is told
 // once which plugins it holds ("load"), then answers validate/run requests by id. Only
-// structured-clone-able values cross this boundary, and the ports a run carries, which are
-// transferred (transferOf).
+// structured-clone-able values cross this boundary, and the ports a run (search) or the
+// "processes" message (ctx.spawn) carries, which are transferred (transferOf).
 
 import type { ToolErrorType } from "../messages.ts";
 import type { LoadFailure, PluginRef, WireToolInfo } from "../plugins/plugin_definition.ts";
@@ -44,8 +44,8 @@ export type HostToWorker =
     name: string;
     args: unknown;
     state: Record<string, unknown>;
-    /** Ports to the group's search helpers, for grep_search (search_helpers.ts). */
-    helpers?: MessagePort[];
+    /** The port to the host's ripgrep and fd (search_service.ts), for grep_search and glob. */
+    search?: MessagePort;
   }
   | { type: "abort"; id: number; reason: string }
   /**
@@ -72,6 +72,8 @@ export type WorkerToHost =
     output: string;
     display?: string;
     final?: boolean;
+    /** ToolOutput.outputBytes. */
+    outputBytes?: number;
     state: Record<string, unknown>;
   }
   | {
@@ -84,12 +86,12 @@ export type WorkerToHost =
   | { type: "crashed"; reason: string };
 
 /**
- * The ports a message carries, which each hop (host, spawner) must transfer, not copy.
+ * The ports a message carries, which the host must transfer, not copy.
  *
  * @param message A message to the tool worker.
- * @returns The search helpers' ports of a run, the processes' port, else nothing.
+ * @returns The search port of a run, the processes' port, else nothing.
  */
 export function transferOf(message: HostToWorker): Transferable[] {
-  if (message.type === "run") return message.helpers ?? [];
+  if (message.type === "run") return message.search ? [message.search] : [];
   return message.type === "processes" ? [message.port] : [];
 }

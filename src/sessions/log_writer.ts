@@ -1,13 +1,17 @@
 // The session log writer: the loop-event sink that appends one row per event, synchronously,
 // before the loop takes its next step (so a tool_call is on disk before the tool runs, and
-// a crash leaves it visible). It only inserts; it never updates or deletes a row.
+// a crash leaves it visible). It only inserts; it never updates or deletes a row. A session
+// ended while calls are still open (SIGTERM, SIGHUP) first answers each `interrupted`, as a
+// resume would, so every call in a closed session has exactly one result.
 
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import type { AgentError } from "../errors.ts";
 import type { LoopEvent } from "../agent/loop_events.ts";
 import type { SessionRecorder } from "../agent/session_recorder.ts";
+import { toolResultMessage } from "../messages.ts";
+import { interruptedResult, type UnansweredCall } from "./replay.ts";
 import { describe } from "./schema.ts";
-import { eventFromLoopEvent, type UnstampedEvent } from "./session_events.ts";
+import { eventFromLoopEvent, eventFromMessage, type UnstampedEvent } from "./session_events.ts";
 
 /** Records one session's events. Implements the loop's SessionRecorder seam. */
 export interface SessionLogWriter extends SessionRecorder {
@@ -21,7 +25,10 @@ export interface SessionLogWriter extends SessionRecorder {
   record(event: LoopEvent): void;
   /** Records that the user cleared the conversation (/clear); resume then starts empty. */
   recordCleared(): void;
-  /** Records `session_ended` (once). The session can still be resumed and appended to. */
+  /**
+   * Records `session_ended` (once), after an `interrupted` result for each call still open.
+   * The session can still be resumed and appended to.
+   */
   end(): void;
 }
 
@@ -106,6 +113,9 @@ function insertStatement(log: EventLog): StatementSync {
 export function createLogWriter(log: EventLog, sessionId: string): SessionLogWriter {
   let failed = false;
   let ended = false;
+  /** Calls logged without a result yet, and calls end() answered (a late result is dropped). */
+  const open = new Map<string, UnansweredCall>();
+  const answered = new Set<string>();
   const write = (event: UnstampedEvent) => {
     try {
       appendEvent(log, sessionId, event);
@@ -122,18 +132,50 @@ export function createLogWriter(log: EventLog, sessionId: string): SessionLogWri
       });
     }
   };
+  const track = (event: UnstampedEvent): boolean => {
+    switch (event.type) {
+      case "tool_call_requested":
+        open.set(event.payload.callId, {
+          callId: event.payload.callId,
+          name: event.payload.name,
+          started: false,
+        });
+        return true;
+      case "tool_started": {
+        const call = open.get(event.payload.callId);
+        if (call) call.started = true;
+        return true;
+      }
+      case "tool_call_finished":
+        open.delete(event.payload.callId);
+        return !answered.has(event.payload.callId);
+      case "conversation_cleared":
+      case "conversation_compacted":
+        open.clear();
+        return true;
+      default:
+        return true;
+    }
+  };
   return {
     id: sessionId,
     record(event) {
       const logged = eventFromLoopEvent(event);
-      if (logged) write(logged);
+      if (logged && track(logged)) write(logged);
     },
     recordCleared() {
+      track({ type: "conversation_cleared", payload: {} });
       write({ type: "conversation_cleared", payload: {} });
     },
     end() {
       if (ended) return;
       ended = true;
+      for (const call of open.values()) {
+        answered.add(call.callId);
+        const result = interruptedResult(call, log.clock());
+        write(eventFromMessage(toolResultMessage(call.callId, call.name, result)));
+      }
+      open.clear();
       write({ type: "session_ended", payload: {} });
     },
   };

@@ -38,6 +38,7 @@ export function createNullSessionStore(): SessionStore {
     searchSessions: () => ok({ hits: [], engine: "none" }),
     usageStats: off,
     deleteSession: () => Promise.resolve(off()),
+    unsaved: () => undefined,
     close() {},
   };
 }

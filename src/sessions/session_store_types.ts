@@ -72,5 +72,10 @@ export interface SessionStore {
     idOrPrefix: string,
     options: { confirm: (session: SessionSummary) => boolean | Promise<boolean> },
   ): Promise<Result<boolean, AgentError>>;
+  /**
+   * The first write of this run that failed (a session that could not start, or an event a
+   * writer could not append): the log then misses what followed. Undefined while all is saved.
+   */
+  unsaved(): AgentError | undefined;
   close(): void;
 }

@@ -31,8 +31,20 @@ import type { UsageStats } from "./usage_stats_types.ts";
 export class SqliteSessionStore implements SessionStore {
   /** Session locks this store holds, with how many of its writers use each. */
   readonly #held = new Map<string, { lock: SessionLock; users: number }>();
+  /** The first failed write (see `unsaved`). */
+  #unsaved: AgentError | undefined;
+  /** The log its writers append through: their failures are noted here, then reported. */
+  readonly #writerLog: EventLog;
 
-  constructor(readonly log: EventLog, readonly newId: () => string) {}
+  constructor(readonly log: EventLog, readonly newId: () => string) {
+    this.#writerLog = {
+      ...log,
+      onWriteError: (error) => {
+        this.#unsaved ??= error;
+        log.onWriteError(error);
+      },
+    };
+  }
 
   /** Takes session `id`'s lock for one writer; false when another process holds it. */
   #claim(id: string): boolean {
@@ -56,7 +68,7 @@ export class SqliteSessionStore implements SessionStore {
 
   /** A writer for `id` that gives the session's lock back when it ends. */
   #writer(id: string): SessionLogWriter {
-    const writer = createLogWriter(this.log, id);
+    const writer = createLogWriter(this.#writerLog, id);
     let ended = false;
     return {
       id: writer.id,
@@ -252,6 +264,10 @@ export class SqliteSessionStore implements SessionStore {
     return ok(true);
   }
 
+  unsaved(): AgentError | undefined {
+    return this.#unsaved;
+  }
+
   close(): void {
     if (this.#db.isOpen) this.#db.close();
   }
@@ -288,7 +304,9 @@ export class SqliteSessionStore implements SessionStore {
         throw error;
       }
     } catch (error) {
-      return err(this.#failure("write", error));
+      const failure = this.#failure("write", error);
+      this.#unsaved ??= failure;
+      return err(failure);
     }
   }
 }

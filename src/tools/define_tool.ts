@@ -4,6 +4,7 @@
 
 import type { z } from "zod";
 import type { ToolErrorType } from "../messages.ts";
+import type { SearchClient } from "./search/search_client.ts";
 
 export type RiskLevel = "safe" | "low" | "medium" | "high";
 
@@ -94,11 +95,10 @@ export interface ToolContext {
    */
   progress?(text: string): void;
   /**
-   * Ports to search helper Workers for this call: given to grep_search, which searches
-   * chunks of files on them in parallel (src/tools/search/parallel_grep.ts). The helpers
-   * have this tool's read grant and deny list, nothing more. Absent on one core.
+   * ripgrep and fd, run by the host in the command sandbox with this tool's read grant
+   * (src/sandbox/search_service.ts): given to the built-in grep_search and glob only.
    */
-  searchHelpers?: readonly MessagePort[];
+  search?: SearchClient;
 }
 
 /** What a tool returns: `output` goes to the model, `display` to the terminal. */
@@ -107,6 +107,11 @@ export interface ToolOutput {
   display?: string;
   /** Ends the run (task_complete). */
   final?: boolean;
+  /**
+   * Set when the tool cut its own output: how many bytes it had (run_command: all the command
+   * printed). The result's note and metadata then give the real size.
+   */
+  outputBytes?: number;
 }
 
 /** A tool definition, the default export of a plugin file. */

@@ -27,6 +27,10 @@ export interface FinalJson {
   /** Calls the loop guard answered without running (they repeated identical calls). */
   repeated_calls: number;
   error?: string;
+  /** `result` is what streamed before the server failed or the run was interrupted. */
+  partial?: true;
+  /** Why the session log could not be written (the run exits 1); absent when it was saved. */
+  session_error?: string;
 }
 
 /**
@@ -54,7 +58,11 @@ function argumentsValue(args: unknown): unknown {
  * if (out.result !== "hi") throw new Error();
  * ```
  */
-export function finalJson(outcome: TurnOutcome, sessionId: string | null): FinalJson {
+export function finalJson(
+  outcome: TurnOutcome,
+  sessionId: string | null,
+  options: { sessionError?: string | undefined } = {},
+): FinalJson {
   const out: FinalJson = {
     result: outcome.text,
     stop_reason: outcome.stopReason,
@@ -84,6 +92,8 @@ export function finalJson(outcome: TurnOutcome, sessionId: string | null): Final
       .length,
   };
   if (outcome.errorMessage) out.error = outcome.errorMessage;
+  if (outcome.partial) out.partial = true;
+  if (options.sessionError) out.session_error = options.sessionError;
   return out;
 }
 

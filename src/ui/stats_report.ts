@@ -5,6 +5,7 @@
 import type { ToolStats, UsageStats } from "../sessions/usage_stats_types.ts";
 import type { Style } from "./style.ts";
 import { barChart, sparkline } from "./text_chart.ts";
+import { terminalLine } from "../platform/terminal_text.ts";
 
 /** Days shown in the calls-per-day chart (the most recent with calls). */
 const CHART_DAYS = 14;
@@ -45,7 +46,9 @@ export function duration(ms: number | null): string {
  * Columns padded to their widest cell: the first (a name) left-aligned, the numbers between
  * right-aligned, the last left ragged.
  */
-function table(header: string[], rows: string[][], style: Style): string[] {
+function table(header: string[], rawRows: string[][], style: Style): string[] {
+  // Cells are recorded data: a tool name a model made up, a model name a server gave.
+  const rows = rawRows.map((row) => row.map(terminalLine));
   const all = [header, ...rows];
   const widths = header.map((_, c) => Math.max(...all.map((row) => row[c]!.length)));
   const line = (row: string[]) =>
@@ -88,7 +91,7 @@ function percent(rate: number | null): string {
  */
 export function formatUsageStats(stats: UsageStats, style: Style): string {
   const scope = stats.sessionId !== undefined
-    ? `Usage of session ${stats.sessionId}`
+    ? `Usage of session ${terminalLine(stats.sessionId)}`
     : `Usage ${stats.since === undefined ? "of all sessions" : `since ${stats.since}`} ` +
       `(${stats.sessions} session${stats.sessions === 1 ? "" : "s"})`;
   if (stats.sessions === 0) {

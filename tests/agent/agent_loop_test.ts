@@ -542,6 +542,7 @@ Deno.test("runAgentLoop() stops with interrupted when aborted during generation"
   assertEquals(outcome, {
     stopReason: "interrupted",
     text: "Partial answ",
+    partial: true,
     iterations: 1,
     toolCalls: [],
     usage: { promptTokens: 0, completionTokens: 0 },

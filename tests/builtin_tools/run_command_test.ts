@@ -111,15 +111,14 @@ Deno.test({
 });
 
 Deno.test({
-  name: "run_command keeps the head and tail of long output",
+  name: "run_command keeps long output whole (up to 32 MiB; OutputCollector cuts beyond)",
   ignore: !unix,
   fn: async () => {
     await using ctx = await makeToolContext();
     const { output } = await runTool(tool, { command: "seq 1 300000" }, ctx);
     assert(output.startsWith("1\n2\n3\n"), output.slice(0, 20));
     assert(output.endsWith("299999\n300000\nexit_code: 0"), output.slice(-40));
-    assert(/988895 bytes of output cut here; 1988895 bytes in total/.test(output), "marker");
-    assert(output.length < 1_001_000, String(output.length));
+    assert(output.includes("\n150000\n") && !output.includes("cut here"), "not whole");
   },
 });
 

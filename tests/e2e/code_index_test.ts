@@ -191,7 +191,7 @@ Deno.test("harness -p --no-curator: read_file returns the long file whole", asyn
   assertEquals(server.requests.length, 2);
 });
 
-Deno.test("code tools work with a read grant narrower than the workspace (ignore files above it unread)", async () => {
+Deno.test("code tools and search work with a read grant narrower than the workspace (ignore files above it unread)", async () => {
   await using sandbox = await cliSandbox();
   await writeProject(sandbox.cwd);
   await Deno.mkdir(`${sandbox.cwd}/.git/info`, { recursive: true });
@@ -200,6 +200,10 @@ Deno.test("code tools work with a read grant narrower than the workspace (ignore
   const calls: [string, string][] = [
     ["code_map", "{}"],
     ["find_definition", '{"name":"compute_total"}'],
+    // ripgrep and fd in the command sandbox, with the grant's folders as their roots (the
+    // built-in grep_search, used without them, still needs the workspace's root).
+    ["grep_search", '{"pattern":"compute_total"}'],
+    ["glob", '{"pattern":"**/*.go","path":"src"}'],
   ];
   for (const [tool, args] of calls) {
     const out = await sandbox.run(["tool", "--allow-read=src", tool, args]);

@@ -47,6 +47,56 @@ Deno.test({
   },
 });
 
+Deno.test({
+  name: "a command's 30 MB output is saved whole, and the result and metadata give its size",
+  ignore: Deno.build.os === "windows",
+  fn: async () => {
+    await using sandbox = await cliSandbox();
+    const bytes = 30_000_000;
+    const run = await sandbox.run([
+      "--allow-read=.",
+      "--allow-run",
+      "tool",
+      "run_command",
+      // 30 MB of numbered lines: the start, the middle and the end can be told apart.
+      JSON.stringify({ command: `seq -w 1 3750000 | head -c ${bytes}` }),
+    ]);
+    assertEquals(run.code, 0, run.stderr);
+    const result = JSON.parse(run.stdout);
+    const truncated = result.metadata.truncated;
+    // The result is the output (its last line break dropped) and its exit code line.
+    assertEquals(truncated.output_bytes, bytes - 1 + "\nexit_code: 0".length);
+    const saved = await Deno.readTextFile(truncated.full_output_path);
+    assertEquals(truncated.saved_bytes, new TextEncoder().encode(saved).length);
+    // Whole: every line, the middle included, with nothing cut.
+    assert(saved.startsWith("0000001\n") && saved.includes("\n1875000\n"), saved.slice(0, 80));
+    assert(!saved.includes("bytes of output cut here"), "the saved output was cut");
+    assert(!result.data.includes("full output saved"), result.data.slice(0, 400));
+    assert(result.data.includes("the whole output (28.6 MB) saved to"), result.data.slice(-600));
+  },
+});
+
+Deno.test({
+  name: "a command's output past the kept 32 MiB is named for what it is",
+  ignore: Deno.build.os === "windows",
+  fn: async () => {
+    await using sandbox = await cliSandbox();
+    const bytes = 36 * 1024 * 1024;
+    const run = await sandbox.run([
+      "--allow-read=.",
+      "--allow-run",
+      "tool",
+      "run_command",
+      JSON.stringify({ command: `head -c ${bytes} /dev/zero | tr '\\0' x` }),
+    ]);
+    assertEquals(run.code, 0, run.stderr);
+    const result = JSON.parse(run.stdout);
+    assertEquals(result.metadata.truncated.output_bytes, bytes);
+    assert(result.data.includes("of the 36.0 MB output"), result.data.slice(-600));
+    assert(!result.data.includes("the whole output"), result.data.slice(-600));
+  },
+});
+
 /** Runs the CLI with the sandbox's HOME and XDG folders in another working directory. */
 async function runIn(
   cwd: string,

@@ -35,3 +35,38 @@ Deno.test({
     assertEquals(lastJsonLine(json.stdout).result, HOSTILE);
   },
 });
+
+Deno.test({
+  name: "harness stats prints a tool name a hostile model made up without raw controls",
+  ignore: Deno.build.os === "windows",
+  async fn() {
+    await using sandbox = await cliSandbox();
+    await using server = startFakeLlmServer([
+      reply().toolCall(`x${HOSTILE}`, {}),
+      reply().text("done"),
+    ]);
+    const run = await sandbox.run(["-p", "go", "--base-url", server.baseUrl, "--model", "m"]);
+    assertEquals(run.code, 0, run.stderr);
+    const text = await sandbox.run(["stats"]);
+    assertEquals(text.code, 0, text.stderr);
+    assert(text.stdout.includes("xok\\x1b]52;c;ZXZpbA==\\x07"), text.stdout);
+    assert(!RAW.test(text.stdout.replaceAll("\n", "")), JSON.stringify(text.stdout));
+    const json = await sandbox.run(["stats", "--json"]);
+    assert(!RAW.test(json.stdout.replaceAll("\n", "")), JSON.stringify(json.stdout));
+    const tools = (lastJsonLine(json.stdout) as { tools: { tool: string }[] }).tools;
+    assert(tools.some((t) => t.tool === `x${HOSTILE}`), JSON.stringify(tools));
+  },
+});
+
+Deno.test({
+  name: "harness prints model names a hostile server lists in its error without raw controls",
+  ignore: Deno.build.os === "windows",
+  async fn() {
+    await using sandbox = await cliSandbox();
+    await using server = startFakeLlmServer([], { models: [`a${HOSTILE}`, "b\u009b2J"] });
+    const run = await sandbox.run(["-p", "go", "--base-url", server.baseUrl]);
+    assertEquals(run.code, 2, run.stderr);
+    assert(run.stderr.includes("one of: aok\\x1b]52;c;ZXZpbA==\\x07"), run.stderr);
+    assert(!RAW.test(run.stderr.replaceAll("\n", "")), JSON.stringify(run.stderr));
+  },
+});

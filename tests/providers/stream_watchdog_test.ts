@@ -40,7 +40,7 @@ Deno.test("createOpenAICompatProvider() waits its first-byte limit, reporting th
   });
   const events: ProviderEvent[] = [];
   const turn = await provider.complete({ messages: USER, tools: [] }, (e) => events.push(e));
-  assert(turn.error?.kind === "provider_unreachable", JSON.stringify(turn.error));
+  assert(turn.error?.kind === "provider_silent", JSON.stringify(turn.error));
   assert(turn.error.cause.includes("--first-byte-timeout"), turn.error.cause);
   // The short stall limit does not apply before the answer began.
   const waits = events.filter((e) => e.type === "waiting");
@@ -124,6 +124,6 @@ Deno.test("createOllamaProvider() gives up after its first-byte limit", async ()
     firstByteTimeoutMs: 300,
   });
   const turn = await provider.complete({ messages: USER, tools: [] });
-  assert(turn.error?.kind === "provider_unreachable", JSON.stringify(turn.error));
+  assert(turn.error?.kind === "provider_silent", JSON.stringify(turn.error));
   assert(turn.error.cause.includes("--first-byte-timeout"), turn.error.cause);
 });

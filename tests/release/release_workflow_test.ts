@@ -3,6 +3,8 @@
 // systems before publishing, SHA256SUMS, and that built-in plugins are embedded both by the
 // workflow and by deno.json's "compile" task. Also ties install.sh's targets to the matrix.
 
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 
 const ROOT = new URL("../../", import.meta.url);
@@ -86,6 +88,10 @@ Deno.test("release.yml tests first, compiles with --target and --include plugins
   const taskFlags = task.slice("deno compile ".length, task.indexOf("--output")).trim();
   for (const flag of taskFlags.split(/ (?=-)/)) {
     assert(compile.replace(/\s+/g, " ").includes(flag), `compile step lacks "${flag}": ${compile}`);
+  }
+  // And every module it embeds exists (a removed worker's --include fails the build).
+  for (const [, path] of compile.matchAll(/--include ([\w./-]+)(?=\s)/g)) {
+    assert(existsSync(fileURLToPath(new URL(`../../${path}`, import.meta.url))), `no ${path}`);
   }
 });
 

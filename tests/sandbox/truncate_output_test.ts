@@ -53,7 +53,7 @@ Deno.test("truncateToolResult() saves the full output when the context cap appli
   }
 });
 
-Deno.test("truncateToolResult() says the saved file holds only the start when the byte cap cut it", async () => {
+Deno.test("truncateToolResult() saves the whole output though the byte cap cut what the model sees", async () => {
   const dataDir = await Deno.makeTempDir();
   try {
     const data = "line\n".repeat(100_000); // 500,000 bytes
@@ -63,13 +63,28 @@ Deno.test("truncateToolResult() says the saved file holds only the start when th
       dataDir,
       tool: "run_command",
     });
-    assert(!r.data!.includes("full output"), r.data!);
-    assert(
-      /the first 97\.\d KB of the output \(390\.\d KB more were not kept\) saved to "/.test(
-        r.data!,
-      ),
-      r.data!,
-    );
+    const truncated = r.metadata.truncated!;
+    assertEquals(await Deno.readTextFile(truncated.full_output_path!), data);
+    assertEquals([truncated.saved_bytes, truncated.output_bytes], [500_000, 500_000]);
+    assert(r.data!.includes('the whole output (488.3 KB) saved to "'), r.data!);
+  } finally {
+    await Deno.remove(dataDir, { recursive: true });
+  }
+});
+
+Deno.test("truncateToolResult() says what the file holds when the tool cut its own output", async () => {
+  const dataDir = await Deno.makeTempDir();
+  try {
+    const data = "x".repeat(50_000);
+    const r = await truncateToolResult(makeToolResult({ data }), {
+      toolOutputLimit: 5_000,
+      dataDir,
+      tool: "run_command",
+      outputBytes: 3 * 1024 * 1024,
+    });
+    assertEquals(r.metadata.truncated?.output_bytes, 3 * 1024 * 1024);
+    assert(!r.data!.includes("whole output"), r.data!);
+    assert(r.data!.includes("48.8 KB of the 3.0 MB output (its start and end;"), r.data!);
   } finally {
     await Deno.remove(dataDir, { recursive: true });
   }

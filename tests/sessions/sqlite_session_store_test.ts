@@ -4,6 +4,7 @@ import { DatabaseSync } from "node:sqlite";
 import { makeToolResult, toolCallMessage, toolResultMessage } from "../../src/messages.ts";
 import { openSessionStore } from "../../src/sessions/open_session_store.ts";
 import { createNullSessionStore } from "../../src/sessions/null_session_store.ts";
+import type { SessionStore } from "../../src/sessions/session_store_types.ts";
 import {
   assertEveryCallAnswered,
   openTestStore,
@@ -52,15 +53,22 @@ Deno.test("loadSession() continues the same session id when the writer it return
   assertEquals(unwrap(store.listSessions()).length, 1);
 });
 
+/** A session whose model called `sleep 100` (call "c1"), its result not yet recorded. */
+function sleepingCall(store: SessionStore) {
+  const started = store.startSession(START_INFO);
+  assert(started.ok);
+  const writer = started.value;
+  const call = { id: "c1", name: "run_command", arguments: '{"command":"sleep 100"}' };
+  writer.record({ type: "message", message: { kind: "user", content: "wait" } });
+  writer.record({ type: "message", message: { kind: "assistant", content: "", data: {} } });
+  writer.record({ type: "message", message: toolCallMessage(call) });
+  return { writer: started, call };
+}
+
 Deno.test("loadSession() answers a call cancelled by Ctrl-C with its cancelled result only", async () => {
   await using dir = await tempDir();
   using store = openTestStore(dir.path);
-  const writer = store.startSession(START_INFO);
-  assert(writer.ok);
-  const call = { id: "c1", name: "run_command", arguments: '{"command":"sleep 100"}' };
-  writer.value.record({ type: "message", message: { kind: "user", content: "wait" } });
-  writer.value.record({ type: "message", message: { kind: "assistant", content: "", data: {} } });
-  writer.value.record({ type: "message", message: toolCallMessage(call) });
+  const { writer, call } = sleepingCall(store);
   const cancelled = makeToolResult({ errorType: "cancelled", errorMessage: "Cancelled" });
   writer.value.record({ type: "message", message: toolResultMessage("c1", call.name, cancelled) });
   writer.value.record({ type: "done", stopReason: "interrupted", text: "" });
@@ -69,6 +77,31 @@ Deno.test("loadSession() answers a call cancelled by Ctrl-C with its cancelled r
   assertEquals(loaded.value.interrupted, []);
   const last = loaded.value.messages.at(-1);
   assert(last?.kind === "tool_result" && last.data.result.error_type === "cancelled");
+});
+
+Deno.test("SessionLogWriter.end() answers a call still open before session_ended, once", async () => {
+  await using dir = await tempDir();
+  using store = openTestStore(dir.path);
+  const { writer, call } = sleepingCall(store);
+  writer.value.record({ type: "tool_started", callId: "c1", name: call.name, args: {} });
+  writer.value.end();
+  // The loop's own result for the call, arriving after the end, is not a second one.
+  const cancelled = makeToolResult({ errorType: "cancelled", errorMessage: "Cancelled" });
+  writer.value.record({ type: "message", message: toolResultMessage("c1", call.name, cancelled) });
+  const db = new DatabaseSync(join(dir.path, "harness.db"), { readOnly: true });
+  const rows = db.prepare("SELECT type, payload FROM events ORDER BY seq").all() as {
+    type: string;
+    payload: string;
+  }[];
+  db.close();
+  const types = rows.map((row) => row.type);
+  assertEquals(types.slice(-2), ["tool_call_finished", "session_ended"]);
+  const result = JSON.parse(rows.at(-2)!.payload).result;
+  assertEquals(result.error_type, "interrupted");
+  assert(/may or may not have had effects/.test(result.error_message), result.error_message);
+  const loaded = store.loadSession(writer.value.id!);
+  assert(loaded.ok);
+  assertEquals(loaded.value.interrupted, []);
 });
 
 Deno.test("loadSession() keeps only the system prompt after recordCleared()", async () => {

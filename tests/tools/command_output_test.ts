@@ -17,7 +17,9 @@ Deno.test("OutputCollector.text() cuts on character boundaries at both edges", (
   const text = out.text();
   assert(!text.includes("\ufffd"), JSON.stringify(text));
   assert(text.startsWith("a\n[... "), JSON.stringify(text));
-  assert(text.endsWith(" ...]\nb"), JSON.stringify(text));
+  assert(text.includes(" ...]\nb\n"), JSON.stringify(text));
+  // The last line gives the real size, where a cut for the model's context keeps it.
+  assert(text.endsWith("\n[the command printed 28 B: only its first 1 B and last 1 B were kept]"));
   // Everything not shown is counted as cut: 28 bytes in total, "a" and "b" kept.
   assert(text.includes("[... 26 bytes of output cut here; 28 bytes in total ...]"), text);
 });
@@ -27,6 +29,7 @@ Deno.test("OutputCollector.text() keeps whole multi-byte characters at the edges
   for (const chunk of ["€", "-".repeat(10), "😀"]) out.push(encode(chunk));
   assertEquals(
     out.text(),
-    "€\n[... 10 bytes of output cut here; 17 bytes in total ...]\n😀",
+    "€\n[... 10 bytes of output cut here; 17 bytes in total ...]\n😀\n" +
+      "[the command printed 17 B: only its first 3 B and last 4 B were kept]",
   );
 });

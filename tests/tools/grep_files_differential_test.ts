@@ -37,7 +37,8 @@ function rgLines(root: string, pattern: string, caseSensitive: boolean): string[
   }).outputSync();
   assert(code === 0 || code === 1, `rg exited with ${code}`);
   const out = new TextDecoder().decode(stdout);
-  return out.split("\n").filter((l) => l !== "").map((line) => {
+  // "PATH: WARNING: stopped searching binary file after match ..." is not a matching line.
+  return out.split("\n").filter((l) => l !== "" && !l.includes(": WARNING: ")).map((line) => {
     const [path, number] = line.replace(/^\.\//, "").split(":", 2);
     return `${path}:${number}`;
   }).sort();

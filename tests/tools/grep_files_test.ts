@@ -39,7 +39,7 @@ Deno.test("grepTree() finds a literal that spans the 64 KiB and 1 MiB read bound
   assertEquals(exact.matches.map((m) => m.line), [lineOf(first), lineOf(second)]);
 });
 
-Deno.test("grepTree() treats a NUL in the first 8 KiB as binary, and a later one as text", async () => {
+Deno.test("grepTree() skips a file with a NUL in its first 64 KiB and stops at a later one, as ripgrep", async () => {
   await using ctx = await makeToolContext();
   const encoder = new TextEncoder();
   await Deno.writeFile(`${ctx.workspace}/early.bin`, encoder.encode("needle\0rest"));
@@ -47,9 +47,13 @@ Deno.test("grepTree() treats a NUL in the first 8 KiB as binary, and a later one
     `${ctx.workspace}/late.txt`,
     encoder.encode(`${"a\n".repeat(4100)}needle\n\0`),
   );
+  await Deno.writeFile(
+    `${ctx.workspace}/later.txt`,
+    encoder.encode(`needle\n${"b".repeat(100_000)}\nneedle\0needle\nneedle\n`),
+  );
   const found = grep(ctx.workspace, "needle");
-  assertEquals(found.matches.map((m) => `${m.path}:${m.line}`), ["late.txt:4101"]);
-  assertEquals(found.binaryFilesSkipped, 1);
+  assertEquals(found.matches.map((m) => `${m.path}:${m.line}`), ["later.txt:1"]);
+  assertEquals(found.filesSearched, 3); // binary files count as searched
 });
 
 Deno.test("grepTree() stops reading files once max_results is exceeded", async () => {

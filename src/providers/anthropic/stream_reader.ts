@@ -4,7 +4,7 @@
 
 import type { ThinkingBlock, ToolCall, Usage } from "../../messages.ts";
 import type { AssistantTurn, ProviderEvent } from "../provider.ts";
-import { readServerSentEvents } from "./sse_stream.ts";
+import { readServerSentEvents } from "../sse_stream.ts";
 
 /** How a stream ended: with the server's stop reason (if it sent one), or an error event. */
 export type MessageStreamEnd =

@@ -118,6 +118,27 @@ export interface NodeLlamaCpp {
 }
 
 /**
+ * What to do to run a model in-process: a source checkout installs node-llama-cpp with a task;
+ * a compiled binary cannot load it at all, so it is sent to a model server or a checkout.
+ *
+ * @param standalone Whether this is a `deno compile`d binary (Deno.build.standalone).
+ * @returns The advice, one sentence.
+ *
+ * @example
+ * ```ts
+ * import { installLlamaAdvice } from "./node_llama_cpp.ts";
+ * if (!installLlamaAdvice(false).includes("deno task install-llama")) throw new Error();
+ * if (!installLlamaAdvice(true).startsWith("this compiled binary")) throw new Error();
+ * ```
+ */
+export function installLlamaAdvice(standalone: boolean = Deno.build.standalone): string {
+  return standalone
+    ? "this compiled binary cannot run models in-process: start a model server (for example " +
+      '"ollama serve") or use a source checkout, where "deno task install-llama" installs it'
+    : 'run "deno task install-llama"';
+}
+
+/**
  * Imports the vendored node-llama-cpp. Fails with a sentence for the user when it is not
  * installed. Never triggers a download or a source build of llama.cpp.
  *
@@ -135,7 +156,7 @@ export async function importNodeLlamaCpp(): Promise<
   const entry = new URL("dist/index.js", `file://${NODE_LLAMA_CPP_DIR}`);
   const notInstalled = {
     ok: false as const,
-    reason: `node-llama-cpp is not installed: run "deno task install-llama"`,
+    reason: `node-llama-cpp is not installed: ${installLlamaAdvice()}`,
   };
   try {
     await Deno.stat(entry);

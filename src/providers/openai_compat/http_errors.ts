@@ -1,13 +1,12 @@
-// Errors for users: turns what npm:openai throws (timeouts, refused connections, HTTP errors,
-// error frames inside a stream, broken streams) into `provider_*` AgentErrors with the server's
-// own words and a fix. The provider calls it from every catch so that it never throws.
+// Errors for users: turns what the client reports (timeouts, refused connections, HTTP errors,
+// error events inside a stream, malformed or broken streams; chat_client.ts) into `provider_*`
+// AgentErrors with the server's own words and a fix. The provider calls it for every failed
+// request so that it never throws.
 
 import type { AgentError } from "../../errors.ts";
 import { isRecord } from "../../platform/json_values.ts";
 import { type RefusalNumbers, refusalNumbers } from "../context_refusal.ts";
-
-/** The npm:openai module, loaded lazily by the provider. */
-export type OpenAIModule = typeof import("openai");
+import type { ClientFailure } from "./chat_client.ts";
 
 /** What {@linkcode describeError} needs to know about the provider. */
 export interface DescribeErrorOptions {
@@ -31,8 +30,7 @@ export interface DescribedError {
 /**
  * Describes a failed request for the user.
  *
- * @param error What the client threw.
- * @param sdk The loaded npm:openai module, or `undefined` when loading it failed.
+ * @param failure What the client reported.
  * @param options Endpoint, model and timeout of the provider.
  * @returns The error, and whether the server rejected the tool-call ids (a 400 that asks for
  * short ids), in which case the provider retries with short ids.
@@ -40,76 +38,88 @@ export interface DescribedError {
  * @example
  * ```ts
  * import { describeError } from "./http_errors.ts";
- * const sdk = await import("openai");
  * const options = { baseUrl: "http://127.0.0.1:9/v1", model: "qwen3", timeoutMs: 1000 };
- * const described = describeError(new SyntaxError("Unexpected token"), sdk, options);
+ * const described = describeError({ kind: "malformed", data: "{not json" }, options);
  * if (described.error.kind !== "provider_stream" || described.idsRejected) {
  *   throw new Error(JSON.stringify(described));
  * }
  * ```
  */
 export function describeError(
-  error: unknown,
-  sdk: OpenAIModule | undefined,
+  failure: ClientFailure,
   options: DescribeErrorOptions,
 ): DescribedError {
-  const { baseUrl, model, timeoutMs } = options;
-  if (sdk === undefined) {
-    const cause = `cannot load npm:openai: ${errorText(error)}`;
-    return { error: { kind: "provider_unreachable", baseUrl, cause }, idsRejected: false };
-  }
-  if (error instanceof sdk.APIConnectionTimeoutError) {
-    const within = timeoutMs < 1000 ? `${timeoutMs} ms` : `${Math.round(timeoutMs / 1000)} s`;
-    const cause = `no response within ${within}: the server may still ` +
-      `be loading the model; try again or raise --first-byte-timeout (config "first_byte_timeout")`;
-    return { error: { kind: "provider_unreachable", baseUrl, cause }, idsRejected: false };
-  }
-  if (error instanceof sdk.APIConnectionError) {
-    const cause = connectionCause(error.cause ?? error, baseUrl);
-    return { error: { kind: "provider_unreachable", baseUrl, cause }, idsRejected: false };
-  }
-  if (error instanceof sdk.APIError) {
-    const message = serverMessage(error.error) ??
-      clean(error.message.replace(/^\d{3} /, "")) ??
-      "no error message in the response";
-    const contextExceeded = contextError(error.error, message);
-    if (contextExceeded) {
-      const status = error.status ?? 400;
-      return {
-        error: { kind: "provider_http", baseUrl, status, message: addHint(message, status, model) },
-        idsRejected: false,
-        contextExceeded,
-      };
+  const { baseUrl, timeoutMs } = options;
+  const stream = (message: string): DescribedError => ({
+    error: { kind: "provider_stream", baseUrl, message },
+    idsRejected: false,
+  });
+  switch (failure.kind) {
+    case "timeout": {
+      const within = timeoutMs < 1000 ? `${timeoutMs} ms` : `${Math.round(timeoutMs / 1000)} s`;
+      const cause = `no response within ${within}: the server may still be loading the ` +
+        `model; try again or raise --first-byte-timeout (config "first_byte_timeout")`;
+      return { error: { kind: "provider_unreachable", baseUrl, cause }, idsRejected: false };
     }
-    if (error.status === undefined) {
-      // An `{"error": ...}` frame inside a 200 stream; llama.cpp puts the HTTP status in `code`.
-      const code: unknown = isRecord(error.error) ? error.error.code : undefined;
-      const status = typeof code === "number" && code >= 400 && code < 600 ? code : undefined;
-      const withHint = addHint(message, status ?? 0, model);
-      return {
-        error: status === undefined
-          ? { kind: "provider_stream", baseUrl, message: `the server reported: ${withHint}` }
-          : { kind: "provider_http", baseUrl, status, message: withHint },
-        idsRejected: false,
-      };
+    case "connection": {
+      const cause = connectionCause(failure.cause, baseUrl);
+      return { error: { kind: "provider_unreachable", baseUrl, cause }, idsRejected: false };
     }
-    const idsRejected = error.status === 400 && /tool[ _-]?call[ _-]?id|length of 9/i.test(message);
+    case "http":
+    case "error_event":
+      return describeServerError(failure, options);
+    case "malformed":
+      return stream(`malformed JSON in an event: "${preview(failure.data)}"`);
+    case "broken":
+      return stream(`the connection closed mid-stream: ${errorText(failure.cause)}`);
+    default: {
+      const never: never = failure;
+      throw new Error(`unhandled client failure ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+/** An error status, or an error event inside a stream, in the server's own words. */
+function describeServerError(
+  failure: Extract<ClientFailure, { kind: "http" | "error_event" }>,
+  options: DescribeErrorOptions,
+): DescribedError {
+  const { baseUrl, model } = options;
+  const message = serverMessage(failure.error) ?? clean(failure.message) ??
+    "no error message in the response";
+  const contextExceeded = contextError(failure.error, message);
+  if (contextExceeded) {
+    const status = failure.kind === "http" ? failure.status : 400;
     return {
-      error: {
-        kind: "provider_http",
-        baseUrl,
-        status: error.status,
-        message: addHint(message, error.status, model),
-      },
-      idsRejected,
+      error: { kind: "provider_http", baseUrl, status, message: addHint(message, status, model) },
+      idsRejected: false,
+      contextExceeded,
     };
   }
-  if (error instanceof SyntaxError) {
-    const message = `malformed JSON in an event: ${errorText(error)}`;
-    return { error: { kind: "provider_stream", baseUrl, message }, idsRejected: false };
+  if (failure.kind === "error_event") {
+    // An `{"error": ...}` event inside a 200 stream; llama.cpp puts the HTTP status in `code`.
+    const code: unknown = isRecord(failure.error) ? failure.error.code : undefined;
+    const status = typeof code === "number" && code >= 400 && code < 600 ? code : undefined;
+    const withHint = addHint(message, status ?? 0, model);
+    return {
+      error: status === undefined
+        ? { kind: "provider_stream", baseUrl, message: `the server reported: ${withHint}` }
+        : { kind: "provider_http", baseUrl, status, message: withHint },
+      idsRejected: false,
+    };
   }
-  const message = `the connection closed mid-stream: ${errorText(error)}`;
-  return { error: { kind: "provider_stream", baseUrl, message }, idsRejected: false };
+  const { status } = failure;
+  const idsRejected = status === 400 && /tool[ _-]?call[ _-]?id|length of 9/i.test(message);
+  return {
+    error: { kind: "provider_http", baseUrl, status, message: addHint(message, status, model) },
+    idsRejected,
+  };
+}
+
+/** The start of an event's data, for a message. */
+function preview(data: string): string {
+  const flat = data.replace(/\s+/g, " ").trim();
+  return flat.length > 80 ? `${flat.slice(0, 80)}...` : flat;
 }
 
 /**

@@ -1,6 +1,12 @@
 // Output capture for run_command: chunks from stdout and stderr are appended in arrival
-// order; past the limit the head and the tail are kept and the middle is counted, so a
-// long build log still shows how it started and how it ended.
+// order and kept whole up to 32 MiB (the tool host saves them for read_file when it cuts the
+// result for the model); past that the head and the tail are kept and the middle is counted,
+// so a long build log still shows how it started and how it ended, and says how large it was.
+
+import { humanSize } from "../../platform/human_size.ts";
+
+/** What run_command keeps of a command's output: 4 MiB from its start, 28 MiB from its end. */
+export const COMMAND_OUTPUT_LIMITS = { headBytes: 4 * 1024 * 1024, tailBytes: 28 * 1024 * 1024 };
 
 /**
  * Collects process output bytes, keeping at most `headBytes` from the start and
@@ -11,7 +17,8 @@
  * import { OutputCollector } from "./command_output.ts";
  * const out = new OutputCollector({ headBytes: 2, tailBytes: 2 });
  * out.push(new TextEncoder().encode("abcdefgh"));
- * if (!out.text().startsWith("ab") || !out.text().endsWith("gh")) throw new Error(out.text());
+ * const text = out.text();
+ * if (!text.startsWith("ab") || !text.includes("\ngh\n[the command printed 8 B")) throw new Error(text);
  * ```
  */
 export class OutputCollector {
@@ -31,6 +38,11 @@ export class OutputCollector {
   /** Bytes received so far. */
   get totalBytes(): number {
     return this.#total;
+  }
+
+  /** Whether bytes from the middle were dropped (more came than head and tail hold). */
+  get cut(): boolean {
+    return this.#total > this.#headBytes + this.#tailBytes;
   }
 
   /** Appends one chunk. */
@@ -54,7 +66,8 @@ export class OutputCollector {
   }
 
   /**
-   * The collected text, with a marker saying how many bytes were cut from the middle. The cut
+   * The collected text, with a marker where bytes were cut from the middle and a last line
+   * giving the output's real size (the tail survives a cut for the model's context). The cut
    * falls on character boundaries: a UTF-8 character split by the head or tail edge is dropped
    * whole (and counted as cut) instead of decoding to U+FFFD.
    */
@@ -71,7 +84,9 @@ export class OutputCollector {
       decoder.decode(head)
     }\n[... ${cut} bytes of output cut here; ${this.#total} bytes in total ...]\n${
       decoder.decode(tail)
-    }`;
+    }\n[the command printed ${humanSize(this.#total)}: only its first ${
+      humanSize(head.length)
+    } and last ${humanSize(tail.length)} were kept]`;
   }
 }
 

@@ -3,12 +3,13 @@
 // not bytes, dominate a search over many small files, so every saved op counts. Files are
 // opened with node:fs file descriptors rather than Deno.FsFile: no resource object per file,
 // and about 1.6x faster per file in a sandbox worker (bench/search_bench.ts). The first
-// read is one chunk, sniffed for a NUL, so a binary file costs one read whatever its size.
+// read is one chunk, sniffed for a NUL, so a binary file costs one read whatever its size;
+// binary detection is ripgrep's: a NUL in that first 64 KiB skips the file, a later one ends
+// the text before its line.
 // The file stays open until the next read, so a match can be confirmed (confirm) on the same
 // descriptor: only matching files pay for the check that no folder was swapped for a link.
 
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
-import { BINARY_SNIFF_BYTES } from "../builtin/text_file.ts";
 import { assertOpenedIsNamed } from "../verified_fs.ts";
 import { assertMayRead } from "../../platform/read_check.ts";
 
@@ -24,7 +25,7 @@ const INITIAL_BYTES = 1 << 20;
  */
 const FIRST_CHUNK_BYTES = 64 * 1024;
 
-/** What readText returns for a file with a NUL in its first BINARY_SNIFF_BYTES bytes. */
+/** What readText returns for a file with a NUL in its first 64 KiB. */
 export const BINARY = "binary";
 
 /**
@@ -60,12 +61,13 @@ export class FileReader {
   }
 
   /**
-   * Reads a regular file unless its first BINARY_SNIFF_BYTES bytes hold a NUL (a binary file,
-   * as grep and ripgrep decide), in which case the rest is never read.
+   * Reads a regular file unless its first 64 KiB hold a NUL (a binary file, as ripgrep
+   * decides from its first buffer), in which case the rest is never read. A NUL further on
+   * ends the text before its line (ripgrep stops searching there).
    *
    * @param path Absolute path.
-   * @returns The bytes (a view valid until the next read), BINARY, or null when the file
-   *   fills MAX_SEARCH_FILE_BYTES.
+   * @returns The bytes up to a first NUL (a view valid until the next read), BINARY, or
+   *   null when the file fills MAX_SEARCH_FILE_BYTES.
    * @throws Deno errors from open and read (NotFound, PermissionDenied, NotCapable...).
    *
    * @example
@@ -88,9 +90,7 @@ export class FileReader {
     const fd = openSync(path, "r");
     this.#fd = fd;
     let length = readSync(fd, this.#bytes, 0, FIRST_CHUNK_BYTES, null);
-    if (sniff && this.#bytes.subarray(0, Math.min(length, BINARY_SNIFF_BYTES)).indexOf(0) !== -1) {
-      return BINARY;
-    }
+    if (sniff && this.#bytes.subarray(0, length).indexOf(0) !== -1) return BINARY;
     // A regular file returns less than asked only at its end (POSIX read on local file
     // systems), so a short read saves the final zero-length read.
     if (length < FIRST_CHUNK_BYTES) return this.#bytes.subarray(0, length);
@@ -107,7 +107,11 @@ export class FileReader {
       length += n;
       if (n < room) break;
     }
-    return this.#bytes.subarray(0, length);
+    // ripgrep stops at the buffer that holds a later NUL; its lines are not searched: the
+    // line holding the NUL at least.
+    const nul = sniff ? this.#bytes.subarray(0, length).indexOf(0, FIRST_CHUNK_BYTES) : -1;
+    if (nul === -1) return this.#bytes.subarray(0, length);
+    return this.#bytes.subarray(0, this.#bytes.subarray(0, nul).lastIndexOf(10) + 1);
   }
 
   /**

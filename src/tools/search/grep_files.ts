@@ -1,5 +1,5 @@
 // The search behind grep_search: walks the tree, reads each candidate file once
-// (file_reader.ts), skips binaries (NUL in the first 8 KB of bytes, before decoding), rejects
+// (file_reader.ts), skips binaries (a NUL in the first 64 KiB, before decoding), rejects
 // most files with a cheap literal test (search_pattern.ts) and only then finds the matching
 // lines. Patterns are plain text where `*` matches any run of characters within a line. A
 // file that matches is confirmed on its open handle (FileReader.confirm) before its lines are
@@ -39,9 +39,12 @@ export interface GrepSummary {
   matches: GrepMatch[];
   /** True when more matches exist than maxResults. */
   truncated: boolean;
-  filesSearched: number;
+  /**
+   * Files read (binaries included). Absent when the search stopped at maxResults without
+   * counting (ripgrep stops mid-way); the result does not show it then.
+   */
+  filesSearched?: number;
   filesMatched: number;
-  binaryFilesSkipped: number;
   /** Files the sandbox refused to open (a --deny-read entry), skipped, in walk order. */
   deniedFiles: string[];
   /** Folders the sandbox refused to list, skipped, in walk order. */
@@ -51,7 +54,22 @@ export interface GrepSummary {
 /** Characters of a matching line shown; longer lines are cut around the match. */
 const MAX_LINE_CHARS = 300;
 
-function cutLine(line: string, column: number, length: number): string {
+/**
+ * A matching line as the result shows it: whole up to 300 characters, else cut around the
+ * match with "…" where text was left out.
+ *
+ * @param line The line without its line break.
+ * @param column Where the match starts (UTF-16 index).
+ * @param length The match's length.
+ *
+ * @example
+ * ```ts
+ * import { cutLine } from "./grep_files.ts";
+ * const cut = cutLine("x".repeat(1000) + "hit", 1000, 3);
+ * if (!cut.startsWith("…") || !cut.endsWith("hit")) throw new Error(cut);
+ * ```
+ */
+export function cutLine(line: string, column: number, length: number): string {
   if (line.length <= MAX_LINE_CHARS) return line;
   const from = Math.max(0, Math.min(column - 100, line.length - MAX_LINE_CHARS));
   const to = Math.min(line.length, from + Math.max(MAX_LINE_CHARS, length));
@@ -92,39 +110,19 @@ function matchingLines(text: string, regex: RegExp, path: string, limit: number)
 }
 
 /** What FileGrep.search returns for a file it could not read (vanished, unreadable, over the size limit). */
-export const UNREAD = "unread";
+const UNREAD = "unread";
 
 /** What FileGrep.search returns for a file the sandbox refuses to open (--deny-read). */
-export const DENIED = "denied";
+const DENIED = "denied";
 
-/** A summary with nothing found yet. */
-export function emptySummary(): GrepSummary {
-  return {
-    matches: [],
-    truncated: false,
-    filesSearched: 0,
-    filesMatched: 0,
-    binaryFilesSkipped: 0,
-    deniedFiles: [],
-    deniedDirs: [],
-  };
-}
-
-/** The compiled file_filter of `options`, or null for every file. */
-export function fileFilterOf(
-  options: Pick<GrepOptions, "fileFilter">,
-): { matches(path: string): boolean } | null {
-  return options.fileFilter === undefined || options.fileFilter === ""
-    ? null
-    : compileGlob(options.fileFilter, { dot: true });
-}
+/** A summary of the built-in search, which counts every file it reads. */
+export type CountedSummary = GrepSummary & { filesSearched: number };
 
 /**
- * The search of one file, shared by the sequential walk (grepTree) and the parallel one
- * (parallel_grep.ts): read once into a reused buffer, binaries skipped, a cheap whole-file
- * test before any line is looked at, and a match confirmed on the open file.
+ * The search of one file: read once into a reused buffer, binaries skipped, a cheap
+ * whole-file test before any line is looked at, and a match confirmed on the open file.
  */
-export class FileGrep {
+class FileGrep {
   readonly #pattern: ReturnType<typeof compileSearchPattern>;
   readonly #decoder = new TextDecoder();
   readonly #reader = new FileReader();
@@ -163,7 +161,7 @@ export class FileGrep {
       return UNREAD; // unreadable or vanished: skip, as grep -s does
     }
     if (bytes === null) return UNREAD; // over MAX_SEARCH_FILE_BYTES
-    // A NUL in the first 8 KB marks a binary file; the reader checks the first chunk it
+    // A NUL in the first 64 KiB marks a binary file; the reader checks the first chunk it
     // reads, so a binary is neither read whole nor decoded.
     if (bytes === BINARY) return BINARY;
     if (mayMatchBytes !== undefined && !mayMatchBytes(bytes)) return [];
@@ -199,10 +197,21 @@ export class FileGrep {
  * await Deno.remove(dir, { recursive: true });
  * ```
  */
-export function grepTree(workspace: string, start: string, options: GrepOptions): GrepSummary {
+export function grepTree(
+  workspace: string,
+  start: string,
+  options: GrepOptions,
+): CountedSummary {
   const grep = new FileGrep(options);
-  const filter = fileFilterOf(options);
-  const summary = emptySummary();
+  const filter = options.fileFilter ? compileGlob(options.fileFilter, { dot: true }) : null;
+  const summary: CountedSummary = {
+    matches: [],
+    truncated: false,
+    filesSearched: 0,
+    filesMatched: 0,
+    deniedFiles: [],
+    deniedDirs: [],
+  };
   try {
     const walked = walkTree(workspace, start, {
       includeHidden: options.includeHidden,
@@ -218,10 +227,7 @@ export function grepTree(workspace: string, start: string, options: GrepOptions)
           return;
         }
         summary.filesSearched++;
-        if (found === BINARY) {
-          summary.binaryFilesSkipped++;
-          return;
-        }
+        if (found === BINARY) return;
         if (found.length === 0) return;
         summary.filesMatched++;
         if (found.length > room) {

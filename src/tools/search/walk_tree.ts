@@ -108,19 +108,47 @@ function isIgnored(levels: readonly IgnoreLevel[], entry: GitignoreEntry): boole
  * ignored; the ancestors' rules are then dropped.
  */
 function ancestorLevels(workspace: string, start: string): IgnoreLevel[] {
+  return ancestorRules(workspace, start).levels;
+}
+
+/** The rules above `start`, and whether they ignore it or a folder above it. */
+function ancestorRules(
+  workspace: string,
+  start: string,
+): { levels: IgnoreLevel[]; ignored: boolean } {
   const levels: IgnoreLevel[] = [];
   const exclude = levelFor("", join(workspace, ".git", "info", "exclude"));
   if (exclude !== null) levels.push(exclude);
-  if (start === "") return levels;
+  if (start === "") return { levels, ignored: false };
   const parts = start.split("/");
   for (let i = 0; i < parts.length; i++) {
     const base = i === 0 ? "" : `${parts.slice(0, i).join("/")}/`;
     const level = levelFor(base, join(workspace, base, ".gitignore"));
     if (level !== null) levels.push(level);
     const folder = { path: base + parts[i]!, name: parts[i]!, isDir: true };
-    if (isIgnored(levels, folder)) return [];
+    if (isIgnored(levels, folder)) return { levels: [], ignored: true };
   }
-  return levels;
+  return { levels, ignored: false };
+}
+
+/**
+ * Whether .gitignore rules (and .git/info/exclude) ignore a folder or one of the folders
+ * above it, as a walk from the workspace root would find.
+ *
+ * @param workspace Absolute workspace root.
+ * @param folder Workspace-relative folder with forward slashes.
+ *
+ * @example
+ * ```ts
+ * import { folderIgnored } from "./walk_tree.ts";
+ * const dir = await Deno.makeTempDir();
+ * await Deno.writeTextFile(`${dir}/.gitignore`, "build/\n");
+ * if (!folderIgnored(dir, "build/x") || folderIgnored(dir, "src")) throw new Error();
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export function folderIgnored(workspace: string, folder: string): boolean {
+  return ancestorRules(workspace, folder).ignored;
 }
 
 /**

@@ -1,6 +1,7 @@
 // Splits a streamed response body into server-sent events (`event:` and `data:` lines ended
-// by a blank line), the framing of the Messages API's streaming answers. The stream reader
-// parses each event's data; comments (`:` lines) and unknown fields are skipped.
+// by a blank line), the framing of the streamed answers of the Messages API and of OpenAI
+// Chat Completions. The stream readers parse each event's data; comments (`:` lines) and
+// unknown fields are skipped.
 
 /** One server-sent event. */
 export interface ServerSentEvent {
@@ -11,8 +12,9 @@ export interface ServerSentEvent {
 }
 
 /**
- * Reads server-sent events from a response body. An event cut off by the end of the body
- * still counts when it has data.
+ * Reads server-sent events from a response body. Lines end with LF, CRLF or CR, also when a
+ * CRLF is split between two reads. An event cut off by the end of the body still counts when
+ * it has data; an event without data is skipped.
  *
  * @param body The response body.
  * @returns Each event, in order.
@@ -30,7 +32,6 @@ export interface ServerSentEvent {
 export async function* readServerSentEvents(
   body: ReadableStream<Uint8Array>,
 ): AsyncGenerator<ServerSentEvent> {
-  let buffer = "";
   let event = "";
   let data: string[] = [];
   const line = (text: string): ServerSentEvent | undefined => {
@@ -50,17 +51,35 @@ export async function* readServerSentEvents(
     else if (field === "data") data.push(value);
     return undefined;
   };
+  let buffer = "";
   for await (const chunk of body.pipeThrough(new TextDecoderStream())) {
     buffer += chunk;
-    let newline: number;
-    while ((newline = buffer.search(/\r\n|\r|\n/)) >= 0) {
-      const text = buffer.slice(0, newline);
-      buffer = buffer.slice(buffer.startsWith("\r\n", newline) ? newline + 2 : newline + 1);
-      const done = line(text);
+    let start = 0;
+    for (;;) {
+      const end = lineEnd(buffer, start);
+      if (end === undefined) break;
+      const done = line(buffer.slice(start, end.at));
+      start = end.next;
       if (done) yield done;
     }
+    buffer = buffer.slice(start);
   }
-  if (buffer !== "") line(buffer);
+  if (buffer !== "") line(buffer.endsWith("\r") ? buffer.slice(0, -1) : buffer);
   const last = line("");
   if (last) yield last;
+}
+
+/**
+ * Where the first line from `start` ends (`at`) and the next begins (`next`); undefined when
+ * no line ends yet, or when the last character is a CR whose LF may come with the next read.
+ */
+function lineEnd(buffer: string, start: number): { at: number; next: number } | undefined {
+  for (let i = start; i < buffer.length; i++) {
+    const code = buffer.charCodeAt(i);
+    if (code === 10) return { at: i, next: i + 1 };
+    if (code !== 13) continue;
+    if (i + 1 === buffer.length) return undefined;
+    return { at: i, next: buffer.charCodeAt(i + 1) === 10 ? i + 2 : i + 1 };
+  }
+  return undefined;
 }

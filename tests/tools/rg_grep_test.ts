@@ -1,0 +1,278 @@
+// grep_search and glob through ripgrep and fd (run by the host's SearchService in the real
+// command sandbox) against the built-in search and walk, on the generated repository
+// (tests/helpers/search_tree.ts) and on this repository's own checkout: the same summaries
+// and the same tool output, for every pattern, cap and filter below. Skipped by name where
+// rg, fd or bubblewrap is missing (CI installs them).
+
+import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
+import { fileURLToPath } from "node:url";
+import glob from "../../plugins/glob.ts";
+import grepSearch from "../../plugins/grep_search.ts";
+import { parseGrantFlags } from "../../src/cli/grant_flags.ts";
+import { findProgram, probeCommandSandbox } from "../../src/sandbox/command_sandbox_probe.ts";
+import { effectivePermissions } from "../../src/sandbox/effective_permissions.ts";
+import { SearchService } from "../../src/sandbox/search_service.ts";
+import type { ToolContext } from "../../src/tools/define_tool.ts";
+import { type GrepOptions, type GrepSummary, grepTree } from "../../src/tools/search/grep_files.ts";
+import { grepWithRg } from "../../src/tools/search/rg_grep.ts";
+import { listWithFd } from "../../src/tools/search/fd_files.ts";
+import { SearchClient } from "../../src/tools/search/search_client.ts";
+import { resolveWorkspacePath } from "../../src/tools/workspace_path.ts";
+import { buildSearchTree } from "../helpers/search_tree.ts";
+
+const PATH = Deno.env.get("PATH");
+const HAVE_RG = findProgram("rg", PATH) !== undefined;
+const HAVE_FD = findProgram("fd", PATH) !== undefined || findProgram("fdfind", PATH) !== undefined;
+const CONFINED = Deno.build.os === "linux" &&
+  (await probeCommandSandbox("auto", {
+      grants: parseGrants(["--allow-read=."], "/").grants,
+      env: Deno.env.toObject(),
+    })).confinement.kind === "bwrap";
+const REPO = fileURLToPath(new URL("../../", import.meta.url)).replace(/\/$/, "");
+
+function parseGrants(flags: string[], cwd: string) {
+  const parsed = parseGrantFlags(flags, { cwd });
+  if (!parsed.ok) throw new Error(`bad flags ${flags.join(" ")}`);
+  return parsed.value;
+}
+
+/** A search service over `workspace` with `--allow-read=.`, as the tool host opens it. */
+function service(workspace: string): { open(): SearchClient; close(): void } {
+  const { grants } = parseGrants(["--allow-read=."], workspace);
+  const search = new SearchService({ grants, workspace });
+  const effective = effectivePermissions(grants, { read: ["."] }, { workspace });
+  const calls: (() => void)[] = [];
+  return {
+    open() {
+      const call = search.open(effective);
+      calls.push(call.close);
+      return new SearchClient(call.port);
+    },
+    close() {
+      for (const close of calls) close();
+      search.close();
+    },
+  };
+}
+
+function context(workspace: string, search?: SearchClient): ToolContext {
+  return {
+    workspace,
+    resolve: (path) => resolveWorkspacePath(workspace, path),
+    signal: new AbortController().signal,
+    dataDir: `${workspace}/.harness`,
+    state: {},
+    spawn: () => {
+      throw new Error("the search tools start no commands");
+    },
+    commands: null as unknown as ToolContext["commands"],
+    ...(search ? { search } : {}),
+  };
+}
+
+/** The summary without what ripgrep cannot count (files searched past a stop). */
+function comparable(summary: GrepSummary): Record<string, unknown> {
+  const { filesSearched, ...rest } = summary;
+  return summary.truncated ? rest : { ...rest, filesSearched };
+}
+
+async function toolOutput(
+  tool: typeof grepSearch | typeof glob,
+  args: Record<string, unknown>,
+  ctx: ToolContext,
+): Promise<string> {
+  const parsed = tool.parameters.parse(args);
+  // deno-lint-ignore no-explicit-any -- either tool's parsed arguments
+  return (await tool.run(parsed as any, ctx)).output;
+}
+
+/** Checks one option set both ways; returns ripgrep's summary. */
+async function same(
+  workspace: string,
+  search: { open(): SearchClient },
+  options: GrepOptions,
+): Promise<GrepSummary> {
+  const label = JSON.stringify(options);
+  const ours = grepTree(workspace, "", options);
+  const theirs = await grepWithRg(search.open(), workspace, options);
+  assert(theirs !== undefined, `ripgrep did not answer ${label}`);
+  assertEquals(comparable(theirs), comparable(ours), label);
+  const args = {
+    pattern: options.pattern,
+    case_sensitive: options.caseSensitive,
+    max_results: options.maxResults,
+    include_hidden: options.includeHidden,
+    ignore_gitignore: !options.respectGitignore,
+    ...(options.fileFilter ? { file_filter: options.fileFilter } : {}),
+  };
+  assertEquals(
+    await toolOutput(grepSearch, args, context(workspace, search.open())),
+    await toolOutput(grepSearch, args, context(workspace)),
+    label,
+  );
+  return theirs;
+}
+
+function options(pattern: string, extra: Partial<GrepOptions> = {}): GrepOptions {
+  return {
+    pattern,
+    caseSensitive: false,
+    maxResults: 1000,
+    includeHidden: false,
+    respectGitignore: true,
+    ...extra,
+  };
+}
+
+Deno.test({
+  name: "grep_search through ripgrep answers as the built-in search on the generated tree",
+  ignore: !HAVE_RG || !CONFINED,
+  async fn() {
+    const workspace = await Deno.realPath(await Deno.makeTempDir({ prefix: "harness_rg_" }));
+    const search = service(workspace);
+    try {
+      await buildSearchTree(workspace, 300);
+      const patterns = [
+        "needle",
+        "return",
+        "foo*bar",
+        "deprecated*since",
+        "a.b",
+        "(x)",
+        "_id",
+        "déjà",
+        "日本*needle",
+        "x",
+        "zzz_absent",
+        "needle*",
+      ];
+      for (const pattern of patterns) {
+        for (const maxResults of [1, 7, 1000]) {
+          await same(workspace, search, options(pattern, { maxResults }));
+        }
+      }
+      for (const pattern of ["needle", "NEEDLE", "FooBar"]) {
+        await same(workspace, search, options(pattern, { caseSensitive: true }));
+      }
+      for (const extra of [{ includeHidden: true }, { respectGitignore: false }]) {
+        for (const maxResults of [5, 1000]) {
+          await same(workspace, search, options("needle", { ...extra, maxResults }));
+        }
+      }
+      await same(
+        workspace,
+        search,
+        options("needle", { includeHidden: true, respectGitignore: false }),
+      );
+      for (
+        const fileFilter of [
+          "*.ts",
+          "**/*.md",
+          "*.{ts,js}",
+          "src/**/*.ts",
+          "pkg/a/*.js",
+          "src/nested/*",
+          "f1*",
+          "*.tmp",
+        ]
+      ) {
+        await same(workspace, search, options("needle", { fileFilter, maxResults: 4 }));
+        await same(workspace, search, options("return", { fileFilter }));
+      }
+      // The tree exercises what it claims: nested .gitignore files, a binary, caps met.
+      const needles = await same(workspace, search, options("needle in a", { maxResults: 10 }));
+      assertEquals(needles.matches.map((m) => m.path), ["keep.log"]);
+      const tmp = await same(workspace, search, options("needle tmp"));
+      assertEquals(tmp.matches.map((m) => m.path), ["src/nested/important.tmp"]);
+      const blob = await same(workspace, search, options("needle", { fileFilter: "*.bin" }));
+      assert(blob.matches.length === 0 && blob.filesSearched === 1, JSON.stringify(blob));
+      const binary = await same(workspace, search, options("needle", { respectGitignore: false }));
+      assert(!binary.matches.some((m) => m.path === "bin/blob.bin"), JSON.stringify(binary));
+      assert((await same(workspace, search, options("return", { maxResults: 7 }))).truncated);
+    } finally {
+      search.close();
+      await Deno.remove(workspace, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name: "grep_search through ripgrep answers as the built-in search on this repository",
+  ignore: !HAVE_RG || !CONFINED,
+  async fn() {
+    const search = service(REPO);
+    try {
+      for (
+        const [pattern, extra] of [
+          ["grepTree", {}],
+          ["import*from", { maxResults: 50 }],
+          ["import*from", { fileFilter: "src/**/*.ts", maxResults: 1000 }],
+          ["TODO", {}],
+          ["deno", { caseSensitive: true, maxResults: 300 }],
+          ["ToolContext", { fileFilter: "*.ts" }],
+          ["zzz_never_anywhere_zzz", {}],
+        ] as const
+      ) {
+        await same(REPO, search, options(pattern, extra));
+      }
+    } finally {
+      search.close();
+    }
+  },
+});
+
+Deno.test({
+  name: "glob through fd lists what the built-in walk lists",
+  ignore: !HAVE_FD || !CONFINED,
+  async fn() {
+    const workspace = await Deno.realPath(await Deno.makeTempDir({ prefix: "harness_fd_" }));
+    const search = service(workspace);
+    try {
+      await buildSearchTree(workspace, 120);
+      await Deno.symlink("keep.log", `${workspace}/link.md`);
+      for (
+        const args of [
+          { pattern: "**/*.ts" },
+          { pattern: "*.tmp" },
+          { pattern: "*" },
+          { pattern: "src/**/*.ts" },
+          { pattern: "*.log" },
+          { pattern: "*.md" },
+          { pattern: ".hidden/*" },
+          { pattern: "**/.env*" },
+          { pattern: "*.js", path: "build" },
+          { pattern: "*.ts", path: "src/nested" },
+          { pattern: "nothing*.zz" },
+        ]
+      ) {
+        const theirs = await toolOutput(glob, args, context(workspace, search.open()));
+        const ours = await toolOutput(glob, args, context(workspace));
+        assertEquals(theirs, ours, JSON.stringify(args));
+      }
+      const links = await toolOutput(glob, { pattern: "*.md" }, context(workspace, search.open()));
+      assert(links.includes("\nlink.md"), links);
+      // fd answered (the comparisons above would also pass if it had not).
+      const listed = await listWithFd(search.open(), workspace, "", { includeHidden: false });
+      assert(listed !== undefined && listed.files.includes("link.md"), JSON.stringify(listed));
+    } finally {
+      search.close();
+      await Deno.remove(workspace, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name: "glob through fd lists what the built-in walk lists in this repository",
+  ignore: !HAVE_FD || !CONFINED,
+  async fn() {
+    const search = service(REPO);
+    try {
+      for (const args of [{ pattern: "**/*.ts" }, { pattern: "*.md" }, { pattern: "src/**/*" }]) {
+        const theirs = await toolOutput(glob, args, context(REPO, search.open()));
+        assertEquals(theirs, await toolOutput(glob, args, context(REPO)), JSON.stringify(args));
+      }
+    } finally {
+      search.close();
+    }
+  },
+});
