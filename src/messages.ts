@@ -123,7 +123,13 @@ export interface ToolCallMessage {
 export interface ToolResultMessage {
   kind: "tool_result";
   content: string;
-  data: { callId: string; name: string; result: ToolResult };
+  data: {
+    callId: string;
+    name: string;
+    result: ToolResult;
+    /** The arguments (JSON) the call ran with when the user changed the model's at the prompt. */
+    changedArguments?: string;
+  };
 }
 
 export type Message = TextMessage | AssistantMessage | ToolCallMessage | ToolResultMessage;

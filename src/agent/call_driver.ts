@@ -15,6 +15,7 @@ import {
 import type { LoopEventSink } from "./loop_events.ts";
 import { argumentsTextProblem, argumentsValueProblem } from "../tools/argument_limits.ts";
 import type { LoopGuard } from "./loop_guard.ts";
+import { argumentChanges, editNote, withEditNote } from "./argument_edit.ts";
 
 /** Turns the model's raw argument text into a value to validate (argument repair hooks in here). */
 export type ArgumentParser = (
@@ -46,6 +47,8 @@ export interface DrivenCall {
   display: string;
   /** Tokens of the tool's model side requests. */
   usage?: Usage;
+  /** The user changed the call at the prompt: `args` are theirs, these the model's. */
+  editedFrom?: unknown;
 }
 
 /**
@@ -84,6 +87,8 @@ function failure(type: ToolErrorType, message: string): ToolResult {
 export interface ApprovedCall {
   call: ToolCall;
   args: unknown;
+  /** The model's arguments, when the user changed them at the prompt (`args` are the user's). */
+  editedFrom?: unknown;
   /** Moves the call's state machine; throws on an illegal transition (a harness bug). */
   step(event: ToolCallEvent): void;
   state(): ToolCallState;
@@ -193,12 +198,20 @@ export async function prepareToolCall(
   // Every call passes the approver, safe ones too: a policy rule may deny a safe tool.
   step({ type: "permission_needed" });
   const tools = options.tools;
+  const validateEdited = editedArgumentsValidator(call.name, options);
   const decision: ApprovalDecision = await options.approver.approve(
     {
       callId: call.id,
       tool: call.name,
       args,
       risk: info.risk,
+      edit: {
+        sent: parsed.value,
+        validate: validateEdited,
+        ...(tools.preview
+          ? { preview: (edited: unknown) => tools.preview!(call.name, edited, options.state) }
+          : {}),
+      },
       ...(tools.preview ? { preview: () => tools.preview!(call.name, args, options.state) } : {}),
     },
     signal,
@@ -221,8 +234,38 @@ export async function prepareToolCall(
       abortTurn: decision.abortTurn === true,
     });
   }
+  if ("editedArgs" in decision) {
+    // The user changed the call: it runs with their arguments, validated here as any call's
+    // are (whichever approver allowed it).
+    const edited = await validateEdited(decision.editedArgs);
+    if (!edited.ok) {
+      const message = `The user changed this call into invalid arguments: ${
+        edited.issues.join("; ")
+      }`;
+      step({ type: "denied", by: "user", reason: message });
+      return done(failure("permission_denied", message));
+    }
+    return { call, args: edited.value, editedFrom: args, step, state: () => state };
+  }
 
   return { call, args, step, state: () => state };
+}
+
+/** Validates arguments the user wrote at the prompt: the argument limits, then the schema. */
+function editedArgumentsValidator(name: string, options: CallDriverOptions) {
+  return async (
+    args: unknown,
+  ): Promise<{ ok: true; value: unknown } | { ok: false; issues: string[] }> => {
+    const problem = argumentsValueProblem(args);
+    if (problem !== undefined) return { ok: false, issues: [problem] };
+    if (typeof args !== "object" || args === null || Array.isArray(args)) {
+      return { ok: false, issues: ["the arguments must be one JSON object"] };
+    }
+    const validated = await options.tools.validate(name, args);
+    return validated.ok
+      ? { ok: true, value: validated.value }
+      : { ok: false, issues: validated.error };
+  };
 }
 
 /**
@@ -248,6 +291,7 @@ export async function runApprovedCall(
     abortTurn: false,
     conversationState: options.state,
     display: "",
+    ...(approved.editedFrom === undefined ? {} : { editedFrom: approved.editedFrom }),
     ...extra,
   });
   step({ type: "allowed", at: clock() });
@@ -263,7 +307,11 @@ export async function runApprovedCall(
     return done(run.result, { abortTurn: true, conversationState: run.state });
   }
   step({ type: "finished", output: run.result });
-  return done(run.result, {
+  // The model reads first that the user changed its call, and how, so it does not repeat it.
+  const result = approved.editedFrom === undefined
+    ? run.result
+    : withEditNote(run.result, editNote(await argumentChanges(approved.editedFrom, args)));
+  return done(result, {
     ...(run.usage ? { usage: run.usage } : {}),
     display: run.display ?? "",
     final: run.final === true && run.result.success,

@@ -14,7 +14,7 @@ import { compactJson } from "./compact_json.ts";
 import { alwaysRule, fileLabel, type PolicyFiles, saveAlwaysRule } from "./always_rules.ts";
 import { evaluatePolicy, type LoadedRule, type PolicyDecision, type PolicyRule } from "./policy.ts";
 import type { ContentChange } from "./policy_file.ts";
-import type { PromptAnswer, Prompter, PromptRequest } from "./prompt_types.ts";
+import type { EditCheck, PromptAnswer, Prompter, PromptRequest } from "./prompt_types.ts";
 import { exactCallKey, SessionApprovals } from "./session_approvals.ts";
 import { suggestRule } from "./suggest_rule.ts";
 
@@ -212,6 +212,9 @@ function asking(
     alwaysFile: fileLabel(state.files, target),
     ...(always ? { alwaysRule: always } : {}),
     ...(request.preview ? { preview: request.preview } : {}),
+    ...(request.edit
+      ? { edit: { sent: request.edit.sent, check: (args) => checkEdited(state, request, args) } }
+      : {}),
   };
   return {
     ask,
@@ -245,7 +248,9 @@ async function applyAnswer(
   asked: Asking,
   answer: PromptAnswer,
 ): Promise<ApprovalDecision> {
-  if (asked.lowDefault && answer.kind !== "deny" && answer.kind !== "abort") {
+  // A changed call is allowed once: no low-risk pass, session approval or rule comes of it.
+  const allows = answer.kind !== "deny" && answer.kind !== "abort" && answer.kind !== "edit";
+  if (asked.lowDefault && allows) {
     state.session.askedAboutLowRisk(request.tool);
   }
   switch (answer.kind) {
@@ -264,6 +269,8 @@ async function applyAnswer(
           ? `The user denied this call: ${answer.reason}`
           : "The user denied this call",
       });
+    case "edit":
+      return await approveEdited(state, request, answer.args);
     case "abort":
       return stoppedAtPrompt();
     default: {
@@ -271,6 +278,60 @@ async function applyAnswer(
       throw new Error(`unhandled answer ${JSON.stringify(never)}`);
     }
   }
+}
+
+/**
+ * Checks the arguments the user changed a call to: the tool's schema, then the rules in
+ * force (a deny rule denies the changed call as it would the model's). Allow and ask rules
+ * change nothing: the user allows the changed call once, at the prompt.
+ */
+async function checkEdited(
+  state: ApproverState,
+  request: ApprovalRequest,
+  args: unknown,
+): Promise<EditCheck | { ok: false; problem: "denied"; message: string; rule: string }> {
+  const validated = await request.edit?.validate(args);
+  if (!validated?.ok) {
+    const issues = validated?.issues.join("; ") ?? "this call cannot be changed";
+    return { ok: false, problem: "invalid", message: issues };
+  }
+  const policy = evaluatePolicy({ ...request, args: validated.value }, state.rules, state.match);
+  if (policy.action === "deny") {
+    return {
+      ok: false,
+      problem: "denied",
+      message: policy.rule?.reason ?? `Denied by the rule ${policy.source}`,
+      rule: policy.source,
+    };
+  }
+  return { ok: true, value: validated.value };
+}
+
+/**
+ * The decision on a call the user changed at the prompt: the changed arguments are checked
+ * again (the prompt's check is the user's convenience, this is the gate) and allowed once,
+ * with no session approval, saved rule or low-risk pass derived from them.
+ */
+async function approveEdited(
+  state: ApproverState,
+  request: ApprovalRequest,
+  args: unknown,
+): Promise<ApprovalDecision> {
+  const checked = await checkEdited(state, request, args);
+  if (checked.ok) return decision("allow", "user", { editedArgs: checked.value });
+  if (checked.problem === "invalid") {
+    return decision("deny", "user", {
+      reason:
+        `The user changed this call, but the changed arguments are invalid: ${checked.message}`,
+      editedArgs: args,
+    });
+  }
+  return decision("deny", "policy", {
+    reason:
+      `The user changed this call, and a policy rule denies the changed call: ${checked.message}`,
+    ...("rule" in checked ? { rule: checked.rule } : {}),
+    editedArgs: args,
+  });
 }
 
 /** "Always allow": saves the rule and reports where (or that writing the file failed). */
@@ -346,7 +407,7 @@ function stoppedTurn(state: ApproverState): Approver {
 function decision(
   decision: "allow" | "deny",
   by: ApprovalDecision["by"],
-  extra: { reason?: string; rule?: string; abortTurn?: boolean },
+  extra: { reason?: string; rule?: string; abortTurn?: boolean; editedArgs?: unknown },
 ): ApprovalDecision {
   return { decision, by, ...extra };
 }

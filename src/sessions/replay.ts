@@ -47,6 +47,8 @@ export function replayEvents(events: Iterable<SessionEvent>): ReplayedSession {
   let state: Record<string, unknown> = {};
   // Calls in request order; a call is removed once answered.
   const pending = new Map<string, UnansweredCall>();
+  /** Calls the user changed at the prompt: the arguments they ran with (JSON). */
+  const changed = new Map<string, string>();
   const answered = new Set<string>();
   // Calls of the trailing block of tool messages: their results can simply be pushed.
   let trailingCalls = new Set<string>();
@@ -103,7 +105,12 @@ export function replayEvents(events: Iterable<SessionEvent>): ReplayedSession {
         const message: Message = {
           kind: "tool_result",
           content: content ?? JSON.stringify(result),
-          data: { callId, name, result },
+          data: {
+            callId,
+            name,
+            result,
+            ...(changed.has(callId) ? { changedArguments: changed.get(callId)! } : {}),
+          },
         };
         if (trailingCalls.has(callId)) messages.push(message);
         else messages.splice(endOfBlock(messages, callId), 0, message);
@@ -123,8 +130,14 @@ export function replayEvents(events: Iterable<SessionEvent>): ReplayedSession {
         pending.clear();
         trailingCalls = new Set();
         break;
+      case "permission_decided": {
+        const { callId, changedArguments, decision } = event.payload;
+        if (changedArguments !== undefined && decision === "allow") {
+          changed.set(callId, changedArguments);
+        }
+        break;
+      }
       case "session_started":
-      case "permission_decided":
       case "limit_reached":
       case "turn_ended":
       case "session_ended":

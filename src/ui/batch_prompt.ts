@@ -64,7 +64,9 @@ export function formatBatchPrompt(
     const note = options.note?.(tool);
     if (note) lines.push(paint(color, "2", note));
   }
-  lines.push(`[a] Approve all ${n}  [d] Deny all ${n}  [o] One by one (with Always allow)`);
+  lines.push(
+    `[a] Approve all ${n}  [d] Deny all ${n}  [o] One by one (with Always allow and Edit)`,
+  );
   return `${lines.join("\n")}\n`;
 }
 

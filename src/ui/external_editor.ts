@@ -1,13 +1,20 @@
-// Ctrl-G at the REPL prompt: the message so far goes into a temporary file that the user's
-// editor ($VISUAL, else $EDITOR, else vi; notepad on Windows) opens on the terminal, and the
-// saved text comes back as the message. The editor is the user's own program, run as they
-// would run it; the file is private to the user and removed afterwards.
+// The user's own editor on a temporary file: $VISUAL, else $EDITOR, else vi (notepad on
+// Windows), as git finds it. Ctrl-G at the REPL prompt edits the message in it, and the
+// approval prompt's "Edit" answer (edit_prompt.ts) a call's arguments. It runs as the user's
+// program (not sandboxed: they chose it) on a file private to the user (0600), removed after.
 
 /** How the editor is found and run (seams for tests). */
 export interface EditorOptions {
   env?: (name: string) => string | undefined;
   /** Where the line saying what went wrong goes. */
   warn?: (line: string) => void;
+  /** The temporary file's suffix (the editor picks its syntax by it); default `.md`. */
+  suffix?: string;
+  /**
+   * Whether the editor gets the terminal's input: false when input is piped (the editor must
+   * not read the answers meant for harness). Default true.
+   */
+  terminal?: boolean;
 }
 
 /**
@@ -29,8 +36,8 @@ export function editorCommand(env: (name: string) => string | undefined): string
  * Opens `text` in the user's editor and returns what they saved (undefined when the editor
  * could not start or exited with an error, with a line saying so).
  *
- * @param text The message so far.
- * @param options The environment and where warnings go.
+ * @param text What the file holds when the editor opens (the message so far, the arguments).
+ * @param options The environment, where warnings go, the file's suffix and the terminal.
  * @returns The edited text.
  */
 export async function editInEditor(
@@ -40,8 +47,9 @@ export async function editInEditor(
   const env = options.env ?? ((name: string) => Deno.env.get(name));
   const warn = options.warn ?? ((line: string) => console.error(line));
   const command = editorCommand(env);
-  const file = await Deno.makeTempFile({ prefix: "harness_message_", suffix: ".md" });
+  const file = await Deno.makeTempFile({ prefix: "harness_", suffix: options.suffix ?? ".md" });
   try {
+    if (Deno.build.os !== "windows") await Deno.chmod(file, 0o600);
     await Deno.writeTextFile(file, text);
     // The command may carry arguments ("code --wait"), so a shell runs it, with the file as
     // its own argument (never spliced into the command text).
@@ -50,12 +58,12 @@ export async function editInEditor(
       : ["sh", ["-c", `${command} "$1"`, "sh", file]];
     const status = await new Deno.Command(program, {
       args,
-      stdin: "inherit",
+      stdin: options.terminal === false ? "null" : "inherit",
       stdout: "inherit",
       stderr: "inherit",
     }).spawn().status;
     if (!status.success) {
-      warn(`The editor "${command}" exited with code ${status.code}: the message is unchanged`);
+      warn(`The editor "${command}" exited with code ${status.code}: nothing was changed`);
       return undefined;
     }
     return await Deno.readTextFile(file);

@@ -18,8 +18,11 @@ import { complete } from "./completion.ts";
 /** Answers one key or one line for prompts raised during a turn (permission questions). */
 export interface TurnInput {
   readKey(signal?: AbortSignal): Promise<string>;
-  readLine(prompt: string): Promise<string | null>;
+  /** One line; on a terminal `initial` is put on the line to be edited. */
+  readLine(prompt: string, initial?: string): Promise<string | null>;
   write(text: string): void;
+  /** On a terminal: gives it to another program (the user's editor) while `work` runs. */
+  releaseTerminal?<T>(work: () => Promise<T>): Promise<T>;
 }
 
 export interface SlashCommand {
@@ -195,7 +198,7 @@ export class Repl {
           }, { once: true });
         });
       },
-      readLine: async (prompt) => {
+      readLine: async (prompt, initial) => {
         const signal = this.#turn?.signal;
         if (!options.terminal || this.#rlClosed) {
           this.#write(prompt);
@@ -204,6 +207,8 @@ export class Repl {
         this.#attachKeys();
         this.#rl.setPrompt(prompt);
         this.#rl.prompt();
+        // Typed in as keys: callers pass printable text only (edit_prompt.ts).
+        if (initial) this.#rl.write(initial);
         try {
           return await this.#lines.next(signal);
         } finally {
@@ -211,6 +216,21 @@ export class Repl {
           if (this.#turn) this.#detachKeys();
         }
       },
+      ...(options.terminal
+        ? {
+          releaseTerminal: async <T>(work: () => Promise<T>): Promise<T> => {
+            const input = options.input as NodeJS.ReadStream;
+            input.setRawMode?.(false);
+            input.pause();
+            try {
+              return await work();
+            } finally {
+              input.setRawMode?.(true);
+              input.resume();
+            }
+          },
+        }
+        : {}),
     };
   }
 
