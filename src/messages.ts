@@ -142,8 +142,18 @@ export interface ToolCallMessage {
 export interface ToolResultMessage {
   kind: "tool_result";
   content: string;
-  /** `images`: what the tool showed the model (read_file of an image), sent with the result. */
-  data: { callId: string; name: string; result: ToolResult; images?: ImagePart[] };
+  /**
+   * `images`: what the tool showed the model (read_file of an image), sent with the result;
+   * `changedArguments`: the arguments (JSON) the call ran with when the user changed the
+   * model's at the prompt.
+   */
+  data: {
+    callId: string;
+    name: string;
+    result: ToolResult;
+    images?: ImagePart[];
+    changedArguments?: string;
+  };
 }
 
 export type Message = TextMessage | AssistantMessage | ToolCallMessage | ToolResultMessage;

@@ -392,7 +392,11 @@ function finishCall(
       options.sink({ type: "state_changed", state: options.state });
     }
     if ("startedAt" in driven.state) {
-      context.guard.record(call, result, { mayChange: changed || !isReadOnly(call, options) });
+      // A call the user changed ran with their arguments: remember it under those.
+      const ran = driven.editedFrom === undefined
+        ? call
+        : { ...call, arguments: JSON.stringify(driven.args) };
+      context.guard.record(ran, result, { mayChange: changed || !isReadOnly(call, options) });
     }
     if (driven.final) {
       stop ??= { reason: "task_complete", extra: { text: result.data ?? "" } };
@@ -429,7 +433,9 @@ function finishCall(
       display,
     });
   }
-  context.append(toolResultMessage(call.id, call.name, result, driven?.images));
+  const message = toolResultMessage(call.id, call.name, result, driven?.images);
+  if (driven?.editedFrom !== undefined) message.data.changedArguments = JSON.stringify(driven.args);
+  context.append(message);
   outcome.toolCalls.push({ id: call.id, name: call.name, arguments: args, result, status });
   return stop;
 }

@@ -16,6 +16,7 @@ import type { LoopEventSink } from "./loop_events.ts";
 import { argumentsTextProblem, argumentsValueProblem } from "../tools/argument_limits.ts";
 import type { LoopGuard } from "./loop_guard.ts";
 import { type CallHooks, type HookedCall, withHookText } from "./turn_hooks.ts";
+import { argumentChanges, editNote, withEditNote } from "./argument_edit.ts";
 
 /** Turns the model's raw argument text into a value to validate (argument repair hooks in here). */
 export type ArgumentParser = (
@@ -53,6 +54,8 @@ export interface DrivenCall {
   images?: ImagePart[];
   /** A hook said to stop the turn after this call; said to the user. */
   hookStop?: string;
+  /** The user changed the call at the prompt: `args` are theirs, these the model's. */
+  editedFrom?: unknown;
 }
 
 /**
@@ -93,6 +96,8 @@ export interface ApprovedCall {
   args: unknown;
   /** What the hooks said before approval that still applies (context, a stop). */
   hooked?: { call: HookedCall; context?: string; stop?: string };
+  /** The model's arguments, when the user changed them at the prompt (`args` are the user's). */
+  editedFrom?: unknown;
   /** Moves the call's state machine; throws on an illegal transition (a harness bug). */
   step(event: ToolCallEvent): void;
   state(): ToolCallState;
@@ -247,6 +252,8 @@ export async function prepareToolCall(
 
   // Every call passes the approver, safe ones too: a policy rule may deny a safe tool.
   step({ type: "permission_needed" });
+  const tools = options.tools;
+  const validateEdited = editedArgumentsValidator(call.name, options);
   const decision: ApprovalDecision = await options.approver.approve(
     {
       callId: call.id,
@@ -254,6 +261,14 @@ export async function prepareToolCall(
       args,
       risk: info.risk,
       ...(approval === undefined ? {} : { hook: approval }),
+      edit: {
+        sent: parsed.value,
+        validate: validateEdited,
+        ...(tools.preview
+          ? { preview: (edited: unknown) => tools.preview!(call.name, edited, options.state) }
+          : {}),
+      },
+      ...(tools.preview ? { preview: () => tools.preview!(call.name, args, options.state) } : {}),
     },
     signal,
   );
@@ -275,8 +290,45 @@ export async function prepareToolCall(
       abortTurn: decision.abortTurn === true,
     });
   }
+  if ("editedArgs" in decision) {
+    // The user changed the call: it runs with their arguments, validated here as any call's
+    // are (whichever approver allowed it).
+    const edited = await validateEdited(decision.editedArgs);
+    if (!edited.ok) {
+      const message = `The user changed this call into invalid arguments: ${
+        edited.issues.join("; ")
+      }`;
+      step({ type: "denied", by: "user", reason: message });
+      return done(failure("permission_denied", message));
+    }
+    return {
+      call,
+      args: edited.value,
+      editedFrom: args,
+      step,
+      state: () => state,
+      ...(hooked ? { hooked } : {}),
+    };
+  }
 
   return { call, args, step, state: () => state, ...(hooked ? { hooked } : {}) };
+}
+
+/** Validates arguments the user wrote at the prompt: the argument limits, then the schema. */
+function editedArgumentsValidator(name: string, options: CallDriverOptions) {
+  return async (
+    args: unknown,
+  ): Promise<{ ok: true; value: unknown } | { ok: false; issues: string[] }> => {
+    const problem = argumentsValueProblem(args);
+    if (problem !== undefined) return { ok: false, issues: [problem] };
+    if (typeof args !== "object" || args === null || Array.isArray(args)) {
+      return { ok: false, issues: ["the arguments must be one JSON object"] };
+    }
+    const validated = await options.tools.validate(name, args);
+    return validated.ok
+      ? { ok: true, value: validated.value }
+      : { ok: false, issues: validated.error };
+  };
 }
 
 /**
@@ -302,11 +354,14 @@ export async function runApprovedCall(
     abortTurn: false,
     conversationState: options.state,
     display: "",
+    ...(approved.editedFrom === undefined ? {} : { editedFrom: approved.editedFrom }),
     ...extra,
   });
   const info = options.tools.list().find((tool) => tool.name === call.name);
-  const hookedCall = approved.hooked?.call ??
-    (info ? { id: call.id, name: call.name, args, info } : undefined);
+  // The hooks see the arguments the call runs with (the user's, when they changed them).
+  const hookedCall = approved.hooked
+    ? { ...approved.hooked.call, args }
+    : (info ? { id: call.id, name: call.name, args, info } : undefined);
   // A call that may change files waits for the turn's checkpoint.
   if (options.hooks && hookedCall) await options.hooks.beforeRun(hookedCall);
   step({ type: "allowed", at: clock() });
@@ -322,7 +377,10 @@ export async function runApprovedCall(
     return done(run.result, { abortTurn: true, conversationState: run.state });
   }
   step({ type: "finished", output: run.result });
-  let result = run.result;
+  // The model reads first that the user changed its call, and how, so it does not repeat it.
+  let result = approved.editedFrom === undefined
+    ? run.result
+    : withEditNote(run.result, editNote(await argumentChanges(approved.editedFrom, args)));
   let hookStop = approved.hooked?.stop;
   if (approved.hooked?.context !== undefined) {
     result = withHookText(result, "Hook context", approved.hooked.context);

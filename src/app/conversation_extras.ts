@@ -14,7 +14,7 @@ import type { OpenedProvider } from "./provider_openers.ts";
 import type { RunTools } from "./run_tools.ts";
 import { openCheckpoints } from "./run_checkpoints.ts";
 import { openRunHooks } from "./run_hooks.ts";
-import { modelVision } from "./model_vision.ts";
+import { modelVision, type VisionVerdict } from "./model_vision.ts";
 import { type ImageGate, refuseUserImages, withImageGate } from "./image_gate.ts";
 import { imageMentions, mentionedImage, pastedImages } from "./prompt_images.ts";
 
@@ -25,7 +25,8 @@ export interface ExtrasOptions {
   cwd: string;
   /** --yes (hooks see permission_mode "bypassPermissions"). */
   yes: boolean;
-  opened: OpenedProvider;
+  /** The run's model server, read when needed (/model may switch it). */
+  readonly opened: OpenedProvider;
   tools: RunTools;
 }
 
@@ -40,18 +41,31 @@ export class WorkspaceExtras {
   readonly #options: ExtrasOptions;
   readonly gate: ImageGate;
 
+  /** The answer to "can it see?" per model the run has used (/model switches it). */
+  readonly #sight = new WeakMap<OpenedProvider["provider"], () => Promise<VisionVerdict>>();
+
   constructor(options: ExtrasOptions) {
     this.#options = options;
-    const { settings, opened } = options;
     this.gate = {
-      maxBytes: settings.imageMaxSize,
-      vision: modelVision(settings, {
+      maxBytes: options.settings.imageMaxSize,
+      vision: () => this.#vision(),
+    };
+  }
+
+  /** Whether the run's model (as it is now) can see, asked once per model. */
+  #vision(): Promise<VisionVerdict> {
+    const { settings, opened } = this.#options;
+    let ask = this.#sight.get(opened.provider);
+    if (ask === undefined) {
+      ask = modelVision(settings, {
         provider: opened.provider.name,
         model: opened.provider.model,
         baseUrl: opened.baseUrl ?? settings.baseUrl,
         ...(settings.apiKey === undefined ? {} : { apiKey: settings.apiKey }),
-      }),
-    };
+      });
+      this.#sight.set(opened.provider, ask);
+    }
+    return ask();
   }
 
   /** The tools with the image gate: a picture reaches only a model that can see. */

@@ -9,6 +9,7 @@ import { ownField } from "../platform/json_values.ts";
 import { jsonDepth, MAX_JSON_DEPTH } from "../platform/json_depth.ts";
 import { paths } from "../platform/paths.ts";
 import { configDir } from "./folders.ts";
+import { DEFAULT_INSTRUCTION_FILES } from "./project_instructions.ts";
 import type { ParseError } from "jsonc-parser";
 import { err, ok, type Result } from "../errors.ts";
 import { isAnthropicBaseUrl } from "../providers/anthropic/base_url.ts";
@@ -94,6 +95,8 @@ export interface Settings {
   vision: "auto" | boolean;
   /** Largest image (bytes) sent to the model. */
   imageMaxSize: number;
+  /** Instruction file names read per folder, the first present wins (project_instructions.ts). */
+  instructionFiles: string[];
 }
 
 /** The settings a flag or a config file can set, by the same names; absent means "not given". */
@@ -149,6 +152,7 @@ export const DEFAULT_SETTINGS: Settings = {
   checkpointMaxFileSize: 5 * 1024 * 1024,
   vision: "auto",
   imageMaxSize: 10 * 1024 * 1024,
+  instructionFiles: [...DEFAULT_INSTRUCTION_FILES],
 };
 
 const SETTING_FLAG_KEYS: readonly (keyof SettingFlags)[] = [
@@ -205,6 +209,12 @@ const isStringArray: Checker = (v) =>
   Array.isArray(v) && v.every((x) => typeof x === "string")
     ? undefined
     : "expected a list of strings";
+/** File names only: a path could make a project's settings read a file anywhere. */
+const isFileNameList: Checker = (v) =>
+  Array.isArray(v) &&
+    v.every((x) => typeof x === "string" && /^[^/\\]+$/.test(x) && x !== "." && x !== "..")
+    ? undefined
+    : 'expected a list of file names without folders, e.g. ["AGENTS.md", "CLAUDE.md"]';
 const isTimeoutMap: Checker = (v) =>
   typeof v === "object" && v !== null && !Array.isArray(v) &&
     Object.values(v).every((x) => isPositive(x) === undefined)
@@ -251,6 +261,7 @@ const FIELDS: Record<string, [keyof Settings, Checker]> = {
     (v) => v === "auto" || typeof v === "boolean" ? undefined : 'expected "auto", true or false',
   ],
   image_max_size: ["imageMaxSize", isPositive],
+  instruction_files: ["instructionFiles", isFileNameList],
   default_model: ["defaultModel", (v) => {
     const parsed = parseModelSource(v);
     return typeof parsed === "string" ? parsed : undefined;

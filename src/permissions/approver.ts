@@ -2,6 +2,7 @@
 // before running any call; the policy engine and the interactive prompt implement it.
 
 import type { RiskLevel } from "../tools/define_tool.ts";
+import type { PreviewResult } from "../tools/file_change.ts";
 
 export interface ApprovalRequest {
   callId: string;
@@ -14,6 +15,23 @@ export interface ApprovalRequest {
    * "ask" asks the user even when a rule or a session approval would allow it.
    */
   hook?: "allow" | "ask";
+  /**
+   * What the call would change, worked out in its sandbox (a file-changing tool's diff); asked
+   * only when the user is asked.
+   */
+  preview?(): Promise<PreviewResult | undefined>;
+  /** Lets the user change the call at the prompt (an "Edit" answer); absent: no edit. */
+  edit?: CallEditing;
+}
+
+/** What an edit at the prompt needs from the call: its arguments as sent and the schema. */
+export interface CallEditing {
+  /** The arguments as the model sent them, before the schema's defaults were filled in. */
+  sent: unknown;
+  /** Checks edited arguments against the tool's schema: the value (defaults filled) or why not. */
+  validate(args: unknown): Promise<{ ok: true; value: unknown } | { ok: false; issues: string[] }>;
+  /** What the call would change with these (validated) arguments: a file-changing tool's diff. */
+  preview?(args: unknown): Promise<PreviewResult | undefined>;
 }
 
 export interface ApprovalDecision {
@@ -26,6 +44,11 @@ export interface ApprovalDecision {
   rule?: string;
   /** The user pressed Ctrl-C at the prompt: deny and abort the turn. */
   abortTurn?: boolean;
+  /**
+   * The arguments the user changed the call to at the prompt (validated): an allowed call runs
+   * with these, once. Absent when the call is the model's.
+   */
+  editedArgs?: unknown;
 }
 
 export interface Approver {

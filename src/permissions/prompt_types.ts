@@ -4,14 +4,23 @@
 
 import type { RiskLevel } from "../tools/define_tool.ts";
 import type { PolicyRule } from "./policy.ts";
+import type { PreviewResult } from "../tools/file_change.ts";
 
 /** The terminal seam: single keys, one-line answers, output. */
 export interface KeyIO {
   /** One key press; `"\x03"` for Ctrl-C, `""` at end of input. */
   readKey(signal?: AbortSignal): Promise<string>;
-  /** One line of text, or null at end of input. */
-  readLine(prompt: string): Promise<string | null>;
+  /**
+   * One line of text, or null at end of input. `initial` is put on the line to be edited where
+   * the terminal can (printable text only); elsewhere the user types the whole line.
+   */
+  readLine(prompt: string, initial?: string): Promise<string | null>;
   write(text: string): void;
+  /**
+   * Gives the terminal to another program (the user's editor) while `work` runs: cooked mode,
+   * no reading. Absent when input is not a terminal.
+   */
+  releaseTerminal?<T>(work: () => Promise<T>): Promise<T>;
 }
 
 /** What the prompt shows. */
@@ -23,7 +32,29 @@ export interface PromptRequest {
   alwaysRule?: PolicyRule;
   /** Where it would be saved, as shown to the user. */
   alwaysFile: string;
+  /** What the call would change (a file-changing tool's diff), worked out when asked. */
+  preview?(): Promise<PreviewResult | undefined>;
+  /** Offers the "Edit" answer: change the arguments, then allow the changed call once. */
+  edit?: PromptEditing;
 }
+
+/** What the prompt needs to let the user change a call. */
+export interface PromptEditing {
+  /** The arguments as the model sent them (before schema defaults). */
+  sent: unknown;
+  /**
+   * Checks changed arguments as the approver will: the tool's schema (the value with defaults
+   * filled in), then the policy rules (a deny rule denies the changed call too).
+   */
+  check(args: unknown): Promise<EditCheck>;
+  /** What the changed call would change (checked arguments): a file-changing tool's diff. */
+  preview?(args: unknown): Promise<PreviewResult | undefined>;
+}
+
+/** The verdict on changed arguments. */
+export type EditCheck =
+  | { ok: true; value: unknown }
+  | { ok: false; problem: "invalid" | "denied"; message: string };
 
 /** The user's answer. `abort` is Ctrl-C (or end of input): deny and stop the turn. */
 export type PromptAnswer =
@@ -31,6 +62,8 @@ export type PromptAnswer =
   | { kind: "session" }
   | { kind: "always" }
   | { kind: "deny"; reason?: string }
+  /** The user changed the call and allowed the changed one, once (`args` passed `check`). */
+  | { kind: "edit"; args: unknown }
   | { kind: "abort" };
 
 /** The answer to the prompt about several calls (batch_prompt.ts). */

@@ -60,6 +60,8 @@ export function replayEvents(
   let checkpoints: TurnCheckpoint[] = [];
   // Calls in request order; a call is removed once answered.
   const pending = new Map<string, UnansweredCall>();
+  /** Calls the user changed at the prompt: the arguments they ran with (JSON). */
+  const changed = new Map<string, string>();
   const answered = new Set<string>();
   // Calls of the trailing block of tool messages: their results can simply be pushed.
   let trailingCalls = new Set<string>();
@@ -127,6 +129,7 @@ export function replayEvents(
             callId,
             name,
             result,
+            ...(changed.has(callId) ? { changedArguments: changed.get(callId)! } : {}),
             ...(found.parts.length > 0 ? { images: found.parts } : {}),
           },
         };
@@ -167,8 +170,14 @@ export function replayEvents(
         checkpoints = checkpoints.filter((record) => record.messageCount < keep);
         break;
       }
+      case "permission_decided": {
+        const { callId, changedArguments, decision } = event.payload;
+        if (changedArguments !== undefined && decision === "allow") {
+          changed.set(callId, changedArguments);
+        }
+        break;
+      }
       case "session_started":
-      case "permission_decided":
       case "limit_reached":
       case "turn_ended":
       case "session_ended":

@@ -217,7 +217,7 @@ export function eventFromLoopEvent(event: LoopEvent): UnstampedEvent | undefined
     case "message":
       return eventFromMessage(event.message);
     case "permission_decided": {
-      const { decision, by, rule, reason, abortTurn } = event.decision;
+      const { decision, by, rule, reason, abortTurn, editedArgs } = event.decision;
       return {
         type: "permission_decided",
         payload: {
@@ -228,6 +228,8 @@ export function eventFromLoopEvent(event: LoopEvent): UnstampedEvent | undefined
           ...(rule === undefined ? {} : { rule }),
           ...(reason === undefined ? {} : { reason }),
           ...(abortTurn === undefined ? {} : { abortTurn }),
+          // The user's version; the model's stays in the tool_call_requested event.
+          ...(editedArgs === undefined ? {} : { changedArguments: JSON.stringify(editedArgs) }),
         },
       };
     }

@@ -43,3 +43,15 @@ export async function readDenyReason(io: KeyIO): Promise<string | undefined> {
   const line = await io.readLine("Reason for the model (optional, Enter to skip): ");
   return line?.trim() || undefined;
 }
+
+/**
+ * A denial at a prompt: says "Denied", then asks for the optional reason for the model.
+ *
+ * @param io The prompt's terminal.
+ * @returns The answer.
+ */
+export async function denyAnswer(io: KeyIO): Promise<{ kind: "deny"; reason?: string }> {
+  io.write("Denied\n");
+  const reason = await readDenyReason(io);
+  return reason ? { kind: "deny", reason } : { kind: "deny" };
+}

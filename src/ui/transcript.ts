@@ -45,6 +45,13 @@ export function formatTranscript(messages: readonly Message[], style: Style, lim
     m.kind === "user" || m.kind === "tool_call" || (m.kind === "assistant" && m.content.trim())
   );
   const recent = shown.slice(-limit);
+  // What the user changed a call to at the prompt, by call id (the call shows the model's).
+  const changed = new Map<string, string>();
+  for (const m of messages) {
+    if (m.kind === "tool_result" && m.data.changedArguments !== undefined) {
+      changed.set(m.data.callId, m.data.changedArguments);
+    }
+  }
   const lines: string[] = [];
   if (shown.length > recent.length) {
     lines.push(style.dim(`… ${shown.length - recent.length} earlier messages`));
@@ -64,7 +71,12 @@ export function formatTranscript(messages: readonly Message[], style: Style, lim
       case "tool_call": {
         const args = message.data.arguments;
         const cut = args.length > 80 ? `${args.slice(0, 79)}…` : args;
-        lines.push(style.dim(`  · ${message.data.name} ${cut}`));
+        lines.push(style.dim(terminalLine(`  · ${message.data.name} ${cut}`)));
+        const ran = changed.get(message.data.id);
+        if (ran !== undefined) {
+          const short = ran.length > 80 ? `${ran.slice(0, 79)}…` : ran;
+          lines.push(style.dim(terminalLine(`    changed by you before it ran: ${short}`)));
+        }
         break;
       }
     }

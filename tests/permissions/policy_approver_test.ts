@@ -3,26 +3,12 @@ import {
   createPolicyApprover,
   type RuleSavedEvent,
 } from "../../src/permissions/policy_approver.ts";
-import type { PromptAnswer, Prompter, PromptRequest } from "../../src/permissions/prompt_types.ts";
 import type { LoadedRule } from "../../src/permissions/policy.ts";
 import { loadPolicyFiles } from "../../src/permissions/policy_file.ts";
 import { evaluatePolicy } from "../../src/permissions/policy.ts";
 import type { ApprovalRequest } from "../../src/permissions/approver.ts";
 import { tempDir } from "../helpers/temp_dir.ts";
-
-/** A Prompter that gives scripted answers and records what it was asked. */
-function scriptedPrompter(answers: PromptAnswer[]): Prompter & { asked: PromptRequest[] } {
-  const asked: PromptRequest[] = [];
-  return {
-    asked,
-    ask(request) {
-      asked.push(request);
-      const answer = answers.shift();
-      if (!answer) throw new Error(`unexpected prompt for ${request.tool}`);
-      return Promise.resolve(answer);
-    },
-  };
-}
+import { scriptedPrompter } from "../helpers/scripted_prompter.ts";
 
 /** A function, so TypeScript does not narrow the count between calls. */
 function askedCount(prompter: { asked: unknown[] }): number {
