@@ -85,7 +85,9 @@ export function withImageGate(runner: ToolRunner, gate: ImageGate): ToolRunner {
       };
     },
   };
+  // The runner's optional parts pass through: the approval prompt's diff comes from preview.
   if (runner.ready) gated.ready = () => runner.ready!();
   if (runner.unavailableReason) gated.unavailableReason = (name) => runner.unavailableReason!(name);
+  if (runner.preview) gated.preview = (name, args, state) => runner.preview!(name, args, state);
   return gated;
 }

@@ -161,6 +161,11 @@ export interface ToolOutput {
   /** Ends the run (task complete). */
   final?: boolean;
   /**
+   * Images to show the model with the output (PNG, JPEG, GIF or WebP bytes; harness checks
+   * each and leaves out what the model cannot see).
+   */
+  images?: { data: Uint8Array; name?: string }[];
+  /**
    * Set when the tool cut its own output: how many bytes it had. The result's note and
    * metadata then give the real size.
    */

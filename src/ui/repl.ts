@@ -425,6 +425,8 @@ export class Repl {
       // A prompt shown ahead is redrawn on a terminal (readline then knows the line), unless
       // a line typed meanwhile is already waiting: readline echoed it after that prompt.
       const queued = this.#ahead.queued.shift();
+      // Ctrl-D typed during the last turn: exit once what was entered with it is sent.
+      if (queued === undefined && this.#ahead.exit) break;
       let line: string | null;
       if (queued !== undefined) {
         // Entered while the last turn ran: shown as if typed at this prompt, then sent.

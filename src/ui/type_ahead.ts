@@ -1,6 +1,7 @@
 // What the user types while a turn runs and nothing asks for a key: Enter queues the line
-// (sent when the turn ends), Backspace edits it, Esc discards everything typed ahead. Nothing
-// is echoed into the streaming answer; the REPL shows the queued lines when it sends them.
+// (sent when the turn ends), Backspace edits it, Esc discards everything typed ahead, Ctrl-D on
+// an empty line exits once the queued lines are sent. Nothing is echoed into the streaming
+// answer; the REPL shows the queued lines when it sends them.
 
 /** True when `text` holds no control characters (so no escape sequence either). */
 function isPrintable(text: string): boolean {
@@ -17,6 +18,8 @@ export class TypeAhead {
   queued: string[] = [];
   /** A line being typed, not yet entered: it stays on the next prompt. */
   typed = "";
+  /** Ctrl-D on an empty line: exit after the queued lines, as at the prompt. */
+  exit = false;
 
   /**
    * Takes one key's sequence.
@@ -27,6 +30,10 @@ export class TypeAhead {
    * const ahead = new TypeAhead();
    * for (const key of ["h", "i", "x", "\x7f", "\r", "n", "\x1b[A"]) ahead.key(key);
    * if (ahead.queued.join() !== "hi" || ahead.typed !== "n") throw new Error();
+   * ahead.key("\x04"); // not on an empty line: nothing
+   * ahead.key("\x7f");
+   * ahead.key("\x04");
+   * if (!ahead.exit) throw new Error();
    * ```
    */
   key(sequence: string): void {
@@ -37,6 +44,8 @@ export class TypeAhead {
       this.typed = [...this.typed].slice(0, -1).join("");
     } else if (sequence === "\x1b" || sequence === "\x1b\x1b") {
       this.discard();
+    } else if (sequence === "\x04") {
+      if (this.typed === "") this.exit = true;
     } else if (isPrintable(sequence.replace(/\r?\n$/, ""))) {
       // Printable text (a paste may end with a newline); escape sequences such as arrow
       // keys are ignored.
@@ -50,5 +59,6 @@ export class TypeAhead {
   discard(): void {
     this.queued = [];
     this.typed = "";
+    this.exit = false;
   }
 }

@@ -61,3 +61,17 @@ Deno.test("refuseUserImages() refuses before sending: too big, or a model that c
     undefined,
   );
 });
+
+Deno.test("the image gate keeps the runner's preview, so an approval still shows the diff", async () => {
+  await using h = await openLoopHost({
+    builtins: true,
+    grants: ["--allow-read=.", "--allow-write=."],
+  });
+  Deno.writeTextFileSync(join(h.workspace, "a.txt"), "alpha\n");
+  const gated = withImageGate(h.host, { vision: sees(true), maxBytes: 1024 });
+  assert(gated.preview, "preview was dropped");
+  const validated = await gated.validate("write_file", { path: "a.txt", content: "beta\n" });
+  assert(validated.ok);
+  const previewed = await gated.preview("write_file", validated.value, {});
+  assert(previewed && "change" in previewed, JSON.stringify(previewed));
+});

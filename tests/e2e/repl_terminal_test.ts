@@ -1,5 +1,6 @@
 // The REPL on a real pseudo-terminal: lines entered while a turn runs are queued and sent when
-// it ends (Esc discards them), and the prompt stays on screen after start-up.
+// it ends (Esc discards them, Ctrl-D exits after the turn), and the prompt stays on screen after
+// start-up.
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { reply, startFakeLlmServer } from "../helpers/fake_llm_server.ts";
@@ -49,6 +50,27 @@ Deno.test({
     assertEquals(server.requests.length, 1);
     await pty.type("\x04");
     assertEquals(await pty.exit(), 0);
+  },
+});
+
+Deno.test({
+  name: "REPL on a terminal: Ctrl-D typed during a turn exits when the turn ends",
+  ignore: !linux,
+  async fn() {
+    await using sandbox = await cliSandbox();
+    await using server = startFakeLlmServer([reply().text("only answer").delay(1500)]);
+    await using pty = startPty(sandbox, ["--base-url", server.baseUrl, "--model", "m"]);
+    await pty.waitFor((out) => out.includes("> "), "the prompt");
+    await pty.type("first\r");
+    await pty.waitFor(() => server.requests.length === 1, "the first request");
+    await pty.type("\x04");
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<"still running">((done) => {
+      timer = setTimeout(() => done("still running"), 20_000);
+    });
+    assertEquals(await Promise.race([pty.exit(), late]), 0);
+    clearTimeout(timer);
+    assert(pty.output.includes("only answer"), pty.output);
   },
 });
 
