@@ -8,7 +8,7 @@ import type { LoopEvent, StopReasonOut } from "../agent/loop_events.ts";
 import type { Usage } from "../messages.ts";
 import type { FileDiff } from "./editor_files.ts";
 import { planUpdate } from "./session_updates.ts";
-import { rawInput, resultContent, toolKind, toolLocations, toolTitle } from "./tool_updates.ts";
+import { toolCallUpdate, toolLocations, toolResultUpdate } from "./tool_updates.ts";
 
 /** Receives the updates of one session, in order. */
 export type UpdateSender = (update: SessionUpdate) => void;
@@ -51,21 +51,9 @@ export function turnSink(options: {
       case "reasoning_delta":
         send({ sessionUpdate: "agent_thought_chunk", content: text(event.text) });
         break;
-      case "message": {
-        const message = event.message;
-        if (message.kind !== "tool_call") break;
-        const args = rawInput(message.data.arguments);
-        send({
-          sessionUpdate: "tool_call",
-          toolCallId: message.data.id,
-          title: toolTitle(message.data.name, args),
-          kind: toolKind(message.data.name),
-          status: "pending",
-          rawInput: args,
-          locations: toolLocations(args, cwd),
-        });
+      case "message":
+        if (event.message.kind === "tool_call") send(toolCallUpdate(event.message.data, cwd));
         break;
-      }
       case "tool_started":
         send({
           sessionUpdate: "tool_call_update",
@@ -79,13 +67,7 @@ export function turnSink(options: {
         const diffs: ToolCallContent[] = event.result.success
           ? options.takeDiffs().map((d) => ({ type: "diff", ...d }))
           : [];
-        send({
-          sessionUpdate: "tool_call_update",
-          toolCallId: event.callId,
-          status: event.result.success ? "completed" : "failed",
-          content: [...diffs, ...resultContent(event.result)],
-          rawOutput: event.result,
-        });
+        send(toolResultUpdate(event.callId, event.result, diffs));
         break;
       }
       case "state_changed": {

@@ -9,7 +9,7 @@ import type {
   SessionUpdate,
 } from "@agentclientprotocol/sdk";
 import type { Message } from "../messages.ts";
-import { rawInput, resultContent, toolKind, toolLocations, toolTitle } from "./tool_updates.ts";
+import { toolCallUpdate, toolResultUpdate } from "./tool_updates.ts";
 
 /**
  * The user's prompt as one text for the model: text blocks as they are, a resource link as a
@@ -93,30 +93,12 @@ export function replayUpdates(messages: readonly Message[], cwd: string): Sessio
           updates.push({ sessionUpdate: "agent_message_chunk", content: text(message.content) });
         }
         break;
-      case "tool_call": {
-        const args = rawInput(message.data.arguments);
-        updates.push({
-          sessionUpdate: "tool_call",
-          toolCallId: message.data.id,
-          title: toolTitle(message.data.name, args),
-          kind: toolKind(message.data.name),
-          status: "pending",
-          rawInput: args,
-          locations: toolLocations(args, cwd),
-        });
+      case "tool_call":
+        updates.push(toolCallUpdate(message.data, cwd));
         break;
-      }
-      case "tool_result": {
-        const { result } = message.data;
-        updates.push({
-          sessionUpdate: "tool_call_update",
-          toolCallId: message.data.callId,
-          status: result.success ? "completed" : "failed",
-          content: resultContent(result),
-          rawOutput: result,
-        });
+      case "tool_result":
+        updates.push(toolResultUpdate(message.data.callId, message.data.result));
         break;
-      }
       default: {
         const never: never = message;
         throw new Error(`unhandled message ${JSON.stringify(never)}`);

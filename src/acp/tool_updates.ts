@@ -1,10 +1,17 @@
 // How a tool call looks in the editor: the ACP kind of each tool (read, edit, search, execute,
 // fetch, think), a short title, the file locations it touches, and the content of its result.
-// The session bridge (session_bridge.ts) and the history replay build their updates from these.
+// The session bridge (session_bridge.ts) and the history replay (session_updates.ts) send the
+// same two updates for a call: toolCallUpdate when the model makes it, toolResultUpdate when
+// it has finished.
 
 import { isAbsolute, resolve } from "node:path";
-import type { ToolCallContent, ToolCallLocation, ToolKind } from "@agentclientprotocol/sdk";
-import type { ToolResult } from "../messages.ts";
+import type {
+  SessionUpdate,
+  ToolCallContent,
+  ToolCallLocation,
+  ToolKind,
+} from "@agentclientprotocol/sdk";
+import type { ToolCall, ToolResult } from "../messages.ts";
 import { ownField } from "../platform/json_values.ts";
 import { parseShallowJson } from "../platform/json_depth.ts";
 
@@ -114,4 +121,56 @@ export function resultContent(result: ToolResult): ToolCallContent[] {
 export function rawInput(argumentsText: string): unknown {
   const parsed = parseShallowJson(argumentsText);
   return parsed === undefined ? argumentsText : parsed.value;
+}
+
+/**
+ * The update that shows a call the model made: pending, with its title, kind, arguments and
+ * the files it touches.
+ *
+ * @example
+ * ```ts
+ * import { toolCallUpdate } from "./tool_updates.ts";
+ * const u = toolCallUpdate({ id: "c1", name: "read_file", arguments: '{"path": "a.ts"}' }, "/w");
+ * if (u.sessionUpdate !== "tool_call" || u.kind !== "read" || u.locations?.[0]?.path !== "/w/a.ts") {
+ *   throw new Error(JSON.stringify(u));
+ * }
+ * ```
+ */
+export function toolCallUpdate(call: ToolCall, cwd: string): SessionUpdate {
+  const args = rawInput(call.arguments);
+  return {
+    sessionUpdate: "tool_call",
+    toolCallId: call.id,
+    title: toolTitle(call.name, args),
+    kind: toolKind(call.name),
+    status: "pending",
+    rawInput: args,
+    locations: toolLocations(args, cwd),
+  };
+}
+
+/**
+ * The update for a finished call: completed or failed, the file changes it made (`diffs`)
+ * and its result as content, and the raw result.
+ *
+ * @example
+ * ```ts
+ * import { toolResultUpdate } from "./tool_updates.ts";
+ * import { makeToolResult } from "../messages.ts";
+ * const u = toolResultUpdate("c1", makeToolResult({ errorType: "not_found", errorMessage: "No a.ts" }));
+ * if (u.sessionUpdate !== "tool_call_update" || u.status !== "failed") throw new Error();
+ * ```
+ */
+export function toolResultUpdate(
+  callId: string,
+  result: ToolResult,
+  diffs: readonly ToolCallContent[] = [],
+): SessionUpdate {
+  return {
+    sessionUpdate: "tool_call_update",
+    toolCallId: callId,
+    status: result.success ? "completed" : "failed",
+    content: [...diffs, ...resultContent(result)],
+    rawOutput: result,
+  };
 }

@@ -4,6 +4,7 @@
 // loop can tell a model to stop repeating one. Plugs into call_driver.ts as its ArgumentParser.
 
 import { isRecord } from "../platform/json_values.ts";
+import { schemaTypes } from "../platform/json_schema_types.ts";
 import { argumentsTextProblem } from "../tools/argument_limits.ts";
 
 type Schema = Record<string, unknown>;
@@ -69,23 +70,6 @@ function relaxedToStrict(text: string, repairs: Set<string>): string {
     }
   }
   return out;
-}
-
-/** The JSON Schema types a schema allows (type, type arrays, anyOf/oneOf). */
-function schemaTypes(schema: unknown): string[] {
-  if (!isRecord(schema)) return [];
-  const types: string[] = [];
-  if (typeof schema.type === "string") types.push(schema.type);
-  if (Array.isArray(schema.type)) {
-    types.push(...schema.type.filter((t): t is string => typeof t === "string"));
-  }
-  for (const key of ["anyOf", "oneOf"]) {
-    const options = schema[key];
-    if (Array.isArray(options)) {
-      for (const option of options) types.push(...schemaTypes(option));
-    }
-  }
-  return types;
 }
 
 function typeOf(value: unknown): string {

@@ -8,7 +8,6 @@ import { join } from "node:path";
 import type { Command } from "./args.ts";
 import type { RunFlags } from "../app/run_flags.ts";
 import { savedOutputsRoot } from "../config/folders.ts";
-import type { Settings } from "../config/settings.ts";
 import type { Grants } from "../sandbox/grants.ts";
 import { EXIT } from "../app/exit_codes.ts";
 import { makeToolResult } from "../messages.ts";
@@ -18,16 +17,22 @@ import { type CommandIO, settingsOrExit } from "./command_io.ts";
 import { jsonTerminalSafe, terminalSafe } from "../platform/terminal_text.ts";
 
 /**
- * Opens the folder's tools and rules as a run does, without a model. On a terminal the user
- * is asked about untrusted project plugins, as in the REPL; a script never is.
+ * Reads the settings and the command's JSON arguments, then opens the folder's tools and
+ * rules as a run does, without a model. On a terminal the user is asked about untrusted
+ * project plugins, as in the REPL; a script never is. A failure is printed and its exit code
+ * returned.
  */
 async function openDirectRun(
-  flags: RunFlags,
-  settings: Settings,
+  command: { flags: RunFlags; json: string },
   grants: Grants,
   cwd: string,
   io: CommandIO,
-): Promise<ToolsRun | number> {
+): Promise<{ run: ToolsRun; args: unknown } | number> {
+  const { flags } = command;
+  const settings = await settingsOrExit(flags, io);
+  if (typeof settings === "number") return settings;
+  const args = parseJsonArgument(command.json, io);
+  if (args === undefined) return EXIT.usage;
   const stderr = (text: string) => Deno.stderr.writeSync(new TextEncoder().encode(text));
   const frontEnd: FrontEnd = {
     interactive: Deno.stdin.isTerminal(),
@@ -48,7 +53,7 @@ async function openDirectRun(
     if (opened.error.message !== undefined) io.printError(opened.error.message);
     return opened.error.exit;
   }
-  return opened.value;
+  return { run: opened.value, args };
 }
 
 /**
@@ -85,12 +90,9 @@ export async function runToolCommand(
   cwd: string,
   io: CommandIO,
 ): Promise<number> {
-  const settings = await settingsOrExit(command.flags, io);
-  if (typeof settings === "number") return settings;
-  const args = parseJsonArgument(command.json, io);
-  if (args === undefined) return EXIT.usage;
-  const run = await openDirectRun(command.flags, settings, grants, cwd, io);
-  if (typeof run === "number") return run;
+  const opened = await openDirectRun(command, grants, cwd, io);
+  if (typeof opened === "number") return opened;
+  const { run, args } = opened;
   const tools = run.workspace.tools.all;
   try {
     await tools.ready?.(); // the code tools settle whether search_code is offered
@@ -152,12 +154,9 @@ export async function runPolicyExplain(
   cwd: string,
   io: CommandIO,
 ): Promise<number> {
-  const settings = await settingsOrExit(command.flags, io);
-  if (typeof settings === "number") return settings;
-  const args = parseJsonArgument(command.json, io);
-  if (args === undefined) return EXIT.usage;
-  const run = await openDirectRun(command.flags, settings, grants, cwd, io);
-  if (typeof run === "number") return run;
+  const opened = await openDirectRun(command, grants, cwd, io);
+  if (typeof opened === "number") return opened;
+  const { run, args } = opened;
   try {
     const known = run.workspace.tools.all.list();
     const info = known.find((tool) => tool.name === command.tool);

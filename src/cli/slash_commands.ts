@@ -1,6 +1,6 @@
 // The REPL's slash commands: /help, /tools, /mcp, /context, /compact, /permissions, /tasks,
-// /clear, /continue, /sessions, /resume, /stats, /exit. Each is a small function over the REPL control
-// surface.
+// /clear, /continue, /sessions, /resume, /stats, /exit. A table of rows (name, summary,
+// handler); each handler is a small function over the REPL control surface and the context.
 
 import type { Conversation } from "../agent/conversation.ts";
 import type { Style } from "../ui/style.ts";
@@ -32,147 +32,168 @@ export interface SlashContext {
   sessionStats?(sessionId: string | null, style: Style): Promise<string>;
 }
 
-/** Builds the REPL's slash commands over the given context. */
+/** What a command's handler sees besides its arguments and the REPL. */
+interface SlashScope {
+  context: SlashContext;
+  /** The REPL's commands as they are when typed (/help lists those added later too). */
+  commands: readonly SlashCommand[];
+}
+
+/** One row of the table: what /help shows, and the handler. */
+interface SlashEntry {
+  name: string;
+  summary: string;
+  run(args: string, repl: ReplControl, scope: SlashScope): Promise<void> | void;
+}
+
+/** The REPL's slash commands, in the order /help lists them. */
+const SLASH_COMMANDS: readonly SlashEntry[] = [
+  { name: "help", summary: "list commands", run: showHelp },
+  { name: "tools", summary: "list the tools the model can call", run: listTools },
+  { name: "mcp", summary: "show MCP servers: status, tools and errors", run: showMcp },
+  {
+    name: "context",
+    summary: "show the context window and what each part of the next request takes",
+    run: showContext,
+  },
+  {
+    name: "compact",
+    summary: "replace the conversation by the model's summary of it (the log keeps all)",
+    run: compact,
+  },
+  {
+    name: "permissions",
+    summary: "show sandbox grants, session approvals and policy rules",
+    run: showPermissions,
+  },
+  { name: "tasks", summary: "show the task list", run: showTasks },
+  {
+    name: "clear",
+    summary: "start a new conversation (a new session, approvals asked again)",
+    run: clear,
+  },
+  {
+    name: "continue",
+    summary: "continue after a limit, an error or an interrupt stopped the turn",
+    run: continueTurn,
+  },
+  { name: "sessions", summary: "list sessions in this folder", run: listSessions },
+  { name: "resume", summary: "resume a session: /resume ID", run: resume },
+  {
+    name: "stats",
+    summary: "show this session's tool calls, approvals, tokens and stops",
+    run: showStats,
+  },
+  { name: "exit", summary: "exit harness", run: (_args, repl) => repl.exit() },
+];
+
+/**
+ * Builds the REPL's slash commands over the given context.
+ *
+ * @param context What the commands read and change beyond the REPL itself.
+ * @returns The commands, one per row of the table; the REPL may add more to the array.
+ */
 export function slashCommands(context: SlashContext): SlashCommand[] {
-  const commands: SlashCommand[] = [
-    {
-      name: "help",
-      summary: "list commands",
-      run: (_args, repl) => {
-        const lines = commands.map((c) => `  /${c.name.padEnd(12)} ${c.summary}`);
-        repl.write(
-          `${
-            lines.join("\n")
-          }\n  Ctrl-C interrupts a reply or tool; Ctrl-C twice or Ctrl-D exits\n`,
-        );
-      },
-    },
-    {
-      name: "tools",
-      summary: "list the tools the model can call",
-      run: async (_args, repl) => {
-        const lines = (await context.tools()).map((tool) =>
-          `  ${repl.style.bold(terminalLine(tool.name).padEnd(22))} ${tool.risk.padEnd(7)} ${
-            repl.style.dim(
-              terminalLine(`[${tool.origin === "mcp" ? `mcp:${tool.server}` : tool.origin}]`),
-            )
-          } ${terminalLine(tool.description.split("\n")[0] ?? "")}`
-        );
-        const search = await context.searchNote?.();
-        if (search) lines.push(repl.style.dim(search));
-        const unavailable = context.unavailableTools?.() ?? [];
-        if (unavailable.length > 0) {
-          lines.push("Unavailable in this sandbox (not offered to the model):");
-          for (const tool of unavailable) {
-            lines.push(`  ${repl.style.dim(tool.name.padEnd(22))} needs ${tool.flag}`);
-          }
-        }
-        repl.write(`${lines.join("\n")}\n`);
-      },
-    },
-    {
-      name: "mcp",
-      summary: "show MCP servers: status, tools and errors",
-      run: (_args, repl) =>
-        repl.write(
-          `${
-            terminalSafe(context.mcpReport?.() ?? "") ||
-            'No MCP servers configured: add one with "harness mcp add NAME -- COMMAND ARGS..."'
-          }\n`,
-        ),
-    },
-    {
-      name: "context",
-      summary: "show the context window and what each part of the next request takes",
-      run: (_args, repl) => {
-        const report = repl.conversation.contextReport();
-        repl.write(
-          `${report ? formatContextReport(report) : "The context window is not known"}\n`,
-        );
-      },
-    },
-    {
-      name: "compact",
-      summary: "replace the conversation by the model's summary of it (the log keeps all)",
-      run: async (_args, repl) => {
-        const conversation = repl.conversation;
-        const done = await repl.interruptible((display, signal) =>
-          conversation.compact(display, signal)
-        );
-        if (done.error) repl.write(`${repl.style.yellow(terminalSafe(done.error))}\n`);
-      },
-    },
-    {
-      name: "permissions",
-      summary: "show sandbox grants, session approvals and policy rules",
-      run: async (_args, repl) => repl.write(`${await context.permissionsReport()}\n`),
-    },
-    {
-      name: "tasks",
-      summary: "show the task list",
-      run: (_args, repl) =>
-        repl.write(`${terminalSafe(formatTaskChecklist(repl.conversation.state))}\n`),
-    },
-    {
-      name: "clear",
-      summary: "start a new conversation (a new session, approvals asked again)",
-      run: (_args, repl) => {
-        repl.setConversation(context.fresh());
-        repl.write(
-          `${
-            repl.style.dim(
-              "Started a new conversation; approvals given for this session are forgotten",
-            )
-          }\n`,
-        );
-      },
-    },
-    {
-      name: "continue",
-      summary: "continue after a limit, an error or an interrupt stopped the turn",
-      run: async (_args, repl) => {
-        if (!repl.conversation.canContinue()) {
-          repl.write(`${repl.style.dim("Nothing to continue: the last turn was answered")}\n`);
-          return;
-        }
-        await repl.runTurn(null);
-      },
-    },
-    {
-      name: "sessions",
-      summary: "list sessions in this folder",
-      run: (_args, repl) => repl.write(`${terminalSafe(context.sessionsList())}\n`),
-    },
-    {
-      name: "resume",
-      summary: "resume a session: /resume ID",
-      run: async (args, repl: ReplControl) => {
-        if (!args) {
-          repl.write(`${terminalSafe(context.sessionsList())}\nType /resume ID to resume one\n`);
-          return;
-        }
-        const resumed = await context.resume(args.trim());
-        if ("error" in resumed) {
-          repl.write(`${repl.style.red(resumed.error)}\n`);
-          return;
-        }
-        repl.setConversation(resumed.conversation);
-        repl.write(`${resumed.note}\n`);
-      },
-    },
-    {
-      name: "stats",
-      summary: "show this session's tool calls, approvals, tokens and stops",
-      run: async (_args, repl) => {
-        const id = repl.conversation.parts.recorder.id;
-        repl.write(
-          `${
-            (await context.sessionStats?.(id, repl.style)) ?? "No statistics in this front end"
-          }\n`,
-        );
-      },
-    },
-    { name: "exit", summary: "exit harness", run: (_args, repl) => repl.exit() },
-  ];
+  const commands: SlashCommand[] = [];
+  for (const { name, summary, run } of SLASH_COMMANDS) {
+    commands.push({ name, summary, run: (args, repl) => run(args, repl, { context, commands }) });
+  }
   return commands;
+}
+
+function showHelp(_args: string, repl: ReplControl, { commands }: SlashScope): void {
+  const lines = commands.map((c) => `  /${c.name.padEnd(12)} ${c.summary}`);
+  repl.write(
+    `${lines.join("\n")}\n  Ctrl-C interrupts a reply or tool; Ctrl-C twice or Ctrl-D exits\n`,
+  );
+}
+
+async function listTools(_args: string, repl: ReplControl, { context }: SlashScope) {
+  const lines = (await context.tools()).map((tool) =>
+    `  ${repl.style.bold(terminalLine(tool.name).padEnd(22))} ${tool.risk.padEnd(7)} ${
+      repl.style.dim(
+        terminalLine(`[${tool.origin === "mcp" ? `mcp:${tool.server}` : tool.origin}]`),
+      )
+    } ${terminalLine(tool.description.split("\n")[0] ?? "")}`
+  );
+  const search = await context.searchNote?.();
+  if (search) lines.push(repl.style.dim(search));
+  const unavailable = context.unavailableTools?.() ?? [];
+  if (unavailable.length > 0) {
+    lines.push("Unavailable in this sandbox (not offered to the model):");
+    for (const tool of unavailable) {
+      lines.push(`  ${repl.style.dim(tool.name.padEnd(22))} needs ${tool.flag}`);
+    }
+  }
+  repl.write(`${lines.join("\n")}\n`);
+}
+
+function showMcp(_args: string, repl: ReplControl, { context }: SlashScope): void {
+  repl.write(
+    `${
+      terminalSafe(context.mcpReport?.() ?? "") ||
+      'No MCP servers configured: add one with "harness mcp add NAME -- COMMAND ARGS..."'
+    }\n`,
+  );
+}
+
+function showContext(_args: string, repl: ReplControl): void {
+  const report = repl.conversation.contextReport();
+  repl.write(`${report ? formatContextReport(report) : "The context window is not known"}\n`);
+}
+
+async function compact(_args: string, repl: ReplControl): Promise<void> {
+  const conversation = repl.conversation;
+  const done = await repl.interruptible((display, signal) => conversation.compact(display, signal));
+  if (done.error) repl.write(`${repl.style.yellow(terminalSafe(done.error))}\n`);
+}
+
+async function showPermissions(_args: string, repl: ReplControl, { context }: SlashScope) {
+  repl.write(`${await context.permissionsReport()}\n`);
+}
+
+function showTasks(_args: string, repl: ReplControl): void {
+  repl.write(`${terminalSafe(formatTaskChecklist(repl.conversation.state))}\n`);
+}
+
+function clear(_args: string, repl: ReplControl, { context }: SlashScope): void {
+  repl.setConversation(context.fresh());
+  repl.write(
+    `${
+      repl.style.dim("Started a new conversation; approvals given for this session are forgotten")
+    }\n`,
+  );
+}
+
+async function continueTurn(_args: string, repl: ReplControl): Promise<void> {
+  if (!repl.conversation.canContinue()) {
+    repl.write(`${repl.style.dim("Nothing to continue: the last turn was answered")}\n`);
+    return;
+  }
+  await repl.runTurn(null);
+}
+
+function listSessions(_args: string, repl: ReplControl, { context }: SlashScope): void {
+  repl.write(`${terminalSafe(context.sessionsList())}\n`);
+}
+
+async function resume(args: string, repl: ReplControl, { context }: SlashScope): Promise<void> {
+  if (!args) {
+    repl.write(`${terminalSafe(context.sessionsList())}\nType /resume ID to resume one\n`);
+    return;
+  }
+  const resumed = await context.resume(args.trim());
+  if ("error" in resumed) {
+    repl.write(`${repl.style.red(resumed.error)}\n`);
+    return;
+  }
+  repl.setConversation(resumed.conversation);
+  repl.write(`${resumed.note}\n`);
+}
+
+async function showStats(_args: string, repl: ReplControl, { context }: SlashScope) {
+  const id = repl.conversation.parts.recorder.id;
+  repl.write(
+    `${(await context.sessionStats?.(id, repl.style)) ?? "No statistics in this front end"}\n`,
+  );
 }

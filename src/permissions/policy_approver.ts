@@ -1,25 +1,22 @@
 // The Approver the agent loop calls before every tool call. It asks the pure policy first;
 // a "deny" rule always wins, "allow" runs, and "ask" is settled by session approvals, the run
 // mode (--yes allows, -p denies with instructions), or the interactive prompt. "Always"
-// answers are saved to the policy file whose rules they must follow (see alwaysTarget) and
-// take the same place in this session's rules, so they decide alike now and after a restart.
-// A rule saved anywhere but the project's own file names absolute paths (a relative `x.txt`
-// in the user's file would apply in every project), and nothing is ever saved into a project
-// file the user has not trusted.
+// answers are saved to the policy file whose rules they must follow and take the same place in
+// this session's rules (always_rules.ts), so they decide alike now and after a restart. A rule
+// saved anywhere but the project's own file names absolute paths (a relative `x.txt` in the
+// user's file would apply in every project), and nothing is ever saved into a project file the
+// user has not trusted. The state is explicit: the rules in force and the session's answers
+// (session_approvals.ts), passed to each step (settle, asking, applyAnswer, saveAlways).
 
 import type { AgentError } from "../errors.ts";
 import type { ApprovalDecision, ApprovalRequest, Approver } from "./approver.ts";
 import { compactJson } from "./compact_json.ts";
-import {
-  evaluatePolicy,
-  type LoadedRule,
-  type PolicyDecision,
-  type PolicyRule,
-  ruleMatches,
-} from "./policy.ts";
-import { appendRule, type ContentChange } from "./policy_file.ts";
+import { alwaysRule, fileLabel, type PolicyFiles, saveAlwaysRule } from "./always_rules.ts";
+import { evaluatePolicy, type LoadedRule, type PolicyDecision, type PolicyRule } from "./policy.ts";
+import type { ContentChange } from "./policy_file.ts";
 import type { EditCheck, PromptAnswer, Prompter, PromptRequest } from "./prompt_types.ts";
-import { anchorPathPatterns, suggestRule } from "./suggest_rule.ts";
+import { exactCallKey, SessionApprovals } from "./session_approvals.ts";
+import { suggestRule } from "./suggest_rule.ts";
 
 /** How "ask" is settled: prompt, allow (`--yes`), or deny (`-p` without `--yes`). */
 export type ApprovalMode = "interactive" | "yes" | "non_interactive";
@@ -110,255 +107,301 @@ export interface PolicyApprover extends Approver {
  * ```
  */
 export function createPolicyApprover(options: PolicyApproverOptions): PolicyApprover {
-  const rules: LoadedRule[] = [...options.rules];
-  const sessionRules: PolicyRule[] = [];
-  const lowRiskTools = new Set<string>();
-  // Calls approved for the session that no rule can describe (e.g. a here-document command).
-  const sessionExact = new Set<string>();
-  const exactKey = (r: ApprovalRequest) => `${r.tool} ${compactJson(r.args ?? {})}`;
-  const label = options.userPolicyLabel ?? options.userPolicyFile;
-  const evalOptions = options.workspace === undefined ? {} : { workspace: options.workspace };
-  // Rules saved to the user's file this session carry its label; compare files by path.
-  const pathOf = (file: string) => file === label ? options.userPolicyFile : file;
-  const labelOf = (file: string) => file === options.userPolicyFile ? label : file;
+  const state = approverState(options);
+  const self: PolicyApprover = {
+    approve: (request, signal) => approve(state, request, signal),
+    approveTogether: (requests, signal) => approveTogether(state, self, requests, signal),
+    sessionApprovals: () => state.session.lines(),
+    rules: () => state.rules,
+    resetSession: () => state.session.clear(),
+  };
+  return self;
+}
 
-  /** What the policy, session approvals and the mode decide; `ask` when only the user can. */
-  async function settle(request: ApprovalRequest): Promise<
-    { decided: ApprovalDecision } | {
-      ask: PromptRequest;
-      lowDefault: boolean;
-      always?: PolicyRule;
-      target: string;
-      suggestion?: PolicyRule;
-    }
-  > {
-    const broken = await options.denyAll;
-    if (broken !== undefined) return { decided: decision("deny", "policy", { reason: broken }) };
-    const policy = evaluatePolicy(request, rules, evalOptions);
-    if (policy.action === "deny") {
-      return {
-        decided: decision("deny", "policy", {
-          reason: policy.rule?.reason ?? `Denied by the rule ${policy.source}`,
-          rule: policy.source,
-        }),
-      };
-    }
-    if (policy.action === "allow") {
-      return {
-        decided: policy.rule
-          ? decision("allow", "policy", { rule: policy.source })
-          : decision("allow", "mode", { rule: policy.source }),
-      };
-    }
-    const session = sessionRules.find((r) => ruleMatches(r, request, evalOptions));
-    if (session || sessionExact.has(exactKey(request))) {
-      return { decided: decision("allow", "user", { rule: "session approval" }) };
-    }
-    const lowDefault = request.risk === "low" && policy.rule === undefined;
-    if (lowDefault && lowRiskTools.has(request.tool)) {
-      return {
-        decided: decision("allow", "user", { rule: "session approval (low risk, asked once)" }),
-      };
-    }
-    const suggestion = suggestRule(request, evalOptions);
-    if (options.mode === "yes") return { decided: decision("allow", "mode", { rule: "--yes" }) };
-    if (options.mode === "non_interactive" || !options.prompter) {
-      return {
-        decided: decision("deny", "mode", { reason: needsApproval(request.tool, suggestion) }),
-      };
-    }
-    const target = pathOf(alwaysTarget(policy, rules) ?? options.userPolicyFile);
-    const always = suggestion === undefined || askedByUntrusted(policy)
-      ? undefined
-      : target === options.projectPolicyFile || options.workspace === undefined
-      ? suggestion
-      : anchorPathPatterns(suggestion, options.workspace);
-    const ask: PromptRequest = {
-      tool: request.tool,
-      args: request.args,
-      risk: request.risk,
-      alwaysFile: labelOf(target),
-      ...(always ? { alwaysRule: always } : {}),
-      ...(request.edit
-        ? { edit: { sent: request.edit.sent, check: (args) => checkEdited(request, args) } }
-        : {}),
-    };
+/** Everything one approver decides with; `rules` and `session` change as the user answers. */
+interface ApproverState {
+  readonly options: PolicyApproverOptions;
+  /** The rules in force, in load order: the loaded ones plus "Always" rules saved since. */
+  readonly rules: LoadedRule[];
+  /** What the user approved for this session. */
+  readonly session: SessionApprovals;
+  /** Where "Always" rules may go. */
+  readonly files: PolicyFiles;
+  /** How the policy matches paths: relative to the workspace, when there is one. */
+  readonly match: { workspace?: string };
+}
+
+function approverState(options: PolicyApproverOptions): ApproverState {
+  const { workspace, projectPolicyFile } = options;
+  return {
+    options,
+    rules: [...options.rules],
+    session: new SessionApprovals(),
+    files: {
+      user: options.userPolicyFile,
+      userLabel: options.userPolicyLabel ?? options.userPolicyFile,
+      ...(projectPolicyFile === undefined ? {} : { project: projectPolicyFile }),
+      ...(workspace === undefined ? {} : { workspace }),
+    },
+    match: workspace === undefined ? {} : { workspace },
+  };
+}
+
+/** A call only the user can decide: the prompt, and what each answer changes. */
+interface Asking {
+  ask: PromptRequest;
+  /** Only the low-risk default asked (no rule did): an allowing answer covers the tool. */
+  lowDefault: boolean;
+  /** The rule "Always" saves; absent when "Always" is not offered. */
+  always?: PolicyRule;
+  /** The policy file (a path) the "Always" rule goes to. */
+  target: string;
+  /** The rule "Allow for this session" remembers; absent: the exact call is remembered. */
+  suggestion?: PolicyRule;
+}
+
+/** What the policy, session approvals and the mode decide; `Asking` when only the user can. */
+async function settle(
+  state: ApproverState,
+  request: ApprovalRequest,
+): Promise<{ decided: ApprovalDecision } | Asking> {
+  const { options, rules, match } = state;
+  const broken = await options.denyAll;
+  if (broken !== undefined) return { decided: decision("deny", "policy", { reason: broken }) };
+  const policy = evaluatePolicy(request, rules, match);
+  if (policy.action === "deny") {
     return {
-      ask,
-      lowDefault,
-      target,
-      ...(always ? { always } : {}),
-      ...(suggestion ? { suggestion } : {}),
+      decided: decision("deny", "policy", {
+        reason: policy.rule?.reason ?? `Denied by the rule ${policy.source}`,
+        rule: policy.source,
+      }),
     };
   }
-
-  /**
-   * Checks the arguments the user changed a call to: the tool's schema, then the rules in
-   * force (a deny rule denies the changed call as it would the model's). Allow and ask rules
-   * change nothing: the user allows the changed call once, at the prompt.
-   */
-  async function checkEdited(
-    request: ApprovalRequest,
-    args: unknown,
-  ): Promise<EditCheck | { ok: false; problem: "denied"; message: string; rule: string }> {
-    const validated = await request.edit?.validate(args);
-    if (!validated?.ok) {
-      const issues = validated?.issues.join("; ") ?? "this call cannot be changed";
-      return { ok: false, problem: "invalid", message: issues };
-    }
-    const policy = evaluatePolicy({ ...request, args: validated.value }, rules, evalOptions);
-    if (policy.action === "deny") {
-      return {
-        ok: false,
-        problem: "denied",
-        message: policy.rule?.reason ?? `Denied by the rule ${policy.source}`,
-        rule: policy.source,
-      };
-    }
-    return { ok: true, value: validated.value };
+  if (policy.action === "allow") {
+    return {
+      decided: policy.rule
+        ? decision("allow", "policy", { rule: policy.source })
+        : decision("allow", "mode", { rule: policy.source }),
+    };
   }
+  const lowDefault = request.risk === "low" && policy.rule === undefined;
+  const covered = state.session.covers(request, { lowDefault, ...match });
+  if (covered) return { decided: decision("allow", "user", { rule: covered }) };
+  const suggestion = suggestRule(request, match);
+  if (options.mode === "yes") return { decided: decision("allow", "mode", { rule: "--yes" }) };
+  if (options.mode === "non_interactive" || !options.prompter) {
+    return {
+      decided: decision("deny", "mode", { reason: needsApproval(request.tool, suggestion) }),
+    };
+  }
+  return asking(state, request, { policy, lowDefault, suggestion });
+}
 
-  /**
-   * The decision on a call the user changed at the prompt: the changed arguments are checked
-   * again (the prompt's check is the user's convenience, this is the gate) and allowed once,
-   * with no session approval, saved rule or low-risk pass derived from them.
-   */
-  async function approveEdited(request: ApprovalRequest, args: unknown) {
-    const checked = await checkEdited(request, args);
-    if (checked.ok) return decision("allow", "user", { editedArgs: checked.value });
-    if (checked.problem === "invalid") {
+/** The prompt for a call only the user can decide, and what an "Always" answer would save. */
+function asking(
+  state: ApproverState,
+  request: ApprovalRequest,
+  found: { policy: PolicyDecision; lowDefault: boolean; suggestion: PolicyRule | undefined },
+): Asking {
+  const { policy, lowDefault, suggestion } = found;
+  const { target, rule: always } = alwaysRule(policy, suggestion, state);
+  const ask: PromptRequest = {
+    tool: request.tool,
+    args: request.args,
+    risk: request.risk,
+    alwaysFile: fileLabel(state.files, target),
+    ...(always ? { alwaysRule: always } : {}),
+    ...(request.edit
+      ? { edit: { sent: request.edit.sent, check: (args) => checkEdited(state, request, args) } }
+      : {}),
+  };
+  return {
+    ask,
+    lowDefault,
+    target,
+    ...(always ? { always } : {}),
+    ...(suggestion ? { suggestion } : {}),
+  };
+}
+
+/**
+ * Settles a call, prompting when only the user can decide; `given` is the answer already
+ * given at the prompt for several calls (used only when this call would prompt now).
+ */
+async function approve(
+  state: ApproverState,
+  request: ApprovalRequest,
+  signal?: AbortSignal,
+  given?: PromptAnswer,
+): Promise<ApprovalDecision> {
+  const settled = await settle(state, request);
+  if ("decided" in settled) return settled.decided;
+  const answer = given ?? await state.options.prompter!.ask(settled.ask, signal);
+  return await applyAnswer(state, request, settled, answer);
+}
+
+/** The decision the user's answer makes, remembering it for the session or saving its rule. */
+async function applyAnswer(
+  state: ApproverState,
+  request: ApprovalRequest,
+  asked: Asking,
+  answer: PromptAnswer,
+): Promise<ApprovalDecision> {
+  // An edit allows that one changed call: no pass for the tool comes from it.
+  const allowsTool = answer.kind === "once" || answer.kind === "session" ||
+    answer.kind === "always";
+  if (asked.lowDefault && allowsTool) {
+    state.session.askedAboutLowRisk(request.tool);
+  }
+  switch (answer.kind) {
+    case "once":
+      return decision("allow", "user", {});
+    case "session":
+      state.session.allowForSession(request, asked.suggestion);
+      return decision("allow", "user", { rule: "session approval" });
+    case "always":
+      return asked.always
+        ? await saveAlways(state, asked.always, asked.target)
+        : decision("allow", "user", {});
+    case "deny":
       return decision("deny", "user", {
-        reason:
-          `The user changed this call, but the changed arguments are invalid: ${checked.message}`,
-        editedArgs: args,
+        reason: answer.reason
+          ? `The user denied this call: ${answer.reason}`
+          : "The user denied this call",
       });
+    case "edit":
+      return await approveEdited(state, request, answer.args);
+    case "abort":
+      return stoppedAtPrompt();
+    default: {
+      const never: never = answer;
+      throw new Error(`unhandled answer ${JSON.stringify(never)}`);
     }
-    return decision("deny", "policy", {
+  }
+}
+
+/**
+ * Checks the arguments the user changed a call to: the tool's schema, then the rules in force
+ * (a deny rule denies the changed call as it would the model's). Allow and ask rules change
+ * nothing: the user allows the changed call once, at the prompt.
+ */
+async function checkEdited(
+  state: ApproverState,
+  request: ApprovalRequest,
+  args: unknown,
+): Promise<EditCheck | { ok: false; problem: "denied"; message: string; rule: string }> {
+  const validated = await request.edit?.validate(args);
+  if (!validated?.ok) {
+    const issues = validated?.issues.join("; ") ?? "this call cannot be changed";
+    return { ok: false, problem: "invalid", message: issues };
+  }
+  const policy = evaluatePolicy({ ...request, args: validated.value }, state.rules, state.match);
+  if (policy.action === "deny") {
+    return {
+      ok: false,
+      problem: "denied",
+      message: policy.rule?.reason ?? `Denied by the rule ${policy.source}`,
+      rule: policy.source,
+    };
+  }
+  return { ok: true, value: validated.value };
+}
+
+/**
+ * The decision on a call the user changed at the prompt: the changed arguments are checked
+ * again (the prompt's check is the user's convenience, this is the gate) and allowed once,
+ * with no session approval, saved rule or low-risk pass derived from them.
+ */
+async function approveEdited(
+  state: ApproverState,
+  request: ApprovalRequest,
+  args: unknown,
+): Promise<ApprovalDecision> {
+  const checked = await checkEdited(state, request, args);
+  if (checked.ok) return decision("allow", "user", { editedArgs: checked.value });
+  if (checked.problem === "invalid") {
+    return decision("deny", "user", {
       reason:
-        `The user changed this call, and a policy rule denies the changed call: ${checked.message}`,
-      ...("rule" in checked ? { rule: checked.rule } : {}),
+        `The user changed this call, but the changed arguments are invalid: ${checked.message}`,
       editedArgs: args,
     });
   }
+  return decision("deny", "policy", {
+    reason:
+      `The user changed this call, and a policy rule denies the changed call: ${checked.message}`,
+    ...("rule" in checked ? { rule: checked.rule } : {}),
+    editedArgs: args,
+  });
+}
 
-  /**
-   * Settles a call, prompting when only the user can decide; `given` is the answer already
-   * given at the prompt for several calls (used only when this call would prompt now).
-   */
-  async function approve(request: ApprovalRequest, signal?: AbortSignal, given?: PromptAnswer) {
-    const settled = await settle(request);
-    if ("decided" in settled) return settled.decided;
-    const { lowDefault, always, target, suggestion } = settled;
-    const answer = given ?? await options.prompter!.ask(settled.ask, signal);
-    switch (answer.kind) {
-      case "once":
-        if (lowDefault) lowRiskTools.add(request.tool);
-        return decision("allow", "user", {});
-      case "session":
-        if (lowDefault) lowRiskTools.add(request.tool);
-        if (suggestion) sessionRules.push(suggestion);
-        else sessionExact.add(exactKey(request));
-        return decision("allow", "user", { rule: "session approval" });
-      case "always": {
-        if (lowDefault) lowRiskTools.add(request.tool);
-        if (!always) return decision("allow", "user", {});
-        const saved = await appendRule(target, always);
-        const fromTarget = rules.filter((r) => pathOf(r.file) === target);
-        const index = saved.ok ? saved.value.index : fromTarget.length + 1;
-        const loaded: LoadedRule = { ...always, file: labelOf(target), index };
-        // Right after the target file's rules: where it will be when the files load again.
-        // The user's file loads first, so with none of its rules yet the place is the start.
-        const last = fromTarget.at(-1);
-        rules.splice(last ? rules.indexOf(last) + 1 : 0, 0, loaded);
-        options.onRuleSaved?.({
-          rule: always,
-          file: target,
-          ...(saved.ok ? { hashes: saved.value.hashes } : { error: saved.error }),
-        });
-        return decision("allow", "user", { rule: `${labelOf(target)}#${index}` });
-      }
-      case "deny":
-        return decision("deny", "user", {
-          reason: answer.reason
-            ? `The user denied this call: ${answer.reason}`
-            : "The user denied this call",
-        });
-      case "edit":
-        return await approveEdited(request, answer.args);
-      case "abort":
-        return stoppedAtPrompt();
-      default: {
-        const never: never = answer;
-        throw new Error(`unhandled answer ${JSON.stringify(never)}`);
-      }
-    }
+/** "Always allow": saves the rule and reports where (or that writing the file failed). */
+async function saveAlways(
+  state: ApproverState,
+  always: PolicyRule,
+  target: string,
+): Promise<ApprovalDecision> {
+  const { index, saved } = await saveAlwaysRule(state.rules, { rule: always, target }, state.files);
+  state.options.onRuleSaved?.({
+    rule: always,
+    file: target,
+    ...(saved.ok ? { hashes: saved.value.hashes } : { error: saved.error }),
+  });
+  return decision("allow", "user", { rule: `${fileLabel(state.files, target)}#${index}` });
+}
+
+/**
+ * Asks about the calls that would each prompt now (not those a rule, a session approval or
+ * the mode settles) in one prompt, when there are two or more and the prompter can. The
+ * Approver returned applies the answer only to a call that would still prompt and that has
+ * the id, tool and arguments listed, each at most once; a policy deny always wins. Ctrl-C at
+ * that prompt denies every call of the turn (policy denials keep their reason) and stops the
+ * turn.
+ */
+async function approveTogether(
+  state: ApproverState,
+  self: Approver,
+  requests: readonly ApprovalRequest[],
+  signal?: AbortSignal,
+): Promise<Approver> {
+  const prompter = state.options.prompter;
+  if (state.options.mode !== "interactive" || !prompter?.askMany) return self;
+  const asked: { request: ApprovalRequest; prompt: PromptRequest }[] = [];
+  for (const request of requests) {
+    const settled = await settle(state, request);
+    if ("ask" in settled) asked.push({ request, prompt: settled.ask });
   }
-
-  const self: PolicyApprover = {
-    approve: (request, signal) => approve(request, signal),
-    /**
-     * Asks about the calls that would each prompt now (not those a rule, a session approval
-     * or the mode settles) in one prompt, when there are two or more and the prompter can.
-     * The Approver returned applies the answer only to a call that would still prompt and
-     * that has the id, tool and arguments listed, each at most once; a policy deny always
-     * wins. Ctrl-C at that prompt denies every call of the turn (policy denials keep their
-     * reason) and stops the turn.
-     */
-    async approveTogether(requests, signal) {
-      const prompter = options.prompter;
-      if (options.mode !== "interactive" || !prompter?.askMany) return self;
-      const asking: { request: ApprovalRequest; prompt: PromptRequest }[] = [];
-      for (const request of requests) {
-        const settled = await settle(request);
-        if ("ask" in settled) asking.push({ request, prompt: settled.ask });
-      }
-      if (asking.length < 2) return self;
-      const answer = await prompter.askMany(asking.map((entry) => entry.prompt), signal);
-      if (answer.kind === "each") return self;
-      if (answer.kind === "abort") {
-        return {
-          async approve(request) {
-            const settled = await settle(request);
-            if ("decided" in settled && settled.decided.decision === "deny") {
-              return { ...settled.decided, abortTurn: true };
-            }
-            return stoppedAtPrompt();
-          },
-        };
-      }
-      const given: PromptAnswer = answer.kind === "all"
-        ? { kind: "once" }
-        : answer.reason
-        ? { kind: "deny", reason: answer.reason }
-        : { kind: "deny" };
-      const shown = asking.map(({ request }) => ({ id: request.callId, key: exactKey(request) }));
-      return {
-        approve(request, signal) {
-          const key = exactKey(request);
-          const index = shown.findIndex((s) => s.id === request.callId && s.key === key);
-          if (index < 0) return approve(request, signal);
-          shown.splice(index, 1);
-          return approve(request, signal, given);
-        },
-      };
-    },
-    sessionApprovals() {
-      return [
-        ...sessionRules.map((r) => `${r.tool} ${compactJson(r.match ?? {})}`),
-        ...[...sessionExact].map((key) => `${key} (exactly)`),
-        ...[...lowRiskTools].map((t) => `${t} (low risk: any arguments)`),
-      ];
-    },
-    rules() {
-      return rules;
-    },
-    resetSession() {
-      sessionRules.length = 0;
-      sessionExact.clear();
-      lowRiskTools.clear();
+  if (asked.length < 2) return self;
+  const answer = await prompter.askMany(asked.map((entry) => entry.prompt), signal);
+  if (answer.kind === "each") return self;
+  if (answer.kind === "abort") return stoppedTurn(state);
+  const given: PromptAnswer = answer.kind === "all"
+    ? { kind: "once" }
+    : answer.reason
+    ? { kind: "deny", reason: answer.reason }
+    : { kind: "deny" };
+  const shown = asked.map(({ request }) => ({ id: request.callId, key: exactCallKey(request) }));
+  return {
+    approve(request, signal) {
+      const key = exactCallKey(request);
+      const index = shown.findIndex((s) => s.id === request.callId && s.key === key);
+      if (index < 0) return approve(state, request, signal);
+      shown.splice(index, 1);
+      return approve(state, request, signal, given);
     },
   };
-  return self;
+}
+
+/** The Approver after Ctrl-C at a prompt for several calls: each is denied, the turn stops. */
+function stoppedTurn(state: ApproverState): Approver {
+  return {
+    async approve(request) {
+      const settled = await settle(state, request);
+      if ("decided" in settled && settled.decided.decision === "deny") {
+        return { ...settled.decided, abortTurn: true };
+      }
+      return stoppedAtPrompt();
+    },
+  };
 }
 
 function decision(
@@ -375,28 +418,6 @@ function stoppedAtPrompt(): ApprovalDecision {
     reason: "The user pressed Ctrl-C at the permission prompt and stopped the turn",
     abortTurn: true,
   });
-}
-
-/**
- * The file an "Always allow" rule must be saved to: that of the latest rule (in load order)
- * that asked about the call or one of its sub-commands. A rule saved anywhere earlier would
- * lose to it ("last match wins"). Undefined when only risk defaults asked.
- */
-function alwaysTarget(policy: PolicyDecision, rules: readonly LoadedRule[]): string | undefined {
-  const asking = policy.parts
-    ? policy.parts.filter((part) => part.action === "ask").map((part) => part.rule)
-    : [policy.rule];
-  let latest = -1;
-  for (const rule of asking) if (rule) latest = Math.max(latest, rules.indexOf(rule));
-  return rules[latest]?.file;
-}
-
-/** Whether a rule of an untrusted project file made the call ask. */
-function askedByUntrusted(policy: PolicyDecision): boolean {
-  const asking = policy.parts
-    ? policy.parts.filter((part) => part.action === "ask").map((part) => part.rule)
-    : [policy.rule];
-  return asking.some((rule) => rule?.untrusted === true);
 }
 
 /** The permission_denied text for a call that needs approval in non-interactive mode. */

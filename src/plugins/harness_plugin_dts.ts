@@ -2,6 +2,8 @@
 // plugin. It is a string (not a file in the tree) so a compiled binary carries it. The
 // declarations are self-contained: a plugin folder type-checks with `deno check` and no
 // deno.json, and the declared `z` is a subset of the real zod 4 the sandbox worker passes in.
+// The plugin contract is a copy of src/tools/define_tool.ts's, which
+// tests/plugins/harness_plugin_dts_test.ts holds to it type by type.
 
 /**
  * Contents of `harness_plugin.d.ts`: types for factory-form plugins (`PluginApi`, `Infer`,
@@ -133,6 +135,11 @@ export interface ToolContext {
     /** One line naming the flag that would allow what the sandbox blocked, if it blocked something. */
     explain(output: string, cwd?: string): string | undefined;
   };
+  /**
+   * Shows output while the tool runs (the terminal keeps the last line on the tool's running
+   * line); calls are cheap and rate-limited.
+   */
+  progress?(text: string): void;
 }
 
 /** Options of \`ctx.spawn\`; \`cwd\` defaults to the workspace, \`env\` adds to the clean one. */
@@ -143,6 +150,8 @@ export interface SpawnOptions {
   stdin?: "piped" | "null";
   stdout?: "piped" | "null";
   stderr?: "piped" | "null";
+  /** Windows: pass \`args\` to the program as written (cmd.exe quoting). */
+  windowsRawArguments?: boolean;
 }
 
 /** \`output\` goes to the model; \`display\` (optional) to the terminal. */
@@ -151,6 +160,11 @@ export interface ToolOutput {
   display?: string;
   /** Ends the run (task complete). */
   final?: boolean;
+  /**
+   * Set when the tool cut its own output: how many bytes it had. The result's note and
+   * metadata then give the real size.
+   */
+  outputBytes?: number;
 }
 
 export interface ToolDefinition<Parameters extends ZodType = ZodType> {

@@ -4,7 +4,7 @@
 // silently cut the prompt to its small default context. Never throws: failures become error
 // turns or error Results.
 
-import { type AgentError, err, ok, type Result } from "../errors.ts";
+import { type AgentError, ok, type Result } from "../errors.ts";
 import type {
   AssistantTurn,
   ModelLister,
@@ -23,6 +23,7 @@ import {
   unreachableError,
 } from "./ollama/http_errors.ts";
 import { type OllamaModelInfo, showModel } from "./ollama/show.ts";
+import { ollamaApiJson } from "./ollama/api_json.ts";
 import { toOllamaMessages } from "./ollama/wire_messages.ts";
 import { DEFAULT_STREAM_LIMITS, StreamWatchdog } from "./stream_watchdog.ts";
 import { countBytes } from "./received_bytes.ts";
@@ -289,18 +290,9 @@ async function listOllamaModels(
   model: string,
   signal?: AbortSignal,
 ): Promise<Result<string[], AgentError>> {
-  let response: Response;
-  try {
-    response = await fetch(`${root}/api/tags`, signal ? { signal } : {});
-  } catch (error) {
-    return err(unreachableError(root, error));
-  }
-  if (!response.ok) {
-    return err(
-      httpError(root, model, { status: response.status, text: await errorText(response) }),
-    );
-  }
-  const body: unknown = await response.json().catch(() => undefined);
+  const answer = await ollamaApiJson(root, { path: "/api/tags", model, signal });
+  if (!answer.ok) return answer;
+  const body = answer.value;
   const models = isRecord(body) && Array.isArray(body.models) ? body.models : [];
   return ok(
     models.flatMap((m) =>

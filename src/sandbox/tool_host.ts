@@ -7,10 +7,17 @@
 
 import type { AgentError, Result } from "../errors.ts";
 import { err, ok } from "../errors.ts";
-import { makeToolResult, type ToolErrorType, type ToolResult } from "../messages.ts";
 import type { PluginFile } from "../plugins/load_plugins.ts";
 import type { ToolInfo, ToolRun, ToolRunner } from "../tools/tool_runner.ts";
-import { truncateToolResult } from "./truncate_output.ts";
+import {
+  type CallEnd,
+  callResult,
+  CANCELLED_BEFORE_START,
+  replyEnd,
+  replyOrStop,
+  stoppedEnd,
+  within,
+} from "./call_end.ts";
 import { loadToolCatalog, type ToolCatalog, type ToolGroup } from "./tool_catalog.ts";
 import { type SandboxOptions, type SandboxWorker, startSandbox } from "./sandbox_worker.ts";
 import { EXTERNAL_SEARCH_TOOLS, SearchService } from "./search_service.ts";
@@ -43,6 +50,9 @@ export interface ToolHostOptions extends SandboxOptions {
 }
 
 const DEFAULT_TIMEOUT_MS = 120_000;
+
+/** What a call is run with: the user's abort, the conversation's state, where output goes. */
+type RunOptions = Parameters<ToolRunner["run"]>[2];
 
 /** Runs tools in sandboxed Workers. Create it with {@linkcode openToolHost}. */
 export class ToolHost implements ToolRunner {
@@ -203,142 +213,77 @@ export class ToolHost implements ToolRunner {
    * Runs a validated call (the value `validate` returned) in the tool's sandbox. Never throws
    * for tool failures: timeouts, aborts, crashes and thrown errors become results.
    */
-  async run(
-    name: string,
-    args: unknown,
-    options: {
-      signal?: AbortSignal;
-      state: Record<string, unknown>;
-      onOutput?: (text: string) => void;
-    },
-  ): Promise<ToolRun> {
+  async run(name: string, args: unknown, options: RunOptions): Promise<ToolRun> {
     const started = performance.now();
-    const finish = async (
-      reply: { data?: string; errorType?: ToolErrorType; message?: string; outputBytes?: number },
-      extra: { display?: string; final?: boolean; state?: Record<string, unknown> } = {},
-    ): Promise<ToolRun> => {
-      const result: ToolResult = makeToolResult({
-        executionTimeMs: performance.now() - started,
-        ...(reply.data === undefined ? {} : { data: reply.data }),
-        ...(reply.errorType === undefined ? {} : { errorType: reply.errorType }),
-        ...(reply.message === undefined ? {} : { errorMessage: reply.message }),
-      });
-      // A call may have made files beside a --deny-read path: replace the split workers now,
-      // while the model thinks, rather than when they are next called.
-      this.#refreshSplit();
-      const truncated = await truncateToolResult(result, {
-        dataDir: this.#options.dataDir,
-        tool: name,
-        ...(this.#options.maxOutputSize ? { maxOutputSize: this.#options.maxOutputSize } : {}),
-        ...(this.#options.toolOutputLimit
-          ? { toolOutputLimit: this.#options.toolOutputLimit }
-          : {}),
-        ...(reply.outputBytes === undefined ? {} : { outputBytes: reply.outputBytes }),
-      });
-      return {
-        result: truncated,
-        state: extra.state ?? options.state,
-        ...(extra.display === undefined ? {} : { display: extra.display }),
-        ...(extra.final ? { final: true } : {}),
-      };
-    };
+    const end = await this.#call(name, args, options);
+    // A call may have made files beside a --deny-read path: replace the split workers now,
+    // while the model thinks, rather than when they are next called.
+    this.#refreshSplit();
+    return await callResult(name, end, {
+      started,
+      state: options.state,
+      limits: this.#options,
+    });
+  }
+
+  /** Finds the tool's worker and runs the call on it; every way it can end is a CallEnd. */
+  async #call(name: string, args: unknown, options: RunOptions): Promise<CallEnd> {
     await this.ready();
     const group = this.#groupOf.get(name);
     const info = this.#tools.find((t) => t.name === name);
-    if (!group || !info) {
-      return await finish({ errorType: "validation_failed", message: this.#unknown(name) });
-    }
-    if (options.signal?.aborted) {
-      return await finish({ errorType: "cancelled", message: "Cancelled before it started" });
-    }
+    if (!group || !info) return { errorType: "validation_failed", message: this.#unknown(name) };
+    if (options.signal?.aborted) return CANCELLED_BEFORE_START;
     const worker = await this.#worker(group).catch((error: unknown) => String(error));
     if (typeof worker === "string") {
-      return await finish({
+      return {
         errorType: "internal_error",
         message: `Cannot start the sandbox of "${name}": ${worker}`,
-      });
+      };
     }
-    if (options.signal?.aborted) {
-      return await finish({ errorType: "cancelled", message: "Cancelled before it started" });
-    }
+    if (options.signal?.aborted) return CANCELLED_BEFORE_START;
+    return await this.#exchange(worker, { group, info, args }, options);
+  }
+
+  /** Sends the call to its worker and waits for the reply, the timeout or the user's abort. */
+  async #exchange(
+    worker: SandboxWorker,
+    call: { group: ToolGroup; info: ToolInfo; args: unknown },
+    options: RunOptions,
+  ): Promise<CallEnd> {
+    const { name } = call.info;
     const id = this.#nextId++;
-    const timeoutMs = ownField(this.#options.timeouts ?? {}, name) ?? info.timeoutMs ??
+    const timeoutMs = ownField(this.#options.timeouts ?? {}, name) ?? call.info.timeoutMs ??
       DEFAULT_TIMEOUT_MS;
-    // Only harness's own search tools may ask the host to run ripgrep or fd.
-    const search = EXTERNAL_SEARCH_TOOLS.has(name) && info.origin === "builtin" &&
-        this.#options.externalSearch !== false
-      ? this.#search.open(group.effective)
-      : undefined;
+    const search = this.#searchFor(call.group, call.info);
     const reply = worker.request(
       {
         type: "run",
         id,
         name,
-        args,
+        args: call.args,
         state: options.state,
         ...(search ? { search: search.port } : {}),
       },
       options.onOutput,
     );
     void reply.finally(() => search?.close());
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let onAbort: (() => void) | undefined;
-    const stop = new Promise<"timeout" | "cancelled">((settle) => {
-      timer = setTimeout(() => settle("timeout"), timeoutMs);
-      onAbort = () => settle("cancelled");
-      options.signal?.addEventListener("abort", onAbort, { once: true });
-    });
-    const first = await Promise.race([reply, stop]);
-    clearTimeout(timer);
-    if (onAbort) options.signal?.removeEventListener("abort", onAbort);
-    if (first === "timeout" || first === "cancelled") {
-      // Let the tool see ctx.signal (run_command kills its process group), then make sure.
-      worker.post({ type: "abort", id, reason: first });
-      const grace = this.#options.abortGraceMs ?? 1000;
-      let graceTimer: ReturnType<typeof setTimeout> | undefined;
-      const late = await Promise.race([
-        reply,
-        new Promise<null>((settle) => (graceTimer = setTimeout(() => settle(null), grace))),
-      ]);
-      clearTimeout(graceTimer);
-      if (first === "timeout" || late === null) {
-        worker.recycle(`the call was stopped (${first})`);
-      }
-      const state = late && "state" in late && late.state ? { state: late.state } : {};
-      return first === "timeout"
-        ? await finish({
-          errorType: "timeout",
-          message: `Tool "${name}" did not finish within ${timeoutMs / 1000} s and was stopped: ` +
-            "try a smaller request",
-        }, state)
-        : await finish({ errorType: "cancelled", message: "Cancelled by the user" }, state);
+    const first = await replyOrStop(reply, timeoutMs, options.signal);
+    if (first !== "timeout" && first !== "cancelled") return replyEnd(name, first);
+    // Let the tool see ctx.signal (run_command kills its process group), then make sure.
+    worker.post({ type: "abort", id, reason: first });
+    const late = await within(reply, this.#options.abortGraceMs ?? 1000);
+    if (first === "timeout" || late === undefined) {
+      worker.recycle(`the call was stopped (${first})`);
     }
-    switch (first.type) {
-      case "done":
-        return await finish({
-          data: first.output,
-          ...(first.outputBytes === undefined ? {} : { outputBytes: first.outputBytes }),
-        }, {
-          state: first.state,
-          ...(first.display === undefined ? {} : { display: first.display }),
-          ...(first.final ? { final: true } : {}),
-        });
-      case "failed":
-        return await finish(
-          { errorType: first.errorType, message: first.message },
-          first.state ? { state: first.state } : {},
-        );
-      case "lost":
-        return await finish({
-          errorType: "internal_error",
-          message: `Tool "${name}" crashed: ${first.reason}. Its sandbox was restarted`,
-        });
-      default:
-        return await finish({
-          errorType: "internal_error",
-          message: `Unexpected reply "${first.type}"`,
-        });
-    }
+    return stoppedEnd(name, { why: first, timeoutMs, late });
+  }
+
+  /** Only harness's own search tools may ask the host to run ripgrep or fd. */
+  #searchFor(group: ToolGroup, info: ToolInfo): { port: MessagePort; close(): void } | undefined {
+    const own = EXTERNAL_SEARCH_TOOLS.has(info.name) && info.origin === "builtin";
+    return own && this.#options.externalSearch !== false
+      ? this.#search.open(group.effective)
+      : undefined;
   }
 
   /** One line for `/tools`: what grep_search and glob search with here. */

@@ -7,9 +7,7 @@ import { emptyGrants } from "../../src/sandbox/grants.ts";
 import { McpServers } from "../../src/mcp/mcp_servers.ts";
 import { WithMcpTools } from "../../src/mcp/mcp_tools.ts";
 import type { McpServerConfig } from "../../src/config/mcp_config.ts";
-import { makeToolResult } from "../../src/messages.ts";
-import { ok } from "../../src/errors.ts";
-import type { ToolRunner } from "../../src/tools/tool_runner.ts";
+import { noTools } from "../helpers/no_tools.ts";
 import { DENO_READ } from "../helpers/deno_in_sandbox.ts";
 
 const DENO = Deno.execPath();
@@ -28,14 +26,6 @@ await new Deno.Command(DENO, {
   stderr: "null",
 }).output();
 
-const noPlugins: ToolRunner = {
-  list: () => [],
-  validate: (_name, args) => Promise.resolve(ok(args)),
-  run: (_name, _args, options) =>
-    Promise.resolve({ result: makeToolResult({ data: "" }), state: options.state }),
-  close: () => Promise.resolve(),
-};
-
 async function open(
   servers: Record<string, McpServerConfig>,
   progress?: (t: string | null) => void,
@@ -50,7 +40,7 @@ async function open(
     notice: (line) => notices.push(line),
     connectTimeoutMs: 60_000,
   });
-  const runner = new WithMcpTools(noPlugins, mcp, {
+  const runner = new WithMcpTools(noTools, mcp, {
     readyWaitMs: 90_000,
     ...(progress ? { progress: (_name: string, text: string | null) => progress(text) } : {}),
   });

@@ -17,23 +17,12 @@ import { emptyGrants } from "../../src/sandbox/grants.ts";
 import { McpServers } from "../../src/mcp/mcp_servers.ts";
 import { WithMcpTools } from "../../src/mcp/mcp_tools.ts";
 import type { McpServerConfig } from "../../src/config/mcp_config.ts";
-import { ok } from "../../src/errors.ts";
-import type { ToolRunner } from "../../src/tools/tool_runner.ts";
-import { makeToolResult } from "../../src/messages.ts";
+import { noTools } from "../helpers/no_tools.ts";
 import { dirname } from "node:path";
 import { DENO_READ } from "../helpers/deno_in_sandbox.ts";
 
 const FIXTURE = new URL("../fixtures/mcp/misbehaving_server.ts", import.meta.url).pathname;
 const DENO = Deno.execPath();
-
-/** The sandboxed host's place, with no plugins: the MCP tools are all there is. */
-const noPlugins: ToolRunner = {
-  list: () => [],
-  validate: (_name, args) => Promise.resolve(ok(args)),
-  run: (_name, _args, options) =>
-    Promise.resolve({ result: makeToolResult({ data: "" }), state: options.state }),
-  close: () => Promise.resolve(),
-};
 
 /** The fixture server, confined: it reads Deno and this repository, writes only its log. */
 function fixture(env: Record<string, string> = {}, extra: Partial<McpServerConfig> = {}) {
@@ -59,7 +48,7 @@ async function open(
     notice: (line) => options.notices?.push(line),
     connectTimeoutMs: 20_000,
   });
-  const runner = new WithMcpTools(noPlugins, mcp, {
+  const runner = new WithMcpTools(noTools, mcp, {
     ...(options.dataDir ? { dataDir: options.dataDir } : {}),
     ...(options.toolOutputLimit ? { toolOutputLimit: options.toolOutputLimit } : {}),
     readyWaitMs: 30_000,
@@ -189,7 +178,7 @@ Deno.test("WithMcpTools lets tool_timeouts name an MCP tool", async () => {
   const grants = emptyGrants();
   grants.allow.run = [DENO];
   const mcp = new McpServers({ bad: fixture() }, { grants, cwd: Deno.cwd() });
-  const runner = new WithMcpTools(noPlugins, mcp, { timeouts: { bad__hang: 200 } });
+  const runner = new WithMcpTools(noTools, mcp, { timeouts: { bad__hang: 200 } });
   try {
     mcp.start();
     await runner.ready();
@@ -228,7 +217,7 @@ Deno.test("WithMcpTools reports progress and follows tools/list_changed", async 
   const grants = emptyGrants();
   grants.allow.run = [DENO];
   const mcp = new McpServers({ bad: fixture() }, { grants, cwd: Deno.cwd() });
-  const runner = new WithMcpTools(noPlugins, mcp, {
+  const runner = new WithMcpTools(noTools, mcp, {
     progress: (_name, text) => lines.push(text),
   });
   try {

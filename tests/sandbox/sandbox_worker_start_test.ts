@@ -30,9 +30,11 @@ Deno.test("a tool's first call does not wait for a nested Worker to start", asyn
   }
   const call = Math.min(...calls);
   const reference = Math.min(...nested);
-  // The nested wait is about 500 ms of idle time; the old spawner paid it on every first call.
+  // The nested wait is about 500 ms of idle time; the old spawner paid it on every first call,
+  // so its first call took as long as the reference. Under a loaded suite other threads wake
+  // the nested Worker early and the gap shrinks (655 against 859 ms seen), hence 100 ms.
   assert(
-    call < reference - 250,
+    call < reference - 100,
     `the first call took ${call.toFixed(0)} ms, a nested Worker loading the same code ` +
       `${reference.toFixed(0)} ms`,
   );

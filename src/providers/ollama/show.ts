@@ -2,8 +2,8 @@
 // provider can size num_ctx and refuse tools for a model without them. Never throws: failures
 // become error Results.
 
-import { type AgentError, err, ok, type Result } from "../../errors.ts";
-import { errorText, httpError, unreachableError } from "./http_errors.ts";
+import { type AgentError, ok, type Result } from "../../errors.ts";
+import { ollamaApiJson } from "./api_json.ts";
 import { isRecord } from "../../platform/json_values.ts";
 
 /** What /api/show says about the model. */
@@ -71,22 +71,12 @@ export async function showModel(
   model: string,
   options: { signal?: AbortSignal | undefined } = {},
 ): Promise<Result<OllamaModelInfo, AgentError>> {
-  let response: Response;
-  try {
-    response = await fetch(`${root}/api/show`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ model }),
-      ...(options.signal ? { signal: options.signal } : {}),
-    });
-  } catch (error) {
-    return err(unreachableError(root, error));
-  }
-  if (!response.ok) {
-    return err(
-      httpError(root, model, { status: response.status, text: await errorText(response) }),
-    );
-  }
-  const body: unknown = await response.json().catch(() => undefined);
-  return ok(parseShowBody(body));
+  const body = await ollamaApiJson(root, {
+    path: "/api/show",
+    model,
+    body: { model },
+    signal: options.signal,
+  });
+  if (!body.ok) return body;
+  return ok(parseShowBody(body.value));
 }

@@ -5,31 +5,12 @@
 import { parsePythonLiteral } from "./python_literal.ts";
 import { type RegionPiece, type ToolIndex, tryJson } from "./shared.ts";
 import { isRecord } from "../../platform/json_values.ts";
+import { schemaTypes } from "../../platform/json_schema_types.ts";
 
 const FUNCTION_OPEN = "<function=";
 const FUNCTION_CLOSE = "</function>";
 const PARAMETER_OPEN = "<parameter=";
 const PARAMETER_CLOSE = "</parameter>";
-
-/** The JSON Schema types declared for one property (type, type arrays, anyOf/oneOf). */
-function declaredTypes(schema: unknown): string[] {
-  if (!isRecord(schema)) return [];
-  const types: string[] = [];
-  if (typeof schema.type === "string") types.push(schema.type);
-  if (Array.isArray(schema.type)) {
-    types.push(...schema.type.filter((t): t is string => typeof t === "string"));
-  }
-  for (const key of ["anyOf", "oneOf"]) {
-    const options = schema[key];
-    if (Array.isArray(options)) {
-      for (const option of options) types.push(...declaredTypes(option));
-    }
-  }
-  if (types.length === 0 && Array.isArray(schema.enum)) {
-    types.push(...new Set(schema.enum.map((v) => (v === null ? "null" : typeof v))));
-  }
-  return types;
-}
 
 /**
  * Coerces an XML parameter's text to the type its schema declares. Text that does not fit
@@ -43,7 +24,7 @@ function declaredTypes(schema: unknown): string[] {
  * ```
  */
 export function coerceParameter(text: string, schema: unknown): unknown {
-  const types = declaredTypes(schema).filter((t) => t !== "null");
+  const types = schemaTypes(schema, { fromEnum: true }).filter((t) => t !== "null");
   const trimmed = text.trim();
   if (types.length === 0 || types.includes("string")) return text;
   if (trimmed.toLowerCase() === "null" || trimmed.toLowerCase() === "none") return null;
