@@ -11,7 +11,11 @@
 // are ready is read from the phase trace. Two rows show what harness's own OpenAI-compatible
 // client saves (DESIGN.md 15): importing npm:openai alone, which every -p answer needed before
 // src/providers/openai_compat/chat_client.ts, and importing the provider module with its client.
-// Run: deno run -A --unstable-worker-options bench/startup.ts [--runs N]   (default 15)
+// With --against DIR (another checkout, e.g. `git archive main | tar -x -C DIR`), its prompt,
+// /help answer and -p run are timed in the same interleaved runs, and each ratio of this
+// checkout to that one is printed: a change's start-up cost measured on the same machine state.
+// Run: deno run -A --unstable-worker-options bench/startup.ts [--runs N] [--against DIR]
+// (default 15 runs)
 
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -23,9 +27,10 @@ const CONFIG = fileURLToPath(new URL("../deno.json", import.meta.url));
 const FLAGS = ["run", "-A", "--no-prompt", "--unstable-worker-options"];
 const { values } = parseArgs({
   args: Deno.args,
-  options: { runs: { type: "string", default: "15" } },
+  options: { runs: { type: "string", default: "15" }, against: { type: "string" } },
 });
 const RUNS = Math.max(1, Number(values.runs));
+const AGAINST = values.against === undefined ? undefined : join(values.against, "main.ts");
 const PLUGINS = 50;
 
 interface Sample {
@@ -207,8 +212,9 @@ const mcpEnv = {
   }),
 };
 const allowRun = `--allow-run=${Deno.execPath()}`;
+// One answer per -p run: each warm-up and timed run, of both checkouts with --against.
 const server = startFakeLlmServer(
-  Array.from({ length: RUNS + 3 }, () => reply().text("Done.")),
+  Array.from({ length: 2 * (RUNS + 3) }, () => reply().text("Done.")),
 );
 const model = ["--base-url", server.baseUrl, "--model", "m"];
 // The banner's last line, then the prompt: what a user sees when they can type.
@@ -243,6 +249,21 @@ const cases: Record<string, () => Promise<Sample>> = {
   "openai_compat.ts (own client) import": () =>
     timed([...FLAGS, "--config", CONFIG, providerScript], { cwd, env: plainEnv }),
 };
+/** The cases timed for both checkouts with --against, by name. */
+const COMPARED = ["REPL prompt", "REPL answers /help typed at spawn", "-p run (one answer)"];
+if (AGAINST !== undefined) {
+  cases["REPL prompt [against]"] = () =>
+    timed([...FLAGS, AGAINST, ...model], { cwd, env: plainEnv, ready: PROMPT, idleMs: 0 });
+  cases["REPL answers /help typed at spawn [against]"] = () =>
+    timed([...FLAGS, AGAINST, ...model], {
+      cwd,
+      env: plainEnv,
+      ready: HELP_ANSWERED,
+      input: "/help\n",
+    });
+  cases["-p run (one answer) [against]"] = () =>
+    timed([...FLAGS, AGAINST, ...model, "--no-session", "-p", "hi"], { cwd, env: plainEnv });
+}
 
 try {
   // The first 50-plugin start fills the schema cache; time it alone, cold.
@@ -260,6 +281,18 @@ try {
   for (const [name, values] of Object.entries(samples)) {
     const ms = median(values);
     console.log(`  ${name.padEnd(40)} ${ms.toFixed(1).padStart(7)} ms  ${(ms / base).toFixed(2)}x`);
+  }
+  if (AGAINST !== undefined) {
+    console.log(`this checkout against ${values.against} (same runs, interleaved):`);
+    for (const name of COMPARED) {
+      const ours = median(samples[name]!);
+      const theirs = median(samples[`${name} [against]`]!);
+      console.log(
+        `  ${name.padEnd(40)} ${ours.toFixed(1).padStart(7)} ms vs ${
+          theirs.toFixed(1).padStart(7)
+        } ms  ${((ours / theirs - 1) * 100).toFixed(1)}%`,
+      );
+    }
   }
   console.log(
     `  ${`REPL prompt, ${PLUGINS} plugins, cold cache`.padEnd(40)} ${

@@ -2,13 +2,15 @@
 // occur exactly once unless replace_all is set; the model is told how many occurrences
 // there were and on which lines. Text not found exactly is looked for again with indentation
 // and line-end spaces ignored (src/tools/builtin/loose_edit.ts): a unique match is replaced,
-// else the model is shown the closest lines and how to use replace_lines.
+// else the model is shown the closest lines and how to use replace_lines. The approval prompt
+// shows the diff of the same plan (preview).
 
 import { z } from "zod";
-import { defineTool, ToolError } from "../src/tools/define_tool.ts";
+import { defineTool, type ToolContext, ToolError } from "../src/tools/define_tool.ts";
 import { readEditableTextFile, withBom } from "../src/tools/builtin/read_text_file.ts";
 import { hardLinkNote, toFileToolError, writeFileAtomic } from "../src/tools/builtin/text_file.ts";
 import { looseEdit, type LooseEditResult } from "../src/tools/builtin/loose_edit.ts";
+import { formatLineCounts, lineCounts } from "../src/tools/file_change.ts";
 
 /** Start indexes of the non-overlapping occurrences of `needle` in `text`. */
 function occurrences(text: string, needle: string): number[] {
@@ -85,6 +87,68 @@ function notFound(path: string, text: string, loose: LooseEditResult): ToolError
   );
 }
 
+interface EditArgs {
+  path: string;
+  old_string: string;
+  new_string: string;
+  replace_all: boolean;
+}
+
+/** What an edit would write: the file's text before and after, and how old_string matched. */
+interface EditPlan {
+  abs: string;
+  bom: boolean;
+  before: string;
+  after: string;
+  /** Where old_string was found exactly; empty when it matched only loosely. */
+  found: number[];
+  /** The lines of a loose match. */
+  loose?: { firstLine: number; lastLine: number };
+}
+
+/** Reads the file and works out the edit, or throws the ToolError the model gets. */
+function planEdit(args: EditArgs, ctx: ToolContext): EditPlan {
+  const { path, old_string, new_string, replace_all } = args;
+  if (old_string === "") {
+    throw new ToolError(
+      "validation_failed",
+      "old_string is empty: give the exact text to replace (use write_file to create a file)",
+    );
+  }
+  if (old_string === new_string) {
+    throw new ToolError(
+      "validation_failed",
+      "old_string and new_string are identical: nothing to change",
+    );
+  }
+  const abs = ctx.resolve(path);
+  const { text, bom } = readEditableTextFile(abs, path);
+  let oldText = old_string;
+  let newText = new_string;
+  let found = occurrences(text, oldText);
+  // Models usually send "\n"; match a CRLF file anyway and keep its line endings.
+  if (found.length === 0 && text.includes("\r\n") && oldText.includes("\n")) {
+    oldText = oldText.replace(/\r?\n/g, "\r\n");
+    newText = newText.replace(/\r?\n/g, "\r\n");
+    found = occurrences(text, oldText);
+  }
+  if (found.length === 0) {
+    const loose = looseEdit(text, old_string, new_string);
+    if (loose.kind !== "replaced") throw notFound(path, text, loose);
+    const { firstLine, lastLine } = loose;
+    return { abs, bom, before: text, after: loose.text, found, loose: { firstLine, lastLine } };
+  }
+  if (found.length > 1 && !replace_all) {
+    throw new ToolError(
+      "validation_failed",
+      `old_string occurs ${found.length} times in "${path}" (lines ${
+        listLines(text, found)
+      }): include more surrounding lines to make it unique, or set replace_all to true`,
+    );
+  }
+  return { abs, bom, before: text, after: text.split(oldText).join(newText), found };
+}
+
 export default defineTool({
   name: "edit_file",
   description:
@@ -101,60 +165,32 @@ export default defineTool({
       "Replace every occurrence instead of requiring exactly one.",
     ),
   }),
-  run({ path, old_string, new_string, replace_all }, ctx) {
-    if (old_string === "") {
-      throw new ToolError(
-        "validation_failed",
-        "old_string is empty: give the exact text to replace (use write_file to create a file)",
-      );
-    }
-    if (old_string === new_string) {
-      throw new ToolError(
-        "validation_failed",
-        "old_string and new_string are identical: nothing to change",
-      );
-    }
-    const abs = ctx.resolve(path);
-    const { text, bom } = readEditableTextFile(abs, path);
-    let oldText = old_string;
-    let newText = new_string;
-    let found = occurrences(text, oldText);
-    // Models usually send "\n"; match a CRLF file anyway and keep its line endings.
-    if (found.length === 0 && text.includes("\r\n") && oldText.includes("\n")) {
-      oldText = oldText.replace(/\r?\n/g, "\r\n");
-      newText = newText.replace(/\r?\n/g, "\r\n");
-      found = occurrences(text, oldText);
-    }
-    if (found.length === 0) {
-      const loose = looseEdit(text, old_string, new_string);
-      if (loose.kind !== "replaced") throw notFound(path, text, loose);
-      const links = writeText(abs, path, { text: loose.text, bom });
-      const { firstLine, lastLine } = loose;
+  preview(args, ctx) {
+    return { path: args.path, content: planEdit(args, ctx).after };
+  },
+  run(args, ctx) {
+    const { path } = args;
+    const plan = planEdit(args, ctx);
+    const links = writeText(plan.abs, path, { text: plan.after, bom: plan.bom });
+    const counts = formatLineCounts(lineCounts(plan.before, plan.after));
+    if (plan.loose) {
+      const { firstLine, lastLine } = plan.loose;
       const range = firstLine === lastLine ? `line ${firstLine}` : `lines ${firstLine}-${lastLine}`;
       return {
         output:
           `Replaced 1 occurrence in "${path}" (${range}). old_string matched only with indentation and spaces at line ends ignored, so new_string was given the file's indentation: read those lines again before editing them next.${
             hardLinkNote(links)
           }`,
-        display: `Edited ${path} (1 occurrence, indentation adjusted)`,
+        display: `Edited ${path} (1 occurrence, indentation adjusted) ${counts}`,
       };
     }
-    if (found.length > 1 && !replace_all) {
-      throw new ToolError(
-        "validation_failed",
-        `old_string occurs ${found.length} times in "${path}" (lines ${
-          listLines(text, found)
-        }): include more surrounding lines to make it unique, or set replace_all to true`,
-      );
-    }
-    const count = found.length;
+    const count = plan.found.length;
     const noun = count === 1 ? "occurrence" : "occurrences";
-    const links = writeText(abs, path, { text: text.split(oldText).join(newText), bom });
     return {
       output: `Replaced ${count} ${noun} in "${path}" (line${count === 1 ? "" : "s"} ${
-        listLines(text, found)
+        listLines(plan.before, plan.found)
       }).${hardLinkNote(links)}`,
-      display: `Edited ${path} (${count} ${noun})`,
+      display: `Edited ${path} (${count} ${noun}) ${counts}`,
     };
   },
 });

@@ -2,7 +2,7 @@
 // (line count + 1 appends) and shows the insertion point with context lines.
 
 import { z } from "zod";
-import { defineTool, ToolError } from "../src/tools/define_tool.ts";
+import { defineTool, type ToolContext, ToolError } from "../src/tools/define_tool.ts";
 import {
   checkLineRange,
   contentLines,
@@ -19,6 +19,43 @@ const CONTEXT_LINES = 3;
 /** Inserted lines shown before the preview is cut. */
 const PREVIEW_LINES = 12;
 
+interface InsertArgs {
+  path: string;
+  line_start: number;
+  line_end?: number | undefined;
+  new_content: string;
+}
+
+/** Reads the file and inserts the lines in memory (the write is the caller's). */
+function planInsert({ path, line_start, line_end, new_content }: InsertArgs, ctx: ToolContext) {
+  const abs = ctx.resolve(path);
+  const content = readEditableTextFile(abs, path);
+  const file = splitLines(content.text);
+  const total = file.lines.length;
+  if (line_end !== undefined && line_end !== line_start) {
+    throw new ToolError(
+      "validation_failed",
+      `line_end ${line_end} must equal line_start ${line_start} for an insertion (use replace_lines to change a range); valid line_start values are 1-${
+        total + 1
+      }`,
+    );
+  }
+  const added = contentLines(new_content);
+  if (added.length === 0) {
+    throw new ToolError("validation_failed", "new_content is empty: nothing to insert");
+  }
+  checkLineRange({
+    lineStart: line_start,
+    lineEnd: line_start,
+    maxStart: total + 1,
+    maxEnd: total + 1,
+    path,
+  });
+  if (total === 0) file.finalNewline = true;
+  file.lines.splice(line_start - 1, 0, ...added);
+  return { abs, content, file, added, total };
+}
+
 export default defineTool({
   name: "insert_lines",
   description:
@@ -33,32 +70,12 @@ export default defineTool({
     line_end: z.number().int().optional().describe("Must equal line_start when given."),
     new_content: z.string().describe("Text to insert; it becomes whole lines."),
   }),
-  run({ path, line_start, line_end, new_content }, ctx) {
-    const abs = ctx.resolve(path);
-    const content = readEditableTextFile(abs, path);
-    const file = splitLines(content.text);
-    const total = file.lines.length;
-    if (line_end !== undefined && line_end !== line_start) {
-      throw new ToolError(
-        "validation_failed",
-        `line_end ${line_end} must equal line_start ${line_start} for an insertion (use replace_lines to change a range); valid line_start values are 1-${
-          total + 1
-        }`,
-      );
-    }
-    const added = contentLines(new_content);
-    if (added.length === 0) {
-      throw new ToolError("validation_failed", "new_content is empty: nothing to insert");
-    }
-    checkLineRange({
-      lineStart: line_start,
-      lineEnd: line_start,
-      maxStart: total + 1,
-      maxEnd: total + 1,
-      path,
-    });
-    if (total === 0) file.finalNewline = true;
-    file.lines.splice(line_start - 1, 0, ...added);
+  preview(args, ctx) {
+    return { path: args.path, content: joinLines(planInsert(args, ctx).file) };
+  },
+  run(args, ctx) {
+    const { path, line_start } = args;
+    const { abs, content, file, added, total } = planInsert(args, ctx);
     let links: number;
     try {
       links = writeFileAtomic(abs, withBom({ text: joinLines(file), bom: content.bom }), path)
@@ -88,7 +105,8 @@ export default defineTool({
         `Inserted ${added.length} lines ${where} of "${path}" (now lines ${line_start}-${lastInserted}; the file has ${file.lines.length} lines).${
           hardLinkNote(links)
         }\n${preview.join("\n")}`,
-      display: `Inserted ${added.length} lines into ${path} at line ${line_start}`,
+      display:
+        `Inserted ${added.length} lines into ${path} at line ${line_start} +${added.length} -0`,
     };
   },
 });

@@ -2,7 +2,8 @@
 // file and shows a short diff-style preview. Keeps the file's line endings.
 
 import { z } from "zod";
-import { defineTool } from "../src/tools/define_tool.ts";
+import { defineTool, type ToolContext } from "../src/tools/define_tool.ts";
+import { formatLineCounts, lineCounts } from "../src/tools/file_change.ts";
 import {
   checkLineRange,
   contentLines,
@@ -25,6 +26,32 @@ function side(prefix: string, lines: string[]): string[] {
   return shown;
 }
 
+interface ReplaceArgs {
+  path: string;
+  line_start: number;
+  line_end: number;
+  new_content: string;
+}
+
+/** Reads the file and replaces the lines in memory (the write is the caller's). */
+function planReplace({ path, line_start, line_end, new_content }: ReplaceArgs, ctx: ToolContext) {
+  const abs = ctx.resolve(path);
+  const content = readEditableTextFile(abs, path);
+  const file = splitLines(content.text);
+  const total = file.lines.length;
+  checkLineRange({
+    lineStart: line_start,
+    lineEnd: line_end,
+    maxStart: total,
+    maxEnd: total,
+    path,
+  });
+  const added = contentLines(new_content);
+  const removed = file.lines.splice(line_start - 1, line_end - line_start + 1, ...added);
+  if (file.lines.length === 0) file.finalNewline = false;
+  return { abs, content, file, added, removed };
+}
+
 export default defineTool({
   name: "replace_lines",
   description:
@@ -37,21 +64,13 @@ export default defineTool({
     line_end: z.number().int().describe("Last line to replace, inclusive; at least line_start."),
     new_content: z.string().describe("Text that replaces those lines; empty deletes them."),
   }),
-  run({ path, line_start, line_end, new_content }, ctx) {
-    const abs = ctx.resolve(path);
-    const content = readEditableTextFile(abs, path);
-    const file = splitLines(content.text);
-    const total = file.lines.length;
-    checkLineRange({
-      lineStart: line_start,
-      lineEnd: line_end,
-      maxStart: total,
-      maxEnd: total,
-      path,
-    });
-    const added = contentLines(new_content);
-    const removed = file.lines.splice(line_start - 1, line_end - line_start + 1, ...added);
-    if (file.lines.length === 0) file.finalNewline = false;
+  preview(args, ctx) {
+    const plan = planReplace(args, ctx);
+    return { path: args.path, content: joinLines(plan.file) };
+  },
+  run(args, ctx) {
+    const { path, line_start, line_end } = args;
+    const { abs, content, file, added, removed } = planReplace(args, ctx);
     let links: number;
     try {
       links = writeFileAtomic(abs, withBom({ text: joinLines(file), bom: content.bom }), path)
@@ -69,8 +88,9 @@ export default defineTool({
         `Replaced lines ${line_start}-${line_end} of "${path}" (${removed.length} lines -> ${added.length} lines); the file now has ${file.lines.length} lines.${
           hardLinkNote(links)
         }\n${preview.join("\n")}`,
-      display:
-        `Replaced lines ${line_start}-${line_end} of ${path} (-${removed.length} +${added.length})`,
+      display: `Replaced lines ${line_start}-${line_end} of ${path} ${
+        formatLineCounts(lineCounts(content.text, joinLines(file)))
+      }`,
     };
   },
 });

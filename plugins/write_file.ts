@@ -1,9 +1,21 @@
 // Built-in tool write_file: creates or overwrites a file in the workspace with the given
-// content, creating parent folders and writing atomically (temp file + rename).
+// content, creating parent folders and writing atomically (temp file + rename). The approval
+// prompt shows the new content against the file as it is (preview).
 
 import { z } from "zod";
 import { defineTool } from "../src/tools/define_tool.ts";
 import { hardLinkNote, toFileToolError, writeFileAtomic } from "../src/tools/builtin/text_file.ts";
+import { readTextFile } from "../src/tools/builtin/read_text_file.ts";
+import { formatLineCounts, lineCounts } from "../src/tools/file_change.ts";
+
+/** The file's text before the write, for the line counts; null when absent or not text. */
+function previousText(abs: string, path: string): string | null {
+  try {
+    return readTextFile(abs, path).text;
+  } catch {
+    return null;
+  }
+}
 
 export default defineTool({
   name: "write_file",
@@ -15,8 +27,10 @@ export default defineTool({
     path: z.string().describe("Workspace-relative path of the file to write, e.g. src/app.ts."),
     content: z.string().describe("The complete new content of the file."),
   }),
+  preview: ({ path, content }) => ({ path, content }),
   run({ path, content }, ctx) {
     const abs = ctx.resolve(path);
+    const before = previousText(abs, path);
     let result: ReturnType<typeof writeFileAtomic>;
     try {
       result = writeFileAtomic(abs, content, path);
@@ -26,7 +40,9 @@ export default defineTool({
     const verb = result.existed ? "Overwrote" : "Created";
     return {
       output: `${verb} "${path}": wrote ${result.bytes} bytes.${hardLinkNote(result.links)}`,
-      display: `${verb} ${path} (${result.bytes} bytes)`,
+      display: `${verb} ${path} (${result.bytes} bytes) ${
+        formatLineCounts(lineCounts(before, content))
+      }`,
     };
   },
 });

@@ -31,7 +31,8 @@ import {
 } from "./acp_session.ts";
 import { runSlashCommand } from "./acp_commands.ts";
 import { acpStopReason, turnSink, type TurnUsage, turnUsage } from "./session_bridge.ts";
-import { ACP_COMMANDS, planUpdate, promptText, replayUpdates } from "./session_updates.ts";
+import { planUpdate, promptText, replayUpdates } from "./session_updates.ts";
+import { acpPromptText, availableCommands } from "./acp_prompt.ts";
 
 /** The agent app and a way to end every session's log when the connection closes. */
 export interface AcpAgent {
@@ -141,7 +142,7 @@ async function newSession(
   state.sessions.set(session.id, session);
   notifyAfterResponse(client, session.id, [{
     sessionUpdate: "available_commands_update",
-    availableCommands: [...ACP_COMMANDS],
+    availableCommands: await availableCommands(session.workspace),
   }]);
   return { sessionId: session.id };
 }
@@ -176,7 +177,7 @@ async function loadSession(
   }
   notifyAfterResponse(client, session.id, [{
     sessionUpdate: "available_commands_update",
-    availableCommands: [...ACP_COMMANDS],
+    availableCommands: await availableCommands(session.workspace),
   }]);
   return {};
 }
@@ -199,17 +200,15 @@ async function promptSession(
   const send = (update: SessionUpdate) =>
     void client.notify(methods.client.session.update, { sessionId: session.id, update })
       .catch(() => {});
-  const text = promptText(params.prompt);
   const controller = new AbortController();
   session.live.running = controller;
   try {
-    const command = await runSlashCommand(text, {
+    const command = await runSlashCommand(promptText(params.prompt), {
       conversation: session.conversation,
       approver: () => session.approver.loaded(),
       grants: deps.grants,
       yes: deps.yes,
     });
-    let userText: string | null = text;
     if (command.kind === "reply") {
       send({
         sessionUpdate: "agent_message_chunk",
@@ -217,7 +216,14 @@ async function promptSession(
       });
       return { stopReason: "end_turn" as const };
     }
-    if (command.kind === "continue") userText = null;
+    let userText: string | null = null;
+    if (command.kind !== "continue") {
+      // A custom command's text, and the @ mentions and file links attached through the
+      // sandbox; a mention it refuses stops the prompt before the model sees anything.
+      const prepared = await acpPromptText(params.prompt, session, controller.signal);
+      if ("refused" in prepared) throw RequestError.invalidParams(undefined, prepared.refused);
+      userText = prepared.text;
+    }
     const sink = turnSink({
       send,
       cwd: session.cwd,

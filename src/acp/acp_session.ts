@@ -39,6 +39,8 @@ export interface AcpAgentDeps {
 export interface AcpSession {
   id: string;
   cwd: string;
+  /** The folder's workspace: its tools, rules, custom commands. */
+  workspace: Workspace;
   conversation: Conversation;
   approver: LazyApprover;
   /** Makes the workspace's code tools follow this session's conversation. */
@@ -136,6 +138,14 @@ export function openAcpSession(
   }
   sessionId = conversation.parts.recorder.id ?? crypto.randomUUID();
   const follow = () => workspace.workspace.follow(() => conversation);
-  const session: AcpSession = { id: sessionId, cwd, conversation, approver, follow, live };
+  const session: AcpSession = {
+    id: sessionId,
+    cwd,
+    workspace: workspace.workspace,
+    conversation,
+    approver,
+    follow,
+    live,
+  };
   return { ok: true, value: { session, ...(loaded ? { loaded } : {}) } };
 }

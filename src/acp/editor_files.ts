@@ -105,6 +105,7 @@ export function withEditorFiles(inner: ToolRunner, options: EditorFilesOptions):
       ? { unavailableReason: (name: string) => inner.unavailableReason!(name) }
       : {}),
     validate: (name, args) => inner.validate(name, args),
+    ...(inner.preview ? { preview: inner.preview.bind(inner) } : {}),
     close: () => inner.close(),
     async run(name, args, runOptions): Promise<ToolRun> {
       const a = record(args);

@@ -8,35 +8,44 @@ import type {
   PlanEntry,
   SessionUpdate,
 } from "@agentclientprotocol/sdk";
+import { isAbsolute, relative } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { Message } from "../messages.ts";
 import { toolCallUpdate, toolResultUpdate } from "./tool_updates.ts";
 
 /**
- * The user's prompt as one text for the model: text blocks as they are, a resource link as a
- * mention with its URI, an embedded text resource as a fenced block named by its URI.
- * Images, audio and binary resources are named but not included (harness sends text only).
+ * The user's prompt as one text for the model: text blocks as they are, a resource link to a
+ * file of the workspace as an `@` mention (attached through the sandbox as the REPL's are), any
+ * other link by its name and URI, an embedded text resource as a fenced block named by its
+ * URI. Images, audio and binary resources are named but not included (harness sends text only).
  *
  * @example
  * ```ts
  * import { promptText } from "./session_updates.ts";
  * const text = promptText([
  *   { type: "text", text: "Explain" },
- *   { type: "resource_link", uri: "file:///w/a.ts", name: "a.ts" },
+ *   { type: "resource_link", uri: "file:///w/src/a%20b.ts", name: "a b.ts" },
+ *   { type: "resource_link", uri: "file:///elsewhere/c.ts", name: "c.ts" },
  *   { type: "resource", resource: { uri: "file:///w/b.ts", text: "let b = 1;" } },
- * ]);
- * if (!text.includes("@a.ts (file:///w/a.ts)") || !text.includes("let b = 1;")) throw new Error(text);
+ * ], "/w");
+ * if (!text.includes('@"src/a b.ts"') || !text.includes("c.ts (file:///elsewhere/c.ts)")) {
+ *   throw new Error(text);
+ * }
+ * if (!text.includes("let b = 1;")) throw new Error(text);
  * ```
  */
-export function promptText(blocks: readonly ContentBlock[]): string {
+export function promptText(blocks: readonly ContentBlock[], cwd?: string): string {
   const parts: string[] = [];
   for (const block of blocks) {
     switch (block.type) {
       case "text":
         parts.push(block.text);
         break;
-      case "resource_link":
-        parts.push(`@${block.name} (${block.uri})`);
+      case "resource_link": {
+        const path = cwd === undefined ? undefined : workspacePath(block.uri, cwd);
+        parts.push(path === undefined ? `${block.name} (${block.uri})` : `@"${path}"`);
         break;
+      }
       case "resource": {
         const resource = block.resource;
         if ("text" in resource) {
@@ -55,6 +64,20 @@ export function promptText(blocks: readonly ContentBlock[]): string {
     }
   }
   return parts.join("\n\n");
+}
+
+/** The workspace-relative path of a file: URI inside `cwd`, else undefined. */
+function workspacePath(uri: string, cwd: string): string | undefined {
+  let path: string;
+  try {
+    if (!uri.startsWith("file:")) return undefined;
+    path = fileURLToPath(uri);
+  } catch {
+    return undefined;
+  }
+  const rel = relative(cwd, path).replaceAll("\\", "/");
+  if (rel === "" || rel.startsWith("..") || isAbsolute(rel) || rel.includes('"')) return undefined;
+  return rel;
 }
 
 /**

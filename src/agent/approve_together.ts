@@ -14,13 +14,19 @@ import { type ArgumentParser, parseJsonArguments } from "./call_driver.ts";
  * calls together, or fewer than two valid calls would reach it.
  *
  * @param calls The calls that may run this turn, in call order.
- * @param options The approver, the tools (to validate) and the argument parser.
+ * @param options The approver, the tools (to validate and preview file changes), the argument
+ *   parser and the conversation state (a preview gets a copy).
  * @param signal Aborts validation or the prompt.
  * @returns The Approver to pass each of these calls to.
  */
 export async function approverForTurn(
   calls: readonly ToolCall[],
-  options: { approver: Approver; tools: ToolRunner; parseArguments?: ArgumentParser },
+  options: {
+    approver: Approver;
+    tools: ToolRunner;
+    parseArguments?: ArgumentParser;
+    state?: Record<string, unknown>;
+  },
   signal: AbortSignal,
 ): Promise<Approver> {
   const { approver, tools } = options;
@@ -33,7 +39,15 @@ export async function approverForTurn(
     if ("error" in parsed) continue;
     const validated = await tools.validate(call.name, parsed.value);
     if (!validated.ok) continue;
-    requests.push({ callId: call.id, tool: call.name, args: validated.value, risk: info.risk });
+    const args = validated.value;
+    requests.push({
+      callId: call.id,
+      tool: call.name,
+      args,
+      risk: info.risk,
+      // As call_driver.ts does: the prompt lists a file change with its diff.
+      ...(tools.preview ? { preview: () => tools.preview!(call.name, args, options.state) } : {}),
+    });
   }
   if (requests.length < 2 || signal.aborted) return approver;
   return await approver.approveTogether(requests, signal);

@@ -197,6 +197,7 @@ export async function prepareToolCall(
 
   // Every call passes the approver, safe ones too: a policy rule may deny a safe tool.
   step({ type: "permission_needed" });
+  const tools = options.tools;
   const validateEdited = editedArgumentsValidator(call.name, options);
   const decision: ApprovalDecision = await options.approver.approve(
     {
@@ -204,7 +205,14 @@ export async function prepareToolCall(
       tool: call.name,
       args,
       risk: info.risk,
-      edit: { sent: parsed.value, validate: validateEdited },
+      edit: {
+        sent: parsed.value,
+        validate: validateEdited,
+        ...(tools.preview
+          ? { preview: (edited: unknown) => tools.preview!(call.name, edited, options.state) }
+          : {}),
+      },
+      ...(tools.preview ? { preview: () => tools.preview!(call.name, args, options.state) } : {}),
     },
     signal,
   );

@@ -79,15 +79,40 @@ export class Conversation {
   ) {
     this.messages = init.messages;
     this.state = init.state ?? {};
-    this.#window = new PromptWindow(parts.contextLength, {
-      ...(parts.compactAt !== undefined ? { compactAt: parts.compactAt } : {}),
-      ...(parts.tokenCounter ? { counter: parts.tokenCounter } : {}),
+    this.#window = this.#useWindow();
+  }
+
+  /** The window and budget of the model in `parts` (its counter, its window). */
+  #useWindow(): PromptWindow {
+    const { contextLength, contextRaise, compactAt, tokenCounter } = this.parts;
+    this.#budget = contextLength
+      ? new ContextBudget(contextLength, { ...(contextRaise ? { raise: contextRaise } : {}) })
+      : undefined;
+    return new PromptWindow(contextLength, {
+      ...(compactAt !== undefined ? { compactAt } : {}),
+      ...(tokenCounter ? { counter: tokenCounter } : {}),
     });
-    if (parts.contextLength) {
-      this.#budget = new ContextBudget(parts.contextLength, {
-        ...(parts.contextRaise ? { raise: parts.contextRaise } : {}),
-      });
-    }
+  }
+
+  /**
+   * Goes on with another model (/model): the same messages and state, its provider, the window
+   * it states and a token count of its own (another model's tokenizer counts otherwise).
+   *
+   * @param provider The new model's provider.
+   * @param window Its window and where the number came from, when known.
+   */
+  useModel(
+    provider: Provider,
+    window: { contextLength?: number; contextSource?: string; tokenCounter?: TokenCounter },
+  ): void {
+    this.parts.provider = provider;
+    delete this.parts.contextLength;
+    delete this.parts.contextSource;
+    delete this.parts.tokenCounter;
+    if (window.contextLength !== undefined) this.parts.contextLength = window.contextLength;
+    if (window.contextSource !== undefined) this.parts.contextSource = window.contextSource;
+    if (window.tokenCounter !== undefined) this.parts.tokenCounter = window.tokenCounter;
+    this.#window = this.#useWindow();
   }
 
   /** The context window in use; a server's refusal lowers it for the rest of the session. */
@@ -281,6 +306,15 @@ export class Conversation {
     } finally {
       this.#running = false;
     }
+  }
+
+  /**
+   * Adds a message without a model turn (the output of a `!command` the user ran), recorded
+   * in the session log first; the next request carries it.
+   */
+  addMessage(message: Message): void {
+    this.parts.recorder.record({ type: "message", message });
+    this.messages.push(message);
   }
 
   /**

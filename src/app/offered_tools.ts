@@ -9,6 +9,7 @@ import type { Grants } from "../sandbox/grants.ts";
 import { effectivePermissions } from "../sandbox/effective_permissions.ts";
 import type { ToolPermissions } from "../tools/define_tool.ts";
 import type { ToolInfo, ToolRun, ToolRunner } from "../tools/tool_runner.ts";
+import type { PreviewResult } from "../tools/file_change.ts";
 
 /**
  * Windows below this many tokens get compact schemas. Measured with bench/context_bench.ts:
@@ -172,6 +173,14 @@ export class OfferedTools implements ToolRunner {
 
   validate(name: string, args: unknown): Promise<Result<unknown, string[]>> {
     return this.inner.validate(name, args);
+  }
+
+  preview(
+    name: string,
+    args: unknown,
+    state?: Record<string, unknown>,
+  ): Promise<PreviewResult | undefined> {
+    return this.inner.preview?.(name, args, state) ?? Promise.resolve(undefined);
   }
 
   run(

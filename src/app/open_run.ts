@@ -63,6 +63,13 @@ export interface Run {
   closeWorkspace(workspace: Workspace): Promise<void>;
   /** The conversations of a workspace. */
   sessions(workspace: Workspace): RunSessions;
+  /**
+   * Uses another provider from now on (/model): new conversations and the workspaces' tools
+   * get it; the previous one is closed. A conversation already going on switches itself.
+   *
+   * @returns The new model's token count, which its conversations share.
+   */
+  useProvider(provider: OpenedProvider): Promise<TokenCounter>;
   /** Closes every workspace, the session log and the provider. */
   close(): Promise<void>;
 }
@@ -113,7 +120,7 @@ export async function openRun(
   workspaces.setProvider(opened.value);
   frontEnd.providerOpened?.(opened.value.notes ?? []);
   // One count per run: what the server taught about its tokens outlives /clear and /resume.
-  const tokenCounter = new TokenCounter();
+  let tokenCounter = new TokenCounter();
   const run: Run = {
     settings: request.settings,
     grants: request.grants,
@@ -127,14 +134,28 @@ export async function openRun(
         grants: request.grants,
         cwd: workspace.cwd,
         store: store.value,
-        opened: opened.value,
+        get opened() {
+          return run.provider;
+        },
         tools: workspace.tools,
-        tokenCounter,
+        instructions: workspace.instructions.files,
+        get tokenCounter() {
+          return tokenCounter;
+        },
       }),
+    async useProvider(provider) {
+      const previous = run.provider;
+      run.provider = provider;
+      // Another model's tokenizer: its conversations learn its own ratio.
+      tokenCounter = new TokenCounter();
+      workspaces.setProvider(provider);
+      if (previous !== provider) await previous.close?.();
+      return tokenCounter;
+    },
     async close() {
       await workspaces.closeAll();
       store.value.close();
-      await opened.value.close?.();
+      await run.provider.close?.();
     },
   };
   if (request.cwd !== undefined) void workspaces.open(request.cwd);

@@ -20,6 +20,10 @@ import { EXIT } from "./exit_codes.ts";
 import type { FrontEnd } from "./front_end.ts";
 import { openRunTools, type RunTools } from "./run_tools.ts";
 import { openRunApproval, type RunApproval } from "./run_approver.ts";
+import type { LoadedInstructions } from "../config/project_instructions.ts";
+import { loadWorkspaceInstructions } from "./workspace_instructions.ts";
+import type { LoadedCommands } from "./custom_commands.ts";
+import { loadWorkspaceCommands } from "./workspace_commands.ts";
 
 /**
  * Why a run or a workspace could not open (left out when the front end said it already), and
@@ -61,6 +65,13 @@ export interface Workspace {
   cwd: string;
   tools: RunTools;
   approval: RunApproval;
+  /** The instruction files (AGENTS.md ...) its system prompt carries. */
+  instructions: LoadedInstructions;
+  /**
+   * Its custom commands, loaded on the first call (the project's asked about, as plugins are);
+   * a front end without commands never pays for them.
+   */
+  commands(): Promise<LoadedCommands>;
   /**
    * The conversation the code tools follow now (the latest one to send a message): the code
    * map's hint, the offered tools' window, and the read_file curator's side request.
@@ -118,10 +129,19 @@ export async function openWorkspace(
   });
   tracePhase("tools opened");
   const approval = await openRunApproval({ rules, cwd, yes: request.yes, frontEnd, tools });
+  let commands: Promise<LoadedCommands> | undefined;
   return {
     cwd,
     tools,
     approval,
+    instructions: loadWorkspaceInstructions(settings, grants, cwd),
+    commands() {
+      commands ??= loadWorkspaceCommands(cwd, {
+        io: frontEnd.io,
+        interactive: frontEnd.interactive,
+      });
+      return commands;
+    },
     follow(conversation) {
       focus = conversation;
     },

@@ -46,6 +46,8 @@ export interface Found {
 export interface ProviderOpener {
   serves(settings: Settings): boolean;
   open(settings: Settings, progress: ProviderProgress): Promise<Result<Found, AgentError>>;
+  /** The models the server offers (/model); absent for a model run in this process. */
+  listModels?(settings: Settings): Promise<Result<string[], AgentError>>;
 }
 
 /**
@@ -115,6 +117,9 @@ function serverOpener<P extends Provider & ModelLister>(
 ): ProviderOpener {
   return {
     serves,
+    async listModels(settings) {
+      return await (await kind.load(settings))("").listModels();
+    },
     async open(settings) {
       const make = await kind.load(settings);
       const model = await resolveModel(settings, make(""));
@@ -197,6 +202,16 @@ const ANTHROPIC: ServerKind<AnthropicProvider> = {
 /** An OpenAI-compatible server; its window is probed once the model is known. */
 const OPENAI_COMPAT: ProviderOpener = {
   serves: () => true,
+  async listModels(settings) {
+    const { createOpenAICompatProvider } = await import("../providers/openai_compat.ts");
+    return await createOpenAICompatProvider({
+      baseUrl: settings.baseUrl,
+      model: "",
+      toolCallIds: settings.toolCallIds,
+      ...(settings.apiKey ? { apiKey: settings.apiKey } : {}),
+      ...streamLimits(settings),
+    }).listModels();
+  },
   async open(settings) {
     const [{ createOpenAICompatProvider }, { probeContextWindow }] = await Promise
       .all([import("../providers/openai_compat.ts"), import("../providers/context_window.ts")]);

@@ -7,7 +7,7 @@ import type { Settings } from "../config/settings.ts";
 import type { AgentError, Result } from "../errors.ts";
 import { Conversation, type ConversationParts } from "../agent/conversation.ts";
 import type { SessionRecorder } from "../agent/session_recorder.ts";
-import { buildSystemPrompt } from "../agent/system_prompt.ts";
+import { buildSystemPrompt, type PromptInstructions } from "../agent/system_prompt.ts";
 import { repairArguments } from "../agent/repair_arguments.ts";
 import type { TokenCounter } from "../providers/token_counter.ts";
 import type { Approver } from "../permissions/approver.ts";
@@ -24,6 +24,8 @@ export interface RunSessionsOptions {
   store: SessionStore;
   opened: OpenedProvider;
   tools: RunTools;
+  /** The instruction files the system prompt carries. */
+  instructions?: readonly PromptInstructions[];
   /**
    * The model's token count, one per run: what the server taught about its tokens outlives
    * /clear and /resume, and is shared by every workspace's conversations.
@@ -59,26 +61,30 @@ export interface RunSessions {
 
 /** The conversations of one workspace, sharing its provider, tools and store. */
 export function runSessions(options: RunSessionsOptions): RunSessions {
-  const { settings, opened, store, cwd, tools } = options;
-  const { provider } = opened;
-  const partsWith = (seat: ConversationSeat, recorder: SessionRecorder): ConversationParts => ({
-    provider,
-    tools: seat.tools ?? tools.runner,
-    approver: seat.approver,
-    recorder,
-    limits: { maxIterations: settings.maxIterations, maxToolCalls: settings.maxToolCalls },
-    parseArguments: repairArguments,
-    ...(opened.contextLength ? { contextLength: opened.contextLength } : {}),
-    ...(opened.contextSource ? { contextSource: opened.contextSource } : {}),
-    contextRaise: settings.modelFile !== undefined
-      ? "--ctx-size"
-      : provider.name === "ollama"
-      ? "--num-ctx"
-      : "the server's context size (llama-server -c, vLLM --max-model-len, LM Studio's context length)",
-    compactAt: settings.compactAt,
-    tokenCounter: options.tokenCounter,
-    loopGuard: settings.loopGuard,
-  });
+  const { settings, store, cwd, tools } = options;
+  // Read when a conversation starts: /model may have switched the run's provider.
+  const partsWith = (seat: ConversationSeat, recorder: SessionRecorder): ConversationParts => {
+    const { opened } = options;
+    const { provider } = opened;
+    return {
+      provider,
+      tools: seat.tools ?? tools.runner,
+      approver: seat.approver,
+      recorder,
+      limits: { maxIterations: settings.maxIterations, maxToolCalls: settings.maxToolCalls },
+      parseArguments: repairArguments,
+      ...(opened.contextLength ? { contextLength: opened.contextLength } : {}),
+      ...(opened.contextSource ? { contextSource: opened.contextSource } : {}),
+      contextRaise: settings.modelFile !== undefined
+        ? "--ctx-size"
+        : provider.name === "ollama"
+        ? "--num-ctx"
+        : "the server's context size (llama-server -c, vLLM --max-model-len, LM Studio's context length)",
+      compactAt: settings.compactAt,
+      tokenCounter: options.tokenCounter,
+      loopGuard: settings.loopGuard,
+    };
+  };
   // The plugins may still be loading (the REPL's prompt does not wait for them): until the
   // host has listed them, their files' names stand in (the code tools are listed at once).
   const toolNames = () => {
@@ -92,15 +98,17 @@ export function runSessions(options: RunSessionsOptions): RunSessions {
       os: Deno.build.os,
       tools: toolNames(),
       ...(settings.systemPrompt !== undefined ? { custom: settings.systemPrompt } : {}),
+      ...(options.instructions ? { instructions: options.instructions } : {}),
     });
   return {
     start(seat, id) {
+      const { opened } = options;
       const started = store.startSession({
-        model: provider.model,
+        model: opened.provider.model,
         baseUrl: settings.modelFile ?? opened.baseUrl ?? settings.baseUrl,
         cwd,
         grants: formatGrants(options.grants),
-        provider: provider.name,
+        provider: opened.provider.name,
       }, id);
       const recorder: SessionRecorder = started.ok
         ? started.value

@@ -10,6 +10,7 @@ import type { Provider } from "../providers/provider.ts";
 import type { CodeTools } from "../code_index/code_tools.ts";
 import type { SidePrefix } from "../code_index/file_curator.ts";
 import type { ToolInfo, ToolRun, ToolRunner } from "../tools/tool_runner.ts";
+import type { PreviewResult } from "../tools/file_change.ts";
 import type { ConversationPrefix } from "../agent/conversation.ts";
 
 /** What the read_file curator needs; without it read_file is never curated. */
@@ -45,6 +46,15 @@ export class WithCodeTools implements ToolRunner {
     const inner = this.inner.list();
     const names = new Set(inner.map((t) => t.name));
     return [...inner, ...this.code.list().filter((t) => !names.has(t.name))];
+  }
+
+  preview(
+    name: string,
+    args: unknown,
+    state?: Record<string, unknown>,
+  ): Promise<PreviewResult | undefined> {
+    if (this.#isCode(name)) return Promise.resolve(undefined);
+    return this.inner.preview?.(name, args, state) ?? Promise.resolve(undefined);
   }
 
   async validate(name: string, args: unknown): Promise<Result<unknown, string[]>> {

@@ -23,6 +23,8 @@ export interface BannerFacts {
   yes?: boolean;
   /** command_sandbox "off": commands run without the OS sandbox, on purpose. */
   commandSandboxOff?: boolean;
+  /** The instruction files in the system prompt (AGENTS.md ...), as /context names them. */
+  instructions?: readonly string[];
 }
 
 /** How command_sandbox "off" is described in the banner and by /permissions. */
@@ -54,6 +56,10 @@ export function formatBanner(facts: BannerFacts, style: Style): string {
     style.dim(`sandbox: ${formatGrants(facts.grants)}`),
     ...(facts.yes ? [style.yellow(YES_MODE)] : []),
     ...(facts.commandSandboxOff ? [style.yellow(COMMAND_SANDBOX_OFF)] : []),
+    // File names come with the repository: escapes show as text.
+    ...(facts.instructions?.length
+      ? [style.dim(`instructions: ${facts.instructions.map(terminalLine).join(", ")}`)]
+      : []),
     style.dim(
       facts.sessionId
         ? `session ${facts.sessionId}`

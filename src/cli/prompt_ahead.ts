@@ -5,6 +5,7 @@
 
 import type { RunFlags } from "../app/run_flags.ts";
 import { EXIT } from "../app/exit_codes.ts";
+import { loadWorkspaceInstructions } from "../app/workspace_instructions.ts";
 import { formatBanner } from "./banner.ts";
 import { loadSettings, type Settings } from "../config/settings.ts";
 import { formatAgentError } from "../errors.ts";
@@ -106,6 +107,8 @@ export async function startAhead(
     noSession: flags.noSession,
     yes: flags.yes,
     commandSandboxOff: settings.commandSandbox === "off",
+    instructions: loadWorkspaceInstructions(settings, grants, options.cwd ?? Deno.cwd()).files
+      .map((file) => file.label),
   }, style);
   write(`${banner}\n${style.cyan(REPL_PROMPT)}`);
   tracePhase("prompt shown (the REPL attaches next)");

@@ -5,7 +5,9 @@
 import type { RunFlags } from "../app/run_flags.ts";
 import { type CommandIO, settingsOrExit } from "./command_io.ts";
 import { chooseSession } from "./choose_session.ts";
-import { openRun } from "../app/open_run.ts";
+import { openRun, type Workspace } from "../app/open_run.ts";
+import type { PreparedMessage } from "../app/prepare_message.ts";
+import { terminalLine } from "../platform/terminal_text.ts";
 import { formatAgentError } from "../errors.ts";
 import type { Conversation } from "../agent/conversation.ts";
 import { EXIT } from "../app/exit_codes.ts";
@@ -140,7 +142,16 @@ export async function runConversation(
 
   let exitCode: number;
   if (repl === undefined || replModule === undefined) {
-    exitCode = await runPrintMode(conversation, prompt ?? "", flags, style, run.store);
+    // A custom command and the @ mentions, read through the sandbox before anything is sent.
+    const prepared = await preparePrompt(prompt ?? "", workspace.value);
+    if ("refused" in prepared) {
+      fatalIo.printError(prepared.refused);
+      conversation.parts.recorder.end();
+      await run.close();
+      return EXIT.usage;
+    }
+    for (const note of prepared.notes) writeErr(`${style.dim(terminalLine(note))}\n`);
+    exitCode = await runPrintMode(conversation, prepared.send, flags, style, run.store);
     tracePhase("answer printed");
   } else {
     const parts = { run, workspace: workspace.value, approver, sessions };
@@ -177,6 +188,29 @@ function firstConversation(
   }
   write(`${resumed.note}\n`);
   return resumed.conversation;
+}
+
+/**
+ * The -p prompt as it is sent: `/name args` of a custom command becomes its text (commands
+ * load only for such a prompt), then the @ mentions are attached.
+ */
+async function preparePrompt(prompt: string, workspace: Workspace): Promise<PreparedMessage> {
+  // A plain prompt loads nothing more.
+  if (!prompt.includes("@") && !prompt.trimStart().startsWith("/")) {
+    return { send: prompt, notes: [], attached: [], images: [] };
+  }
+  const { customCommandCall, prepareMessage } = await import("../app/prepare_message.ts");
+  let text = prompt;
+  if (text.trimStart().startsWith("/")) {
+    const loaded = await workspace.commands();
+    for (const line of loaded.problems) writeErr(`${terminalLine(line)}\n`);
+    text = customCommandCall(text, loaded.commands) ?? text;
+  }
+  return await prepareMessage(text, {
+    cwd: workspace.cwd,
+    host: workspace.tools.host,
+    rules: () => workspace.approval.rules,
+  });
 }
 
 /** The -p prompt, read from stdin for "-"; an exit code when stdin held none. */

@@ -13,8 +13,9 @@ import { describeCommandSandbox } from "../sandbox/command_sandbox.ts";
 import { exitOnSignals } from "../sandbox/command_sandbox_groups.ts";
 import { formatServerStates } from "../mcp/mcp_servers.ts";
 import type { Message } from "../messages.ts";
-import { Repl, type TurnInput } from "../ui/repl.ts";
+import { Repl, type ReplControl, type TurnInput } from "../ui/repl.ts";
 import { appendHistory, loadHistory } from "../ui/repl_history.ts";
+import { editInEditor } from "../ui/external_editor.ts";
 import { createPrompter } from "../ui/prompter.ts";
 import type { Style } from "../ui/style.ts";
 import { formatTranscript } from "../ui/transcript.ts";
@@ -22,6 +23,12 @@ import { tracePhase } from "../platform/startup_trace.ts";
 import { formatBanner, YES_MODE } from "./banner.ts";
 import { formatSessions } from "./choose_session.ts";
 import { slashCommands } from "./slash_commands.ts";
+import { customSlashCommands, initCommand, modelCommand } from "./workspace_slash_commands.ts";
+import { formatInstructionsReport } from "../app/instructions_report.ts";
+import { prepareMessage } from "../app/prepare_message.ts";
+import type { ToolRunner } from "../tools/tool_runner.ts";
+import { terminalLine, terminalSafe } from "../platform/terminal_text.ts";
+
 import type { StartAhead } from "./prompt_ahead.ts";
 import type { TerminalSessions } from "./terminal_sessions.ts";
 
@@ -44,6 +51,8 @@ export function createRepl(
     commands: [],
     banner: "",
     promptShown: options.ahead?.shown !== undefined,
+    openEditor: (text) => editInEditor(text),
+    workspace: options.cwd,
     addSignalListener: terminal ? undefined : (handler) => {
       Deno.addSignalListener("SIGINT", handler);
       return () => Deno.removeSignalListener("SIGINT", handler);
@@ -66,6 +75,24 @@ export function replPrompter(
 /** Where a resumed conversation left off, as the REPL shows it. */
 export function replRecap(messages: readonly Message[], style: Style): string {
   return formatTranscript(messages, style);
+}
+
+/** A `!command` line: run in the command sandbox, shown, and added to the conversation. */
+async function runShellLine(
+  command: string,
+  repl: ReplControl,
+  runner: ToolRunner,
+): Promise<void> {
+  const { runUserShell } = await import("../app/user_shell.ts");
+  const outcome = await repl.interruptible((_display, signal) =>
+    runUserShell(command, runner, { signal, state: repl.conversation.state })
+  );
+  if (!outcome.ok) {
+    repl.write(`${repl.style.red(terminalLine(outcome.error))}\n`);
+    return;
+  }
+  repl.write(`${terminalSafe(outcome.output)}\n`);
+  repl.conversation.addMessage({ kind: "user", content: outcome.message });
 }
 
 /** What the REPL stage needs of the command line. */
@@ -93,7 +120,9 @@ export async function runRepl(
     (repl.conversation ?? conversation).parts.recorder.end();
     void approver.loaded().then((loaded) => loaded.resetSession());
   };
-  repl.setCommands(slashCommands({
+  const instructions = parts.workspace.instructions;
+  const commands = slashCommands({
+    instructionsReport: () => formatInstructionsReport(instructions),
     tools: async () => {
       await tools.host.ready();
       return tools.runner.list();
@@ -127,7 +156,20 @@ export async function runRepl(
       leave();
       return sessions.fresh();
     },
-  }));
+  });
+  // /init, /model and the custom commands (a project's asked about first, as its plugins are).
+  const builtin = new Set([...commands.map((command) => command.name), "init", "model"]);
+  const custom = await parts.workspace.commands();
+  const offered = customSlashCommands(custom.commands, builtin);
+  for (const line of [...custom.problems, ...offered.skipped]) {
+    repl.turnInput.write(`${style.dim(terminalLine(line))}\n`);
+  }
+  commands.push(
+    initCommand(instructions, () => tools.runner.list().some((t) => t.name === "code_map")),
+    modelCommand(run, settings),
+    ...offered.commands,
+  );
+  repl.setCommands(commands);
   if (!ahead?.shown) {
     repl.setBanner(formatBanner({
       model: opened.provider.model,
@@ -137,8 +179,18 @@ export async function runRepl(
       noSession: flags.noSession,
       yes: flags.yes,
       commandSandboxOff: settings.commandSandbox === "off",
+      instructions: instructions.files.map((file) => file.label),
     }, style));
   }
+  // @ mentions are read through the sandbox before a message is sent; !command runs in it.
+  repl.setPrepare((text, signal) =>
+    prepareMessage(text, {
+      cwd: parts.workspace.cwd,
+      host: tools.host,
+      rules: () => parts.workspace.approval.rules,
+    }, { signal })
+  );
+  repl.setShell((command, control) => runShellLine(command, control, tools.runner));
   // The terminal closed (SIGHUP) or a supervisor stops harness (SIGTERM): stop every command
   // still running, close the session and exit (129 or 143).
   const removeExitSignals = exitOnSignals(["SIGHUP", "SIGTERM"], () => {

@@ -30,6 +30,8 @@ export interface SlashContext {
   mcpReport?(): string;
   /** The usage report of one session (src/cli/stats_command.ts), or why there is none. */
   sessionStats?(sessionId: string | null, style: Style): Promise<string>;
+  /** /context's lines about the instruction files (app/instructions_report.ts). */
+  instructionsReport?(): string;
 }
 
 /** What a command's handler sees besides its arguments and the REPL. */
@@ -102,7 +104,9 @@ export function slashCommands(context: SlashContext): SlashCommand[] {
 }
 
 function showHelp(_args: string, repl: ReplControl, { commands }: SlashScope): void {
-  const lines = commands.map((c) => `  /${c.name.padEnd(12)} ${c.summary}`);
+  const lines = commands.map((c) =>
+    `  /${terminalLine(c.name).padEnd(12)} ${terminalLine(c.summary)}`
+  );
   repl.write(
     `${lines.join("\n")}\n  Ctrl-C interrupts a reply or tool; Ctrl-C twice or Ctrl-D exits\n`,
   );
@@ -137,9 +141,14 @@ function showMcp(_args: string, repl: ReplControl, { context }: SlashScope): voi
   );
 }
 
-function showContext(_args: string, repl: ReplControl): void {
+function showContext(_args: string, repl: ReplControl, { context }: SlashScope): void {
   const report = repl.conversation.contextReport();
-  repl.write(`${report ? formatContextReport(report) : "The context window is not known"}\n`);
+  const instructions = context.instructionsReport?.();
+  repl.write(
+    `${report ? formatContextReport(report) : "The context window is not known"}\n${
+      instructions === undefined ? "" : `${terminalSafe(instructions)}\n`
+    }`,
+  );
 }
 
 async function compact(_args: string, repl: ReplControl): Promise<void> {

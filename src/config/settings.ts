@@ -9,6 +9,7 @@ import { ownField } from "../platform/json_values.ts";
 import { jsonDepth, MAX_JSON_DEPTH } from "../platform/json_depth.ts";
 import { paths } from "../platform/paths.ts";
 import { configDir } from "./folders.ts";
+import { DEFAULT_INSTRUCTION_FILES } from "./project_instructions.ts";
 import type { ParseError } from "jsonc-parser";
 import { err, ok, type Result } from "../errors.ts";
 import { isAnthropicBaseUrl } from "../providers/anthropic/base_url.ts";
@@ -81,6 +82,8 @@ export interface Settings {
   embeddingModel?: string;
   /** The server embeddings come from (default: the model server); an Ollama root or a /v1 URL. */
   embeddingBaseUrl?: string;
+  /** Instruction file names read per folder, the first present wins (project_instructions.ts). */
+  instructionFiles: string[];
 }
 
 /** The settings a flag or a config file can set, by the same names; absent means "not given". */
@@ -132,6 +135,7 @@ export const DEFAULT_SETTINGS: Settings = {
   maxTurnBytes: DEFAULT_TURN_OUTPUT_LIMITS.maxBytes,
   loopGuard: 3,
   mcpServers: {},
+  instructionFiles: [...DEFAULT_INSTRUCTION_FILES],
 };
 
 const SETTING_FLAG_KEYS: readonly (keyof SettingFlags)[] = [
@@ -188,6 +192,12 @@ const isStringArray: Checker = (v) =>
   Array.isArray(v) && v.every((x) => typeof x === "string")
     ? undefined
     : "expected a list of strings";
+/** File names only: a path could make a project's settings read a file anywhere. */
+const isFileNameList: Checker = (v) =>
+  Array.isArray(v) &&
+    v.every((x) => typeof x === "string" && /^[^/\\]+$/.test(x) && x !== "." && x !== "..")
+    ? undefined
+    : 'expected a list of file names without folders, e.g. ["AGENTS.md", "CLAUDE.md"]';
 const isTimeoutMap: Checker = (v) =>
   typeof v === "object" && v !== null && !Array.isArray(v) &&
     Object.values(v).every((x) => isPositive(x) === undefined)
@@ -226,6 +236,7 @@ const FIELDS: Record<string, [keyof Settings, Checker]> = {
   mcp_servers: ["mcpServers", checkMcpServers],
   embedding_model: ["embeddingModel", isNonEmptyString],
   embedding_base_url: ["embeddingBaseUrl", isHttpUrl],
+  instruction_files: ["instructionFiles", isFileNameList],
   default_model: ["defaultModel", (v) => {
     const parsed = parseModelSource(v);
     return typeof parsed === "string" ? parsed : undefined;

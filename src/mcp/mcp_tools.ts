@@ -7,6 +7,7 @@ import { err, ok, type Result } from "../errors.ts";
 import { makeToolResult, type ToolErrorType } from "../messages.ts";
 import type { RiskLevel } from "../tools/define_tool.ts";
 import type { ToolInfo, ToolRun, ToolRunner } from "../tools/tool_runner.ts";
+import type { PreviewResult } from "../tools/file_change.ts";
 import { truncateToolResult } from "../sandbox/truncate_output.ts";
 import { type McpCallResult, mcpMediaBlocks, mcpResultText, printable } from "./mcp_result.ts";
 import { toolOutputsDir } from "../config/folders.ts";
@@ -120,6 +121,16 @@ export class WithMcpTools implements ToolRunner {
   list(): readonly ToolInfo[] {
     const inner = this.inner.list();
     return [...inner, ...[...this.#mcpTools().values()].map((ref) => ref.info)];
+  }
+
+  /** An MCP tool declares no file it writes: only the inner tools have previews. */
+  preview(
+    name: string,
+    args: unknown,
+    state?: Record<string, unknown>,
+  ): Promise<PreviewResult | undefined> {
+    if (this.#mcpTools().has(name)) return Promise.resolve(undefined);
+    return this.inner.preview?.(name, args, state) ?? Promise.resolve(undefined);
   }
 
   async validate(name: string, args: unknown): Promise<Result<unknown, string[]>> {

@@ -2,6 +2,7 @@
 // before running any call; the policy engine and the interactive prompt implement it.
 
 import type { RiskLevel } from "../tools/define_tool.ts";
+import type { PreviewResult } from "../tools/file_change.ts";
 
 export interface ApprovalRequest {
   callId: string;
@@ -9,6 +10,11 @@ export interface ApprovalRequest {
   /** Validated arguments. */
   args: unknown;
   risk: RiskLevel;
+  /**
+   * What the call would change, worked out in its sandbox (a file-changing tool's diff); asked
+   * only when the user is asked.
+   */
+  preview?(): Promise<PreviewResult | undefined>;
   /** Lets the user change the call at the prompt (an "Edit" answer); absent: no edit. */
   edit?: CallEditing;
 }
@@ -19,6 +25,8 @@ export interface CallEditing {
   sent: unknown;
   /** Checks edited arguments against the tool's schema: the value (defaults filled) or why not. */
   validate(args: unknown): Promise<{ ok: true; value: unknown } | { ok: false; issues: string[] }>;
+  /** What the call would change with these (validated) arguments: a file-changing tool's diff. */
+  preview?(args: unknown): Promise<PreviewResult | undefined>;
 }
 
 export interface ApprovalDecision {

@@ -9,12 +9,18 @@
 // (session_approvals.ts), passed to each step (settle, asking, applyAnswer, saveAlways).
 
 import type { AgentError } from "../errors.ts";
-import type { ApprovalDecision, ApprovalRequest, Approver } from "./approver.ts";
+import type { ApprovalDecision, ApprovalRequest, Approver, CallEditing } from "./approver.ts";
 import { compactJson } from "./compact_json.ts";
 import { alwaysRule, fileLabel, type PolicyFiles, saveAlwaysRule } from "./always_rules.ts";
 import { evaluatePolicy, type LoadedRule, type PolicyDecision, type PolicyRule } from "./policy.ts";
 import type { ContentChange } from "./policy_file.ts";
-import type { EditCheck, PromptAnswer, Prompter, PromptRequest } from "./prompt_types.ts";
+import type {
+  EditCheck,
+  PromptAnswer,
+  PromptEditing,
+  Prompter,
+  PromptRequest,
+} from "./prompt_types.ts";
 import { exactCallKey, SessionApprovals } from "./session_approvals.ts";
 import { suggestRule } from "./suggest_rule.ts";
 
@@ -211,9 +217,8 @@ function asking(
     risk: request.risk,
     alwaysFile: fileLabel(state.files, target),
     ...(always ? { alwaysRule: always } : {}),
-    ...(request.edit
-      ? { edit: { sent: request.edit.sent, check: (args) => checkEdited(state, request, args) } }
-      : {}),
+    ...(request.preview ? { preview: request.preview } : {}),
+    ...(request.edit ? { edit: promptEditing(state, request, request.edit) } : {}),
   };
   return {
     ask,
@@ -247,10 +252,9 @@ async function applyAnswer(
   asked: Asking,
   answer: PromptAnswer,
 ): Promise<ApprovalDecision> {
-  // An edit allows that one changed call: no pass for the tool comes from it.
-  const allowsTool = answer.kind === "once" || answer.kind === "session" ||
-    answer.kind === "always";
-  if (asked.lowDefault && allowsTool) {
+  // A changed call is allowed once: no low-risk pass, session approval or rule comes of it.
+  const allows = answer.kind !== "deny" && answer.kind !== "abort" && answer.kind !== "edit";
+  if (asked.lowDefault && allows) {
     state.session.askedAboutLowRisk(request.tool);
   }
   switch (answer.kind) {
@@ -280,10 +284,23 @@ async function applyAnswer(
   }
 }
 
+/** The prompt's edit seam: the arguments as sent, the check, the changed call's preview. */
+function promptEditing(
+  state: ApproverState,
+  request: ApprovalRequest,
+  edit: CallEditing,
+): PromptEditing {
+  return {
+    sent: edit.sent,
+    check: (args) => checkEdited(state, request, args),
+    ...(edit.preview ? { preview: (args: unknown) => edit.preview!(args) } : {}),
+  };
+}
+
 /**
- * Checks the arguments the user changed a call to: the tool's schema, then the rules in force
- * (a deny rule denies the changed call as it would the model's). Allow and ask rules change
- * nothing: the user allows the changed call once, at the prompt.
+ * Checks the arguments the user changed a call to: the tool's schema, then the rules in
+ * force (a deny rule denies the changed call as it would the model's). Allow and ask rules
+ * change nothing: the user allows the changed call once, at the prompt.
  */
 async function checkEdited(
   state: ApproverState,

@@ -4,6 +4,7 @@
 
 import type { RiskLevel } from "../tools/define_tool.ts";
 import type { PolicyRule } from "./policy.ts";
+import type { PreviewResult } from "../tools/file_change.ts";
 
 /** The terminal seam: single keys, one-line answers, output. */
 export interface KeyIO {
@@ -31,6 +32,8 @@ export interface PromptRequest {
   alwaysRule?: PolicyRule;
   /** Where it would be saved, as shown to the user. */
   alwaysFile: string;
+  /** What the call would change (a file-changing tool's diff), worked out when asked. */
+  preview?(): Promise<PreviewResult | undefined>;
   /** Offers the "Edit" answer: change the arguments, then allow the changed call once. */
   edit?: PromptEditing;
 }
@@ -44,6 +47,8 @@ export interface PromptEditing {
    * filled in), then the policy rules (a deny rule denies the changed call too).
    */
   check(args: unknown): Promise<EditCheck>;
+  /** What the changed call would change (checked arguments): a file-changing tool's diff. */
+  preview?(args: unknown): Promise<PreviewResult | undefined>;
 }
 
 /** The verdict on changed arguments. */

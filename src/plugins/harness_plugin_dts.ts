@@ -178,6 +178,14 @@ export interface ToolDefinition<Parameters extends ZodType = ZodType> {
   /** Per-tool timeout in milliseconds (default 120000). */
   timeoutMs?: number;
   run(args: Infer<Parameters>, ctx: ToolContext): Promise<ToolOutput> | ToolOutput;
+  /**
+   * For a tool that writes one file: the file a call would write and its whole new text,
+   * worked out as run() would but without writing. The approval prompt shows its diff.
+   */
+  preview?(
+    args: Infer<Parameters>,
+    ctx: ToolContext,
+  ): Promise<{ path: string; content: string }> | { path: string; content: string };
 }
 
 /**

@@ -61,6 +61,10 @@ const definitionSchema = z.object({
   }).optional(),
   timeoutMs: z.number().int().positive().optional(),
   run: z.custom<ToolDefinition["run"]>((v) => typeof v === "function", "must be a function"),
+  preview: z.custom<NonNullable<ToolDefinition["preview"]>>(
+    (v) => typeof v === "function",
+    "must be a function",
+  ).optional(),
 });
 
 function pathName(path: readonly PropertyKey[], root: string): string {

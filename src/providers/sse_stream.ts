@@ -51,35 +51,32 @@ export async function* readServerSentEvents(
     else if (field === "data") data.push(value);
     return undefined;
   };
-  let buffer = "";
+  // Each chunk is scanned once: a line's pieces wait in `partial` until its end arrives, so a
+  // line that never ends (until max_turn_bytes stops it) costs linear time, not a rescan of
+  // everything held on every read. A CR that ends a chunk ends its line; an LF that starts
+  // the next chunk belongs to it (CRLF cut between reads).
+  let partial: string[] = [];
+  let skipLineFeed = false;
   for await (const chunk of body.pipeThrough(new TextDecoderStream())) {
-    buffer += chunk;
-    let start = 0;
-    for (;;) {
-      const end = lineEnd(buffer, start);
-      if (end === undefined) break;
-      const done = line(buffer.slice(start, end.at));
-      start = end.next;
+    if (chunk === "") continue;
+    let start = skipLineFeed && chunk.charCodeAt(0) === 10 ? 1 : 0;
+    skipLineFeed = false;
+    for (let i = start; i < chunk.length; i++) {
+      const code = chunk.charCodeAt(i);
+      if (code !== 10 && code !== 13) continue;
+      partial.push(chunk.slice(start, i));
+      const done = line(partial.join(""));
+      partial = [];
+      if (code === 13) {
+        if (i + 1 === chunk.length) skipLineFeed = true;
+        else if (chunk.charCodeAt(i + 1) === 10) i++;
+      }
+      start = i + 1;
       if (done) yield done;
     }
-    buffer = buffer.slice(start);
+    if (start < chunk.length) partial.push(chunk.slice(start));
   }
-  if (buffer !== "") line(buffer.endsWith("\r") ? buffer.slice(0, -1) : buffer);
+  if (partial.length > 0) line(partial.join(""));
   const last = line("");
   if (last) yield last;
-}
-
-/**
- * Where the first line from `start` ends (`at`) and the next begins (`next`); undefined when
- * no line ends yet, or when the last character is a CR whose LF may come with the next read.
- */
-function lineEnd(buffer: string, start: number): { at: number; next: number } | undefined {
-  for (let i = start; i < buffer.length; i++) {
-    const code = buffer.charCodeAt(i);
-    if (code === 10) return { at: i, next: i + 1 };
-    if (code !== 13) continue;
-    if (i + 1 === buffer.length) return undefined;
-    return { at: i, next: buffer.charCodeAt(i + 1) === 10 ? i + 2 : i + 1 };
-  }
-  return undefined;
 }

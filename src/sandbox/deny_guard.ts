@@ -46,6 +46,26 @@ function keptReadOnlyError(entry: string, target: string): Error {
   return new Deno.errors.NotCapable(`Cannot write "${target}": ${why}`);
 }
 
+/** The guard's write check, once installed (a preview asks it without writing). */
+let writeCheck: ((path: string) => void) | undefined;
+
+/**
+ * Throws NotCapable when this worker's deny guard refuses writing `path` (a `--deny-write`
+ * entry, `.git`, harness's own folders); does nothing where no guard is installed. Deno's
+ * own write grant is not asked here.
+ *
+ * @param path The path a call would write.
+ *
+ * @example
+ * ```ts
+ * import { assertMayWrite } from "./deny_guard.ts";
+ * assertMayWrite("/tmp/anything"); // no guard in this context: allowed
+ * ```
+ */
+export function assertMayWrite(path: string): void {
+  writeCheck?.(path);
+}
+
 export function replaceDenoMember(name: string, value: unknown): void {
   try {
     Object.defineProperty(Deno, name, { value, writable: true, configurable: true });
@@ -127,6 +147,7 @@ export function installDenyGuard(
     }
   };
   const denoRecord = Deno as unknown as Record<string, (...args: unknown[]) => unknown>;
+  if (guard.write) writeCheck = (path) => checkPath("write", path);
   if (guard.read || guard.write) {
     for (const [base, accesses] of Object.entries(FS_GUARDS)) {
       for (const name of [base, `${base}Sync`]) {

@@ -150,6 +150,7 @@ export class SandboxWorker {
         this.onImporting?.(message.path);
         return;
       case "validated":
+      case "previewed":
       case "done":
       case "failed": {
         const settle = this.#pending.get(message.id);

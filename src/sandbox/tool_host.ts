@@ -18,6 +18,7 @@ import {
   stoppedEnd,
   within,
 } from "./call_end.ts";
+import type { PreviewResult } from "../tools/file_change.ts";
 import { loadToolCatalog, type ToolCatalog, type ToolGroup } from "./tool_catalog.ts";
 import { type SandboxOptions, type SandboxWorker, startSandbox } from "./sandbox_worker.ts";
 import { EXTERNAL_SEARCH_TOOLS, SearchService } from "./search_service.ts";
@@ -50,6 +51,8 @@ export interface ToolHostOptions extends SandboxOptions {
 }
 
 const DEFAULT_TIMEOUT_MS = 120_000;
+/** How long a preview (reading one file, working out the edit) may take. */
+const PREVIEW_TIMEOUT_MS = 10_000;
 
 /** What a call is run with: the user's abort, the conversation's state, where output goes. */
 type RunOptions = Parameters<ToolRunner["run"]>[2];
@@ -207,6 +210,48 @@ export class ToolHost implements ToolRunner {
     if (reply.type === "validated") return reply.ok ? ok(reply.value) : err(reply.issues);
     const reason = reply.type === "lost" ? reply.reason : "unexpected reply";
     return err([`Cannot check the arguments of "${name}": ${reason}`]);
+  }
+
+  /**
+   * What a validated call of a file-changing tool would change, computed by the tool's
+   * preview in its own sandbox (the grants its `run` has). Undefined for a tool without one.
+   *
+   * @param name The tool.
+   * @param args The validated arguments.
+   * @param state The conversation state (copied: a preview changes nothing).
+   * @returns The change, or why there is none, or undefined.
+   */
+  async preview(
+    name: string,
+    args: unknown,
+    state: Record<string, unknown> = {},
+  ): Promise<PreviewResult | undefined> {
+    await this.ready();
+    const group = this.#groupOf.get(name);
+    if (!group) return undefined;
+    const worker = await this.#worker(group).catch((error: unknown) => String(error));
+    if (typeof worker === "string") return { error: `cannot start its sandbox: ${worker}` };
+    const id = this.#nextId++;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<"timeout">((settle) => {
+      timer = setTimeout(() => settle("timeout"), PREVIEW_TIMEOUT_MS);
+    });
+    const reply = await Promise.race([
+      worker.request({ type: "preview", id, name, args, state }),
+      timeout,
+    ]);
+    clearTimeout(timer);
+    if (reply === "timeout") {
+      // A preview that hangs blocks its worker as a hung run would.
+      worker.recycle("the preview did not finish");
+      return { error: `the preview did not finish within ${PREVIEW_TIMEOUT_MS / 1000} s` };
+    }
+    if (reply.type === "previewed") {
+      if (reply.change) return { change: reply.change };
+      return reply.error === undefined ? undefined : { error: reply.error };
+    }
+    if (reply.type === "failed") return { error: reply.message };
+    return { error: reply.type === "lost" ? reply.reason : "unexpected reply" };
   }
 
   /**

@@ -6,11 +6,13 @@
 
 import type { ToolErrorType } from "../messages.ts";
 import { type ToolContext, type ToolDefinition, ToolError } from "../tools/define_tool.ts";
+import type { FileChange } from "../tools/file_change.ts";
+import { readTextFile } from "../tools/builtin/read_text_file.ts";
 import { resolveWorkspacePath } from "../tools/workspace_path.ts";
 import { SearchClient } from "../tools/search/search_client.ts";
 import { toolOutputsDir } from "../config/folders.ts";
 import { CommandLauncher } from "./command_sandbox_launcher.ts";
-import { installDenyGuard, replaceDenoMember } from "./deny_guard.ts";
+import { assertMayWrite, installDenyGuard, replaceDenoMember } from "./deny_guard.ts";
 import { describeNotCapable } from "./describe_not_capable.ts";
 import { changedSincePinned } from "../platform/import_graph.ts";
 // Loaded with the worker, before its permissions apply: import_graph.ts imports the lexer on
@@ -248,18 +250,8 @@ async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promi
   }
   const controller = new AbortController();
   controllers.set(id, controller);
-  const workspace = setup.workspace;
-  const outputsDir = toolOutputsDir(setup.dataDir);
-  const commands = launcher;
   const ctx: ToolContext = {
-    workspace,
-    resolve: (path: string) => resolveWorkspacePath(workspace, path, outputsDir),
-    signal: controller.signal,
-    dataDir: setup.dataDir,
-    state,
-    ...(setup.outputLimit ? { outputLimit: setup.outputLimit } : {}),
-    spawn: (program, options) => commands.spawn(program, options),
-    commands,
+    ...toolContext(setup, launcher, { signal: controller.signal, state }),
     progress: progressReporter((text) => post({ type: "output", id, text })),
     ...(message.search ? { search: new SearchClient(message.search) } : {}),
   };
@@ -302,6 +294,70 @@ async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promi
   }
 }
 
+/** What a call's `run` or `preview` gets besides its arguments. */
+function toolContext(
+  load: LoadMessage,
+  commands: CommandLauncher,
+  call: { signal: AbortSignal; state: Record<string, unknown> },
+): ToolContext {
+  const workspace = load.workspace;
+  const outputsDir = toolOutputsDir(load.dataDir);
+  return {
+    workspace,
+    resolve: (path: string) => resolveWorkspacePath(workspace, path, outputsDir),
+    signal: call.signal,
+    dataDir: load.dataDir,
+    state: call.state,
+    ...(load.outputLimit ? { outputLimit: load.outputLimit } : {}),
+    spawn: (program, options) => commands.spawn(program, options),
+    commands,
+  };
+}
+
+/**
+ * What a call would change (the approval prompt's diff): the tool's preview, and the file as
+ * this worker reads it now, through the same grants and deny guard as the call's `run`.
+ */
+async function handlePreview(message: Extract<HostToWorker, { type: "preview" }>): Promise<void> {
+  const { id, name } = message;
+  await ensureImported();
+  const tool = tools.get(name);
+  // A tool without a preview (it changes no single file) has nothing to show.
+  if (!tool?.preview || !setup || !launcher) {
+    post({ type: "previewed", id });
+    return;
+  }
+  const ctx = toolContext(setup, launcher, {
+    signal: new AbortController().signal,
+    // A copy: a preview changes no conversation state.
+    state: structuredClone(message.state),
+  });
+  try {
+    const preview = await tool.preview(message.args, ctx);
+    if (typeof preview?.path !== "string" || typeof preview.content !== "string") {
+      throw new Error(`the preview returned ${shown(preview)}: expected { path, content }`);
+    }
+    const abs = ctx.resolve(preview.path);
+    // No diff of a change the call could not write: the deny guard (.git, harness's folders,
+    // --deny-write) and the worker's write grant refuse it as they would refuse `run`.
+    assertMayWrite(abs);
+    if (Deno.permissions.querySync({ name: "write", path: abs }).state !== "granted") {
+      throw new Deno.errors.NotCapable(`Requires write access to "${abs}"`);
+    }
+    let before: string | null = null;
+    try {
+      Deno.lstatSync(abs);
+      before = readTextFile(abs, preview.path).text;
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+    }
+    const change: FileChange = { path: preview.path, before, after: preview.content };
+    post({ type: "previewed", id, change });
+  } catch (error) {
+    post({ type: "previewed", id, error: classify(error, name).message });
+  }
+}
+
 function safely(id: number | undefined, task: () => Promise<void> | void): void {
   Promise.resolve().then(task).catch((error) => {
     // Usually a state or value that cannot be cloned back to the host.
@@ -328,6 +384,9 @@ function onHostMessage(event: MessageEvent<HostToWorker>): void {
       return;
     case "run":
       safely(message.id, () => handleRun(message));
+      return;
+    case "preview":
+      safely(message.id, () => handlePreview(message));
       return;
     case "abort":
       controllers.get(message.id)?.abort(new DOMException(message.reason, "AbortError"));

@@ -5,6 +5,7 @@
 
 import type { ToolErrorType } from "../messages.ts";
 import type { LoadFailure, PluginRef, WireToolInfo } from "../plugins/plugin_definition.ts";
+import type { FileChange } from "../tools/file_change.ts";
 import type { CommandSandbox } from "./command_sandbox.ts";
 import type { Grants } from "./grants.ts";
 import type { PermissionName } from "./permission_name.ts";
@@ -47,6 +48,8 @@ export type HostToWorker =
     /** The port to the host's ripgrep and fd (search_service.ts), for grep_search and glob. */
     search?: MessagePort;
   }
+  /** What a call would change, for the approval prompt (the tool's `preview`). */
+  | { type: "preview"; id: number; name: string; args: unknown; state: Record<string, unknown> }
   | { type: "abort"; id: number; reason: string }
   /**
    * The worker's end of its channel to the host for `ctx.spawn` (process_protocol.ts), sent
@@ -83,6 +86,8 @@ export type WorkerToHost =
     message: string;
     state?: Record<string, unknown>;
   }
+  /** Answer to "preview": the change, why there is none, or neither (the tool has no preview). */
+  | { type: "previewed"; id: number; change?: FileChange; error?: string }
   | { type: "crashed"; reason: string };
 
 /**

@@ -4,6 +4,7 @@
 
 import type { z } from "zod";
 import type { ToolErrorType } from "../messages.ts";
+import type { FilePreview } from "./file_change.ts";
 import type { SearchClient } from "./search/search_client.ts";
 
 export type RiskLevel = "safe" | "low" | "medium" | "high";
@@ -128,6 +129,13 @@ export interface ToolDefinition<P extends z.ZodType = z.ZodType> {
   /** Per-tool timeout in milliseconds (default 120000). */
   timeoutMs?: number;
   run(args: z.infer<P>, ctx: ToolContext): Promise<ToolOutput> | ToolOutput;
+  /**
+   * For a tool that changes one file: the file a call would write and its whole new text,
+   * computed as `run` would compute it but without writing. The approval prompt shows the
+   * diff against the file as the sandbox reads it now (the same grants as `run`). Throwing
+   * (a path the tool refuses, text not found) means no diff is shown.
+   */
+  preview?(args: z.infer<P>, ctx: ToolContext): Promise<FilePreview> | FilePreview;
 }
 
 /**

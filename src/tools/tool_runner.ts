@@ -4,6 +4,7 @@
 import type { Result } from "../errors.ts";
 import type { ToolResult, ToolSchema, Usage } from "../messages.ts";
 import type { RiskLevel, ToolPermissions } from "./define_tool.ts";
+import type { PreviewResult } from "./file_change.ts";
 
 /** What the host knows about a loaded tool. */
 export interface ToolInfo {
@@ -57,6 +58,15 @@ export interface ToolRunner {
       onOutput?: (text: string) => void;
     },
   ): Promise<ToolRun>;
+  /**
+   * What a validated call would change, for the approval prompt: the tool's preview run in its
+   * sandbox. Undefined when the tool changes no single file or the runner cannot say.
+   */
+  preview?(
+    name: string,
+    args: unknown,
+    state?: Record<string, unknown>,
+  ): Promise<PreviewResult | undefined>;
   close(): Promise<void>;
 }
 

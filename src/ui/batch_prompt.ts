@@ -1,7 +1,8 @@
 // The permission prompt for several calls of one model turn: one numbered list, each line the
 // tool and the same argument summary the one-call prompt shows, and three answers (approve
 // all, deny all, one by one). The user must see every call an "approve all" approves: when a
-// summary would be cut, the list is not offered and each call is asked about on its own.
+// summary would be cut, the list is not offered and each call is asked about on its own. A
+// file change is listed with its diff, or asked about on its own when its diff is long.
 // Terminal I/O goes through the injected KeyIO, as in prompter.ts.
 
 import { readAnswerKey, readDenyReason } from "./answer_key.ts";
@@ -9,14 +10,16 @@ import { argsSummary, summaryIsWhole } from "./args_summary.ts";
 import type { BatchAnswer, KeyIO, PromptRequest } from "../permissions/prompt_types.ts";
 import { paint, riskLabel } from "./prompt_paint.ts";
 import { terminalLine } from "../platform/terminal_text.ts";
+import type * as FileDiffView from "./file_diff_view.ts";
 
 /**
  * Formats the prompt for several calls: a header, one numbered line per call
- * (`  1. write_file  {"path": "a.txt"}  risk: MEDIUM`), a warning naming the high-risk calls,
- * each tool's note once, and the choices.
+ * (`  1. write_file  {"path": "a.txt"}  risk: MEDIUM`) with the diff of a file change under it,
+ * a warning naming the high-risk calls, each tool's note once, and the choices.
  *
  * @param requests The calls, in call order.
- * @param options `color`: ANSI colours; `note`: a tool's note line (as in the one-call prompt).
+ * @param options `color`: ANSI colours; `note`: a tool's note line (as in the one-call prompt);
+ *   `diffs`: each call's rendered diff, by index (file_diff_view.ts).
  * @returns The text, ending in a newline.
  *
  * @example
@@ -31,7 +34,11 @@ import { terminalLine } from "../platform/terminal_text.ts";
  */
 export function formatBatchPrompt(
   requests: readonly PromptRequest[],
-  options: { color: boolean; note?: (tool: string) => string | undefined },
+  options: {
+    color: boolean;
+    note?: (tool: string) => string | undefined;
+    diffs?: readonly (string | undefined)[];
+  },
 ): string {
   const { color } = options;
   const n = requests.length;
@@ -43,6 +50,8 @@ export function formatBatchPrompt(
         argsSummary(request.args)
       }  risk: ${riskText}`,
     );
+    const diff = options.diffs?.[index];
+    if (diff) lines.push(diff.replace(/\n$/, "").replace(/^/gm, "     "));
   }
   const high = requests.flatMap((request, index) => request.risk === "high" ? [index + 1] : []);
   if (high.length > 0) {
@@ -65,7 +74,8 @@ export function formatBatchPrompt(
  * Asks about several calls at once. `a` approves all, `d` denies all (then one optional reason
  * line for the model), `o` answers one by one; Ctrl-C, Ctrl-D or end of input deny all and stop
  * the turn; any other key re-asks. When a call's summary would be cut, nothing is listed and
- * the answer is `each`, after a line saying why.
+ * the answer is `each`, after a line saying why; so it is when the calls' diffs together pass
+ * the fold of one diff (FOLDED_DIFF_LINES), as the one-call prompt can show a diff whole.
  *
  * @param requests The calls (two or more), in call order.
  * @param options `io`: the terminal seam; `color`; `note`: a tool's note line.
@@ -94,7 +104,15 @@ export async function askBatch(
     );
     return { kind: "each" };
   }
-  io.write(formatBatchPrompt(requests, options));
+  const diffs = await batchDiffs(requests, options.color);
+  if (diffs === undefined) {
+    io.write(
+      `${requests.length} calls need approval; asking one by one: their changes are too long ` +
+        "to list together\n",
+    );
+    return { kind: "each" };
+  }
+  io.write(formatBatchPrompt(requests, { ...options, diffs }));
   for (;;) {
     const key = await readAnswerKey(io, signal);
     if (key === null) return { kind: "abort" };
@@ -118,4 +136,23 @@ export async function askBatch(
         );
     }
   }
+}
+
+/**
+ * Each file change's diff (undefined for a call without one), or undefined when a diff is
+ * folded or they pass one diff's fold together.
+ */
+async function batchDiffs(
+  requests: readonly PromptRequest[],
+  color: boolean,
+): Promise<(string | undefined)[] | undefined> {
+  if (!requests.some((request) => request.preview)) return [];
+  // The diff module (and npm:diff) loads with the first file change asked about.
+  const view = await import("./file_diff_view.ts") as typeof FileDiffView;
+  // One at a time, as the one-call prompts would ask (each preview runs in its tool's worker).
+  const diffs = [];
+  for (const request of requests) diffs.push(await view.promptDiff(request.preview, color));
+  const lines = diffs.reduce((sum, diff) => sum + (diff?.text.split("\n").length ?? 1) - 1, 0);
+  if (diffs.some((diff) => diff?.whole) || lines > view.FOLDED_DIFF_LINES) return undefined;
+  return diffs.map((diff) => diff?.text);
 }

@@ -1,7 +1,7 @@
 // The user's own editor on a temporary file: $VISUAL, else $EDITOR, else vi (notepad on
-// Windows), as git finds it. It runs as the user's program (not sandboxed: they chose it) on a
-// file private to the user (0600) that is removed afterwards. The approval prompt's "Edit"
-// answer (edit_prompt.ts) opens a call's arguments in it.
+// Windows), as git finds it. Ctrl-G at the REPL prompt edits the message in it, and the
+// approval prompt's "Edit" answer (edit_prompt.ts) a call's arguments. It runs as the user's
+// program (not sandboxed: they chose it) on a file private to the user (0600), removed after.
 
 /** How the editor is found and run (seams for tests). */
 export interface EditorOptions {
@@ -36,7 +36,7 @@ export function editorCommand(env: (name: string) => string | undefined): string
  * Opens `text` in the user's editor and returns what they saved (undefined when the editor
  * could not start or exited with an error, with a line saying so).
  *
- * @param text What the file holds when the editor opens.
+ * @param text What the file holds when the editor opens (the message so far, the arguments).
  * @param options The environment, where warnings go, the file's suffix and the terminal.
  * @returns The edited text.
  */
@@ -63,7 +63,7 @@ export async function editInEditor(
       stderr: "inherit",
     }).spawn().status;
     if (!status.success) {
-      warn(`The editor "${command}" exited with code ${status.code}: nothing changed`);
+      warn(`The editor "${command}" exited with code ${status.code}: nothing was changed`);
       return undefined;
     }
     return await Deno.readTextFile(file);

@@ -12,6 +12,7 @@ import { type ArgumentsEditor, editCall } from "./edit_prompt.ts";
 import type { KeyIO, Prompter, PromptRequest } from "../permissions/prompt_types.ts";
 import { paint, riskLabel } from "./prompt_paint.ts";
 import { terminalLine } from "../platform/terminal_text.ts";
+import type * as FileDiffView from "./file_diff_view.ts";
 
 /**
  * Formats the prompt's lines: the request line
@@ -36,7 +37,7 @@ import { terminalLine } from "../platform/terminal_text.ts";
  */
 export function formatPermissionPrompt(
   request: PromptRequest,
-  options: { color: boolean; note?: string | undefined },
+  options: { color: boolean; note?: string | undefined; diff?: string | undefined },
 ): string {
   const { color } = options;
   const riskText = riskLabel(request.risk, color);
@@ -50,10 +51,12 @@ export function formatPermissionPrompt(
       paint(color, "1;31", "⚠ HIGH RISK: this call can change files or run programs; check it"),
     );
   }
+  // A file change shows as its diff, worked out from the same arguments in the tool's sandbox.
+  if (options.diff !== undefined) lines.push(options.diff.replace(/\n$/, ""));
   // The first line cuts long arguments; what is approved is shown whole below it, one
   // argument per line, as JSON (so control characters show escaped, never raw). A model
-  // cannot push the part that matters past the cut.
-  if (!summaryIsWhole(request.args)) {
+  // cannot push the part that matters past the cut. A diff already shows what changes.
+  else if (!summaryIsWhole(request.args)) {
     lines.push("Arguments in full:");
     const args = request.args !== null && typeof request.args === "object" &&
         !Array.isArray(request.args)
@@ -116,17 +119,39 @@ export function createPrompter(
   const { io, color } = options;
   const note = options.toolNote;
   const editorOption = options.editor ? { editor: options.editor } : {};
-  const show = (request: PromptRequest) =>
-    io.write(formatPermissionPrompt(request, { color, note: options.toolNote?.(request.tool) }));
+  /** Writes the prompt (with a file change's diff); returns them for the `v` key. */
+  const show = async (request: PromptRequest) => {
+    // The diff module (and npm:diff) loads with the first file change asked about.
+    const diff = request.preview
+      ? await (await import("./file_diff_view.ts") as typeof FileDiffView).promptDiff(
+        request.preview,
+        color,
+      )
+      : undefined;
+    const prompt = formatPermissionPrompt(request, {
+      color,
+      note: options.toolNote?.(request.tool),
+      diff: diff?.text,
+    });
+    io.write(prompt);
+    return { diff, prompt };
+  };
   return {
     askMany(requests, signal) {
       return askBatch(requests, { io, color, ...(note ? { note } : {}) }, signal);
     },
     async ask(request, signal) {
-      show(request);
+      let { diff, prompt } = await show(request);
       for (;;) {
         const key = await readAnswerKey(io, signal);
         if (key === null) return { kind: "abort" };
+        if (key === "v" && diff?.whole) {
+          // The whole change, then the choices again (its last line) under it.
+          io.write(
+            `\n${diff.whole()}${prompt.slice(prompt.lastIndexOf("\n", prompt.length - 2) + 1)}`,
+          );
+          continue;
+        }
         switch (key) {
           case "1":
             io.write("Allowed once\n");
@@ -151,7 +176,7 @@ export function createPrompter(
             }
             const edited = await editCall(request, { io, color, ...editorOption }, signal);
             if (edited.kind !== "back") return edited;
-            show(request);
+            ({ diff, prompt } = await show(request));
             continue;
           }
           default:

@@ -54,7 +54,7 @@ export function formatToolLine(
   const tool = terminalLine(name);
   const time = `${Math.round(result.metadata.execution_time_ms)} ms`;
   if (result.success) {
-    const detail = display ? ` · ${terminalLine(display)}` : "";
+    const detail = display ? ` · ${lineCounts(terminalLine(display), style)}` : "";
     return `${style.green("✓")} ${style.bold(tool)} ${style.dim(shownArgs)} · ${time} · ${
       humanSize(result.metadata.data_size_bytes)
     }${detail}`;
@@ -62,6 +62,15 @@ export function formatToolLine(
   const message = terminalLine((result.error_message ?? "").split("\n")[0] ?? "");
   return `${style.red("✗")} ${style.bold(tool)} ${style.dim(shownArgs)} · ${result.error_type}: ${
     message.length > 200 ? `${message.slice(0, 197)}...` : message
+  }`;
+}
+
+/** A file tool's display ending in `+N -M` (lines added and removed) gets them coloured. */
+function lineCounts(display: string, style: Style): string {
+  const counts = / \+(\d+) -(\d+)$/.exec(display);
+  if (!counts) return display;
+  return `${display.slice(0, counts.index)} ${style.green(`+${counts[1]}`)} ${
+    style.red(`-${counts[2]}`)
   }`;
 }
 

@@ -9,6 +9,11 @@ import type { TurnOutcome } from "../agent/agent_loop.ts";
 import type { LoopEventSink } from "../agent/loop_events.ts";
 import { createTextRenderer } from "./render_text.ts";
 import { REPL_PROMPT, type Style } from "./style.ts";
+import { Composer, type KeyPress, ReadlineComposerView } from "./multiline_input.ts";
+import { TypeAhead } from "./type_ahead.ts";
+import { terminalLine } from "../platform/terminal_text.ts";
+import { LineQueue } from "./line_queue.ts";
+import { complete } from "./completion.ts";
 
 /** Answers one key or one line for prompts raised during a turn (permission questions). */
 export interface TurnInput {
@@ -56,56 +61,28 @@ export interface ReplOptions {
   promptShown?: boolean;
   /** Called when the process gets SIGINT outside readline (non-TTY input). */
   addSignalListener?: ((handler: () => void) => () => void) | undefined;
+  /**
+   * Opens a message in the user's editor (Ctrl-G): the edited text, or undefined. The REPL
+   * gives the terminal up while it runs.
+   */
+  openEditor?: (text: string) => Promise<string | undefined>;
+  /** The workspace, for Tab completion of `@` paths (slash commands complete without it). */
+  workspace?: string;
 }
+
+/**
+ * Turns a typed message into what is sent (the @ mentions attached), or says why it is not
+ * sent; `notes` are lines for the user.
+ */
+export type MessagePreparer = (
+  text: string,
+  signal: AbortSignal,
+) => Promise<{ send: string; notes: string[] } | { refused: string }>;
+
+/** Runs a `!command` line (without the `!`). */
+export type ShellRunner = (command: string, repl: ReplControl) => Promise<void>;
 
 type KeyListener = (...args: unknown[]) => void;
-
-/** A queue of lines from readline, so turn-time prompts and the main prompt share input. */
-class LineQueue {
-  #lines: string[] = [];
-  #waiters: ((line: string | null) => void)[] = [];
-  #closed = false;
-
-  push(line: string) {
-    const waiter = this.#waiters.shift();
-    if (waiter) waiter(line);
-    else this.#lines.push(line);
-  }
-  close() {
-    this.#closed = true;
-    for (const waiter of this.#waiters.splice(0)) waiter(null);
-  }
-  /** The next line; null at end of input or when `signal` aborts first. */
-  next(signal?: AbortSignal): Promise<string | null> {
-    const line = this.#lines.shift();
-    if (line !== undefined) return Promise.resolve(line);
-    if (this.#closed || signal?.aborted) return Promise.resolve(null);
-    return new Promise((resolve) => {
-      const waiter = (value: string | null) => resolve(value);
-      this.#waiters.push(waiter);
-      signal?.addEventListener("abort", () => {
-        this.#waiters = this.#waiters.filter((w) => w !== waiter);
-        resolve(null);
-      }, { once: true });
-    });
-  }
-  get closed(): boolean {
-    return this.#closed;
-  }
-  /** Whether a line is waiting to be read. */
-  get hasLine(): boolean {
-    return this.#lines.length > 0;
-  }
-}
-
-/** True when `text` holds no control characters (so no escape sequence either). */
-function isPrintable(text: string): boolean {
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (code < 0x20 || code === 0x7f) return false;
-  }
-  return true;
-}
 
 /** The REPL: construct it (its turnInput feeds permission prompts), then `run`. */
 export class Repl {
@@ -125,12 +102,15 @@ export class Repl {
   #readlineKeys: KeyListener[] = [];
   #keysDetached = false;
   #keyWaiters: ((key: string) => void)[] = [];
-  /** Lines typed and entered during a turn, sent in order when it ends. */
-  #queued: string[] = [];
+  /** What is typed while a turn runs: lines queued, and one being typed. */
+  readonly #ahead = new TypeAhead();
   /** True while the main prompt waits for a line (not during a turn or a command). */
   #waitingForLine = false;
-  /** A line being typed during a turn, not yet entered: it stays on the next prompt. */
-  #typed = "";
+  /** Lines of the message above the one being edited (a paste, Alt-Enter, the editor). */
+  readonly #composer: Composer;
+  readonly #view: ReadlineComposerView;
+  #prepare: MessagePreparer | undefined;
+  #shell: ShellRunner | undefined;
 
   constructor(options: ReplOptions) {
     this.#options = options;
@@ -141,12 +121,34 @@ export class Repl {
       input: options.input,
       output: options.output,
       terminal: options.terminal,
-      history: options.history,
+      // A message of several lines cannot be edited on readline's one line.
+      history: options.history.filter((line) => !line.includes("\n")),
       historySize: 1000,
       removeHistoryDuplicates: true,
       prompt: style.cyan(REPL_PROMPT),
+      completer: (line: string) =>
+        complete(line, {
+          commands: () => this.#commands.map((command) => command.name),
+          workspace: options.workspace ?? Deno.cwd(),
+        }),
     });
-    this.#rl.on("line", (line) => this.#lines.push(line));
+    this.#view = new ReadlineComposerView(this.#rl, {
+      input: options.input,
+      write: (text) => this.#write(text),
+      style,
+      ...(options.openEditor ? { openEditor: options.openEditor } : {}),
+    });
+    this.#composer = new Composer(this.#view);
+    this.#rl.on("line", (line) => {
+      const message = this.#composer.submit(line);
+      if (message !== line) {
+        // readline kept only the last line in its history; the whole message is in the file.
+        const history = (this.#rl as unknown as { history?: string[] }).history;
+        if (history?.[0] === line) history.shift();
+        this.#view.setContinued(false);
+      }
+      this.#lines.push(message);
+    });
     this.#rl.on("close", () => {
       this.#rlClosed = true;
       this.#lines.close();
@@ -157,14 +159,20 @@ export class Repl {
     // On a terminal, readline's own key handling is detached while a turn runs, so the keys
     // typed then (permission answers, Ctrl-C) reach only the turn and are not echoed into the
     // prompt line; it is attached again for one-line answers and after the turn.
+    // Every key passes one router: a bracketed paste is collected whole, Alt-Enter, Ctrl-J and
+    // Ctrl-G are handled at the prompt, and the rest goes to readline (or to the turn).
     if (options.terminal) {
       this.#readlineKeys = options.input.listeners("keypress") as KeyListener[];
-      // Esc arrives with no sequence argument, only the key's.
+      for (const listener of this.#readlineKeys) {
+        options.input.removeListener("keypress", listener);
+      }
       options.input.on(
         "keypress",
-        (sequence: string | undefined, key: { sequence?: string } | undefined) =>
-          this.#onTurnKey(sequence ?? key?.sequence),
+        (sequence: string | undefined, key: KeyPress | undefined) => this.#route(sequence, key),
       );
+      options.output.write("\x1b[?2004h");
+      // However harness ends (an exit on SIGTERM too), the terminal gets its pastes plain again.
+      globalThis.addEventListener("unload", () => options.output.write("\x1b[?2004l"));
     }
     this.turnInput = {
       write: (text) => this.#write(text),
@@ -226,52 +234,37 @@ export class Repl {
     };
   }
 
+  #route(sequence: string | undefined, key: KeyPress | undefined) {
+    if (this.#composer.editing) return;
+    const pasted = this.#composer.paste(sequence, key);
+    if (typeof pasted === "string") {
+      if (this.#keysDetached) this.#ahead.typed += pasted;
+      else this.#composer.insert(pasted);
+      return;
+    }
+    if (pasted) return;
+    if (this.#keysDetached) {
+      // Esc arrives with no sequence argument, only the key's.
+      this.#onTurnKey(sequence ?? key?.sequence);
+      return;
+    }
+    if (this.#composer.key(sequence, key)) return;
+    for (const listener of this.#readlineKeys) listener(sequence, key);
+  }
+
   #onTurnKey(sequence: string | undefined) {
     if (!this.#keysDetached || sequence === undefined) return;
     const waiter = this.#keyWaiters.shift();
     if (waiter) waiter(sequence);
     else if (sequence === "\x03") this.#interrupt();
-    else this.#typeAhead(sequence);
-  }
-
-  /**
-   * Keys typed while a turn runs and nothing asks for them: Enter queues the line (sent when
-   * the turn ends), Backspace edits it, Esc discards everything typed ahead. Nothing is echoed
-   * into the streaming answer; the queued lines are shown when they are sent.
-   */
-  #typeAhead(sequence: string) {
-    if (sequence === "\r" || sequence === "\n") {
-      if (this.#typed.trim() !== "") this.#queued.push(this.#typed);
-      this.#typed = "";
-    } else if (sequence === "\x7f" || sequence === "\b") {
-      this.#typed = [...this.#typed].slice(0, -1).join("");
-    } else if (sequence === "\x1b" || sequence === "\x1b\x1b") {
-      this.#discardTypeAhead();
-    } else if (isPrintable(sequence.replace(/\r?\n$/, ""))) {
-      // Printable text (a paste may end with a newline); escape sequences such as arrow
-      // keys are ignored.
-      const text = sequence.replace(/\r?\n$/, "");
-      this.#typed += text;
-      if (text !== sequence) this.#typeAhead("\r");
-    }
-  }
-
-  #discardTypeAhead() {
-    this.#queued = [];
-    this.#typed = "";
+    else this.#ahead.key(sequence);
   }
 
   #detachKeys() {
-    if (this.#keysDetached) return;
-    for (const listener of this.#readlineKeys) {
-      this.#options.input.removeListener("keypress", listener);
-    }
     this.#keysDetached = this.#readlineKeys.length > 0;
   }
 
   #attachKeys() {
-    if (!this.#keysDetached) return;
-    for (const listener of this.#readlineKeys) this.#options.input.on("keypress", listener);
     this.#keysDetached = false;
   }
 
@@ -290,6 +283,16 @@ export class Repl {
   /** Slash commands (set after construction when they need parts built later). */
   setCommands(commands: SlashCommand[]): void {
     this.#commands = commands;
+  }
+
+  /** How typed messages are prepared (the @ mentions attached) before they are sent. */
+  setPrepare(prepare: MessagePreparer): void {
+    this.#prepare = prepare;
+  }
+
+  /** How `!command` lines run; without it they go to the model as text. */
+  setShell(shell: ShellRunner): void {
+    this.#shell = shell;
   }
 
   setBanner(banner: string): void {
@@ -318,8 +321,17 @@ export class Repl {
   #interrupt() {
     if (this.#turn) {
       // Ctrl-C stops the turn and what was typed ahead with it.
-      this.#discardTypeAhead();
+      this.#ahead.discard();
       this.#turn.abort();
+      return;
+    }
+    if (this.#composer.composing) {
+      // Ctrl-C drops the message being composed, as it drops a typed line.
+      this.#composer.clear();
+      this.#view.setContinued(false);
+      this.#write("\n");
+      this.#clearLine();
+      this.#prompt();
       return;
     }
     const now = Date.now();
@@ -334,11 +346,25 @@ export class Repl {
     this.#prompt();
   }
 
-  async #runTurn(conversation: Conversation, text: string | null): Promise<TurnOutcome> {
+  async #runTurn(
+    conversation: Conversation,
+    typed: string | null,
+  ): Promise<TurnOutcome | undefined> {
     const { style } = this.#options;
-    const outcome = await this.#interruptible((display, signal) =>
-      conversation.send(text, display, signal)
-    );
+    const outcome = await this.#interruptible(async (display, signal) => {
+      let text = typed;
+      if (text !== null && this.#prepare) {
+        const prepared = await this.#prepare(text, signal);
+        if ("refused" in prepared) {
+          this.#write(`${style.red(terminalLine(prepared.refused))}\n`);
+          return undefined;
+        }
+        for (const note of prepared.notes) this.#write(`${style.dim(terminalLine(note))}\n`);
+        text = prepared.send;
+      }
+      return await conversation.send(text, display, signal);
+    });
+    if (outcome === undefined) return undefined;
     if (outcome.stopReason === "task_complete") {
       this.#write(`${style.green("■ Task complete")}\n${outcome.text}\n`);
     }
@@ -398,7 +424,7 @@ export class Repl {
     while (!this.#exiting) {
       // A prompt shown ahead is redrawn on a terminal (readline then knows the line), unless
       // a line typed meanwhile is already waiting: readline echoed it after that prompt.
-      const queued = this.#queued.shift();
+      const queued = this.#ahead.queued.shift();
       let line: string | null;
       if (queued !== undefined) {
         // Entered while the last turn ran: shown as if typed at this prompt, then sent.
@@ -407,10 +433,10 @@ export class Repl {
       } else {
         if (!promptShown) this.#prompt();
         else if (this.#options.terminal && !this.#lines.hasLine) this.#prompt(true);
-        if (this.#typed !== "" && !this.#rlClosed) {
+        if (this.#ahead.typed !== "" && !this.#rlClosed) {
           // Typed during the turn but not entered: it continues on this prompt.
-          this.#rl.write(this.#typed);
-          this.#typed = "";
+          this.#rl.write(this.#ahead.typed);
+          this.#ahead.typed = "";
         }
         this.#waitingForLine = true;
         // Workers started in the background (the sandbox's spare workers, MCP servers) load
@@ -431,6 +457,10 @@ export class Repl {
       const text = line.trim();
       if (text === "") continue;
       this.#options.onHistoryLine?.(line);
+      if (text.startsWith("!") && this.#shell) {
+        await this.#shell(text.slice(1).trim(), control);
+        continue;
+      }
       if (text.startsWith("/")) {
         const [name = "", ...rest] = text.slice(1).split(/\s+/);
         const command = this.#commands.find((c) => c.name === name);
@@ -445,7 +475,7 @@ export class Repl {
     }
     this.#removeSignal?.();
     this.#rl.close();
-    this.#write("\n");
+    this.#write(this.#options.terminal ? "\x1b[?2004l\n" : "\n");
     return 0;
   }
 }

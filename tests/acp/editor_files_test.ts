@@ -153,7 +153,8 @@ Deno.test("harness acp shows a sandboxed edit as a diff, a prompt's resources, a
   assertEquals(plan.entries.map((e) => [e.content, e.status]), [["Check the edit", "pending"]]);
   const user = String(server.requests[0]!.messages.at(-1)?.content);
   match(user, /Change it/);
-  match(user, /@a\.txt \(file:\/\//);
+  // A link to a workspace file is attached as read_file gives it (acp_prompt_test.ts).
+  match(user, /<file path="a\.txt">\n1: one\n<\/file>/);
   match(user, /bee/);
 });
 

@@ -183,7 +183,7 @@ Deno.test("runAgentLoop() runs several calls of one message in order and sends t
     [["call_1", "echo a", "none"], ["call_2", "", "internal_error"], ["call_3", "echo b", "none"]],
   );
   assertEquals(
-    approver.requests.map(({ edit: _, ...request }) => request),
+    approver.requests.map(({ preview: _p, edit: _e, ...request }) => request),
     [
       { callId: "call_1", tool: "echo", args: { text: "a" }, risk: "safe" },
       { callId: "call_2", tool: "fail", args: { how: "error" }, risk: "safe" },

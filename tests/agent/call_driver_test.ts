@@ -88,13 +88,15 @@ Deno.test("driveToolCall() runs an approved call to succeeded with the clock's s
   assertEquals(driven.state.startedAt, 42);
   assertEquals(driven.state.output, driven.result);
   assertEquals(driven.state.rawArguments, '{"text":"hi"}');
-  // The edit seam carries the arguments as sent (the prompt's Edit answer starts from them).
-  assertEquals(approver.requests.map(({ edit: _, ...request }) => request), [{
+  // The preview asks the tool's sandbox what the call would change (echo: nothing); the edit
+  // seam carries the arguments as sent (the prompt's Edit answer starts from them).
+  assertEquals(approver.requests.map(({ preview: _p, edit: _e, ...request }) => request), [{
     callId: "c1",
     tool: "echo",
     args: { text: "hi" },
     risk: "safe",
   }]);
+  assertEquals(await approver.requests[0]?.preview?.(), undefined);
   assertEquals(approver.requests[0]?.edit?.sent, { text: "hi" });
   assertEquals(approver.signals, [controller.signal]);
   assertEquals(log.events, [

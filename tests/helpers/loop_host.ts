@@ -3,7 +3,7 @@
 // fixture plugins (or the built-in tools) in a temp workspace, a recording Approver, an event
 // collector and a conversation's parts.
 
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { LoopEvent, LoopEventSink } from "../../src/agent/loop_events.ts";
 import type { ConversationParts } from "../../src/agent/conversation.ts";
@@ -43,6 +43,7 @@ export async function openLoopHost(
 ): Promise<LoopHost> {
   const workspace = await Deno.realPath(await Deno.makeTempDir({ prefix: "harness_loop_" }));
   for (const [name, text] of Object.entries(options.files ?? {})) {
+    await Deno.mkdir(dirname(join(workspace, name)), { recursive: true });
     await Deno.writeTextFile(join(workspace, name), text);
   }
   const { files } = await discoverPlugins({

@@ -78,6 +78,21 @@ export function startPty(sandbox: CliSandbox, args: string[]): PtySession {
 }
 
 /**
+ * Starts the REPL (`harness ARGS`) on a pseudo-terminal and waits until it reads input (it
+ * turns bracketed paste on then), so keys typed next reach the prompt, not the type-ahead.
+ */
+export async function startReplPty(sandbox: CliSandbox, args: string[]): Promise<PtySession> {
+  const pty = startPty(sandbox, args);
+  try {
+    await pty.waitFor((out) => out.includes("\x1b[?2004h"), "the prompt");
+  } catch (error) {
+    await pty[Symbol.asyncDispose]();
+    throw error;
+  }
+  return pty;
+}
+
+/**
  * What the terminal shows on its last line, as a user reads it: carriage returns, cursor
  * column moves (CSI n G, CSI n C/D) and line erases (CSI K, CSI J) applied, other escape
  * sequences dropped.

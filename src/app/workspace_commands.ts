@@ -1,0 +1,49 @@
+// The custom commands of a workspace: the user's own, and the project's (.harness/commands/,
+// .claude/commands/) once the user trusts their content, asked as project plugins are (the
+// REPL asks; a front end that cannot ask skips them with a line).
+
+import { configDir } from "../config/folders.ts";
+import { checkProjectTrust, type TrustIO } from "../permissions/project_trust.ts";
+import {
+  commandFiles,
+  commandFolders,
+  type CustomCommand,
+  loadCustomCommands,
+} from "./custom_commands.ts";
+
+/** How the project's command files are named in trust questions. */
+const COMMAND_WORDING = {
+  noun: "project command",
+  why: "Project commands are prompts this repository wrote for you to send",
+  question: "Trust and offer them?",
+  withoutTrust: "Not offering them",
+  skipping: "Skipping",
+};
+
+/**
+ * Loads a workspace's custom commands, asking about the project's files that are new or
+ * changed since the user last trusted them.
+ *
+ * @param cwd The workspace.
+ * @param options The trust questions' I/O, and whether the user can answer.
+ * @returns The commands (sorted by name) and lines about files skipped.
+ */
+export async function loadWorkspaceCommands(
+  cwd: string,
+  options: { io: TrustIO; interactive: boolean; userConfigDir?: string },
+): Promise<{ commands: CustomCommand[]; problems: string[] }> {
+  const folders = commandFolders(cwd, options.userConfigDir ?? configDir());
+  const project = folders.filter((folder) => folder.scope === "project")
+    .flatMap((folder) => commandFiles(folder.dir).map((found) => found.file));
+  let trusted = new Set<string>();
+  if (project.length > 0) {
+    const trust = await checkProjectTrust(project, {
+      io: options.io,
+      interactive: options.interactive,
+      cwd,
+      wording: COMMAND_WORDING,
+    });
+    trusted = new Set(trust.load);
+  }
+  return loadCustomCommands(folders, { allow: (file) => trusted.has(file) });
+}
