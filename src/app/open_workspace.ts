@@ -23,7 +23,7 @@ import { openRunApproval, type RunApproval } from "./run_approver.ts";
 import type { LoadedInstructions } from "../config/project_instructions.ts";
 import { loadWorkspaceInstructions } from "./workspace_instructions.ts";
 import type { LoadedCommands } from "./custom_commands.ts";
-import { loadWorkspaceCommands } from "./workspace_commands.ts";
+import type * as WorkspaceCommands from "./workspace_commands.ts";
 
 /**
  * Why a run or a workspace could not open (left out when the front end said it already), and
@@ -136,10 +136,11 @@ export async function openWorkspace(
     approval,
     instructions: loadWorkspaceInstructions(settings, grants, cwd),
     commands() {
-      commands ??= loadWorkspaceCommands(cwd, {
-        io: frontEnd.io,
-        interactive: frontEnd.interactive,
-      });
+      // Loaded when first asked for (the REPL at start, -p only for a /command prompt).
+      commands ??= (import("./workspace_commands.ts") as Promise<typeof WorkspaceCommands>)
+        .then(({ loadWorkspaceCommands }) =>
+          loadWorkspaceCommands(cwd, { io: frontEnd.io, interactive: frontEnd.interactive })
+        );
       return commands;
     },
     follow(conversation) {

@@ -232,16 +232,11 @@ export class ToolHost implements ToolRunner {
     const worker = await this.#worker(group).catch((error: unknown) => String(error));
     if (typeof worker === "string") return { error: `cannot start its sandbox: ${worker}` };
     const id = this.#nextId++;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<"timeout">((settle) => {
-      timer = setTimeout(() => settle("timeout"), PREVIEW_TIMEOUT_MS);
-    });
-    const reply = await Promise.race([
+    const reply = await within(
       worker.request({ type: "preview", id, name, args, state }),
-      timeout,
-    ]);
-    clearTimeout(timer);
-    if (reply === "timeout") {
+      PREVIEW_TIMEOUT_MS,
+    );
+    if (reply === undefined) {
       // A preview that hangs blocks its worker as a hung run would.
       worker.recycle("the preview did not finish");
       return { error: `the preview did not finish within ${PREVIEW_TIMEOUT_MS / 1000} s` };
