@@ -9,12 +9,18 @@
 // (session_approvals.ts), passed to each step (settle, asking, applyAnswer, saveAlways).
 
 import type { AgentError } from "../errors.ts";
-import type { ApprovalDecision, ApprovalRequest, Approver } from "./approver.ts";
+import type { ApprovalDecision, ApprovalRequest, Approver, CallEditing } from "./approver.ts";
 import { compactJson } from "./compact_json.ts";
 import { alwaysRule, fileLabel, type PolicyFiles, saveAlwaysRule } from "./always_rules.ts";
 import { evaluatePolicy, type LoadedRule, type PolicyDecision, type PolicyRule } from "./policy.ts";
 import type { ContentChange } from "./policy_file.ts";
-import type { EditCheck, PromptAnswer, Prompter, PromptRequest } from "./prompt_types.ts";
+import type {
+  EditCheck,
+  PromptAnswer,
+  PromptEditing,
+  Prompter,
+  PromptRequest,
+} from "./prompt_types.ts";
 import { exactCallKey, SessionApprovals } from "./session_approvals.ts";
 import { suggestRule } from "./suggest_rule.ts";
 
@@ -218,9 +224,7 @@ function asking(
     alwaysFile: fileLabel(state.files, target),
     ...(always ? { alwaysRule: always } : {}),
     ...(request.preview ? { preview: request.preview } : {}),
-    ...(request.edit
-      ? { edit: { sent: request.edit.sent, check: (args) => checkEdited(state, request, args) } }
-      : {}),
+    ...(request.edit ? { edit: promptEditing(state, request, request.edit) } : {}),
   };
   return {
     ask,
@@ -284,6 +288,19 @@ async function applyAnswer(
       throw new Error(`unhandled answer ${JSON.stringify(never)}`);
     }
   }
+}
+
+/** The prompt's edit seam: the arguments as sent, the check, the changed call's preview. */
+function promptEditing(
+  state: ApproverState,
+  request: ApprovalRequest,
+  edit: CallEditing,
+): PromptEditing {
+  return {
+    sent: edit.sent,
+    check: (args) => checkEdited(state, request, args),
+    ...(edit.preview ? { preview: (args: unknown) => edit.preview!(args) } : {}),
+  };
 }
 
 /**

@@ -12,6 +12,7 @@ import { argsSummary } from "./args_summary.ts";
 import { argumentsFileText, parseArgumentsFile } from "./arguments_file.ts";
 import { editInEditor } from "./external_editor.ts";
 import { paint, riskLabel } from "./prompt_paint.ts";
+import type * as FileDiffView from "./file_diff_view.ts";
 
 /** The longest value edited on the line; longer ones open in the editor. */
 export const INLINE_MAX = 200;
@@ -124,8 +125,26 @@ export async function editCall(
     }
     const changes = await argumentChanges(request.args, checked.value);
     if (changes.length === 0) return back(io, "No change");
-    io.write(formatChangedCall(request, checked.value, changes, color));
-    const answer = await confirmChanged(io, signal);
+    // A file-changing tool shows the changed call's diff, worked out in its sandbox as the
+    // model's call's was (the diff module loads with it).
+    const value = checked.value;
+    const fileDiff = editing.preview
+      ? await (await import("./file_diff_view.ts") as typeof FileDiffView).promptDiff(
+        () => editing.preview!(value),
+        color,
+      )
+      : undefined;
+    const shown = formatChangedCall(request, { args: value, changes }, {
+      color,
+      ...(fileDiff ? { diff: fileDiff.text } : {}),
+    });
+    io.write(shown);
+    const whole = fileDiff?.whole;
+    const answer = await confirmChanged(
+      io,
+      signal,
+      whole && (() => `\n${whole()}${lastLine(shown)}`),
+    );
     if (answer !== "again") {
       return answer.kind === "edit" ? { kind: "edit", args: checked.value } : answer;
     }
@@ -134,24 +153,27 @@ export async function editCall(
 
 /**
  * The changed call as the prompt shows it before the user allows it: the request line with
- * the changed arguments, then each change (`~ command: "a" → "b"`, `+ cwd: "src"`, or a diff).
+ * the changed arguments, then each change (`~ command: "a" → "b"`, `+ cwd: "src"`, or a diff),
+ * then what a file-changing tool would change with them (`diff`, from the file diff view).
  *
  * @example
  * ```ts
  * import { formatChangedCall } from "./edit_prompt.ts";
  * const text = formatChangedCall(
  *   { tool: "run_command", args: { command: "a" }, risk: "high", alwaysFile: "p" },
- *   { command: "b" }, [{ key: "command", before: "a", after: "b" }], false,
+ *   { args: { command: "b" }, changes: [{ key: "command", before: "a", after: "b" }] },
+ *   { color: false },
  * );
  * if (!text.includes('  ~ command: "a" → "b"\n')) throw new Error(text);
  * ```
  */
 export function formatChangedCall(
   request: PromptRequest,
-  args: unknown,
-  changes: readonly ArgumentChange[],
-  color: boolean,
+  changed: { args: unknown; changes: readonly ArgumentChange[] },
+  options: { color: boolean; diff?: string },
 ): string {
+  const { args, changes } = changed;
+  const { color } = options;
   const lines = [
     `${paint(color, "1", "Changed call")}  ${paint(color, "1", terminalLine(request.tool))}  ${
       argsSummary(args)
@@ -185,6 +207,7 @@ export function formatChangedCall(
     const more = change.diff.length - SHOWN_DIFF_LINES;
     if (more > 0) lines.push(`    … ${more} more lines`);
   }
+  if (options.diff !== undefined) lines.push(options.diff.replace(/\n$/, ""));
   lines.push(
     "[1] Allow the changed call once  [4] Deny  [5] Edit again  [0] Back to the model's call",
   );
@@ -195,10 +218,15 @@ export function formatChangedCall(
 async function confirmChanged(
   io: KeyIO,
   signal: AbortSignal | undefined,
+  whole?: () => string,
 ): Promise<{ kind: "edit" } | EditOutcome | "again"> {
   for (;;) {
     const key = await readAnswerKey(io, signal);
     if (key === null) return { kind: "abort" };
+    if (key === "v" && whole) {
+      io.write(whole());
+      continue;
+    }
     switch (key.toLowerCase()) {
       case "1":
         io.write("Allowed the changed call once\n");
@@ -238,6 +266,11 @@ async function editAgain(
     }
     io.write(`${JSON.stringify(key)} is not an answer: press 5 or 0\n`);
   }
+}
+
+/** The last line of a prompt's text (its choices), to show again under a long view. */
+function lastLine(text: string): string {
+  return text.slice(text.lastIndexOf("\n", text.length - 2) + 1);
 }
 
 function back(io: KeyIO, why: string): { kind: "back" } {

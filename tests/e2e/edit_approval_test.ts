@@ -269,3 +269,29 @@ Deno.test({
     assertEquals(await pty.exit(), 0);
   },
 });
+
+Deno.test({
+  name: "REPL: a changed file edit is shown as the diff it would write, then runs",
+  ignore: Deno.build.os === "windows",
+  async fn() {
+    await using sandbox = await cliSandbox();
+    await Deno.writeTextFile(`${sandbox.cwd}/a.txt`, "alpha\nbeta\ngamma\n");
+    const env = await editorScript(sandbox, `sed -i 's/"BETA two"/"BETA three"/' "$1"`);
+    await using server = startFakeLlmServer([
+      reply().toolCall("edit_file", { path: "a.txt", old_string: "beta", new_string: "BETA two" }),
+      reply().text("edited"),
+    ]);
+    const out = await sandbox.run(["--base-url", server.baseUrl, ...ARGS], {
+      stdin: "change beta\n5\n1\n/exit\n",
+      env,
+    });
+    assertEquals(out.code, 0, out.stderr);
+    // The model's call showed its diff; the changed call shows the diff of what it will write.
+    const changed = out.stdout.slice(out.stdout.indexOf("Changed call"));
+    assert(out.stdout.indexOf("      2 + BETA two") < out.stdout.indexOf("Changed call"));
+    assert(changed.includes('  ~ new_string: "BETA two" → "BETA three"\n'), changed);
+    assert(changed.includes("      2 + BETA three"), changed);
+    assert(!changed.includes("BETA two\n"), changed);
+    assertEquals(await Deno.readTextFile(`${sandbox.cwd}/a.txt`), "alpha\nBETA three\ngamma\n");
+  },
+});

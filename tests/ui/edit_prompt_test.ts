@@ -195,3 +195,28 @@ Deno.test("argumentsFileText() keeps the model's text out of the first and last 
     assert(line.startsWith("//") && !line.includes("vim:"), line);
   }
 });
+
+Deno.test("createPrompter() shows the changed call's file diff from its preview of the changed arguments", async () => {
+  const io = scriptedIO(["5", "1"]);
+  const previewed: unknown[] = [];
+  const prompter = createPrompter({
+    io,
+    color: false,
+    editor: (text) => Promise.resolve(text.replace('"A\\n"', '"B\\n"')),
+  });
+  const answer = await prompter.ask({
+    ...writeRequest,
+    edit: {
+      ...writeRequest.edit!,
+      preview: (args) => {
+        previewed.push(args);
+        const { path, content } = args as { path: string; content: string };
+        return Promise.resolve({ change: { path, before: "A\n", after: content } });
+      },
+    },
+  });
+  assertEquals(answer, { kind: "edit", args: { path: "a.txt", content: "B\n" } });
+  assertEquals(previewed, [{ path: "a.txt", content: "B\n" }]);
+  const changed = io.output.slice(io.output.indexOf("Changed call"));
+  assert(changed.includes("- A") && changed.includes("+ B"), changed);
+});
