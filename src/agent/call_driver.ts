@@ -15,7 +15,13 @@ import {
 import type { LoopEventSink } from "./loop_events.ts";
 import { argumentsTextProblem, argumentsValueProblem } from "../tools/argument_limits.ts";
 import type { LoopGuard } from "./loop_guard.ts";
-import { type CallHooks, type HookedCall, withHookText } from "./turn_hooks.ts";
+import {
+  type BeforeCallVerdict,
+  type CallHooks,
+  type HookedCall,
+  withHookText,
+} from "./turn_hooks.ts";
+import { canonicalArguments } from "./repair_arguments.ts";
 import { argumentChanges, editNote, withEditNote } from "./argument_edit.ts";
 
 /** Turns the model's raw argument text into a value to validate (argument repair hooks in here). */
@@ -204,6 +210,31 @@ export async function prepareToolCall(
     return done(failure("cancelled", "Cancelled by the user before it ran"), { abortTurn: true });
   }
 
+  // A PreToolUse hook blocked the call: the model reads why (and the hook's context).
+  const hookDenied = (deny: string, verdict: BeforeCallVerdict, decide: boolean) => {
+    const reason = `Blocked by a PreToolUse hook: ${deny}`;
+    if (decide) {
+      const decision: ApprovalDecision = {
+        decision: "deny",
+        by: "policy",
+        rule: "PreToolUse hook",
+        reason,
+      };
+      options.sink({
+        type: "permission_decided",
+        callId: call.id,
+        name: call.name,
+        decision,
+        args,
+      });
+    } else options.sink({ type: "warning", message: reason });
+    step({ type: "denied", by: "policy", reason });
+    const result = verdict.context === undefined
+      ? failure("permission_denied", reason)
+      : withHookText(failure("permission_denied", reason), "Hook context", verdict.context);
+    return done(result, verdict.stop === undefined ? {} : { hookStop: verdict.stop });
+  };
+
   // PreToolUse hooks look at the call before the approver, as in Claude Code.
   let hooked: ApprovedCall["hooked"];
   let approval: "allow" | "ask" | undefined;
@@ -221,27 +252,7 @@ export async function prepareToolCall(
           again.error.join("; ")
         }`;}
     }
-    if (deny !== undefined) {
-      const reason = `Blocked by a PreToolUse hook: ${deny}`;
-      const decision: ApprovalDecision = {
-        decision: "deny",
-        by: "policy",
-        rule: "PreToolUse hook",
-        reason,
-      };
-      options.sink({
-        type: "permission_decided",
-        callId: call.id,
-        name: call.name,
-        decision,
-        args,
-      });
-      step({ type: "denied", by: "policy", reason });
-      const result = verdict.context === undefined
-        ? failure("permission_denied", reason)
-        : withHookText(failure("permission_denied", reason), "Hook context", verdict.context);
-      return done(result, verdict.stop === undefined ? {} : { hookStop: verdict.stop });
-    }
+    if (deny !== undefined) return hookDenied(deny, verdict, true);
     approval = verdict.approval;
     hooked = {
       call: { id: call.id, name: call.name, args, info },
@@ -301,13 +312,33 @@ export async function prepareToolCall(
       step({ type: "denied", by: "user", reason: message });
       return done(failure("permission_denied", message));
     }
+    // The hooks screen what runs, so they see the changed call too. They may block it, not
+    // change it: the user approved these arguments and no others.
+    let screened = hooked;
+    if (options.hooks) {
+      const changed = { id: call.id, name: call.name, args: edited.value, info };
+      const verdict = await options.hooks.beforeCall(changed, signal);
+      for (const message of verdict.notices) options.sink({ type: "warning", message });
+      const rewritten = verdict.args !== undefined &&
+        canonicalArguments(verdict.args) !== canonicalArguments(edited.value);
+      const deny = verdict.deny ??
+        (rewritten
+          ? "it changed the arguments the user approved, so the call did not run"
+          : undefined);
+      if (deny !== undefined) return hookDenied(deny, verdict, false);
+      screened = {
+        call: changed,
+        ...(verdict.context === undefined ? {} : { context: verdict.context }),
+        ...(verdict.stop === undefined ? {} : { stop: verdict.stop }),
+      };
+    }
     return {
       call,
       args: edited.value,
       editedFrom: args,
       step,
       state: () => state,
-      ...(hooked ? { hooked } : {}),
+      ...(screened ? { hooked: screened } : {}),
     };
   }
 

@@ -7,6 +7,7 @@ import { driveToolCall } from "../../src/agent/call_driver.ts";
 import type { ApprovalDecision, ApprovalRequest } from "../../src/permissions/approver.ts";
 import { eventFromLoopEvent } from "../../src/sessions/session_events.ts";
 import { EventLog, openLoopHost, RecordingApprover } from "../helpers/loop_host.ts";
+import type { CallHooks } from "../../src/agent/turn_hooks.ts";
 
 function options(
   host: Awaited<ReturnType<typeof openLoopHost>>["host"],
@@ -101,4 +102,63 @@ Deno.test("driveToolCall() tells a failed edited call's change before its error"
     ),
     driven.result.error_message ?? "",
   );
+});
+
+/** Hooks that block a call whose text names "secret", and rewrite one that names "tmp". */
+function screeningHooks(seen: unknown[]): CallHooks {
+  return {
+    screens: () => true,
+    beforeCall(call) {
+      seen.push(call.args);
+      const text = (call.args as { text?: string }).text ?? "";
+      if (text.includes("secret")) return Promise.resolve({ deny: "no secrets", notices: [] });
+      if (text.includes("tmp")) {
+        return Promise.resolve({ args: { text: text.replace("tmp", "cache") }, notices: [] });
+      }
+      return Promise.resolve({ notices: [] });
+    },
+    beforeRun: () => Promise.resolve(),
+    afterCall: () => Promise.resolve({ notices: [] }),
+  };
+}
+
+Deno.test("driveToolCall() lets PreToolUse hooks screen the changed call: a block denies it, a rewrite is not run", async () => {
+  await using h = await openLoopHost();
+  for (
+    const [edited, reason] of [
+      [{ text: "cat secret" }, "no secrets"],
+      [{ text: "rm -rf build/tmp" }, "changed the arguments the user approved"],
+    ] as const
+  ) {
+    const seen: unknown[] = [];
+    const { options: o } = options(h.host, () => ({
+      decision: "allow",
+      by: "user",
+      editedArgs: edited,
+    }));
+    const driven = await driveToolCall(
+      echoCall,
+      { ...o, hooks: screeningHooks(seen) },
+      new AbortController().signal,
+    );
+    assertEquals(seen, [{ text: "rm -rf build" }, edited]);
+    assertEquals(driven.state.status, "denied");
+    assertEquals(driven.result.error_type, "permission_denied");
+    const said = driven.result.error_message ?? "";
+    assert(said.startsWith("Blocked by a PreToolUse hook: ") && said.includes(reason), said);
+  }
+  // A changed call the hooks pass runs as the user wrote it.
+  const seen: unknown[] = [];
+  const { options: o } = options(h.host, () => ({
+    decision: "allow",
+    by: "user",
+    editedArgs: { text: "ls build" },
+  }));
+  const driven = await driveToolCall(
+    echoCall,
+    { ...o, hooks: screeningHooks(seen) },
+    new AbortController().signal,
+  );
+  assertEquals(driven.state.status, "succeeded");
+  assertEquals(driven.args, { text: "ls build" });
 });
