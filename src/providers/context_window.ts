@@ -172,11 +172,15 @@ export async function probeContextWindow(
 ): Promise<StatedWindow | undefined> {
   const versioned = baseUrl.replace(/\/+$/, "");
   const root = versioned.replace(/\/v\d+$/, "");
+  // The first probe (in this order) that states a window answers; the rest are stopped, so a
+  // path that hangs does not hold the start for its whole timeout.
+  const rest = new AbortController();
+  const signal = options.signal ? AbortSignal.any([options.signal, rest.signal]) : rest.signal;
   const get = (url: string) =>
     fetchJson(url, {
       timeoutMs: options.timeoutMs ?? 3000,
       ...(options.apiKey ? { apiKey: options.apiKey } : {}),
-      ...(options.signal ? { signal: options.signal } : {}),
+      signal,
     });
   const probes = [
     get(`${root}/props`).then(readLlamaServerProps),
@@ -184,6 +188,13 @@ export async function probeContextWindow(
     get(`${root}/api/v0/models`).then((body) => readLmStudioModels(body, model)),
     get(`${root}/api/ps`).then((body) => readOllamaPs(body, model)),
   ];
-  const found = await Promise.all(probes);
-  return found.find((window) => window !== undefined);
+  try {
+    for (const probe of probes) {
+      const window = await probe;
+      if (window !== undefined) return window;
+    }
+    return undefined;
+  } finally {
+    rest.abort();
+  }
 }

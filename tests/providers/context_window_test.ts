@@ -109,3 +109,26 @@ Deno.test("probeContextWindow() returns undefined when no endpoint states a wind
   await using server = startFakeLlmServer([]);
   assertEquals(await probeContextWindow(server.baseUrl, "fake-model"), undefined);
 });
+
+Deno.test("probeContextWindow() answers when llama-server's /props does, not after a probe that hangs", async () => {
+  // A proxy in front of llama-server that never answers paths it does not know.
+  const hung: (() => void)[] = [];
+  await using server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    (request) => {
+      if (new URL(request.url).pathname === "/props") {
+        return Response.json({ default_generation_settings: { n_ctx: 8192 }, total_slots: 1 });
+      }
+      return new Promise<Response>((resolve) => hung.push(() => resolve(new Response("late"))));
+    },
+  );
+  const started = performance.now();
+  const window = await probeContextWindow(`http://127.0.0.1:${server.addr.port}/v1`, "m", {
+    timeoutMs: 20_000,
+  });
+  const took = performance.now() - started;
+  for (const answer of hung) answer();
+  assertEquals(window?.tokens, 8192);
+  // The other probes would have held it for their whole 20 s timeout.
+  if (took > 10_000) throw new Error(`the probe took ${Math.round(took)} ms`);
+});
