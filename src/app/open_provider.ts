@@ -25,7 +25,7 @@ function withWindow(opened: OpenedProvider, settings: Settings): OpenedProvider 
   return {
     ...opened,
     contextLength: ASSUMED_CONTEXT_LENGTH,
-    contextSource: "assumed (the server does not state it)",
+    contextSource: "assumed: the server does not state it",
     notes: [
       ...(opened.notes ?? []),
       `The server at "${settings.baseUrl}" does not state its context window: assuming ` +

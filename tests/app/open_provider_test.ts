@@ -39,6 +39,8 @@ Deno.test("openProvider() assumes 8,192 tokens and says so once when no window i
   const opened = await openProvider(settingsFor(server.baseUrl));
   assert(opened.ok);
   assertEquals(opened.value.contextLength, ASSUMED_CONTEXT_LENGTH);
+  // /context shows it in parentheses: "8,192 tokens (assumed: the server does not state it)".
+  assertEquals(opened.value.contextSource, "assumed: the server does not state it");
   const notes = opened.value.notes ?? [];
   assertEquals(notes.length, 1);
   assert(notes[0]!.includes("assuming 8,192 tokens; pass --context-length N"), notes[0]);
