@@ -262,6 +262,41 @@ Deno.test({
 });
 
 Deno.test({
+  name: "glob through fd lists the same first 2000 files as the walk when more match",
+  ignore: !HAVE_FD || !CONFINED,
+  async fn() {
+    const workspace = await Deno.realPath(await Deno.makeTempDir({ prefix: "harness_fd_" }));
+    const search = service(workspace);
+    try {
+      // Folder names that sort around "/" ("a-1" before "a/", "a.1", "a 1") and 2,400 files.
+      for (const folder of ["a", "a-1", "a.1", "a 1", "a/b", "a/b-c", "b/x/y"]) {
+        await Deno.mkdir(`${workspace}/${folder}`, { recursive: true });
+        for (let i = 0; i < 350; i++) {
+          await Deno.writeTextFile(`${workspace}/${folder}/f${(i * 7919) % 350}.ts`, "");
+        }
+      }
+      for (const args of [{ pattern: "**/*.ts" }, { pattern: "*" }, { pattern: "a/**/f1*.ts" }]) {
+        const theirs = await toolOutput(glob, args, context(workspace, search.open()));
+        const ours = await toolOutput(glob, args, context(workspace));
+        assertEquals(theirs, ours, JSON.stringify(args));
+      }
+      const capped = await toolOutput(
+        glob,
+        { pattern: "**/*.ts" },
+        context(workspace, search.open()),
+      );
+      assert(
+        capped.startsWith("2450 files match") && capped.includes("[450 more not listed"),
+        capped,
+      );
+    } finally {
+      search.close();
+      await Deno.remove(workspace, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
   name: "glob through fd lists what the built-in walk lists in this repository",
   ignore: !HAVE_FD || !CONFINED,
   async fn() {
