@@ -21,6 +21,13 @@ export function firstInWalkOrder(paths: readonly string[], limit: number): strin
   const out: string[] = [];
   /** Places paths that share their first `from` characters (a folder and "/", or ""). */
   const place = (group: readonly string[], from: number): void => {
+    // A folder every path of the group is under (most are, near the top): no bucketing.
+    const first = group[0];
+    const slash = first === undefined ? -1 : first.indexOf("/", from);
+    if (slash !== -1) {
+      const folder = first!.slice(from, slash + 1);
+      if (group.every((path) => path.startsWith(folder, from))) return place(group, slash + 1);
+    }
     const byName = new Map<string, string[]>();
     for (const path of group) {
       const slash = path.indexOf("/", from);
