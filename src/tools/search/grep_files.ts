@@ -180,6 +180,22 @@ class FileGrep {
   }
 }
 
+/**
+ * A search's summary before any file is searched.
+ *
+ * @returns No matches and zero counts.
+ */
+export function emptySummary(): CountedSummary {
+  return {
+    matches: [],
+    truncated: false,
+    filesSearched: 0,
+    filesMatched: 0,
+    deniedFiles: [],
+    deniedDirs: [],
+  };
+}
+
 /** The entry of `start` when it is a regular file, not a folder. */
 function grantedFile(workspace: string, start: string): WalkEntry | undefined {
   if (start === "" || start === ".") return undefined;
@@ -217,14 +233,7 @@ export function grepTree(
 ): CountedSummary {
   const grep = new FileGrep(options);
   const filter = options.fileFilter ? compileGlob(options.fileFilter, { dot: true }) : null;
-  const summary: CountedSummary = {
-    matches: [],
-    truncated: false,
-    filesSearched: 0,
-    filesMatched: 0,
-    deniedFiles: [],
-    deniedDirs: [],
-  };
+  const summary = emptySummary();
   const visit = (entry: WalkEntry): WalkDecision => {
     if (entry.kind !== "file") return; // FIFOs and devices could block or never end
     if (filter !== null && !filter.matches(entry.path)) return;

@@ -2,7 +2,7 @@
 // the workspace, or each granted folder and file inside it): each searched in walk order,
 // one after another, with one max_results and one set of counts.
 
-import { type CountedSummary, type GrepOptions, grepTree } from "./grep_files.ts";
+import { type CountedSummary, emptySummary, type GrepOptions, grepTree } from "./grep_files.ts";
 import { firstInWalkOrder } from "./walk_order.ts";
 
 /**
@@ -30,14 +30,7 @@ export function grepRoots(
   roots: readonly string[],
   options: GrepOptions,
 ): CountedSummary {
-  const total: CountedSummary = {
-    matches: [],
-    truncated: false,
-    filesSearched: 0,
-    filesMatched: 0,
-    deniedFiles: [],
-    deniedDirs: [],
-  };
+  const total = emptySummary();
   for (const root of firstInWalkOrder(roots, Infinity)) {
     const part = grepTree(workspace, root, {
       ...options,
