@@ -275,18 +275,48 @@ Deno.test({
           await Deno.writeTextFile(`${workspace}/${folder}/f${(i * 7919) % 350}.ts`, "");
         }
       }
-      for (const args of [{ pattern: "**/*.ts" }, { pattern: "*" }, { pattern: "a/**/f1*.ts" }]) {
+      // A git repository: fd before 8.7 honours .gitignore files only in one.
+      await Deno.mkdir(`${workspace}/.git`);
+      // Hidden names a .gitignore `!` rule brings back, VCS folders, a hidden start folder.
+      const extra = {
+        ".gitignore": "!.keep.ts\n!.shown/\n",
+        ".keep.ts": "",
+        ".shown/x.ts": "",
+        "_darcs/x.ts": "",
+        "b/_darcs/y.ts": "",
+        "_darcsx/z.ts": "",
+        ".h/in.ts": "",
+        ".h/.deeper/no.ts": "",
+      };
+      for (const [path, text] of Object.entries(extra)) {
+        await Deno.mkdir(`${workspace}/${path}`.replace(/\/[^/]*$/, ""), { recursive: true });
+        await Deno.writeTextFile(`${workspace}/${path}`, text);
+      }
+      for (
+        const args of [
+          { pattern: "**/*.ts" },
+          { pattern: "*" },
+          { pattern: "a/**/f1*.ts" },
+          { pattern: "**/*.ts", path: ".h" },
+          { pattern: "*.ts", path: "b" },
+          { pattern: "**/.*" },
+          { pattern: "_darcs*/*" },
+        ]
+      ) {
         const theirs = await toolOutput(glob, args, context(workspace, search.open()));
         const ours = await toolOutput(glob, args, context(workspace));
         assertEquals(theirs, ours, JSON.stringify(args));
       }
+      // fd answered (the comparisons above would also pass if it had not).
+      const listed = await listWithFd(search.open(), workspace, "", { includeHidden: false });
+      assert(listed?.files.includes("_darcsx/z.ts"), JSON.stringify(listed));
       const capped = await toolOutput(
         glob,
         { pattern: "**/*.ts" },
         context(workspace, search.open()),
       );
       assert(
-        capped.startsWith("2450 files match") && capped.includes("[450 more not listed"),
+        capped.startsWith("2451 files match") && capped.includes("[451 more not listed"),
         capped,
       );
     } finally {

@@ -6,8 +6,35 @@
 
 import { deniedOnWalk } from "./denied_paths.ts";
 import { type SearchClient } from "./search_client.ts";
-import { folderIgnored } from "./walk_tree.ts";
+import { folderIgnored, VCS_DIRS } from "./walk_tree.ts";
 import { firstInWalkOrder } from "./walk_order.ts";
+
+/** Version-control folders fd does not hide as hidden names. */
+const VISIBLE_VCS_DIRS = [...VCS_DIRS].filter((name) => !name.startsWith("."));
+
+/**
+ * Whether the walk from a folder shows a path fd printed (fd without --hidden still prints
+ * hidden names a .gitignore `!` rule brings back, and what is inside _darcs).
+ *
+ * @param path Workspace-relative path.
+ * @param below Where the part under the start folder begins in `path`.
+ */
+function walkShows(path: string, below: number, includeHidden: boolean): boolean {
+  if (!includeHidden && (path.charCodeAt(below) === 0x2e || path.indexOf("/.", below) !== -1)) {
+    return false;
+  }
+  for (const name of VISIBLE_VCS_DIRS) {
+    let at = path.indexOf(name, below);
+    while (at !== -1) {
+      const end = at + name.length;
+      if ((at === below || path[at - 1] === "/") && (end === path.length || path[end] === "/")) {
+        return false;
+      }
+      at = path.indexOf(name, at + 1);
+    }
+  }
+  return true;
+}
 
 /** What fd listed. */
 export interface FdListing {
@@ -49,6 +76,7 @@ export async function listWithFd(
   signal?: AbortSignal,
 ): Promise<FdListing | undefined> {
   const keep = options.keep ?? (() => true);
+  const below = start === "" ? 0 : start.length + 1;
   const kept: string[] = [];
   const decoder = new TextDecoder();
   let rest = "";
@@ -59,7 +87,7 @@ export async function listWithFd(
     for (const printed of paths) {
       if (printed === "") continue;
       const path = printed.startsWith(prefix) ? printed.slice(prefix.length) : printed;
-      if (keep(path)) kept.push(path);
+      if (walkShows(path, below, options.includeHidden) && keep(path)) kept.push(path);
     }
   };
   const run = await client.run({
