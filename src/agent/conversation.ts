@@ -218,7 +218,11 @@ export class Conversation {
       window: this.#window,
       signal,
     });
-    if (turn.usage) display({ type: "usage", usage: turn.usage, side: "summary" });
+    if (turn.usage) {
+      const used = { type: "usage" as const, usage: turn.usage, side: "summary" };
+      this.parts.recorder.record(used);
+      display(used);
+    }
     const usage = turn.usage ? { usage: turn.usage } : {};
     if (turn.stopReason === "aborted" || signal.aborted) {
       return { error: "Compaction interrupted: the conversation is unchanged", ...usage };

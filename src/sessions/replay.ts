@@ -180,6 +180,7 @@ export function replayEvents(
       case "session_started":
       case "limit_reached":
       case "turn_ended":
+      case "side_request":
       case "session_ended":
         break;
       default: {

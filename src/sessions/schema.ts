@@ -117,6 +117,12 @@ const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 6,
+    apply(db) {
+      db.exec(SIDE_REQUEST_INDEX);
+    },
+  },
 ];
 
 /**
@@ -156,6 +162,14 @@ const STATS_INDEXES = `
     type, ${payloadField("$.stopReason")}, ${payloadField("$.limit")},
     ${payloadField("$.errorMessage")}, at, session_id
   ) WHERE type IN ('turn_ended', 'limit_reached');
+`;
+
+/** Side requests' tokens by what sent them (side_request events, schema 6). */
+const SIDE_REQUEST_INDEX = `
+  CREATE INDEX events_side_requests ON events(
+    ${payloadField("$.side")}, ${payloadField("$.usage.promptTokens")},
+    ${payloadField("$.usage.completionTokens")}, at, session_id
+  ) WHERE type = 'side_request';
 `;
 
 /** The event types `harness sessions search` looks in. */

@@ -71,6 +71,11 @@ export interface SessionEventPayloads {
   files_restored: Omit<Extract<CheckpointEvent, { type: "files_restored" }>, "type">;
   /** /rewind: replay keeps the first `messageCount` messages. */
   conversation_rewound: { messageCount: number };
+  /**
+   * A request to the model besides the conversation's own turns (a tool's, such as the
+   * read_file curator's, or the /compact summary): `side` names it. Replay skips it.
+   */
+  side_request: { side: string; usage: Usage };
   session_ended: Record<string, never>;
 }
 
@@ -110,6 +115,7 @@ const EVENT_TYPES: ReadonlySet<string> = new Set<SessionEventType>([
   "checkpoint_recorded",
   "files_restored",
   "conversation_rewound",
+  "side_request",
   "session_ended",
 ]);
 
@@ -257,12 +263,16 @@ export function eventFromLoopEvent(event: LoopEvent): UnstampedEvent | undefined
     }
     case "rewound":
       return { type: "conversation_rewound", payload: { messageCount: event.messageCount } };
+    case "usage":
+      // A turn's own usage is on its assistant message; a side request's is logged apart.
+      return event.side === undefined
+        ? undefined
+        : { type: "side_request", payload: { side: event.side, usage: event.usage } };
     case "turn_started":
     case "text_delta":
     case "reasoning_delta":
     case "tool_finished":
     case "tool_output":
-    case "usage":
     case "warning":
     case "waiting":
       return undefined;

@@ -50,6 +50,7 @@ const RESULTS = "type = 'tool_call_finished'";
 const DECISIONS = "type = 'permission_decided'";
 const TURNS = "type = 'assistant_message'";
 const STOPS = "type IN ('turn_ended', 'limit_reached')";
+const SIDE_REQUESTS = "type = 'side_request'";
 
 /** How long the turn waited for the user: from the event just before the decision. */
 const WAIT_MS = `round((unixepoch(at, 'subsec') - unixepoch((SELECT p.at FROM events p
@@ -92,6 +93,11 @@ const USAGE_STATS_SQL = {
     }) AS generated
     FROM events JOIN sessions s ON s.id = events.session_id WHERE ${where}
     GROUP BY 1 ORDER BY s.started_at DESC, 1 DESC LIMIT ?`,
+  sideRequests: (where: string) =>
+    `SELECT ${f("$.side")} AS side, count(*) AS n,
+      coalesce(sum(${f("$.usage.promptTokens")}), 0) AS prompt,
+      coalesce(sum(${f("$.usage.completionTokens")}), 0) AS generated
+    FROM events WHERE ${where} GROUP BY 1`,
   stops: (where: string) =>
     `SELECT type, ${f("$.stopReason")} AS reason, ${f("$.limit")} AS kind,
       coalesce(substr(${
@@ -197,6 +203,7 @@ export function queryUsageStats(db: DatabaseSync, options: UsageStatsOptions = {
   const decisions = scope(options, DECISIONS);
   const turns = scope(options, TURNS);
   const stopScope = scope(options, STOPS);
+  const sides = scope(options, SIDE_REQUESTS);
   const Q = USAGE_STATS_SQL;
 
   const tools = new Map<string, ToolStats>();
@@ -273,6 +280,12 @@ export function queryUsageStats(db: DatabaseSync, options: UsageStatsOptions = {
       all(Q.tokens(turns.where), ...turns.params),
       all(Q.callsPerModel(results.where), ...results.params),
     ),
+    sideRequests: all(Q.sideRequests(sides.where), ...sides.params).map((row) => ({
+      side: str(row.side),
+      requests: count(row.n),
+      promptTokens: count(row.prompt),
+      generatedTokens: count(row.generated),
+    })).sort((a, b) => b.requests - a.requests || a.side.localeCompare(b.side)),
     approvals,
     stops: {
       ...stopStats(all(Q.stops(stopScope.where), REPEATED_FAILURE_PREFIX, ...stopScope.params)),
@@ -348,8 +361,10 @@ export function usageStatsQueries(options: UsageStatsOptions = {}): [string, SQL
   const decisions = scope(options, DECISIONS);
   const turns = scope(options, TURNS);
   const stops = scope(options, STOPS);
+  const sides = scope(options, SIDE_REQUESTS);
   const Q = USAGE_STATS_SQL;
   return [
+    [Q.sideRequests(sides.where), sides.params],
     [Q.results(results.where), results.params],
     [Q.runTimes(results.where), results.params],
     [Q.callsPerDay(results.where, "local"), results.params],

@@ -67,6 +67,14 @@ export interface ModelStats extends TokenTotals {
   toolCalls: number;
 }
 
+/** One kind of side request's tokens, as the server reported them. */
+export interface SideRequestStats {
+  side: string;
+  requests: number;
+  promptTokens: number;
+  generatedTokens: number;
+}
+
 /** Usage statistics over a time window or one session. */
 export interface UsageStats {
   /** ISO time the window starts at (absent: all time). */
@@ -79,6 +87,11 @@ export interface UsageStats {
   tools: ToolStats[];
   /** Most turns first. */
   models: ModelStats[];
+  /**
+   * The model's requests besides the conversation's turns, by what sent them (a tool's name,
+   * such as read_file's curator, or `summary` for /compact), most first.
+   */
+  sideRequests: SideRequestStats[];
   approvals: ApprovalStats;
   stops: {
     /** Calls the loop guard answered `repeated_call` instead of running them again. */

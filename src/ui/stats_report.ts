@@ -80,7 +80,7 @@ function percent(rate: number | null): string {
  * import { formatUsageStats } from "./stats_report.ts";
  * import { createStyle } from "./style.ts";
  * const text = formatUsageStats({
- *   sessions: 0, tools: [], models: [],
+ *   sessions: 0, tools: [], models: [], sideRequests: [],
  *   approvals: { approved: 0, denied: 0, changed: 0, medianWaitMs: null, p95WaitMs: null,
  *     ruleAllowed: 0, ruleDenied: 0 },
  *   stops: { loopGuard: 0, repeatedFailures: 0, iterationLimit: 0, toolCallLimit: 0, byReason: {} },
@@ -103,6 +103,7 @@ export function formatUsageStats(stats: UsageStats, style: Style): string {
   out.push(...toolLines(stats, style), "");
   out.push(...approvalLines(stats, style), "");
   out.push(...modelLines(stats, style), "");
+  if (stats.sideRequests.length > 0) out.push(sideRequestLine(stats), "");
   out.push(stopLine(stats));
   out.push(...trendLines(stats, style));
   return out.join("\n");
@@ -189,6 +190,15 @@ function modelLines(stats: UsageStats, style: Style): string[] {
     );
   }
   return lines;
+}
+
+/** The model's requests besides the turns: tools' own (read_file's curator), summaries. */
+function sideRequestLine(stats: UsageStats): string {
+  const each = stats.sideRequests.map((s) =>
+    `${terminalLine(s.side)} ${s.requests} (${compactCount(s.promptTokens)} prompt, ` +
+    `${compactCount(s.generatedTokens)} generated tokens)`
+  );
+  return `Side requests, besides the turns above: ${each.join(", ")}`;
 }
 
 function stopLine(stats: UsageStats): string {

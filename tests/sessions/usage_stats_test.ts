@@ -223,6 +223,35 @@ Deno.test("queryUsageStats() keeps prompt tokens of turns that did not report re
   );
 });
 
+Deno.test("queryUsageStats() counts side requests (a tool's, the /compact summary) apart from turns", async () => {
+  await using db = await openDb();
+  const w = db.start("llama");
+  w.record(assistant({ promptTokens: 1000, completionTokens: 50 }));
+  // The loop's usage events: a turn's own is on its assistant message and is not logged twice.
+  w.record({ type: "usage", usage: { promptTokens: 1000, completionTokens: 50 } });
+  w.record({
+    type: "usage",
+    usage: { promptTokens: 300, completionTokens: 20 },
+    side: "read_file",
+  });
+  w.record({
+    type: "usage",
+    usage: { promptTokens: 200, completionTokens: 10 },
+    side: "read_file",
+  });
+  w.record({ type: "usage", usage: { promptTokens: 900, completionTokens: 80 }, side: "summary" });
+  const stats = db.stats();
+  assertEquals(stats.models[0]?.promptTokens, 1000);
+  assertEquals(stats.sideRequests, [
+    { side: "read_file", requests: 2, promptTokens: 500, generatedTokens: 30 },
+    { side: "summary", requests: 1, promptTokens: 900, generatedTokens: 80 },
+  ]);
+  // A resumed session does not replay them as messages.
+  const events = db.store.loadSession("s1");
+  assert(events.ok);
+  assertEquals(events.value.messages.map((m) => m.kind), ["assistant"]);
+});
+
 Deno.test("queryUsageStats() reads --since and one session, and counts calls per day", async () => {
   await using db = await openDb();
   const first = db.start("m");
@@ -313,7 +342,7 @@ Deno.test("queryUsageStats() reads the stats indexes of migration 4, never every
         assert(reads.length > 0, `no read of events in ${sql}`);
         for (const line of reads) {
           assert(
-            /USING (COVERING )?INDEX (events_tool_results|events_decisions|events_turns|events_stops)\b/
+            /USING (COVERING )?INDEX (events_tool_results|events_decisions|events_turns|events_stops|events_side_requests)\b/
               .test(line) || /^SEARCH p USING INDEX events_by_session/.test(line),
             `${line}\nin: ${sql}`,
           );
