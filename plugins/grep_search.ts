@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { defineTool } from "../src/tools/define_tool.ts";
 import { deniedNote } from "../src/tools/search/denied_note.ts";
-import { indexRoots } from "../src/code_index/index_roots.ts";
+import { readRoots } from "../src/tools/search/read_roots.ts";
 import { grepRoots } from "../src/tools/search/grep_roots.ts";
 import { grepWithRg } from "../src/tools/search/rg_grep.ts";
 
@@ -51,7 +51,7 @@ export default defineTool({
     const summary = found ??
       grepRoots(
         ctx.workspace,
-        ctx.search ? indexRoots(ctx.workspace, await ctx.search.grant()) : [""],
+        ctx.search ? readRoots(ctx.workspace, await ctx.search.grant()) : [""],
         options,
       );
     const flags = [

@@ -1,4 +1,4 @@
-// The built-in grep_search over the places a read grant covers (src/code_index/index_roots.ts:
+// The built-in grep_search over the places a read grant covers (read_roots.ts:
 // the workspace, or each granted folder and file inside it): each searched in walk order,
 // one after another, with one max_results and one set of counts.
 
