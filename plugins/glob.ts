@@ -9,7 +9,14 @@ import { defineTool, ToolError } from "../src/tools/define_tool.ts";
 import { deniedNote } from "../src/tools/search/denied_note.ts";
 import { listWithFd } from "../src/tools/search/fd_files.ts";
 import { compileGlob } from "../src/tools/search/glob_matcher.ts";
-import { walkTree } from "../src/tools/search/walk_tree.ts";
+import { firstInWalkOrder } from "../src/tools/search/walk_order.ts";
+import { readRoots } from "../src/tools/search/read_roots.ts";
+import {
+  grantedFile,
+  placesUnder,
+  type WalkEntry,
+  walkTree,
+} from "../src/tools/search/walk_tree.ts";
 import { workspaceRelative } from "../src/tools/workspace_path.ts";
 
 /** Paths listed before the output is cut (the count stays exact). */
@@ -29,6 +36,13 @@ export default defineTool({
   }),
   async run({ pattern, path }, ctx) {
     const abs = ctx.resolve(path);
+    const root = workspaceRelative(ctx.workspace, abs);
+    // The built-in walk covers what the read grant reaches (`--allow-read=src`: src/ only).
+    let granted: string[] | undefined;
+    const placesFrom = async (start: string) => {
+      granted ??= ctx.search ? readRoots(ctx.workspace, await ctx.search.grant()) : [""];
+      return firstInWalkOrder(placesUnder(granted, start), Infinity);
+    };
     try {
       if (!Deno.statSync(abs).isDirectory) {
         throw new ToolError(
@@ -40,9 +54,10 @@ export default defineTool({
       if (error instanceof Deno.errors.NotFound) {
         throw new ToolError("not_found", `Folder "${path}" does not exist`);
       }
-      throw error;
+      // An unreadable folder with granted places inside it is walked through them.
+      const places = error instanceof Deno.errors.NotCapable ? await placesFrom(root) : [];
+      if (places.length === 0 || places[0] === root) throw error;
     }
-    const root = workspaceRelative(ctx.workspace, abs);
     const glob = compileGlob(pattern);
     const prefix = root === "" ? "" : `${root}/`;
     // Start at the pattern's static folder ("src" for "src/**/*.ts") when it exists.
@@ -70,14 +85,20 @@ export default defineTool({
       : undefined;
     let count = listed?.count ?? 0;
     const found = listed?.files ?? [];
-    const walked = listed ?? walkTree(ctx.workspace, start, {
-      includeHidden: glob.namesHidden,
-      respectGitignore: true,
-      visit(entry) {
-        if (entry.kind === "dir" || !matches(entry.path)) return;
-        if (count++ < MAX_LISTED) found.push(entry.path);
-      },
-    });
+    const deniedDirs = listed?.deniedDirs ?? [];
+    const visit = (entry: WalkEntry) => {
+      if (entry.kind === "dir" || !matches(entry.path)) return;
+      if (count++ < MAX_LISTED) found.push(entry.path);
+    };
+    for (const place of listed ? [] : await placesFrom(start)) {
+      const file = grantedFile(ctx.workspace, place);
+      if (file === undefined) {
+        const options = { includeHidden: glob.namesHidden, respectGitignore: true, visit };
+        deniedDirs.push(...walkTree(ctx.workspace, place, options).deniedDirs);
+      } else if (glob.namesHidden || !place.split("/").some((part) => part.startsWith("."))) {
+        visit(file);
+      }
+    }
     const lines = [`${count} files match "${pattern}" in "${path}":`, ...found];
     if (count === 0) {
       lines[0] = `0 files match "${pattern}" in "${path}" (.gitignored files are skipped).`;
@@ -85,7 +106,7 @@ export default defineTool({
     if (count > MAX_LISTED) {
       lines.push(`[${count - MAX_LISTED} more not listed: use a narrower pattern or path]`);
     }
-    const denied = deniedNote([], walked.deniedDirs);
+    const denied = deniedNote([], deniedDirs);
     if (denied) lines.push(denied);
     return { output: lines.join("\n"), display: `glob ${pattern}: ${count} files` };
   },

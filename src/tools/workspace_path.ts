@@ -89,6 +89,9 @@ export function resolveWorkspacePath(
   try {
     realRoot = realpathSync(workspace);
   } catch { /* a missing root is reported by the tool's own I/O */ }
+  // The root itself needs no link resolved, and a read grant narrower than the workspace
+  // (`--allow-read=src`) cannot resolve it: a tool walking from it walks the granted folders.
+  if (target === resolve(workspace)) return realRoot;
   const realTarget = realPathOfExistingPrefix(target);
   if (!isInside(realRoot, realTarget)) {
     throw new ToolError(

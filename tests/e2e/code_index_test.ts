@@ -239,4 +239,9 @@ Deno.test("the built-in grep_search and glob (no rg or fd on PATH) search a read
     await run("glob", '{"pattern":"**/*.go","path":"src"}'),
     '1 files match "**/*.go" in "src":\nsrc/main.go',
   );
+  // From the workspace's root, glob walks the grant's folders too, as grep_search does.
+  assertEquals(
+    await run("glob", '{"pattern":"*.py"}'),
+    '1 files match "*.py" in ".":\nsrc/billing.py',
+  );
 });

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { BINARY, FileReader } from "./file_reader.ts";
 import { compileGlob } from "./glob_matcher.ts";
 import { compileSearchPattern } from "./search_pattern.ts";
-import { type WalkDecision, type WalkEntry, walkTree } from "./walk_tree.ts";
+import { grantedFile, type WalkDecision, type WalkEntry, walkTree } from "./walk_tree.ts";
 
 export { patternToRegExp } from "./search_pattern.ts";
 
@@ -194,18 +194,6 @@ export function emptySummary(): CountedSummary {
     deniedFiles: [],
     deniedDirs: [],
   };
-}
-
-/** The entry of `start` when it is a regular file, not a folder. */
-function grantedFile(workspace: string, start: string): WalkEntry | undefined {
-  if (start === "" || start === ".") return undefined;
-  const absPath = join(workspace, start);
-  try {
-    if (!Deno.lstatSync(absPath).isFile) return undefined;
-  } catch {
-    return undefined; // the walk says why it cannot list it
-  }
-  return { path: start, absPath, name: start.split("/").at(-1)!, kind: "file", depth: 0 };
 }
 
 /**

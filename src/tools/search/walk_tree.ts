@@ -264,3 +264,40 @@ export function walkTree(
   summary.stopped = !walkDir(absStart, startPath, 1);
   return summary;
 }
+
+/**
+ * The entry of `start` when it is a file (a file the read grant names, walked by itself);
+ * undefined for a folder or what cannot be read (the walk says why).
+ *
+ * @param workspace Absolute workspace root.
+ * @param start Workspace-relative path with forward slashes.
+ */
+export function grantedFile(workspace: string, start: string): WalkEntry | undefined {
+  if (start === "" || start === ".") return undefined;
+  const absPath = join(workspace, start);
+  try {
+    if (!Deno.lstatSync(absPath).isFile) return undefined;
+  } catch {
+    return undefined;
+  }
+  return { path: start, absPath, name: start.split("/").at(-1)!, kind: "file", depth: 0 };
+}
+
+/**
+ * Where a walk that starts at `start` goes under a read grant's places (readRoots in
+ * read_roots.ts): `start` itself when one covers it, else the places inside it, in walk order.
+ *
+ * @example
+ * ```ts
+ * import { placesUnder } from "./walk_tree.ts";
+ * if (placesUnder(["lib/a.ts", "src"], "").join() !== "lib/a.ts,src") throw new Error();
+ * if (placesUnder(["src"], "src/x").join() !== "src/x") throw new Error();
+ * if (placesUnder(["src"], "lib").length !== 0) throw new Error();
+ * ```
+ */
+export function placesUnder(places: readonly string[], start: string): string[] {
+  const within = (path: string, folder: string) =>
+    folder === "" || path === folder || path.startsWith(`${folder}/`);
+  if (places.some((place) => within(start, place))) return [start];
+  return places.filter((place) => within(place, start));
+}
