@@ -16,12 +16,7 @@ import type { FrontEnd } from "./front_end.ts";
 import { EXIT } from "./exit_codes.ts";
 import { openProvider } from "./open_provider.ts";
 import type { OpenedProvider } from "./provider_openers.ts";
-import {
-  loadWorkspaceRules,
-  openWorkspace,
-  type RunFailure,
-  type Workspace,
-} from "./open_workspace.ts";
+import { loadWorkspaceRules, type RunFailure, type Workspace } from "./open_workspace.ts";
 import { type WorkspaceExtras, Workspaces, type WorkspacesRequest } from "./workspaces.ts";
 import { type RunSessions, runSessions } from "./run_sessions.ts";
 
@@ -71,14 +66,6 @@ export interface Run {
    */
   useProvider(provider: OpenedProvider): Promise<TokenCounter>;
   /** Closes every workspace, the session log and the provider. */
-  close(): Promise<void>;
-}
-
-/** A run without a model: the tools and rules of one folder (`harness tool`, policy explain). */
-export interface ToolsRun {
-  settings: Settings;
-  grants: Grants;
-  workspace: Workspace;
   close(): Promise<void>;
 }
 
@@ -161,39 +148,6 @@ export async function openRun(
   };
   if (request.cwd !== undefined) void workspaces.open(request.cwd);
   return ok(run);
-}
-
-/**
- * Opens the tools and rules of one folder without a model or a session log, as a run would
- * (`harness tool`, `harness policy explain`).
- */
-export async function openToolsRun(
-  request: Omit<RunRequest, "noSession" | "onWriteError"> & { cwd: string },
-  frontEnd: FrontEnd,
-): Promise<Result<ToolsRun, RunFailure>> {
-  const rules = await loadWorkspaceRules(request.cwd, request.policies);
-  if (!rules.ok) return rules;
-  const workspace = await openWorkspace(
-    { ...workspacesRequest(request), cwd: request.cwd },
-    rules.value,
-    frontEnd,
-    {
-      provider: () => undefined,
-      contextLength: () => undefined,
-      // No model here: the server is the configured one (none is looked for).
-      server: () =>
-        Promise.resolve({
-          ...(request.settings.discover ? {} : { baseUrl: request.settings.baseUrl }),
-          provider: request.settings.provider ?? "auto",
-        }),
-    },
-  );
-  return ok({
-    settings: request.settings,
-    grants: request.grants,
-    workspace,
-    close: () => workspace.close(),
-  });
 }
 
 /** What every workspace of a run is opened with. */

@@ -12,7 +12,7 @@ import type { Grants } from "../sandbox/grants.ts";
 import { EXIT } from "../app/exit_codes.ts";
 import { makeToolResult } from "../messages.ts";
 import type { FrontEnd } from "../app/front_end.ts";
-import { openToolsRun, type ToolsRun } from "../app/open_run.ts";
+import { openToolsRun, type ToolsRun } from "../app/open_tools_run.ts";
 import { type CommandIO, settingsOrExit } from "./command_io.ts";
 import { jsonTerminalSafe, terminalSafe } from "../platform/terminal_text.ts";
 
