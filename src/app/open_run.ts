@@ -150,18 +150,6 @@ export async function openRun(
   return ok(run);
 }
 
-/** What every workspace of a run is opened with. */
-function workspacesRequest(
-  request: Pick<RunRequest, "settings" | "grants" | "yes" | "policies">,
-): WorkspacesRequest {
-  return {
-    settings: request.settings,
-    grants: request.grants,
-    yes: request.yes,
-    ...(request.policies !== undefined ? { policies: request.policies } : {}),
-  };
-}
-
 /** The session log, or the null store with --no-session. */
 async function openStore(request: RunRequest): Promise<Result<SessionStore, RunFailure>> {
   if (request.noSession) return ok(createNullSessionStore());
@@ -200,4 +188,16 @@ async function openProviderFor(
   }
   tracePhase("provider opened");
   return ok({ ...opened.value, notes: [...notes, ...(opened.value.notes ?? [])] });
+}
+
+/** What every workspace of a run is opened with. */
+function workspacesRequest(
+  request: Pick<RunRequest, "settings" | "grants" | "yes" | "policies">,
+): WorkspacesRequest {
+  return {
+    settings: request.settings,
+    grants: request.grants,
+    yes: request.yes,
+    ...(request.policies !== undefined ? { policies: request.policies } : {}),
+  };
 }

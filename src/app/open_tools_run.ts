@@ -1,6 +1,6 @@
-// A run without a model, for `harness tool` and `harness policy explain`: one folder's policy
-// rules and tools, opened as a run opens them. Kept apart from open_run.ts so a one-shot call
-// never loads what a conversation needs (session log and SQLite, providers).
+// The tools and rules of one folder without a model or a session log: `harness tool` and
+// `harness policy explain`. Apart from open_run.ts, so a one-shot call loads no provider,
+// conversation or session store.
 
 import { ok, type Result } from "../errors.ts";
 import type { Settings } from "../config/settings.ts";
@@ -11,9 +11,10 @@ import {
   openWorkspace,
   type RunFailure,
   type Workspace,
+  type WorkspaceRequest,
 } from "./open_workspace.ts";
 
-/** A run without a model: the tools and rules of one folder (`harness tool`, policy explain). */
+/** A run without a model: the tools and rules of one folder. */
 export interface ToolsRun {
   settings: Settings;
   grants: Grants;
@@ -21,38 +22,22 @@ export interface ToolsRun {
   close(): Promise<void>;
 }
 
-/** What a run without a model is opened with. */
-export interface ToolsRunRequest {
-  settings: Settings;
-  grants: Grants;
-  cwd: string;
-  yes: boolean;
-  /** --policies FILE, loaded after the user's and the project's files. */
-  policies?: string;
-}
-
 /**
- * Opens the tools and rules of one folder without a model or a session log, as a run would
- * (`harness tool`, `harness policy explain`).
+ * Opens the tools and rules of one folder as a run would, without a model or a session log.
  *
- * @param request Settings, grants, folder and flags.
+ * @param request Settings, grants, folder, --yes and --policies.
  * @param frontEnd How questions and messages reach the user.
- * @returns The run, or why it could not open (a broken policy file: exit 2).
+ * @returns The open tools, or why they could not open (exit 2 for a broken policy file).
  */
 export async function openToolsRun(
-  request: ToolsRunRequest,
+  request: Omit<WorkspaceRequest, "mcpServers">,
   frontEnd: FrontEnd,
 ): Promise<Result<ToolsRun, RunFailure>> {
   const rules = await loadWorkspaceRules(request.cwd, request.policies);
   if (!rules.ok) return rules;
+  const { settings, grants, cwd, yes, policies } = request;
   const workspace = await openWorkspace(
-    {
-      settings: request.settings,
-      grants: request.grants,
-      cwd: request.cwd,
-      yes: request.yes,
-      ...(request.policies !== undefined ? { policies: request.policies } : {}),
-    },
+    { settings, grants, cwd, yes, ...(policies !== undefined ? { policies } : {}) },
     rules.value,
     frontEnd,
     {
@@ -61,15 +46,10 @@ export async function openToolsRun(
       // No model here: the server is the configured one (none is looked for).
       server: () =>
         Promise.resolve({
-          ...(request.settings.discover ? {} : { baseUrl: request.settings.baseUrl }),
-          provider: request.settings.provider ?? "auto",
+          ...(settings.discover ? {} : { baseUrl: settings.baseUrl }),
+          provider: settings.provider ?? "auto",
         }),
     },
   );
-  return ok({
-    settings: request.settings,
-    grants: request.grants,
-    workspace,
-    close: () => workspace.close(),
-  });
+  return ok({ settings, grants, workspace, close: () => workspace.close() });
 }

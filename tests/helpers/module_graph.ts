@@ -204,3 +204,39 @@ export function roomViolations(graph: ModuleGraph, order?: readonly string[]): s
   }
   return found.sort();
 }
+
+/**
+ * The modules `entry` loads before it runs: its static code imports, followed transitively
+ * (type-only and dynamic imports left out). Project files are relative paths; others
+ * (`node:sqlite`, `npm:/zod@...`) are as `deno info` names them.
+ */
+export async function staticImports(root: string, entry: string): Promise<Set<string>> {
+  const args = ["info", "--json", "--config", join(root, "deno.json"), join(root, entry)];
+  const out = await new Deno.Command(Deno.execPath(), { args, cwd: root, stderr: "piped" })
+    .output();
+  if (!out.success) throw new Error(`deno info failed: ${new TextDecoder().decode(out.stderr)}`);
+  const info = JSON.parse(new TextDecoder().decode(out.stdout)) as {
+    modules: { specifier: string; dependencies?: StaticDep[] }[];
+  };
+  const bySpecifier = new Map(info.modules.map((m) => [m.specifier, m]));
+  const prefix = pathToFileURL(root).href.replace(/\/?$/, "/");
+  const seen = new Set<string>();
+  const stack = [pathToFileURL(join(root, entry)).href];
+  while (stack.length > 0) {
+    const specifier = stack.pop()!;
+    if (seen.has(specifier)) continue;
+    seen.add(specifier);
+    for (const dep of bySpecifier.get(specifier)?.dependencies ?? []) {
+      const target = dep.isDynamic ? undefined : dep.code?.specifier;
+      if (target) stack.push(target);
+    }
+  }
+  return new Set(
+    [...seen].map((s) => s.startsWith(prefix) ? s.slice(prefix.length) : s),
+  );
+}
+
+interface StaticDep {
+  code?: Dep;
+  isDynamic?: boolean;
+}
