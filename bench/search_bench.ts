@@ -6,7 +6,8 @@
 // sandbox) and without, start-up subtracted, against bare `rg -i -n` and fd in the same run
 // (search_e2e.ts). Run: deno run -A --unstable-worker-options bench/search_bench.ts
 // [--runs N] [--rebuild]; the tree is cached under /tmp; medians. `--tree DIR` (repeatable)
-// runs only the end-to-end part, in each DIR.
+// runs only the end-to-end part, in each DIR; `--case glob` (repeatable) only the end-to-end
+// cases whose label contains it.
 
 import { homedir } from "node:os";
 import { dirname, join, relative } from "node:path";
@@ -31,6 +32,7 @@ const { values: flags } = parseArgs({
     runs: { type: "string", default: "7" },
     rebuild: { type: "boolean", default: false },
     tree: { type: "string", multiple: true },
+    case: { type: "string", multiple: true },
   },
 });
 
@@ -316,7 +318,7 @@ function ratio(ours: number | undefined, theirs: number | undefined): string {
 async function main(): Promise<void> {
   const runs = Math.max(1, Number(flags.runs));
   if (flags.tree !== undefined && flags.tree.length > 0) {
-    for (const dir of flags.tree) runEndToEnd(dir, runs);
+    for (const dir of flags.tree) runEndToEnd(dir, runs, flags.case ?? []);
     return;
   }
   const tree = ensureTree();

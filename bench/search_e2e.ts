@@ -195,9 +195,10 @@ function ratio(ours: number, theirs: number): string {
  *
  * @param tree A folder to search (a git repository makes rg and fd honour .gitignore too).
  * @param runs Timed runs per case after one warm-up.
+ * @param only Only the cases whose label contains one of these (all when empty).
  * @returns The rows printed.
  */
-export function runEndToEnd(tree: string, runs: number): E2ERow[] {
+export function runEndToEnd(tree: string, runs: number, only: readonly string[] = []): E2ERow[] {
   const rg = findBinary(["rg"]);
   const fd = findBinary(["fd", "fdfind"]);
   if (rg === null) console.log("ripgrep (rg) is NOT installed: apt-get install ripgrep");
@@ -225,7 +226,8 @@ export function runEndToEnd(tree: string, runs: number): E2ERow[] {
         theirs: fd === null ? null : () => run(tree, fd, E2E_GLOB_CASE.fd),
       },
     ];
-    const rows: E2ERow[] = cases.map((c) => {
+    const chosen = cases.filter((c) => only.length === 0 || only.some((o) => c.label.includes(o)));
+    const rows: E2ERow[] = chosen.map((c) => {
       const [trivial, ours, builtin, theirs] = alternate(runs, [
         () => harnessTool(tree, "get_current_time", {}),
         () => harnessTool(tree, c.name, c.args),

@@ -59,36 +59,34 @@ export default defineTool({
       }
     }
     const extension = /(?:^|\/)\*\.(\w+)$/.exec(pattern)?.[1];
+    const matches = (file: string) => glob.matches(file.slice(prefix.length));
     const listed = ctx.search
       ? await listWithFd(ctx.search, ctx.workspace, start, {
         includeHidden: glob.namesHidden,
         ...(extension === undefined ? {} : { extension }),
+        keep: matches,
+        limit: MAX_LISTED,
       }, ctx.signal)
       : undefined;
-    const found: string[] = [];
+    let count = listed?.count ?? 0;
+    const found = listed?.files ?? [];
     const walked = listed ?? walkTree(ctx.workspace, start, {
       includeHidden: glob.namesHidden,
       respectGitignore: true,
       visit(entry) {
-        if (entry.kind === "dir") return;
-        if (glob.matches(entry.path.slice(prefix.length))) found.push(entry.path);
+        if (entry.kind === "dir" || !matches(entry.path)) return;
+        if (count++ < MAX_LISTED) found.push(entry.path);
       },
     });
-    for (const file of listed?.files ?? []) {
-      if (glob.matches(file.slice(prefix.length))) found.push(file);
-    }
-    const lines = [
-      `${found.length} files match "${pattern}" in "${path}":`,
-      ...found.slice(0, MAX_LISTED),
-    ];
-    if (found.length === 0) {
+    const lines = [`${count} files match "${pattern}" in "${path}":`, ...found];
+    if (count === 0) {
       lines[0] = `0 files match "${pattern}" in "${path}" (.gitignored files are skipped).`;
     }
-    if (found.length > MAX_LISTED) {
-      lines.push(`[${found.length - MAX_LISTED} more not listed: use a narrower pattern or path]`);
+    if (count > MAX_LISTED) {
+      lines.push(`[${count - MAX_LISTED} more not listed: use a narrower pattern or path]`);
     }
     const denied = deniedNote([], walked.deniedDirs);
     if (denied) lines.push(denied);
-    return { output: lines.join("\n"), display: `glob ${pattern}: ${found.length} files` };
+    return { output: lines.join("\n"), display: `glob ${pattern}: ${count} files` };
   },
 });

@@ -1,13 +1,14 @@
 // Built-in tool grep_search: finds lines containing a text pattern (`*` wildcards) in the
 // workspace's text files, honouring .gitignore and skipping hidden files, VCS folders and
 // binaries unless asked. ripgrep searches when the host can run it in the command sandbox
-// (src/tools/search/rg_grep.ts), else the built-in search (src/tools/search/grep_files.ts),
-// with the same answer.
+// (src/tools/search/rg_grep.ts), else the built-in search (src/tools/search/grep_roots.ts)
+// over what the read grant covers, with the same answer.
 
 import { z } from "zod";
 import { defineTool } from "../src/tools/define_tool.ts";
 import { deniedNote } from "../src/tools/search/denied_note.ts";
-import { grepTree } from "../src/tools/search/grep_files.ts";
+import { readRoots } from "../src/tools/search/read_roots.ts";
+import { grepRoots } from "../src/tools/search/grep_roots.ts";
 import { grepWithRg } from "../src/tools/search/rg_grep.ts";
 
 export default defineTool({
@@ -46,7 +47,13 @@ export default defineTool({
     const found = ctx.search
       ? await grepWithRg(ctx.search, ctx.workspace, options, ctx.signal)
       : undefined;
-    const summary = found ?? grepTree(ctx.workspace, "", options);
+    // The built-in search walks what the read grant covers (`--allow-read=src`: src/ only).
+    const summary = found ??
+      grepRoots(
+        ctx.workspace,
+        ctx.search ? readRoots(ctx.workspace, await ctx.search.grant()) : [""],
+        options,
+      );
     const flags = [
       args.case_sensitive ? "[case-sensitive]" : "",
       args.include_hidden ? "[+hidden]" : "",
@@ -57,9 +64,15 @@ export default defineTool({
     const { matches, filesMatched, filesSearched } = summary;
     const denied = deniedNote(summary.deniedFiles, summary.deniedDirs);
     if (matches.length === 0) {
-      const hint = args.include_hidden && args.ignore_gitignore
+      const skipped = [
+        args.include_hidden ? undefined : ["hidden", "include_hidden"],
+        args.ignore_gitignore ? undefined : [".gitignored", "ignore_gitignore"],
+      ].filter((kind) => kind !== undefined);
+      const hint = skipped.length === 0
         ? ""
-        : " (hidden and .gitignored files were skipped; see include_hidden and ignore_gitignore)";
+        : ` (${skipped.map(([what]) => what).join(" and ")} files were skipped; see ${
+          skipped.map(([, flag]) => flag).join(" and ")
+        })`;
       return {
         output: `No matches for ${what} in ${filesSearched} files searched${hint}.${
           denied ? `\n${denied}` : ""

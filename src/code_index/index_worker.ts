@@ -19,7 +19,7 @@ import { type DefinitionChunk, definitionChunks } from "./definition_chunks.ts";
 export interface IndexInit {
   type: "init";
   workspace: string;
-  /** Where the walk starts, workspace-relative ("" the whole workspace): index_roots.ts. */
+  /** Where the walk starts, workspace-relative ("" the whole workspace): src/tools/search/read_roots.ts. */
   roots: string[];
   assets: GrammarAssets;
   guard: Partial<Record<PermissionName, string[]>>;

@@ -9,7 +9,7 @@ import { effectivePermissions } from "../sandbox/effective_permissions.ts";
 import type { Grants } from "../sandbox/grants.ts";
 import { GRAMMARS, loadGrammarAssets } from "./grammar_assets.ts";
 import { grammarFor, type GrammarId } from "./languages.ts";
-import { indexRoots } from "./index_roots.ts";
+import { readRoots } from "../tools/search/read_roots.ts";
 import type { IndexInit, IndexReply, IndexRequest } from "./index_worker.ts";
 
 /** One shard's request, without the id the pool gives it. */
@@ -99,7 +99,7 @@ export class IndexWorkers {
       const init: IndexInit = {
         type: "init",
         workspace: this.#workspace,
-        roots: indexRoots(this.#workspace, this.#permissions.read ?? false),
+        roots: readRoots(this.#workspace, this.#permissions.read ?? false),
         assets,
         guard: this.#guard,
       };

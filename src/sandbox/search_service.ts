@@ -204,6 +204,16 @@ export class SearchService {
         stop();
         return;
       }
+      if (request?.type === "grant") {
+        const read = effective.permissions.read;
+        host.postMessage(
+          {
+            type: "grant",
+            read: read === true ? true : read === false ? [] : [...read],
+          } satisfies SearchReply,
+        );
+        return;
+      }
       queue = queue.then(async () => {
         if (closed) return;
         stopped = false;

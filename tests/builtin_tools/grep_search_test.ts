@@ -118,6 +118,25 @@ Deno.test("grep_search says when nothing matched", async () => {
   assert(output.startsWith('No matches for "zzz" in 1 files searched'), output);
 });
 
+Deno.test("grep_search's zero-match hint names only what was skipped", async () => {
+  await using ctx = await makeToolContext({ "a.txt": "x" });
+  const hint = async (args: Record<string, unknown>) =>
+    /\((.*)\)\.$/.exec((await runTool(tool, { pattern: "zzz", ...args }, ctx)).output)?.[1];
+  assertEquals(
+    await hint({}),
+    "hidden and .gitignored files were skipped; see include_hidden and ignore_gitignore",
+  );
+  assertEquals(
+    await hint({ include_hidden: true }),
+    ".gitignored files were skipped; see ignore_gitignore",
+  );
+  assertEquals(
+    await hint({ ignore_gitignore: true }),
+    "hidden files were skipped; see include_hidden",
+  );
+  assertEquals(await hint({ include_hidden: true, ignore_gitignore: true }), undefined);
+});
+
 Deno.test("grep_search does not follow symlinks out of the workspace", async () => {
   await using ctx = await makeToolContext({ "a.txt": "x" });
   await Deno.writeTextFile(`${ctx.outside}/secret.txt`, "needle");

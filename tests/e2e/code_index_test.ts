@@ -200,8 +200,7 @@ Deno.test("code tools and search work with a read grant narrower than the worksp
   const calls: [string, string][] = [
     ["code_map", "{}"],
     ["find_definition", '{"name":"compute_total"}'],
-    // ripgrep and fd in the command sandbox, with the grant's folders as their roots (the
-    // built-in grep_search, used without them, still needs the workspace's root).
+    // ripgrep and fd in the command sandbox, with the grant's folders as their roots.
     ["grep_search", '{"pattern":"compute_total"}'],
     ["glob", '{"pattern":"**/*.go","path":"src"}'],
   ];
@@ -211,4 +210,33 @@ Deno.test("code tools and search work with a read grant narrower than the worksp
     assertEquals(result.error_message ?? null, null, `${tool}: ${out.stdout}`);
     assertEquals(result.success, true, tool);
   }
+});
+
+Deno.test("the built-in grep_search and glob (no rg or fd on PATH) search a read grant narrower than the workspace", async () => {
+  await using sandbox = await cliSandbox();
+  await writeProject(sandbox.cwd);
+  await Deno.mkdir(`${sandbox.cwd}/lib`);
+  await Deno.writeTextFile(`${sandbox.cwd}/lib/other.py`, "compute_total = 1\n");
+  await Deno.writeTextFile(`${sandbox.cwd}/.gitignore`, "build/\n");
+  // A PATH with deno only: grep_search and glob use the built-in search.
+  const bin = `${sandbox.home}/bin`;
+  await Deno.mkdir(bin);
+  await Deno.symlink(Deno.execPath(), `${bin}/deno`);
+  const run = async (tool: string, args: string) => {
+    const out = await sandbox.run(["tool", "--allow-read=src", tool, args], { env: { PATH: bin } });
+    const result = JSON.parse(out.stdout);
+    assertEquals(result.error_message ?? null, null, `${tool}: ${out.stdout}`);
+    return result.data as string;
+  };
+  // Only the granted folder is searched: lib/ (outside the grant) is not, and not refused.
+  assertEquals(
+    await run("grep_search", '{"pattern":"compute_total"}'),
+    '2 matching lines in 1 files for "compute_total" (2 files searched):\n' +
+      "src/billing.py:3:         return compute_total(self)\nsrc/billing.py:6: def compute_total(invoice):",
+  );
+  match(await run("grep_search", '{"pattern":"nowhere"}'), /^No matches for "nowhere" in 2 files/);
+  assertEquals(
+    await run("glob", '{"pattern":"**/*.go","path":"src"}'),
+    '1 files match "**/*.go" in "src":\nsrc/main.go',
+  );
 });

@@ -262,6 +262,71 @@ Deno.test({
 });
 
 Deno.test({
+  name: "glob through fd lists the same first 2000 files as the walk when more match",
+  ignore: !HAVE_FD || !CONFINED,
+  async fn() {
+    const workspace = await Deno.realPath(await Deno.makeTempDir({ prefix: "harness_fd_" }));
+    const search = service(workspace);
+    try {
+      // Folder names that sort around "/" ("a-1" before "a/", "a.1", "a 1") and 2,400 files.
+      for (const folder of ["a", "a-1", "a.1", "a 1", "a/b", "a/b-c", "b/x/y"]) {
+        await Deno.mkdir(`${workspace}/${folder}`, { recursive: true });
+        for (let i = 0; i < 350; i++) {
+          await Deno.writeTextFile(`${workspace}/${folder}/f${(i * 7919) % 350}.ts`, "");
+        }
+      }
+      // A git repository: fd before 8.7 honours .gitignore files only in one.
+      await Deno.mkdir(`${workspace}/.git`);
+      // Hidden names a .gitignore `!` rule brings back, VCS folders, a hidden start folder.
+      const extra = {
+        ".gitignore": "!.keep.ts\n!.shown/\n",
+        ".keep.ts": "",
+        ".shown/x.ts": "",
+        "_darcs/x.ts": "",
+        "b/_darcs/y.ts": "",
+        "_darcsx/z.ts": "",
+        ".h/in.ts": "",
+        ".h/.deeper/no.ts": "",
+      };
+      for (const [path, text] of Object.entries(extra)) {
+        await Deno.mkdir(`${workspace}/${path}`.replace(/\/[^/]*$/, ""), { recursive: true });
+        await Deno.writeTextFile(`${workspace}/${path}`, text);
+      }
+      for (
+        const args of [
+          { pattern: "**/*.ts" },
+          { pattern: "*" },
+          { pattern: "a/**/f1*.ts" },
+          { pattern: "**/*.ts", path: ".h" },
+          { pattern: "*.ts", path: "b" },
+          { pattern: "**/.*" },
+          { pattern: "_darcs*/*" },
+        ]
+      ) {
+        const theirs = await toolOutput(glob, args, context(workspace, search.open()));
+        const ours = await toolOutput(glob, args, context(workspace));
+        assertEquals(theirs, ours, JSON.stringify(args));
+      }
+      // fd answered (the comparisons above would also pass if it had not).
+      const listed = await listWithFd(search.open(), workspace, "", { includeHidden: false });
+      assert(listed?.files.includes("_darcsx/z.ts"), JSON.stringify(listed));
+      const capped = await toolOutput(
+        glob,
+        { pattern: "**/*.ts" },
+        context(workspace, search.open()),
+      );
+      assert(
+        capped.startsWith("2451 files match") && capped.includes("[451 more not listed"),
+        capped,
+      );
+    } finally {
+      search.close();
+      await Deno.remove(workspace, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
   name: "glob through fd lists what the built-in walk lists in this repository",
   ignore: !HAVE_FD || !CONFINED,
   async fn() {

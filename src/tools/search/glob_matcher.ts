@@ -41,6 +41,23 @@ export interface GlobMatcher {
 }
 
 /**
+ * picomatch's answer for `*.ext` (a name at any depth) and `**\/*.ext` (hidden folders too
+ * excluded) without dot-names, without its regex: glob tests every path fd lists.
+ */
+function extensionMatcher(suffix: string, nameOnly: boolean): (path: string) => boolean {
+  // picomatch's `*` never begins a name at a dot or a line break; its `**` crosses no line
+  // break and no dot-folder.
+  const badName = /^[.\n\r\u2028\u2029]/;
+  const badFolder = /[\n\r\u2028\u2029]|(?:^|\/)\./;
+  return (path) => {
+    if (!path.endsWith(suffix)) return false;
+    const slash = path.lastIndexOf("/");
+    if (badName.test(path.slice(slash + 1))) return false;
+    return nameOnly || slash === -1 || !badFolder.test(path.slice(0, slash));
+  };
+}
+
+/**
  * Compiles a glob. A pattern without `/` matches file names at any depth (`*.ts`),
  * like fd and ripgrep's --glob.
  *
@@ -63,10 +80,14 @@ export function compileGlob(pattern: string, options: { dot?: boolean } = {}): G
     basename: !clean.includes("/"),
     windows: false,
   });
+  const extension = /^(\*\*\/)?\*(\.\w+)$/.exec(clean);
+  const matches = extension === null || options.dot
+    ? isMatch
+    : extensionMatcher(extension[2]!, extension[1] === undefined);
   const scan = picomatch.scan(clean);
   const base = scan.isGlob && clean.includes("/") ? scan.base.replace(/\/$/, "") : "";
   return {
-    matches: isMatch,
+    matches,
     base,
     namesHidden: /(^|\/)\.[^./]/.test(clean),
   };

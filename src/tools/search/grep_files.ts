@@ -6,10 +6,11 @@
 // reported, so a folder swapped for a symbolic link during the search never shows a file
 // outside it.
 
+import { join } from "node:path";
 import { BINARY, FileReader } from "./file_reader.ts";
 import { compileGlob } from "./glob_matcher.ts";
 import { compileSearchPattern } from "./search_pattern.ts";
-import { walkTree } from "./walk_tree.ts";
+import { type WalkDecision, type WalkEntry, walkTree } from "./walk_tree.ts";
 
 export { patternToRegExp } from "./search_pattern.ts";
 
@@ -180,7 +181,35 @@ class FileGrep {
 }
 
 /**
- * Searches the files under `start` for a pattern.
+ * A search's summary before any file is searched.
+ *
+ * @returns No matches and zero counts.
+ */
+export function emptySummary(): CountedSummary {
+  return {
+    matches: [],
+    truncated: false,
+    filesSearched: 0,
+    filesMatched: 0,
+    deniedFiles: [],
+    deniedDirs: [],
+  };
+}
+
+/** The entry of `start` when it is a regular file, not a folder. */
+function grantedFile(workspace: string, start: string): WalkEntry | undefined {
+  if (start === "" || start === ".") return undefined;
+  const absPath = join(workspace, start);
+  try {
+    if (!Deno.lstatSync(absPath).isFile) return undefined;
+  } catch {
+    return undefined; // the walk says why it cannot list it
+  }
+  return { path: start, absPath, name: start.split("/").at(-1)!, kind: "file", depth: 0 };
+}
+
+/**
+ * Searches the files under `start` (or `start` itself, a file) for a pattern.
  *
  * @param workspace Absolute workspace root.
  * @param start Workspace-relative folder ("" for the whole workspace).
@@ -204,41 +233,42 @@ export function grepTree(
 ): CountedSummary {
   const grep = new FileGrep(options);
   const filter = options.fileFilter ? compileGlob(options.fileFilter, { dot: true }) : null;
-  const summary: CountedSummary = {
-    matches: [],
-    truncated: false,
-    filesSearched: 0,
-    filesMatched: 0,
-    deniedFiles: [],
-    deniedDirs: [],
+  const summary = emptySummary();
+  const visit = (entry: WalkEntry): WalkDecision => {
+    if (entry.kind !== "file") return; // FIFOs and devices could block or never end
+    if (filter !== null && !filter.matches(entry.path)) return;
+    const room = options.maxResults - summary.matches.length;
+    const found = grep.search(entry.absPath, entry.path, room);
+    if (found === UNREAD) return;
+    if (found === DENIED) {
+      summary.deniedFiles.push(entry.path);
+      return;
+    }
+    summary.filesSearched++;
+    if (found === BINARY) return;
+    if (found.length === 0) return;
+    summary.filesMatched++;
+    if (found.length > room) {
+      summary.matches.push(...found.slice(0, room));
+      summary.truncated = true;
+      return "stop";
+    }
+    summary.matches.push(...found);
   };
   try {
-    const walked = walkTree(workspace, start, {
+    const file = grantedFile(workspace, start);
+    if (file !== undefined) {
+      // A file the read grant names (its folder unreadable): searched unless hidden.
+      if (options.includeHidden || !start.split("/").some((part) => part.startsWith("."))) {
+        visit(file);
+      }
+      return summary;
+    }
+    summary.deniedDirs = walkTree(workspace, start, {
       includeHidden: options.includeHidden,
       respectGitignore: options.respectGitignore,
-      visit(entry) {
-        if (entry.kind !== "file") return; // FIFOs and devices could block or never end
-        if (filter !== null && !filter.matches(entry.path)) return;
-        const room = options.maxResults - summary.matches.length;
-        const found = grep.search(entry.absPath, entry.path, room);
-        if (found === UNREAD) return;
-        if (found === DENIED) {
-          summary.deniedFiles.push(entry.path);
-          return;
-        }
-        summary.filesSearched++;
-        if (found === BINARY) return;
-        if (found.length === 0) return;
-        summary.filesMatched++;
-        if (found.length > room) {
-          summary.matches.push(...found.slice(0, room));
-          summary.truncated = true;
-          return "stop";
-        }
-        summary.matches.push(...found);
-      },
-    });
-    summary.deniedDirs = walked.deniedDirs;
+      visit,
+    }).deniedDirs;
   } finally {
     grep.release();
   }

@@ -153,7 +153,10 @@ export function fdFilesArguments(
     "--type=l",
     "--type=p",
     "--type=s",
-    ...hiddenFlags(request.includeHidden, exclude),
+    // Without hidden names fd leaves them out itself, except those a .gitignore `!` rule
+    // brings back, and lists what is inside _darcs: the tool drops both (fd_files.ts), which
+    // costs less than an --exclude, tested on every path fd meets.
+    ...(request.includeHidden ? hiddenFlags(true, exclude) : []),
     ...excluded.filter((path) => path.startsWith(prefix))
       .flatMap((path) => exclude(`/${literalGlob(path.slice(prefix.length))}`)),
   ];

@@ -78,6 +78,8 @@ export class SearchClient {
           case "unavailable":
             finish({ unavailable: reply.reason });
             return;
+          case "grant":
+            return; // answers grant(), never a run
           default: {
             const never: never = reply;
             throw new Error(`unknown search reply ${JSON.stringify(never)}`);
@@ -86,6 +88,25 @@ export class SearchClient {
       };
       this.#send(request);
       if (signal?.aborted) stop();
+    });
+  }
+
+  /**
+   * The call's read grant, as the host gave it to the tool's worker.
+   *
+   * @returns true for everything, else absolute paths (none when the tool may not read).
+   */
+  grant(): Promise<true | string[]> {
+    if (this.#busy) throw new Error("SearchClient.grant() called while a run is going on");
+    this.#busy = true;
+    return new Promise((settle) => {
+      this.#port.onmessage = (event: MessageEvent<SearchReply>) => {
+        if (event.data.type !== "grant") return;
+        this.#port.onmessage = null;
+        this.#busy = false;
+        settle(event.data.read);
+      };
+      this.#send({ type: "grant" });
     });
   }
 

@@ -35,8 +35,8 @@ export interface FilesRequest {
   extension?: string;
 }
 
-/** What a tool asks. */
-export type SearchRequest = GrepRequest | FilesRequest | { type: "stop" };
+/** What a tool asks; `grant` asks for the call's read grant (answered with `grant`). */
+export type SearchRequest = GrepRequest | FilesRequest | { type: "stop" } | { type: "grant" };
 
 /** What the host answers: `started`, then `data` chunks, then `done`; or `unavailable`. */
 export type SearchReply =
@@ -52,4 +52,9 @@ export type SearchReply =
   /** The process ended (`code` null when it was stopped); `stderr` is its start. */
   | { type: "done"; code: number | null; stderr: string }
   /** No process can run for this request: use the built-in search. */
-  | { type: "unavailable"; reason: string };
+  | { type: "unavailable"; reason: string }
+  /**
+   * The tool's read grant (true: everything; else absolute paths), so the built-in search
+   * walks only what it may read.
+   */
+  | { type: "grant"; read: true | string[] };

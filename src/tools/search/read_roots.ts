@@ -1,9 +1,10 @@
-// Where the indexing walk starts: the workspace when the read grant covers it, else each
-// granted folder or file inside it (`--allow-read=src` indexes src/ and never asks to read
-// the workspace's root, its .gitignore or .git/info/exclude).
+// Where a walk of the workspace starts (the code index's, the built-in grep_search's): the
+// workspace when the read grant covers it, else each granted folder or file inside it
+// (`--allow-read=src` walks src/ and never asks to read the workspace's root, its .gitignore
+// or .git/info/exclude).
 
 import { relative, resolve, sep } from "node:path";
-import { realPathIfExists } from "../platform/real_path_if_exists.ts";
+import { realPathIfExists } from "../../platform/real_path_if_exists.ts";
 
 /** Whether a relative path leads out of its base (or to another drive). */
 function outside(rel: string): boolean {
@@ -12,21 +13,21 @@ function outside(rel: string): boolean {
 }
 
 /**
- * The workspace-relative places the index walks, with forward slashes ("" is the whole
+ * The workspace-relative places a walk covers, with forward slashes ("" is the whole
  * workspace); none when the grant reaches nothing inside the workspace.
  *
  * @param workspace The workspace folder.
- * @param read The read permission the indexing workers get: true for all, else absolute paths.
+ * @param read The read permission the walking worker gets: true for all, else absolute paths.
  *
  * @example
  * ```ts
- * import { indexRoots } from "./index_roots.ts";
- * if (indexRoots("/w", true).join() !== "") throw new Error();
- * if (indexRoots("/w", ["/w/src", "/w/lib/a.ts", "/etc"]).join() !== "lib/a.ts,src") throw new Error();
- * if (indexRoots("/w", ["/"]).join() !== "") throw new Error();
+ * import { readRoots } from "./read_roots.ts";
+ * if (readRoots("/w", true).join() !== "") throw new Error();
+ * if (readRoots("/w", ["/w/src", "/w/lib/a.ts", "/etc"]).join() !== "lib/a.ts,src") throw new Error();
+ * if (readRoots("/w", ["/"]).join() !== "") throw new Error();
  * ```
  */
-export function indexRoots(workspace: string, read: boolean | readonly string[]): string[] {
+export function readRoots(workspace: string, read: boolean | readonly string[]): string[] {
   if (read === true) return [""];
   if (read === false) return [];
   const bases = [resolve(workspace), realPathIfExists(workspace)].filter((b) => b !== undefined);
