@@ -10,6 +10,7 @@ import type * as PromptAhead from "./prompt_ahead.ts";
 import type * as RunCommand from "./dispatch_command.ts";
 import type { EditorFrontEnd } from "./dispatch_command.ts";
 import type * as RunConversation from "./run_conversation.ts";
+import type * as DirectCommands from "./direct_commands.ts";
 
 // Not string literals, like main.ts's import of this file: when a module loads, `deno run`
 // also prepares every module its literal dynamic imports reach, which cost about 2.5 ms
@@ -20,6 +21,8 @@ const RUN_COMMAND_MODULE = "./dispatch_command.ts";
 // A run skips dispatch_command.ts: its literal imports of every other command (MCP, code
 // index, doctor, ...) made Deno prepare their module graphs first, about 30 ms of a -p run.
 const RUN_CONVERSATION_MODULE = "./run_conversation.ts";
+// `harness tool` and `policy explain` skip it too: plugin authors run `harness tool` in a loop.
+const DIRECT_COMMANDS_MODULE = "./direct_commands.ts";
 
 /** How run_cli reports (the version line, one-line errors), and the editor front end. */
 export interface CliIO {
@@ -75,6 +78,15 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
       } finally {
         ahead.release();
       }
+    }
+    case "tool":
+    case "policy_explain": {
+      const direct: typeof DirectCommands = await import(DIRECT_COMMANDS_MODULE);
+      tracePhase("direct_commands.ts imported");
+      const cwd = Deno.cwd();
+      return command.kind === "tool"
+        ? await direct.runToolCommand(command, grants.value.grants, cwd, io)
+        : await direct.runPolicyExplain(command, grants.value.grants, cwd, io);
     }
     default: {
       const { runCommand }: typeof RunCommand = await import(RUN_COMMAND_MODULE);
