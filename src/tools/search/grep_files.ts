@@ -6,7 +6,6 @@
 // reported, so a folder swapped for a symbolic link during the search never shows a file
 // outside it.
 
-import { join } from "node:path";
 import { BINARY, FileReader } from "./file_reader.ts";
 import { compileGlob } from "./glob_matcher.ts";
 import { compileSearchPattern } from "./search_pattern.ts";
