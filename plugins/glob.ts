@@ -11,12 +11,7 @@ import { listWithFd } from "../src/tools/search/fd_files.ts";
 import { compileGlob } from "../src/tools/search/glob_matcher.ts";
 import { firstInWalkOrder } from "../src/tools/search/walk_order.ts";
 import { readRoots } from "../src/tools/search/read_roots.ts";
-import {
-  grantedFile,
-  placesUnder,
-  type WalkEntry,
-  walkTree,
-} from "../src/tools/search/walk_tree.ts";
+import { placesUnder, type WalkEntry, walkTree } from "../src/tools/search/walk_tree.ts";
 import { workspaceRelative } from "../src/tools/workspace_path.ts";
 
 /** Paths listed before the output is cut (the count stays exact). */
@@ -91,13 +86,8 @@ export default defineTool({
       if (count++ < MAX_LISTED) found.push(entry.path);
     };
     for (const place of listed ? [] : await placesFrom(start)) {
-      const file = grantedFile(ctx.workspace, place);
-      if (file === undefined) {
-        const options = { includeHidden: glob.namesHidden, respectGitignore: true, visit };
-        deniedDirs.push(...walkTree(ctx.workspace, place, options).deniedDirs);
-      } else if (glob.namesHidden || !place.split("/").some((part) => part.startsWith("."))) {
-        visit(file);
-      }
+      const options = { includeHidden: glob.namesHidden, respectGitignore: true, visit };
+      deniedDirs.push(...walkTree(ctx.workspace, place, options).deniedDirs);
     }
     const lines = [`${count} files match "${pattern}" in "${path}":`, ...found];
     if (count === 0) {

@@ -9,7 +9,7 @@
 import { BINARY, FileReader } from "./file_reader.ts";
 import { compileGlob } from "./glob_matcher.ts";
 import { compileSearchPattern } from "./search_pattern.ts";
-import { grantedFile, type WalkDecision, type WalkEntry, walkTree } from "./walk_tree.ts";
+import { type WalkDecision, type WalkEntry, walkTree } from "./walk_tree.ts";
 
 export { patternToRegExp } from "./search_pattern.ts";
 
@@ -243,14 +243,6 @@ export function grepTree(
     summary.matches.push(...found);
   };
   try {
-    const file = grantedFile(workspace, start);
-    if (file !== undefined) {
-      // A file the read grant names (its folder unreadable): searched unless hidden.
-      if (options.includeHidden || !start.split("/").some((part) => part.startsWith("."))) {
-        visit(file);
-      }
-      return summary;
-    }
     summary.deniedDirs = walkTree(workspace, start, {
       includeHidden: options.includeHidden,
       respectGitignore: options.respectGitignore,

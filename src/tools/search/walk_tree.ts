@@ -173,7 +173,8 @@ function byName(a: Deno.DirEntry, b: Deno.DirEntry): number {
  * Walks the tree under `start` depth-first in name order, calling `visit` for each entry.
  *
  * @param workspace Absolute workspace root.
- * @param start Workspace-relative folder with forward slashes ("" or "." for the root).
+ * @param start Workspace-relative folder with forward slashes ("" or "." for the root), or a
+ *   file, visited by itself (a file the read grant names; its folder may be unreadable).
  * @param options Hidden names, gitignore, depth, and a visitor returning "skip" or "stop".
  * @returns Whether the visitor stopped the walk, and how many folders could not be read.
  * @throws {ToolError} validation_failed when a folder is swapped for a symbolic link while
@@ -197,9 +198,16 @@ export function walkTree(
   options: WalkOptions & { visit: (entry: WalkEntry) => WalkDecision },
 ): WalkSummary {
   const startPath = start === "." ? "" : start.replace(/^\.\//, "").replace(/\/+$/, "");
+  const summary: WalkSummary = { stopped: false, unreadableDirs: 0, deniedDirs: [] };
+  const file = startFile(workspace, startPath);
+  if (file !== undefined) {
+    // A file the read grant names (its folder unreadable) is walked by itself, unless hidden.
+    const hidden = startPath.split("/").some((part) => part.startsWith("."));
+    if (options.includeHidden || !hidden) summary.stopped = options.visit(file) === "stop";
+    return summary;
+  }
   const levels = options.respectGitignore ? ancestorLevels(workspace, startPath) : [];
   const maxDepth = options.maxDepth ?? Infinity;
-  const summary: WalkSummary = { stopped: false, unreadableDirs: 0, deniedDirs: [] };
   const { includeHidden, respectGitignore, visit, enterDir } = options;
   const probe: GitignoreEntry = { path: "", name: "", isDir: false }; // reused per entry
 
@@ -265,14 +273,8 @@ export function walkTree(
   return summary;
 }
 
-/**
- * The entry of `start` when it is a file (a file the read grant names, walked by itself);
- * undefined for a folder or what cannot be read (the walk says why).
- *
- * @param workspace Absolute workspace root.
- * @param start Workspace-relative path with forward slashes.
- */
-export function grantedFile(workspace: string, start: string): WalkEntry | undefined {
+/** The entry of `start` when it is a file, not a folder (nor a link to one). */
+function startFile(workspace: string, start: string): WalkEntry | undefined {
   if (start === "" || start === ".") return undefined;
   const absPath = join(workspace, start);
   try {
