@@ -211,23 +211,7 @@ export async function prepareToolCall(
   }
 
   // A PreToolUse hook blocked the call: the model reads why (and the hook's context).
-  const hookDenied = (deny: string, verdict: BeforeCallVerdict, decide: boolean) => {
-    const reason = `Blocked by a PreToolUse hook: ${deny}`;
-    if (decide) {
-      const decision: ApprovalDecision = {
-        decision: "deny",
-        by: "policy",
-        rule: "PreToolUse hook",
-        reason,
-      };
-      options.sink({
-        type: "permission_decided",
-        callId: call.id,
-        name: call.name,
-        decision,
-        args,
-      });
-    } else options.sink({ type: "warning", message: reason });
+  const hookDenied = (reason: string, verdict: BeforeCallVerdict) => {
     step({ type: "denied", by: "policy", reason });
     const result = verdict.context === undefined
       ? failure("permission_denied", reason)
@@ -252,7 +236,23 @@ export async function prepareToolCall(
           again.error.join("; ")
         }`;}
     }
-    if (deny !== undefined) return hookDenied(deny, verdict, true);
+    if (deny !== undefined) {
+      const reason = `Blocked by a PreToolUse hook: ${deny}`;
+      const decision: ApprovalDecision = {
+        decision: "deny",
+        by: "policy",
+        rule: "PreToolUse hook",
+        reason,
+      };
+      options.sink({
+        type: "permission_decided",
+        callId: call.id,
+        name: call.name,
+        decision,
+        args,
+      });
+      return hookDenied(reason, verdict);
+    }
     approval = verdict.approval;
     hooked = {
       call: { id: call.id, name: call.name, args, info },
@@ -325,7 +325,12 @@ export async function prepareToolCall(
         (rewritten
           ? "it changed the arguments the user approved, so the call did not run"
           : undefined);
-      if (deny !== undefined) return hookDenied(deny, verdict, false);
+      if (deny !== undefined) {
+        // The user's allow is already logged: the block is said to them and to the model.
+        const reason = `Blocked by a PreToolUse hook: ${deny}`;
+        options.sink({ type: "warning", message: reason });
+        return hookDenied(reason, verdict);
+      }
       screened = {
         call: changed,
         ...(verdict.context === undefined ? {} : { context: verdict.context }),
