@@ -4,10 +4,27 @@
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { reply, startFakeLlmServer } from "../helpers/fake_llm_server.ts";
-import { cliSandbox } from "../helpers/run_cli.ts";
-import { lastScreenLine, startPty } from "../helpers/pty.ts";
+import { type CliSandbox, cliSandbox } from "../helpers/run_cli.ts";
+import { lastScreenLine, type PtySession, startPty } from "../helpers/pty.ts";
 
 const linux = Deno.build.os === "linux";
+
+/** The REPL on a terminal with its first message sent: the server answers it slowly. */
+async function duringTurn(
+  sandbox: CliSandbox,
+  server: ReturnType<typeof startFakeLlmServer>,
+): Promise<PtySession> {
+  const pty = startPty(sandbox, ["--base-url", server.baseUrl, "--model", "m"]);
+  try {
+    await pty.waitFor((out) => out.includes("> "), "the prompt");
+    await pty.type("first\r");
+    await pty.waitFor(() => server.requests.length === 1, "the first request");
+  } catch (error) {
+    await pty[Symbol.asyncDispose]();
+    throw error;
+  }
+  return pty;
+}
 
 Deno.test({
   name: "REPL on a terminal: a line entered during a turn is queued and sent when it ends",
@@ -38,10 +55,7 @@ Deno.test({
   async fn() {
     await using sandbox = await cliSandbox();
     await using server = startFakeLlmServer([reply().text("only answer").delay(1500)]);
-    await using pty = startPty(sandbox, ["--base-url", server.baseUrl, "--model", "m"]);
-    await pty.waitFor((out) => out.includes("> "), "the prompt");
-    await pty.type("first\r");
-    await pty.waitFor(() => server.requests.length === 1, "the first request");
+    await using pty = await duringTurn(sandbox, server);
     await pty.type("never sent\r");
     await new Promise((resolve) => setTimeout(resolve, 100));
     await pty.type("\x1b");
@@ -59,10 +73,7 @@ Deno.test({
   async fn() {
     await using sandbox = await cliSandbox();
     await using server = startFakeLlmServer([reply().text("only answer").delay(1500)]);
-    await using pty = startPty(sandbox, ["--base-url", server.baseUrl, "--model", "m"]);
-    await pty.waitFor((out) => out.includes("> "), "the prompt");
-    await pty.type("first\r");
-    await pty.waitFor(() => server.requests.length === 1, "the first request");
+    await using pty = await duringTurn(sandbox, server);
     await pty.type("\x04");
     let timer: ReturnType<typeof setTimeout> | undefined;
     const late = new Promise<"still running">((done) => {
