@@ -16,6 +16,8 @@ import { createOpenAICompatProvider } from "../src/providers/openai_compat.ts";
 import { parseGrantFlags } from "../src/cli/grant_flags.ts";
 import { discoverPlugins } from "../src/plugins/load_plugins.ts";
 import { createToolHost } from "../src/sandbox/tool_host.ts";
+import { ToolSet } from "../src/tools/tool_set.ts";
+import { checkpointStages } from "../src/app/run_checkpoints.ts";
 import { CheckpointRepo } from "../src/checkpoints/checkpoint_repo.ts";
 import { TurnCheckpoints } from "../src/checkpoints/turn_checkpoints.ts";
 import { reply, startFakeLlmServer } from "../tests/helpers/fake_llm_server.ts";
@@ -148,13 +150,16 @@ async function turns(pace: { delay: number; frames: number; every: number } | un
       }),
     maxFileBytes: 5 * 1024 * 1024,
   });
+  const gated = checkpointStages(timed);
+  const checkpointed = { call: [gated.gate], turn: [gated.turn], checkpoints: timed };
   const parts = (withCheckpoints: boolean) => ({
     provider,
-    tools: host,
+    tools: { set: new ToolSet([host]) },
     approver: allow,
     recorder,
     limits: { maxIterations: 4, maxToolCalls: 4 },
-    ...(withCheckpoints ? { checkpoints: timed } : {}),
+    window: {},
+    stages: withCheckpoints ? checkpointed : { call: [], turn: [] },
   });
   const plain = new Conversation(parts(false), { messages: [{ kind: "system", content: "s" }] });
   const checked = new Conversation(parts(true), { messages: [{ kind: "system", content: "s" }] });

@@ -1,7 +1,8 @@
 // One ACP session: a conversation of the folder's workspace (app/open_run.ts opens it, as for
-// the REPL), its file tools going through the editor when it offers fs/* (edits reported as
-// diffs) and the policy approver asking through session/request_permission. acp_agent.ts
-// opens one per session/new and session/load.
+// the REPL), its file tools reading and writing the editor's buffers when it offers fs/* (the
+// file port of editor_files.ts; edits reported as diffs) and the policy approver asking
+// through session/request_permission. acp_agent.ts opens one per session/new and
+// session/load.
 
 import { type AgentContext, type ClientCapabilities, methods } from "@agentclientprotocol/sdk";
 import type { Workspace } from "../app/open_run.ts";
@@ -12,7 +13,7 @@ import type { Grants } from "../sandbox/grants.ts";
 import type { LoadedSession } from "../sessions/session_store_types.ts";
 import type { Conversation } from "../agent/conversation.ts";
 import { createAcpPrompter, type PromptedCall } from "./acp_prompter.ts";
-import { type FileDiff, withEditorFiles } from "./editor_files.ts";
+import { diskDiffStages, editorFiles, type FileDiff } from "./editor_files.ts";
 import { toolKind, toolTitle } from "./tool_updates.ts";
 import type { McpServer } from "@agentclientprotocol/sdk";
 
@@ -28,8 +29,6 @@ export interface AcpAgentDeps {
   grants: Grants;
   /** --yes: approve every call the sandbox allows (policy denies still apply). */
   yes: boolean;
-  /** Characters of one result the model reads. */
-  outputLimit: number;
   /** The workspace of a folder with the MCP servers the editor named, opened once. */
   workspace(cwd: string, mcpServers: readonly McpServer[]): Promise<AcpWorkspace>;
   log(message: string): void;
@@ -89,30 +88,25 @@ export function openAcpSession(
       ),
   });
   const approver = workspace.workspace.approval.approver(prompter);
+  // The file tools read and write the editor's buffers when it offers both; else the disk,
+  // whose edits are diffed around each run.
   const fs = capabilities.fs ?? {};
-  const tools = withEditorFiles(workspace.workspace.tools.runner, {
+  const diffs = {
     workspace: cwd,
     grants: deps.grants,
-    outputLimit: deps.outputLimit,
-    fs: {
-      ...(fs.readTextFile
-        ? {
-          read: async (path: string) =>
-            (await client.request(methods.client.fs.readTextFile, { sessionId, path })).content,
-        }
-        : {}),
-      ...(fs.writeTextFile
-        ? {
-          write: async (path: string, content: string) => {
-            await client.request(methods.client.fs.writeTextFile, { sessionId, path, content });
-          },
-        }
-        : {}),
-    },
-    onDiff: (diff) => live.diffs.push(diff),
-  });
+    onDiff: (diff: FileDiff) => live.diffs.push(diff),
+  };
+  const files = fs.readTextFile && fs.writeTextFile
+    ? editorFiles({
+      read: async (path) =>
+        (await client.request(methods.client.fs.readTextFile, { sessionId, path })).content,
+      write: async (path, content) => {
+        await client.request(methods.client.fs.writeTextFile, { sessionId, path, content });
+      },
+    }, diffs)
+    : undefined;
   const seat = {
-    tools,
+    ...(files ? { files } : { stages: diskDiffStages(diffs) }),
     approver: {
       approve(request: Parameters<LazyApprover["approve"]>[0], signal?: AbortSignal) {
         live.currentCall = {

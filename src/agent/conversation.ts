@@ -1,44 +1,51 @@
 // One conversation: the canonical message list, the tool state (tasks) and the parts a
 // turn needs. The REPL and the -p runner call `send`; every loop event goes to the session
-// recorder first (so it is on disk before the next step) and then to the display. What each
-// request sends comes from the prompt window (prompt_window.ts): append-only between steps.
+// recorder first (so it is on disk before the next step) and then to the display. A turn
+// runs the conversation's own stages (turn_kernel.ts: room, window, loop guard, repeated
+// failures) and the features' (turn_stage.ts), and each call the path of call_driver.ts.
+// What each request sends comes from the prompt window (prompt_window.ts): append-only
+// between steps.
 
 import { type LoopLimits, runAgentLoop, type TurnOutcome, unsentTurn } from "./agent_loop.ts";
-import type { ArgumentParser } from "./call_driver.ts";
+import type { ArgumentParser, PlacedStage } from "./call_flight.ts";
+import { type CallPath, callPath } from "./call_driver.ts";
 import type { LoopEventSink } from "./loop_events.ts";
 import {
   type ImagePart,
   type Message,
   sumUsage,
-  type ToolCall,
-  type ToolResult,
   type ToolSchema,
   type Usage,
 } from "../messages.ts";
 import { formatAgentError } from "../errors.ts";
 import type { Approver } from "../permissions/approver.ts";
 import type { Provider } from "../providers/provider.ts";
-import type { RefusalNumbers } from "../providers/context_refusal.ts";
-import { MESSAGE_OVERHEAD, type TokenCounter } from "../providers/token_counter.ts";
+import type { TokenCounter } from "../providers/token_counter.ts";
 import type { SessionRecorder } from "./session_recorder.ts";
-import type { ToolRunner } from "../tools/tool_runner.ts";
 import { ContextBudget } from "./context_budget.ts";
-import { RepeatedFailureTracker } from "./repair_arguments.ts";
 import type { ContextReport } from "./context_report.ts";
 import { compactedMessages, requestSummary } from "./compaction.ts";
 import { PromptWindow } from "./prompt_window.ts";
-import type { FitResult } from "./fit_request.ts";
-import { toToolSchema } from "../tools/tool_runner.ts";
 import type { RestorePlan, TurnCheckpoints } from "../checkpoints/turn_checkpoints.ts";
-import { type CallHooks, mayChangeFiles, STOP_HOOK_PREFIX, type TurnHooks } from "./turn_hooks.ts";
+import { offerTools, type ToolScope } from "./tool_offer.ts";
+import {
+  type OutgoingMessage,
+  type StartSource,
+  STOP_HOOK_PREFIX,
+  type TurnContext,
+  type TurnStage,
+} from "./turn_stage.ts";
+import {
+  failureStage,
+  guardStage,
+  type KernelHost,
+  roomStage,
+  type WindowStage,
+  windowStage,
+} from "./turn_kernel.ts";
 
-export interface ConversationParts {
-  provider: Provider;
-  tools: ToolRunner;
-  approver: Approver;
-  recorder: SessionRecorder;
-  limits: LoopLimits;
-  parseArguments?: ArgumentParser;
+/** The model's window as the conversation knows it. */
+export interface ConversationWindow {
   /** The model's context length when known: enables warnings and shortening old results. */
   contextLength?: number;
   /** Where the context length came from, for /context. */
@@ -47,29 +54,38 @@ export interface ConversationParts {
   contextRaise?: string;
   /** Compact automatically when a request would fill this percentage of the window (85). */
   compactAt?: number;
-  /** Identical failing calls allowed before the turn stops (default 3). */
-  repeatedFailureLimit?: number;
   /** The model's token count, shared by a run's conversations (learned from its usage). */
   tokenCounter?: TokenCounter;
+}
+
+/** The limits of each turn. */
+export interface ConversationLimits extends LoopLimits {
+  /** Identical failing calls allowed before the turn stops (default 3). */
+  repeatedFailures?: number;
   /** The identical call with the same result answered without running (default 3; 0: off). */
   loopGuard?: number;
-  /** Snapshots before turns that change files, for /undo and /rewind (src/checkpoints/). */
+}
+
+/** What features add to a conversation (app/ assembles them). */
+export interface ConversationStages {
+  /** Stages placed on each call's path (hooks, checkpoint gate, edit note, image gate ...). */
+  call: readonly PlacedStage[];
+  /** Steps in each turn (images of a message, hooks, checkpoints). */
+  turn: readonly TurnStage[];
+  /** Turns the model's argument text into a value (argument repair); default: plain JSON. */
+  parse?: ArgumentParser;
+  /** The snapshots behind /undo and /rewind (their stages are among the above). */
   checkpoints?: TurnCheckpoints;
-  /** PreToolUse and PostToolUse hooks (src/hooks/, through app/). */
-  callHooks?: CallHooks;
-  /** UserPromptSubmit, Stop and SessionStart hooks. */
-  turnHooks?: TurnHooks;
-  /** Why the conversation starts: its SessionStart hooks run before its first message. */
-  sessionStart?: "startup" | "resume";
-  /**
-   * Finds the images a user's message names (`@pic.png`, a pasted path) and checks them with
-   * the ones given (an editor's): the images to send, or why the message is not sent.
-   */
-  prepareMessage?(
-    text: string,
-    images: readonly ImagePart[],
-    signal: AbortSignal,
-  ): Promise<{ images: ImagePart[] } | { refused: string }>;
+}
+
+export interface ConversationParts {
+  provider: Provider;
+  tools: ToolScope;
+  approver: Approver;
+  recorder: SessionRecorder;
+  limits: ConversationLimits;
+  window: ConversationWindow;
+  stages: ConversationStages;
 }
 
 /** A user message of the conversation, for /rewind's list. */
@@ -99,26 +115,38 @@ export class Conversation {
   #lastStop: TurnOutcome["stopReason"] | undefined;
   #budget: ContextBudget | undefined;
   #window: PromptWindow;
-  /** The request's size when the last user message was sent, to see how much a turn adds. */
-  #turnStart: number | undefined;
+  /** The path each call of the conversation takes (the kernel's stages and the features'). */
+  readonly #path: CallPath;
+  /** The conversation as its own turn stages see it. */
+  readonly #host: KernelHost;
   /** Said to the model with the next user message: hook context, what /undo did. */
   #notes: string[] = [];
   /** SessionStart hooks still to run, before the next message. */
-  #pendingStart: "startup" | "resume" | "clear" | undefined;
+  #pendingStart: StartSource | undefined;
 
   constructor(
     readonly parts: ConversationParts,
-    init: { messages: Message[]; state?: Record<string, unknown> },
+    init: { messages: Message[]; state?: Record<string, unknown>; starting?: StartSource },
   ) {
     this.messages = init.messages;
     this.state = init.state ?? {};
-    this.#pendingStart = parts.sessionStart;
+    this.#pendingStart = init.starting;
     this.#window = this.#useWindow();
+    this.#path = callPath(parts.stages.call);
+    this.#host = {
+      messages: () => this.messages,
+      window: () => this.#window,
+      budget: () => this.#budget,
+      schemas: () => this.#schemas(),
+      provider: () => this.parts.provider,
+      ...(parts.window.compactAt === undefined ? {} : { compactAt: parts.window.compactAt }),
+      compact: (display, signal) => this.compact(display, signal),
+    };
   }
 
   /** The window and budget of the model in `parts` (its counter, its window). */
   #useWindow(): PromptWindow {
-    const { contextLength, contextRaise, compactAt, tokenCounter } = this.parts;
+    const { contextLength, contextRaise, compactAt, tokenCounter } = this.parts.window;
     this.#budget = contextLength
       ? new ContextBudget(contextLength, { ...(contextRaise ? { raise: contextRaise } : {}) })
       : undefined;
@@ -137,15 +165,15 @@ export class Conversation {
    */
   useModel(
     provider: Provider,
-    window: { contextLength?: number; contextSource?: string; tokenCounter?: TokenCounter },
+    window: Pick<ConversationWindow, "contextLength" | "contextSource" | "tokenCounter">,
   ): void {
     this.parts.provider = provider;
-    delete this.parts.contextLength;
-    delete this.parts.contextSource;
-    delete this.parts.tokenCounter;
-    if (window.contextLength !== undefined) this.parts.contextLength = window.contextLength;
-    if (window.contextSource !== undefined) this.parts.contextSource = window.contextSource;
-    if (window.tokenCounter !== undefined) this.parts.tokenCounter = window.tokenCounter;
+    const { contextRaise, compactAt } = this.parts.window;
+    this.parts.window = {
+      ...(contextRaise === undefined ? {} : { contextRaise }),
+      ...(compactAt === undefined ? {} : { compactAt }),
+      ...window,
+    };
     this.#window = this.#useWindow();
   }
 
@@ -154,8 +182,9 @@ export class Conversation {
     return this.#window.tokens;
   }
 
-  #tools(): ToolSchema[] {
-    return this.parts.tools.list().map(toToolSchema);
+  /** The tools' schemas as the next request offers them. */
+  #schemas(): readonly ToolSchema[] {
+    return offerTools(this.parts.tools, this.contextLength).schemas;
   }
 
   /**
@@ -167,7 +196,7 @@ export class Conversation {
   requestView(): ConversationPrefix | undefined {
     const limit = this.#window.limit();
     if (limit === undefined) return undefined;
-    const tools = this.#tools();
+    const tools = this.#schemas();
     const messages = this.#window.view(this.messages);
     const counter = this.#window.counter;
     return {
@@ -185,9 +214,9 @@ export class Conversation {
    * @returns The report, or undefined when the window is unknown.
    */
   contextReport(): ContextReport | undefined {
-    const report = this.#window.report(this.messages, this.#tools(), {
-      source: this.parts.contextSource ?? "stated by the server",
-      ...(this.parts.contextLength ? { stated: this.parts.contextLength } : {}),
+    const report = this.#window.report(this.messages, this.#schemas(), {
+      source: this.parts.window.contextSource ?? "stated by the server",
+      ...(this.parts.window.contextLength ? { stated: this.parts.window.contextLength } : {}),
     });
     const last = this.#budget?.promptTokens;
     return report && last ? { ...report, lastPromptTokens: last } : report;
@@ -209,7 +238,7 @@ export class Conversation {
   ): Promise<{ error?: string; usage?: Usage }> {
     const said = this.messages.filter((m) => m.kind !== "system");
     if (said.length < 2) return { error: "Nothing to compact yet" };
-    const tools = this.#tools();
+    const tools = this.#schemas();
     const counter = this.#window.counter;
     const before = counter.request(this.#window.view(this.messages), tools);
     const turn = await requestSummary(this.messages, {
@@ -243,28 +272,17 @@ export class Conversation {
     };
     this.parts.recorder.record(event);
     display(event);
-    this.parts.checkpoints?.detachMessages();
-    await this.sessionStarted("compact", display, signal);
+    this.parts.stages.checkpoints?.detachMessages();
+    await this.#started("compact", { sink: display, signal });
     return usage;
   }
 
-  /**
-   * Runs the SessionStart hooks: their context goes with the next user message.
-   *
-   * @param source Why: a new conversation, a resumed one, /clear, or a compaction.
-   * @param display Receives the hooks' notices as warnings.
-   * @param signal Stops the hooks.
-   */
-  async sessionStarted(
-    source: "startup" | "resume" | "clear" | "compact",
-    display: LoopEventSink,
-    signal: AbortSignal,
-  ): Promise<void> {
-    const hooks = this.parts.turnHooks;
-    if (!hooks) return;
-    const verdict = await hooks.sessionStarted(source, signal);
-    for (const message of verdict.notices) display({ type: "warning", message });
-    if (verdict.context !== undefined) this.#notes.push(verdict.context);
+  /** Runs the SessionStart steps: their context goes with the next user message. */
+  async #started(source: StartSource, turn: TurnContext): Promise<void> {
+    for (const stage of this.parts.stages.turn) {
+      const context = await stage.started?.(source, turn);
+      if (context !== undefined) this.#notes.push(context);
+    }
   }
 
   /** Says why the conversation starts (/clear): its SessionStart hooks run with that source. */
@@ -282,7 +300,8 @@ export class Conversation {
    * the files changed from each on and not undone, for /rewind.
    */
   turns(): ConversationTurn[] {
-    const records = this.parts.checkpoints?.records().filter((record) => !record.undone) ?? [];
+    const records = this.parts.stages.checkpoints?.records().filter((record) => !record.undone) ??
+      [];
     const turns: ConversationTurn[] = [];
     this.messages.forEach((message, index) => {
       if (message.kind !== "user" || message.content.startsWith(STOP_HOOK_PREFIX)) return;
@@ -306,7 +325,7 @@ export class Conversation {
    * @returns The plan (its conflicts: files the user changed meanwhile), or why there is none.
    */
   planRestore(target: "last" | number): Promise<RestorePlan | { error: string }> {
-    const checkpoints = this.parts.checkpoints;
+    const checkpoints = this.parts.stages.checkpoints;
     if (!checkpoints) {
       return Promise.resolve({
         error: 'Checkpoints are off for this run (config "checkpoints", or no write grant)',
@@ -332,8 +351,8 @@ export class Conversation {
     if (this.#running) return { error: "Wait for the turn to end (or press Ctrl-C), then retry" };
     let restored: string[] = [];
     let kept: string[] = [];
-    if (plan && this.parts.checkpoints) {
-      const outcome = await this.parts.checkpoints.apply(plan, options.overwrite);
+    if (plan && this.parts.stages.checkpoints) {
+      const outcome = await this.parts.stages.checkpoints.apply(plan, options.overwrite);
       if ("error" in outcome) return outcome;
       this.parts.recorder.record(outcome.event);
       display(outcome.event);
@@ -343,7 +362,7 @@ export class Conversation {
       const keep = Math.max(1, Math.min(options.rewindTo, this.messages.length));
       this.messages = this.messages.slice(0, keep);
       this.#window.forget();
-      this.parts.checkpoints?.forget(keep);
+      this.parts.stages.checkpoints?.forget(keep);
       this.#lastStop = undefined;
       const event = { type: "rewound" as const, messageCount: keep };
       this.parts.recorder.record(event);
@@ -361,7 +380,7 @@ export class Conversation {
 
   /** Starts a conversation with a system prompt (recorded as the first message). */
   static start(parts: ConversationParts, systemPrompt: string): Conversation {
-    const conversation = new Conversation(parts, { messages: [] });
+    const conversation = new Conversation(parts, { messages: [], starting: "startup" });
     const system: Message = { kind: "system", content: systemPrompt };
     conversation.messages.push(system);
     parts.recorder.record({ type: "message", message: system });
@@ -415,117 +434,98 @@ export class Conversation {
     signal: AbortSignal,
     images: readonly ImagePart[],
   ): Promise<TurnOutcome> {
-    let sentEstimate = 0;
-    const sink: LoopEventSink = (event) => {
-      this.parts.recorder.record(event);
-      if (event.type === "state_changed") this.state = event.state;
-      // The model is asked again: the files its calls changed are snapshotted meanwhile.
-      if (event.type === "turn_started") this.parts.checkpoints?.settle();
-      display(event);
-      if (event.type !== "usage") return;
-      this.#window.observe(event.usage, event.side ? { side: true } : {});
-      if (event.side || !this.#budget) return;
-      for (const warning of this.#budget.observe(event.usage, sentEstimate)) {
-        sink({ type: "warning", message: warning.message });
-      }
-    };
-    const sending = (fitted: FitResult) => {
-      this.#window.sending(fitted.messages, this.#tools());
-      sentEstimate = fitted.tokens;
-      return fitted.messages;
-    };
-    const fitMessages = async (messages: readonly Message[]) => {
-      if (!this.#window.tokens) return messages;
-      const fitted = this.#window.fitted(messages, this.#tools());
-      if (fitted.note) sink({ type: "warning", message: fitted.note });
-      const checked = await this.#window.checkCount(messages, fitted, {
-        provider: this.parts.provider,
-        tools: this.#tools(),
-        signal,
-      });
-      if (checked !== fitted && checked.note) sink({ type: "warning", message: checked.note });
-      return sending(checked);
-    };
-    const refitMessages = (messages: readonly Message[], numbers: RefusalNumbers) => {
-      const refit = this.#window.refused(messages, this.#tools(), numbers);
-      return refit ? { messages: sending(refit.fitted), note: refit.note } : undefined;
-    };
-    const summary = await this.#makeRoom(userText, sink, display, signal);
-    // The images the message names, checked before anything is sent.
-    let sentImages = [...images];
-    if (userText !== null && this.parts.prepareMessage) {
-      const prepared = await this.parts.prepareMessage(userText, images, signal);
-      if ("refused" in prepared) return this.#refused(prepared.refused, sink);
-      sentImages = prepared.images;
-    }
-    if (this.#pendingStart !== undefined) {
-      const source = this.#pendingStart;
-      this.#pendingStart = undefined;
-      await this.sessionStarted(source, sink, signal);
-    }
-    // UserPromptSubmit hooks may stop the message (nothing is sent) or add context.
-    let sentText = userText;
-    if (userText !== null && this.parts.turnHooks) {
-      const verdict = await this.parts.turnHooks.promptSubmitted(userText, signal);
-      for (const message of verdict.notices) sink({ type: "warning", message });
-      const blocked = verdict.block ?? verdict.stop;
-      if (blocked !== undefined) {
-        return this.#refused(`Blocked by a UserPromptSubmit hook: ${blocked}`, sink);
-      }
-      if (verdict.context !== undefined) this.#notes.push(verdict.context);
-    }
-    if (sentText !== null && this.#notes.length > 0) {
-      sentText = `${sentText}\n\n${this.#notes.join("\n\n")}`;
-      this.#notes = [];
-    }
-    const checkpoints = this.parts.checkpoints;
-    if (checkpoints) {
-      // A continued turn belongs to the last user message.
-      const at = userText !== null
-        ? this.messages.length
-        : this.messages.findLastIndex((message) => message.kind === "user");
-      const said = userText ?? (at >= 0 ? this.messages[at]!.content : "");
-      checkpoints.begin(at, said);
-    }
-    const hooks = this.#callHooks(sink);
-    const turnHooks = this.parts.turnHooks;
-    const stopping = turnHooks ? turnHooks.stopping.bind(turnHooks) : undefined;
-    const limit = this.parts.repeatedFailureLimit ?? 3;
-    const failures = new RepeatedFailureTracker(limit);
-    const onCallFailed = (call: ToolCall, result: ToolResult) =>
-      failures.record(call.name, call.arguments, `${result.error_type}: ${result.error_message}`)
-        ? {
-          user: `Stopped: the model called "${call.name}" ${limit} times with the same ` +
-            `failing arguments (${result.error_type}); rephrase your request or type /continue`,
-          model: failures.stopMessage(call.name),
-        }
-        : undefined;
+    const window = windowStage(this.#host);
+    const sink = this.#sink(display, window);
+    const turn: TurnContext = { sink, signal };
+    const { limits } = this.parts;
+    const stages: TurnStage[] = [
+      roomStage(this.#host, display),
+      window,
+      guardStage(limits.loopGuard),
+      failureStage(limits.repeatedFailures),
+      ...this.parts.stages.turn,
+    ];
+    const message = this.#outgoing(userText, images);
+    const refused = await this.#prepare(message, stages, turn);
+    if (refused !== undefined) return this.#refused(refused, sink);
     try {
-      const outcome = await runAgentLoop(this.messages, sentText, {
-        provider: this.parts.provider,
-        tools: this.parts.tools,
-        approver: this.parts.approver,
-        sink,
-        limits: this.parts.limits,
-        state: this.state,
-        fitMessages,
-        refitMessages,
-        onCallFailed,
-        ...(sentImages.length > 0 ? { userImages: sentImages } : {}),
-        ...(hooks ? { hooks } : {}),
-        ...(stopping ? { stopping } : {}),
-        ...(this.parts.loopGuard === undefined ? {} : { loopGuard: this.parts.loopGuard }),
-        ...(this.parts.parseArguments ? { parseArguments: this.parts.parseArguments } : {}),
+      const outcome = await runAgentLoop(this.messages, message.text, {
+        ...this.#loopParts(stages, sink),
+        ...(message.images.length > 0 ? { userImages: message.images } : {}),
       }, signal);
-      if (summary) sumUsage(outcome.usage, summary);
+      if (message.usage) sumUsage(outcome.usage, message.usage);
       this.#lastStop = outcome.stopReason;
       return outcome;
     } finally {
       // The turn's file changes are recorded even when it was interrupted.
-      const checkpoint = await checkpoints?.end();
-      for (const message of checkpoints?.takeWarnings() ?? []) sink({ type: "warning", message });
-      if (checkpoint) sink({ type: "checkpoint", checkpoint });
+      for (const stage of stages) await stage.end?.(turn);
     }
+  }
+
+  /** Every loop event: recorded, then shown; usage teaches the window and the budget. */
+  #sink(display: LoopEventSink, window: WindowStage): LoopEventSink {
+    const sink: LoopEventSink = (event) => {
+      this.parts.recorder.record(event);
+      if (event.type === "state_changed") this.state = event.state;
+      display(event);
+      if (event.type !== "usage") return;
+      for (const message of window.observe(event)) sink({ type: "warning", message });
+    };
+    return sink;
+  }
+
+  /** The user's message as the turn's stages get it. */
+  #outgoing(text: string | null, images: readonly ImagePart[]): OutgoingMessage {
+    const messages = () => this.messages;
+    return {
+      text,
+      images: [...images],
+      notes: this.#notes,
+      ...(this.#pendingStart === undefined ? {} : { starting: this.#pendingStart }),
+      position() {
+        // A continued turn belongs to the last user message.
+        const at = text !== null
+          ? messages().length
+          : messages().findLastIndex((message) => message.kind === "user");
+        return { at, said: text ?? (at >= 0 ? messages()[at]!.content : "") };
+      },
+    };
+  }
+
+  /** Runs the stages before the message is sent; why it is not sent, if a stage refused it. */
+  async #prepare(
+    message: OutgoingMessage,
+    stages: readonly TurnStage[],
+    turn: TurnContext,
+  ): Promise<string | undefined> {
+    for (const stage of stages) {
+      const verdict = await stage.send?.(message, turn);
+      this.#pendingStart = message.starting;
+      if (verdict) return verdict.refused;
+    }
+    if (message.text !== null && this.#notes.length > 0) {
+      message.text = `${message.text}\n\n${this.#notes.join("\n\n")}`;
+      this.#notes = [];
+    }
+    return undefined;
+  }
+
+  #loopParts(stages: readonly TurnStage[], sink: LoopEventSink) {
+    const { provider, tools, approver, limits } = this.parts;
+    const parse = this.parts.stages.parse;
+    return {
+      provider,
+      tools,
+      approver,
+      sink,
+      limits,
+      state: this.state,
+      path: this.#path,
+      stages,
+      window: () => this.contextLength,
+      ...(parse ? { parseArguments: parse } : {}),
+      ...(tools.files ? { files: tools.files } : {}),
+    };
   }
 
   /**
@@ -537,76 +537,7 @@ export class Conversation {
     this.messages.push(message);
   }
 
-  /**
-   * Before a user message is sent: when shortening old tool output (which the next request does
-   * on its own) would not bring the conversation under the threshold, it is compacted first,
-   * since a summary loses more than output the model can read again. When this turn will
-   * likely cross the threshold (the last one grew as much), the step is taken now, so what it
-   * makes the server process again does not include this turn's results.
-   *
-   * @returns The summary request's usage, when one was sent.
-   */
-  async #makeRoom(
-    userText: string | null,
-    sink: LoopEventSink,
-    display: LoopEventSink,
-    signal: AbortSignal,
-  ): Promise<Usage | undefined> {
-    const threshold = this.#window.threshold();
-    if (threshold === undefined || userText === null) return undefined;
-    if (this.messages.filter((m) => m.kind !== "system").length < 2) return undefined;
-    const tools = this.#tools();
-    const counter = this.#window.counter;
-    const extra = counter.text(userText) + MESSAGE_OVERHEAD;
-    const now = counter.request(this.#window.view(this.messages), tools) + extra;
-    const growth = this.#turnStart === undefined ? 0 : Math.max(0, now - this.#turnStart);
-    const planned = this.#window.plan(this.messages, tools, threshold - extra);
-    if (planned.tokens + extra <= threshold) {
-      if (now <= threshold && now + growth > threshold) {
-        const step = this.#window.plan(this.messages, tools, 0);
-        this.#window.commit(this.messages, step);
-        if (step.note) sink({ type: "warning", message: step.note });
-        this.#turnStart = step.tokens + extra;
-      } else {
-        this.#turnStart = now;
-      }
-      return undefined;
-    }
-    sink({
-      type: "warning",
-      message: `The conversation fills over ${this.parts.compactAt ?? 85}% of the ` +
-        `${this.#window.tokens}-token window even with old tool output shortened: compacting ` +
-        `it first (config "compact_at")`,
-    });
-    // compact() records its own event: the display alone is told.
-    const compacted = await this.compact(display, signal);
-    if (compacted.error) sink({ type: "warning", message: compacted.error });
-    this.#turnStart = undefined;
-    return compacted.usage;
-  }
-
-  /** The call hooks with the checkpoint first: a call that may change files waits for it. */
-  #callHooks(sink: LoopEventSink): CallHooks | undefined {
-    const { callHooks, checkpoints } = this.parts;
-    if (!callHooks && !checkpoints) return undefined;
-    return {
-      screens: (tool) => callHooks?.screens(tool) ?? false,
-      beforeCall: (call, signal) =>
-        callHooks ? callHooks.beforeCall(call, signal) : Promise.resolve({ notices: [] }),
-      async beforeRun(call) {
-        if (checkpoints && mayChangeFiles(call.info)) {
-          await checkpoints.beforeChange();
-          checkpoints.changed();
-          for (const message of checkpoints.takeWarnings()) sink({ type: "warning", message });
-        }
-        await callHooks?.beforeRun(call);
-      },
-      afterCall: (call, result, signal) =>
-        callHooks ? callHooks.afterCall(call, result, signal) : Promise.resolve({ notices: [] }),
-    };
-  }
-
-  /** A message the hooks stopped: nothing is sent, and the turn ends with the reason. */
+  /** A message a stage refused: nothing is sent, and the turn ends with the reason. */
   #refused(message: string, sink: LoopEventSink): TurnOutcome {
     this.#lastStop = "error";
     sink({ type: "done", stopReason: "error", text: "", errorMessage: message });
@@ -621,6 +552,6 @@ export class Conversation {
     this.#notes = [];
     this.#pendingStart = "clear";
     // The files the turns changed can still be put back.
-    this.parts.checkpoints?.detachMessages();
+    this.parts.stages.checkpoints?.detachMessages();
   }
 }

@@ -1,21 +1,25 @@
-// What each conversation of a run gets besides its provider and tools, the same for every
-// front end: checkpoints of the write grant (with a resumed session's records), the hooks of
-// the user's and the trusted project's config, and images: the ones a message names, the
-// tools' pictures, both sent only to a model that can see and within image_max_size.
+// The stages each conversation of a run gets, the same for every front end: checkpoints of
+// the write grant (with a resumed session's records), the hooks of the user's and the trusted
+// project's config, images (the ones a message names, the tools' pictures, both sent only to a
+// model that can see and within image_max_size), the code tools' index update and curator,
+// the note on a call the user changed, and argument repair.
 
 import type { Settings } from "../config/settings.ts";
-import type { ConversationParts } from "../agent/conversation.ts";
+import type { ConversationStages } from "../agent/conversation.ts";
 import type { SessionRecorder } from "../agent/session_recorder.ts";
+import type { PlacedStage } from "../agent/call_flight.ts";
+import type { TurnStage } from "../agent/turn_stage.ts";
+import { EDIT_NOTE_STAGE } from "../agent/argument_edit.ts";
+import { repairArguments } from "../agent/repair_arguments.ts";
 import type { TurnCheckpoint } from "../checkpoints/turn_checkpoints.ts";
 import type { ImagePart } from "../messages.ts";
 import type { Grants } from "../sandbox/grants.ts";
-import type { ToolRunner } from "../tools/tool_runner.ts";
 import type { OpenedProvider } from "./provider_openers.ts";
 import type { RunTools } from "./run_tools.ts";
-import { openCheckpoints } from "./run_checkpoints.ts";
+import { checkpointStages, openCheckpoints } from "./run_checkpoints.ts";
 import { openRunHooks } from "./run_hooks.ts";
 import { modelVision, type VisionVerdict } from "./model_vision.ts";
-import { type ImageGate, refuseUserImages, withImageGate } from "./image_gate.ts";
+import { type ImageGate, imageGateStage, refuseUserImages } from "./image_gate.ts";
 import { imageMentions, mentionedImage, pastedImages } from "./prompt_images.ts";
 
 /** What the extras of a workspace's conversations are made from. */
@@ -29,12 +33,6 @@ export interface ExtrasOptions {
   readonly opened: OpenedProvider;
   tools: RunTools;
 }
-
-/** The extras of one conversation. */
-export type ConversationExtras = Pick<
-  ConversationParts,
-  "checkpoints" | "callHooks" | "turnHooks" | "sessionStart" | "prepareMessage"
->;
 
 /** Makes the extras of a workspace's conversations (the model's sight is asked once). */
 export class WorkspaceExtras {
@@ -68,21 +66,21 @@ export class WorkspaceExtras {
     return ask();
   }
 
-  /** The tools with the image gate: a picture reaches only a model that can see. */
-  tools(runner: ToolRunner): ToolRunner {
-    return withImageGate(runner, this.gate);
-  }
-
   /**
-   * The extras of one conversation.
+   * The stages of one conversation, in order: on each call's path the code tools' (index
+   * update, curator), the image gate, the note on a changed call, the hooks' and the checkpoint
+   * gate, then the front end's own; in each turn the message's images, the hooks' and the
+   * checkpoints'.
    *
    * @param recorder Its session log (hooks see its id).
    * @param resumed A resumed session's checkpoints.
+   * @param front The front end's own call stages (ACP's diffs).
    */
   forConversation(
     recorder: SessionRecorder,
     resumed?: { checkpoints: readonly TurnCheckpoint[] },
-  ): ConversationExtras {
+    front: readonly PlacedStage[] = [],
+  ): ConversationStages {
     const { settings, grants, cwd, yes, opened, tools } = this.#options;
     const checkpoints = openCheckpoints(settings, {
       cwd,
@@ -97,11 +95,34 @@ export class WorkspaceExtras {
       sessionId: () => recorder.id ?? "",
       sandbox: tools.commandSandbox,
     });
+    const checkpointing = checkpoints && checkpointStages(checkpoints);
+    const images: TurnStage = {
+      name: "images",
+      async send(message) {
+        if (message.text === null) return undefined;
+        const prepared = await prepare(message.text, message.images);
+        if ("refused" in prepared) return prepared;
+        message.images = prepared.images;
+        return undefined;
+      },
+    };
+    const prepare = (text: string, given: readonly ImagePart[]) => this.#prepare(text, given);
     return {
+      call: [
+        ...tools.stages,
+        imageGateStage(this.gate),
+        EDIT_NOTE_STAGE,
+        ...(hooks?.call ?? []),
+        ...(checkpointing ? [checkpointing.gate] : []),
+        ...front,
+      ],
+      turn: [
+        images,
+        ...(hooks ? [hooks.turn] : []),
+        ...(checkpointing ? [checkpointing.turn] : []),
+      ],
+      parse: repairArguments,
       ...(checkpoints ? { checkpoints } : {}),
-      ...(hooks ? { callHooks: hooks.callHooks, turnHooks: hooks.turnHooks } : {}),
-      sessionStart: resumed ? "resume" : "startup",
-      prepareMessage: (text, given) => this.#prepare(text, given),
     };
   }
 

@@ -146,6 +146,6 @@ export async function openWorkspace(
     follow(conversation) {
       focus = conversation;
     },
-    close: () => tools.runner.close(),
+    close: () => tools.set.close(),
   };
 }

@@ -1,7 +1,8 @@
 // The checkpoints of a run's conversations, for every front end: what they cover (the write
 // grant inside the workspace; all of it when commands can write anywhere), where the shadow
 // repository lives (the data folder, one per workspace), and the git program. A conversation
-// gets its own TurnCheckpoints, with the records a resumed session brings.
+// gets its own TurnCheckpoints, with the records a resumed session brings, and their stages:
+// in each turn, and the gate before a call that may change files.
 
 import { join, relative } from "node:path";
 import type { Settings } from "../config/settings.ts";
@@ -12,6 +13,10 @@ import { findProgram } from "../sandbox/command_sandbox_probe.ts";
 import { CheckpointRepo } from "../checkpoints/checkpoint_repo.ts";
 import { type TurnCheckpoint, TurnCheckpoints } from "../checkpoints/turn_checkpoints.ts";
 import { ShadowGitError } from "../checkpoints/shadow_git.ts";
+import type { PlacedStage } from "../agent/call_flight.ts";
+import type { LoopEventSink } from "../agent/loop_events.ts";
+import type { TurnStage } from "../agent/turn_stage.ts";
+import { mayChangeFiles } from "../tools/tool_entry.ts";
 
 /** What a run's checkpoints need. */
 export interface RunCheckpointsOptions {
@@ -112,4 +117,55 @@ export function openCheckpoints(
     maxFileBytes,
     records,
   });
+}
+
+/** The checkpoint feature's stages: in each turn, and the gate before each call's run. */
+export interface CheckpointStages {
+  /**
+   * Begins the turn's record before its message is sent, settles it each time the model is
+   * asked again, and ends it (logging the files changed) when the turn ends.
+   */
+  turn: TurnStage;
+  /** A call that may change files waits for the turn's snapshot before it runs. */
+  gate: PlacedStage;
+}
+
+/**
+ * The stages of a conversation's checkpoints.
+ *
+ * @param checkpoints The conversation's TurnCheckpoints ({@linkcode openCheckpoints}).
+ * @returns The turn stage and the gate.
+ */
+export function checkpointStages(checkpoints: TurnCheckpoints): CheckpointStages {
+  const warn = (sink: LoopEventSink) => {
+    for (const message of checkpoints.takeWarnings()) sink({ type: "warning", message });
+  };
+  return {
+    turn: {
+      name: "checkpoints",
+      send(message) {
+        const { at, said } = message.position();
+        checkpoints.begin(at, said);
+        return Promise.resolve(undefined);
+      },
+      // The model is asked again: the files its calls changed are snapshotted meanwhile.
+      request: () => checkpoints.settle(),
+      async end(turn) {
+        const checkpoint = await checkpoints.end();
+        warn(turn.sink);
+        if (checkpoint) turn.sink({ type: "checkpoint", checkpoint });
+      },
+    },
+    gate: {
+      name: "checkpoint",
+      before: "run",
+      async run(flight, scope) {
+        if (!mayChangeFiles(flight.entry!.info)) return undefined;
+        await checkpoints.beforeChange();
+        checkpoints.changed();
+        warn(scope.sink);
+        return undefined;
+      },
+    },
+  };
 }

@@ -1,6 +1,8 @@
-// The tools of one workspace, layered: the sandboxed plugins (tool host), the code-graph tools
-// beside them in the host, MCP servers' tools (configured, plus those an editor names), and on
-// top the filter that offers only what the grants let run, in compact form for small windows.
+// The tools of one workspace as one flat set: the sandboxed plugins (tool host), the code-graph
+// tools beside them in the host, MCP servers' tools (configured, plus those an editor names),
+// each source handing in its entries; the code tools' stages for each call (index update,
+// curator); and what a conversation offers of them (src/agent/tool_offer.ts: the grants, the
+// window, the mode).
 
 import type { Settings } from "../config/settings.ts";
 import type { McpServerConfig } from "../config/mcp_config.ts";
@@ -9,9 +11,11 @@ import type { Grants } from "../sandbox/grants.ts";
 import { type CommandSandbox, describeCommandSandbox } from "../sandbox/command_sandbox.ts";
 import type { ToolHost } from "../sandbox/tool_host.ts";
 import { CodeTools } from "../code_index/code_tools.ts";
-import { WithCodeTools } from "./with_code_tools.ts";
-import { OfferedTools } from "./offered_tools.ts";
-import type { ToolRunner } from "../tools/tool_runner.ts";
+import { codeToolStages } from "./code_tool_stages.ts";
+import type { ToolSource } from "../tools/tool_entry.ts";
+import { ToolSet } from "../tools/tool_set.ts";
+import type { PlacedStage } from "../agent/call_flight.ts";
+import { offerTools, type ToolOffer, type ToolScope } from "../agent/tool_offer.ts";
 import type * as McpServersModule from "../mcp/mcp_servers.ts";
 import type * as McpToolsModule from "../mcp/mcp_tools.ts";
 import type { Provider } from "../providers/provider.ts";
@@ -53,10 +57,14 @@ export interface RunTools {
   host: ToolHost;
   /** The plugin files' names: the tool list until the host has listed it. */
   pluginNames: readonly string[];
-  /** The plugins and the code tools, every one of them (`harness tool` calls any). */
-  all: ToolRunner;
-  /** What the model is offered. */
-  runner: OfferedTools;
+  /** Every tool: the plugins, the code tools and the MCP servers' (`harness tool` calls any). */
+  set: ToolSet;
+  /** What a conversation of this workspace may offer: the set, narrowed by the grants. */
+  scope: ToolScope;
+  /** What is offered now, at the followed conversation's window (/tools). */
+  offer(): ToolOffer;
+  /** The code tools' stages on each call's path (index update, curator). */
+  stages: readonly PlacedStage[];
   /** The MCP servers, when any are configured (the front end says when they start). */
   mcp: McpServersModule.McpServers | undefined;
   /** The command sandbox's start-up check. */
@@ -93,16 +101,13 @@ export async function openRunTools(options: RunToolsOptions): Promise<RunTools> 
     // Stdio servers start in the same command sandbox as commands (issue 26).
     commandSandbox: tools.commandSandbox,
   });
-  const all = withCodeTools(tools.host, options);
-  const inner = mcpModules && mcp
-    ? withMcpTools(mcpModules[1].WithMcpTools, { inner: all, mcp, outputsDir }, options)
-    : all;
-  // Only tools the sandbox can run are offered, in compact form for small windows.
-  const runner = new OfferedTools(inner, {
-    grants,
-    workspace: cwd,
-    contextWindow: () => options.conversationWindow() ?? options.contextLength(),
-  });
+  const code = codeTools(options);
+  const sources: ToolSource[] = [tools.host, code];
+  if (mcpModules && mcp) {
+    sources.push(mcpTools(mcpModules[1].McpTools, { mcp, outputsDir }, options));
+  }
+  const set = new ToolSet(sources);
+  const scope: ToolScope = { set, grants, workspace: cwd };
   // The approval prompt says whether a command would run confined (issue 14).
   let commandNote = "commands: the command sandbox check has not finished";
   void tools.commandSandbox.then((sandbox) =>
@@ -111,8 +116,18 @@ export async function openRunTools(options: RunToolsOptions): Promise<RunTools> 
   return {
     host: tools.host,
     pluginNames: tools.names,
-    all,
-    runner,
+    set,
+    scope,
+    // Only tools the sandbox can run are offered, in compact form for small windows.
+    offer: () => offerTools(scope, options.conversationWindow() ?? options.contextLength()),
+    stages: codeToolStages(
+      code,
+      options.settings.curator === "off" ? undefined : {
+        provider: () => options.provider(),
+        contextText: () => lastUserText(options.messages()),
+        conversation: () => options.conversationPrefix(),
+      },
+    ),
     mcp,
     commandSandbox: tools.commandSandbox,
     commandNote: () => commandNote,
@@ -120,47 +135,37 @@ export async function openRunTools(options: RunToolsOptions): Promise<RunTools> 
 }
 
 /** The code-graph tools, run in the host beside the sandboxed plugins (src/code_index/). */
-function withCodeTools(host: ToolRunner, options: RunToolsOptions): WithCodeTools {
-  const recent = () => recentText(options.messages());
-  return new WithCodeTools(
-    host,
-    new CodeTools({
-      workspace: options.cwd,
-      grants: options.grants,
-      dataDir: dataDir(),
-      contextWindow: () => options.contextLength(),
-      recentText: recent,
-      // search_code's embedding model: configured, or found on the model server.
-      embedder: async () => {
-        const server = await options.server();
-        if (server === undefined) return undefined;
-        const { resolveEmbedder } = await import("../providers/embeddings/embedding_setup.ts");
-        const { settings } = options;
-        return await resolveEmbedder({
-          ...(settings.embeddingModel ? { embeddingModel: settings.embeddingModel } : {}),
-          ...(settings.embeddingBaseUrl ? { embeddingBaseUrl: settings.embeddingBaseUrl } : {}),
-          server,
-          ...(settings.apiKey ? { apiKey: settings.apiKey } : {}),
-        });
-      },
-    }),
-    options.settings.curator === "off" ? undefined : {
-      provider: () => options.provider(),
-      contextText: () => lastUserText(options.messages()),
-      conversation: () => options.conversationPrefix(),
+function codeTools(options: RunToolsOptions): CodeTools {
+  return new CodeTools({
+    workspace: options.cwd,
+    grants: options.grants,
+    dataDir: dataDir(),
+    contextWindow: () => options.contextLength(),
+    recentText: () => recentText(options.messages()),
+    // search_code's embedding model: configured, or found on the model server.
+    embedder: async () => {
+      const server = await options.server();
+      if (server === undefined) return undefined;
+      const { resolveEmbedder } = await import("../providers/embeddings/embedding_setup.ts");
+      const { settings } = options;
+      return await resolveEmbedder({
+        ...(settings.embeddingModel ? { embeddingModel: settings.embeddingModel } : {}),
+        ...(settings.embeddingBaseUrl ? { embeddingBaseUrl: settings.embeddingBaseUrl } : {}),
+        server,
+        ...(settings.apiKey ? { apiKey: settings.apiKey } : {}),
+      });
     },
-  );
+  });
 }
 
-function withMcpTools(
-  WithMcpTools: typeof McpToolsModule.WithMcpTools,
-  layer: { inner: ToolRunner; mcp: McpServersModule.McpServers; outputsDir: string },
+function mcpTools(
+  McpTools: typeof McpToolsModule.McpTools,
+  layer: { mcp: McpServersModule.McpServers; outputsDir: string },
   options: RunToolsOptions,
-): ToolRunner {
+): ToolSource {
   const { settings, frontEnd } = options;
-  const { inner, mcp, outputsDir } = layer;
-  return new WithMcpTools(inner, mcp, {
-    dataDir: outputsDir,
+  return new McpTools(layer.mcp, {
+    dataDir: layer.outputsDir,
     maxOutputSize: settings.maxOutputSize,
     toolOutputLimit: settings.toolOutputLimit,
     timeouts: settings.toolTimeouts,

@@ -5,7 +5,7 @@
 // checked and hashed).
 
 import { makeToolResult, type ToolErrorType } from "../messages.ts";
-import type { ToolRun } from "../tools/tool_runner.ts";
+import type { ToolRun } from "../tools/tool_entry.ts";
 import type { Reply } from "./sandbox_worker.ts";
 import { truncateToolResult } from "./truncate_output.ts";
 import { checkedImages } from "./tool_images.ts";

@@ -3,12 +3,13 @@
 // schema cache, else a loader worker), so the REPL shows its prompt first; `ready()` resolves
 // once it is known. One worker serves all tools with identical effective permissions and
 // imports their plugins on its first call; a worker that hangs, is aborted or crashes is
-// terminated and replaced on the next call. Implements the loop's ToolRunner seam.
+// terminated and replaced on the next call. A source of the tool set (src/tools/tool_set.ts):
+// it hands in one entry per plugin.
 
 import type { AgentError, Result } from "../errors.ts";
 import { err, ok } from "../errors.ts";
 import type { PluginFile } from "../plugins/load_plugins.ts";
-import type { ToolInfo, ToolRun, ToolRunner } from "../tools/tool_runner.ts";
+import type { EntryCall, ToolEntry, ToolInfo, ToolRun, ToolSource } from "../tools/tool_entry.ts";
 import {
   type CallEnd,
   callResult,
@@ -19,6 +20,8 @@ import {
   within,
 } from "./call_end.ts";
 import type { PreviewResult } from "../tools/file_change.ts";
+import type { FileAccess } from "../tools/file_access.ts";
+import { serveFiles } from "./file_port.ts";
 import { loadToolCatalog, type ToolCatalog, type ToolGroup } from "./tool_catalog.ts";
 import { type SandboxOptions, type SandboxWorker, startSandbox } from "./sandbox_worker.ts";
 import { EXTERNAL_SEARCH_TOOLS, SearchService } from "./search_service.ts";
@@ -55,14 +58,15 @@ const DEFAULT_TIMEOUT_MS = 120_000;
 const PREVIEW_TIMEOUT_MS = 10_000;
 
 /** What a call is run with: the user's abort, the conversation's state, where output goes. */
-type RunOptions = Parameters<ToolRunner["run"]>[2];
+type RunOptions = EntryCall;
 
 /** Runs tools in sandboxed Workers. Create it with {@linkcode openToolHost}. */
-export class ToolHost implements ToolRunner {
+export class ToolHost implements ToolSource {
   readonly #options: ToolHostOptions;
   readonly #loading: Promise<ToolCatalog>;
   #catalog: ToolCatalog | undefined;
   #tools: readonly ToolInfo[] = [];
+  #entries: readonly ToolEntry[] = [];
   readonly #groupOf = new Map<string, ToolGroup>();
   /** The groups workers are started for (the catalog's, or one per tool). */
   #groups: ToolGroup[] = [];
@@ -83,6 +87,7 @@ export class ToolHost implements ToolRunner {
     this.#loading = loadToolCatalog(options).then((catalog) => {
       this.#catalog = catalog;
       this.#tools = catalog.tools;
+      this.#entries = catalog.tools.map((info) => this.#entry(info));
       this.#groups = options.workerPerTool
         ? catalog.groups.flatMap((group) =>
           group.plugins.map((plugin) => ({ ...group, plugins: [plugin] }))
@@ -108,6 +113,21 @@ export class ToolHost implements ToolRunner {
   /** Tools loaded, builtin first, in discovery order; empty until `ready` resolves. */
   list(): readonly ToolInfo[] {
     return this.#tools;
+  }
+
+  /** One entry per tool loaded (the same array until the list changes); empty until `ready`. */
+  entries(): readonly ToolEntry[] {
+    return this.#entries;
+  }
+
+  #entry(info: ToolInfo): ToolEntry {
+    const { name } = info;
+    return {
+      info,
+      validate: (args) => this.validate(name, args),
+      run: (args, call) => this.run(name, args, call),
+      preview: (args, state, files) => this.preview(name, args, state, files),
+    };
   }
 
   /**
@@ -219,12 +239,14 @@ export class ToolHost implements ToolRunner {
    * @param name The tool.
    * @param args The validated arguments.
    * @param state The conversation state (copied: a preview changes nothing).
+   * @param files Where a built-in file tool reads (the editor's, under ACP).
    * @returns The change, or why there is none, or undefined.
    */
   async preview(
     name: string,
     args: unknown,
     state: Record<string, unknown> = {},
+    files?: FileAccess,
   ): Promise<PreviewResult | undefined> {
     await this.ready();
     const group = this.#groupOf.get(name);
@@ -232,10 +254,17 @@ export class ToolHost implements ToolRunner {
     const worker = await this.#worker(group).catch((error: unknown) => String(error));
     if (typeof worker === "string") return { error: `cannot start its sandbox: ${worker}` };
     const id = this.#nextId++;
-    const reply = await within(
-      worker.request({ type: "preview", id, name, args, state }),
-      PREVIEW_TIMEOUT_MS,
-    );
+    const port = this.#filesFor(name, files);
+    const request = worker.request({
+      type: "preview",
+      id,
+      name,
+      args,
+      state,
+      ...(port ? { files: port.port } : {}),
+    });
+    void request.finally(() => port?.close());
+    const reply = await within(request, PREVIEW_TIMEOUT_MS);
     if (reply === undefined) {
       // A preview that hangs blocks its worker as a hung run would.
       worker.recycle("the preview did not finish");
@@ -295,6 +324,7 @@ export class ToolHost implements ToolRunner {
     const timeoutMs = ownField(this.#options.timeouts ?? {}, name) ?? call.info.timeoutMs ??
       DEFAULT_TIMEOUT_MS;
     const search = this.#searchFor(call.group, call.info);
+    const files = this.#filesFor(name, options.files);
     const reply = worker.request(
       {
         type: "run",
@@ -303,10 +333,14 @@ export class ToolHost implements ToolRunner {
         args: call.args,
         state: options.state,
         ...(search ? { search: search.port } : {}),
+        ...(files ? { files: files.port } : {}),
       },
       options.onOutput,
     );
-    void reply.finally(() => search?.close());
+    void reply.finally(() => {
+      search?.close();
+      files?.close();
+    });
     const first = await replyOrStop(reply, timeoutMs, options.signal);
     if (first !== "timeout" && first !== "cancelled") return replyEnd(name, first);
     // Let the tool see ctx.signal (run_command kills its process group), then make sure.
@@ -324,6 +358,21 @@ export class ToolHost implements ToolRunner {
     return own && this.#options.externalSearch !== false
       ? this.#search.open(group.effective)
       : undefined;
+  }
+
+  /**
+   * The worker's end of a port the host serves `files` on, for a built-in tool only: a plugin
+   * from elsewhere keeps its own file access, which its worker's grants bound.
+   */
+  #filesFor(
+    name: string,
+    files: FileAccess | undefined,
+  ): { port: MessagePort; close(): void } | undefined {
+    const builtin = this.#tools.some((tool) => tool.name === name && tool.origin === "builtin");
+    if (!files || !builtin) return undefined;
+    const channel = new MessageChannel();
+    serveFiles(channel.port1, files);
+    return { port: channel.port2, close: () => channel.port1.close() };
   }
 
   /** One line for `/tools`: what grep_search and glob search with here. */

@@ -7,7 +7,9 @@
 import type { ToolErrorType } from "../messages.ts";
 import { type ToolContext, type ToolDefinition, ToolError } from "../tools/define_tool.ts";
 import type { FileChange } from "../tools/file_change.ts";
-import { readTextFile } from "../tools/builtin/read_text_file.ts";
+import { readText } from "../tools/builtin/read_text_file.ts";
+import { localFiles } from "../tools/local_files.ts";
+import { RemoteFiles } from "./file_port.ts";
 import { resolveWorkspacePath } from "../tools/workspace_path.ts";
 import { SearchClient } from "../tools/search/search_client.ts";
 import { toolOutputsDir } from "../config/folders.ts";
@@ -251,7 +253,7 @@ async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promi
   const controller = new AbortController();
   controllers.set(id, controller);
   const ctx: ToolContext = {
-    ...toolContext(setup, launcher, { signal: controller.signal, state }),
+    ...toolContext(setup, launcher, { signal: controller.signal, state, files: message.files }),
     progress: progressReporter((text) => post({ type: "output", id, text })),
     ...(message.search ? { search: new SearchClient(message.search) } : {}),
   };
@@ -294,14 +296,18 @@ async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promi
   } finally {
     controllers.delete(id);
     message.search?.close();
+    message.files?.close();
   }
 }
 
-/** What a call's `run` or `preview` gets besides its arguments. */
+/**
+ * What a call's `run` or `preview` gets besides its arguments; `files` is the port to the
+ * host's file access when the host gave one (the editor's), else the worker's own.
+ */
 function toolContext(
   load: LoadMessage,
   commands: CommandLauncher,
-  call: { signal: AbortSignal; state: Record<string, unknown> },
+  call: { signal: AbortSignal; state: Record<string, unknown>; files: MessagePort | undefined },
 ): ToolContext {
   const workspace = load.workspace;
   const outputsDir = toolOutputsDir(load.dataDir);
@@ -311,6 +317,7 @@ function toolContext(
     signal: call.signal,
     dataDir: load.dataDir,
     state: call.state,
+    files: call.files ? new RemoteFiles(call.files) : localFiles,
     ...(load.outputLimit ? { outputLimit: load.outputLimit } : {}),
     spawn: (program, options) => commands.spawn(program, options),
     commands,
@@ -327,6 +334,7 @@ async function handlePreview(message: Extract<HostToWorker, { type: "preview" }>
   const tool = tools.get(name);
   // A tool without a preview (it changes no single file) has nothing to show.
   if (!tool?.preview || !setup || !launcher) {
+    message.files?.close();
     post({ type: "previewed", id });
     return;
   }
@@ -334,6 +342,7 @@ async function handlePreview(message: Extract<HostToWorker, { type: "preview" }>
     signal: new AbortController().signal,
     // A copy: a preview changes no conversation state.
     state: structuredClone(message.state),
+    files: message.files,
   });
   try {
     const preview = await tool.preview(message.args, ctx);
@@ -347,17 +356,14 @@ async function handlePreview(message: Extract<HostToWorker, { type: "preview" }>
     if (Deno.permissions.querySync({ name: "write", path: abs }).state !== "granted") {
       throw new Deno.errors.NotCapable(`Requires write access to "${abs}"`);
     }
-    let before: string | null = null;
-    try {
-      Deno.lstatSync(abs);
-      before = readTextFile(abs, preview.path).text;
-    } catch (error) {
-      if (!(error instanceof Deno.errors.NotFound)) throw error;
-    }
+    const there = await ctx.files.stat(abs);
+    const before = there ? (await readText(ctx.files, abs, preview.path)).text : null;
     const change: FileChange = { path: preview.path, before, after: preview.content };
     post({ type: "previewed", id, change });
   } catch (error) {
     post({ type: "previewed", id, error: classify(error, name).message });
+  } finally {
+    message.files?.close();
   }
 }
 

@@ -1,6 +1,6 @@
 // The messages between the tool host (main thread) and a sandbox worker. A worker is told
 // once which plugins it holds ("load"), then answers validate/run requests by id. Only
-// structured-clone-able values cross this boundary, and the ports a run (search) or the
+// structured-clone-able values cross this boundary, and the ports a run (search, files) or the
 // "processes" message (ctx.spawn) carries, which are transferred (transferOf).
 
 import type { ToolErrorType } from "../messages.ts";
@@ -47,9 +47,18 @@ export type HostToWorker =
     state: Record<string, unknown>;
     /** The port to the host's ripgrep and fd (search_service.ts), for grep_search and glob. */
     search?: MessagePort;
+    /** The port to the host's file access (file_port.ts: the editor's), for `ctx.files`. */
+    files?: MessagePort;
   }
   /** What a call would change, for the approval prompt (the tool's `preview`). */
-  | { type: "preview"; id: number; name: string; args: unknown; state: Record<string, unknown> }
+  | {
+    type: "preview";
+    id: number;
+    name: string;
+    args: unknown;
+    state: Record<string, unknown>;
+    files?: MessagePort;
+  }
   | { type: "abort"; id: number; reason: string }
   /**
    * The worker's end of its channel to the host for `ctx.spawn` (process_protocol.ts), sent
@@ -96,9 +105,12 @@ export type WorkerToHost =
  * The ports a message carries, which the host must transfer, not copy.
  *
  * @param message A message to the tool worker.
- * @returns The search port of a run, the processes' port, else nothing.
+ * @returns The search and file ports of a run or preview, the processes' port, else nothing.
  */
 export function transferOf(message: HostToWorker): Transferable[] {
-  if (message.type === "run") return message.search ? [message.search] : [];
+  if (message.type === "run" || message.type === "preview") {
+    const search = message.type === "run" ? message.search : undefined;
+    return [search, message.files].filter((port) => port !== undefined);
+  }
   return message.type === "processes" ? [message.port] : [];
 }

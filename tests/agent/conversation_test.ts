@@ -23,7 +23,7 @@ import type { ToolHost } from "../../src/sandbox/tool_host.ts";
 import type { SessionRecorder } from "../../src/agent/session_recorder.ts";
 import { openSessionStore } from "../../src/sessions/open_session_store.ts";
 import { repairArguments } from "../../src/agent/repair_arguments.ts";
-import { EventLog, openLoopHost, RecordingApprover } from "../helpers/loop_host.ts";
+import { EventLog, openLoopHost, RecordingApprover, toolScope } from "../helpers/loop_host.ts";
 
 /** A SessionRecorder that keeps the events in memory. */
 class MemoryRecorder implements SessionRecorder {
@@ -56,10 +56,12 @@ function setup(
   const recorder = new MemoryRecorder();
   const parts: ConversationParts = {
     provider,
-    tools: host,
+    tools: toolScope(host),
     approver: new RecordingApprover(),
     recorder,
     limits: { maxIterations: 10, maxToolCalls: 15 },
+    window: {},
+    stages: { call: [], turn: [] },
     ...extra,
   };
   return { provider, recorder, display: new EventLog(), parts };
@@ -164,12 +166,12 @@ Deno.test("Conversation.send() keeps the tool state across turns and clear() res
   assertEquals(conversation.state, {});
 });
 
-Deno.test("Conversation.send() uses the parts' parseArguments to repair arguments", async () => {
+Deno.test("Conversation.send() repairs arguments with the stages' parser", async () => {
   await using h = await openLoopHost();
   const { parts } = setup(h.host, [
     callTools([{ name: "echo", args: "{'text': 'x', limit: '3',}" }]),
     answer("ok"),
-  ], { parseArguments: repairArguments });
+  ], { stages: { call: [], turn: [], parse: repairArguments } });
   const conversation = Conversation.start(parts, "sys");
   const outcome = await conversation.send("go", () => {}, signal());
   assertEquals(
@@ -219,7 +221,7 @@ Deno.test("Conversation.send() stops after the third identical failing call", as
   assertEquals([next.stopReason, next.text], ["answered", "gave up"]);
 });
 
-Deno.test("Conversation.send() counts only identical failures and honours repeatedFailureLimit", async () => {
+Deno.test("Conversation.send() counts only identical failures and honours the repeated-failure limit", async () => {
   await using h = await openLoopHost();
   const varied = setup(h.host, [
     failCall("error"),
@@ -238,7 +240,7 @@ Deno.test("Conversation.send() counts only identical failures and honours repeat
       { name: "echo", args: { text: "never" } },
     ]),
     answer("never asked"),
-  ], { repeatedFailureLimit: 2 });
+  ], { limits: { maxIterations: 10, maxToolCalls: 15, repeatedFailures: 2 } });
   const stopped = await Conversation.start(strict.parts, "sys").send("go", () => {}, signal());
   assertEquals([stopped.stopReason, stopped.errorMessage], [
     "error",
@@ -251,7 +253,9 @@ Deno.test("Conversation.send() counts only identical failures and honours repeat
 
 Deno.test("Conversation.send() shortens old tool results to fit the context and warns", async () => {
   await using h = await openLoopHost();
-  const { provider, recorder, parts } = setup(h.host, [answer("ok")], { contextLength: 2048 });
+  const { provider, recorder, parts } = setup(h.host, [answer("ok")], {
+    window: { contextLength: 2048 },
+  });
   const call = { id: "c0", name: "echo", arguments: '{"text":"x"}' };
   const big = toolResultMessage("c0", "echo", makeToolResult({ data: "x".repeat(20_000) }));
   const messages: Message[] = [{ kind: "system", content: "sys" }, toolCallMessage(call), big];
@@ -281,7 +285,7 @@ Deno.test("Conversation.send() warns once when the context is nearly full", asyn
   const { recorder, parts } = setup(h.host, [
     { ...answer("one"), usage },
     { ...answer("two"), usage },
-  ], { contextLength: 10_000 });
+  ], { window: { contextLength: 10_000 } });
   const conversation = Conversation.start(parts, "sys");
   const first = new EventLog();
   await conversation.send("hi", first.sink, signal());
@@ -303,8 +307,11 @@ Deno.test("Conversation.send() warns when the server read far fewer prompt token
   await using h = await openLoopHost();
   const { parts } = setup(h.host, [
     { ...answer("ok"), usage: { promptTokens: 100, completionTokens: 5 } },
-  ], { contextLength: 100_000 });
-  const conversation = Conversation.start({ ...parts, contextRaise: "--num-ctx" }, "sys");
+  ], { window: { contextLength: 100_000 } });
+  const conversation = Conversation.start({
+    ...parts,
+    window: { ...parts.window, contextRaise: "--num-ctx" },
+  }, "sys");
   const display = new EventLog();
   await conversation.send("y".repeat(8000), display.sink, signal());
 

@@ -13,6 +13,8 @@ function conversation(state: Record<string, unknown> = {}): Conversation {
     approver: { approve: () => Promise.resolve({ decision: "allow", by: "mode" }) },
     recorder: { id: null, record: () => {}, end: () => {} },
     limits: { maxIterations: 10, maxToolCalls: 15 },
+    window: {},
+    stages: { call: [], turn: [] },
   }, { messages: [], state });
 }
 

@@ -1,0 +1,176 @@
+// The conversation's own turn stages (turn_stage.ts): making room before a message
+// (shortening old tool output, else compacting), fitting each request to the window and
+// again after the server refused one, the loop guard that answers a repeated call without
+// running it, and the stop after the same call failed the same way too often.
+
+import { type Message, sumUsage, type ToolSchema, type Usage } from "../messages.ts";
+import type { Provider } from "../providers/provider.ts";
+import { MESSAGE_OVERHEAD } from "../providers/token_counter.ts";
+import type { LoopEvent, LoopEventSink } from "./loop_events.ts";
+import type { ContextBudget } from "./context_budget.ts";
+import type { FitResult } from "./fit_request.ts";
+import type { PromptWindow } from "./prompt_window.ts";
+import { DEFAULT_LOOP_GUARD, LoopGuard } from "./loop_guard.ts";
+import { RepeatedFailureTracker } from "./repair_arguments.ts";
+import type { OutgoingMessage, TurnContext, TurnStage } from "./turn_stage.ts";
+
+/** The conversation as its own stages see it. */
+export interface KernelHost {
+  messages(): Message[];
+  window(): PromptWindow;
+  budget(): ContextBudget | undefined;
+  /** The tools' schemas as the next request sends them. */
+  schemas(): readonly ToolSchema[];
+  provider(): Provider;
+  /** `compact_at`, for the message that says why the conversation is compacted. */
+  compactAt?: number;
+  /** Compacts the conversation; records its own event and tells `display` only. */
+  compact(display: LoopEventSink, signal: AbortSignal): Promise<{ error?: string; usage?: Usage }>;
+  /** The request's size when the last user message was sent, to see how much a turn adds. */
+  turnStart?: number | undefined;
+}
+
+/**
+ * Making room before a user message: when shortening old tool output (which the next request
+ * does on its own) would not bring the conversation under the threshold, it is compacted
+ * first, since a summary loses more than output the model can read again. When this turn will
+ * likely cross the threshold (the last one grew as much), the step is taken now, so what it
+ * makes the server process again does not include this turn's results.
+ *
+ * @param host The conversation.
+ * @param display Where the compaction is shown (it records its own event).
+ */
+export function roomStage(host: KernelHost, display: LoopEventSink): TurnStage {
+  return {
+    name: "room",
+    async send(message, turn) {
+      const window = host.window();
+      const threshold = window.threshold();
+      if (threshold === undefined || message.text === null) return undefined;
+      if (host.messages().filter((m) => m.kind !== "system").length < 2) return undefined;
+      const extra = window.counter.text(message.text) + MESSAGE_OVERHEAD;
+      const tools = host.schemas();
+      const now = window.counter.request(window.view(host.messages()), tools) + extra;
+      const planned = window.plan(host.messages(), tools, threshold - extra);
+      if (planned.tokens + extra <= threshold) {
+        host.turnStart = shortenEarly(host, { now, extra, threshold }, turn.sink);
+        return undefined;
+      }
+      turn.sink({
+        type: "warning",
+        message: `The conversation fills over ${host.compactAt ?? 85}% of the ` +
+          `${window.tokens}-token window even with old tool output shortened: compacting ` +
+          `it first (config "compact_at")`,
+      });
+      const compacted = await host.compact(display, turn.signal);
+      if (compacted.error) turn.sink({ type: "warning", message: compacted.error });
+      host.turnStart = undefined;
+      if (compacted.usage) addUsage(message, compacted.usage);
+      return undefined;
+    },
+  };
+}
+
+/** Shortens old output now when this turn will likely cross the threshold; the turn's start. */
+function shortenEarly(
+  host: KernelHost,
+  size: { now: number; extra: number; threshold: number },
+  sink: LoopEventSink,
+): number {
+  const { now, extra, threshold } = size;
+  const growth = host.turnStart === undefined ? 0 : Math.max(0, now - host.turnStart);
+  if (now > threshold || now + growth <= threshold) return now;
+  const step = host.window().plan(host.messages(), host.schemas(), 0);
+  host.window().commit(host.messages(), step);
+  if (step.note) sink({ type: "warning", message: step.note });
+  return step.tokens + extra;
+}
+
+function addUsage(message: OutgoingMessage, usage: Usage): void {
+  if (message.usage) sumUsage(message.usage, usage);
+  else message.usage = usage;
+}
+
+/** The window's stage of one turn, and what it tells the turn's usage events. */
+export interface WindowStage extends TurnStage {
+  /** Warnings for a usage event (the budget's), and the window learns from it. */
+  observe(event: Extract<LoopEvent, { type: "usage" }>): string[];
+}
+
+/**
+ * Fitting each request to the window (shortening old output, checking the count with the
+ * server near the limit), and again harder after the server refused one as too long.
+ *
+ * @param host The conversation.
+ */
+export function windowStage(host: KernelHost): WindowStage {
+  const window = host.window();
+  let sentEstimate = 0;
+  const sending = (fitted: FitResult) => {
+    window.sending(fitted.messages, host.schemas());
+    sentEstimate = fitted.tokens;
+    return fitted.messages;
+  };
+  return {
+    name: "window",
+    async fit(messages, turn: TurnContext) {
+      if (!window.tokens) return messages;
+      const tools = host.schemas();
+      const fitted = window.fitted(messages, tools);
+      if (fitted.note) turn.sink({ type: "warning", message: fitted.note });
+      const checked = await window.checkCount(messages, fitted, {
+        provider: host.provider(),
+        tools,
+        signal: turn.signal,
+      });
+      if (checked !== fitted && checked.note) turn.sink({ type: "warning", message: checked.note });
+      return sending(checked);
+    },
+    refit(messages, numbers) {
+      const refit = window.refused(messages, host.schemas(), numbers);
+      return refit ? { messages: sending(refit.fitted), note: refit.note } : undefined;
+    },
+    observe(event) {
+      window.observe(event.usage, event.side ? { side: true } : {});
+      const budget = host.budget();
+      if (event.side || !budget) return [];
+      return budget.observe(event.usage, sentEstimate).map((warning) => warning.message);
+    },
+  };
+}
+
+/**
+ * The loop guard of one user message: the identical call with the same result is answered
+ * without running from the `limit`th time on (loop_guard.ts).
+ *
+ * @param limit The call answered (default 3; 0 or 1: off).
+ */
+export function guardStage(limit = DEFAULT_LOOP_GUARD): TurnStage {
+  const guard = new LoopGuard(limit);
+  return {
+    name: "loop_guard",
+    repeat: (call) => guard.check(call),
+    ran: (call, result, mayChange) => guard.record(call, result, { mayChange }),
+  };
+}
+
+/**
+ * Stops the turn when the model called a tool with the same failing arguments `limit` times.
+ *
+ * @param limit Identical failures allowed (default 3).
+ */
+export function failureStage(limit = 3): TurnStage {
+  const failures = new RepeatedFailureTracker(limit);
+  return {
+    name: "repeated_failures",
+    failed(call, result) {
+      const key = `${result.error_type}: ${result.error_message}`;
+      if (!failures.record(call.name, call.arguments, key)) return undefined;
+      return {
+        user: `Stopped: the model called "${call.name}" ${limit} times with the same ` +
+          `failing arguments (${result.error_type}); rephrase your request or type /continue`,
+        model: failures.stopMessage(call.name),
+      };
+    },
+  };
+}
