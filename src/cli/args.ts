@@ -99,6 +99,7 @@ export const FLAGS = {
   json: { type: "boolean" },
   "command-sandbox": { type: "string" },
   "writable-git": { type: "boolean" },
+  "web-search-url": { type: "string" },
   version: { type: "boolean", short: "V" },
   help: { type: "boolean", short: "h" },
 } as const satisfies Record<string, FlagSpec>;
@@ -231,6 +232,16 @@ export function parseCommand(argv: string[]): Result<Command> {
   if (urlProblem !== undefined) {
     return usage(`Invalid value for --base-url "${v["base-url"]}": ${urlProblem}`);
   }
+  const searchUrl = v["web-search-url"];
+  const searchProblem = searchUrl === undefined
+    ? undefined
+    : httpUrlProblem(searchUrl.replaceAll("{query}", "q"));
+  if (searchProblem !== undefined) {
+    return usage(
+      `Invalid value for --web-search-url "${searchUrl}": ${searchProblem}: give a SearXNG URL ` +
+        "or a URL template with {query}",
+    );
+  }
   if (outputFormat.value && v.print === undefined) {
     return usage(
       `--output-format needs -p: run "harness -p PROMPT --output-format ${outputFormat.value}"`,
@@ -267,6 +278,7 @@ export function parseCommand(argv: string[]): Result<Command> {
   set("commandSandbox", commandSandbox.value);
   set("modelFile", v["model-file"]);
   set("policies", v.policies);
+  set("webSearchUrl", searchUrl);
   const textToolCalls = oneOf("--text-tool-calls", v["text-tool-calls"], ["auto", "off"]);
   if (!textToolCalls.ok) return textToolCalls;
   if (textToolCalls.value !== undefined) flags.textToolCalls = textToolCalls.value === "auto";
