@@ -230,11 +230,13 @@ export class Conversation {
    *
    * @param display Receives the `compacted` event (and the summary request's usage).
    * @param signal Aborts the summary request.
+   * @param focus What the user asked the summary to keep in full (`/compact FOCUS`).
    * @returns Nothing, or an error line for the user; the conversation is unchanged then.
    */
   async compact(
     display: LoopEventSink,
     signal: AbortSignal,
+    focus?: string,
   ): Promise<{ error?: string; usage?: Usage }> {
     const said = this.messages.filter((m) => m.kind !== "system");
     if (said.length < 2) return { error: "Nothing to compact yet" };
@@ -246,6 +248,7 @@ export class Conversation {
       tools,
       window: this.#window,
       signal,
+      ...(focus ? { focus } : {}),
     });
     if (turn.usage) {
       const used = { type: "usage" as const, usage: turn.usage, side: "summary" };

@@ -10,6 +10,7 @@
 import type { ToolSchema } from "../messages.ts";
 import type { Grants } from "../sandbox/grants.ts";
 import { effectivePermissions } from "../sandbox/effective_permissions.ts";
+import { grantFor, type ToolGrants } from "../sandbox/tool_grants.ts";
 import type { ToolPermissions } from "../tools/define_tool.ts";
 import type { FileAccess } from "../tools/file_access.ts";
 import { type ToolEntry, type ToolInfo, toToolSchema } from "../tools/tool_entry.ts";
@@ -41,6 +42,8 @@ export interface ToolScope {
   grants?: Grants;
   /** The workspace the grants' relative paths are in. */
   workspace?: string;
+  /** Built-in tools' own grants (web_search's engine): they decide whether it can run. */
+  toolGrants?: ToolGrants;
   mode?: ToolMode;
   /** Where the built-in file tools read and write (the editor's, under ACP); default: their own. */
   files?: FileAccess;
@@ -89,8 +92,7 @@ export function offerTools(scope: ToolScope, window: number | undefined): ToolOf
   if (known?.all === all && known.compact === compact && known.mode === scope.mode) {
     return known.offer;
   }
-  const missing = (info: ToolInfo) =>
-    scope.grants ? missingGrant(info.permissions, scope.grants, scope.workspace ?? ".") : undefined;
+  const missing = (info: ToolInfo) => missingOf(info, scope);
   const mode = scope.mode ?? { kind: "all" };
   const allowed = MODE_FILTERS[mode.kind] as (info: ToolInfo, mode: ToolMode) => boolean;
   const entries = all.filter((entry) =>
@@ -114,6 +116,16 @@ export function offerTools(scope: ToolScope, window: number | undefined): ToolOf
   };
   offers.set(scope, { all, compact, mode: scope.mode, offer });
   return offer;
+}
+
+/** The flag a tool needs that the scope's grants (or the tool's own) do not give. */
+function missingOf(info: ToolInfo, scope: ToolScope): string | undefined {
+  const { grants, toolGrants, workspace = "." } = scope;
+  if (!grants) return undefined;
+  const own = grantFor(grants, toolGrants, { name: info.name, builtin: info.origin === "builtin" });
+  return own
+    ? missingGrant(own.declared, own.grants, workspace)
+    : missingGrant(info.permissions, grants, workspace);
 }
 
 function compactInfo(info: ToolInfo): ToolInfo {

@@ -11,6 +11,7 @@ import type { ContextBudget } from "./context_budget.ts";
 import type { FitResult } from "./fit_request.ts";
 import type { PromptWindow } from "./prompt_window.ts";
 import { DEFAULT_LOOP_GUARD, LoopGuard } from "./loop_guard.ts";
+import { compactForTurn } from "./compaction.ts";
 import { RepeatedFailureTracker } from "./repair_arguments.ts";
 import type { OutgoingMessage, TurnContext, TurnStage } from "./turn_stage.ts";
 
@@ -52,16 +53,13 @@ export function roomStage(host: KernelHost, display: LoopEventSink): TurnStage {
       const tools = host.schemas();
       const now = window.counter.request(window.view(host.messages()), tools) + extra;
       const planned = window.plan(host.messages(), tools, threshold - extra);
-      if (planned.tokens + extra <= threshold) {
+      // The turn's newest results are never shortened: room for them is made here, or never.
+      const turnFits = !compactForTurn(window, { messages: host.messages(), tools, extra });
+      if (planned.tokens + extra <= threshold && turnFits) {
         host.turnStart = shortenEarly(host, { now, extra, threshold }, turn.sink);
         return undefined;
       }
-      turn.sink({
-        type: "warning",
-        message: `The conversation fills over ${host.compactAt ?? 85}% of the ` +
-          `${window.tokens}-token window even with old tool output shortened: compacting ` +
-          `it first (config "compact_at")`,
-      });
+      turn.sink({ type: "warning", message: compactingNote(host, planned.tokens + extra) });
       const compacted = await host.compact(display, turn.signal);
       if (compacted.error) turn.sink({ type: "warning", message: compacted.error });
       host.turnStart = undefined;
@@ -69,6 +67,17 @@ export function roomStage(host: KernelHost, display: LoopEventSink): TurnStage {
       return undefined;
     },
   };
+}
+
+/** Why the conversation is compacted before the message. */
+function compactingNote(host: KernelHost, tokens: number): string {
+  const window = host.window();
+  return tokens > (window.threshold() ?? 0)
+    ? `The conversation fills over ${host.compactAt ?? 85}% of the ` +
+      `${window.tokens}-token window even with old tool output shortened: compacting ` +
+      `it first (config "compact_at")`
+    : `The conversation leaves too little of the ${window.tokens}-token window for ` +
+      `this turn's tool results even with old tool output shortened: compacting it first`;
 }
 
 /** Shortens old output now when this turn will likely cross the threshold; the turn's start. */

@@ -24,6 +24,7 @@ import type { Message } from "../messages.ts";
 import type { ConversationPrefix } from "../agent/conversation.ts";
 import type { FrontEnd } from "./front_end.ts";
 import { openTools } from "./open_tools.ts";
+import { webSearchGrants } from "./web_search_setup.ts";
 
 // Not string literals: a run without MCP servers never loads the MCP modules. The "compile"
 // task embeds them through its --include list.
@@ -107,7 +108,9 @@ export async function openRunTools(options: RunToolsOptions): Promise<RunTools> 
     sources.push(mcpTools(mcpModules[1].McpTools, { mcp, outputsDir }, options));
   }
   const set = new ToolSet(sources);
-  const scope: ToolScope = { set, grants, workspace: cwd };
+  // Built-in tools' own grants (web_search's engine) decide whether they can run.
+  const toolGrants = webSearchGrants(settings.webSearchUrl);
+  const scope: ToolScope = { set, grants, workspace: cwd, ...(toolGrants ? { toolGrants } : {}) };
   // The approval prompt says whether a command would run confined (issue 14).
   let commandNote = "commands: the command sandbox check has not finished";
   void tools.commandSandbox.then((sandbox) =>

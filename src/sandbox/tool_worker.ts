@@ -253,7 +253,12 @@ async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promi
   const controller = new AbortController();
   controllers.set(id, controller);
   const ctx: ToolContext = {
-    ...toolContext(setup, launcher, { signal: controller.signal, state, files: message.files }),
+    ...toolContext(setup, launcher, {
+      signal: controller.signal,
+      state,
+      files: message.files,
+      name,
+    }),
     progress: progressReporter((text) => post({ type: "output", id, text })),
     ...(message.search ? { search: new SearchClient(message.search) } : {}),
   };
@@ -307,10 +312,16 @@ async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promi
 function toolContext(
   load: LoadMessage,
   commands: CommandLauncher,
-  call: { signal: AbortSignal; state: Record<string, unknown>; files: MessagePort | undefined },
+  call: {
+    signal: AbortSignal;
+    state: Record<string, unknown>;
+    files: MessagePort | undefined;
+    name?: string;
+  },
 ): ToolContext {
   const workspace = load.workspace;
   const outputsDir = toolOutputsDir(load.dataDir);
+  const config = call.name === undefined ? undefined : load.toolConfig?.[call.name];
   return {
     workspace,
     resolve: (path: string) => resolveWorkspacePath(workspace, path, outputsDir),
@@ -319,6 +330,7 @@ function toolContext(
     state: call.state,
     files: call.files ? new RemoteFiles(call.files) : localFiles,
     ...(load.outputLimit ? { outputLimit: load.outputLimit } : {}),
+    ...(config ? { config } : {}),
     spawn: (program, options) => commands.spawn(program, options),
     commands,
   };
