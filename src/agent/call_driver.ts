@@ -12,7 +12,6 @@ import {
   type CallExit,
   type CallFlight,
   type CallScope,
-  type CallStage,
   KERNEL_STAGES,
   type PlacedStage,
   step,
@@ -22,10 +21,7 @@ import type { LoopEventSink } from "./loop_events.ts";
 import { offerTools, type ToolScope } from "./tool_offer.ts";
 
 /** A stage of the path, by name. */
-export interface NamedStage {
-  name: string;
-  run: CallStage;
-}
+export type NamedStage = Pick<PlacedStage, "name" | "run">;
 
 /** The stages of every call of a conversation, in order. */
 export interface CallPath {
@@ -168,12 +164,10 @@ export interface CallDriverOptions {
   tools: ToolScope;
   approver: Approver;
   sink: LoopEventSink;
-  /** The conversation's state (tasks) the call sees. */
   state: Record<string, unknown>;
   parseArguments?: ArgumentParser;
-  /** Features' stages on the call's path. */
+  /** Features' stages on the call's path; `window`: the one the tools are offered for. */
   stages?: readonly PlacedStage[];
-  /** The window the tools are offered for. */
   window?: number;
   clock?: () => number;
 }

@@ -6,8 +6,8 @@
 // What each request sends comes from the prompt window (prompt_window.ts): append-only
 // between steps.
 
-import { type LoopLimits, runAgentLoop, type TurnOutcome, unsentTurn } from "./agent_loop.ts";
-import type { ArgumentParser, PlacedStage } from "./call_flight.ts";
+import { runAgentLoop } from "./agent_loop.ts";
+import { type TurnOutcome, unsentTurn } from "./loop_turn.ts";
 import { type CallPath, callPath } from "./call_driver.ts";
 import type { LoopEventSink } from "./loop_events.ts";
 import {
@@ -17,96 +17,33 @@ import {
   type ToolSchema,
   type Usage,
 } from "../messages.ts";
-import { formatAgentError } from "../errors.ts";
-import type { Approver } from "../permissions/approver.ts";
 import type { Provider } from "../providers/provider.ts";
-import type { TokenCounter } from "../providers/token_counter.ts";
-import type { SessionRecorder } from "./session_recorder.ts";
-import { ContextBudget } from "./context_budget.ts";
+import type { ContextBudget } from "./context_budget.ts";
 import type { ContextReport } from "./context_report.ts";
-import { compactedMessages, requestSummary } from "./compaction.ts";
-import { PromptWindow } from "./prompt_window.ts";
-import type { RestorePlan, TurnCheckpoints } from "../checkpoints/turn_checkpoints.ts";
-import { offerTools, type ToolScope } from "./tool_offer.ts";
+import type { PromptWindow } from "./prompt_window.ts";
+import type { RestorePlan } from "../checkpoints/turn_checkpoints.ts";
+import { offerTools } from "./tool_offer.ts";
+import { type StartSource, type TurnContext, type TurnStage } from "./turn_stage.ts";
+import type {
+  ConversationParts,
+  ConversationPrefix,
+  ConversationTurn,
+  ConversationWindow,
+} from "./conversation_parts.ts";
+import { conversationTurns, restoreConversation } from "./conversation_restore.ts";
 import {
-  type OutgoingMessage,
-  type StartSource,
-  STOP_HOOK_PREFIX,
-  type TurnContext,
-  type TurnStage,
-} from "./turn_stage.ts";
-import {
+  compactConversation,
   failureStage,
   guardStage,
   type KernelHost,
+  nextRequest,
+  openWindow,
+  outgoingMessage,
+  readyMessage,
   roomStage,
-  type WindowStage,
+  turnSink,
   windowStage,
 } from "./turn_kernel.ts";
-
-/** The model's window as the conversation knows it. */
-export interface ConversationWindow {
-  /** The model's context length when known: enables warnings and shortening old results. */
-  contextLength?: number;
-  /** Where the context length came from, for /context. */
-  contextSource?: string;
-  /** How the user raises the window, for advice (default "the server's context size"). */
-  contextRaise?: string;
-  /** Compact automatically when a request would fill this percentage of the window (85). */
-  compactAt?: number;
-  /** The model's token count, shared by a run's conversations (learned from its usage). */
-  tokenCounter?: TokenCounter;
-}
-
-/** The limits of each turn. */
-export interface ConversationLimits extends LoopLimits {
-  /** Identical failing calls allowed before the turn stops (default 3). */
-  repeatedFailures?: number;
-  /** The identical call with the same result answered without running (default 3; 0: off). */
-  loopGuard?: number;
-}
-
-/** What features add to a conversation (app/ assembles them). */
-export interface ConversationStages {
-  /** Stages placed on each call's path (hooks, checkpoint gate, edit note, image gate ...). */
-  call: readonly PlacedStage[];
-  /** Steps in each turn (images of a message, hooks, checkpoints). */
-  turn: readonly TurnStage[];
-  /** Turns the model's argument text into a value (argument repair); default: plain JSON. */
-  parse?: ArgumentParser;
-  /** The snapshots behind /undo and /rewind (their stages are among the above). */
-  checkpoints?: TurnCheckpoints;
-}
-
-export interface ConversationParts {
-  provider: Provider;
-  tools: ToolScope;
-  approver: Approver;
-  recorder: SessionRecorder;
-  limits: ConversationLimits;
-  window: ConversationWindow;
-  stages: ConversationStages;
-}
-
-/** A user message of the conversation, for /rewind's list. */
-export interface ConversationTurn {
-  /** Messages before it (the conversation a rewind keeps). */
-  messageCount: number;
-  prompt: string;
-  /** Files changed from this turn on and not undone yet. */
-  files: string[];
-}
-
-/** The live conversation's next request and the room it leaves ({@linkcode Conversation.requestView}). */
-export interface ConversationPrefix {
-  /** The messages as the next request sends them. */
-  messages: readonly Message[];
-  tools: readonly ToolSchema[];
-  /** Tokens the prompt may still grow by before the window's limit. */
-  room: number;
-  /** The model's calibrated count of a text. */
-  tokens(text: string): number;
-}
 
 export class Conversation {
   messages: Message[];
@@ -146,14 +83,9 @@ export class Conversation {
 
   /** The window and budget of the model in `parts` (its counter, its window). */
   #useWindow(): PromptWindow {
-    const { contextLength, contextRaise, compactAt, tokenCounter } = this.parts.window;
-    this.#budget = contextLength
-      ? new ContextBudget(contextLength, { ...(contextRaise ? { raise: contextRaise } : {}) })
-      : undefined;
-    return new PromptWindow(contextLength, {
-      ...(compactAt !== undefined ? { compactAt } : {}),
-      ...(tokenCounter ? { counter: tokenCounter } : {}),
-    });
+    const opened = openWindow(this.parts.window);
+    this.#budget = opened.budget;
+    return opened.window;
   }
 
   /**
@@ -194,17 +126,7 @@ export class Conversation {
    * @returns The prefix, or undefined when the window is unknown.
    */
   requestView(): ConversationPrefix | undefined {
-    const limit = this.#window.limit();
-    if (limit === undefined) return undefined;
-    const tools = this.#schemas();
-    const messages = this.#window.view(this.messages);
-    const counter = this.#window.counter;
-    return {
-      messages,
-      tools,
-      room: limit - counter.request(messages, tools),
-      tokens: (text) => counter.text(text),
-    };
+    return nextRequest(this.#host);
   }
 
   /**
@@ -238,46 +160,22 @@ export class Conversation {
     signal: AbortSignal,
     focus?: string,
   ): Promise<{ error?: string; usage?: Usage }> {
-    const said = this.messages.filter((m) => m.kind !== "system");
-    if (said.length < 2) return { error: "Nothing to compact yet" };
-    const tools = this.#schemas();
-    const counter = this.#window.counter;
-    const before = counter.request(this.#window.view(this.messages), tools);
-    const turn = await requestSummary(this.messages, {
-      provider: this.parts.provider,
-      tools,
-      window: this.#window,
+    const done = await compactConversation(this.#host, {
       signal,
       ...(focus ? { focus } : {}),
+      record: (event) => {
+        this.parts.recorder.record(event);
+        display(event);
+      },
+      replace: (messages) => {
+        this.messages = messages;
+        this.#window.forget();
+      },
     });
-    if (turn.usage) {
-      const used = { type: "usage" as const, usage: turn.usage, side: "summary" };
-      this.parts.recorder.record(used);
-      display(used);
-    }
-    const usage = turn.usage ? { usage: turn.usage } : {};
-    if (turn.stopReason === "aborted" || signal.aborted) {
-      return { error: "Compaction interrupted: the conversation is unchanged", ...usage };
-    }
-    if (turn.stopReason === "error" || turn.text.trim() === "") {
-      const why = turn.error
-        ? formatAgentError(turn.error)
-        : "the model answered without a summary";
-      return { error: `Could not compact the conversation: ${why}`, ...usage };
-    }
-    this.messages = compactedMessages(this.messages, turn.text.trim());
-    this.#window.forget();
-    const event = {
-      type: "compacted" as const,
-      summary: turn.text.trim(),
-      tokensBefore: before,
-      tokensAfter: counter.request(this.messages, tools),
-    };
-    this.parts.recorder.record(event);
-    display(event);
+    if (done.error !== undefined) return done;
     this.parts.stages.checkpoints?.detachMessages();
     await this.#started("compact", { sink: display, signal });
-    return usage;
+    return done;
   }
 
   /** Runs the SessionStart steps: their context goes with the next user message. */
@@ -303,21 +201,7 @@ export class Conversation {
    * the files changed from each on and not undone, for /rewind.
    */
   turns(): ConversationTurn[] {
-    const records = this.parts.stages.checkpoints?.records().filter((record) => !record.undone) ??
-      [];
-    const turns: ConversationTurn[] = [];
-    this.messages.forEach((message, index) => {
-      if (message.kind !== "user" || message.content.startsWith(STOP_HOOK_PREFIX)) return;
-      const files = new Set(
-        records.filter((record) => record.messageCount >= index).flatMap((record) => record.files),
-      );
-      turns.push({
-        messageCount: index,
-        prompt: message.content.trim().split("\n")[0] ?? "",
-        files: [...files].sort(),
-      });
-    });
-    return turns;
+    return conversationTurns(this.messages, this.parts.stages.checkpoints);
   }
 
   /**
@@ -346,39 +230,29 @@ export class Conversation {
    * @param display Receives the logged events.
    * @returns The paths restored and kept, or why nothing changed.
    */
-  async restore(
+  restore(
     plan: RestorePlan | undefined,
     options: { overwrite: boolean; rewindTo?: number },
     display: LoopEventSink,
   ): Promise<{ restored: string[]; kept: string[] } | { error: string }> {
-    if (this.#running) return { error: "Wait for the turn to end (or press Ctrl-C), then retry" };
-    let restored: string[] = [];
-    let kept: string[] = [];
-    if (plan && this.parts.stages.checkpoints) {
-      const outcome = await this.parts.stages.checkpoints.apply(plan, options.overwrite);
-      if ("error" in outcome) return outcome;
-      this.parts.recorder.record(outcome.event);
-      display(outcome.event);
-      ({ restored, kept } = outcome.event);
-    }
-    if (options.rewindTo !== undefined) {
-      const keep = Math.max(1, Math.min(options.rewindTo, this.messages.length));
-      this.messages = this.messages.slice(0, keep);
-      this.#window.forget();
-      this.parts.stages.checkpoints?.forget(keep);
-      this.#lastStop = undefined;
-      const event = { type: "rewound" as const, messageCount: keep };
-      this.parts.recorder.record(event);
-      display(event);
-    } else if (plan && restored.length > 0) {
-      const prompts = plan.turns.map((turn) => JSON.stringify(turn.prompt)).join(", ");
-      const yours = kept.length > 0 ? `; ${kept.join(", ")} keep the user's own later edits` : "";
-      this.#notes.push(
-        `[The user undid the file changes of the turn ${prompts}: ${restored.join(", ")} are ` +
-          `back as they were before it${yours}. Read files again before editing them.]`,
-      );
-    }
-    return { restored, kept };
+    const checkpoints = this.parts.stages.checkpoints;
+    return restoreConversation(
+      {
+        messages: this.messages,
+        checkpoints,
+        recorder: this.parts.recorder,
+        running: this.#running,
+        rewind: (keep) => {
+          this.messages = this.messages.slice(0, keep);
+          this.#window.forget();
+          checkpoints?.forget(keep);
+          this.#lastStop = undefined;
+        },
+        addNote: (text) => this.#notes.push(text),
+      },
+      plan,
+      { ...options, display },
+    );
   }
 
   /** Starts a conversation with a system prompt (recorded as the first message). */
@@ -438,18 +312,20 @@ export class Conversation {
     images: readonly ImagePart[],
   ): Promise<TurnOutcome> {
     const window = windowStage(this.#host);
-    const sink = this.#sink(display, window);
-    const turn: TurnContext = { sink, signal };
-    const { limits } = this.parts;
-    const stages: TurnStage[] = [
-      roomStage(this.#host, display),
+    const sink = turnSink(this.parts.recorder, display, {
       window,
-      guardStage(limits.loopGuard),
-      failureStage(limits.repeatedFailures),
-      ...this.parts.stages.turn,
-    ];
-    const message = this.#outgoing(userText, images);
-    const refused = await this.#prepare(message, stages, turn);
+      state: (state) => this.state = state,
+    });
+    const turn: TurnContext = { sink, signal };
+    const stages = this.#turnStages(display, window);
+    const message = outgoingMessage(() => this.messages, {
+      text: userText,
+      images: [...images],
+      notes: this.#notes,
+      ...(this.#pendingStart === undefined ? {} : { starting: this.#pendingStart }),
+    });
+    const refused = await readyMessage(message, stages, turn);
+    this.#pendingStart = message.starting;
     if (refused !== undefined) return this.#refused(refused, sink);
     try {
       const outcome = await runAgentLoop(this.messages, message.text, {
@@ -465,52 +341,11 @@ export class Conversation {
     }
   }
 
-  /** Every loop event: recorded, then shown; usage teaches the window and the budget. */
-  #sink(display: LoopEventSink, window: WindowStage): LoopEventSink {
-    const sink: LoopEventSink = (event) => {
-      this.parts.recorder.record(event);
-      if (event.type === "state_changed") this.state = event.state;
-      display(event);
-      if (event.type !== "usage") return;
-      for (const message of window.observe(event)) sink({ type: "warning", message });
-    };
-    return sink;
-  }
-
-  /** The user's message as the turn's stages get it. */
-  #outgoing(text: string | null, images: readonly ImagePart[]): OutgoingMessage {
-    const messages = () => this.messages;
-    return {
-      text,
-      images: [...images],
-      notes: this.#notes,
-      ...(this.#pendingStart === undefined ? {} : { starting: this.#pendingStart }),
-      position() {
-        // A continued turn belongs to the last user message.
-        const at = text !== null
-          ? messages().length
-          : messages().findLastIndex((message) => message.kind === "user");
-        return { at, said: text ?? (at >= 0 ? messages()[at]!.content : "") };
-      },
-    };
-  }
-
-  /** Runs the stages before the message is sent; why it is not sent, if a stage refused it. */
-  async #prepare(
-    message: OutgoingMessage,
-    stages: readonly TurnStage[],
-    turn: TurnContext,
-  ): Promise<string | undefined> {
-    for (const stage of stages) {
-      const verdict = await stage.send?.(message, turn);
-      this.#pendingStart = message.starting;
-      if (verdict) return verdict.refused;
-    }
-    if (message.text !== null && this.#notes.length > 0) {
-      message.text = `${message.text}\n\n${this.#notes.join("\n\n")}`;
-      this.#notes = [];
-    }
-    return undefined;
+  /** A turn's stages: its own (room, window, loop guard, failures), then the features'. */
+  #turnStages(display: LoopEventSink, window: TurnStage): TurnStage[] {
+    const { limits } = this.parts;
+    const own = [guardStage(limits.loopGuard), failureStage(limits.repeatedFailures)];
+    return [roomStage(this.#host, display), window, ...own, ...this.parts.stages.turn];
   }
 
   #loopParts(stages: readonly TurnStage[], sink: LoopEventSink) {
@@ -527,7 +362,6 @@ export class Conversation {
       stages,
       window: () => this.contextLength,
       ...(parse ? { parseArguments: parse } : {}),
-      ...(tools.files ? { files: tools.files } : {}),
     };
   }
 

@@ -13,7 +13,7 @@ import type { CallFlight, CallScope } from "./call_flight.ts";
 import { type CallPath, callPath, ended, prepareCall, runCall, scopeOf } from "./call_driver.ts";
 import { parseJsonArguments } from "./call_stages.ts";
 import { approverForTurn } from "./approve_together.ts";
-import type { LoopTurn, Stop } from "./agent_loop.ts";
+import type { LoopTurn, Stop } from "./loop_turn.ts";
 
 /** A call's flight, and whether it was shown as it finished (run together with others). */
 type Driven = { flight: CallFlight; shown: boolean } | undefined;
@@ -38,13 +38,17 @@ export async function runCalls(calls: ToolCall[], turn: LoopTurn): Promise<Stop 
   );
   const scope = scopeOf({
     offer: turn.offer,
-    approver: await approverForTurn(asked, { ...options, offer: turn.offer }, signal),
+    approver: await approverForTurn(asked, {
+      ...options,
+      offer: turn.offer,
+      ...(options.tools.files ? { files: options.tools.files } : {}),
+    }, signal),
     sink: options.sink,
     state: () => options.state,
     parse: options.parseArguments ?? parseJsonArguments,
     signal,
     clock: options.clock ?? (() => performance.now()),
-    ...(options.files ? { files: options.files } : {}),
+    ...(options.tools.files ? { files: options.tools.files } : {}),
   }, path);
   let stop: Stop | undefined;
   for (let index = 0; index < calls.length;) {

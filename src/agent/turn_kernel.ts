@@ -1,17 +1,21 @@
 // The conversation's own turn stages (turn_stage.ts): making room before a message
 // (shortening old tool output, else compacting), fitting each request to the window and
 // again after the server refused one, the loop guard that answers a repeated call without
-// running it, and the stop after the same call failed the same way too often.
+// running it, and the stop after the same call failed the same way too often; and compacting
+// itself (for the room stage and /compact).
 
 import { type Message, sumUsage, type ToolSchema, type Usage } from "../messages.ts";
 import type { Provider } from "../providers/provider.ts";
 import { MESSAGE_OVERHEAD } from "../providers/token_counter.ts";
 import type { LoopEvent, LoopEventSink } from "./loop_events.ts";
-import type { ContextBudget } from "./context_budget.ts";
+import { ContextBudget } from "./context_budget.ts";
 import type { FitResult } from "./fit_request.ts";
-import type { PromptWindow } from "./prompt_window.ts";
+import { PromptWindow } from "./prompt_window.ts";
+import type { SessionRecorder } from "./session_recorder.ts";
+import type { ConversationPrefix, ConversationWindow } from "./conversation_parts.ts";
 import { DEFAULT_LOOP_GUARD, LoopGuard } from "./loop_guard.ts";
-import { compactForTurn } from "./compaction.ts";
+import { compactedMessages, compactForTurn, requestSummary } from "./compaction.ts";
+import { formatAgentError } from "../errors.ts";
 import { RepeatedFailureTracker } from "./repair_arguments.ts";
 import type { OutgoingMessage, TurnContext, TurnStage } from "./turn_stage.ts";
 
@@ -181,5 +185,171 @@ export function failureStage(limit = 3): TurnStage {
         model: failures.stopMessage(call.name),
       };
     },
+  };
+}
+
+/** How compacting reaches the conversation: its events, and its messages replaced. */
+export interface Compaction {
+  signal: AbortSignal;
+  /** What the user asked the summary to keep in full (`/compact FOCUS`). */
+  focus?: string;
+  /** Records an event and shows it. */
+  record(event: LoopEvent): void;
+  /** Puts the summary's messages in place of the conversation's. */
+  replace(messages: Message[]): void;
+}
+
+/**
+ * Replaces the conversation by the model's summary of it (compaction.ts asks for it, repeating
+ * the conversation as last sent so the server reuses its cache).
+ *
+ * @param host The conversation.
+ * @param compaction The signal, the focus, and how events and the new messages reach it.
+ * @returns The summary request's usage, and an error line when the conversation is unchanged.
+ */
+export async function compactConversation(
+  host: KernelHost,
+  compaction: Compaction,
+): Promise<{ error?: string; usage?: Usage }> {
+  const { signal, focus } = compaction;
+  if (host.messages().filter((m) => m.kind !== "system").length < 2) {
+    return { error: "Nothing to compact yet" };
+  }
+  const tools = host.schemas();
+  const window = host.window();
+  const before = window.counter.request(window.view(host.messages()), tools);
+  const turn = await requestSummary(host.messages(), {
+    provider: host.provider(),
+    tools,
+    window,
+    signal,
+    ...(focus ? { focus } : {}),
+  });
+  if (turn.usage) compaction.record({ type: "usage", usage: turn.usage, side: "summary" });
+  const usage = turn.usage ? { usage: turn.usage } : {};
+  if (turn.stopReason === "aborted" || signal.aborted) {
+    return { error: "Compaction interrupted: the conversation is unchanged", ...usage };
+  }
+  if (turn.stopReason === "error" || turn.text.trim() === "") {
+    const why = turn.error ? formatAgentError(turn.error) : "the model answered without a summary";
+    return { error: `Could not compact the conversation: ${why}`, ...usage };
+  }
+  const summary = turn.text.trim();
+  compaction.replace(compactedMessages(host.messages(), summary));
+  const tokensAfter = window.counter.request(host.messages(), tools);
+  compaction.record({ type: "compacted", summary, tokensBefore: before, tokensAfter });
+  return usage;
+}
+
+/**
+ * The user's message as the turn's stages get it, placed in the conversation as it is then.
+ *
+ * @param messages The conversation's messages (read when a stage asks where the message goes).
+ * @param message Its text (null to continue), images, the notes for the model (this array is
+ *   emptied once they are sent) and why the conversation starts, if its hooks have not run.
+ */
+export function outgoingMessage(
+  messages: () => readonly Message[],
+  message: Omit<OutgoingMessage, "position" | "usage">,
+): OutgoingMessage {
+  const { text } = message;
+  return {
+    ...message,
+    position() {
+      // A continued turn belongs to the last user message.
+      const at = text !== null
+        ? messages().length
+        : messages().findLastIndex((m) => m.kind === "user");
+      return { at, said: text ?? (at >= 0 ? messages()[at]!.content : "") };
+    },
+  };
+}
+
+/**
+ * Runs the stages before a message is sent, then adds the notes to its text.
+ *
+ * @param message The message; its text, images and notes change as the stages say.
+ * @param stages The turn's stages, in order.
+ * @param turn The turn's events and signal.
+ * @returns Why the message is not sent, if a stage refused it.
+ */
+export async function readyMessage(
+  message: OutgoingMessage,
+  stages: readonly TurnStage[],
+  turn: TurnContext,
+): Promise<string | undefined> {
+  for (const stage of stages) {
+    const verdict = await stage.send?.(message, turn);
+    if (verdict) return verdict.refused;
+  }
+  if (message.text !== null && message.notes.length > 0) {
+    message.text = `${message.text}\n\n${message.notes.join("\n\n")}`;
+    message.notes.length = 0;
+  }
+  return undefined;
+}
+
+/**
+ * The prompt window and budget of a model's window (its count, its size, where to compact).
+ *
+ * @param window The window as the conversation knows it.
+ */
+export function openWindow(
+  window: ConversationWindow,
+): { window: PromptWindow; budget: ContextBudget | undefined } {
+  const { contextLength, contextRaise, compactAt, tokenCounter } = window;
+  return {
+    budget: contextLength
+      ? new ContextBudget(contextLength, { ...(contextRaise ? { raise: contextRaise } : {}) })
+      : undefined,
+    window: new PromptWindow(contextLength, {
+      ...(compactAt !== undefined ? { compactAt } : {}),
+      ...(tokenCounter ? { counter: tokenCounter } : {}),
+    }),
+  };
+}
+
+/**
+ * A turn's event sink: each event is recorded first (on disk before the next step), then
+ * shown; a state change is kept, and usage teaches the window and the budget (whose warnings
+ * go the same way).
+ *
+ * @param recorder The session log.
+ * @param display What the front end shows.
+ * @param turn The turn's window stage and where the new state goes.
+ */
+export function turnSink(
+  recorder: SessionRecorder,
+  display: LoopEventSink,
+  turn: { window: WindowStage; state(state: Record<string, unknown>): void },
+): LoopEventSink {
+  const sink: LoopEventSink = (event) => {
+    recorder.record(event);
+    if (event.type === "state_changed") turn.state(event.state);
+    display(event);
+    if (event.type !== "usage") return;
+    for (const message of turn.window.observe(event)) sink({ type: "warning", message });
+  };
+  return sink;
+}
+
+/**
+ * What the next request would send and how much room is left, or undefined when the window
+ * is unknown.
+ *
+ * @param host The conversation.
+ */
+export function nextRequest(host: KernelHost): ConversationPrefix | undefined {
+  const window = host.window();
+  const limit = window.limit();
+  if (limit === undefined) return undefined;
+  const tools = host.schemas();
+  const messages = window.view(host.messages());
+  const counter = window.counter;
+  return {
+    messages,
+    tools,
+    room: limit - counter.request(messages, tools),
+    tokens: (text) => counter.text(text),
   };
 }

@@ -10,8 +10,8 @@ import type { CodeTools } from "../code_index/code_tools.ts";
 import type { SidePrefix } from "../code_index/file_curator.ts";
 import type { ToolRun } from "../tools/tool_entry.ts";
 import { isTool, READ_FILE } from "../tools/builtin_tools.ts";
-import type { ConversationPrefix } from "../agent/conversation.ts";
-import type { CallScope, PlacedStage } from "../agent/call_flight.ts";
+import type { ConversationPrefix } from "../agent/conversation_parts.ts";
+import type { CallFlight, CallScope, PlacedStage } from "../agent/call_flight.ts";
 
 /** What the read_file curator needs; without it read_file is never curated. */
 export interface CuratorSetup {
@@ -39,14 +39,7 @@ export function codeToolStages(code: CodeTools, curator?: CuratorSetup): PlacedS
       name: "whole_read",
       after: "validate",
       run(flight) {
-        const parsed = flight.parsed as Record<string, unknown> | null | undefined;
-        if (
-          curator && code.available && isTool(flight.entry?.info, READ_FILE) &&
-          typeof flight.args === "object" && flight.args !== null &&
-          parsed?.offset === undefined && parsed?.limit === undefined
-        ) {
-          wholeReads.add(flight.args);
-        }
+        if (curator && code.available && wholeRead(flight)) wholeReads.add(flight.args as object);
         return undefined;
       },
     },
@@ -71,6 +64,13 @@ export function codeToolStages(code: CodeTools, curator?: CuratorSetup): PlacedS
       },
     },
   ];
+}
+
+/** A read_file call that named neither offset nor limit (the model's own arguments). */
+function wholeRead(flight: CallFlight): boolean {
+  const parsed = flight.parsed as Record<string, unknown> | null | undefined;
+  return isTool(flight.entry?.info, READ_FILE) && typeof flight.args === "object" &&
+    flight.args !== null && parsed?.offset === undefined && parsed?.limit === undefined;
 }
 
 /** Replaces a plain whole-file read by the curated one, when the curator manages. */

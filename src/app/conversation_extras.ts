@@ -5,7 +5,7 @@
 // the note on a call the user changed, and argument repair.
 
 import type { Settings } from "../config/settings.ts";
-import type { ConversationStages } from "../agent/conversation.ts";
+import type { ConversationStages } from "../agent/conversation_parts.ts";
 import type { SessionRecorder } from "../agent/session_recorder.ts";
 import type { PlacedStage } from "../agent/call_flight.ts";
 import type { TurnStage } from "../agent/turn_stage.ts";

@@ -3,7 +3,8 @@
 // say in lines which files came back, which kept the user's edits, and where the
 // conversation now stands. Nothing the user changed is overwritten unless they say so.
 
-import type { Conversation, ConversationTurn } from "../agent/conversation.ts";
+import type { Conversation } from "../agent/conversation.ts";
+import type { ConversationTurn } from "../agent/conversation_parts.ts";
 import type { LoopEventSink } from "../agent/loop_events.ts";
 
 /** What the user says about files they changed after the turns: overwrite, keep, or stop. */

@@ -6,7 +6,8 @@
 
 import type { Settings } from "../config/settings.ts";
 import type { AgentError, Result } from "../errors.ts";
-import { Conversation, type ConversationParts } from "../agent/conversation.ts";
+import { Conversation } from "../agent/conversation.ts";
+import type { ConversationParts } from "../agent/conversation_parts.ts";
 import type { SessionRecorder } from "../agent/session_recorder.ts";
 import { buildSystemPrompt, type PromptInstructions } from "../agent/system_prompt.ts";
 import type { TokenCounter } from "../providers/token_counter.ts";

@@ -21,7 +21,7 @@ import type * as McpToolsModule from "../mcp/mcp_tools.ts";
 import type { Provider } from "../providers/provider.ts";
 import type { EmbeddingServer } from "../providers/embeddings/embedding_setup.ts";
 import type { Message } from "../messages.ts";
-import type { ConversationPrefix } from "../agent/conversation.ts";
+import type { ConversationPrefix } from "../agent/conversation_parts.ts";
 import type { FrontEnd } from "./front_end.ts";
 import { openTools } from "./open_tools.ts";
 import { webSearchGrants } from "./web_search_setup.ts";

@@ -2,7 +2,7 @@
 // answer as text, one JSON object, or a stream of JSON events; map the outcome to the
 // documented exit code.
 
-import { type TurnOutcome, unsentTurn } from "../agent/agent_loop.ts";
+import { type TurnOutcome, unsentTurn } from "../agent/loop_turn.ts";
 import { type AgentError, formatAgentError } from "../errors.ts";
 import type { OutputFormat } from "../app/run_flags.ts";
 import { EXIT } from "../app/exit_codes.ts";

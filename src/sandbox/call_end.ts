@@ -7,6 +7,7 @@
 import { makeToolResult, type ToolErrorType } from "../messages.ts";
 import type { ToolRun } from "../tools/tool_entry.ts";
 import type { Reply } from "./sandbox_worker.ts";
+import type { PreviewResult } from "../tools/file_change.ts";
 import { truncateToolResult } from "./truncate_output.ts";
 import { checkedImages } from "./tool_images.ts";
 
@@ -210,4 +211,24 @@ export async function callResult(
     ...(end.final ? { final: true } : {}),
     ...(images.length > 0 ? { images } : {}),
   };
+}
+
+/**
+ * What a preview's reply says: the change, why there is none, or nothing (the tool has no
+ * preview).
+ *
+ * @example
+ * ```ts
+ * import { previewOf } from "./call_end.ts";
+ * if (previewOf({ type: "previewed", id: 1, error: "no file" })?.error !== "no file") throw new Error();
+ * if (previewOf({ type: "previewed", id: 1 }) !== undefined) throw new Error();
+ * ```
+ */
+export function previewOf(reply: Reply): PreviewResult | undefined {
+  if (reply.type === "previewed") {
+    if (reply.change) return { change: reply.change };
+    return reply.error === undefined ? undefined : { error: reply.error };
+  }
+  if (reply.type === "failed") return { error: reply.message };
+  return { error: reply.type === "lost" ? reply.reason : "unexpected reply" };
 }

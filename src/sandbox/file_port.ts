@@ -71,6 +71,19 @@ function answer(request: FileRequest, access: FileAccess) {
 
 type WithoutId<T> = T extends unknown ? Omit<T, "id"> : never;
 
+/**
+ * A channel whose host end serves `access`: the other end goes to the worker with the call;
+ * close it when the call ended.
+ *
+ * @param access The host's file access.
+ * @returns The worker's end, and how to close the host's.
+ */
+export function openFilePort(access: FileAccess): { port: MessagePort; close(): void } {
+  const channel = new MessageChannel();
+  serveFiles(channel.port1, access);
+  return { port: channel.port2, close: () => channel.port1.close() };
+}
+
 /** The worker's `ctx.files` over a port the host serves. */
 export class RemoteFiles implements FileAccess {
   readonly #port: MessagePort;

@@ -14,6 +14,7 @@ import {
   type CallEnd,
   callResult,
   CANCELLED_BEFORE_START,
+  previewOf,
   replyEnd,
   replyOrStop,
   stoppedEnd,
@@ -21,11 +22,11 @@ import {
 } from "./call_end.ts";
 import type { PreviewResult } from "../tools/file_change.ts";
 import type { FileAccess } from "../tools/file_access.ts";
-import { serveFiles } from "./file_port.ts";
+import { openFilePort } from "./file_port.ts";
 import { loadToolCatalog, type ToolCatalog, type ToolGroup } from "./tool_catalog.ts";
-import { type SandboxOptions, type SandboxWorker, startSandbox } from "./sandbox_worker.ts";
+import type { SandboxOptions, SandboxWorker } from "./sandbox_worker.ts";
+import { GroupWorkers } from "./group_workers.ts";
 import { EXTERNAL_SEARCH_TOOLS, SearchService } from "./search_service.ts";
-import { splitAllowList, splitChanged } from "./allow_list_split.ts";
 import { ownField } from "../platform/json_values.ts";
 
 /** Options of {@linkcode openToolHost} and {@linkcode createToolHost}. */
@@ -72,8 +73,8 @@ export class ToolHost implements ToolSource {
   #groups: ToolGroup[] = [];
   /** ripgrep and fd for the built-in search tools. */
   readonly #search: SearchService;
-  /** The folders each group's worker had its read list split around, and their times. */
-  readonly #split = new Map<ToolGroup, ReadonlyMap<string, number | undefined>>();
+  /** The groups' workers. */
+  readonly #workers: GroupWorkers;
   #closed = false;
   #nextId = 1;
 
@@ -83,6 +84,11 @@ export class ToolHost implements ToolSource {
       grants: options.grants,
       workspace: options.workspace,
       ...(options.commandSandbox ? { commandSandbox: options.commandSandbox } : {}),
+    });
+    this.#workers = new GroupWorkers({
+      options,
+      builtin: (group) => this.#builtin(group),
+      imported: (message, group) => void this.#catalog?.remember(message, group),
     });
     this.#loading = loadToolCatalog(options).then((catalog) => {
       this.#catalog = catalog;
@@ -146,30 +152,7 @@ export class ToolHost implements ToolSource {
   }
 
   #worker(group: ToolGroup): Promise<SandboxWorker> {
-    const pending = group.worker;
-    if (!pending) return this.#restart(group, pending);
-    return pending.then(
-      (worker) => {
-        if (!worker.dead && this.#outdated(group, worker)) {
-          worker.kill("a folder its read list was split around has changed");
-        }
-        return worker.dead ? this.#restart(group, pending) : worker;
-      },
-      () => this.#restart(group, pending),
-    );
-  }
-
-  /** Starts a fresh worker for each idle group whose split read list is out of date. */
-  #refreshSplit(): void {
-    if (this.#closed) return;
-    for (const group of this.#split.keys()) {
-      const pending = group.worker;
-      void pending?.then((worker) => {
-        if (worker.dead || group.worker !== pending || !this.#outdated(group, worker)) return;
-        worker.kill("a folder its read list was split around has changed");
-        void this.#restart(group, pending).catch(() => undefined);
-      }, () => undefined);
-    }
+    return this.#workers.worker(group);
   }
 
   /** Whether a group holds only built-in tools. */
@@ -177,45 +160,6 @@ export class ToolHost implements ToolSource {
     return group.plugins.every((plugin) =>
       this.#tools.some((tool) => tool.name === plugin.name && tool.origin === "builtin")
     );
-  }
-
-  /**
-   * Whether an idle worker's read list (split around --deny-read paths) no longer lists what
-   * its folders hold: a file made since would be refused. A busy one is kept for now.
-   */
-  #outdated(group: ToolGroup, worker: SandboxWorker): boolean {
-    const split = this.#split.get(group);
-    return split !== undefined && split.size > 0 && !worker.busy && splitChanged(split);
-  }
-
-  /** Starts a fresh worker unless another call already replaced `stale`. */
-  #restart(group: ToolGroup, stale: Promise<SandboxWorker> | undefined): Promise<SandboxWorker> {
-    if (group.worker !== stale) return this.#worker(group);
-    group.worker = this.#startWorker(group);
-    return group.worker;
-  }
-
-  async #startWorker(group: ToolGroup): Promise<SandboxWorker> {
-    const { guard } = group.effective;
-    // For plugin code, Deno itself refuses --deny-read paths inside the grant, node:fs
-    // included. Built-in tools keep the whole folders (they list the workspace itself): their
-    // node:fs reads ask the deny guard first (platform/read_check.ts).
-    const { permissions, split } = this.#builtin(group)
-      ? { permissions: group.effective.permissions, split: new Map() }
-      : splitAllowList(group.effective);
-    this.#split.set(group, split);
-    const sandbox = await startSandbox({
-      permissions,
-      guard,
-      plugins: group.plugins,
-      options: this.#options,
-      mode: "serve",
-      name: `harness-tools-${group.plugins.map((p) => p.name).join("+").slice(0, 80)}`,
-      ...(group.config ? { toolConfig: group.config } : {}),
-    });
-    sandbox.onImported = (message) => void this.#catalog?.remember(message, group);
-    await sandbox.loaded;
-    return sandbox;
   }
 
   /** Checks arguments with the tool's zod schema inside its sandbox; issues are plain words. */
@@ -271,12 +215,7 @@ export class ToolHost implements ToolSource {
       worker.recycle("the preview did not finish");
       return { error: `the preview did not finish within ${PREVIEW_TIMEOUT_MS / 1000} s` };
     }
-    if (reply.type === "previewed") {
-      if (reply.change) return { change: reply.change };
-      return reply.error === undefined ? undefined : { error: reply.error };
-    }
-    if (reply.type === "failed") return { error: reply.message };
-    return { error: reply.type === "lost" ? reply.reason : "unexpected reply" };
+    return previewOf(reply);
   }
 
   /**
@@ -288,7 +227,7 @@ export class ToolHost implements ToolSource {
     const end = await this.#call(name, args, options);
     // A call may have made files beside a --deny-read path: replace the split workers now,
     // while the model thinks, rather than when they are next called.
-    this.#refreshSplit();
+    this.#workers.refreshSplit();
     return await callResult(name, end, {
       started,
       state: options.state,
@@ -365,15 +304,9 @@ export class ToolHost implements ToolSource {
    * The worker's end of a port the host serves `files` on, for a built-in tool only: a plugin
    * from elsewhere keeps its own file access, which its worker's grants bound.
    */
-  #filesFor(
-    name: string,
-    files: FileAccess | undefined,
-  ): { port: MessagePort; close(): void } | undefined {
+  #filesFor(name: string, files: FileAccess | undefined) {
     const builtin = this.#tools.some((tool) => tool.name === name && tool.origin === "builtin");
-    if (!files || !builtin) return undefined;
-    const channel = new MessageChannel();
-    serveFiles(channel.port1, files);
-    return { port: channel.port2, close: () => channel.port1.close() };
+    return files && builtin ? openFilePort(files) : undefined;
   }
 
   /** One line for `/tools`: what grep_search and glob search with here. */
@@ -386,12 +319,7 @@ export class ToolHost implements ToolSource {
     this.#closed = true;
     this.#search.close();
     await this.#loading.catch(() => undefined);
-    for (const group of this.#groups) {
-      const worker = group.worker;
-      delete group.worker;
-      const sandbox = await worker?.catch(() => undefined);
-      sandbox?.kill("the tool host was closed");
-    }
+    await this.#workers.close(this.#groups);
   }
 }
 

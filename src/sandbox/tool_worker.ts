@@ -4,8 +4,7 @@
 // still hash as the user trusted them), revokes the read grants it needed for that, then
 // serves validate/run. All plugin code runs here, never on the main thread.
 
-import type { ToolErrorType } from "../messages.ts";
-import { type ToolContext, type ToolDefinition, ToolError } from "../tools/define_tool.ts";
+import type { ToolContext, ToolDefinition } from "../tools/define_tool.ts";
 import type { FileChange } from "../tools/file_change.ts";
 import { readText } from "../tools/builtin/read_text_file.ts";
 import { localFiles } from "../tools/local_files.ts";
@@ -15,7 +14,7 @@ import { SearchClient } from "../tools/search/search_client.ts";
 import { toolOutputsDir } from "../config/folders.ts";
 import { CommandLauncher } from "./command_sandbox_launcher.ts";
 import { assertMayWrite, installDenyGuard, replaceDenoMember } from "./deny_guard.ts";
-import { describeNotCapable } from "./describe_not_capable.ts";
+import { classifyError, progressReporter, returnedReply } from "./worker_results.ts";
 import { changedSincePinned } from "../platform/import_graph.ts";
 // Loaded with the worker, before its permissions apply: import_graph.ts imports the lexer on
 // first use, and a dynamic import inside the sandbox would be checked against its grants.
@@ -87,51 +86,8 @@ function reportSelfTermination(): void {
   };
 }
 
-// ---- errors --------------------------------------------------------------------------------
-
-const TOOL_ERROR_TYPES = new Set<string>([
-  "not_found",
-  "validation_failed",
-  "permission_denied",
-  "io_error",
-  "parse_error",
-  "timeout",
-  "internal_error",
-  "limit_reached",
-  "cancelled",
-  "interrupted",
-]);
-
-function classify(
-  error: unknown,
-  tool: string,
-): { errorType: Exclude<ToolErrorType, "none">; message: string } {
-  if (error instanceof ToolError || (error instanceof Error && error.name === "ToolError")) {
-    const type = (error as { type?: unknown }).type;
-    if (typeof type === "string" && TOOL_ERROR_TYPES.has(type)) {
-      return { errorType: type as Exclude<ToolErrorType, "none">, message: error.message };
-    }
-  }
-  if (!(error instanceof Error)) return { errorType: "internal_error", message: String(error) };
-  // ctx.spawn refused to start a process unconfined (command_sandbox "required").
-  if (error.name === "CommandRefused") {
-    return { errorType: "permission_denied", message: error.message };
-  }
-  const grants = setup?.grants;
-  if (error instanceof Deno.errors.NotCapable || /^Requires \w+ access/.test(error.message)) {
-    return {
-      errorType: "permission_denied",
-      message: grants ? describeNotCapable(error.message, { grants, tool }) : error.message,
-    };
-  }
-  if (error instanceof Deno.errors.NotFound) {
-    return { errorType: "not_found", message: error.message };
-  }
-  if (Object.values(Deno.errors).some((type) => error instanceof type)) {
-    return { errorType: "io_error", message: error.message };
-  }
-  const name = error.name && error.name !== "Error" ? `${error.name}: ` : "";
-  return { errorType: "internal_error", message: `${name}${error.message}` };
+function classify(error: unknown, tool: string) {
+  return classifyError(error, tool, setup?.grants);
 }
 
 // ---- requests ------------------------------------------------------------------------------
@@ -263,39 +219,7 @@ async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promi
     ...(message.search ? { search: new SearchClient(message.search) } : {}),
   };
   try {
-    const returned: unknown = await tool.run(message.args, ctx);
-    const output = typeof returned === "string" ? { output: returned } : returned;
-    if (
-      typeof output !== "object" || output === null ||
-      typeof (output as { output?: unknown }).output !== "string"
-    ) {
-      post({
-        type: "failed",
-        id,
-        errorType: "internal_error",
-        message: `Tool "${name}" returned ${shown(returned)}: expected { output: string }`,
-        state,
-      });
-      return;
-    }
-    const { output: text, display, final, images, outputBytes } = output as {
-      output: string;
-      display?: unknown;
-      final?: unknown;
-      images?: unknown;
-      outputBytes?: unknown;
-    };
-    const pictures = imagesOf(images);
-    post({
-      type: "done",
-      id,
-      output: text,
-      state,
-      ...(typeof display === "string" ? { display } : {}),
-      ...(final === true ? { final: true } : {}),
-      ...(pictures.length > 0 ? { images: pictures } : {}),
-      ...(Number.isSafeInteger(outputBytes) ? { outputBytes: outputBytes as number } : {}),
-    });
+    post(returnedReply(await tool.run(message.args, ctx), { id, name, state }));
   } catch (error) {
     post({ type: "failed", id, ...classify(error, name), state });
   } finally {
@@ -426,32 +350,4 @@ function onHostMessage(event: MessageEvent<HostToWorker>): void {
 const workerScopeClass = (globalThis as unknown as Record<string, unknown>).WorkerGlobalScope;
 if (typeof workerScopeClass === "function" && globalThis instanceof workerScopeClass) {
   scope.onmessage = onHostMessage;
-}
-
-/**
- * ctx.progress for one call: keeps the tail of what was reported and posts it at most every
- * 200 ms, so a chatty command costs a few messages a second, not one per chunk.
- */
-function progressReporter(send: (text: string) => void): (text: string) => void {
-  let tail = "";
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  return (text: string) => {
-    tail = (tail + text).slice(-400);
-    if (timer !== undefined) return;
-    timer = setTimeout(() => {
-      timer = undefined;
-      send(tail);
-    }, 200);
-  };
-}
-
-/** The images a tool returned, as bytes with a name; anything else in the list is dropped. */
-function imagesOf(value: unknown): { data: Uint8Array; name?: string }[] {
-  if (!Array.isArray(value)) return [];
-  return value.flatMap((item) => {
-    if (typeof item !== "object" || item === null) return [];
-    const { data, name } = item as { data?: unknown; name?: unknown };
-    if (!(data instanceof Uint8Array)) return [];
-    return [{ data, ...(typeof name === "string" ? { name } : {}) }];
-  });
 }

@@ -3,7 +3,8 @@
 // sink, the turn's stages: a failure stop, a fitter) are injected; nothing is patched.
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
-import { type AgentLoopOptions, runAgentLoop } from "../../src/agent/agent_loop.ts";
+import { runAgentLoop } from "../../src/agent/agent_loop.ts";
+import type { AgentLoopOptions } from "../../src/agent/loop_turn.ts";
 import type { Message } from "../../src/messages.ts";
 import { makeToolResult, toolResultMessage } from "../../src/messages.ts";
 import { createPolicyApprover } from "../../src/permissions/policy_approver.ts";

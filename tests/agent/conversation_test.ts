@@ -5,7 +5,8 @@
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { join } from "node:path";
-import { Conversation, type ConversationParts } from "../../src/agent/conversation.ts";
+import { Conversation } from "../../src/agent/conversation.ts";
+import type { ConversationParts } from "../../src/agent/conversation_parts.ts";
 import type { LoopEvent } from "../../src/agent/loop_events.ts";
 import {
   makeToolResult,

@@ -2,7 +2,8 @@
 // sandboxed Workers over a temp workspace, and a scripted model repeats its calls.
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
-import { runAgentLoop, type TurnOutcome } from "../../src/agent/agent_loop.ts";
+import { runAgentLoop } from "../../src/agent/agent_loop.ts";
+import type { TurnOutcome } from "../../src/agent/loop_turn.ts";
 import { LoopGuard } from "../../src/agent/loop_guard.ts";
 import { makeToolResult, type Message } from "../../src/messages.ts";
 import { answer, callTools, ScriptedProvider } from "../../src/providers/scripted.ts";

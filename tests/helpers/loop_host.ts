@@ -6,7 +6,7 @@
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { LoopEvent, LoopEventSink } from "../../src/agent/loop_events.ts";
-import type { ConversationParts } from "../../src/agent/conversation.ts";
+import type { ConversationParts } from "../../src/agent/conversation_parts.ts";
 import type { Provider } from "../../src/providers/provider.ts";
 import type {
   ApprovalDecision,
