@@ -7,11 +7,11 @@ import { z } from "zod";
 import { defineTool } from "../src/tools/define_tool.ts";
 import { hardLinkNote, toFileToolError } from "../src/tools/builtin/text_file.ts";
 import { readText } from "../src/tools/builtin/read_text_file.ts";
-import type { FileAccess, FileWrite } from "../src/tools/file_access.ts";
+import type { FilePort, FileWrite } from "../src/tools/file_port.ts";
 import { formatLineCounts, lineCounts } from "../src/tools/file_change.ts";
 
 /** The file's text before the write, for the line counts; null when absent or not text. */
-async function previousText(files: FileAccess, abs: string, path: string): Promise<string | null> {
+async function previousText(files: FilePort, abs: string, path: string): Promise<string | null> {
   try {
     return (await readText(files, abs, path)).text;
   } catch {

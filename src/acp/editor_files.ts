@@ -1,4 +1,4 @@
-// The editor's files as the built-in file tools' port (`ctx.files`, src/tools/file_access.ts):
+// The editor's files as the built-in file tools' port (`ctx.files`, src/tools/file_port.ts):
 // when the ACP client offers fs/read_text_file and fs/write_text_file, read_file, write_file,
 // edit_file, insert_lines and replace_lines read and write its buffers (unsaved changes are
 // seen, edits show in the editor), as the same tools the terminal runs (loose edits, CRLF and
@@ -14,7 +14,7 @@ import type { PermissionName } from "../sandbox/permission_name.ts";
 import { flagFor } from "../sandbox/describe_not_capable.ts";
 import { sniffImageType } from "../platform/image_file.ts";
 import { ToolError } from "../tools/define_tool.ts";
-import type { FileAccess } from "../tools/file_access.ts";
+import type { FilePort } from "../tools/file_port.ts";
 import { localFiles } from "../tools/local_files.ts";
 import { resolveWorkspacePath } from "../tools/workspace_path.ts";
 import { FILE_WRITE_TOOLS, isTool } from "../tools/builtin_tools.ts";
@@ -92,7 +92,7 @@ async function diskImage(abs: string, path: string): Promise<boolean> {
  * @param options The grants and where diffs go.
  * @returns The port, for the conversation's tools.
  */
-export function editorFiles(fs: EditorFs, options: EditorFilesOptions): FileAccess {
+export function editorFiles(fs: EditorFs, options: EditorFilesOptions): FilePort {
   /** The text last served for each path, null for none (a write's diff starts from it). */
   const served = new Map<string, string | null>();
   /** Texts a head read fetched, for the whole read that follows it (read_file does both). */

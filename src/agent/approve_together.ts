@@ -6,7 +6,7 @@
 
 import type { ToolCall } from "../messages.ts";
 import type { ApprovalRequest, Approver } from "../permissions/approver.ts";
-import type { FileAccess } from "../tools/file_access.ts";
+import type { FilePort } from "../tools/file_port.ts";
 import type { ArgumentParser } from "./call_flight.ts";
 import { parseJsonArguments } from "./call_stages.ts";
 import type { ToolOffer } from "./tool_offer.ts";
@@ -28,7 +28,7 @@ export async function approverForTurn(
     offer: ToolOffer;
     parseArguments?: ArgumentParser;
     state?: Record<string, unknown>;
-    files?: FileAccess;
+    files?: FilePort;
   },
   signal: AbortSignal,
 ): Promise<Approver> {

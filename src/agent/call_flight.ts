@@ -12,7 +12,7 @@
 
 import type { ToolCall, ToolResult } from "../messages.ts";
 import type { Approver } from "../permissions/approver.ts";
-import type { FileAccess } from "../tools/file_access.ts";
+import type { FilePort } from "../tools/file_port.ts";
 import type { ToolEntry, ToolRun } from "../tools/tool_entry.ts";
 import { advance, type ToolCallEvent, type ToolCallState } from "../tools/tool_call.ts";
 import type { LoopEventSink } from "./loop_events.ts";
@@ -71,7 +71,7 @@ export interface CallScope {
   signal: AbortSignal;
   clock: () => number;
   /** Where the built-in file tools read and write (the editor's, under ACP). */
-  files?: FileAccess;
+  files?: FilePort;
   /** Runs the stages placed before "approve" again, for a call the user changed. */
   rescreen(flight: CallFlight): Promise<CallExit | undefined>;
 }

@@ -12,7 +12,7 @@ import type { Grants } from "../sandbox/grants.ts";
 import { effectivePermissions } from "../sandbox/effective_permissions.ts";
 import { grantFor, type ToolGrants } from "../sandbox/tool_grants.ts";
 import type { ToolPermissions } from "../tools/define_tool.ts";
-import type { FileAccess } from "../tools/file_access.ts";
+import type { FilePort } from "../tools/file_port.ts";
 import { type ToolEntry, type ToolInfo, toToolSchema } from "../tools/tool_entry.ts";
 import type { ToolSet } from "../tools/tool_set.ts";
 
@@ -46,7 +46,7 @@ export interface ToolScope {
   toolGrants?: ToolGrants;
   mode?: ToolMode;
   /** Where the built-in file tools read and write (the editor's, under ACP); default: their own. */
-  files?: FileAccess;
+  files?: FilePort;
 }
 
 /** A tool left out, and the flag that would let it run. */

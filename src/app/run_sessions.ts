@@ -14,7 +14,7 @@ import type { TokenCounter } from "../providers/token_counter.ts";
 import type { Approver } from "../permissions/approver.ts";
 import { formatGrants, type Grants } from "../sandbox/grants.ts";
 import type { LoadedSession, SessionStore } from "../sessions/session_store_types.ts";
-import type { FileAccess } from "../tools/file_access.ts";
+import type { FilePort } from "../tools/file_port.ts";
 import type { PlacedStage } from "../agent/call_flight.ts";
 import type { OpenedProvider } from "./provider_openers.ts";
 import type { RunTools } from "./run_tools.ts";
@@ -43,7 +43,7 @@ export interface RunSessionsOptions {
 export interface ConversationSeat {
   approver: Approver;
   /** Where the built-in file tools read and write (ACP: the editor's buffers). */
-  files?: FileAccess;
+  files?: FilePort;
   /** Stages of the front end's own on each call's path (ACP: diffs of edits). */
   stages?: readonly PlacedStage[];
 }

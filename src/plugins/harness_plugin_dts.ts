@@ -116,7 +116,7 @@ export interface ToolContext {
    * Reads, writes, stats and lists files by the real paths \`resolve\` returns (the worker's
    * own file access, bounded by the tool's permissions).
    */
-  files: FileAccess;
+  files: FilePort;
   /** Aborted when the user interrupts or the call times out. */
   signal: AbortSignal;
   /** Folder for this session's data; the tool may create it. */
@@ -148,7 +148,7 @@ export interface ToolContext {
 }
 
 /** \`ctx.files\`: paths are the real ones \`resolve\` returns; \`path\` is for messages. */
-export interface FileAccess {
+export interface FilePort {
   /** A regular file's bytes (at most 10 MB); with \`head\`, only its first bytes. */
   read(abs: string, path: string, options?: { head?: number }): Promise<Uint8Array>;
   /** Writes text as the file's whole content (atomically), making its folders. */

@@ -21,8 +21,8 @@ import {
   within,
 } from "./call_end.ts";
 import type { PreviewResult } from "../tools/file_change.ts";
-import type { FileAccess } from "../tools/file_access.ts";
-import { openFilePort } from "./file_port.ts";
+import type { FilePort } from "../tools/file_port.ts";
+import { openFileChannel } from "./file_channel.ts";
 import { loadToolCatalog, type ToolCatalog, type ToolGroup } from "./tool_catalog.ts";
 import type { SandboxOptions, SandboxWorker } from "./sandbox_worker.ts";
 import { GroupWorkers } from "./group_workers.ts";
@@ -191,7 +191,7 @@ export class ToolHost implements ToolSource {
     name: string,
     args: unknown,
     state: Record<string, unknown> = {},
-    files?: FileAccess,
+    files?: FilePort,
   ): Promise<PreviewResult | undefined> {
     await this.ready();
     const group = this.#groupOf.get(name);
@@ -304,9 +304,9 @@ export class ToolHost implements ToolSource {
    * The worker's end of a port the host serves `files` on, for a built-in tool only: a plugin
    * from elsewhere keeps its own file access, which its worker's grants bound.
    */
-  #filesFor(name: string, files: FileAccess | undefined) {
+  #filesFor(name: string, files: FilePort | undefined) {
     const builtin = this.#tools.some((tool) => tool.name === name && tool.origin === "builtin");
-    return files && builtin ? openFilePort(files) : undefined;
+    return files && builtin ? openFileChannel(files) : undefined;
   }
 
   /** One line for `/tools`: what grep_search and glob search with here. */

@@ -8,7 +8,7 @@ import type { ToolContext, ToolDefinition } from "../tools/define_tool.ts";
 import type { FileChange } from "../tools/file_change.ts";
 import { readText } from "../tools/builtin/read_text_file.ts";
 import { localFiles } from "../tools/local_files.ts";
-import { RemoteFiles } from "./file_port.ts";
+import { RemoteFiles } from "./file_channel.ts";
 import { resolveWorkspacePath } from "../tools/workspace_path.ts";
 import { SearchClient } from "../tools/search/search_client.ts";
 import { toolOutputsDir } from "../config/folders.ts";

@@ -49,7 +49,7 @@ export type HostToWorker =
     state: Record<string, unknown>;
     /** The port to the host's ripgrep and fd (search_service.ts), for grep_search and glob. */
     search?: MessagePort;
-    /** The port to the host's file access (file_port.ts: the editor's), for `ctx.files`. */
+    /** The channel to the host's file port (file_channel.ts: the editor's), for `ctx.files`. */
     files?: MessagePort;
   }
   /** What a call would change, for the approval prompt (the tool's `preview`). */

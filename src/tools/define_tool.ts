@@ -6,7 +6,7 @@ import type { z } from "zod";
 import type { ToolErrorType } from "../messages.ts";
 import type { FilePreview } from "./file_change.ts";
 import type { SearchClient } from "./search/search_client.ts";
-import type { FileAccess } from "./file_access.ts";
+import type { FilePort } from "./file_port.ts";
 
 export type RiskLevel = "safe" | "low" | "medium" | "high";
 
@@ -78,7 +78,7 @@ export interface ToolContext {
    * own file access, or, for the built-in file tools under ACP, the editor's buffers (the host
    * checks the grants first). The built-in read_file, write_file and edit_file use only this.
    */
-  files: FileAccess;
+  files: FilePort;
   /** Aborted when the user interrupts or the call times out. */
   signal: AbortSignal;
   /** Folder for this workspace's data (full outputs); may be created by the tool. */

@@ -2,7 +2,7 @@
 // the worker's permissions and deny guard, with the built-in tools' checks (a regular file
 // opened by its real path and verified after the open, at most 10 MB; atomic writes).
 
-import type { FileAccess, FileStat, ListedEntry } from "./file_access.ts";
+import type { FilePort, FileStat, ListedEntry } from "./file_port.ts";
 import { readFileBytes } from "./builtin/read_text_file.ts";
 import { writeFileAtomic } from "./builtin/text_file.ts";
 import { readDirVerified } from "./verified_fs.ts";
@@ -21,7 +21,7 @@ import { readDirVerified } from "./verified_fs.ts";
  * await Deno.remove(dir, { recursive: true });
  * ```
  */
-export const localFiles: FileAccess = {
+export const localFiles: FilePort = {
   // deno-lint-ignore require-await
   read: async (abs, path, options) => readFileBytes(abs, path, options?.head),
   // deno-lint-ignore require-await

@@ -9,7 +9,7 @@ import type { Result } from "../errors.ts";
 import type { ImagePart, ToolResult, ToolSchema, Usage } from "../messages.ts";
 import type { RiskLevel, ToolPermissions } from "./define_tool.ts";
 import type { PreviewResult } from "./file_change.ts";
-import type { FileAccess } from "./file_access.ts";
+import type { FilePort } from "./file_port.ts";
 
 /** What a source knows about one of its tools. */
 export interface ToolInfo {
@@ -53,7 +53,7 @@ export interface EntryCall {
    * Where a built-in file tool reads and writes (its `ctx.files`): the editor's buffers under
    * ACP. Left out, the tool uses its worker's own file access.
    */
-  files?: FileAccess;
+  files?: FilePort;
 }
 
 /**
@@ -73,7 +73,7 @@ export interface ToolEntry {
   preview?(
     args: unknown,
     state: Record<string, unknown>,
-    files?: FileAccess,
+    files?: FilePort,
   ): Promise<PreviewResult | undefined>;
 }
 

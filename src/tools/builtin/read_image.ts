@@ -5,7 +5,7 @@
 
 import { sniffImageType } from "../../platform/image_file.ts";
 import { ToolError } from "../define_tool.ts";
-import type { FileAccess } from "../file_access.ts";
+import type { FilePort } from "../file_port.ts";
 import { MAX_TEXT_FILE_BYTES } from "./read_text_file.ts";
 import { formatBytes } from "./text_file.ts";
 
@@ -38,7 +38,7 @@ export interface ImageFile {
  * ```
  */
 export async function readImageIfAny(
-  files: FileAccess,
+  files: FilePort,
   absPath: string,
   path: string,
 ): Promise<ImageFile | undefined> {

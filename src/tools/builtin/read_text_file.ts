@@ -8,7 +8,7 @@
 import { ToolError } from "../define_tool.ts";
 import { formatBytes, looksBinary, toFileToolError } from "./text_file.ts";
 import { openVerified, readAllSync } from "../verified_fs.ts";
-import type { FileAccess } from "../file_access.ts";
+import type { FilePort } from "../file_port.ts";
 
 /** Largest file the text tools will load. */
 export const MAX_TEXT_FILE_BYTES = 10 * 1024 * 1024;
@@ -187,7 +187,7 @@ export function textOf(bytes: Uint8Array, path: string): TextFileContent {
  * @returns The decoded text.
  */
 export async function readText(
-  files: FileAccess,
+  files: FilePort,
   absPath: string,
   path: string,
 ): Promise<TextFileContent> {
@@ -204,7 +204,7 @@ export async function readText(
  * @returns The decoded text and BOM flag; write it back with withBom().
  */
 export async function readEditableText(
-  files: FileAccess,
+  files: FilePort,
   absPath: string,
   path: string,
 ): Promise<TextFileContent> {

@@ -1,10 +1,10 @@
 // The file port between a sandbox worker and the host: when a call of a built-in file tool
-// carries a FileAccess of the host (the editor's, under ACP), the host serves it on a
+// carries a FilePort of the host (the editor's, under ACP), the host serves it on a
 // MessagePort and the worker's `ctx.files` is a RemoteFiles over the other end. Requests are
 // answered by id; a ToolError or a refusal (NotCapable) crosses as its name and message.
 
 import { ToolError } from "../tools/define_tool.ts";
-import type { FileAccess, FileStat, FileWrite, ListedEntry } from "../tools/file_access.ts";
+import type { FilePort, FileStat, FileWrite, ListedEntry } from "../tools/file_port.ts";
 
 /** A request from the worker. */
 export type FileRequest =
@@ -24,7 +24,7 @@ export type FileReply =
  * @param port The host's end of the call's channel.
  * @param access The host's file access (the editor's).
  */
-export function serveFiles(port: MessagePort, access: FileAccess): void {
+export function serveFiles(port: MessagePort, access: FilePort): void {
   port.onmessage = async (event: MessageEvent<FileRequest>) => {
     const request = event.data;
     try {
@@ -48,7 +48,7 @@ export function serveFiles(port: MessagePort, access: FileAccess): void {
   };
 }
 
-function answer(request: FileRequest, access: FileAccess) {
+function answer(request: FileRequest, access: FilePort) {
   switch (request.op) {
     case "read":
       return access.read(
@@ -78,14 +78,14 @@ type WithoutId<T> = T extends unknown ? Omit<T, "id"> : never;
  * @param access The host's file access.
  * @returns The worker's end, and how to close the host's.
  */
-export function openFilePort(access: FileAccess): { port: MessagePort; close(): void } {
+export function openFileChannel(access: FilePort): { port: MessagePort; close(): void } {
   const channel = new MessageChannel();
   serveFiles(channel.port1, access);
   return { port: channel.port2, close: () => channel.port1.close() };
 }
 
 /** The worker's `ctx.files` over a port the host serves. */
-export class RemoteFiles implements FileAccess {
+export class RemoteFiles implements FilePort {
   readonly #port: MessagePort;
   readonly #waiting = new Map<number, (reply: FileReply) => void>();
   #nextId = 1;

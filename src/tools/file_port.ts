@@ -32,7 +32,7 @@ export interface ListedEntry {
  * validation_failed for what is no regular file or too large, io_error), or
  * `Deno.errors.NotCapable` for what the sandbox refuses.
  */
-export interface FileAccess {
+export interface FilePort {
   /**
    * The bytes of a regular file of at most 10 MB; with `head`, only its first bytes (any size).
    *
