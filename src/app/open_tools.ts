@@ -3,12 +3,11 @@
 // and skipped; they never stop the harness. With `background`, the tool list loads after
 // this returns (the REPL shows its prompt meanwhile) and warnings follow when it is known.
 
-import { resolve } from "node:path";
 import type { Settings } from "../config/settings.ts";
 import { configDir } from "../config/folders.ts";
 import { formatAgentError } from "../errors.ts";
 import { checkProjectTrust, type TrustIO } from "../permissions/project_trust.ts";
-import { builtinPluginDir, discoverPlugins } from "../plugins/load_plugins.ts";
+import { discoverPlugins } from "../plugins/load_plugins.ts";
 import { schemaCachePath } from "../plugins/schema_cache.ts";
 import type { Grants } from "../sandbox/grants.ts";
 import { type CommandSandbox, describeCommandSandbox } from "../sandbox/command_sandbox.ts";
@@ -16,6 +15,8 @@ import { probeCommandSandbox } from "../sandbox/command_sandbox_probe.ts";
 import { openToolHost, type ToolHost } from "../sandbox/tool_host.ts";
 import { workspaceDataDir } from "../config/folders.ts";
 import { terminalSafe } from "../platform/terminal_text.ts";
+import type { FileGate } from "../gate/file_gate.ts";
+import { openWorkspaceGate } from "./workspace_gate.ts";
 
 export interface OpenToolsOptions {
   settings: Settings;
@@ -29,6 +30,8 @@ export interface OpenToolsOptions {
   background?: boolean;
   /** One worker per tool (a one-shot call imports only its own plugin). */
   workerPerTool?: boolean;
+  /** The workspace's file gate; built here when left out. */
+  gate?: FileGate;
 }
 
 /**
@@ -41,7 +44,13 @@ export interface OpenToolsOptions {
 export async function openTools(
   options: OpenToolsOptions,
 ): Promise<
-  { host: ToolHost; names: string[]; warnings: string[]; commandSandbox: Promise<CommandSandbox> }
+  {
+    host: ToolHost;
+    names: string[];
+    warnings: string[];
+    commandSandbox: Promise<CommandSandbox>;
+    gate: FileGate;
+  }
 > {
   const warnings: string[] = [];
   const discovered = await discoverPlugins({
@@ -63,8 +72,17 @@ export async function openTools(
     files = files.filter((file) => file.origin !== "project" || load.has(file.path));
   }
   const cacheFile = schemaCachePath(Deno.env.toObject());
-  const commandSandbox = startCommandSandbox(options);
+  // Built before any tool runs, whatever the flags (issue 38): tools, commands and the
+  // editor's files ask the same gate.
+  const gate = options.gate ?? openWorkspaceGate({
+    settings: options.settings,
+    grants: options.grants,
+    cwd: options.cwd,
+    outputsRoot: options.dataDir,
+  });
+  const commandSandbox = startCommandSandbox(options, gate);
   const host = openToolHost({
+    gate,
     grants: options.grants,
     workspace: options.cwd,
     dataDir: workspaceDataDir(options.dataDir, options.cwd), // its saved outputs only
@@ -91,6 +109,7 @@ export async function openTools(
     names: [...new Set(files.map((file) => file.name))],
     warnings,
     commandSandbox,
+    gate,
   };
 }
 
@@ -98,7 +117,7 @@ export async function openTools(
  * The start-up check of the command sandbox, skipped without --allow-run (no command can
  * run). When commands would run unconfined (or be refused), one warning line says why.
  */
-function startCommandSandbox(options: OpenToolsOptions): Promise<CommandSandbox> {
+function startCommandSandbox(options: OpenToolsOptions, gate: FileGate): Promise<CommandSandbox> {
   const { grants, settings } = options;
   const env = Deno.env.toObject();
   const run = grants.allow.run === true || grants.allow.run.length > 0;
@@ -109,18 +128,12 @@ function startCommandSandbox(options: OpenToolsOptions): Promise<CommandSandbox>
       env: {},
     });
   }
-  // Commands may not change the plugin folders harness loads (nor .git, unless allowed).
-  const pluginFolders = [
-    builtinPluginDir(),
-    resolve(options.cwd, "plugins"),
-    ...settings.plugins.map((dir) => resolve(options.cwd, dir)),
-  ];
+  // Commands may not change what the gate protects, nor see harness's data folder.
   return probeCommandSandbox(settings.commandSandbox, {
     grants,
     env,
     workspace: options.cwd,
-    pluginFolders,
-    writableGit: settings.writableGit,
+    gateRules: gate.rules,
   }).then((sandbox) => {
     if (sandbox.confinement.kind === "none" && sandbox.mode !== "off") {
       options.io.write(`warning: ${describeCommandSandbox(sandbox)}\n`);

@@ -185,7 +185,10 @@ async function handleLoad(message: LoadMessage): Promise<void> {
     start: (request) => processes.spawn(request),
   });
   reportSelfTermination();
-  installDenyGuard(message.guard, message.cwd, { readOnly: message.readOnly ?? [] });
+  installDenyGuard(message.guard, message.cwd, {
+    readOnly: message.readOnly ?? [],
+    ...(message.gate ? { gate: message.gate } : {}),
+  });
   if (message.mode === "list") {
     post({ type: "loaded", ...await importPlugins(message) });
     return;

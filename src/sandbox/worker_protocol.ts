@@ -9,6 +9,7 @@ import type { FileChange } from "../tools/file_change.ts";
 import type { CommandSandbox } from "./command_sandbox.ts";
 import type { Grants } from "./grants.ts";
 import type { PermissionName } from "./permission_name.ts";
+import type { GateView } from "../gate/file_gate.ts";
 
 /** The "load" message: what a worker holds and how it is sandboxed. */
 export interface LoadMessage {
@@ -24,6 +25,8 @@ export interface LoadMessage {
   guard: Partial<Record<PermissionName, string[]>>;
   /** Paths the tool may not write even inside its write grant (`.git`, harness's folders). */
   readOnly?: string[];
+  /** The host's file gate (protected set, hidden folders, identities); Deno checks the grants. */
+  gate?: GateView;
   grants: Grants;
   workspace: string;
   dataDir: string;

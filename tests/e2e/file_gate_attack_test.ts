@@ -1,0 +1,158 @@
+// Issue 38's attacks through the real front ends, as a hostile model would try them: with the
+// README's first example (`--allow-read=. --allow-write=.`, no --allow-run) the model's file
+// tools must not plant a program git runs (core.fsmonitor in .git/config, a hook) nor change
+// harness's own files; the protected set does not depend on --allow-run.
+
+import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
+import { join } from "node:path";
+import { reply, startFakeLlmServer } from "../helpers/fake_llm_server.ts";
+import { cliSandbox, lastJsonLine } from "../helpers/run_cli.ts";
+
+interface CallResult {
+  name: string;
+  result: { success: boolean; error_type: string; error_message: string | null };
+}
+
+Deno.test("harness -p --allow-read=. --allow-write=.: the model cannot plant core.fsmonitor or a hook", async () => {
+  await using sandbox = await cliSandbox();
+  const git = join(sandbox.cwd, ".git");
+  await Deno.mkdir(join(git, "hooks"), { recursive: true });
+  await Deno.writeTextFile(join(git, "config"), "[core]\n\tbare = false\n");
+  await Deno.writeTextFile(join(sandbox.cwd, "README.md"), "hello\n");
+  await using server = startFakeLlmServer([
+    reply()
+      .toolCall("write_file", {
+        path: ".git/config",
+        content: "[core]\n\tfsmonitor = touch pwned\n",
+      })
+      .toolCall("edit_file", {
+        path: ".git/config",
+        old_string: "bare = false",
+        new_string: "bare = false\n\tfsmonitor = touch pwned",
+      })
+      .toolCall("write_file", {
+        path: ".git/hooks/pre-commit",
+        content: "#!/bin/sh\ntouch pwned\n",
+      })
+      .toolCall("write_file", {
+        path: ".harness/config.jsonc",
+        content: '{ "writable_git": true }',
+      })
+      .toolCall("write_file", { path: "README.md", content: "changed\n" }),
+    reply().text("done"),
+  ]);
+  const out = await sandbox.run([
+    "--base-url",
+    server.baseUrl,
+    "--model",
+    "m",
+    "--yes",
+    "--allow-read=.",
+    "--allow-write=.",
+    "-p",
+    "go",
+    "--output-format",
+    "json",
+  ]);
+  assertEquals(out.code, 0, out.stderr);
+  const calls = lastJsonLine(out.stdout).tool_calls as CallResult[];
+  const outcome = calls.map((c) => `${c.name}:${c.result.success ? "ok" : c.result.error_type}`);
+  assertEquals(outcome, [
+    "write_file:permission_denied",
+    "edit_file:permission_denied",
+    "write_file:permission_denied",
+    "write_file:permission_denied",
+    "write_file:ok",
+  ]);
+  assert(calls[0]!.result.error_message?.includes(".git"), calls[0]!.result.error_message ?? "");
+  assertEquals(await Deno.readTextFile(join(git, "config")), "[core]\n\tbare = false\n");
+  await Deno.stat(join(git, "hooks", "pre-commit")).then(() => assert(false, "hook"), () => {});
+  await Deno.stat(join(sandbox.cwd, ".harness")).then(() => assert(false, ".harness"), () => {});
+  assertEquals(await Deno.readTextFile(join(sandbox.cwd, "README.md")), "changed\n");
+});
+
+const linux = Deno.build.os === "linux";
+
+Deno.test({
+  name: "harness -p -R --allow-run: a command cannot read harness's data folder",
+  ignore: !linux,
+  async fn() {
+    await using sandbox = await cliSandbox();
+    // Outside /tmp, which commands see as their own empty folder.
+    const xdgData = await Deno.makeTempDir({ dir: "/var/tmp", prefix: "harness_data_" });
+    await using _cleanup = {
+      [Symbol.asyncDispose]: () => Deno.remove(xdgData, { recursive: true }),
+    };
+    const data = join(xdgData, "harness");
+    await Deno.mkdir(join(data, "checkpoints", "x"), { recursive: true });
+    await Deno.writeTextFile(join(data, "checkpoints", "x", "secret.txt"), "SNAPSHOT-SECRET");
+    await using server = startFakeLlmServer([
+      reply().toolCall("run_command", {
+        command: `cat ${data}/checkpoints/x/secret.txt; ls ${data}; echo listed`,
+      }),
+      reply().text("done"),
+    ]);
+    const out = await sandbox.run([
+      "--base-url",
+      server.baseUrl,
+      "--model",
+      "m",
+      "--yes",
+      "-R",
+      "--allow-write=.",
+      "--allow-run",
+      "-p",
+      "go",
+      "--output-format",
+      "json",
+    ], { env: { XDG_DATA_HOME: xdgData } });
+    assertEquals(out.code, 0, out.stderr);
+    const calls = lastJsonLine(out.stdout).tool_calls as { result: { data: string } }[];
+    const data0 = calls[0]!.result.data;
+    assert(!data0.includes("SNAPSHOT-SECRET"), data0);
+    assert(!data0.includes("sessions"), data0);
+    assert(data0.includes("listed"), data0);
+  },
+});
+
+Deno.test({
+  name: "a command cannot rename the folder above a denied file or a protected folder",
+  ignore: !linux,
+  async fn() {
+    await using sandbox = await cliSandbox();
+    await Deno.mkdir(join(sandbox.cwd, "secrets"));
+    await Deno.writeTextFile(join(sandbox.cwd, "secrets", "key.txt"), "TOP-SECRET");
+    await Deno.mkdir(join(sandbox.cwd, "tools", "plugins"), { recursive: true });
+    await using server = startFakeLlmServer([
+      reply().toolCall("run_command", {
+        command: "mv secrets open; mv tools t2; ls",
+      }),
+      reply().toolCall("read_file", { path: "open/key.txt" }),
+      reply().text("done"),
+    ]);
+    const out = await sandbox.run([
+      "--base-url",
+      server.baseUrl,
+      "--model",
+      "m",
+      "--yes",
+      "--allow-read=.",
+      "--allow-write=.",
+      "--deny-read=secrets/key.txt",
+      "--plugins=tools/plugins",
+      "--allow-run",
+      "-p",
+      "go",
+      "--output-format",
+      "json",
+    ]);
+    assertEquals(out.code, 0, out.stderr);
+    const calls = lastJsonLine(out.stdout).tool_calls as CallResult[];
+    const listing = (calls[0]!.result as unknown as { data: string }).data;
+    assert(listing.includes("Device or resource busy"), listing);
+    assertEquals(calls[1]!.result.success, false);
+    await Deno.stat(join(sandbox.cwd, "secrets", "key.txt"));
+    await Deno.stat(join(sandbox.cwd, "tools", "plugins"));
+    assert(!JSON.stringify(calls).includes("TOP-SECRET"));
+  },
+});
