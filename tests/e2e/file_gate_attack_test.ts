@@ -7,6 +7,7 @@ import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/stric
 import { join } from "node:path";
 import { reply, startFakeLlmServer } from "../helpers/fake_llm_server.ts";
 import { cliSandbox, lastJsonLine } from "../helpers/run_cli.ts";
+import { startAcpClient } from "../helpers/acp_client.ts";
 
 interface CallResult {
   name: string;
@@ -155,4 +156,51 @@ Deno.test({
     await Deno.stat(join(sandbox.cwd, "tools", "plugins"));
     assert(!JSON.stringify(calls).includes("TOP-SECRET"));
   },
+});
+
+Deno.test("harness acp with an editor that offers fs writes: the model cannot write .git or .harness through it", async () => {
+  await using sandbox = await cliSandbox();
+  await Deno.mkdir(join(sandbox.cwd, ".git"));
+  const config = join(sandbox.cwd, ".git", "config");
+  await Deno.writeTextFile(config, "[core]\n");
+  await Deno.writeTextFile(join(sandbox.cwd, ".env"), "KEY=1\n");
+  const buffers = new Map([[config, "[core]\n"], [join(sandbox.cwd, ".env"), "KEY=1\n"]]);
+  await using server = startFakeLlmServer([
+    reply()
+      .toolCall("write_file", { path: ".git/config", content: "[core]\n\tfsmonitor = x\n" })
+      .toolCall("edit_file", { path: ".git/config", old_string: "[core]", new_string: "[x]" })
+      .toolCall("write_file", { path: ".harness/config.jsonc", content: "{}" })
+      .toolCall("read_file", { path: ".env" })
+      .toolCall("write_file", { path: "ok.txt", content: "fine" }),
+    reply().text("Done."),
+  ]);
+  await using acp = startAcpClient(sandbox, [
+    "--base-url",
+    server.baseUrl,
+    "--model",
+    "m",
+    "--yes",
+    "--allow-read=.",
+    "--allow-write=.",
+    "--deny-read=.env",
+  ], { editorFiles: buffers });
+  await acp.initialize();
+  const sessionId = await acp.newSession();
+  const done = await acp.agent.request("session/prompt", {
+    sessionId,
+    prompt: [{ type: "text", text: "go" }],
+  });
+  assertEquals(done.stopReason, "end_turn");
+  const results = server.requests[1]!.messages.filter((m) => m.role === "tool")
+    .map((m) => JSON.parse(String(m.content)) as CallResult["result"]);
+  assertEquals(results.map((r) => r.success ? "ok" : r.error_type), [
+    "permission_denied",
+    "permission_denied",
+    "permission_denied",
+    "permission_denied",
+    "ok",
+  ]);
+  // The editor was never asked to write or read a protected or denied file.
+  assertEquals(acp.fsCalls.filter((call) => !call.endsWith("ok.txt")), []);
+  assertEquals(buffers.get(config), "[core]\n");
 });
