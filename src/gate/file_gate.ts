@@ -167,6 +167,8 @@ export class FileGate {
   readonly #identities = new Map<string, RecordedIdentity>();
   /** Entries already reported moved, by path and role. */
   readonly #reported = new Set<string>();
+  /** Every entry found moved this session, in order. */
+  readonly #moved: MovedEntry[] = [];
 
   private constructor(view: GateView) {
     this.#rules = view.rules;
@@ -195,7 +197,8 @@ export class FileGate {
       ["deny_read", rules.denyRead === true ? [] : rules.denyRead],
       ["deny_write", rules.denyWrite === true ? [] : rules.denyWrite],
       ["protected", rules.protected.map((entry) => entry.path)],
-      ["hidden", rules.hidden.map((entry) => entry.path)],
+      // Hidden folders are not recorded: no tool, editor or command can reach them to move
+      // them (commands see an empty folder there), and a read need not walk for them.
     ];
     for (const [role, list] of roles) for (const path of list) gate.#record(path, role);
     return gate;
@@ -283,7 +286,21 @@ export class FileGate {
       found.push({ path: identity.path, role: identity.role, now: info ? "replaced" : "missing" });
       if (info) this.#record(identity.path, identity.role);
     }
+    this.#moved.push(...found);
     return found;
+  }
+
+  /**
+   * Why nothing may be approved without asking any more, once {@linkcode FileGate.verify}
+   * found an entry moved this session; undefined while none has.
+   *
+   * @returns A sentence naming the first entry that moved.
+   */
+  autoApprovalStop(): string | undefined {
+    const first = this.#moved[0];
+    if (first === undefined) return undefined;
+    return `Auto-approval is off for this session: "${first.path}" (${roleName(first.role)}) ` +
+      `was ${first.now === "missing" ? "moved or removed" : "replaced"} by a command`;
   }
 
   #record(path: string, role: IdentityRole): void {
@@ -411,7 +428,9 @@ export class FileGate {
    * recorded entry under another name is judged by the name it had at start.
    */
   #byIdentity(access: FileAccess, real: string, shown: string): GateRefusal | undefined {
-    if (this.#identities.size === 0) return undefined;
+    // Most reads have no recorded entry to meet (only --deny-read ones apply to them).
+    const applies = [...this.#identities.values()].some((i) => this.#roleApplies(i.role, access));
+    if (!applies) return undefined;
     for (let current = real;;) {
       const key = keyOf(lstatOrUndefined(current));
       const recorded = key === undefined ? undefined : this.#identities.get(key);
@@ -443,6 +462,32 @@ export class FileGate {
     const reads = access === "read" || access === "list" || access === "stat";
     if (role === "deny_read") return reads || access === "delete";
     return !reads;
+  }
+}
+
+/**
+ * What a recorded entry is, in the words the user knows it by.
+ *
+ * @example
+ * ```ts
+ * import { roleName } from "./file_gate.ts";
+ * if (roleName("deny_read") !== "--deny-read") throw new Error();
+ * ```
+ */
+export function roleName(role: IdentityRole): string {
+  switch (role) {
+    case "deny_read":
+      return "--deny-read";
+    case "deny_write":
+      return "--deny-write";
+    case "protected":
+      return "protected by harness";
+    case "hidden":
+      return "harness's data folder";
+    default: {
+      const never: never = role;
+      throw new Error(`unknown role ${JSON.stringify(never)}`);
+    }
   }
 }
 

@@ -204,3 +204,46 @@ Deno.test("harness acp with an editor that offers fs writes: the model cannot wr
   assertEquals(acp.fsCalls.filter((call) => !call.endsWith("ok.txt")), []);
   assertEquals(buffers.get(config), "[core]\n");
 });
+
+Deno.test("harness -p: when a command moves a denied folder, the result says so and --yes stops", async () => {
+  await using sandbox = await cliSandbox();
+  await Deno.mkdir(join(sandbox.cwd, "secrets"));
+  await Deno.writeTextFile(join(sandbox.cwd, "secrets", "key.txt"), "TOP-SECRET");
+  await using server = startFakeLlmServer([
+    // Unconfined on purpose (the kernel refuses this rename inside bubblewrap).
+    reply().toolCall("run_command", { command: "mv secrets open && echo moved" }),
+    reply().toolCall("read_file", { path: "open/key.txt" }),
+    reply().toolCall("write_file", { path: "notes.txt", content: "x" }),
+    reply().text("done"),
+  ]);
+  const out = await sandbox.run([
+    "--base-url",
+    server.baseUrl,
+    "--model",
+    "m",
+    "--yes",
+    "--allow-read=.",
+    "--allow-write=.",
+    "--deny-read=secrets",
+    "--allow-run",
+    "--command-sandbox=off",
+    "-p",
+    "go",
+    "--output-format",
+    "json",
+  ]);
+  const calls = lastJsonLine(out.stdout).tool_calls as (CallResult & {
+    result: { data: string | null };
+  })[];
+  assert(calls[0]!.result.data?.includes("moved"), JSON.stringify(calls[0]));
+  assert(
+    calls[0]!.result.data?.includes(`"${join(sandbox.cwd, "secrets")}" (--deny-read) was moved`),
+  );
+  // --yes no longer approves anything that is not read-only (read_file is low risk).
+  for (const call of calls.slice(1)) {
+    assertEquals(call.result.error_type, "permission_denied");
+    assert(call.result.error_message?.includes("Auto-approval is off"), JSON.stringify(call));
+  }
+  assert(!JSON.stringify(calls).includes("TOP-SECRET"));
+  await Deno.stat(join(sandbox.cwd, "notes.txt")).then(() => assert(false, "written"), () => {});
+});
