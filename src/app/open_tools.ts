@@ -17,6 +17,7 @@ import { workspaceDataDir } from "../config/folders.ts";
 import { terminalSafe } from "../platform/terminal_text.ts";
 import type { FileGate } from "../gate/file_gate.ts";
 import { openWorkspaceGate } from "./workspace_gate.ts";
+import { findLinkedFiles, linkedFilesWarning } from "../sandbox/hard_links.ts";
 
 export interface OpenToolsOptions {
   settings: Settings;
@@ -138,6 +139,15 @@ function startCommandSandbox(options: OpenToolsOptions, gate: FileGate): Promise
     if (sandbox.confinement.kind === "none" && sandbox.mode !== "off") {
       options.io.write(`warning: ${describeCommandSandbox(sandbox)}\n`);
     }
+    void warnLinkedFiles(options);
     return sandbox;
   });
+}
+
+/** Names files in the write grants with other hard links, which a command writes in place. */
+async function warnLinkedFiles(options: OpenToolsOptions): Promise<void> {
+  const write = options.grants.allow.write;
+  const roots = write === true ? [options.cwd] : write;
+  const warning = linkedFilesWarning(await findLinkedFiles(roots), options.cwd);
+  if (warning !== undefined) options.io.write(`warning: ${terminalSafe(warning)}\n`);
 }
