@@ -428,7 +428,8 @@ async function trustedPart(
  * @param options Working directory, environment lookup and trust I/O (seams for tests).
  * @returns The settings; a `config_invalid` error naming the file, or a `usage` error for a
  * `--plugins` folder that does not exist. Both exit 2. An empty `$HARNESS_API_KEY` counts
- * as unset, so `$OPENAI_API_KEY` (`$ANTHROPIC_API_KEY` for the Anthropic API) still applies.
+ * as unset, so `$OPENAI_API_KEY` (`$ANTHROPIC_API_KEY` for the Anthropic API) still applies,
+ * but only to a server the user named (never one found on a local port).
  */
 export async function loadSettings(
   flags: SettingFlags & { plugins?: string[] },
@@ -508,8 +509,10 @@ export async function loadSettings(
     const anthropic = settings.provider === "anthropic" ||
       (settings.provider === undefined && settings.modelFile === undefined &&
         isAnthropicBaseUrl(settings.baseUrl));
+    // A hosted vendor's key goes only to a server the user named, never to whatever answers
+    // on a local port when harness looks for one (issue 38).
     const fromEnv = env("HARNESS_API_KEY") ||
-      env(anthropic ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY");
+      (settings.discover ? undefined : env(anthropic ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY"));
     if (fromEnv) settings.apiKey = fromEnv;
   }
   return ok(settings);
