@@ -155,6 +155,8 @@ export function formatSessionList(sessions: readonly SessionSummary[]): string {
       turnCount(s.userTurns),
       s.model,
       s.cwd,
+      // A damaged row spoils only its own session, which says so.
+      (s.damaged ? `[damaged: ${s.damaged} unreadable event${s.damaged === 1 ? "" : "s"}] ` : "") +
       (s.firstUserMessage ?? "").replace(/\s+/g, " ").slice(0, 60),
     ]),
   ];
