@@ -14,6 +14,7 @@ import { fileURLToPath } from "node:url";
 import { localImports } from "../platform/import_graph.ts";
 import { covers, grantCovers } from "./permission_value.ts";
 import { FileGate } from "../gate/file_gate.ts";
+import { type ConsoleRelay, STDERR_RELAY } from "./console_relay.ts";
 import { gateRules } from "../gate/protected_set.ts";
 import { cacheDir, configDir, dataDir, toolOutputsDir } from "../config/folders.ts";
 import {
@@ -36,6 +37,8 @@ export interface SandboxOptions {
   commandSandbox?: Promise<CommandSandbox>;
   /** The run's file gate; left out, one is built from the grants and the command protection. */
   gate?: FileGate;
+  /** Where tools' printed output goes (default: stderr, sanitised and capped). */
+  consoleRelay?: ConsoleRelay;
 }
 
 const NO_COMMANDS: CommandSandbox = {
@@ -86,7 +89,16 @@ export class SandboxWorker {
   /** Called when a "serve" worker has imported its plugins (first request). */
   onImported: ((message: Imported) => void) | undefined;
 
-  constructor(permissions: WorkerPermissions, load: LoadMessage, name: string) {
+  /** Where the tool's printed output goes: the terminal, sanitised and capped. */
+  readonly #console: ConsoleRelay;
+
+  constructor(
+    permissions: WorkerPermissions,
+    load: LoadMessage,
+    name: string,
+    relay: ConsoleRelay = STDERR_RELAY,
+  ) {
+    this.#console = relay;
     this.loaded = new Promise((settle) => (this.#settleLoad = settle));
     // Deno's `run` would let plugin code start anything outside the command sandbox: the
     // worker never gets it, and the host starts the processes its run grant allows.
@@ -152,6 +164,9 @@ export class SandboxWorker {
         return;
       case "importing":
         this.onImporting?.(message.path);
+        return;
+      case "console":
+        this.#console.relay(message.text);
         return;
       case "validated":
       case "previewed":
@@ -316,5 +331,5 @@ export async function startSandbox(
     ...(options.toolOutputLimit ? { outputLimit: options.toolOutputLimit } : {}),
     // A worker that may not start processes needs no start-up check.
     commands: permissions.run === false ? NO_COMMANDS : await commandSandboxOf(options),
-  }, config.name);
+  }, config.name, options.consoleRelay);
 }

@@ -93,7 +93,9 @@ export type WorkerToHost =
   }
   /** Answer to "preview": the change, why there is none, or neither (the tool has no preview). */
   | { type: "previewed"; id: number; change?: FileChange; error?: string }
-  | { type: "crashed"; reason: string };
+  | { type: "crashed"; reason: string }
+  /** What the tool printed (console, Deno.stdout, Deno.stderr): shown through console_relay.ts. */
+  | { type: "console"; text: string };
 
 /**
  * The ports a message carries, which the host must transfer, not copy.
