@@ -247,3 +247,28 @@ Deno.test("harness -p: when a command moves a denied folder, the result says so 
   assert(!JSON.stringify(calls).includes("TOP-SECRET"));
   await Deno.stat(join(sandbox.cwd, "notes.txt")).then(() => assert(false, "written"), () => {});
 });
+
+Deno.test("harness -p --allow-read=.: instruction files above the workspace, or linking out of it, are not sent", async () => {
+  await using sandbox = await cliSandbox();
+  const root = join(sandbox.cwd, "..");
+  // The folder above the workspace is a repository (a dotfiles repository in a home folder).
+  await Deno.mkdir(join(root, ".git"));
+  await Deno.writeTextFile(join(root, "AGENTS.md"), "ABOVE-THE-WORKSPACE notes");
+  await Deno.writeTextFile(join(root, "notes.md"), "LINKED-OUT notes");
+  await Deno.symlink(join(root, "notes.md"), join(sandbox.cwd, "AGENTS.md"));
+  await using server = startFakeLlmServer([reply().text("done"), reply().text("done")]);
+  const args = ["--base-url", server.baseUrl, "--model", "m", "-p", "hi"];
+  const narrow = await sandbox.run([...args, "--allow-read=."]);
+  assertEquals(narrow.code, 0, narrow.stderr);
+  const prompt = String(server.requests[0]?.messages[0]?.content);
+  assert(!prompt.includes("ABOVE-THE-WORKSPACE"), prompt);
+  assert(!prompt.includes("LINKED-OUT"), prompt);
+  // A read grant over the repository lets harness read both, as before.
+  const wide = await sandbox.run([...args, `--allow-read=${root}`]);
+  assertEquals(wide.code, 0, wide.stderr);
+  const widePrompt = String(server.requests[1]?.messages[0]?.content);
+  assert(
+    widePrompt.includes("ABOVE-THE-WORKSPACE") && widePrompt.includes("LINKED-OUT"),
+    widePrompt,
+  );
+});
