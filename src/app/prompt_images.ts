@@ -91,13 +91,17 @@ export async function pastedImages(
   options: { pasted: readonly string[]; gate: FileGate; maxBytes: number },
 ): Promise<{ images: ImagePart[] } | { refused: string }> {
   const home = homeDir();
-  const pastedPaths = new Set(options.pasted.flatMap((p) => pastedImagePaths(p, home)).map((p) => p.path));
+  const pastedPaths = new Set(
+    options.pasted.flatMap((p) => pastedImagePaths(p, home)).map((p) => p.path),
+  );
   const images: ImagePart[] = [];
   for (const { path } of pastedImagePaths(text, home)) {
     if (!pastedPaths.has(path)) continue; // typed, not pasted: text
     const verdict = options.gate.check("read", path);
     if (!verdict.ok && verdict.refusal.reason !== "not_granted") {
-      return { refused: `Cannot attach "${path}": ${verdict.refusal.message}. The message was not sent` };
+      return {
+        refused: `Cannot attach "${path}": ${verdict.refusal.message}. The message was not sent`,
+      };
     }
     try {
       if (!Deno.statSync(path).isFile) continue;
@@ -109,7 +113,9 @@ export async function pastedImages(
     // The file read must be the one the gate judged (a link swapped in meanwhile).
     const again = options.gate.check("read", path);
     if (!again.ok && again.refusal.reason !== "not_granted") {
-      return { refused: `Cannot attach "${path}": ${again.refusal.message}. The message was not sent` };
+      return {
+        refused: `Cannot attach "${path}": ${again.refusal.message}. The message was not sent`,
+      };
     }
     if (!images.some((image) => image.sha256 === part.sha256)) images.push(part);
   }

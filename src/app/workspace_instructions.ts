@@ -10,14 +10,6 @@ import { configDir, dataDir, homeDir } from "../config/folders.ts";
 import { type LoadedInstructions, loadInstructions } from "../config/project_instructions.ts";
 import { FileGate } from "../gate/file_gate.ts";
 import type { Grants } from "../sandbox/grants.ts";
-import { paths } from "../platform/paths.ts";
-import { realPathIfExists } from "../platform/real_path_if_exists.ts";
-
-function isInside(folder: string, path: string): boolean {
-  const rel = paths.relative(folder, path);
-  return rel === "" || (!rel.startsWith("..") && !paths.isAbsolute(rel));
-}
-
 /**
  * A gate for reading when the run's is not open yet (the banner): the same read decisions,
  * without the protected set, which only writes meet.
@@ -63,22 +55,18 @@ export function loadWorkspaceInstructions(
   cwd: string,
   gate: FileGate = readingGate(grants),
 ): LoadedInstructions {
-  const workspace = paths.resolve(cwd);
-  const realWorkspace = realPathIfExists(workspace) ?? workspace;
   return loadInstructions(cwd, {
     names: settings.instructionFiles,
     userDir: configDir(),
     home: homeDir(),
     refused(path, scope) {
-      const verdict = gate.check("read", path);
-      if (verdict.ok) return undefined;
-      const { reason, message } = verdict.refusal;
-      if (reason !== "not_granted") return message;
-      // The user's own file, and the workspace's where it really is, need no read grant.
-      if (scope === "user") return undefined;
-      const real = realPathIfExists(path) ?? path;
-      if (isInside(workspace, path) && isInside(realWorkspace, real)) return undefined;
-      return message;
+      // The workspace's files (where they really are) need no read grant; the user's own
+      // file in harness's config folder none at all.
+      const verdict = gate.check("read", path, { ungranted: cwd });
+      if (verdict.ok || (scope === "user" && verdict.refusal.reason === "not_granted")) {
+        return undefined;
+      }
+      return verdict.refusal.message;
     },
   });
 }

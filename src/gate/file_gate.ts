@@ -95,6 +95,16 @@ export interface MovedEntry {
   now: "missing" | "replaced";
 }
 
+/** Options of {@linkcode FileGate.check}. */
+export interface CheckOptions {
+  /**
+   * A folder whose files need no grant, where they really are: the workspace, for the files
+   * harness reads there on the user's behalf without a read grant (instruction files, command
+   * files). The deny lists, the protected set, hidden folders and identities still apply.
+   */
+  ungranted?: string;
+}
+
 /** Options of {@linkcode FileGate.open}. */
 export interface GateOptions {
   /** Compare names without case; default: on macOS and Windows. */
@@ -243,14 +253,18 @@ export class FileGate {
    *
    * @param access What the caller wants to do.
    * @param path An absolute path (relative ones resolve against the cwd).
+   * @param options `ungranted`: a folder whose files need no grant (see CheckOptions).
    * @returns The real path to use, or the refusal with its sentence.
    */
-  check(access: FileAccess, path: string): GateVerdict {
+  check(access: FileAccess, path: string, options: CheckOptions = {}): GateVerdict {
     const abs = resolve(path);
     const real = realOf(abs);
+    const root = options.ungranted;
+    const free = root !== undefined && this.#inside(root, abs) &&
+      this.#inside(realOf(resolve(root)), real);
     for (const target of real === abs ? [abs] : [abs, real]) {
       const refusal = this.#byPath(access, target, abs);
-      if (refusal) return { ok: false, refusal };
+      if (refusal && !(free && refusal.reason === "not_granted")) return { ok: false, refusal };
     }
     const moved = this.#byIdentity(access, real, abs);
     if (moved) return { ok: false, refusal: moved };
