@@ -61,8 +61,23 @@ export async function openTools(
     namedDirs: options.settings.namedPluginDirs,
   });
   for (const error of discovered.errors) warnings.push(formatAgentError(error));
-  const project = discovered.files.filter((file) => file.origin === "project");
-  let files = discovered.files;
+  // Built before any tool runs, whatever the flags (issue 38): tools, commands and the
+  // editor's files ask the same gate.
+  const gate = options.gate ?? openWorkspaceGate({
+    settings: options.settings,
+    grants: options.grants,
+    cwd: options.cwd,
+    outputsRoot: options.dataDir,
+  });
+  // Plugin files load whatever the read grant, but not one the gate refuses otherwise (a link
+  // to a --deny-read file, harness's data folder, a moved entry): it is not even hashed.
+  let files = discovered.files.filter((file) => {
+    const verdict = gate.check("read", file.path);
+    if (verdict.ok || verdict.refusal.reason === "not_granted") return true;
+    warnings.push(`Skipping plugin "${file.path}": ${verdict.refusal.message}`);
+    return false;
+  });
+  const project = files.filter((file) => file.origin === "project");
   if (project.length > 0) {
     const trust = await checkProjectTrust(project.map((file) => file.path), {
       io: options.io,
@@ -73,14 +88,6 @@ export async function openTools(
     files = files.filter((file) => file.origin !== "project" || load.has(file.path));
   }
   const cacheFile = schemaCachePath(Deno.env.toObject());
-  // Built before any tool runs, whatever the flags (issue 38): tools, commands and the
-  // editor's files ask the same gate.
-  const gate = options.gate ?? openWorkspaceGate({
-    settings: options.settings,
-    grants: options.grants,
-    cwd: options.cwd,
-    outputsRoot: options.dataDir,
-  });
   const commandSandbox = startCommandSandbox(options, gate);
   const host = openToolHost({
     gate,

@@ -272,3 +272,26 @@ Deno.test("harness -p --allow-read=.: instruction files above the workspace, or 
     widePrompt,
   );
 });
+
+Deno.test("harness -p: a plugin file that links to a --deny-read file is skipped, never imported", async () => {
+  await using sandbox = await cliSandbox();
+  await Deno.writeTextFile(join(sandbox.cwd, ".env"), "API_TOKEN = sk-live-SECRET-VALUE\n");
+  await Deno.mkdir(join(sandbox.cwd, "tools"));
+  await Deno.symlink(join(sandbox.cwd, ".env"), join(sandbox.cwd, "tools", "env.ts"));
+  await using server = startFakeLlmServer([reply().text("done")]);
+  const out = await sandbox.run([
+    "--base-url",
+    server.baseUrl,
+    "--model",
+    "m",
+    "--allow-read=.",
+    "--deny-read=.env",
+    "--plugins=tools",
+    "-p",
+    "hi",
+  ]);
+  assertEquals(out.code, 0, out.stderr);
+  assert(out.stderr.includes("Skipping plugin"), out.stderr);
+  assert(!out.stderr.includes("SECRET") && !out.stdout.includes("SECRET"), out.stderr);
+  assert(!JSON.stringify(server.requests).includes("SECRET"));
+});
