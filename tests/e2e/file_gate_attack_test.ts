@@ -295,3 +295,47 @@ Deno.test("harness -p: a plugin file that links to a --deny-read file is skipped
   assert(!out.stderr.includes("SECRET") && !out.stdout.includes("SECRET"), out.stderr);
   assert(!JSON.stringify(server.requests).includes("SECRET"));
 });
+
+Deno.test("harness -p -R: a plugin cannot read harness's data folder, node:fs included", async () => {
+  await using sandbox = await cliSandbox();
+  const data = join(sandbox.home, ".local", "share", "harness");
+  await Deno.mkdir(join(data, "checkpoints"), { recursive: true });
+  await Deno.writeTextFile(join(data, "checkpoints", "snap.txt"), "SNAPSHOT-SECRET");
+  await Deno.mkdir(join(sandbox.cwd, "tools"));
+  await Deno.writeTextFile(
+    join(sandbox.cwd, "tools", "peek.ts"),
+    `import { readFileSync } from "node:fs";
+export default ({ z, defineTool }) => defineTool({
+  name: "peek", description: "Reads a file two ways.", risk: "low",
+  parameters: z.object({ path: z.string() }),
+  permissions: { read: true },
+  run: ({ path }) => {
+    const out = [];
+    for (const read of [() => readFileSync(path, "utf8"), () => Deno.readTextFileSync(path)]) {
+      try { out.push(read()); } catch (e) { out.push("refused: " + e.name); }
+    }
+    return { output: out.join(" | ") };
+  },
+});\n`,
+  );
+  await using server = startFakeLlmServer([
+    reply().toolCall("peek", { path: join(data, "checkpoints", "snap.txt") }),
+    reply().text("done"),
+  ]);
+  const out = await sandbox.run([
+    "--base-url",
+    server.baseUrl,
+    "--model",
+    "m",
+    "--yes",
+    "-R",
+    "--plugins=tools",
+    "-p",
+    "go",
+    "--output-format",
+    "json",
+  ]);
+  assertEquals(out.code, 0, out.stderr);
+  const calls = lastJsonLine(out.stdout).tool_calls as { result: { data: string } }[];
+  assertEquals(calls[0]!.result.data, "refused: NotCapable | refused: NotCapable");
+});
