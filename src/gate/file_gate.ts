@@ -8,7 +8,7 @@
 
 import { paths } from "../platform/paths.ts";
 
-const { isAbsolute, join, relative, resolve, sep } = paths;
+const { join, relative, resolve, sep } = paths;
 
 // Taken when this module loads, before a tool worker's deny guard wraps Deno's functions:
 // the gate asks the file system through these, so it never checks itself.
@@ -70,6 +70,11 @@ export interface GateView {
   identities: RecordedIdentity[];
   /** Names compare without case (macOS and Windows file systems usually do). */
   caseInsensitive: boolean;
+  /**
+   * The thread's own Deno permissions enforce the grants (a tool worker): the gate leaves
+   * "not granted" to them and keeps the grants only to know where a moved entry can be.
+   */
+  grantsByDeno?: boolean;
 }
 
 /** Why the gate refused. */
@@ -179,10 +184,12 @@ export class FileGate {
   readonly #reported = new Set<string>();
   /** Every entry found moved this session, in order. */
   readonly #moved: MovedEntry[] = [];
+  readonly #grantsByDeno: boolean;
 
   private constructor(view: GateView) {
     this.#rules = view.rules;
     this.#caseInsensitive = view.caseInsensitive;
+    this.#grantsByDeno = view.grantsByDeno === true;
     for (const identity of view.identities) {
       this.#identities.set(identityKey(identity.dev, identity.ino), identity);
     }
@@ -232,13 +239,11 @@ export class FileGate {
    * @returns A structured-cloneable view.
    */
   view(options: { grantsByDeno?: boolean } = {}): GateView {
-    const rules = options.grantsByDeno
-      ? { ...this.#rules, read: true as const, write: true as const }
-      : this.#rules;
     return {
-      rules,
+      rules: this.#rules,
       identities: [...this.#identities.values()],
       caseInsensitive: this.#caseInsensitive,
+      ...(options.grantsByDeno ? { grantsByDeno: true } : {}),
     };
   }
 
@@ -340,11 +345,12 @@ export class FileGate {
     return this.#caseInsensitive ? a.toLowerCase() === b.toLowerCase() : a === b;
   }
 
+  /** Whether `target` is `root` or inside it; both absolute and normalised (resolve). */
   #inside(root: string, target: string): boolean {
     const a = this.#caseInsensitive ? root.toLowerCase() : root;
     const b = this.#caseInsensitive ? target.toLowerCase() : target;
-    const rel = relative(a, b);
-    return rel === "" || (!rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel));
+    if (b === a) return true;
+    return b.startsWith(a.endsWith(sep) ? a : `${a}${sep}`);
   }
 
   #covers(list: true | readonly string[], target: string): boolean {
@@ -387,7 +393,7 @@ export class FileGate {
       if (this.#covers(rules.denyRead, target)) {
         return refuse("denied", `Requires read access to "${shown}": it is denied by --deny-read`);
       }
-      if (!this.#covers(rules.read, target)) {
+      if (!this.#grantsByDeno && !this.#covers(rules.read, target)) {
         return refuse(
           "not_granted",
           `Requires read access to "${shown}": restart harness with --allow-read=${shown}`,
@@ -410,7 +416,7 @@ export class FileGate {
         );
       }
     }
-    if (!this.#covers(rules.write, target)) {
+    if (!this.#grantsByDeno && !this.#covers(rules.write, target)) {
       return refuse(
         "not_granted",
         `Requires write access to "${shown}": restart harness with --allow-write=${shown}`,
@@ -442,9 +448,14 @@ export class FileGate {
    * recorded entry under another name is judged by the name it had at start.
    */
   #byIdentity(access: FileAccess, real: string, shown: string): GateRefusal | undefined {
-    // Most reads have no recorded entry to meet (only --deny-read ones apply to them).
-    const applies = [...this.#identities.values()].some((i) => this.#roleApplies(i.role, access));
-    if (!applies) return undefined;
+    // Most reads have no recorded entry to meet (only --deny-read ones apply to them), and a
+    // recorded file can only be the target itself: the folders above are walked only for a
+    // recorded folder, and only up to the write grant holding the target (an entry can be
+    // moved only where something may write).
+    const kinds = this.#walks(access);
+    if (kinds === "none") return undefined;
+    const stop = kinds === "target" ? real : this.#writeRoot(real);
+    if (stop === undefined) return undefined;
     for (let current = real;;) {
       const key = keyOf(lstatOrUndefined(current));
       const recorded = key === undefined ? undefined : this.#identities.get(key);
@@ -466,9 +477,36 @@ export class FileGate {
         }
       }
       const parent = parentOf(current);
-      if (parent === current) return undefined;
+      if (parent === current || current === stop) return undefined;
       current = parent;
     }
+  }
+
+  /** Which recorded entries an access can meet: none, files only (the target), or folders. */
+  #walks(access: FileAccess): "none" | "target" | "folders" {
+    let found: "none" | "target" | "folders" = "none";
+    for (const identity of this.#identities.values()) {
+      if (!this.#roleApplies(identity.role, access)) continue;
+      if (identity.directory) return "folders";
+      found = "target";
+    }
+    return found;
+  }
+
+  /**
+   * The outermost write grant holding `real` (the root when everything is writable), if any:
+   * the identity walk ends there.
+   */
+  #writeRoot(real: string): string | undefined {
+    const write = this.#rules.write;
+    if (write === true) return resolve("/");
+    let root: string | undefined;
+    for (const entry of write) {
+      if (this.#inside(entry, real) && (root === undefined || entry.length < root.length)) {
+        root = entry;
+      }
+    }
+    return root;
   }
 
   #roleApplies(role: IdentityRole, access: FileAccess): boolean {

@@ -153,11 +153,15 @@ export function installDenyGuard(
     if (access === null) return;
     const path = toPath(p);
     const accesses: FileAccess[] = access === "rw" ? ["read", "write"] : [access];
+    // The gate holds the user's deny lists as well (and knows where links lead): one check.
+    if (gate) {
+      for (const each of accesses) gate.assert(each, path);
+      return;
+    }
     const real = realOf(path);
     for (const target of real === undefined || real === path ? [path] : [path, real]) {
       for (const kind of new Set(accesses.map(listKind))) check(kind, target);
     }
-    for (const each of accesses) gate?.assert(each, path);
   };
   const denoRecord = Deno as unknown as Record<string, (...args: unknown[]) => unknown>;
   if (guard.write || gate) writeCheck = (path) => checkPath("write", path);
