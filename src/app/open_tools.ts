@@ -12,6 +12,7 @@ import { schemaCachePath } from "../plugins/schema_cache.ts";
 import type { Grants } from "../sandbox/grants.ts";
 import { type CommandSandbox, describeCommandSandbox } from "../sandbox/command_sandbox.ts";
 import { probeCommandSandbox } from "../sandbox/command_sandbox_probe.ts";
+import { protectionFromGate } from "../sandbox/command_sandbox_protection.ts";
 import { openToolHost, type ToolHost } from "../sandbox/tool_host.ts";
 import { workspaceDataDir } from "../config/folders.ts";
 import { terminalSafe } from "../platform/terminal_text.ts";
@@ -130,10 +131,13 @@ function startCommandSandbox(options: OpenToolsOptions, gate: FileGate): Promise
   const env = Deno.env.toObject();
   const run = grants.allow.run === true || grants.allow.run.length > 0;
   if (!run) {
+    // No command of the model's can start, but a project's hooks may: they keep the gate's
+    // protected set (run_hooks.ts).
     return Promise.resolve({
       mode: settings.commandSandbox,
       confinement: { kind: "unused" },
       env: {},
+      protection: protectionFromGate(gate.rules, options.cwd),
     });
   }
   // Commands may not change what the gate protects, nor see harness's data folder.
