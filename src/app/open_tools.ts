@@ -19,6 +19,7 @@ import { terminalSafe } from "../platform/terminal_text.ts";
 import type { FileGate } from "../gate/file_gate.ts";
 import { openWorkspaceGate } from "./workspace_gate.ts";
 import { findLinkedFiles, linkedFilesWarning } from "../sandbox/hard_links.ts";
+import { webSearchGrants, withoutUnconfiguredSearch } from "./web_search_setup.ts";
 
 export interface OpenToolsOptions {
   settings: Settings;
@@ -72,12 +73,14 @@ export async function openTools(
   });
   // Plugin files load whatever the read grant, but not one the gate refuses otherwise (a link
   // to a --deny-read file, harness's data folder, a moved entry): it is not even hashed.
-  let files = discovered.files.filter((file) => {
-    const verdict = gate.check("read", file.path);
-    if (verdict.ok || verdict.refusal.reason === "not_granted") return true;
-    warnings.push(`Skipping plugin "${file.path}": ${verdict.refusal.message}`);
-    return false;
-  });
+  // Without a search engine web_search is not loaded: nothing can search.
+  let files = withoutUnconfiguredSearch(discovered.files, options.settings.webSearchUrl)
+    .filter((file) => {
+      const verdict = gate.check("read", file.path);
+      if (verdict.ok || verdict.refusal.reason === "not_granted") return true;
+      warnings.push(`Skipping plugin "${file.path}": ${verdict.refusal.message}`);
+      return false;
+    });
   const project = files.filter((file) => file.origin === "project");
   if (project.length > 0) {
     const trust = await checkProjectTrust(project.map((file) => file.path), {
@@ -89,6 +92,7 @@ export async function openTools(
     files = files.filter((file) => file.origin !== "project" || load.has(file.path));
   }
   const cacheFile = schemaCachePath(Deno.env.toObject());
+  const toolGrants = webSearchGrants(options.settings.webSearchUrl);
   const commandSandbox = startCommandSandbox(options, gate);
   const host = openToolHost({
     gate,
@@ -103,6 +107,7 @@ export async function openTools(
     toolOutputLimit: options.settings.toolOutputLimit,
     commandSandbox,
     ...(options.workerPerTool ? { workerPerTool: true } : {}),
+    ...(toolGrants ? { toolGrants } : {}),
   });
   // Plugin errors carry what plugin code threw: escapes show as text.
   for (const warning of warnings) options.io.write(`warning: ${terminalSafe(warning)}\n`);

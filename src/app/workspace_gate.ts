@@ -18,7 +18,7 @@ import {
 import { FileGate } from "../gate/file_gate.ts";
 import { gateRules } from "../gate/protected_set.ts";
 import { builtinPluginDir } from "../plugins/load_plugins.ts";
-import type { Grants } from "../sandbox/grants.ts";
+import { emptyGrants, type Grants } from "../sandbox/grants.ts";
 
 /** What a workspace's gate is built from. */
 export interface WorkspaceGateOptions {
@@ -55,6 +55,24 @@ export function workspacePluginFolders(
       ...[...settings.plugins, ...settings.namedPluginDirs].map((dir) => resolve(cwd, dir)),
     ]),
   ];
+}
+
+/**
+ * The gate of a subcommand that writes a file the user named outside a run (`harness sessions
+ * export --output FILE`): no grants apply (the user's own command line), but the protected set
+ * and harness's data folder do, so harness never writes a session into `.git/hooks` or its own
+ * folders for anyone.
+ *
+ * @param cwd The folder the command runs in.
+ * @returns The gate.
+ */
+export function commandLineGate(cwd: string): FileGate {
+  const everything = { read: true as const, write: true as const };
+  return openWorkspaceGate({
+    settings: { plugins: [], namedPluginDirs: [], writableGit: false },
+    grants: { allow: { ...emptyGrants().allow, ...everything }, deny: emptyGrants().deny },
+    cwd,
+  });
 }
 
 /**

@@ -117,15 +117,17 @@ export async function readGatedTextFile(gate: FileGate, path: string): Promise<s
 /**
  * Writes a text file through the gate (the real path it names; missing folders are not made).
  *
+ * @param options `mode`: the file's mode when it is created (0o600 for owner-only).
  * @throws {GateRefused} when the gate refuses.
  */
 export async function writeGatedTextFile(
   gate: FileGate,
   path: string,
   text: string,
+  options: { mode?: number } = {},
 ): Promise<string> {
   const real = gatedPath(gate, "write", path);
-  await Deno.writeTextFile(real, text);
+  await Deno.writeTextFile(real, text, options.mode === undefined ? {} : { mode: options.mode });
   return real;
 }
 

@@ -9,6 +9,7 @@ import { probeCommandSandbox } from "./command_sandbox_probe.ts";
 import { ProcessHost } from "./process_host.ts";
 import type { EffectivePermissions, WorkerPermissions } from "./effective_permissions.ts";
 import type { Grants } from "./grants.ts";
+import type { ToolGrants } from "./tool_grants.ts";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { localImports } from "../platform/import_graph.ts";
@@ -39,6 +40,8 @@ export interface SandboxOptions {
   gate?: FileGate;
   /** Where tools' printed output goes (default: stderr, sanitised and capped). */
   consoleRelay?: ConsoleRelay;
+  /** Built-in tools' own grants from the configuration (web_search's engine, tool_grants.ts). */
+  toolGrants?: ToolGrants;
 }
 
 const NO_COMMANDS: CommandSandbox = {
@@ -302,6 +305,8 @@ export async function startSandbox(
     options: SandboxOptions;
     mode: LoadMessage["mode"];
     name: string;
+    /** Settings of the group's built-in tools, by tool name (`ctx.config`). */
+    toolConfig?: LoadMessage["toolConfig"];
   },
 ): Promise<SandboxWorker> {
   const { permissions, options } = config;
@@ -316,20 +321,26 @@ export async function startSandbox(
     ? permissions
     : { ...permissions, read: [...(granted ?? []), ...outputs, ...revokeRead] };
   const gate = (await gateOf(options)).view({ grantsByDeno: true });
-  return new SandboxWorker(workerPermissions, {
-    type: "load",
-    mode: config.mode,
-    plugins: config.plugins,
-    revokeRead,
-    guard: config.guard,
-    gate,
-    grants: options.grants,
-    workspace: options.workspace,
-    dataDir: options.dataDir,
-    cwd: Deno.cwd(),
-    importTimeoutMs: options.importTimeoutMs ?? 5_000,
-    ...(options.toolOutputLimit ? { outputLimit: options.toolOutputLimit } : {}),
-    // A worker that may not start processes needs no start-up check.
-    commands: permissions.run === false ? NO_COMMANDS : await commandSandboxOf(options),
-  }, config.name, options.consoleRelay);
+  return new SandboxWorker(
+    workerPermissions,
+    {
+      type: "load",
+      mode: config.mode,
+      plugins: config.plugins,
+      revokeRead,
+      guard: config.guard,
+      gate,
+      grants: options.grants,
+      workspace: options.workspace,
+      dataDir: options.dataDir,
+      cwd: Deno.cwd(),
+      importTimeoutMs: options.importTimeoutMs ?? 5_000,
+      ...(options.toolOutputLimit ? { outputLimit: options.toolOutputLimit } : {}),
+      ...(config.toolConfig ? { toolConfig: config.toolConfig } : {}),
+      // A worker that may not start processes needs no start-up check.
+      commands: permissions.run === false ? NO_COMMANDS : await commandSandboxOf(options),
+    },
+    config.name,
+    options.consoleRelay,
+  );
 }

@@ -339,3 +339,28 @@ export default ({ z, defineTool }) => defineTool({
   const calls = lastJsonLine(out.stdout).tool_calls as { result: { data: string } }[];
   assertEquals(calls[0]!.result.data, "refused: NotCapable | refused: NotCapable");
 });
+
+Deno.test("harness sessions export --output never writes into .git or harness's folders", async () => {
+  await using sandbox = await cliSandbox();
+  await Deno.mkdir(join(sandbox.cwd, ".git", "hooks"), { recursive: true });
+  // A session whose text a model wrote: exported over a hook, it would run at the next commit.
+  await using server = startFakeLlmServer([reply().text("#!/bin/sh\ntouch pwned")]);
+  const ran = await sandbox.run([
+    "--base-url",
+    server.baseUrl,
+    "--model",
+    "m",
+    "-p",
+    "hi",
+    "--output-format",
+    "json",
+  ]);
+  const id = String(lastJsonLine(ran.stdout).session_id);
+  const hook = join(sandbox.cwd, ".git", "hooks", "pre-commit");
+  const out = await sandbox.run(["sessions", "export", id, "--output", hook]);
+  assert(out.code !== 0, out.stdout);
+  assert(out.stderr.includes("keeps .git read-only"), out.stderr);
+  await Deno.stat(hook).then(() => assert(false, "written"), () => {});
+  const fine = await sandbox.run(["sessions", "export", id, "--output", "session.jsonl"]);
+  assertEquals(fine.code, 0, fine.stderr);
+});

@@ -485,7 +485,7 @@ Deno.test("createPolicyApprover() denies every call once the rules turn out brok
 });
 
 Deno.test("createPolicyApprover() asks again for everything but safe tools once auto-approval stopped", async () => {
-  let stopped: string | undefined;
+  const gate: { stopped?: string } = {};
   const allowGit: LoadedRule[] = [
     { tool: "run_command", match: { command: "git *" }, action: "allow", file: "u", index: 1 },
   ];
@@ -494,18 +494,23 @@ Deno.test("createPolicyApprover() asks again for everything but safe tools once 
   const interactive = createPolicyApprover({
     ...options,
     mode: "interactive",
-    autoApprovalStopped: () => stopped,
+    autoApprovalStopped: () => gate.stopped,
   });
-  const yes = createPolicyApprover({ ...options, mode: "yes", autoApprovalStopped: () => stopped });
+  const yes = createPolicyApprover({
+    ...options,
+    mode: "yes",
+    autoApprovalStopped: () => gate.stopped,
+  });
   const print = createPolicyApprover({
     ...options,
     mode: "non_interactive",
-    autoApprovalStopped: () => stopped,
+    autoApprovalStopped: () => gate.stopped,
   });
   await interactive.approve(call("write_file", { path: "a" }, "medium"));
   const before = await yes.approve(call("write_file", { path: "a" }, "medium"));
   assertEquals([before.decision, askedCount(prompter)], ["allow", 1]);
-  stopped = 'Auto-approval is off for this session: "/w/.env" (--deny-read) was moved or removed';
+  gate.stopped =
+    'Auto-approval is off for this session: "/w/.env" (--deny-read) was moved or removed';
   // The session approval, the allow rule and --yes all ask now; read-only tools do not.
   await interactive.approve(call("write_file", { path: "a" }, "medium"));
   await yes.approve(call("run_command", { command: "git status" }, "high"));
