@@ -7,7 +7,8 @@
 
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { FileGate, type GateRules } from "../src/gate/file_gate.ts";
+import { FileGate } from "../src/gate/file_gate.ts";
+import type { GateRules } from "../src/gate/gate_types.ts";
 
 const { values: flags } = parseArgs({
   args: Deno.args,

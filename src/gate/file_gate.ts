@@ -7,6 +7,21 @@
 // decisions of its own copy (sandbox/deny_guard.ts).
 
 import { paths } from "../platform/paths.ts";
+import type {
+  CheckOptions,
+  FileAccess,
+  GateOptions,
+  GateRefusal,
+  GateRules,
+  GateVerdict,
+  GateView,
+  IdentityRole,
+  MovedEntry,
+  ProtectedEntry,
+  RecordedIdentity,
+  RefusalReason,
+} from "./gate_types.ts";
+import { hiddenSentence, protectedSentence, roleName, verbOf } from "./refusal_text.ts";
 
 const { join, relative, resolve, sep } = paths;
 
@@ -14,107 +29,6 @@ const { join, relative, resolve, sep } = paths;
 // the gate asks the file system through these, so it never checks itself.
 const lstatSync = Deno.lstatSync;
 const realPathSync = Deno.realPathSync;
-
-/** What a caller wants to do with a path; `delete` also covers the source of a rename. */
-export type FileAccess = "read" | "list" | "stat" | "write" | "delete";
-
-/** Why an entry is protected: each kind has its own sentence. */
-export type ProtectedKind = "git" | "git_program" | "harness" | "project" | "plugins";
-
-/** A path no tool, editor write, restore or command may write (a folder: all it holds). */
-export interface ProtectedEntry {
-  path: string;
-  kind: ProtectedKind;
-  /** What names it, for `git_program` (e.g. `core.fsmonitor in /w/.git/config`). */
-  source?: string;
-}
-
-/** A folder never read, listed or written for anyone (harness's data), but for `except`. */
-export interface HiddenEntry {
-  path: string;
-  /** Folders inside `path` that stay visible (this workspace's saved outputs). */
-  except: string[];
-}
-
-/** What a gate is built from; plain data, so a worker gets the same rules. */
-export interface GateRules {
-  /** Readable paths (absolute); `true`: everything. */
-  read: true | string[];
-  /** Writable paths (absolute); `true`: everything. */
-  write: true | string[];
-  /** `--deny-read`; `true`: nothing is readable. */
-  denyRead: true | string[];
-  /** `--deny-write`; `true`: nothing is writable. */
-  denyWrite: true | string[];
-  protected: ProtectedEntry[];
-  /** File names protected wherever they occur in a path (`.git` unless --writable-git). */
-  protectedNames: string[];
-  hidden: HiddenEntry[];
-}
-
-/** The role an entry recorded by identity plays. */
-export type IdentityRole = "deny_read" | "deny_write" | "protected" | "hidden";
-
-/** An entry's identity as found at start. */
-export interface RecordedIdentity {
-  path: string;
-  dev: number;
-  ino: number;
-  directory: boolean;
-  role: IdentityRole;
-}
-
-/** A gate as plain data: what a tool worker receives (`FileGate.fromView`). */
-export interface GateView {
-  rules: GateRules;
-  identities: RecordedIdentity[];
-  /** Names compare without case (macOS and Windows file systems usually do). */
-  caseInsensitive: boolean;
-  /**
-   * The thread's own Deno permissions enforce the grants (a tool worker): the gate leaves
-   * "not granted" to them and keeps the grants only to know where a moved entry can be.
-   */
-  grantsByDeno?: boolean;
-}
-
-/** Why the gate refused. */
-export type RefusalReason = "not_granted" | "denied" | "protected" | "hidden" | "moved";
-
-/** A refusal: the reason and the sentence for the model or the user. */
-export interface GateRefusal {
-  reason: RefusalReason;
-  access: FileAccess;
-  /** The path asked about, as given (made absolute). */
-  path: string;
-  message: string;
-}
-
-/** The gate's answer: the real path to use, or the refusal. */
-export type GateVerdict = { ok: true; real: string } | { ok: false; refusal: GateRefusal };
-
-/** A recorded entry that no longer resolves to the same identity (after a command). */
-export interface MovedEntry {
-  path: string;
-  role: IdentityRole;
-  /** `missing` (renamed or removed) or `replaced` (another file or folder there now). */
-  now: "missing" | "replaced";
-}
-
-/** Options of {@linkcode FileGate.check}. */
-export interface CheckOptions {
-  /**
-   * A folder whose files need no grant, where they really are: the workspace, for the files
-   * harness reads there on the user's behalf without a read grant (instruction files, command
-   * files). The deny lists, the protected set, hidden folders and identities still apply.
-   */
-  ungranted?: string;
-}
-
-/** Options of {@linkcode FileGate.open}. */
-export interface GateOptions {
-  /** Compare names without case; default: on macOS and Windows. */
-  caseInsensitive?: boolean;
-}
 
 function identityKey(dev: number, ino: number): string {
   return `${dev}:${ino}`;
@@ -514,68 +428,5 @@ export class FileGate {
     const reads = access === "read" || access === "list" || access === "stat";
     if (role === "deny_read") return reads || access === "delete";
     return !reads;
-  }
-}
-
-/**
- * What a recorded entry is, in the words the user knows it by.
- *
- * @example
- * ```ts
- * import { roleName } from "./file_gate.ts";
- * if (roleName("deny_read") !== "--deny-read") throw new Error();
- * ```
- */
-export function roleName(role: IdentityRole): string {
-  switch (role) {
-    case "deny_read":
-      return "--deny-read";
-    case "deny_write":
-      return "--deny-write";
-    case "protected":
-      return "protected by harness";
-    case "hidden":
-      return "harness's data folder";
-    default: {
-      const never: never = role;
-      throw new Error(`unknown role ${JSON.stringify(never)}`);
-    }
-  }
-}
-
-function verbOf(access: FileAccess): string {
-  return access === "stat" ? "inspect" : access;
-}
-
-function hiddenSentence(access: FileAccess, path: string): string {
-  return `Cannot ${verbOf(access)} "${path}": harness's data folder (sessions, checkpoints, ` +
-    "the code index, saved outputs of every workspace) is hidden from tools, the editor and " +
-    "commands";
-}
-
-function protectedSentence(entry: ProtectedEntry, path: string): string {
-  switch (entry.kind) {
-    case "git":
-      return `Cannot write "${path}": harness keeps .git read-only for tools and commands ` +
-        "(hooks and config there run programs outside harness); restart harness with " +
-        "--writable-git to allow it";
-    case "git_program":
-      return `Cannot write "${path}": git runs it (${
-        entry.source ?? "named in the git config"
-      }), ` +
-        "so harness keeps it read-only; change it outside harness";
-    case "harness":
-      return `Cannot write "${path}": harness keeps its own settings, trust stores and caches ` +
-        "read-only for tools";
-    case "project":
-      return `Cannot write "${path}": .harness holds the project's config, policies and hooks, ` +
-        "which decide what harness runs; change it outside harness";
-    case "plugins":
-      return `Cannot write "${path}": harness loads plugins from "${entry.path}", so it keeps ` +
-        "them read-only; change them outside harness";
-    default: {
-      const never: never = entry.kind;
-      throw new Error(`unknown protected kind ${JSON.stringify(never)}`);
-    }
   }
 }

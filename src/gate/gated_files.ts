@@ -4,7 +4,8 @@
 // checks that the file it opened is the one it checked (a link swapped in between is refused).
 
 import { paths } from "../platform/paths.ts";
-import type { FileAccess, FileGate, GateRefusal } from "./file_gate.ts";
+import type { FileGate } from "./file_gate.ts";
+import type { FileAccess, GateRefusal } from "./gate_types.ts";
 
 /** The gate refused: `refusal` says why; the message is its sentence. */
 export class GateRefused extends Deno.errors.NotCapable {

@@ -6,7 +6,7 @@
 // workspace's saved outputs. file_gate.ts enforces these rules; the command sandbox mounts them.
 
 import { paths } from "../platform/paths.ts";
-import type { GateRules, HiddenEntry, ProtectedEntry } from "./file_gate.ts";
+import type { GateRules, HiddenEntry, ProtectedEntry } from "./gate_types.ts";
 import { gitProgramPaths } from "./git_programs.ts";
 
 const { isAbsolute, join, relative, resolve, sep } = paths;

@@ -8,7 +8,7 @@ import type { Grants } from "./grants.ts";
 import type { CommandSandbox, CommandSandboxMode, Confinement } from "./command_sandbox.ts";
 import { commandEnvironment, commandRules } from "./command_sandbox_rules.ts";
 import { commandProtection, protectionFromGate } from "./command_sandbox_protection.ts";
-import type { GateRules } from "../gate/file_gate.ts";
+import type { GateRules } from "../gate/gate_types.ts";
 import { type SeccompSetup, seccompSetup } from "./command_sandbox_seccomp.ts";
 import { closeExtraFdsOnExec } from "./stdio_only.ts";
 import { cacheDir, configDir, dataDir } from "../config/folders.ts";

@@ -10,7 +10,7 @@
 import { dirname, join } from "node:path";
 import { grantCovers } from "./permission_value.ts";
 import { realPathIfExists } from "../platform/real_path_if_exists.ts";
-import type { GateRules, HiddenEntry } from "../gate/file_gate.ts";
+import type { GateRules, HiddenEntry } from "../gate/gate_types.ts";
 import { enclosingGit, gitFolders } from "../gate/protected_set.ts";
 
 /** What the command sandbox keeps read-only; decided on the host at start. */

@@ -6,7 +6,7 @@
 import type { Grants } from "./grants.ts";
 import type { Grant } from "./permission_name.ts";
 import { realPathIfExists } from "../platform/real_path_if_exists.ts";
-import type { HiddenEntry } from "../gate/file_gate.ts";
+import type { HiddenEntry } from "../gate/gate_types.ts";
 import { renamePins } from "./command_sandbox_protection.ts";
 
 /** Folders every command may read so that a shell and common programs work. */

@@ -8,7 +8,8 @@ import type { PermissionName } from "./permission_name.ts";
 import { covers } from "./permission_value.ts";
 import { deniedBy, fetchCheckingHops, type NetTarget, urlTarget } from "./net_target.ts";
 import { setReadCheck } from "../platform/read_check.ts";
-import { type FileAccess, FileGate, type GateView } from "../gate/file_gate.ts";
+import { FileGate } from "../gate/file_gate.ts";
+import type { FileAccess, GateView } from "../gate/gate_types.ts";
 
 /** What a wrapped function does with each path argument; `rw` is read and write. */
 type Access = FileAccess | "rw" | null;

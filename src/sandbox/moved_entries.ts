@@ -3,8 +3,9 @@
 // moved stays refused under any name; the call's result says so, for the model and the user,
 // and auto-approval stops for the session (FileGate.autoApprovalStop).
 
-import type { FileGate, MovedEntry } from "../gate/file_gate.ts";
-import { roleName } from "../gate/file_gate.ts";
+import type { FileGate } from "../gate/file_gate.ts";
+import type { MovedEntry } from "../gate/gate_types.ts";
+import { roleName } from "../gate/refusal_text.ts";
 import type { ToolRun } from "../tools/tool_runner.ts";
 
 /**

@@ -9,7 +9,7 @@ import type { FileChange } from "../tools/file_change.ts";
 import type { CommandSandbox } from "./command_sandbox.ts";
 import type { Grants } from "./grants.ts";
 import type { PermissionName } from "./permission_name.ts";
-import type { GateView } from "../gate/file_gate.ts";
+import type { GateView } from "../gate/gate_types.ts";
 
 /** The "load" message: what a worker holds and how it is sandboxed. */
 export interface LoadMessage {

@@ -3,7 +3,8 @@
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { join } from "node:path";
-import { type FileAccess, FileGate, type GateRules } from "../../src/gate/file_gate.ts";
+import { FileGate } from "../../src/gate/file_gate.ts";
+import type { FileAccess, GateRules } from "../../src/gate/gate_types.ts";
 
 async function tree(): Promise<string & AsyncDisposable> {
   const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "gate_" }));
