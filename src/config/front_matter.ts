@@ -53,12 +53,35 @@ export function readFrontMatter(text: string): FrontMatter {
   const block = rest.slice(open[0].length, open[0].length + close.index).replace(/\n$/, "");
   const body = rest.slice(open[0].length + close.index + close[0].length).trim();
   const raw = rawValues(block);
+  const plain = plainFields(block);
+  if (plain) return { fields: plain, raw, body, reading: "yaml" };
   const strict = parseMapping(block);
   if ("fields" in strict) return { fields: strict.fields, raw, body, reading: "yaml" };
   const quoted = parseMapping(quoteRiskyValues(block));
   const base = { raw, body, yamlError: strict.error };
   if ("fields" in quoted) return { ...base, fields: quoted.fields, reading: "quoted" };
   return { ...base, fields: readLines(block), reading: "lines" };
+}
+
+/** A value YAML reads as the same text: no quoting, no indicator, not a number or a keyword. */
+const PLAIN_TEXT =
+  /^(?![-?:,[\]{}#&*!|>'"%@`\s])(?!(?:true|false|yes|no|on|off|null|~)$)(?![-+.]?\d)[^\t]*$/i;
+
+/**
+ * The fields of a block of one-line `key: text` fields that YAML would read as the same strings,
+ * without the parser (most real files; their YAML reading is identical); undefined otherwise.
+ */
+function plainFields(block: string): Record<string, string> | undefined {
+  const fields: Record<string, string> = {};
+  for (const line of block.split("\n")) {
+    if (line.trim() === "") continue;
+    const match = KEY_LINE.exec(line);
+    const value = match?.[2];
+    if (value === undefined || !PLAIN_TEXT.test(value) || /: |:$| #/.test(value)) return undefined;
+    if (Object.hasOwn(fields, match![1]!)) return undefined;
+    fields[match![1]!] = value;
+  }
+  return fields;
 }
 
 function parseMapping(block: string): { fields: Record<string, unknown> } | { error: string } {

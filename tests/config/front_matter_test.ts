@@ -3,7 +3,7 @@
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { fieldText, listField, readFrontMatter } from "../../src/config/front_matter.ts";
-import { realFile } from "../helpers/real_files.ts";
+import { realFile, realFiles } from "../helpers/real_files.ts";
 
 const read = (fixture: string) => readFrontMatter(Deno.readTextFileSync(realFile(fixture)));
 
@@ -128,4 +128,28 @@ Deno.test("readFrontMatter() falls back to the line reader when quoting cannot h
   assertEquals(fm.reading, "lines");
   assertEquals(fieldText(fm, "description"), "starts here and: goes on: with colons");
   assertEquals(fm.body, "B");
+});
+
+Deno.test("readFrontMatter() reads plain one-line fields without the parser exactly as YAML does", async () => {
+  const { parse } = await import("yaml");
+  const samples = [
+    "name: x\ndescription: Plain words, even commas.",
+    "name: x\nversion: 1.0\nenabled: true\nnothing: null\nweird: ~",
+    "name: x\ndescription: - starts with a dash",
+    "name: x\ndescription: 'quoted'\nother: \"double\"",
+    "name: x\ntags: [a, b]\nmeta: {a: 1}",
+    "name: x\ndescription: has # a comment",
+    "name: x\nname: twice",
+    "name: -1\nport: 0x1F\nat: .5",
+  ];
+  const real = realFiles().filter((row) => row.fixture.endsWith(".md"))
+    .map((row) => Deno.readTextFileSync(realFile(row.fixture)));
+  for (const text of [...samples.map((s) => `---\n${s}\n---\nbody`), ...real]) {
+    const front = readFrontMatter(text);
+    if (front.reading !== "yaml") continue;
+    const block = /^---\n([^]*?)\n---/m.exec(
+      text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n").replace(/^(\s*<!--[^]*?-->)*\s*/, ""),
+    )![1]!;
+    assertEquals(front.fields, parse(block, { uniqueKeys: false }) ?? {}, block.slice(0, 80));
+  }
 });
