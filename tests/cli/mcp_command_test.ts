@@ -1,7 +1,7 @@
 // `harness mcp add|list|remove|import` through the real CLI: they edit the user's
 // config.jsonc (keeping its comments) and list servers by starting them under the grants.
 
-import { deepStrictEqual as assertEquals, match, ok as assert } from "node:assert/strict";
+import { deepStrictEqual as assertEquals, match } from "node:assert/strict";
 import { parse } from "jsonc-parser";
 import { cliSandbox } from "../helpers/run_cli.ts";
 import { realFile } from "../helpers/real_files.ts";
