@@ -17,8 +17,13 @@ import {
   type SkillDiscoveryOptions,
 } from "../skills/skill_files.ts";
 import { skillKey } from "../skills/skill_roots.ts";
-import { skillBudget, type SkillCatalog, skillCatalog } from "../skills/skill_catalog.ts";
-import { FIND_SKILL_TOOL_INFO, SKILL_TOOL_INFO, SkillTools } from "../skills/skill_tools.ts";
+import { oneLine, skillBudget, type SkillCatalog, skillCatalog } from "../skills/skill_catalog.ts";
+import {
+  FIND_SKILL_TOOL_INFO,
+  SKILL_TOOL_INFO,
+  skillText,
+  SkillTools,
+} from "../skills/skill_tools.ts";
 
 /** How the project's SKILL.md files are named in trust questions. */
 const SKILL_WORDING = {
@@ -134,4 +139,46 @@ export async function openRunSkills(options: RunSkillsOptions): Promise<RunSkill
       return fresh;
     },
   };
+}
+
+/** Names a skill may be offered as a slash command under (what an editor lets you type). */
+const COMMAND_NAME = /^[a-z0-9][a-z0-9_.-]*$/i;
+
+/**
+ * The skills an editor can offer as slash commands: those with a name that can be typed and
+ * is not taken by another command.
+ *
+ * @param tools The workspace's skill tools.
+ * @param taken The command names already offered.
+ */
+export function skillCommands(
+  tools: SkillTools,
+  taken: ReadonlySet<string>,
+): { name: string; description: string; hint?: string }[] {
+  return tools.skills().filter((skill) => COMMAND_NAME.test(skill.name) && !taken.has(skill.name))
+    .map((skill) => ({
+      name: skill.name,
+      description: oneLine(skill.description),
+      ...(skill.argumentHint ? { hint: skill.argumentHint } : {}),
+    }));
+}
+
+/**
+ * The message a `/skill-name words` prompt sends: the skill's text (as `skill` would return it,
+ * so it is not loaded twice), then the words; undefined when the prompt names no skill.
+ *
+ * @example
+ * ```ts
+ * import { skillCommandCall } from "./run_skills.ts";
+ * import { SkillTools } from "../skills/skill_tools.ts";
+ * const tools = new SkillTools([], { searchable: false, messages: () => [] });
+ * if (skillCommandCall("/nothing here", tools) !== undefined) throw new Error();
+ * ```
+ */
+export function skillCommandCall(text: string, tools: SkillTools): string | undefined {
+  const match = /^\s*\/([^\s/]+)(?:\s+([^]*))?$/.exec(text);
+  const skill = match ? tools.get(match[1]!) : undefined;
+  if (!skill || skill.name !== match![1]) return undefined;
+  const words = match![2]?.trim() ?? "";
+  return `${skillText(skill)}${words ? `\n\n${words}` : `\n\nUse the skill "${skill.name}".`}`;
 }
