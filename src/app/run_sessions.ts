@@ -151,9 +151,17 @@ export function runSessions(options: RunSessionsOptions): RunSessions {
     load(id, seat) {
       const loaded = store.loadSession(id);
       if (!loaded.ok) return loaded;
-      const { messages, state, writer } = loaded.value;
+      const { state, writer } = loaded.value;
       // The tools it had: find_skill is offered when the catalog could not list every skill.
       tools.skills?.catalog(options.opened.contextLength, options.tokenCounter);
+      // A session imported from another agent's transcript has no system prompt: the first
+      // resume logs this run's (replay puts it first).
+      let messages = loaded.value.messages;
+      if (!messages.some((message) => message.kind === "system")) {
+        const system = { kind: "system" as const, content: systemPrompt() };
+        writer.record({ type: "message", message: system });
+        messages = [system, ...messages];
+      }
       let conversation: Conversation | undefined = undefined;
       const current = () => conversation?.messages ?? [];
       conversation = new Conversation(partsWith(seat, writer, loaded.value, current), {

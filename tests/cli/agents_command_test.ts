@@ -21,7 +21,7 @@ Deno.test("harness agents lists the agent files found, and the project's once tr
   assertEquals(listed.code, 0, listed.stderr);
   match(
     listed.stdout,
-    /Agents \(1\):\n  mine +harness +user +~\/\.config\/harness\/agents\/mine\.md +My own agent +tools: Read, Grep/,
+    /Agents \(1\):\n {2}mine +harness +user +~\/\.config\/harness\/agents\/mine\.md +My own agent +tools: Read, Grep/,
   );
   match(
     listed.stdout,
