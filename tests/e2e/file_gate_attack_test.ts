@@ -364,3 +364,34 @@ Deno.test("harness sessions export --output never writes into .git or harness's 
   const fine = await sandbox.run(["sessions", "export", id, "--output", "session.jsonl"]);
   assertEquals(fine.code, 0, fine.stderr);
 });
+
+Deno.test("harness -p: the skill tool never reads a skill file --deny-read covers", async () => {
+  await using sandbox = await cliSandbox();
+  const folder = join(sandbox.home, ".claude", "skills", "notes");
+  await Deno.mkdir(folder, { recursive: true });
+  await Deno.writeTextFile(
+    join(folder, "SKILL.md"),
+    "---\nname: notes\ndescription: Keep notes\n---\nRead keys.md\n",
+  );
+  await Deno.writeTextFile(join(folder, "keys.md"), "SKILL-SECRET");
+  await using server = startFakeLlmServer([
+    reply().toolCall("skill", { name: "notes", file: "keys.md" }),
+    reply().text("done"),
+  ]);
+  const out = await sandbox.run([
+    "--base-url",
+    server.baseUrl,
+    "--model",
+    "m",
+    "--yes",
+    `--deny-read=${join(folder, "keys.md")}`,
+    "-p",
+    "go",
+    "--output-format",
+    "json",
+  ]);
+  assertEquals(out.code, 0, out.stderr);
+  const calls = lastJsonLine(out.stdout).tool_calls as CallResult[];
+  assertEquals(calls[0]!.result.success, false, JSON.stringify(calls[0]));
+  assert(!JSON.stringify(server.requests).includes("SKILL-SECRET"));
+});

@@ -36,6 +36,9 @@ export const RAW_FILE_ACCESS: Readonly<Record<string, string>> = {
   "src/platform/image_file.ts": "opens an image its caller named: prompt_images.ts after the " +
     "gate, tools in their worker",
   "src/plugins/": "lists and scaffolds plugin folders, caches schemas in harness's cache folder",
+  "src/skills/": "finds SKILL.md folders (a project's only once trusted) and reads a skill's " +
+    "files for the model after the gate's check (app/run_skills.ts gives it the refusal)",
+  "src/agents/": "lists agent files (a project's only once trusted) for harness agents",
   "src/code_index/graph_store.ts": "the code index database, in harness's data folder",
   "src/code_index/grammar_assets.ts": "reads harness's bundled tree-sitter grammars",
   "src/checkpoints/": "the shadow repository in harness's data folder; snapshot and restore " +
