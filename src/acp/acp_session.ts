@@ -14,6 +14,8 @@ import type { LoadedSession } from "../sessions/session_store_types.ts";
 import type { Conversation } from "../agent/conversation.ts";
 import { createAcpPrompter, type PromptedCall } from "./acp_prompter.ts";
 import { diskDiffStages, editorFiles, type FileDiff } from "./editor_files.ts";
+import type { FilePort } from "../tools/file_port.ts";
+import type { PlacedStage } from "../agent/call_flight.ts";
 import { toolKind, toolTitle } from "./tool_updates.ts";
 import type { McpServer } from "@agentclientprotocol/sdk";
 
@@ -73,7 +75,7 @@ export function openAcpSession(
     load?: string;
   },
 ): Result<{ session: AcpSession; loaded?: LoadedSession }, AgentError> {
-  const { workspace, cwd, capabilities } = where;
+  const { workspace, cwd } = where;
   const live: AcpSession["live"] = { diffs: [] };
   // The id is known once the session log answered; the prompter asks for it then.
   let sessionId = "";
@@ -88,25 +90,8 @@ export function openAcpSession(
       ),
   });
   const approver = workspace.workspace.approval.approver(prompter);
-  // The file tools read and write the editor's buffers when it offers both; else the disk,
-  // whose edits are diffed around each run.
-  const fs = capabilities.fs ?? {};
-  const diffs = {
-    workspace: cwd,
-    grants: deps.grants,
-    onDiff: (diff: FileDiff) => live.diffs.push(diff),
-  };
-  const files = fs.readTextFile && fs.writeTextFile
-    ? editorFiles({
-      read: async (path) =>
-        (await client.request(methods.client.fs.readTextFile, { sessionId, path })).content,
-      write: async (path, content) => {
-        await client.request(methods.client.fs.writeTextFile, { sessionId, path, content });
-      },
-    }, diffs)
-    : undefined;
   const seat = {
-    ...(files ? { files } : { stages: diskDiffStages(diffs) }),
+    ...editorSeat(client, { deps, where, live, sessionId: () => sessionId }),
     approver: {
       approve(request: Parameters<LazyApprover["approve"]>[0], signal?: AbortSignal) {
         live.currentCall = {
@@ -142,4 +127,44 @@ export function openAcpSession(
     live,
   };
   return { ok: true, value: { session, ...(loaded ? { loaded } : {}) } };
+}
+
+/**
+ * The session's file tools: they read and write the editor's buffers when it offers both
+ * fs/* methods; else the disk, whose edits are diffed around each run.
+ */
+function editorSeat(
+  client: AgentContext,
+  session: {
+    deps: AcpAgentDeps;
+    where: { workspace: AcpWorkspace; cwd: string; capabilities: ClientCapabilities };
+    live: AcpSession["live"];
+    sessionId(): string;
+  },
+): { files: FilePort } | { stages: PlacedStage[] } {
+  const { deps, where, live } = session;
+  const diffs = {
+    workspace: where.cwd,
+    grants: deps.grants,
+    gate: where.workspace.workspace.tools.gate,
+    onDiff: (diff: FileDiff) => live.diffs.push(diff),
+  };
+  const fs = where.capabilities.fs ?? {};
+  if (!fs.readTextFile || !fs.writeTextFile) return { stages: diskDiffStages(diffs) };
+  return {
+    files: editorFiles({
+      read: async (path) =>
+        (await client.request(methods.client.fs.readTextFile, {
+          sessionId: session.sessionId(),
+          path,
+        })).content,
+      write: async (path, content) => {
+        await client.request(methods.client.fs.writeTextFile, {
+          sessionId: session.sessionId(),
+          path,
+          content,
+        });
+      },
+    }, diffs),
+  };
 }

@@ -6,16 +6,22 @@
 // editor or the disk is asked; each write reports its diff. Without the editor's files, the
 // sandboxed edits are diffed on disk by two stages around the run.
 
-import { readFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { type Grants } from "../sandbox/grants.ts";
+import type { Grants } from "../sandbox/grants.ts";
+import type { FileGate } from "../gate/file_gate.ts";
+import {
+  GateRefused,
+  readGatedDir,
+  readGatedFile,
+  readGatedTextFile,
+  statGated,
+} from "../gate/gated_files.ts";
 import { grantCovers } from "../sandbox/permission_value.ts";
-import type { PermissionName } from "../sandbox/permission_name.ts";
 import { flagFor } from "../sandbox/describe_not_capable.ts";
 import { sniffImageType } from "../platform/image_file.ts";
 import { ToolError } from "../tools/define_tool.ts";
-import type { FilePort } from "../tools/file_port.ts";
-import { localFiles } from "../tools/local_files.ts";
+import type { FilePort, FileStat, ListedEntry } from "../tools/file_port.ts";
+import { MAX_TEXT_FILE_BYTES } from "../tools/builtin/read_text_file.ts";
 import { resolveWorkspacePath } from "../tools/workspace_path.ts";
 import { FILE_WRITE_TOOLS, isTool } from "../tools/builtin_tools.ts";
 import type { CallFlight, PlacedStage } from "../agent/call_flight.ts";
@@ -37,6 +43,8 @@ export interface FileDiff {
 export interface EditorFilesOptions {
   workspace: string;
   grants: Grants;
+  /** The workspace's file gate (issue 38): the editor's files sit behind it too. */
+  gate: FileGate;
   /** Receives the diff of each successful edit, before its result is returned. */
   onDiff(diff: FileDiff): void;
 }
@@ -55,19 +63,47 @@ function realTarget(abs: string): string {
 }
 
 /**
- * The gate every path the editor's port serves passes first: the run's grants allow `kind`
- * access to it and to what a symbolic link there points at (the editor follows it).
+ * What every path the editor's port serves passes first: the run's grants allow `kind` access
+ * to it and to what a symbolic link there points at (the editor follows it), and the file gate
+ * lets it (the protected set, hidden folders, entries known by identity).
  *
- * @throws {ToolError} permission_denied, saying which flag would allow it.
+ * @throws {ToolError} permission_denied, saying which flag would allow it or why not.
  */
-function editorGate(grants: Grants, kind: PermissionName, abs: string): void {
+function editorGate(options: EditorFilesOptions, kind: "read" | "write", abs: string): void {
+  const { grants } = options;
   const allows = (path: string) =>
     grantCovers(kind, grants.allow[kind], path) && !grantCovers(kind, grants.deny[kind], path);
-  if (allows(abs) && allows(realTarget(abs))) return;
-  throw new ToolError(
-    "permission_denied",
-    `Requires ${kind} access to "${abs}": restart harness with ${flagFor(kind, abs)}`,
-  );
+  if (!allows(abs) || !allows(realTarget(abs))) {
+    throw new ToolError(
+      "permission_denied",
+      `Requires ${kind} access to "${abs}": restart harness with ${flagFor(kind, abs)}`,
+    );
+  }
+  const verdict = options.gate.check(kind, abs);
+  if (!verdict.ok) throw new ToolError("permission_denied", verdict.refusal.message);
+}
+
+/** A disk read through the gate: a gate's refusal is the model's permission_denied. */
+async function gated<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if (error instanceof GateRefused) {
+      throw new ToolError("permission_denied", error.refusal.message);
+    }
+    throw error;
+  }
+}
+
+/** A file's bytes from disk through the gate: its first `head` bytes, or all (10 MB at most). */
+async function diskBytes(gate: FileGate, abs: string, head?: number): Promise<Uint8Array> {
+  const maxBytes = head === undefined ? MAX_TEXT_FILE_BYTES : Math.max(0, head - 1);
+  const { bytes } = await gated(() => readGatedFile(gate, abs, { maxBytes }));
+  if (head !== undefined) return bytes.subarray(0, head);
+  if (bytes.length > MAX_TEXT_FILE_BYTES) {
+    throw new ToolError("validation_failed", `"${abs}" is over the 10 MB read_file reads`);
+  }
+  return bytes;
 }
 
 function errorText(error: unknown): string {
@@ -75,9 +111,9 @@ function errorText(error: unknown): string {
 }
 
 /** Whether the file on disk is an image (its first bytes say so): it is read from disk. */
-async function diskImage(abs: string, path: string): Promise<boolean> {
+async function diskImage(gate: FileGate, abs: string): Promise<boolean> {
   try {
-    return sniffImageType(await localFiles.read(abs, path, { head: 16 })) !== undefined;
+    return sniffImageType(await diskBytes(gate, abs, 16)) !== undefined;
   } catch {
     return false; // not on disk (a new buffer), or no regular file: the editor is asked
   }
@@ -99,8 +135,8 @@ export function editorFiles(fs: EditorFs, options: EditorFilesOptions): FilePort
   const ahead = new Map<string, string>();
   return {
     async read(abs, path, read = {}) {
-      editorGate(options.grants, "read", abs);
-      if (await diskImage(abs, path)) return await localFiles.read(abs, path, read);
+      editorGate(options, "read", abs);
+      if (await diskImage(options.gate, abs)) return await diskBytes(options.gate, abs, read.head);
       let text = ahead.get(abs);
       ahead.delete(abs);
       if (text === undefined) {
@@ -117,10 +153,8 @@ export function editorFiles(fs: EditorFs, options: EditorFilesOptions): FilePort
       return read.head === undefined ? bytes : bytes.subarray(0, read.head);
     },
     async write(abs, content, path) {
-      editorGate(options.grants, "write", abs);
-      const oldText = served.has(abs)
-        ? served.get(abs) ?? null
-        : await previous(fs, options.grants, abs);
+      editorGate(options, "write", abs);
+      const oldText = served.has(abs) ? served.get(abs) ?? null : await previous(fs, options, abs);
       try {
         await fs.write(abs, content);
       } catch (error) {
@@ -134,21 +168,38 @@ export function editorFiles(fs: EditorFs, options: EditorFilesOptions): FilePort
         links: 1,
       };
     },
-    stat(abs) {
-      editorGate(options.grants, "read", abs);
-      return localFiles.stat(abs);
+    async stat(abs): Promise<FileStat | undefined> {
+      editorGate(options, "read", abs);
+      try {
+        const info = await gated(() => statGated(options.gate, abs));
+        const kind = info.isFile ? "file" : info.isDirectory ? "directory" : "other";
+        return { kind, size: info.size };
+      } catch (error) {
+        if (error instanceof Deno.errors.NotFound) return undefined;
+        throw error;
+      }
     },
-    list(abs, path) {
-      editorGate(options.grants, "read", abs);
-      return localFiles.list(abs, path);
+    async list(abs): Promise<ListedEntry[]> {
+      editorGate(options, "read", abs);
+      const entries = await gated(() => readGatedDir(options.gate, abs));
+      return entries.map((entry) => ({
+        name: entry.name,
+        kind: entry.isFile
+          ? "file"
+          : entry.isDirectory
+          ? "directory"
+          : entry.isSymlink
+          ? "symlink"
+          : "other",
+      }));
     },
   };
 }
 
 /** The editor's text before a write it did not serve a read for; null when it has none. */
-function previous(fs: EditorFs, grants: Grants, abs: string): Promise<string | null> {
+function previous(fs: EditorFs, options: EditorFilesOptions, abs: string): Promise<string | null> {
   try {
-    editorGate(grants, "read", abs);
+    editorGate(options, "read", abs);
   } catch {
     return Promise.resolve(null);
   }
@@ -198,8 +249,8 @@ async function diskText(path: unknown, options: EditorFilesOptions): Promise<str
   if (typeof path !== "string") return null;
   try {
     const abs = resolveWorkspacePath(options.workspace, path);
-    editorGate(options.grants, "read", abs);
-    return await readFile(abs, "utf8");
+    editorGate(options, "read", abs);
+    return await readGatedTextFile(options.gate, abs);
   } catch {
     return null;
   }

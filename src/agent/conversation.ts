@@ -10,13 +10,8 @@ import { runAgentLoop } from "./agent_loop.ts";
 import { type TurnOutcome, unsentTurn } from "./loop_turn.ts";
 import { type CallPath, callPath } from "./call_driver.ts";
 import type { LoopEventSink } from "./loop_events.ts";
-import {
-  type ImagePart,
-  type Message,
-  sumUsage,
-  type ToolSchema,
-  type Usage,
-} from "../messages.ts";
+import type { ImagePart, Message, ToolSchema, Usage } from "../messages.ts";
+import { sumUsage } from "../messages.ts";
 import type { Provider } from "../providers/provider.ts";
 import type { ContextBudget } from "./context_budget.ts";
 import type { ContextReport } from "./context_report.ts";
@@ -186,6 +181,14 @@ export class Conversation {
     }
   }
 
+  /** The SessionStart steps still to run, before the conversation's next message. */
+  async #start(turn: TurnContext): Promise<void> {
+    const source = this.#pendingStart;
+    if (source === undefined) return;
+    this.#pendingStart = undefined;
+    await this.#started(source, turn);
+  }
+
   /** Says why the conversation starts (/clear): its SessionStart hooks run with that source. */
   sessionStartsBy(source: "startup" | "resume" | "clear"): void {
     this.#pendingStart = source;
@@ -322,10 +325,11 @@ export class Conversation {
       text: userText,
       images: [...images],
       notes: this.#notes,
-      ...(this.#pendingStart === undefined ? {} : { starting: this.#pendingStart }),
     });
-    const refused = await readyMessage(message, stages, turn);
-    this.#pendingStart = message.starting;
+    const refused = await readyMessage(message, stages, {
+      ...turn,
+      start: () => this.#start(turn),
+    });
     if (refused !== undefined) return this.#refused(refused, sink);
     try {
       const outcome = await runAgentLoop(this.messages, message.text, {

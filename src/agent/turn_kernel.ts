@@ -48,7 +48,7 @@ export interface KernelHost {
 export function roomStage(host: KernelHost, display: LoopEventSink): TurnStage {
   return {
     name: "room",
-    async send(message, turn) {
+    async prepare(message, turn) {
       const window = host.window();
       const threshold = window.threshold();
       if (threshold === undefined || message.text === null) return undefined;
@@ -266,18 +266,24 @@ export function outgoingMessage(
 }
 
 /**
- * Runs the stages before a message is sent, then adds the notes to its text.
+ * Runs the stages before a message is sent (prepare, the conversation's start, send), then adds
+ * the notes to its text.
  *
  * @param message The message; its text, images and notes change as the stages say.
  * @param stages The turn's stages, in order.
- * @param turn The turn's events and signal.
+ * @param turn The turn's events and signal, and the conversation's start, if it is pending.
  * @returns Why the message is not sent, if a stage refused it.
  */
 export async function readyMessage(
   message: OutgoingMessage,
   stages: readonly TurnStage[],
-  turn: TurnContext,
+  turn: TurnContext & { start(): Promise<void> },
 ): Promise<string | undefined> {
+  for (const stage of stages) {
+    const verdict = await stage.prepare?.(message, turn);
+    if (verdict) return verdict.refused;
+  }
+  await turn.start();
   for (const stage of stages) {
     const verdict = await stage.send?.(message, turn);
     if (verdict) return verdict.refused;

@@ -29,8 +29,6 @@ export interface OutgoingMessage {
   images: ImagePart[];
   /** Said to the model with the text (hook context, what /undo did). */
   notes: string[];
-  /** Why the conversation starts, while its SessionStart hooks have not run yet. */
-  starting?: StartSource;
   /**
    * Where the turn's user message will be in the conversation, and its text (a continued
    * turn: the last user message's), as the conversation is now.
@@ -46,13 +44,19 @@ export interface CallStop {
   model: string;
 }
 
-/** A feature's steps in a turn; each is optional. */
+/**
+ * A feature's steps in a turn; each is optional. Before a message goes: every stage's
+ * `prepare` (make room, attach images), then, when the conversation starts (or resumes, or was
+ * cleared), every `started`, then every `send` (hooks, announcements, the checkpoint's start).
+ */
 export interface TurnStage {
   readonly name: string;
-  /** The message is about to be sent: refuse it (said to the user), or add notes or images. */
-  send?(message: OutgoingMessage, turn: TurnContext): Promise<{ refused: string } | undefined>;
+  /** Gets the message ready: refuse it (said to the user), or attach images or make room. */
+  prepare?(message: OutgoingMessage, turn: TurnContext): Promise<{ refused: string } | undefined>;
   /** The conversation starts, resumes, is cleared or compacted: context for its next message. */
   started?(source: StartSource, turn: TurnContext): Promise<string | undefined>;
+  /** The message is about to be sent: refuse it (said to the user), or add notes. */
+  send?(message: OutgoingMessage, turn: TurnContext): Promise<{ refused: string } | undefined>;
   /** Each request's messages, shortened to fit the window. */
   fit?(messages: readonly Message[], turn: TurnContext): Promise<readonly Message[]>;
   /** The server refused a request as too long: messages to ask once more with, and a note. */

@@ -12,7 +12,7 @@ import type { TurnStage } from "../agent/turn_stage.ts";
 import { EDIT_NOTE_STAGE } from "../agent/argument_edit.ts";
 import { repairArguments } from "../agent/repair_arguments.ts";
 import type { TurnCheckpoint } from "../checkpoints/turn_checkpoints.ts";
-import type { ImagePart } from "../messages.ts";
+import type { ImagePart, Message } from "../messages.ts";
 import type { Grants } from "../sandbox/grants.ts";
 import type { OpenedProvider } from "./provider_openers.ts";
 import type { RunTools } from "./run_tools.ts";
@@ -20,7 +20,8 @@ import { checkpointStages, openCheckpoints } from "./run_checkpoints.ts";
 import { openRunHooks } from "./run_hooks.ts";
 import { modelVision, type VisionVerdict } from "./model_vision.ts";
 import { type ImageGate, imageGateStage, refuseUserImages } from "./image_gate.ts";
-import { imageMentions, mentionedImage, pastedImages } from "./prompt_images.ts";
+import { imageMentions, mentionedImage } from "./prompt_images.ts";
+import { skillTurnStage } from "./skill_turn_stage.ts";
 
 /** What the extras of a workspace's conversations are made from. */
 export interface ExtrasOptions {
@@ -74,19 +75,23 @@ export class WorkspaceExtras {
    *
    * @param recorder Its session log (hooks see its id).
    * @param resumed A resumed session's checkpoints.
-   * @param front The front end's own call stages (ACP's diffs).
+   * @param conversation A resumed session's checkpoints, the conversation's messages once it
+   *   exists (the skills' stage reads them), and the front end's own call stages (ACP's diffs).
    */
   forConversation(
     recorder: SessionRecorder,
-    resumed?: { checkpoints: readonly TurnCheckpoint[] },
-    front: readonly PlacedStage[] = [],
+    conversation: {
+      resumed?: { checkpoints: readonly TurnCheckpoint[] };
+      messages?: () => readonly Message[];
+      front?: readonly PlacedStage[];
+    } = {},
   ): ConversationStages {
     const { settings, grants, cwd, yes, opened, tools } = this.#options;
     const checkpoints = openCheckpoints(settings, {
       cwd,
       grants,
       sandbox: tools.commandSandbox,
-    }, resumed?.checkpoints);
+    }, conversation.resumed?.checkpoints);
     const hooks = openRunHooks(settings, {
       cwd,
       grants,
@@ -96,17 +101,9 @@ export class WorkspaceExtras {
       sandbox: tools.commandSandbox,
     });
     const checkpointing = checkpoints && checkpointStages(checkpoints);
-    const images: TurnStage = {
-      name: "images",
-      async send(message) {
-        if (message.text === null) return undefined;
-        const prepared = await prepare(message.text, message.images);
-        if ("refused" in prepared) return prepared;
-        message.images = prepared.images;
-        return undefined;
-      },
-    };
-    const prepare = (text: string, given: readonly ImagePart[]) => this.#prepare(text, given);
+    // Skills announce what was installed since the start and outlive a compaction.
+    const skills = tools.skills &&
+      skillTurnStage(tools.skills, conversation.messages ?? (() => []));
     return {
       call: [
         ...tools.stages,
@@ -114,11 +111,12 @@ export class WorkspaceExtras {
         EDIT_NOTE_STAGE,
         ...(hooks?.call ?? []),
         ...(checkpointing ? [checkpointing.gate] : []),
-        ...front,
+        ...(conversation.front ?? []),
       ],
       turn: [
-        images,
+        this.#imagesStage(),
         ...(hooks ? [hooks.turn] : []),
+        ...(skills ? [skills] : []),
         ...(checkpointing ? [checkpointing.turn] : []),
       ],
       parse: repairArguments,
@@ -126,7 +124,21 @@ export class WorkspaceExtras {
     };
   }
 
-  /** The images a message names, with the given ones, checked against the gate. */
+  /** The images a message names, attached (or the message refused) before anything else. */
+  #imagesStage(): TurnStage {
+    return {
+      name: "images",
+      prepare: async (message) => {
+        if (message.text === null) return undefined;
+        const prepared = await this.#prepare(message.text, message.images);
+        if ("refused" in prepared) return prepared;
+        message.images = prepared.images;
+        return undefined;
+      },
+    };
+  }
+
+  /** The images a message names (`@pic.png`), with the given ones, checked against the gate. */
   async #prepare(
     text: string,
     given: readonly ImagePart[],
@@ -143,9 +155,8 @@ export class WorkspaceExtras {
       }
       add(found.part);
     }
-    const pasted = await pastedImages(text, { maxBytes: this.gate.maxBytes });
-    if ("refused" in pasted) return pasted;
-    for (const image of pasted.images) add(image);
+    // A pasted path comes with the message (the REPL's paste events); a path in the text is
+    // text.
     const refused = await refuseUserImages(images, this.gate);
     return refused === undefined ? { images } : { refused };
   }

@@ -163,7 +163,7 @@ function toolResponse(flight: CallFlight, result: ToolResult, workspace: string)
 }
 
 /**
- * The turn's hooks: SessionStart (before the first message, and after /clear or a
+ * The turn's hooks: SessionStart (before the first message, and after /clear, a resume or a
  * compaction), UserPromptSubmit (may stop the message or add context) and Stop (may send the
  * model back to work).
  *
@@ -180,11 +180,6 @@ export function hookTurnStage(runner: HookRunner): TurnStage {
     name: "hooks",
     started,
     async send(message, turn) {
-      if (message.starting !== undefined) {
-        const context = await started(message.starting, turn);
-        delete message.starting;
-        if (context !== undefined) message.notes.push(context);
-      }
       if (message.text === null) return undefined;
       const outcome = await runner.userPromptSubmit(message.text, turn.signal);
       warn(turn, outcome);

@@ -7,7 +7,7 @@
 import type { Settings } from "../config/settings.ts";
 import type { AgentError, Result } from "../errors.ts";
 import { Conversation } from "../agent/conversation.ts";
-import type { ConversationParts } from "../agent/conversation_parts.ts";
+import type { ConversationParts, ConversationWindow } from "../agent/conversation_parts.ts";
 import type { SessionRecorder } from "../agent/session_recorder.ts";
 import { buildSystemPrompt, type PromptInstructions } from "../agent/system_prompt.ts";
 import type { TokenCounter } from "../providers/token_counter.ts";
@@ -18,7 +18,6 @@ import type { FilePort } from "../tools/file_port.ts";
 import type { PlacedStage } from "../agent/call_flight.ts";
 import type { OpenedProvider } from "./provider_openers.ts";
 import type { RunTools } from "./run_tools.ts";
-import type { TurnCheckpoint } from "../checkpoints/turn_checkpoints.ts";
 import { WorkspaceExtras } from "./conversation_extras.ts";
 
 export interface RunSessionsOptions {
@@ -86,49 +85,41 @@ export function runSessions(options: RunSessionsOptions): RunSessions {
   const partsWith = (
     seat: ConversationSeat,
     recorder: SessionRecorder,
-    resumed?: { checkpoints: readonly TurnCheckpoint[] },
-  ): ConversationParts => {
-    const { opened } = options;
-    const { provider } = opened;
-    return {
-      provider,
-      tools: { ...tools.scope, ...(seat.files ? { files: seat.files } : {}) },
-      approver: seat.approver,
-      recorder,
-      limits: {
-        maxIterations: settings.maxIterations,
-        maxToolCalls: settings.maxToolCalls,
-        loopGuard: settings.loopGuard,
-      },
-      window: {
-        ...(opened.contextLength ? { contextLength: opened.contextLength } : {}),
-        ...(opened.contextSource ? { contextSource: opened.contextSource } : {}),
-        contextRaise: settings.modelFile !== undefined
-          ? "--ctx-size"
-          : provider.name === "ollama"
-          ? "--num-ctx"
-          : "the server's context size (llama-server -c, vLLM --max-model-len, LM Studio's context length)",
-        compactAt: settings.compactAt,
-        tokenCounter: options.tokenCounter,
-      },
-      stages: extras.forConversation(recorder, resumed, seat.stages),
-    };
-  };
+    conversation: Parameters<WorkspaceExtras["forConversation"]>[1] = {},
+  ): ConversationParts => ({
+    provider: options.opened.provider,
+    tools: { ...tools.scope, ...(seat.files ? { files: seat.files } : {}) },
+    approver: seat.approver,
+    recorder,
+    limits: {
+      maxIterations: settings.maxIterations,
+      maxToolCalls: settings.maxToolCalls,
+      loopGuard: settings.loopGuard,
+    },
+    window: conversationWindow(options),
+    stages: extras.forConversation(recorder, {
+      ...conversation,
+      ...(seat.stages ? { front: seat.stages } : {}),
+    }),
+  });
   // The plugins may still be loading (the REPL's prompt does not wait for them): until the
   // host has listed them, their files' names stand in (the code tools are listed at once).
   const toolNames = () => {
     const listed = tools.offer().infos.map((tool) => tool.name);
     return tools.host.list().length > 0 ? listed : [...tools.pluginNames, ...listed];
   };
-  const systemPrompt = () =>
-    buildSystemPrompt({
+  const systemPrompt = () => {
+    const skills = tools.skills?.catalog(options.opened.contextLength, options.tokenCounter).text;
+    return buildSystemPrompt({
       workspace: cwd,
       now: new Date(),
       os: Deno.build.os,
       tools: toolNames(),
       ...(settings.systemPrompt !== undefined ? { custom: settings.systemPrompt } : {}),
       ...(options.instructions ? { instructions: options.instructions } : {}),
+      ...(skills ? { skills } : {}),
     });
+  };
   return {
     start(seat, id) {
       const { opened } = options;
@@ -142,13 +133,18 @@ export function runSessions(options: RunSessionsOptions): RunSessions {
       const recorder: SessionRecorder = started.ok
         ? started.value
         : { id: null, record: () => {}, end: () => {} };
-      const conversation = Conversation.start(partsWith(seat, recorder), systemPrompt());
+      // The skills' hooks read this conversation's messages, once it exists.
+      let conversation: Conversation | undefined = undefined;
+      const messages = () => conversation?.messages ?? [];
+      conversation = Conversation.start(partsWith(seat, recorder, { messages }), systemPrompt());
       return started.ok ? { conversation } : { conversation, error: started.error };
     },
     load(id, seat) {
       const loaded = store.loadSession(id);
       if (!loaded.ok) return loaded;
       const { state, writer } = loaded.value;
+      // The tools it had: find_skill is offered when the catalog could not list every skill.
+      tools.skills?.catalog(options.opened.contextLength, options.tokenCounter);
       // A session imported from another agent's transcript has no system prompt: the first
       // resume logs this run's (replay puts it first).
       let messages = loaded.value.messages;
@@ -157,7 +153,10 @@ export function runSessions(options: RunSessionsOptions): RunSessions {
         writer.record({ type: "message", message: system });
         messages = [system, ...messages];
       }
-      const conversation = new Conversation(partsWith(seat, writer, loaded.value), {
+      let conversation: Conversation | undefined = undefined;
+      const current = () => conversation?.messages ?? [];
+      const parts = partsWith(seat, writer, { resumed: loaded.value, messages: current });
+      conversation = new Conversation(parts, {
         messages,
         state,
         starting: "resume",
@@ -165,5 +164,21 @@ export function runSessions(options: RunSessionsOptions): RunSessions {
       return { ok: true, value: { conversation, loaded: loaded.value } };
     },
     systemPrompt,
+  };
+}
+
+/** The window of the run's model as a conversation knows it, and how the user raises it. */
+function conversationWindow(options: RunSessionsOptions): ConversationWindow {
+  const { opened, settings } = options;
+  return {
+    ...(opened.contextLength ? { contextLength: opened.contextLength } : {}),
+    ...(opened.contextSource ? { contextSource: opened.contextSource } : {}),
+    contextRaise: settings.modelFile !== undefined
+      ? "--ctx-size"
+      : opened.provider.name === "ollama"
+      ? "--num-ctx"
+      : "the server's context size (llama-server -c, vLLM --max-model-len, LM Studio's context length)",
+    compactAt: settings.compactAt,
+    tokenCounter: options.tokenCounter,
   };
 }

@@ -1,21 +1,24 @@
 // The tools of one workspace as one flat set: the sandboxed plugins (tool host), the code-graph
-// tools beside them in the host, MCP servers' tools (configured, plus those an editor names),
-// each source handing in its entries; the code tools' stages for each call (index update,
-// curator); and what a conversation offers of them (src/agent/tool_offer.ts: the grants, the
-// window, the mode).
+// and skill tools beside them in the host, MCP servers' tools (configured, plus those an editor
+// names), each source handing in its entries; the code tools' stages for each call (index
+// update, curator); and what a conversation offers of them (src/agent/tool_offer.ts: the
+// grants, the window, the mode).
 
 import type { Settings } from "../config/settings.ts";
 import type { McpServerConfig } from "../config/mcp_config.ts";
-import { dataDir, savedOutputsRoot } from "../config/folders.ts";
+import { configDir, dataDir, homeDir, savedOutputsRoot } from "../config/folders.ts";
 import type { Grants } from "../sandbox/grants.ts";
 import { type CommandSandbox, describeCommandSandbox } from "../sandbox/command_sandbox.ts";
 import type { ToolHost } from "../sandbox/tool_host.ts";
 import { CodeTools } from "../code_index/code_tools.ts";
 import { codeToolStages } from "./code_tool_stages.ts";
-import type { ToolSource } from "../tools/tool_entry.ts";
+import type { ToolEntry, ToolSource } from "../tools/tool_entry.ts";
 import { ToolSet } from "../tools/tool_set.ts";
 import type { PlacedStage } from "../agent/call_flight.ts";
 import { offerTools, type ToolOffer, type ToolScope } from "../agent/tool_offer.ts";
+import type { RunSkills } from "./run_skills.ts";
+import { anySkillRoot } from "../skills/skill_roots.ts";
+import type { SkillTools } from "../skills/skill_tools.ts";
 import type * as McpServersModule from "../mcp/mcp_servers.ts";
 import type * as McpToolsModule from "../mcp/mcp_tools.ts";
 import type { Provider } from "../providers/provider.ts";
@@ -23,6 +26,7 @@ import type { EmbeddingServer } from "../providers/embeddings/embedding_setup.ts
 import type { Message } from "../messages.ts";
 import type { ConversationPrefix } from "../agent/conversation_parts.ts";
 import type { FrontEnd } from "./front_end.ts";
+import type { FileGate } from "../gate/file_gate.ts";
 import { openTools } from "./open_tools.ts";
 import { webSearchGrants } from "./web_search_setup.ts";
 
@@ -66,12 +70,16 @@ export interface RunTools {
   offer(): ToolOffer;
   /** The code tools' stages on each call's path (index update, curator). */
   stages: readonly PlacedStage[];
+  /** The workspace's skills, when any skills folder exists (src/skills/). */
+  skills: RunSkills | undefined;
   /** The MCP servers, when any are configured (the front end says when they start). */
   mcp: McpServersModule.McpServers | undefined;
   /** The command sandbox's start-up check. */
   commandSandbox: Promise<CommandSandbox>;
   /** How the approval prompt describes a command's confinement (issue 14). */
   commandNote(): string;
+  /** The workspace's file gate: every file access for this workspace asks it. */
+  gate: FileGate;
 }
 
 /** Opens the tools of a workspace (their list in the background when the front end says). */
@@ -102,8 +110,21 @@ export async function openRunTools(options: RunToolsOptions): Promise<RunTools> 
     // Stdio servers start in the same command sandbox as commands (issue 26).
     commandSandbox: tools.commandSandbox,
   });
+  // Skills (SKILL.md folders) load only when a skills folder exists: their parser costs a run
+  // without any nothing.
+  const skills = anySkillRoot({ cwd, home: homeDir(), configDir: configDir() })
+    ? await (await import("./run_skills.ts")).openRunSkills({
+      cwd,
+      grants,
+      gate: tools.gate,
+      io: frontEnd.io,
+      interactive: frontEnd.interactive,
+      messages: options.messages,
+    })
+    : undefined;
   const code = codeTools(options);
   const sources: ToolSource[] = [tools.host, code];
+  if (skills) sources.push(skillSource(skills.tools));
   if (mcpModules && mcp) {
     sources.push(mcpTools(mcpModules[1].McpTools, { mcp, outputsDir }, options));
   }
@@ -131,9 +152,11 @@ export async function openRunTools(options: RunToolsOptions): Promise<RunTools> 
         conversation: () => options.conversationPrefix(),
       },
     ),
+    skills,
     mcp,
     commandSandbox: tools.commandSandbox,
     commandNote: () => commandNote,
+    gate: tools.gate,
   };
 }
 
@@ -159,6 +182,30 @@ function codeTools(options: RunToolsOptions): CodeTools {
       });
     },
   });
+}
+
+/** The skill tools (src/skills/), run in the host, as a source of the tool set. */
+function skillSource(skills: SkillTools): ToolSource {
+  let made: { key: string; entries: readonly ToolEntry[] } | undefined;
+  return {
+    entries() {
+      const infos = skills.list();
+      const key = infos.map((info) => info.name).join();
+      made = made?.key === key ? made : {
+        key,
+        entries: infos.map((info) => ({
+          info,
+          validate: (args) => Promise.resolve(skills.validate(info.name, args)),
+          run: (args, call) =>
+            Promise.resolve({
+              ...skills.run(info.name, args as Record<string, unknown>),
+              state: call.state,
+            }),
+        })),
+      };
+      return made.entries;
+    },
+  };
 }
 
 function mcpTools(

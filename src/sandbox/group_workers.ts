@@ -77,9 +77,14 @@ export class GroupWorkers {
     // For plugin code, Deno itself refuses --deny-read paths inside the grant, node:fs
     // included. Built-in tools keep the whole folders (they list the workspace itself): their
     // node:fs reads ask the deny guard first (platform/read_check.ts).
+    // harness's data folder is left out the same way (the gate hides it even under -R).
+    const hidden = this.#host.options.gate?.rules.hidden.map((entry) => entry.path) ?? [];
     const { permissions, split } = this.#host.builtin(group)
       ? { permissions: group.effective.permissions, split: new Map() }
-      : splitAllowList(group.effective);
+      : splitAllowList({
+        ...group.effective,
+        guard: { ...guard, read: [...(guard.read ?? []), ...hidden] },
+      });
     this.#split.set(group, split);
     const sandbox = await startSandbox({
       permissions,

@@ -28,6 +28,7 @@ import type { SandboxOptions, SandboxWorker } from "./sandbox_worker.ts";
 import { GroupWorkers } from "./group_workers.ts";
 import { EXTERNAL_SEARCH_TOOLS, SearchService } from "./search_service.ts";
 import { ownField } from "../platform/json_values.ts";
+import { noteMovedEntries } from "./moved_entries.ts";
 
 /** Options of {@linkcode openToolHost} and {@linkcode createToolHost}. */
 export interface ToolHostOptions extends SandboxOptions {
@@ -228,11 +229,13 @@ export class ToolHost implements ToolSource {
     // A call may have made files beside a --deny-read path: replace the split workers now,
     // while the model thinks, rather than when they are next called.
     this.#workers.refreshSplit();
-    return await callResult(name, end, {
+    const run = await callResult(name, end, {
       started,
       state: options.state,
       limits: this.#options,
     });
+    // A command may have moved a denied or protected entry: the result says so (issue 38).
+    return noteMovedEntries(run, this.#options.gate);
   }
 
   /** Finds the tool's worker and runs the call on it; every way it can end is a CallEnd. */
