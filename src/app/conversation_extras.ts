@@ -17,6 +17,7 @@ import { openRunHooks } from "./run_hooks.ts";
 import { modelVision, type VisionVerdict } from "./model_vision.ts";
 import { type ImageGate, refuseUserImages, withImageGate } from "./image_gate.ts";
 import { imageMentions, mentionedImage, pastedImages } from "./prompt_images.ts";
+import { jobNews } from "../jobs/job_notes.ts";
 
 /** What the extras of a workspace's conversations are made from. */
 export interface ExtrasOptions {
@@ -33,7 +34,7 @@ export interface ExtrasOptions {
 /** The extras of one conversation. */
 export type ConversationExtras = Pick<
   ConversationParts,
-  "checkpoints" | "callHooks" | "turnHooks" | "sessionStart" | "prepareMessage"
+  "checkpoints" | "callHooks" | "turnHooks" | "sessionStart" | "prepareMessage" | "turnNotes"
 >;
 
 /** Makes the extras of a workspace's conversations (the model's sight is asked once). */
@@ -102,6 +103,11 @@ export class WorkspaceExtras {
       ...(hooks ? { callHooks: hooks.callHooks, turnHooks: hooks.turnHooks } : {}),
       sessionStart: resumed ? "resume" : "startup",
       prepareMessage: (text, given) => this.#prepare(text, given),
+      // Background jobs that ended (or wait for input) since the last message.
+      turnNotes: () => {
+        const news = jobNews(tools.jobs.takeNews());
+        return news === undefined ? [] : [news];
+      },
     };
   }
 

@@ -10,6 +10,7 @@ import { effectivePermissions } from "../sandbox/effective_permissions.ts";
 import type { ToolPermissions } from "../tools/define_tool.ts";
 import type { ToolInfo, ToolRun, ToolRunner } from "../tools/tool_runner.ts";
 import type { PreviewResult } from "../tools/file_change.ts";
+import { JOB_TOOLS } from "../jobs/job_control.ts";
 
 /**
  * Windows below this many tokens get compact schemas. Measured with bench/context_bench.ts:
@@ -196,6 +197,9 @@ export class OfferedTools implements ToolRunner {
   }
 
   #missing(tool: ToolInfo): string | undefined {
-    return missingGrant(tool.permissions, this.options.grants, this.options.workspace);
+    // The job tools serve run_command's jobs: offered when commands can run.
+    const jobs = tool.origin === "builtin" && JOB_TOOLS.has(tool.name);
+    const declared = jobs ? { run: true, ...tool.permissions } : tool.permissions;
+    return missingGrant(declared, this.options.grants, this.options.workspace);
   }
 }

@@ -12,6 +12,7 @@ import { builtinPluginDir, discoverPlugins } from "../plugins/load_plugins.ts";
 import { schemaCachePath } from "../plugins/schema_cache.ts";
 import type { Grants } from "../sandbox/grants.ts";
 import { type CommandSandbox, describeCommandSandbox } from "../sandbox/command_sandbox.ts";
+import type { JobSummary } from "../jobs/job_control.ts";
 import { probeCommandSandbox } from "../sandbox/command_sandbox_probe.ts";
 import { openToolHost, type ToolHost } from "../sandbox/tool_host.ts";
 import { workspaceDataDir } from "../config/folders.ts";
@@ -29,6 +30,8 @@ export interface OpenToolsOptions {
   background?: boolean;
   /** One worker per tool (a one-shot call imports only its own plugin). */
   workerPerTool?: boolean;
+  /** Told when a background job ends or waits for input (the front end's line). */
+  onJobChange?(job: JobSummary): void;
 }
 
 /**
@@ -41,7 +44,12 @@ export interface OpenToolsOptions {
 export async function openTools(
   options: OpenToolsOptions,
 ): Promise<
-  { host: ToolHost; names: string[]; warnings: string[]; commandSandbox: Promise<CommandSandbox> }
+  {
+    host: ToolHost;
+    names: string[];
+    warnings: string[];
+    commandSandbox: Promise<CommandSandbox>;
+  }
 > {
   const warnings: string[] = [];
   const discovered = await discoverPlugins({
@@ -75,6 +83,8 @@ export async function openTools(
     maxOutputSize: options.settings.maxOutputSize,
     toolOutputLimit: options.settings.toolOutputLimit,
     commandSandbox,
+    backgroundAfterMs: options.settings.commandBackgroundAfter * 1000,
+    ...(options.onJobChange ? { onJobChange: options.onJobChange } : {}),
     ...(options.workerPerTool ? { workerPerTool: true } : {}),
   });
   // Plugin errors carry what plugin code threw: escapes show as text.

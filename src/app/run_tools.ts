@@ -20,6 +20,7 @@ import type { Message } from "../messages.ts";
 import type { ConversationPrefix } from "../agent/conversation.ts";
 import type { FrontEnd } from "./front_end.ts";
 import { openTools } from "./open_tools.ts";
+import type { JobTable } from "../jobs/job_table.ts";
 
 // Not string literals: a run without MCP servers never loads the MCP modules. The "compile"
 // task embeds them through its --include list.
@@ -61,6 +62,8 @@ export interface RunTools {
   mcp: McpServersModule.McpServers | undefined;
   /** The command sandbox's start-up check. */
   commandSandbox: Promise<CommandSandbox>;
+  /** The background jobs run_command started (src/jobs/), ended with the workspace. */
+  jobs: JobTable;
   /** How the approval prompt describes a command's confinement (issue 14). */
   commandNote(): string;
 }
@@ -79,6 +82,7 @@ export async function openRunTools(options: RunToolsOptions): Promise<RunTools> 
     io: frontEnd.io,
     // The REPL's prompt does not wait for the tool list; the others know it before they start.
     background: frontEnd.listsToolsLater === true,
+    ...(frontEnd.jobChanged ? { onJobChange: (job) => frontEnd.jobChanged?.(job) } : {}),
   });
   // MCP servers (src/mcp/) start when the front end says; their tools join when each is ready.
   const servers = { ...settings.mcpServers, ...options.mcpServers };
@@ -115,6 +119,7 @@ export async function openRunTools(options: RunToolsOptions): Promise<RunTools> 
     runner,
     mcp,
     commandSandbox: tools.commandSandbox,
+    jobs: tools.host.jobs,
     commandNote: () => commandNote,
   };
 }

@@ -56,6 +56,8 @@ export interface Settings {
   commandSandbox: "auto" | "required" | "off";
   /** Commands may write `.git` (it is read-only in the command sandbox by default). */
   writableGit: boolean;
+  /** Seconds after which a command run without timeout_ms moves to the background; 0: never. */
+  commandBackgroundAfter: number;
   /** The context window in tokens, overriding what the server states (--context-length). */
   contextLength?: number;
   /** Seconds to wait for a model's first streamed byte (prompt processing can take minutes). */
@@ -141,6 +143,7 @@ export const DEFAULT_SETTINGS: Settings = {
   curator: "auto",
   commandSandbox: "auto",
   writableGit: false,
+  commandBackgroundAfter: 60,
   firstByteTimeout: 600,
   stallTimeout: 120,
   compactAt: 85,
@@ -202,6 +205,10 @@ const isLoopGuard: Checker = (v) =>
   v === 0 || (typeof v === "number" && Number.isInteger(v) && v >= 2)
     ? undefined
     : "expected 0 (off) or a whole number from 2: the identical call that is not run again";
+const isWholeOrZero: Checker = (v) =>
+  typeof v === "number" && Number.isInteger(v) && v >= 0
+    ? undefined
+    : "expected 0 (never) or a positive whole number";
 const isBoolean: Checker = (v) => typeof v === "boolean" ? undefined : "expected true or false";
 const isOneOf = (...values: string[]): Checker => (v) =>
   typeof v === "string" && values.includes(v) ? undefined : `expected one of ${values.join(", ")}`;
@@ -243,6 +250,7 @@ const FIELDS: Record<string, [keyof Settings, Checker]> = {
   curator: ["curator", isOneOf("auto", "off")],
   command_sandbox: ["commandSandbox", isOneOf("auto", "required", "off")],
   writable_git: ["writableGit", isBoolean],
+  command_background_after: ["commandBackgroundAfter", isWholeOrZero],
   context_length: ["contextLength", isPositive],
   first_byte_timeout: ["firstByteTimeout", isPositive],
   stall_timeout: ["stallTimeout", isPositive],

@@ -26,11 +26,12 @@ type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ?
   : false;
 
 // Two parts of the context are left out of the declarations, on purpose:
-// - ctx.search (the host's ripgrep and fd) is given to the built-in grep_search and glob only;
+// - ctx.search (the host's ripgrep and fd) is given to the built-in grep_search and glob only,
+//   and ctx.jobs (background commands) to the built-in run_command and job tools only;
 // - of ctx.commands, plugins are told what says how commands run; the rest serves run_command.
 export const toolContext: Same<
   Omit<Declared.ToolContext, "commands">,
-  Omit<Real.ToolContext, "commands" | "search">
+  Omit<Real.ToolContext, "commands" | "search" | "jobs">
 > = true;
 export const commands: Same<
   Declared.ToolContext["commands"],
