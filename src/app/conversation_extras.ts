@@ -18,6 +18,7 @@ import { modelVision, type VisionVerdict } from "./model_vision.ts";
 import { type ImageGate, refuseUserImages, withImageGate } from "./image_gate.ts";
 import { imageMentions, mentionedImage, pastedImages } from "./prompt_images.ts";
 import { jobNews } from "../jobs/job_notes.ts";
+import { withDiagnostics } from "./with_diagnostics.ts";
 
 /** What the extras of a workspace's conversations are made from. */
 export interface ExtrasOptions {
@@ -69,9 +70,13 @@ export class WorkspaceExtras {
     return ask();
   }
 
-  /** The tools with the image gate: a picture reaches only a model that can see. */
+  /**
+   * The tools with the image gate (a picture reaches only a model that can see) and the
+   * diagnostics after each edit.
+   */
   tools(runner: ToolRunner): ToolRunner {
-    return withImageGate(runner, this.gate);
+    const { tools, cwd } = this.#options;
+    return withDiagnostics(withImageGate(runner, this.gate), tools.diagnostics, cwd);
   }
 
   /**

@@ -151,6 +151,7 @@ export async function openWorkspace(
       // The background jobs end with the session, with a line saying which.
       const line = sessionEndLine(await tools.jobs.close());
       if (line !== undefined) frontEnd.io.write(`${line}\n`);
+      await tools.diagnostics.close();
       await tools.runner.close();
     },
   };

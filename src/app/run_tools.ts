@@ -21,6 +21,8 @@ import type { ConversationPrefix } from "../agent/conversation.ts";
 import type { FrontEnd } from "./front_end.ts";
 import { openTools } from "./open_tools.ts";
 import type { JobTable } from "../jobs/job_table.ts";
+import type { EditDiagnostics } from "../diagnostics/edit_diagnostics.ts";
+import { openRunDiagnostics } from "./run_diagnostics.ts";
 
 // Not string literals: a run without MCP servers never loads the MCP modules. The "compile"
 // task embeds them through its --include list.
@@ -64,6 +66,8 @@ export interface RunTools {
   commandSandbox: Promise<CommandSandbox>;
   /** The background jobs run_command started (src/jobs/), ended with the workspace. */
   jobs: JobTable;
+  /** The checks after each edit: syntax, and the configured language servers. */
+  diagnostics: EditDiagnostics;
   /** How the approval prompt describes a command's confinement (issue 14). */
   commandNote(): string;
 }
@@ -120,6 +124,14 @@ export async function openRunTools(options: RunToolsOptions): Promise<RunTools> 
     mcp,
     commandSandbox: tools.commandSandbox,
     jobs: tools.host.jobs,
+    diagnostics: openRunDiagnostics({
+      settings,
+      grants,
+      cwd,
+      sandbox: tools.commandSandbox,
+      io: frontEnd.io,
+      interactive: frontEnd.interactive,
+    }),
     commandNote: () => commandNote,
   };
 }

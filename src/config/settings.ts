@@ -58,6 +58,10 @@ export interface Settings {
   writableGit: boolean;
   /** Seconds after which a command run without timeout_ms moves to the background; 0: never. */
   commandBackgroundAfter: number;
+  /** Start the language servers configured (.lsp.json, opencode's `lsp`) for edit diagnostics. */
+  lsp: boolean;
+  /** Milliseconds a language server may take to answer after an edit before it is skipped. */
+  lspTimeout: number;
   /** The context window in tokens, overriding what the server states (--context-length). */
   contextLength?: number;
   /** Seconds to wait for a model's first streamed byte (prompt processing can take minutes). */
@@ -144,6 +148,8 @@ export const DEFAULT_SETTINGS: Settings = {
   commandSandbox: "auto",
   writableGit: false,
   commandBackgroundAfter: 60,
+  lsp: true,
+  lspTimeout: 3000,
   firstByteTimeout: 600,
   stallTimeout: 120,
   compactAt: 85,
@@ -251,6 +257,8 @@ const FIELDS: Record<string, [keyof Settings, Checker]> = {
   command_sandbox: ["commandSandbox", isOneOf("auto", "required", "off")],
   writable_git: ["writableGit", isBoolean],
   command_background_after: ["commandBackgroundAfter", isWholeOrZero],
+  lsp: ["lsp", isBoolean],
+  lsp_timeout: ["lspTimeout", isPositive],
   context_length: ["contextLength", isPositive],
   first_byte_timeout: ["firstByteTimeout", isPositive],
   stall_timeout: ["stallTimeout", isPositive],
@@ -306,6 +314,7 @@ export const PROJECT_CONFIG_SAFE_KEYS: readonly string[] = [
   "text_tool_calls",
   "gpu",
   "curator",
+  "lsp_timeout",
   "vision",
   "image_max_size",
 ];
