@@ -38,6 +38,10 @@ export function withDiagnostics(
         return await runner.run(name, args, options);
       }
       const preview = await runner.preview(name, args, options.state).catch(() => undefined);
+      if (preview && "change" in preview) {
+        // The text before is parsed while the tool runs: the check after reparses the edit only.
+        diagnostics.prepare(resolve(workspace, preview.change.path), preview.change.before);
+      }
       const run = await runner.run(name, args, options);
       if (!run.result.success || !preview || !("change" in preview)) return run;
       const { change } = preview;

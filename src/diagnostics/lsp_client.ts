@@ -22,6 +22,7 @@ export class LspClient {
   readonly #settings: unknown;
   #nextId = 1;
   #closed = false;
+  #stderr = "";
   /** Resolves when the server's output has ended (it exited or was killed). */
   readonly ended: Promise<void>;
   /** Called with each notification (publishDiagnostics among them). */
@@ -42,13 +43,25 @@ export class LspClient {
       }
       this.#pending.clear();
     });
-    // Its stderr is read and dropped, so a chatty server never blocks on a full pipe.
-    void child.stderr.pipeTo(new WritableStream()).catch(() => {});
+    // Its stderr is read (so a chatty server never blocks on a full pipe); the last of it
+    // says why a server ended.
+    void child.stderr.pipeTo(
+      new WritableStream({
+        write: (chunk) => {
+          this.#stderr = (this.#stderr + new TextDecoder().decode(chunk)).slice(-2000);
+        },
+      }),
+    ).catch(() => {});
   }
 
   /** Whether the server's output has ended. */
   get closed(): boolean {
     return this.#closed;
+  }
+
+  /** The last line the server wrote to stderr, for a note on why it ended. */
+  get lastWords(): string {
+    return this.#stderr.trim().split("\n").at(-1)?.trim() ?? "";
   }
 
   async #read(): Promise<void> {

@@ -83,7 +83,9 @@ export class LspSession {
   async #initialize(workspace: string): Promise<void> {
     const root = pathToFileURL(workspace).href;
     const result = await this.#client.request("initialize", {
-      processId: Deno.pid,
+      // The server runs in a PID namespace of its own, where harness's pid means nothing (a
+      // server that watches it, as pyright does, would think harness gone and quit).
+      processId: null,
       rootUri: root,
       rootPath: workspace,
       workspaceFolders: [{ uri: root, name: "workspace" }],
@@ -169,7 +171,10 @@ export class LspSession {
         if (quiet) return this.#published.get(uri)!.diagnostics;
         continue;
       }
-      if (this.ended) throw new Error("the server ended");
+      if (this.ended) {
+        const words = this.#client.lastWords;
+        throw new Error(`the server ended${words === "" ? "" : `: ${words.slice(0, 200)}`}`);
+      }
       await this.#heard.promise;
     }
   }

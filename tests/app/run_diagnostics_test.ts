@@ -46,6 +46,7 @@ Deno.test({
         command: Deno.execPath(),
         args: ["run", "-A", join(workspace, "server.ts")],
         languages: { ".txt": "plaintext" },
+        // "watchful" quits when initialize names a pid it cannot see; "probe" then reports.
         env: { FAKE_LSP_MODE: "probe", XDG_CACHE_HOME: cache },
         source: "test",
       };
@@ -74,6 +75,50 @@ Deno.test({
     } finally {
       await Deno.remove(workspace, { recursive: true });
       await Deno.remove(cache, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name: "a language server in its own PID namespace is not told harness's pid (it would quit)",
+  ignore: Deno.build.os !== "linux",
+  fn: async () => {
+    const workspace = await Deno.realPath(await Deno.makeTempDir({ prefix: "harness_lsp_ws_" }));
+    try {
+      await Deno.copyFile(FAKE, join(workspace, "server.ts"));
+      const parsed = parseGrantFlags(["--allow-read=.", "--allow-run"], { cwd: workspace });
+      if (!parsed.ok) throw new Error();
+      const config = {
+        name: "watchful",
+        command: Deno.execPath(),
+        args: ["run", "-A", join(workspace, "server.ts")],
+        languages: { ".txt": "plaintext" },
+        env: { FAKE_LSP_MODE: "watchful" },
+        source: "test",
+      };
+      const child = await startServer(config, {
+        settings: { lsp: true, lspTimeout: 3000 },
+        grants: parsed.value.grants,
+        cwd: workspace,
+        sandbox: probeCommandSandbox("auto", {
+          grants: parsed.value.grants,
+          env: Deno.env.toObject(),
+        }),
+        io: { readLine: () => Promise.resolve(null), write: () => {} },
+        interactive: false,
+      });
+      const session = new LspSession(config, child, workspace);
+      try {
+        const found = await session.diagnose(join(workspace, "a.txt"), "plaintext", {
+          before: null,
+          after: "y ERR\n",
+        });
+        assertEquals(found.after.map((d) => d.message), ["bad token ERR"]);
+      } finally {
+        await session.close();
+      }
+    } finally {
+      await Deno.remove(workspace, { recursive: true });
     }
   },
 });

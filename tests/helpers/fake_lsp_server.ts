@@ -6,7 +6,9 @@
 // - "unversioned": publishes without a version, the old text's diagnostics first;
 // - "silent": never publishes;
 // - "probe": tries to write a file in the workspace and to reach the network, and publishes
-//   what happened as diagnostics of the first document opened.
+//   what happened as diagnostics of the first document opened;
+// - "watchful": exits at once when initialize names a processId that is not alive here (as
+//   pyright does: in the command sandbox's PID namespace harness's pid is not).
 
 const mode = Deno.env.get("FAKE_LSP_MODE") ?? "normal";
 const encoder = new TextEncoder();
@@ -65,12 +67,20 @@ async function probe(): Promise<unknown[]> {
 async function handle(message: Record<string, unknown>): Promise<void> {
   const params = message.params as {
     rootPath?: string;
+    processId?: number | null;
     textDocument: { uri: string; version: number; text?: string };
     contentChanges: { text: string }[];
   } | undefined;
   switch (message.method) {
     case "initialize":
       root = params?.rootPath ?? "";
+      if (mode === "watchful" && typeof params?.processId === "number") {
+        try {
+          Deno.kill(params.processId, "SIGCONT");
+        } catch {
+          Deno.exit(0);
+        }
+      }
       send({ id: message.id, result: { capabilities: { textDocumentSync: 1 } } });
       return;
     case "shutdown":
