@@ -34,6 +34,7 @@ const KINDS: Record<string, ToolKind> = {
   job_kill: "execute",
   job_list: "other",
   download_url: "fetch",
+  web_search: "search",
   add_task: "think",
   update_task: "think",
   list_tasks: "think",

@@ -7,6 +7,7 @@
 import type { Result } from "../errors.ts";
 import type { Grants } from "../sandbox/grants.ts";
 import { effectivePermissions } from "../sandbox/effective_permissions.ts";
+import { grantFor, type ToolGrants } from "../sandbox/tool_grants.ts";
 import type { ToolPermissions } from "../tools/define_tool.ts";
 import type { ToolInfo, ToolRun, ToolRunner } from "../tools/tool_runner.ts";
 import type { PreviewResult } from "../tools/file_change.ts";
@@ -122,6 +123,8 @@ export interface OfferedToolsOptions {
   workspace: string;
   /** The context window; below {@linkcode COMPACT_SCHEMA_BELOW} schemas are compact. */
   contextWindow: () => number | undefined;
+  /** Built-in tools' own grants (web_search's engine): they decide whether it can run. */
+  toolGrants?: ToolGrants;
 }
 
 /** A ToolRunner that offers only the tools the sandbox can run, compact for small windows. */
@@ -197,9 +200,15 @@ export class OfferedTools implements ToolRunner {
   }
 
   #missing(tool: ToolInfo): string | undefined {
+    const { grants, toolGrants, workspace } = this.options;
+    const own = grantFor(grants, toolGrants, {
+      name: tool.name,
+      builtin: tool.origin === "builtin",
+    });
+    if (own) return missingGrant(own.declared, own.grants, workspace);
     // The job tools serve run_command's jobs: offered when commands can run.
     const jobs = tool.origin === "builtin" && JOB_TOOLS.has(tool.name);
     const declared = jobs ? { run: true, ...tool.permissions } : tool.permissions;
-    return missingGrant(declared, this.options.grants, this.options.workspace);
+    return missingGrant(declared, grants, workspace);
   }
 }

@@ -110,6 +110,11 @@ export interface ToolContext {
    * Given to the built-in run_command (which starts them) and job tools only.
    */
   jobs?: JobControl;
+  /**
+   * Settings the configuration gives this built-in tool, with a grant of its own
+   * (src/sandbox/tool_grants.ts): web_search's engine URL. Given to built-in tools only.
+   */
+  config?: Readonly<Record<string, string>>;
 }
 
 /** What a tool returns: `output` goes to the model, `display` to the terminal. */
