@@ -70,6 +70,10 @@ export interface JobSummary {
   unreadBytes: number;
   /** Set when it seems to wait for input nobody will type (what it last printed). */
   waitingForInput?: string;
+  /** The file its output goes to (a background job's is made at once). */
+  log?: string;
+  /** The host pid of its process (the sandbox's), while it runs. */
+  pid?: number;
 }
 
 /** What job_output returns. */

@@ -174,7 +174,14 @@ export class JobLog {
    *
    * @returns The file, or undefined when it cannot be written.
    */
-  async save(): Promise<string | undefined> {
+  save(): Promise<string | undefined> {
+    // In the append queue: what was appended before is written first, what comes after next.
+    const saved = this.#queue.then(() => this.#save());
+    this.#queue = saved.then(() => {}, () => {});
+    return saved;
+  }
+
+  async #save(): Promise<string | undefined> {
     try {
       if (this.#path === undefined) {
         await this.#spill();

@@ -120,7 +120,7 @@ export class JobTable implements JobControl {
     const job = await this.#start(request);
     if ("kind" in job) return job;
     if (request.background) {
-      this.#toBackground(job);
+      await this.#toBackground(job);
       return { kind: "background", id: job.id!, text: "", bytes: 0 };
     }
     const moves = request.timeoutMs === undefined && this.#options.backgroundAfterMs > 0;
@@ -129,7 +129,7 @@ export class JobTable implements JobControl {
     const how = await this.#await(job, limitMs, options);
     const { process } = job;
     if (how === "time" && moves && !this.#closed) {
-      this.#toBackground(job);
+      await this.#toBackground(job);
       const read = await process.log.read(0, process.log.total, request.limit);
       job.cursor = process.log.total;
       return {
@@ -212,9 +212,11 @@ export class JobTable implements JobControl {
     };
   }
 
-  #toBackground(job: Job): void {
+  async #toBackground(job: Job): Promise<void> {
     job.id = `j${this.#nextId++}`;
     this.#watchInput();
+    // A background job's output is on disk from now on: an editor's terminal can follow it.
+    await job.process.log.save();
   }
 
   #ended(job: Job): void {
@@ -246,6 +248,8 @@ export class JobTable implements JobControl {
       elapsedMs: (end?.at ?? this.#clock()) - process.startedAt,
       unreadBytes: process.log.total - job.cursor,
       ...(job.waiting !== undefined && !end ? { waitingForInput: job.waiting } : {}),
+      ...(process.log.path ? { log: process.log.path } : {}),
+      ...(end ? {} : { pid: process.child.pid }),
     };
   }
 
