@@ -7,7 +7,7 @@ import type { Settings } from "../config/settings.ts";
 import type { ConversationParts } from "../agent/conversation.ts";
 import type { SessionRecorder } from "../agent/session_recorder.ts";
 import type { TurnCheckpoint } from "../checkpoints/turn_checkpoints.ts";
-import type { ImagePart } from "../messages.ts";
+import type { ImagePart, Message } from "../messages.ts";
 import type { Grants } from "../sandbox/grants.ts";
 import type { ToolRunner } from "../tools/tool_runner.ts";
 import type { OpenedProvider } from "./provider_openers.ts";
@@ -19,6 +19,7 @@ import { type ImageGate, refuseUserImages, withImageGate } from "./image_gate.ts
 import { imageMentions, mentionedImage, pastedImages } from "./prompt_images.ts";
 import { jobNews } from "../jobs/job_notes.ts";
 import { withDiagnostics } from "./with_diagnostics.ts";
+import { skillTurnHooks } from "./skill_turn_hooks.ts";
 
 /** What the extras of a workspace's conversations are made from. */
 export interface ExtrasOptions {
@@ -84,10 +85,12 @@ export class WorkspaceExtras {
    *
    * @param recorder Its session log (hooks see its id).
    * @param resumed A resumed session's checkpoints.
+   * @param messages The conversation's messages, once it exists (the skills' hooks read them).
    */
   forConversation(
     recorder: SessionRecorder,
     resumed?: { checkpoints: readonly TurnCheckpoint[] },
+    messages: () => readonly Message[] = () => [],
   ): ConversationExtras {
     const { settings, grants, cwd, yes, opened, tools } = this.#options;
     const checkpoints = openCheckpoints(settings, {
@@ -103,9 +106,14 @@ export class WorkspaceExtras {
       sessionId: () => recorder.id ?? "",
       sandbox: tools.commandSandbox,
     });
+    // Skills announce what was installed since the start and outlive a compaction.
+    const turnHooks = tools.skills
+      ? skillTurnHooks(hooks?.turnHooks, tools.skills, messages)
+      : hooks?.turnHooks;
     return {
       ...(checkpoints ? { checkpoints } : {}),
-      ...(hooks ? { callHooks: hooks.callHooks, turnHooks: hooks.turnHooks } : {}),
+      ...(hooks ? { callHooks: hooks.callHooks } : {}),
+      ...(turnHooks ? { turnHooks } : {}),
       sessionStart: resumed ? "resume" : "startup",
       prepareMessage: (text, given) => this.#prepare(text, given),
       // Background jobs that ended (or wait for input) since the last message.
