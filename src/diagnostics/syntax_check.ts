@@ -75,11 +75,14 @@ export function textEdit(before: string, after: string): Edit {
   const shorter = Math.min(before.length, after.length);
   let start = 0;
   while (start < shorter && before.charCodeAt(start) === after.charCodeAt(start)) start++;
+  // Never inside a surrogate pair: the edit starts and ends on whole characters.
+  if (start > 0 && isHighSurrogate(before.charCodeAt(start - 1))) start--;
   let end = 0;
   while (
     end < shorter - start &&
     before.charCodeAt(before.length - 1 - end) === after.charCodeAt(after.length - 1 - end)
   ) end++;
+  if (end > 0 && isLowSurrogate(before.charCodeAt(before.length - end))) end--;
   return {
     startIndex: start,
     oldEndIndex: before.length - end,
@@ -88,6 +91,14 @@ export function textEdit(before: string, after: string): Edit {
     oldEndPosition: pointAt(before, before.length - end),
     newEndPosition: pointAt(after, after.length - end),
   };
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
+}
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff;
 }
 
 /** Row and column (string units) of index `at` of `text`. */
@@ -103,7 +114,8 @@ function pointAt(text: string, at: number): { row: number; column: number } {
 
 /**
  * The syntax check of the files an agent edits: each file's last tree is kept (16 files), so
- * the check after an edit of a file it saw last reparses only what changed.
+ * the check after an edit of a file it saw last reparses only what changed (a text that turns
+ * out to have errors is parsed afresh).
  */
 export class SyntaxChecker {
   readonly #kept = new Map<string, Parsed>();
@@ -134,8 +146,15 @@ export class SyntaxChecker {
       old = kept.tree.copy();
       old.edit(textEdit(kept.text, text));
     }
-    const tree = parser.parse(text, old ?? null);
+    let tree = parser.parse(text, old ?? null);
     old?.delete();
+    // A reparse from the kept tree may recover from errors otherwise than a parse from
+    // scratch: a text with errors is parsed afresh, so what is said does not depend on the
+    // file's history (and an error it had before is recognised after).
+    if (tree && old && tree.rootNode.hasError) {
+      tree.delete();
+      tree = parser.parse(text);
+    }
     if (!tree) return [];
     const found: Diagnostic[] = [];
     if (tree.rootNode.hasError) collect(tree.rootNode, found);

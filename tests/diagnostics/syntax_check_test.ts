@@ -24,7 +24,9 @@ Deno.test("SyntaxChecker.errors() gives the line, column and words of syntax err
 
 Deno.test("SyntaxChecker reparsing from the kept tree finds what a fresh parse finds", async () => {
   // A differential test over random edits: the incremental parse (the tree kept from the last
-  // text, edited) against a fresh checker that parses each text whole.
+  // text, edited) against a fresh checker that parses each text whole. tree-sitter may recover
+  // from errors otherwise when it reparses, so a broken text is parsed afresh; a wrong edit
+  // description would show as an error missed or made up.
   const kept = new SyntaxChecker();
   let seed = 7;
   const random = (n: number) => (seed = (seed * 1103515245 + 12345) % 2147483648) % n;
