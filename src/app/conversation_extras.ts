@@ -16,7 +16,7 @@ import { openCheckpoints } from "./run_checkpoints.ts";
 import { openRunHooks } from "./run_hooks.ts";
 import { modelVision, type VisionVerdict } from "./model_vision.ts";
 import { type ImageGate, refuseUserImages, withImageGate } from "./image_gate.ts";
-import { imageMentions, mentionedImage, pastedImages } from "./prompt_images.ts";
+import { imageMentions, mentionedImage } from "./prompt_images.ts";
 import { jobNews } from "../jobs/job_notes.ts";
 import { withDiagnostics } from "./with_diagnostics.ts";
 import { skillTurnHooks } from "./skill_turn_hooks.ts";
@@ -124,7 +124,7 @@ export class WorkspaceExtras {
     };
   }
 
-  /** The images a message names, with the given ones, checked against the gate. */
+  /** The images a message names (`@pic.png`), with the given ones, checked against the gate. */
   async #prepare(
     text: string,
     given: readonly ImagePart[],
@@ -141,9 +141,8 @@ export class WorkspaceExtras {
       }
       add(found.part);
     }
-    const pasted = await pastedImages(text, { maxBytes: this.gate.maxBytes });
-    if ("refused" in pasted) return pasted;
-    for (const image of pasted.images) add(image);
+    // A pasted path comes with the message (the REPL's paste events); a path in the text is
+    // text.
     const refused = await refuseUserImages(images, this.gate);
     return refused === undefined ? { images } : { refused };
   }

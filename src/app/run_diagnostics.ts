@@ -5,7 +5,7 @@
 // grants let commands read and its own installation, writes only its cache folder, and has no
 // network. harness never downloads a server; without a sandbox none starts.
 
-import { dirname, join } from "node:path";
+import { dirname, isAbsolute, join, relative } from "node:path";
 import type { Settings } from "../config/settings.ts";
 import { cacheDir } from "../config/folders.ts";
 import type { Grants } from "../sandbox/grants.ts";
@@ -19,6 +19,8 @@ import { EditDiagnostics } from "../diagnostics/edit_diagnostics.ts";
 import { LanguageServers } from "../diagnostics/language_servers.ts";
 import type { LspServerConfig } from "../diagnostics/lsp_config.ts";
 import { findLspServers } from "../diagnostics/lsp_sources.ts";
+import type { FileGate } from "../gate/file_gate.ts";
+import { readGatedTextFile } from "../gate/gated_files.ts";
 
 /** What a workspace's diagnostics are opened with. */
 export interface RunDiagnosticsOptions {
@@ -28,6 +30,8 @@ export interface RunDiagnosticsOptions {
   sandbox: Promise<CommandSandbox>;
   io: TrustIO;
   interactive: boolean;
+  /** The workspace's file gate: the workspace's own config files are read through it. */
+  gate: FileGate;
 }
 
 /** How the trust question names a project's language server files. */
@@ -56,7 +60,7 @@ export function serverGrants(user: Grants, program: string, cache: string): Gran
 /** Starts a server's process in the command sandbox, or says why it cannot start. */
 export async function startServer(
   config: LspServerConfig,
-  options: RunDiagnosticsOptions,
+  options: Omit<RunDiagnosticsOptions, "gate">,
 ): Promise<Deno.ChildProcess> {
   const sandbox = await options.sandbox;
   const kind = sandbox.confinement.kind;
@@ -86,6 +90,11 @@ export async function startServer(
   ));
 }
 
+function isInside(folder: string, path: string): boolean {
+  const inside = relative(folder, path);
+  return !inside.startsWith("..") && !isAbsolute(inside);
+}
+
 /**
  * The diagnostics engine of a workspace. Configured servers are looked for now (the project's
  * files asked about in the REPL, skipped elsewhere); none starts before an edit needs it.
@@ -98,7 +107,10 @@ export function openRunDiagnostics(options: RunDiagnosticsOptions): EditDiagnost
     workspace: options.cwd,
     ...(home ? { home } : {}),
     ...(configHome ? { configHome } : {}),
-    readFile: (path) => Deno.readTextFile(path),
+    // The workspace's files (a cloned repository's) through the gate; the user's own configs
+    // (~/.claude, ~/.config/opencode) as harness reads its own.
+    readFile: (path) =>
+      isInside(options.cwd, path) ? readGatedTextFile(options.gate, path) : Deno.readTextFile(path),
     listDir: async (path) => (await Array.fromAsync(Deno.readDir(path))).map((e) => e.name),
     trusted: async (paths) =>
       (await checkProjectTrust(paths, {

@@ -22,6 +22,7 @@ import type { EmbeddingServer } from "../providers/embeddings/embedding_setup.ts
 import type { Message } from "../messages.ts";
 import type { ConversationPrefix } from "../agent/conversation.ts";
 import type { FrontEnd } from "./front_end.ts";
+import type { FileGate } from "../gate/file_gate.ts";
 import { openTools } from "./open_tools.ts";
 import type { JobTable } from "../jobs/job_table.ts";
 import type { EditDiagnostics } from "../diagnostics/edit_diagnostics.ts";
@@ -76,6 +77,8 @@ export interface RunTools {
   diagnostics: EditDiagnostics;
   /** How the approval prompt describes a command's confinement (issue 14). */
   commandNote(): string;
+  /** The workspace's file gate: every file access for this workspace asks it. */
+  gate: FileGate;
 }
 
 /** Opens the tools of a workspace (their list in the background when the front end says). */
@@ -113,6 +116,7 @@ export async function openRunTools(options: RunToolsOptions): Promise<RunTools> 
     ? await (await import("./run_skills.ts")).openRunSkills({
       cwd,
       grants,
+      gate: tools.gate,
       io: frontEnd.io,
       interactive: frontEnd.interactive,
       messages: options.messages,
@@ -152,8 +156,10 @@ export async function openRunTools(options: RunToolsOptions): Promise<RunTools> 
       sandbox: tools.commandSandbox,
       io: frontEnd.io,
       interactive: frontEnd.interactive,
+      gate: tools.gate,
     }),
     commandNote: () => commandNote,
+    gate: tools.gate,
   };
 }
 

@@ -36,6 +36,7 @@ import { ownField } from "../platform/json_values.ts";
 import { JobTable } from "../jobs/job_table.ts";
 import { JOB_TOOLS, type JobSummary } from "../jobs/job_control.ts";
 import { openJobPort } from "../jobs/job_service.ts";
+import { noteMovedEntries } from "./moved_entries.ts";
 
 /** Options of {@linkcode openToolHost} and {@linkcode createToolHost}. */
 export interface ToolHostOptions extends SandboxOptions {
@@ -199,9 +200,14 @@ export class ToolHost implements ToolRunner {
     // For plugin code, Deno itself refuses --deny-read paths inside the grant, node:fs
     // included. Built-in tools keep the whole folders (they list the workspace itself): their
     // node:fs reads ask the deny guard first (platform/read_check.ts).
+    // harness's data folder is left out the same way (the gate hides it even under -R).
+    const hidden = this.#options.gate?.rules.hidden.map((entry) => entry.path) ?? [];
     const { permissions, split } = this.#builtin(group)
       ? { permissions: group.effective.permissions, split: new Map() }
-      : splitAllowList(group.effective);
+      : splitAllowList({
+        ...group.effective,
+        guard: { ...guard, read: [...(guard.read ?? []), ...hidden] },
+      });
     this.#split.set(group, split);
     const sandbox = await startSandbox({
       permissions,
@@ -279,11 +285,13 @@ export class ToolHost implements ToolRunner {
     // A call may have made files beside a --deny-read path: replace the split workers now,
     // while the model thinks, rather than when they are next called.
     this.#refreshSplit();
-    return await callResult(name, end, {
+    const run = await callResult(name, end, {
       started,
       state: options.state,
       limits: this.#options,
     });
+    // A command may have moved a denied or protected entry: the result says so (issue 38).
+    return noteMovedEntries(run, this.#options.gate);
   }
 
   /** Finds the tool's worker and runs the call on it; every way it can end is a CallEnd. */
