@@ -17,6 +17,7 @@ import { diskDiffStages, editorFiles, type FileDiff } from "./editor_files.ts";
 import type { FilePort } from "../tools/file_port.ts";
 import type { PlacedStage } from "../agent/call_flight.ts";
 import { toolKind, toolTitle } from "./tool_updates.ts";
+import { JobTerminals } from "./job_terminals.ts";
 import type { McpServer } from "@agentclientprotocol/sdk";
 
 /** A workspace folder's tools and rules, and the conversations made over them. */
@@ -52,6 +53,8 @@ export interface AcpSession {
     currentCall?: PromptedCall;
     /** File changes of the running call, shown as diffs when it finishes. */
     diffs: FileDiff[];
+    /** The editor's terminals that follow background jobs, when the editor offers them. */
+    terminals?: JobTerminals;
   };
 }
 
@@ -75,10 +78,27 @@ export function openAcpSession(
     load?: string;
   },
 ): Result<{ session: AcpSession; loaded?: LoadedSession }, AgentError> {
-  const { workspace, cwd } = where;
-  const live: AcpSession["live"] = { diffs: [] };
+  const { workspace, cwd, capabilities } = where;
   // The id is known once the session log answered; the prompter asks for it then.
   let sessionId = "";
+  const live: AcpSession["live"] = {
+    diffs: [],
+    ...(capabilities.terminal
+      ? {
+        terminals: new JobTerminals({
+          create: (params) =>
+            client.request(methods.client.terminal.create, { sessionId, cwd, ...params }),
+          release: (terminalId) =>
+            client.request(methods.client.terminal.release, { sessionId, terminalId }),
+          send: (update) =>
+            void client.notify(methods.client.session.update, { sessionId, update }).catch(
+              () => {},
+            ),
+          jobs: () => workspace.workspace.tools.jobs.summaries(),
+        }),
+      }
+      : {}),
+  };
   const prompter = createAcpPrompter({
     sessionId: () => sessionId,
     currentCall: () => live.currentCall,

@@ -15,6 +15,7 @@ import type { ToolPermissions } from "../tools/define_tool.ts";
 import type { FilePort } from "../tools/file_port.ts";
 import { type ToolEntry, type ToolInfo, toToolSchema } from "../tools/tool_entry.ts";
 import type { ToolSet } from "../tools/tool_set.ts";
+import { isTool, JOB_TOOLS } from "../tools/builtin_tools.ts";
 
 /**
  * Windows below this many tokens get compact schemas. Measured with bench/context_bench.ts:
@@ -123,9 +124,10 @@ function missingOf(info: ToolInfo, scope: ToolScope): string | undefined {
   const { grants, toolGrants, workspace = "." } = scope;
   if (!grants) return undefined;
   const own = grantFor(grants, toolGrants, { name: info.name, builtin: info.origin === "builtin" });
-  return own
-    ? missingGrant(own.declared, own.grants, workspace)
-    : missingGrant(info.permissions, grants, workspace);
+  if (own) return missingGrant(own.declared, own.grants, workspace);
+  // The job tools serve run_command's jobs: offered when commands can run.
+  const declared = isTool(info, JOB_TOOLS) ? { run: true, ...info.permissions } : info.permissions;
+  return missingGrant(declared, grants, workspace);
 }
 
 function compactInfo(info: ToolInfo): ToolInfo {

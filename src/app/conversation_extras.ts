@@ -2,7 +2,8 @@
 // the write grant (with a resumed session's records), the hooks of the user's and the trusted
 // project's config, images (the ones a message names, the tools' pictures, both sent only to a
 // model that can see and within image_max_size), the code tools' index update and curator,
-// the note on a call the user changed, and argument repair.
+// the diagnostics after each edit, the note on a call the user changed, the news of background
+// jobs with each message, and argument repair.
 
 import type { Settings } from "../config/settings.ts";
 import type { ConversationStages } from "../agent/conversation_parts.ts";
@@ -22,6 +23,9 @@ import { modelVision, type VisionVerdict } from "./model_vision.ts";
 import { type ImageGate, imageGateStage, refuseUserImages } from "./image_gate.ts";
 import { imageMentions, mentionedImage } from "./prompt_images.ts";
 import { skillTurnStage } from "./skill_turn_stage.ts";
+import { jobNews } from "../jobs/job_notes.ts";
+import type { JobTable } from "../jobs/job_table.ts";
+import { diagnosticsStages } from "./diagnostics_stages.ts";
 
 /** What the extras of a workspace's conversations are made from. */
 export interface ExtrasOptions {
@@ -108,6 +112,7 @@ export class WorkspaceExtras {
       call: [
         ...tools.stages,
         imageGateStage(this.gate),
+        ...diagnosticsStages(tools.diagnostics, cwd),
         EDIT_NOTE_STAGE,
         ...(hooks?.call ?? []),
         ...(checkpointing ? [checkpointing.gate] : []),
@@ -117,6 +122,7 @@ export class WorkspaceExtras {
         this.#imagesStage(),
         ...(hooks ? [hooks.turn] : []),
         ...(skills ? [skills] : []),
+        jobNewsStage(tools.jobs),
         ...(checkpointing ? [checkpointing.turn] : []),
       ],
       parse: repairArguments,
@@ -160,4 +166,17 @@ export class WorkspaceExtras {
     const refused = await refuseUserImages(images, this.gate);
     return refused === undefined ? { images } : { refused };
   }
+}
+
+/** Background jobs that ended (or wait for input) since the last message: said with the next. */
+function jobNewsStage(jobs: JobTable): TurnStage {
+  return {
+    name: "job_news",
+    send(message) {
+      if (message.text === null) return Promise.resolve(undefined);
+      const news = jobNews(jobs.takeNews());
+      if (news !== undefined) message.notes.push(news);
+      return Promise.resolve(undefined);
+    },
+  };
 }

@@ -28,6 +28,9 @@ import type { ConversationPrefix } from "../agent/conversation_parts.ts";
 import type { FrontEnd } from "./front_end.ts";
 import type { FileGate } from "../gate/file_gate.ts";
 import { openTools } from "./open_tools.ts";
+import type { JobTable } from "../jobs/job_table.ts";
+import type { EditDiagnostics } from "../diagnostics/edit_diagnostics.ts";
+import { openRunDiagnostics } from "./run_diagnostics.ts";
 import { webSearchGrants } from "./web_search_setup.ts";
 
 // Not string literals: a run without MCP servers never loads the MCP modules. The "compile"
@@ -76,6 +79,10 @@ export interface RunTools {
   mcp: McpServersModule.McpServers | undefined;
   /** The command sandbox's start-up check. */
   commandSandbox: Promise<CommandSandbox>;
+  /** The background jobs run_command started (src/jobs/), ended with the workspace. */
+  jobs: JobTable;
+  /** The checks after each edit: syntax, and the configured language servers. */
+  diagnostics: EditDiagnostics;
   /** How the approval prompt describes a command's confinement (issue 14). */
   commandNote(): string;
   /** The workspace's file gate: every file access for this workspace asks it. */
@@ -96,38 +103,14 @@ export async function openRunTools(options: RunToolsOptions): Promise<RunTools> 
     io: frontEnd.io,
     // The REPL's prompt does not wait for the tool list; the others know it before they start.
     background: frontEnd.listsToolsLater === true,
+    ...(frontEnd.jobChanged ? { onJobChange: (job) => frontEnd.jobChanged?.(job) } : {}),
   });
-  // MCP servers (src/mcp/) start when the front end says; their tools join when each is ready.
-  const servers = { ...settings.mcpServers, ...options.mcpServers };
-  const mcpModules = Object.keys(servers).length === 0 ? undefined : await Promise.all([
-    import(MCP_SERVERS_MODULE) as Promise<typeof McpServersModule>,
-    import(MCP_TOOLS_MODULE) as Promise<typeof McpToolsModule>,
-  ]);
-  const mcp = mcpModules && new mcpModules[0].McpServers(servers, {
-    grants,
-    cwd,
-    notice: (line) => frontEnd.mcpNotice(line),
-    // Stdio servers start in the same command sandbox as commands (issue 26).
-    commandSandbox: tools.commandSandbox,
-  });
-  // Skills (SKILL.md folders) load only when a skills folder exists: their parser costs a run
-  // without any nothing.
-  const skills = anySkillRoot({ cwd, home: homeDir(), configDir: configDir() })
-    ? await (await import("./run_skills.ts")).openRunSkills({
-      cwd,
-      grants,
-      gate: tools.gate,
-      io: frontEnd.io,
-      interactive: frontEnd.interactive,
-      messages: options.messages,
-    })
-    : undefined;
+  const mcp = await openMcp(options, tools.commandSandbox, outputsDir);
+  const skills = await openSkills(options, tools.gate);
   const code = codeTools(options);
   const sources: ToolSource[] = [tools.host, code];
   if (skills) sources.push(skillSource(skills.tools));
-  if (mcpModules && mcp) {
-    sources.push(mcpTools(mcpModules[1].McpTools, { mcp, outputsDir }, options));
-  }
+  if (mcp) sources.push(mcp.source);
   const set = new ToolSet(sources);
   // Built-in tools' own grants (web_search's engine) decide whether they can run.
   const toolGrants = webSearchGrants(settings.webSearchUrl);
@@ -153,8 +136,18 @@ export async function openRunTools(options: RunToolsOptions): Promise<RunTools> 
       },
     ),
     skills,
-    mcp,
+    mcp: mcp?.servers,
     commandSandbox: tools.commandSandbox,
+    jobs: tools.host.jobs,
+    diagnostics: openRunDiagnostics({
+      settings,
+      grants,
+      cwd,
+      sandbox: tools.commandSandbox,
+      io: frontEnd.io,
+      interactive: frontEnd.interactive,
+      gate: tools.gate,
+    }),
     commandNote: () => commandNote,
     gate: tools.gate,
   };
@@ -208,18 +201,56 @@ function skillSource(skills: SkillTools): ToolSource {
   };
 }
 
-function mcpTools(
-  McpTools: typeof McpToolsModule.McpTools,
-  layer: { mcp: McpServersModule.McpServers; outputsDir: string },
+/**
+ * The MCP servers (src/mcp/), configured and the editor's, when there are any: they start when
+ * the front end says, and their tools join the set when each is ready.
+ */
+async function openMcp(
   options: RunToolsOptions,
-): ToolSource {
-  const { settings, frontEnd } = options;
-  return new McpTools(layer.mcp, {
-    dataDir: layer.outputsDir,
+  commandSandbox: Promise<CommandSandbox>,
+  outputsDir: string,
+): Promise<{ servers: McpServersModule.McpServers; source: ToolSource } | undefined> {
+  const { settings, frontEnd, grants, cwd } = options;
+  const configured = { ...settings.mcpServers, ...options.mcpServers };
+  if (Object.keys(configured).length === 0) return undefined;
+  const [{ McpServers }, { McpTools }] = await Promise.all([
+    import(MCP_SERVERS_MODULE) as Promise<typeof McpServersModule>,
+    import(MCP_TOOLS_MODULE) as Promise<typeof McpToolsModule>,
+  ]);
+  const servers = new McpServers(configured, {
+    grants,
+    cwd,
+    notice: (line) => frontEnd.mcpNotice(line),
+    // Stdio servers start in the same command sandbox as commands (issue 26).
+    commandSandbox,
+  });
+  const source = new McpTools(servers, {
+    dataDir: outputsDir,
     maxOutputSize: settings.maxOutputSize,
     toolOutputLimit: settings.toolOutputLimit,
     timeouts: settings.toolTimeouts,
     ...(frontEnd.mcpProgress ? { progress: frontEnd.mcpProgress } : {}),
+  });
+  return { servers, source };
+}
+
+/**
+ * The skills (SKILL.md folders), loaded only when a skills folder exists: their parser costs a
+ * run without any nothing.
+ */
+async function openSkills(
+  options: RunToolsOptions,
+  gate: FileGate,
+): Promise<RunSkills | undefined> {
+  const { cwd, grants, frontEnd } = options;
+  if (!anySkillRoot({ cwd, home: homeDir(), configDir: configDir() })) return undefined;
+  return await (await import("./run_skills.ts")).openRunSkills({
+    cwd,
+    grants,
+    gate,
+    io: frontEnd.io,
+    interactive: frontEnd.interactive,
+    messages: options.messages,
   });
 }
 

@@ -22,12 +22,18 @@ import {
 } from "./call_end.ts";
 import type { PreviewResult } from "../tools/file_change.ts";
 import type { FilePort } from "../tools/file_port.ts";
-import { openFileChannel } from "./file_channel.ts";
+import { filesPort, openCallPorts } from "./call_ports.ts";
 import { loadToolCatalog, type ToolCatalog, type ToolGroup } from "./tool_catalog.ts";
-import type { SandboxOptions, SandboxWorker } from "./sandbox_worker.ts";
+import { commandSandboxOf, type SandboxOptions, type SandboxWorker } from "./sandbox_worker.ts";
 import { GroupWorkers } from "./group_workers.ts";
-import { EXTERNAL_SEARCH_TOOLS, SearchService } from "./search_service.ts";
+import { spawnCommand } from "./command_sandbox.ts";
+import { trackCommandGroup } from "./command_sandbox_groups.ts";
+import { GroupChild } from "./group_child.ts";
+import { toolOutputsDir } from "../config/folders.ts";
+import { SearchService } from "./search_service.ts";
 import { ownField } from "../platform/json_values.ts";
+import { JobTable } from "../jobs/job_table.ts";
+import type { JobSummary } from "../jobs/job_control.ts";
 import { noteMovedEntries } from "./moved_entries.ts";
 
 /** Options of {@linkcode openToolHost} and {@linkcode createToolHost}. */
@@ -53,6 +59,10 @@ export interface ToolHostOptions extends SandboxOptions {
   workerPerTool?: boolean;
   /** false: grep_search and glob never run ripgrep or fd (tests, benchmarks). */
   externalSearch?: boolean;
+  /** A command run without timeout_ms moves to the background after this long [60000]. */
+  backgroundAfterMs?: number;
+  /** Told when a background job ends or starts to wait for input. */
+  onJobChange?(job: JobSummary): void;
 }
 
 const DEFAULT_TIMEOUT_MS = 120_000;
@@ -78,9 +88,12 @@ export class ToolHost implements ToolSource {
   readonly #workers: GroupWorkers;
   #closed = false;
   #nextId = 1;
+  /** The workspace's jobs: what run_command starts, on this thread (src/jobs/). */
+  readonly jobs: JobTable;
 
   constructor(options: ToolHostOptions) {
     this.#options = options;
+    this.jobs = openJobs(options);
     this.#search = new SearchService({
       grants: options.grants,
       workspace: options.workspace,
@@ -200,7 +213,8 @@ export class ToolHost implements ToolSource {
     const worker = await this.#worker(group).catch((error: unknown) => String(error));
     if (typeof worker === "string") return { error: `cannot start its sandbox: ${worker}` };
     const id = this.#nextId++;
-    const port = this.#filesFor(name, files);
+    const info = this.#tools.find((tool) => tool.name === name);
+    const port = info && filesPort(info, files);
     const request = worker.request({
       type: "preview",
       id,
@@ -266,24 +280,15 @@ export class ToolHost implements ToolSource {
     const id = this.#nextId++;
     const timeoutMs = ownField(this.#options.timeouts ?? {}, name) ?? call.info.timeoutMs ??
       DEFAULT_TIMEOUT_MS;
-    const search = this.#searchFor(call.group, call.info);
-    const files = this.#filesFor(name, options.files);
+    const ports = openCallPorts(
+      { ...this.#options, search: this.#search, jobs: this.jobs },
+      { info: call.info, effective: call.group.effective, files: options.files },
+    );
     const reply = worker.request(
-      {
-        type: "run",
-        id,
-        name,
-        args: call.args,
-        state: options.state,
-        ...(search ? { search: search.port } : {}),
-        ...(files ? { files: files.port } : {}),
-      },
+      { type: "run", id, name, args: call.args, state: options.state, ...ports.ports },
       options.onOutput,
     );
-    void reply.finally(() => {
-      search?.close();
-      files?.close();
-    });
+    void reply.finally(() => ports.close());
     const first = await replyOrStop(reply, timeoutMs, options.signal);
     if (first !== "timeout" && first !== "cancelled") return replyEnd(name, first);
     // Let the tool see ctx.signal (run_command kills its process group), then make sure.
@@ -295,23 +300,6 @@ export class ToolHost implements ToolSource {
     return stoppedEnd(name, { why: first, timeoutMs, late });
   }
 
-  /** Only harness's own search tools may ask the host to run ripgrep or fd. */
-  #searchFor(group: ToolGroup, info: ToolInfo): { port: MessagePort; close(): void } | undefined {
-    const own = EXTERNAL_SEARCH_TOOLS.has(info.name) && info.origin === "builtin";
-    return own && this.#options.externalSearch !== false
-      ? this.#search.open(group.effective)
-      : undefined;
-  }
-
-  /**
-   * The worker's end of a port the host serves `files` on, for a built-in tool only: a plugin
-   * from elsewhere keeps its own file access, which its worker's grants bound.
-   */
-  #filesFor(name: string, files: FilePort | undefined) {
-    const builtin = this.#tools.some((tool) => tool.name === name && tool.origin === "builtin");
-    return files && builtin ? openFileChannel(files) : undefined;
-  }
-
   /** One line for `/tools`: what grep_search and glob search with here. */
   searchNote(): Promise<string> {
     return this.#search.note();
@@ -321,9 +309,27 @@ export class ToolHost implements ToolSource {
   async close(): Promise<void> {
     this.#closed = true;
     this.#search.close();
+    await this.jobs.close();
     await this.#loading.catch(() => undefined);
     await this.#workers.close(this.#groups);
   }
+}
+
+/**
+ * The jobs of a host: commands started on this (the host) thread in the command sandbox with
+ * the user's grants, their process groups stopped when harness exits, logged beside the saved
+ * outputs so read_file may page through them.
+ */
+function openJobs(options: ToolHostOptions): JobTable {
+  return new JobTable({
+    spawn: async (request) =>
+      new GroupChild(
+        spawnCommand(await commandSandboxOf(options), options.grants, request, trackCommandGroup),
+      ),
+    logDir: toolOutputsDir(options.dataDir),
+    backgroundAfterMs: options.backgroundAfterMs ?? 60_000,
+    ...(options.onJobChange ? { onChange: options.onJobChange } : {}),
+  });
 }
 
 /**

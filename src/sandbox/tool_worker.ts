@@ -11,6 +11,7 @@ import { localFiles } from "../tools/local_files.ts";
 import { RemoteFiles } from "./file_channel.ts";
 import { resolveWorkspacePath } from "../tools/workspace_path.ts";
 import { SearchClient } from "../tools/search/search_client.ts";
+import { JobClient } from "../jobs/job_client.ts";
 import { toolOutputsDir } from "../config/folders.ts";
 import { CommandLauncher } from "./command_sandbox_launcher.ts";
 import { assertMayWrite, installDenyGuard, replaceDenoMember } from "./deny_guard.ts";
@@ -254,6 +255,7 @@ async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promi
     }),
     progress: progressReporter((text) => post({ type: "output", id, text })),
     ...(message.search ? { search: new SearchClient(message.search) } : {}),
+    ...(message.jobs ? { jobs: new JobClient(message.jobs) } : {}),
   };
   try {
     post(returnedReply(await tool.run(message.args, ctx), { id, name, state }));
@@ -263,6 +265,7 @@ async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promi
     controllers.delete(id);
     message.search?.close();
     message.files?.close();
+    message.jobs?.close();
   }
 }
 

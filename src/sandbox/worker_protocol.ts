@@ -54,6 +54,8 @@ export type HostToWorker =
     search?: MessagePort;
     /** The channel to the host's file port (file_channel.ts: the editor's), for `ctx.files`. */
     files?: MessagePort;
+    /** The port to the host's jobs (src/jobs/job_service.ts), for run_command and job tools. */
+    jobs?: MessagePort;
   }
   /** What a call would change, for the approval prompt (the tool's `preview`). */
   | {
@@ -112,12 +114,14 @@ export type WorkerToHost =
  * The ports a message carries, which the host must transfer, not copy.
  *
  * @param message A message to the tool worker.
- * @returns The search and file ports of a run or preview, the processes' port, else nothing.
+ * @returns The search, file and jobs ports of a run or preview, the processes' port, else nothing.
  */
 export function transferOf(message: HostToWorker): Transferable[] {
-  if (message.type === "run" || message.type === "preview") {
-    const search = message.type === "run" ? message.search : undefined;
-    return [search, message.files].filter((port) => port !== undefined);
+  if (message.type === "run") {
+    return [message.search, message.files, message.jobs].filter((port) => port !== undefined);
+  }
+  if (message.type === "preview") {
+    return message.files ? [message.files] : [];
   }
   return message.type === "processes" ? [message.port] : [];
 }

@@ -30,6 +30,12 @@ export const GREP_SEARCH = handle("grep_search");
 export const GLOB = handle("glob");
 export const TASK_COMPLETE = handle<{ summary: string }>("task_complete");
 export const CODE_MAP = handle("code_map");
+export const JOB_OUTPUT = handle<{ id: string }>("job_output");
+export const JOB_KILL = handle<{ id: string }>("job_kill");
+export const JOB_LIST = handle("job_list");
+
+/** run_command and the tools of the jobs it starts: they reach the host's jobs. */
+export const JOB_TOOLS: readonly ToolHandle[] = [RUN_COMMAND, JOB_OUTPUT, JOB_KILL, JOB_LIST];
 
 /** The built-in tools whose `path` names the one file a call writes. */
 export const FILE_WRITE_TOOLS: readonly ToolHandle[] = [

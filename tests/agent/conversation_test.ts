@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { Conversation } from "../../src/agent/conversation.ts";
 import type { ConversationParts } from "../../src/agent/conversation_parts.ts";
 import type { LoopEvent } from "../../src/agent/loop_events.ts";
+import type { TurnStage } from "../../src/agent/turn_stage.ts";
 import {
   makeToolResult,
   type Message,
@@ -142,6 +143,29 @@ Deno.test("Conversation.send() is running only while the loop runs", async () =>
   const conversation = Conversation.start(parts, "sys");
   await conversation.send("hi", () => {}, signal());
   assertEquals([during, conversation.running], [true, false]);
+});
+
+Deno.test("Conversation.send() adds a turn stage's notes to the user's message, each once", async () => {
+  await using h = await openLoopHost();
+  const news = ["[Background jobs since the last message: j1 exited 1 after 4s: npm test]"];
+  const jobNews: TurnStage = {
+    name: "job_news",
+    send(message) {
+      message.notes.push(...news.splice(0));
+      return Promise.resolve(undefined);
+    },
+  };
+  const { provider, parts } = setup(h.host, [answer("a"), answer("b")], {
+    stages: { call: [], turn: [jobNews] },
+  });
+  const conversation = Conversation.start(parts, "sys");
+  await conversation.send("first", () => {}, signal());
+  await conversation.send("second", () => {}, signal());
+  const users = provider.requests.map((request) => request.at(-1)?.content);
+  assertEquals(users, [
+    "first\n\n[Background jobs since the last message: j1 exited 1 after 4s: npm test]",
+    "second",
+  ]);
 });
 
 Deno.test("Conversation.send() keeps the tool state across turns and clear() resets it", async () => {
