@@ -93,6 +93,8 @@ export async function openRunTools(options: RunToolsOptions): Promise<RunTools> 
     // Stdio servers start in the same command sandbox as commands (issue 26).
     commandSandbox: tools.commandSandbox,
   });
+  // A launcher's profile (npx, uvx, ...) is asked about once, where the user can answer.
+  await mcp?.approveProfiles(frontEnd.interactive ? frontEnd.io : undefined);
   const all = withCodeTools(tools.host, options);
   const inner = mcpModules && mcp
     ? withMcpTools(mcpModules[1].WithMcpTools, { inner: all, mcp, outputsDir }, options)

@@ -1,6 +1,7 @@
 // A stdio MCP server is a process outside Deno's sandbox, so it starts in the command sandbox
 // like a command: bubblewrap or sandbox-exec built from the permission flags plus what its
-// entry's `sandbox` adds (server_grants.ts), a clean environment plus its `env`, and only
+// entry's `sandbox` adds (server_grants.ts) and what the entry itself names (its program and
+// the files its arguments name: server_paths.ts), a clean environment plus its `env`, and only
 // stdin, stdout and stderr. mcp_servers.ts hands the SDK the confined command line.
 
 import { commandLaunch, CommandRefused, type CommandSandbox } from "../sandbox/command_sandbox.ts";
@@ -9,10 +10,18 @@ import type { Grants } from "../sandbox/grants.ts";
 import { resolve } from "node:path";
 import type { McpStdioConfig } from "../config/mcp_config.ts";
 import { serverGrants } from "./server_grants.ts";
+import { namedPaths } from "./server_paths.ts";
+
+/** `grants` with `paths` added to what is read (nothing to add when all is readable). */
+function withReads(grants: Grants, paths: readonly string[]): Grants {
+  const read = grants.allow.read;
+  if (read === true || paths.length === 0) return grants;
+  return { ...grants, allow: { ...grants.allow, read: [...new Set([...read, ...paths])] } };
+}
 
 /**
- * The entry the SDK starts: the server's command inside the command sandbox, or why it may
- * not start (command_sandbox "required" with no sandbox here).
+ * The entry the SDK starts: the server's command inside the command sandbox (with the grants
+ * that sandbox has), or why it may not start (command_sandbox "required" with no sandbox here).
  *
  * @param options The user's `grants`, harness's `cwd` and `env`, the probed `sandbox`.
  *
@@ -36,9 +45,15 @@ export function confinedServer(
     env: Record<string, string>;
     sandbox: CommandSandbox;
   },
-): { ok: true; config: McpStdioConfig } | { ok: false; error: string } {
-  const grants = serverGrants(options.grants, config, { cwd: options.cwd, home: options.env.HOME });
+): { ok: true; config: McpStdioConfig; grants: Grants } | { ok: false; error: string } {
   const cwd = resolve(options.cwd, config.cwd ?? ".");
+  // The program and the files its arguments name are readable, so an entry copied from
+  // another client starts as it is (issue 45).
+  const named = namedPaths(config, { cwd, env: { ...options.env, ...config.env } });
+  const grants = withReads(
+    serverGrants(options.grants, config, { cwd: options.cwd, home: options.env.HOME }),
+    named,
+  );
   // The clean environment of these grants: the entry may allow more variables.
   const sandbox = { ...options.sandbox, env: commandEnvironment(grants, options.env) };
   try {
@@ -51,6 +66,7 @@ export function confinedServer(
     return {
       ok: true,
       config: { ...config, command: launch.program, args: launch.args, env: launch.env, cwd },
+      grants,
     };
   } catch (error) {
     if (!(error instanceof CommandRefused)) throw error;

@@ -165,7 +165,8 @@ export async function connectMcpServer(
   config: McpServerConfig,
   options: McpConnectionOptions,
 ): Promise<
-  { ok: true; connection: McpConnection; tools: McpToolListing[] } | { ok: false; error: string }
+  | { ok: true; connection: McpConnection; tools: McpToolListing[] }
+  | { ok: false; error: string; stderr: string }
 > {
   let stderr = "";
   const tail = () => stderr.slice(-STDERR_TAIL);
@@ -260,6 +261,7 @@ export async function connectMcpServer(
     return {
       ok: false,
       error: `${connectErrorText(name, config, error)}${text ? `; its stderr ends: ${text}` : ""}`,
+      stderr: tail(),
     };
   }
 }

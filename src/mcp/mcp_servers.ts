@@ -10,6 +10,16 @@ import type { McpCallFailure, McpConnection, McpToolListing } from "./mcp_server
 import type { McpCallResult } from "./mcp_result.ts";
 import { serverBlockedReason } from "./server_grants.ts";
 import { confinedServer } from "./confined_server.ts";
+import { confinedFailure } from "./start_failure.ts";
+import {
+  askProfile,
+  pendingProfile,
+  type ProfileQuestionIO,
+  saveServerSandbox,
+  unapprovedMessage,
+} from "./profile_approval.ts";
+import { profileSandbox } from "./launcher_profiles.ts";
+import { configDir } from "../config/folders.ts";
 import type { CommandSandbox } from "../sandbox/command_sandbox.ts";
 import { probeCommandSandbox } from "../sandbox/command_sandbox_probe.ts";
 import { closeExtraFdsOnExec } from "../sandbox/stdio_only.ts";
@@ -55,11 +65,18 @@ export interface McpServersOptions {
    * "auto" mode when left out.
    */
   commandSandbox?: Promise<CommandSandbox>;
+  /** harness's environment: servers' clean environments, launchers' caches (default: Deno.env). */
+  env?: Record<string, string>;
 }
 
 interface Entry extends McpServerState {
   connection?: McpConnection;
   starting?: Promise<void>;
+}
+
+/** Whether commands run inside an OS sandbox here (only then has a profile anything to do). */
+function confines(sandbox: CommandSandbox): boolean {
+  return sandbox.confinement.kind === "bwrap" || sandbox.confinement.kind === "sandbox-exec";
 }
 
 /** Every configured server of a run. */
@@ -70,8 +87,11 @@ export class McpServers {
   readonly #closing = new AbortController();
   #closed = false;
 
+  readonly #env: Record<string, string>;
+
   constructor(servers: Record<string, McpServerConfig>, options: McpServersOptions) {
     this.#options = options;
+    this.#env = options.env ?? Deno.env.toObject();
     this.#entries = Object.entries(servers).map(([name, config]) => ({
       name,
       config,
@@ -109,6 +129,38 @@ export class McpServers {
     }
   }
 
+  /**
+   * Shows each launcher profile that is not approved yet (launcher_profiles.ts) and asks once
+   * whether to allow it; an approved one is saved into its entry in the user's config.jsonc.
+   * Call it before start(), where the user can answer; without `io` nothing is asked and such
+   * a server is not started (its line says what it needs and how to approve it).
+   */
+  async approveProfiles(io: ProfileQuestionIO | undefined): Promise<void> {
+    if (io === undefined) return;
+    const home = this.#env.HOME ?? "";
+    for (const entry of this.#entries) {
+      if (entry.status !== "stopped") continue;
+      if (serverBlockedReason(entry.name, entry.config, this.#options)) continue;
+      const profile = pendingProfile(entry.config, this.#profileOptions());
+      if (profile === undefined) continue;
+      if (!confines(await this.#sandbox())) return;
+      if (!(await askProfile(entry.name, profile, io, home))) continue;
+      const sandbox = profileSandbox(profile, home);
+      const saved = await saveServerSandbox(
+        `${configDir(this.#env)}/config.jsonc`,
+        entry.name,
+        entry.config,
+        sandbox,
+      );
+      entry.config = { ...entry.config, sandbox };
+      io.write(`${saved}\n`);
+    }
+  }
+
+  #profileOptions() {
+    return { grants: this.#options.grants, env: this.#env, cwd: this.#options.cwd };
+  }
+
   /** Resolves when no server is starting any more, or after `maxWaitMs`. */
   async settled(maxWaitMs: number): Promise<void> {
     const starting = this.#entries.flatMap((e) => e.starting ? [e.starting] : []);
@@ -125,24 +177,38 @@ export class McpServers {
   #sandbox(): Promise<CommandSandbox> {
     this.#options.commandSandbox ??= probeCommandSandbox("auto", {
       grants: this.#options.grants,
-      env: Deno.env.toObject(),
+      env: this.#env,
       workspace: this.#options.cwd,
     });
     return this.#options.commandSandbox;
   }
 
-  /** The entry as the SDK starts it: a stdio server's command inside the command sandbox. */
-  async #launchConfig(entry: Entry): Promise<{ config: McpServerConfig } | { error: string }> {
+  /**
+   * The entry as the SDK starts it: a stdio server's command inside the command sandbox, with
+   * the grants of that sandbox; or why it does not start (`blocked`: a launcher's profile is
+   * not approved).
+   */
+  async #launchConfig(
+    entry: Entry,
+  ): Promise<{ config: McpServerConfig; grants?: Grants } | { error: string; blocked?: true }> {
     if (!isStdioServer(entry.config)) return { config: entry.config };
+    const sandbox = await this.#sandbox();
+    const profile = confines(sandbox)
+      ? pendingProfile(entry.config, this.#profileOptions())
+      : undefined;
+    if (profile !== undefined) {
+      return { error: unapprovedMessage(entry.name, profile, this.#env.HOME ?? ""), blocked: true };
+    }
     const confined = confinedServer(entry.name, entry.config, {
       grants: this.#options.grants,
       cwd: this.#options.cwd,
-      env: Deno.env.toObject(),
-      sandbox: await this.#sandbox(),
+      env: this.#env,
+      sandbox,
     });
     // The SDK starts it right away: only stdin, stdout and stderr may be passed on.
     closeExtraFdsOnExec();
-    return confined.ok ? { config: confined.config } : { error: confined.error };
+    if (!confined.ok) return { error: confined.error };
+    return confines(sandbox) ? confined : { config: confined.config };
   }
 
   #connect(entry: Entry, quiet = false): Promise<void> {
@@ -153,7 +219,7 @@ export class McpServers {
       if (this.#closed) return;
       const launch = await this.#launchConfig(entry);
       if ("error" in launch) {
-        entry.status = "failed";
+        entry.status = launch.blocked ? "blocked" : "failed";
         entry.error = launch.error;
         if (!quiet) this.#options.notice?.(launch.error);
         return;
@@ -182,17 +248,18 @@ export class McpServers {
         return;
       }
       if (!connected.ok) {
-        const confined = launch.config !== entry.config &&
-          (await this.#sandbox()).confinement.kind !== "none";
         entry.status = "failed";
-        entry.error = confined ? confinedFailure(entry, connected.error) : connected.error;
+        entry.error = launch.grants && isStdioServer(entry.config)
+          ? confinedFailure(entry.name, entry.config, { ...connected, grants: launch.grants })
+          : connected.error;
         if (!quiet) {
+          const hint = launch.grants
+            ? ' (it runs in the command sandbox: add what it needs to the entry\'s "sandbox")'
+            : "";
           this.#options.notice?.(
-            `${entry.error}: fix the entry in mcp_servers, then check with "harness mcp list"` +
-              (confined
-                ? ' (it runs in the command sandbox: add what it needs to the entry, e.g. "sandbox": ' +
-                  '{ "read": ["~/.npm"], "write": ["~/.npm"], "net": true })'
-                : ""),
+            entry.error === connected.error
+              ? `${entry.error}: fix the entry in mcp_servers, then check with "harness mcp list"${hint}`
+              : entry.error,
           );
         }
         return;
@@ -264,24 +331,6 @@ export class McpServers {
       if (entry.status !== "disabled" && entry.status !== "blocked") entry.status = "stopped";
     }));
   }
-}
-
-/**
- * A confined server's start failure in the user's terms: bubblewrap's "Can't chdir" means
- * its folder is not readable there, "execvp X: No such file" that the command is missing or
- * outside what its sandbox reads.
- */
-function confinedFailure(entry: Entry, error: string): string {
-  if (!isStdioServer(entry.config)) return error;
-  const folder = /Can't chdir to ([^:]+): No such file or directory/.exec(error)?.[1];
-  if (folder !== undefined) {
-    return `Cannot start MCP server "${entry.name}": its folder "${folder}" is outside what its ` +
-      'command sandbox reads (add it to the entry\'s "sandbox" read list, or grant --allow-read)';
-  }
-  if (!/execvp [^:]+: No such file or directory/.test(error)) return error;
-  return `Cannot start MCP server "${entry.name}": command "${entry.config.command}" was not ` +
-    "found inside the command sandbox (install it, give its full path, or add its folder to " +
-    'the entry\'s "sandbox" read list)';
 }
 
 /**
