@@ -283,7 +283,8 @@ async function listServers(grants: Grants, io: CommandIO): Promise<number> {
       writableGit: settings.value.writableGit,
     }),
   });
-  await servers.approveProfiles(questionIO());
+  // A launcher's profile not approved yet is asked about in a terminal.
+  await servers.approveProfiles(Deno.stdin.isTerminal() ? questionIO() : undefined);
   servers.start();
   await servers.settled(60_000);
   console.log(formatServerStates(servers.states()));

@@ -177,5 +177,7 @@ export function namedPaths(
   if (config.cwd !== undefined && !tooWide(options.cwd, home) && !isSystem(options.cwd)) {
     out.push(options.cwd);
   }
-  return [...new Set(out)];
+  // A path inside another one adds nothing.
+  const unique = [...new Set(out)];
+  return unique.filter((path) => !unique.some((other) => other !== path && isUnder(path, other)));
 }

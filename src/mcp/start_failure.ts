@@ -114,12 +114,13 @@ export function confinedFailure(
   const folder = /Can't chdir to ([^:]+): No such file or directory/.exec(stderr + error)?.[1];
   if (folder !== undefined) {
     return `Cannot start MCP server "${name}": its folder "${folder}" is outside what its ` +
-      'command sandbox reads (add it to the entry\'s "sandbox" read list, or grant --allow-read)';
+      'command sandbox reads: add it to the entry\'s "sandbox" "read" list, or grant --allow-read, ' +
+      'then check with "harness mcp list"';
   }
   if (/execvp [^:]+: No such file or directory/.test(stderr + error)) {
     return `Cannot start MCP server "${name}": command "${config.command}" was not found ` +
-      "inside the command sandbox (install it, give its full path, or add its folder to the " +
-      'entry\'s "sandbox" read list)';
+      "inside the command sandbox: install it, give its full path, or add its folder to the " +
+      'entry\'s "sandbox" "read" list, then check with "harness mcp list"';
   }
   const refusal = refusedPath(stderr, grants) ?? refusedHost(stderr, grants);
   if (refusal !== undefined) {
