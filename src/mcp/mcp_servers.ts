@@ -19,10 +19,13 @@ import {
   unapprovedMessage,
 } from "./profile_approval.ts";
 import { profileSandbox } from "./launcher_profiles.ts";
-import { configDir } from "../config/folders.ts";
+import { configDir, savedOutputsRoot } from "../config/folders.ts";
 import type { CommandSandbox } from "../sandbox/command_sandbox.ts";
 import { probeCommandSandbox } from "../sandbox/command_sandbox_probe.ts";
 import { closeExtraFdsOnExec } from "../sandbox/stdio_only.ts";
+
+/** How long a server whose call timed out has to answer a ping before it counts as frozen. */
+const PING_TIMEOUT_MS = 5_000;
 
 // Not a string literal: the SDK stays out of the module graph `deno run` prepares at start-up.
 // The "compile" task embeds it through its --include list.
@@ -67,6 +70,10 @@ export interface McpServersOptions {
   commandSandbox?: Promise<CommandSandbox>;
   /** harness's environment: servers' clean environments, launchers' caches (default: Deno.env). */
   env?: Record<string, string>;
+  /** Where an answer too large to hold in memory is saved (default: the saved outputs' root). */
+  outputsDir?: string;
+  /** How long a server whose call timed out has to answer a ping (ms, default 5000). */
+  pingTimeoutMs?: number;
 }
 
 interface Entry extends McpServerState {
@@ -230,6 +237,7 @@ export class McpServers {
         connectTimeoutMs: this.#options.connectTimeoutMs ??
           Math.max(60_000, entry.config.timeout_ms ?? 0),
         signal: this.#closing.signal,
+        outputsDir: this.#options.outputsDir ?? savedOutputsRoot(this.#env),
         onToolsChanged: (tools) => {
           entry.tools = tools;
           this.#options.onToolsChanged?.();
@@ -313,11 +321,38 @@ export class McpServers {
     }
     const timeoutMs = options.timeoutMs ?? this.timeoutMs(server);
     const called = await connection.callTool(tool, args, { ...options, timeoutMs });
-    if (!called.ok && called.failure.kind === "crashed" && !this.#closed) {
+    if (called.ok || this.#closed) return called;
+    if (called.failure.kind === "crashed") {
       entry.status = "crashed";
       entry.error = called.failure.message;
     }
+    if (
+      called.failure.kind === "timeout" &&
+      !(await connection.ping(this.#options.pingTimeoutMs ?? PING_TIMEOUT_MS))
+    ) {
+      return { ok: false, failure: this.#frozen(entry, connection, called.failure.message) };
+    }
     return called;
+  }
+
+  /**
+   * A server that answered neither a call nor a ping is frozen whole: it is stopped (in the
+   * background) and started again on its next use, instead of timing out every later call.
+   */
+  #frozen(entry: Entry, connection: McpConnection, timedOut: string): McpCallFailure {
+    entry.status = "crashed";
+    entry.error = "it answered neither a call nor a ping";
+    if (entry.connection === connection) delete entry.connection;
+    void connection.close();
+    this.#options.notice?.(
+      `MCP server "${entry.name}" answered neither a call nor a ping: it was stopped and starts ` +
+        "again on its next use",
+    );
+    return {
+      kind: "timeout",
+      message: `${timedOut}; the server did not answer a ping either, so it was stopped and ` +
+        "starts again on the next call",
+    };
   }
 
   /** Stops every server (stdio servers get their stdin closed, then SIGTERM). */
