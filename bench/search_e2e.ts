@@ -40,7 +40,8 @@ export function globCase(pattern = "**/*.ts"): { label: string; args: unknown; f
   if (name.includes("/")) {
     throw new Error(`--glob "${pattern}": give **/NAME, e.g. **/*.py (fd matches file names)`);
   }
-  return { label: pattern, args: { pattern }, fd: ["--type", "f", "--glob", name] };
+  // The tool lists links too (as the built-in walk does).
+  return { label: pattern, args: { pattern }, fd: ["--type", "f", "--type", "l", "--glob", name] };
 }
 
 /** The glob case and fd's equivalent. */
