@@ -111,7 +111,10 @@ function isSystem(path: string): boolean {
   return SYSTEM_READ_PATHS.some((folder) => isUnder(path, folder));
 }
 
-/** The paths that let the server's program start: its folder on PATH, its package, its `#!`. */
+/**
+ * The paths that let the server's program start: its folder on PATH, its package (or, for a
+ * program in a prefix's `bin`, the prefix's `lib`), its `#!` interpreter.
+ */
 function programPaths(command: string, options: NamedPathsOptions, depth = 0): string[] {
   const found = findProgram(command, options);
   if (found === undefined) return [];
@@ -121,7 +124,14 @@ function programPaths(command: string, options: NamedPathsOptions, depth = 0): s
   // The folder it was found in keeps its links working (bin/npx -> ../lib/...).
   const folder = dirname(found);
   if (!isSystem(folder) && !tooWide(folder, home)) out.push(folder);
-  if (!isSystem(real)) out.push(...packageOf(real, home));
+  if (!isSystem(real)) {
+    out.push(...packageOf(real, home));
+    // An interpreter installed under a prefix (pyenv, uv's Pythons) reads its library there.
+    const lib = join(dirname(dirname(real)), "lib");
+    if (basename(dirname(real)) === "bin" && !tooWide(lib, home) && stat(lib)?.isDirectory) {
+      out.push(lib);
+    }
+  }
   const interpreter = depth === 0 ? interpreterOf(real, options) : undefined;
   if (interpreter !== undefined) out.push(...programPaths(interpreter, options, depth + 1));
   return out;

@@ -30,7 +30,8 @@ Deno.test("namedPaths: a program on PATH outside the system folders, its links a
       cwd: root,
       env: { PATH: `${join(root, "node/bin")}:/usr/bin`, HOME: "/nonexistent" },
     });
-    assertEquals(paths.sort(), [join(root, "node/bin"), join(root, "node/lib/node_modules")]);
+    // node's prefix lib/ holds npm and the global packages (the interpreter's rule covers both).
+    assertEquals(paths.sort(), [join(root, "node/bin"), join(root, "node/lib")]);
   } finally {
     await Deno.remove(root, { recursive: true });
   }
@@ -98,5 +99,35 @@ Deno.test("namedPaths never opens the root, the home folder or a folder above it
     assert(!paths.includes(home));
   } finally {
     await Deno.remove(home, { recursive: true });
+  }
+});
+
+Deno.test("namedPaths: a script whose #! names a Python under a prefix reads its library", async () => {
+  // As uv installs a tool: a venv whose python links to a managed Python with lib/ beside bin/.
+  const root = await tree({
+    "python/bin/python3.12": "",
+    "python/lib/python3.12/os.py": "",
+    "tools/srv/pyvenv.cfg": "home = x\n",
+    "tools/srv/bin/mcp-server": "",
+  });
+  try {
+    await Deno.chmod(join(root, "python/bin/python3.12"), 0o755);
+    await Deno.symlink(join(root, "python/bin/python3.12"), join(root, "tools/srv/bin/python"));
+    await Deno.writeTextFile(
+      join(root, "tools/srv/bin/mcp-server"),
+      `#!${join(root, "tools/srv/bin/python")}\n`,
+    );
+    await Deno.chmod(join(root, "tools/srv/bin/mcp-server"), 0o755);
+    const paths = namedPaths({ command: join(root, "tools/srv/bin/mcp-server") }, {
+      cwd: root,
+      env: { PATH: "/usr/bin", HOME: "/nonexistent" },
+    });
+    assertEquals(paths.sort(), [
+      join(root, "python/bin/python3.12"),
+      join(root, "python/lib"),
+      join(root, "tools/srv"),
+    ]);
+  } finally {
+    await Deno.remove(root, { recursive: true });
   }
 });
