@@ -5,12 +5,26 @@
 // stdin, stdout and stderr. mcp_servers.ts hands the SDK the confined command line.
 
 import { commandLaunch, CommandRefused, type CommandSandbox } from "../sandbox/command_sandbox.ts";
-import { commandEnvironment } from "../sandbox/command_sandbox_rules.ts";
+import { commandEnvironment, commandRules } from "../sandbox/command_sandbox_rules.ts";
+import { grantCovers } from "../sandbox/permission_value.ts";
 import type { Grants } from "../sandbox/grants.ts";
 import { resolve } from "node:path";
 import type { McpStdioConfig } from "../config/mcp_config.ts";
 import { serverGrants } from "./server_grants.ts";
 import { namedPaths } from "./server_paths.ts";
+
+/**
+ * Whether a confined server can start in `folder`. One whose entry names no folder starts in
+ * the workspace when its sandbox reads it, else in `/`, as Claude Desktop starts servers:
+ * without --allow-read the workspace is not there to start in.
+ */
+function readable(folder: string, grants: Grants, sandbox: CommandSandbox): boolean {
+  const { kind } = sandbox.confinement;
+  if (kind !== "bwrap" && kind !== "sandbox-exec") return true;
+  const rules = commandRules(grants);
+  return rules.readAll || rules.writeAll ||
+    grantCovers("read", [...rules.read, ...rules.write], folder);
+}
 
 /** `grants` with `paths` added to what is read (nothing to add when all is readable). */
 function withReads(grants: Grants, paths: readonly string[]): Grants {
@@ -56,16 +70,23 @@ export function confinedServer(
   );
   // The clean environment of these grants: the entry may allow more variables.
   const sandbox = { ...options.sandbox, env: commandEnvironment(grants, options.env) };
+  const start = config.cwd === undefined && !readable(cwd, grants, sandbox) ? "/" : cwd;
   try {
     const launch = commandLaunch(sandbox, grants, {
       program: config.command,
       args: config.args ?? [],
-      cwd,
+      cwd: start,
       ...(config.env ? { env: config.env } : {}),
     });
     return {
       ok: true,
-      config: { ...config, command: launch.program, args: launch.args, env: launch.env, cwd },
+      config: {
+        ...config,
+        command: launch.program,
+        args: launch.args,
+        env: launch.env,
+        cwd: start,
+      },
       grants,
     };
   } catch (error) {

@@ -71,6 +71,15 @@ Deno.test({
         {},
       );
       assert(called.ok && JSON.stringify(called.result).includes("hi"), JSON.stringify(called));
+      // Without --allow-read the workspace is not there to start in: it starts in "/", as
+      // Claude Desktop starts servers, instead of failing to change into it.
+      const none = grantsFor("node", workspace);
+      none.allow.read = [];
+      await using bare = await started(
+        { everything: { command: "node", args: [index, "stdio"] } },
+        { grants: none, cwd: workspace },
+      );
+      assertEquals(bare.mcp.states()[0]?.status, "ready", bare.notices.join("\n"));
     } finally {
       await Deno.remove(workspace, { recursive: true });
     }
