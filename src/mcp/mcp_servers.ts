@@ -4,6 +4,7 @@
 // only when a server starts. mcp_tools.ts turns the servers' tools into ToolInfo and calls.
 
 import type { Grants } from "../sandbox/grants.ts";
+import { fillPlaceholders, missingVariablesMessage } from "../config/mcp_placeholders.ts";
 import { isStdioServer, type McpServerConfig } from "../config/mcp_config.ts";
 import type * as McpServerModule from "./mcp_server.ts";
 import type { McpCallFailure, McpConnection, McpToolListing } from "./mcp_server.ts";
@@ -68,8 +69,13 @@ export interface McpServersOptions {
    * "auto" mode when left out.
    */
   commandSandbox?: Promise<CommandSandbox>;
-  /** harness's environment: servers' clean environments, launchers' caches (default: Deno.env). */
-  env?: Record<string, string>;
+  /** Fills `${VAR}` placeholders of the entries (default: from `environment`). */
+  env?: (name: string) => string | undefined;
+  /**
+   * harness's environment: servers' clean environments and launchers' caches (default:
+   * Deno.env).
+   */
+  environment?: Record<string, string>;
   /** Where an answer too large to hold in memory is saved (default: the saved outputs' root). */
   outputsDir?: string;
   /** How long a server whose call timed out has to answer a ping (ms, default 5000). */
@@ -79,6 +85,10 @@ export interface McpServersOptions {
 interface Entry extends McpServerState {
   connection?: McpConnection;
   starting?: Promise<void>;
+  /** Why its placeholders cannot be filled: it is not started, and says so once. */
+  unfilled?: string;
+  /** The entry as configured, placeholders unfilled (where a saved profile goes). */
+  original: McpServerConfig;
 }
 
 /** Whether commands run inside an OS sandbox here (only then has a profile anything to do). */
@@ -98,13 +108,20 @@ export class McpServers {
 
   constructor(servers: Record<string, McpServerConfig>, options: McpServersOptions) {
     this.#options = options;
-    this.#env = options.env ?? Deno.env.toObject();
-    this.#entries = Object.entries(servers).map(([name, config]) => ({
-      name,
-      config,
-      status: config.disabled ? "disabled" : "stopped",
-      tools: [],
-    }));
+    this.#env = options.environment ?? Deno.env.toObject();
+    // A literal ${...} never reaches a server: placeholders are filled now or the server waits.
+    const env = options.env ?? ((name: string) => this.#env[name]);
+    this.#entries = Object.entries(servers).map(([name, config]) => {
+      const filled = fillPlaceholders(config as unknown as Record<string, unknown>, env);
+      return {
+        name,
+        config: "entry" in filled ? filled.entry as unknown as McpServerConfig : config,
+        original: config,
+        status: config.disabled ? "disabled" : "stopped",
+        tools: [],
+        ...("missing" in filled ? { unfilled: missingVariablesMessage(name, filled.missing) } : {}),
+      };
+    });
   }
 
   /** Each server's state, in configuration order. */
@@ -125,7 +142,8 @@ export class McpServers {
   start(): void {
     for (const entry of this.#entries) {
       if (entry.status !== "stopped") continue;
-      const blocked = serverBlockedReason(entry.name, entry.config, this.#options);
+      const blocked = entry.unfilled ??
+        serverBlockedReason(entry.name, entry.config, this.#options);
       if (blocked) {
         entry.status = "blocked";
         entry.error = blocked;
@@ -146,7 +164,7 @@ export class McpServers {
     if (io === undefined) return;
     const home = this.#env.HOME ?? "";
     for (const entry of this.#entries) {
-      if (entry.status !== "stopped") continue;
+      if (entry.status !== "stopped" || entry.unfilled !== undefined) continue;
       if (serverBlockedReason(entry.name, entry.config, this.#options)) continue;
       const profile = pendingProfile(entry.config, this.#profileOptions());
       if (profile === undefined) continue;
@@ -156,10 +174,11 @@ export class McpServers {
       const saved = await saveServerSandbox(
         `${configDir(this.#env)}/config.jsonc`,
         entry.name,
-        entry.config,
+        entry.original,
         sandbox,
       );
       entry.config = { ...entry.config, sandbox };
+      entry.original = { ...entry.original, sandbox };
       io.write(`${saved}\n`);
     }
   }

@@ -25,7 +25,7 @@ async function started(
     grants: options.grants,
     cwd: options.cwd,
     notice: (line) => notices.push(line),
-    ...(options.env ? { env: options.env } : {}),
+    ...(options.env ? { environment: options.env } : {}),
   });
   // Without an answer, nobody can be asked (as with -p): nothing is.
   if (options.answer !== undefined) {
