@@ -144,3 +144,51 @@ export async function probeCommandSandbox(
     reason: `harness has no command sandbox on ${os}: commands run with your user's rights`,
   });
 }
+
+/**
+ * The sandbox of plan mode: `sandbox` with the scratch folders (plan_mode_grants.ts) that
+ * commands write into a throwaway overlay. Whether bubblewrap can mount one here is tried
+ * once, on the first folder (0.9 added overlays; a setuid bubblewrap refuses them); without
+ * one the folders are read-only and builds that write there fail, but nothing persists
+ * either way. The grants given with it must be plan mode's too.
+ *
+ * @param sandbox The sandbox probed at start.
+ * @param scratch The folders that were writable.
+ * @returns A copy of `sandbox` with `scratch` set.
+ */
+export async function withScratch(
+  sandbox: CommandSandbox,
+  scratch: readonly string[],
+): Promise<CommandSandbox> {
+  const { confinement } = sandbox;
+  const folder = scratch.find((path) => {
+    try {
+      return Deno.statSync(path).isDirectory;
+    } catch {
+      return false;
+    }
+  });
+  let overlay = false;
+  if (confinement.kind === "bwrap" && folder !== undefined) {
+    const failure = await tryRun(confinement.program, [
+      "--unshare-all",
+      "--die-with-parent",
+      "--cap-drop",
+      "ALL",
+      "--ro-bind",
+      "/",
+      "/",
+      "--proc",
+      "/proc",
+      "--dev",
+      "/dev",
+      "--overlay-src",
+      folder,
+      "--tmp-overlay",
+      folder,
+      "true",
+    ]);
+    overlay = failure === undefined;
+  }
+  return { ...sandbox, scratch: { paths: [...scratch], overlay } };
+}

@@ -1,0 +1,78 @@
+// Plan mode at the level of the grants: the model may read, search and run commands, and write
+// its plan, nothing else. `planModeGrants` is a pure function from the user's grants to narrowed
+// ones: the write grant becomes the plan folder alone (so every tool worker loses the rest), and
+// what commands could write becomes "scratch", which the command sandbox mounts as a throwaway
+// overlay (command_sandbox_rules.ts), so builds and tests run and nothing persists.
+
+import type { Grants } from "./grants.ts";
+import type { Grant } from "./permission_name.ts";
+import { grantCovers } from "./permission_value.ts";
+
+/** The grants of plan mode and the folders commands may write into a throwaway copy of. */
+export interface PlanModeGrants {
+  /** The user's grants with `allow.write` narrowed to the plan folder. */
+  grants: Grants;
+  /**
+   * Folders that were writable before and stay readable: a command sees them writable, but
+   * its writes land in a throwaway layer (or fail where no overlay can be made). Never a folder
+   * the read grant does not cover: an overlay shows what is below it.
+   */
+  scratch: string[];
+}
+
+/** Options of {@linkcode planModeGrants}. */
+export interface PlanModeOptions {
+  /**
+   * The one folder plan mode may write (absolute): the session's folder under the data folder's
+   * `plans/`, or the workspace's `plans/`. A folder, not a file: tools write atomically, through
+   * a temporary file beside the target.
+   */
+  planFolder: string;
+  /** The workspace: the scratch folder when the write grant is everything (`-W`, `-A`). */
+  workspace: string;
+}
+
+function copyGrants(grants: Grants): Grants {
+  const copy = (record: Grants["allow"]) =>
+    Object.fromEntries(
+      Object.entries(record).map(([kind, grant]) => [kind, grant === true ? true : [...grant]]),
+    ) as Grants["allow"];
+  return { allow: copy(grants.allow), deny: copy(grants.deny) };
+}
+
+/** The folders commands could write before, as plan mode turns them into scratch. */
+function scratchOf(grants: Grants, workspace: string): string[] {
+  const { allow, deny } = grants;
+  if (deny.write === true || deny.read === true) return [];
+  const written: Grant = allow.write === true ? [workspace] : allow.write;
+  return [...new Set(written)].filter((path) => grantCovers("read", allow.read, path));
+}
+
+/**
+ * Narrows the user's grants for plan mode: writing is limited to the plan folder (unless a
+ * `--deny-write` covers it), every other permission stays as it was, and the folders that were
+ * writable (the workspace for an unlimited write grant) and are readable become scratch.
+ * Plan mode's only write is the plan folder.
+ *
+ * @param grants The user's grants.
+ * @param options The plan folder and the workspace.
+ * @returns The narrowed grants and the scratch folders.
+ *
+ * @example
+ * ```ts
+ * import { planModeGrants } from "./plan_mode_grants.ts";
+ * import { parseGrantFlags } from "../cli/grant_flags.ts";
+ * const r = parseGrantFlags(["--allow-read=.", "--allow-write=.", "--allow-run"], { cwd: "/w" });
+ * if (!r.ok) throw new Error();
+ * const plan = planModeGrants(r.value.grants, { planFolder: "/d/plans", workspace: "/w" });
+ * if (JSON.stringify(plan.grants.allow.write) !== '["/d/plans"]') throw new Error();
+ * if (JSON.stringify(plan.scratch) !== '["/w"]' || plan.grants.allow.run !== true) throw new Error();
+ * ```
+ */
+export function planModeGrants(grants: Grants, options: PlanModeOptions): PlanModeGrants {
+  const narrowed = copyGrants(grants);
+  const denied = grants.deny.write === true ||
+    grantCovers("write", grants.deny.write, options.planFolder);
+  narrowed.allow.write = denied ? [] : [options.planFolder];
+  return { grants: narrowed, scratch: scratchOf(grants, options.workspace) };
+}

@@ -1,0 +1,67 @@
+// planModeGrants as a pure function (issue 41): plan mode's only write is the plan folder,
+// every other permission stays, and what was writable and readable becomes scratch for the
+// command sandbox, which mounts it as a throwaway overlay or read-only (bwrapArguments).
+
+import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
+import { planModeGrants } from "../../src/sandbox/plan_mode_grants.ts";
+import { bwrapArguments } from "../../src/sandbox/command_sandbox_rules.ts";
+import type { Grants } from "../../src/sandbox/grants.ts";
+import { parseGrantFlags } from "../../src/cli/grant_flags.ts";
+
+function grantsOf(flags: string[]): Grants {
+  const parsed = parseGrantFlags(flags, { cwd: "/w" });
+  if (!parsed.ok) throw new Error(JSON.stringify(parsed.error));
+  return parsed.value.grants;
+}
+
+const options = { planFolder: "/d/plans/s1", workspace: "/w" };
+
+Deno.test("planModeGrants() keeps only the plan folder writable and turns -W into the workspace as scratch", () => {
+  const grants = grantsOf(["-A"]);
+  const plan = planModeGrants(grants, options);
+  assertEquals(plan.grants.allow.write, ["/d/plans/s1"]);
+  assertEquals(plan.scratch, ["/w"]);
+  for (const kind of ["read", "net", "run", "env", "sys", "ffi"] as const) {
+    assertEquals(plan.grants.allow[kind], grants.allow[kind], kind);
+  }
+  assertEquals(grants.allow.write, true, "the user's grants are not changed");
+});
+
+Deno.test("planModeGrants() makes scratch only of write grants the read grant covers", () => {
+  const plan = planModeGrants(
+    grantsOf(["--allow-read=/w", "--allow-write=/w/out,/elsewhere", "--allow-run"]),
+    options,
+  );
+  assertEquals(plan.scratch, ["/w/out"]);
+  assertEquals(plan.grants.allow.write, ["/d/plans/s1"]);
+});
+
+Deno.test("planModeGrants() writes nothing when a deny list covers the plan folder or all writes", () => {
+  const denied = planModeGrants(grantsOf(["-A", "--deny-write=/d"]), options);
+  assertEquals(denied.grants.allow.write, []);
+  const none = planModeGrants(grantsOf(["-A", "--deny-write"]), options);
+  assertEquals([none.grants.allow.write, none.scratch], [[], []]);
+});
+
+Deno.test("bwrapArguments() mounts scratch as a throwaway overlay, or read-only, before the write grants", () => {
+  const plan = planModeGrants(grantsOf(["--allow-read", "--allow-write", "--allow-run"]), {
+    planFolder: "/w/plans",
+    workspace: "/w",
+  });
+  const overlaid = bwrapArguments(plan.grants, {
+    cwd: "/w",
+    scratch: { paths: ["/tmp"], overlay: true },
+  }).join(" ");
+  assert(overlaid.includes("--ro-bind / /"), overlaid);
+  assert(!overlaid.includes("--bind / /"), overlaid);
+  assert(overlaid.includes("--overlay-src /tmp --tmp-overlay /tmp"), overlaid);
+  assert(
+    overlaid.indexOf("--tmp-overlay /tmp") < overlaid.indexOf("--bind-try /w/plans /w/plans"),
+    `the plan folder's bind must come after the overlay that would hide it: ${overlaid}`,
+  );
+  const readOnly = bwrapArguments(plan.grants, {
+    cwd: "/w",
+    scratch: { paths: ["/tmp"], overlay: false },
+  }).join(" ");
+  assert(readOnly.includes("--ro-bind-try /tmp /tmp") && !readOnly.includes("overlay"), readOnly);
+});
