@@ -97,6 +97,8 @@ export interface Settings {
   imageMaxSize: number;
   /** Instruction file names read per folder, the first present wins (project_instructions.ts). */
   instructionFiles: string[];
+  /** How deep subagents may nest (src/sandbox/child_scope.ts): 1 allows children only. */
+  maxAgentDepth: number;
 }
 
 /** The settings a flag or a config file can set, by the same names; absent means "not given". */
@@ -153,6 +155,7 @@ export const DEFAULT_SETTINGS: Settings = {
   vision: "auto",
   imageMaxSize: 10 * 1024 * 1024,
   instructionFiles: [...DEFAULT_INSTRUCTION_FILES],
+  maxAgentDepth: 1,
 };
 
 const SETTING_FLAG_KEYS: readonly (keyof SettingFlags)[] = [
@@ -262,6 +265,7 @@ const FIELDS: Record<string, [keyof Settings, Checker]> = {
   ],
   image_max_size: ["imageMaxSize", isPositive],
   instruction_files: ["instructionFiles", isFileNameList],
+  max_agent_depth: ["maxAgentDepth", isPositive],
   default_model: ["defaultModel", (v) => {
     const parsed = parseModelSource(v);
     return typeof parsed === "string" ? parsed : undefined;
