@@ -147,10 +147,11 @@ export async function probeCommandSandbox(
 
 /**
  * The sandbox of plan mode: `sandbox` with the scratch folders (plan_mode_grants.ts) that
- * commands write into a throwaway overlay. Whether bubblewrap can mount one here is tried
- * once, on the first folder (0.9 added overlays; a setuid bubblewrap refuses them); without
- * one the folders are read-only and builds that write there fail, but nothing persists
- * either way. The grants given with it must be plan mode's too.
+ * commands write into a throwaway overlay. Whether bubblewrap can mount them here is tried once,
+ * with every folder (0.9 added overlays; a setuid bubblewrap refuses them; a folder's file
+ * system may not serve as an overlay's lower layer); without overlays the folders are
+ * read-only and builds that write there fail, but nothing persists either way. The grants
+ * given with it must be plan mode's too.
  *
  * @param sandbox The sandbox probed at start.
  * @param scratch The folders that were writable.
@@ -161,7 +162,7 @@ export async function withScratch(
   scratch: readonly string[],
 ): Promise<CommandSandbox> {
   const { confinement } = sandbox;
-  const folder = scratch.find((path) => {
+  const folders = scratch.filter((path) => {
     try {
       return Deno.statSync(path).isDirectory;
     } catch {
@@ -169,23 +170,16 @@ export async function withScratch(
     }
   });
   let overlay = false;
-  if (confinement.kind === "bwrap" && folder !== undefined) {
+  if (confinement.kind === "bwrap" && folders.length > 0) {
+    const base = ["--unshare-all", "--die-with-parent", "--cap-drop", "ALL", "--ro-bind", "/", "/"];
+    const overlays = folders.flatMap((path) => ["--overlay-src", path, "--tmp-overlay", path]);
     const failure = await tryRun(confinement.program, [
-      "--unshare-all",
-      "--die-with-parent",
-      "--cap-drop",
-      "ALL",
-      "--ro-bind",
-      "/",
-      "/",
+      ...base,
       "--proc",
       "/proc",
       "--dev",
       "/dev",
-      "--overlay-src",
-      folder,
-      "--tmp-overlay",
-      folder,
+      ...overlays,
       "true",
     ]);
     overlay = failure === undefined;

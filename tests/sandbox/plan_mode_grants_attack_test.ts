@@ -39,12 +39,18 @@ function changes(before: Map<string, string>, after: Map<string, string>): strin
 }
 
 /** A workspace (a git repository with sources, tests and a local package) under `flags`. */
-function planHost(plan: boolean, flags: "all" | "workspace"): Promise<SandboxHost> {
+function planHost(
+  plan: boolean,
+  flags: "all" | "workspace",
+  extra: string[] = [],
+): Promise<SandboxHost> {
   return sandboxHost(
-    ({ workspace }) =>
-      flags === "all"
+    ({ workspace }) => [
+      ...(flags === "all"
         ? ["--allow-read", "--allow-write", "--allow-run"]
-        : [`--allow-read=${workspace}`, `--allow-write=${workspace}`, "--allow-run"],
+        : [`--allow-read=${workspace}`, `--allow-write=${workspace}`, "--allow-run"]),
+      ...extra.map((flag) => flag.replace("$WS", workspace)),
+    ],
     {
       builtins: ["run_command", "write_file"],
       // The strongest case: the user lets commands commit; plan mode still keeps nothing.
@@ -180,5 +186,17 @@ Deno.test({
       assert(out.includes("exit_code: 0") && out.includes(expected), `${command}: ${out}`);
     }
     assertEquals(changes(before, await snapshot(s.workspace)), []);
+  },
+});
+
+Deno.test({
+  name: "plan mode keeps --deny-read: a command cannot read a hidden file through the overlay",
+  ignore: !ready,
+  async fn() {
+    await using s = await planHost(true, "all", ["--deny-read=$WS/.env"]);
+    await Deno.writeTextFile(join(s.workspace, ".env"), "SECRET=hunter2\n");
+    const out = await run(s, "cat .env; echo x > .env; cat .env");
+    assert(!out.includes("hunter2"), out);
+    assertEquals(await Deno.readTextFile(join(s.workspace, ".env")), "SECRET=hunter2\n");
   },
 });
