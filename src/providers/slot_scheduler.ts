@@ -24,13 +24,16 @@ export interface SlotSchedulerOptions {
   saveName: string;
   /** Told once what the user should know (the parent's cache will be rebuilt). */
   onNote?: (text: string) => void;
+  /**
+   * The slot the parent pins when the server has several (default 0). Sessions sharing one
+   * server can spread out by choosing different ones (such as the process id modulo the count).
+   */
+  parentSlot?: number;
 }
 
 interface Waiter {
   grant: (lease: SlotLease | undefined) => void;
 }
-
-const PARENT_SLOT = 0;
 
 /** Said once when one slot cannot be saved (llama-server without --slot-save-path). */
 const REBUILD_NOTE = "The model server has one slot and no --slot-save-path: the " +
@@ -41,6 +44,8 @@ const REBUILD_NOTE = "The model server has one slot and no --slot-save-path: the
 export class SlotScheduler {
   readonly #options: SlotSchedulerOptions;
   readonly #free: number[];
+  /** The parent's slot (0 with one slot, where children take turns on it). */
+  readonly #parent: number;
   readonly #queue: Waiter[] = [];
   #active = 0;
   /** The save of the current batch (one slot), shared by its children. */
@@ -53,10 +58,12 @@ export class SlotScheduler {
   constructor(options: SlotSchedulerOptions) {
     this.#options = options;
     const { layout } = options;
+    const total = layout.kind === "slots" ? layout.total : 1;
+    this.#parent = Math.abs(Math.trunc(options.parentSlot ?? 0)) % total;
     this.#free = layout.kind === "slots"
-      ? Array.from({ length: layout.total - 1 }, (_, i) => i + 1)
+      ? Array.from({ length: total }, (_, i) => i).filter((slot) => slot !== this.#parent)
       : layout.kind === "one_slot"
-      ? [PARENT_SLOT]
+      ? [this.#parent]
       : [];
   }
 
@@ -68,7 +75,7 @@ export class SlotScheduler {
 
   /** The slot the parent's requests pin, so no child lands on it; undefined: any. */
   get parentSlot(): number | undefined {
-    return this.#options.layout.kind === "slots" ? PARENT_SLOT : undefined;
+    return this.#options.layout.kind === "slots" ? this.#parent : undefined;
   }
 
   /**
@@ -129,7 +136,7 @@ export class SlotScheduler {
         this.#note(REBUILD_NOTE);
         return false;
       }
-      const saved = await actions.save(PARENT_SLOT, saveName);
+      const saved = await actions.save(this.#parent, saveName);
       if (saved.kind === "done") return true;
       if (saved.kind === "not_supported") this.#noSaving = true;
       this.#note(
@@ -147,7 +154,7 @@ export class SlotScheduler {
     this.#restoring = (async () => {
       if (!await saving) return;
       const { actions, saveName } = this.#options;
-      const restored = await actions?.restore(PARENT_SLOT, saveName);
+      const restored = await actions?.restore(this.#parent, saveName);
       if (restored && restored.kind !== "done") {
         this.#note(
           `Cannot restore the conversation's slot after a subagent: ${restored.message}: its ` +

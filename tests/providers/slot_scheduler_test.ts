@@ -182,3 +182,16 @@ Deno.test("SlotScheduler says nothing and runs everything at once on other serve
     await server.shutdown();
   }
 });
+
+Deno.test("SlotScheduler keeps the parent's slot out of children's reach wherever it is", async () => {
+  await using server = startFakeLlamaSlots({ slots: 3 });
+  const slots = new SlotScheduler({
+    layout: await probeSlotLayout({ baseUrl: server.baseUrl }),
+    saveName: "x",
+    parentSlot: 4, // 4 mod 3
+  });
+  assertEquals(slots.parentSlot, 1);
+  const leases = await Promise.all([slots.acquire(), slots.acquire()]);
+  assertEquals(leases.map((lease) => lease?.slot).sort(), [0, 2]);
+  await Promise.all(leases.map((lease) => lease!.release()));
+});
