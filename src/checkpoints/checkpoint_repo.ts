@@ -22,6 +22,14 @@ export interface Snapshot {
   skipped: SkippedPath[];
 }
 
+/** One path's change between two snapshots. */
+export interface PathStat {
+  path: string;
+  added: number;
+  removed: number;
+  binary: boolean;
+}
+
 /** How a workspace is checkpointed. */
 export interface CheckpointRepoOptions {
   /** The git program. */
@@ -264,6 +272,41 @@ export class CheckpointRepo {
     });
   }
 
+  /**
+   * Lines added and removed per changed path between two snapshots: what a subagent's report
+   * says it changed, from the snapshots rather than from its own words.
+   *
+   * @param from The older snapshot's commit (undefined: the empty tree).
+   * @param to The newer snapshot's commit.
+   * @returns One entry per changed path, in git's order; a file with a NUL byte is `binary`,
+   *   without line counts.
+   */
+  diffStat(from: string | undefined, to: string | undefined): Promise<PathStat[]> {
+    return this.#serial(async () => {
+      if (from === to) return [];
+      const a = from ?? await this.#emptyTree();
+      const b = to ?? await this.#emptyTree();
+      const common = ["--no-renames", "--ignore-submodules=all", a, b];
+      const names = await gitText(this.#repo, ["diff-tree", "-r", "-z", "--name-only", ...common]);
+      // The shadow repository marks every path -diff (shadow_git.ts), so numstat would call
+      // every file binary; a --text patch (no external diff, no textconv) is counted instead,
+      // one block per path in the order diff-tree lists them.
+      const patch = await gitText(this.#repo, [
+        "diff",
+        "--text",
+        "-U0",
+        "--no-ext-diff",
+        "--no-textconv",
+        "--no-color",
+        ...common,
+      ]);
+      const blocks = patch.split(/^diff --git /m).slice(1);
+      return names.split("\0").filter((path) => path !== "").map((path, i) =>
+        countPatchLines(path, blocks[i] ?? "")
+      );
+    });
+  }
+
   async #emptyTree(): Promise<string> {
     return (await gitText(this.#repo, EMPTY_TREE_ARGS, { stdin: "" })).trim();
   }
@@ -380,4 +423,18 @@ function removeInside(workspace: string, path: string, keep: ReadonlySet<string>
 /** A name safe in a file name and a ref: letters, digits, `-` and `_`. */
 function safeName(text: string): string {
   return text.replace(/[^A-Za-z0-9_-]/g, "_") || "_";
+}
+
+/** The lines one file's patch block adds and removes (after its first hunk header). */
+function countPatchLines(path: string, block: string): PathStat {
+  if (block.includes("\0")) return { path, added: 0, removed: 0, binary: true };
+  let added = 0;
+  let removed = 0;
+  let inHunks = false;
+  for (const line of block.split("\n")) {
+    if (line.startsWith("@@")) inHunks = true;
+    else if (inHunks && line.startsWith("+")) added++;
+    else if (inHunks && line.startsWith("-")) removed++;
+  }
+  return { path, added, removed, binary: false };
 }
