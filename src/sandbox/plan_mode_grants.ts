@@ -28,8 +28,13 @@ export interface PlanModeOptions {
    * a temporary file beside the target.
    */
   planFolder: string;
-  /** The workspace: the scratch folder when the write grant is everything (`-W`, `-A`). */
+  /** The workspace: a scratch folder when the write grant is everything (`-W`, `-A`). */
   workspace: string;
+  /**
+   * The home folder: with an unlimited write grant, also scratch, so the caches and logs that
+   * builds and test runners write there (npm, deno, cargo) do not make them fail.
+   */
+  home?: string;
 }
 
 function copyGrants(grants: Grants): Grants {
@@ -40,18 +45,25 @@ function copyGrants(grants: Grants): Grants {
   return { allow: copy(grants.allow), deny: copy(grants.deny) };
 }
 
-/** The folders commands could write before, as plan mode turns them into scratch. */
-function scratchOf(grants: Grants, workspace: string): string[] {
+/**
+ * The folders commands could write before, as plan mode turns them into scratch: outer folders
+ * first, so an overlay inside another (the workspace in the home folder) is mounted after it.
+ */
+function scratchOf(grants: Grants, options: PlanModeOptions): string[] {
   const { allow, deny } = grants;
   if (deny.write === true || deny.read === true) return [];
-  const written: Grant = allow.write === true ? [workspace] : allow.write;
-  return [...new Set(written)].filter((path) => grantCovers("read", allow.read, path));
+  const all = [options.workspace, ...(options.home ? [options.home] : [])];
+  const written: Grant = allow.write === true ? all : allow.write;
+  return [...new Set(written)]
+    .filter((path) => grantCovers("read", allow.read, path))
+    .sort((a, b) => a.split("/").length - b.split("/").length);
 }
 
 /**
  * Narrows the user's grants for plan mode: writing is limited to the plan folder (unless a
  * `--deny-write` covers it), every other permission stays as it was, and the folders that were
- * writable (the workspace for an unlimited write grant) and are readable become scratch.
+ * writable (the workspace and the home folder for an unlimited write grant) and are readable
+ * become scratch.
  * Plan mode's only write is the plan folder.
  *
  * @param grants The user's grants.
@@ -74,5 +86,5 @@ export function planModeGrants(grants: Grants, options: PlanModeOptions): PlanMo
   const denied = grants.deny.write === true ||
     grantCovers("write", grants.deny.write, options.planFolder);
   narrowed.allow.write = denied ? [] : [options.planFolder];
-  return { grants: narrowed, scratch: scratchOf(grants, options.workspace) };
+  return { grants: narrowed, scratch: scratchOf(grants, options) };
 }

@@ -12,6 +12,7 @@ import { hasCommand } from "../helpers/system_commands.ts";
 import { planModeGrants } from "../../src/sandbox/plan_mode_grants.ts";
 import { PLAN_READS, PLAN_WRITES, planWorkspace } from "../fixtures/plan_mode_commands.ts";
 
+const HOME = Deno.env.get("HOME");
 const ready = Deno.build.os === "linux" && hasCommand("bwrap") && hasCommand("git") &&
   hasCommand("node") && hasCommand("npm");
 
@@ -61,7 +62,11 @@ function planHost(
       ...(plan
         ? {
           narrow: (grants, { workspace }) =>
-            planModeGrants(grants, { planFolder: join(workspace, "plans"), workspace }),
+            planModeGrants(grants, {
+              planFolder: join(workspace, "plans"),
+              workspace,
+              ...(HOME ? { home: HOME } : {}),
+            }),
         }
         : {}),
     },
@@ -168,7 +173,7 @@ async function overlayWorks(): Promise<boolean> {
 const overlay = await overlayWorks();
 
 Deno.test({
-  name: "plan mode with an overlay: builds and installs write, and nothing they write persists",
+  name: "plan mode with an overlay: builds, installs and caches write, and nothing persists",
   ignore: !overlay,
   async fn() {
     await using s = await planHost(true, "all");
@@ -181,11 +186,18 @@ Deno.test({
         "2",
       ],
     ];
-    for (const [command, expected] of builds) {
-      const out = await run(s, command);
-      assert(out.includes("exit_code: 0") && out.includes(expected), `${command}: ${out}`);
+    const probe = HOME ? join(HOME, `.harness_plan_probe_${Deno.pid}`) : undefined;
+    if (probe) builds.push([`touch ${probe} && ls ${probe}`, probe]);
+    try {
+      for (const [command, expected] of builds) {
+        const out = await run(s, command);
+        assert(out.includes("exit_code: 0") && out.includes(expected), `${command}: ${out}`);
+      }
+      assertEquals(changes(before, await snapshot(s.workspace)), []);
+      if (probe) assert(!await Deno.lstat(probe).then(() => true, () => false), "home kept it");
+    } finally {
+      if (probe) await Deno.remove(probe).catch(() => {});
     }
-    assertEquals(changes(before, await snapshot(s.workspace)), []);
   },
 });
 

@@ -65,3 +65,14 @@ Deno.test("bwrapArguments() mounts scratch as a throwaway overlay, or read-only,
   }).join(" ");
   assert(readOnly.includes("--ro-bind-try /tmp /tmp") && !readOnly.includes("overlay"), readOnly);
 });
+
+Deno.test("planModeGrants() adds the home folder to scratch for -W, outer folders first", () => {
+  const plan = planModeGrants(grantsOf(["-A"]), {
+    planFolder: "/d/plans",
+    workspace: "/home/u/project",
+    home: "/home/u",
+  });
+  assertEquals(plan.scratch, ["/home/u", "/home/u/project"]);
+  const listed = planModeGrants(grantsOf(["-R", "--allow-write=/w"]), { ...options, home: "/h" });
+  assertEquals(listed.scratch, ["/w"]);
+});
