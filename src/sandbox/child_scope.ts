@@ -21,6 +21,8 @@ export interface Scope {
   depth: number;
   /** Calls the policy would ask about run without asking (`--yes`). */
   autoApprove: boolean;
+  /** Plan mode's throwaway folders for commands (plan_mode_grants.ts), when in plan mode. */
+  scratch?: readonly string[];
 }
 
 /** What an agent file asks for (agent readers turn each format's fields into this). */
@@ -133,11 +135,16 @@ export function childScope(
   const tools = parent.tools.filter((name) =>
     asked.has(name) && (name !== TASK_TOOL || mayDelegate)
   );
+  const grants = narrowedGrants(parent.grants, agent, options.workspace);
+  // A child of a parent in plan mode stays in it, with no scratch it cannot read.
+  const scratch = parent.scratch &&
+    intersectGrant("read", parent.scratch, grants.allow.read) as readonly string[];
   return ok({
     tools,
-    grants: narrowedGrants(parent.grants, agent, options.workspace),
+    grants,
     depth,
     autoApprove: parent.autoApprove && agent.autoApprove !== false,
+    ...(scratch ? { scratch } : {}),
   });
 }
 

@@ -97,3 +97,23 @@ Deno.test("intersectGrant() keeps what both grants allow", () => {
   assertEquals(intersectGrant("write", ["/w/a"], ["/w"]), ["/w/a"]);
   assertEquals(intersectGrant("write", ["/w/a"], ["/x"]), []);
 });
+
+Deno.test("childScope() keeps a child of a plan-mode parent in plan mode, within its reads", () => {
+  const planning = { ...parent(["-A"], ["read_file", "run_command"]), scratch: ["/w", "/home/u"] };
+  const child = childScope(planning, { name: "c", read: ["src"] }, {
+    workspace: "/w",
+    maxDepth: 1,
+    known,
+  });
+  assert(child.ok);
+  assertEquals(child.value.scratch, ["/w/src"]);
+  const whole = childScope(planning, { name: "c" }, { workspace: "/w", maxDepth: 1, known });
+  assert(whole.ok);
+  assertEquals(whole.value.scratch, ["/w", "/home/u"]);
+  const normal = childScope(parent(["-A"], ["read_file"]), { name: "c" }, {
+    workspace: "/w",
+    maxDepth: 1,
+    known,
+  });
+  assert(normal.ok && normal.value.scratch === undefined);
+});
