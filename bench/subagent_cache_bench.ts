@@ -1,15 +1,16 @@
-// Benchmark: does a subagent cost its parent's cached prompt on a real llama-server? For each
-// server named, each run is a parent turn (a long system prompt), one child run through the
-// slot scheduler (its own long prompt), and the parent's next turn; the criterion is that this
-// turn processes (`timings.prompt_n`) at most the tokens it added + 64. The same runs without
-// the scheduler (no id_slot, no save and restore) are the reference, in the same process.
+// Benchmark: do subagents cost their parent's cached prompt on a real llama-server? For each
+// server named, each run is a parent turn (a long system prompt), the children of one reply
+// started together through the slot scheduler (two by default, each its own long prompt), and
+// the parent's next turn; the criterion is that this turn processes (`timings.prompt_n`) at
+// most the tokens it added + 64. The same runs without the scheduler (no id_slot, no save and
+// restore, the children sent at once) are the reference, in the same process.
 // Runs only when pointed at servers; never in CI (no server there). With no weights to
 // download, the tests' scripted GGUF serves (`--write-model` writes it), for example:
 //   deno run -A bench/subagent_cache_bench.ts --write-model /tmp/scripted.gguf
 //   llama-server -m /tmp/scripted.gguf -c 16384 --parallel 2 --port 8091 &
 //   llama-server -m /tmp/scripted.gguf -c 8192 --parallel 1 --port 8092 --slot-save-path /tmp/s/ &
 //   deno run -A bench/subagent_cache_bench.ts --base-url http://127.0.0.1:8091/v1 \
-//     --base-url http://127.0.0.1:8092/v1 [--runs 10]
+//     --base-url http://127.0.0.1:8092/v1 [--runs 10] [--children 2]
 
 import { parseArgs } from "node:util";
 import { createOpenAICompatProvider } from "../src/providers/openai_compat.ts";
@@ -29,10 +30,12 @@ const flags = parseArgs({
   options: {
     "base-url": { type: "string", multiple: true, default: [] },
     runs: { type: "string", default: "10" },
+    children: { type: "string", default: "2" },
     "write-model": { type: "string" },
   },
 });
 const RUNS = Number(flags.values.runs);
+const CHILDREN = Number(flags.values.children);
 const ALLOWANCE = 64;
 
 if (flags.values["write-model"]) {
@@ -86,19 +89,22 @@ async function oneRun(baseUrl: string, run: number, slots?: SlotScheduler): Prom
   ];
   const answer = await parent.complete({ messages: first, tools: [] });
   processed(answer);
-  const lease = await slots?.acquire();
-  try {
-    const child = await provider(lease?.slot).complete({
-      messages: [
-        { kind: "system", content: `You review. ${filler("child", run, 300)}` },
-        { kind: "user", content: "Review src/app.ts." },
-      ],
-      tools: [],
-    });
-    processed(child);
-  } finally {
-    await lease?.release();
-  }
+  // The children of one reply start together; the scheduler queues those past its slots.
+  await Promise.all(Array.from({ length: CHILDREN }, async (_, k) => {
+    const lease = await slots?.acquire();
+    try {
+      const child = await provider(lease?.slot).complete({
+        messages: [
+          { kind: "system", content: `You review. ${filler(`child${k}_`, run, 300)}` },
+          { kind: "user", content: `Review src/part${k}.ts.` },
+        ],
+        tools: [],
+      });
+      processed(child);
+    } finally {
+      await lease?.release();
+    }
+  }));
   const next = await parent.complete({
     messages: [
       ...first,

@@ -22,7 +22,7 @@ export interface SlotSchedulerOptions {
   actions?: SlotActions;
   /** The file name the parent's slot is saved under: one per conversation. */
   saveName: string;
-  /** Told once what the user should know (the parent's cache will be rebuilt). */
+  /** Told once what the user should know (the parent's cache may be rebuilt). */
   onNote?: (text: string) => void;
   /**
    * The slot the parent pins when the server has several (default 0). Sessions sharing one
@@ -35,10 +35,15 @@ interface Waiter {
   grant: (lease: SlotLease | undefined) => void;
 }
 
-/** Said once when one slot cannot be saved (llama-server without --slot-save-path). */
-const REBUILD_NOTE = "The model server has one slot and no --slot-save-path: the " +
-  "conversation's cached prompt is processed again after each subagent (start llama-server " +
-  "with --parallel 2, or with --slot-save-path DIR, to keep it)";
+/**
+ * Said once when one slot cannot be saved (llama-server without --slot-save-path). A server
+ * that keeps prompts in RAM (--cache-ram, on by default in recent builds) may still bring the
+ * conversation's back; /props does not say, so the note says "may".
+ */
+const REBUILD_NOTE = "The model server has one slot and no --slot-save-path: after each " +
+  "subagent the conversation's cached prompt may be processed again, unless the server keeps " +
+  "it in RAM (--cache-ram); start llama-server with --parallel 2, or with --slot-save-path DIR, " +
+  "to be sure it is kept";
 
 /** Hands out slots to children, saving and restoring the parent's when the server has one. */
 export class SlotScheduler {
