@@ -140,7 +140,15 @@ export function runSessions(options: RunSessionsOptions): RunSessions {
     load(id, seat) {
       const loaded = store.loadSession(id);
       if (!loaded.ok) return loaded;
-      const { messages, state, writer } = loaded.value;
+      const { state, writer } = loaded.value;
+      // A session imported from another agent's transcript has no system prompt: the first
+      // resume logs this run's (replay puts it first).
+      let messages = loaded.value.messages;
+      if (!messages.some((message) => message.kind === "system")) {
+        const system = { kind: "system" as const, content: systemPrompt() };
+        writer.record({ type: "message", message: system });
+        messages = [system, ...messages];
+      }
       const conversation = new Conversation(partsWith(seat, writer, loaded.value), {
         messages,
         state,

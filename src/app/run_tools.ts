@@ -20,6 +20,7 @@ import type { Message } from "../messages.ts";
 import type { ConversationPrefix } from "../agent/conversation.ts";
 import type { FrontEnd } from "./front_end.ts";
 import { openTools } from "./open_tools.ts";
+import { webSearchGrants } from "./web_search_setup.ts";
 
 // Not string literals: a run without MCP servers never loads the MCP modules. The "compile"
 // task embeds them through its --include list.
@@ -98,10 +99,12 @@ export async function openRunTools(options: RunToolsOptions): Promise<RunTools> 
     ? withMcpTools(mcpModules[1].WithMcpTools, { inner: all, mcp, outputsDir }, options)
     : all;
   // Only tools the sandbox can run are offered, in compact form for small windows.
+  const toolGrants = webSearchGrants(settings.webSearchUrl);
   const runner = new OfferedTools(inner, {
     grants,
     workspace: cwd,
     contextWindow: () => options.conversationWindow() ?? options.contextLength(),
+    ...(toolGrants ? { toolGrants } : {}),
   });
   // The approval prompt says whether a command would run confined (issue 14).
   let commandNote = "commands: the command sandbox check has not finished";

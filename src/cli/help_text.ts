@@ -8,8 +8,11 @@ Usage:
   harness [flags] [Deno permission flags]        interactive REPL
   harness -p "PROMPT" [flags]                    one-shot run, prints the final answer
   harness tool NAME 'JSON'                       run one tool without a model
-  harness sessions [list|export ID|search TEXT|delete ID]
-                                                 (--limit N, list --all, delete --yes)
+  harness sessions [list|export ID|search TEXT|delete ID|import FILE|DIR]
+                                                 (--limit N, list --all, delete --yes,
+                                                 export --format md|jsonl --output FILE;
+                                                 import: Claude Code, Codex, Gemini CLI,
+                                                 opencode transcripts)
   harness policy explain TOOL 'JSON'             show which rule decides a call
   harness plugin new NAME                        write a plugin skeleton to ./plugins
   harness plugin trust [FILE...]                 trust ./plugins files as they are now

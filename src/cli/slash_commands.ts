@@ -64,7 +64,7 @@ const SLASH_COMMANDS: readonly SlashEntry[] = [
   },
   {
     name: "compact",
-    summary: "replace the conversation by the model's summary of it (the log keeps all)",
+    summary: "replace the conversation by the model's summary of it: /compact [what to keep]",
     run: compact,
   },
   {
@@ -157,9 +157,12 @@ function showContext(_args: string, repl: ReplControl, { context }: SlashScope):
   );
 }
 
-async function compact(_args: string, repl: ReplControl): Promise<void> {
+/** Typed while a turn runs, /compact waits in the queue: it runs between turns only. */
+async function compact(args: string, repl: ReplControl): Promise<void> {
   const conversation = repl.conversation;
-  const done = await repl.interruptible((display, signal) => conversation.compact(display, signal));
+  const done = await repl.interruptible((display, signal) =>
+    conversation.compact(display, signal, args.trim())
+  );
   if (done.error) repl.write(`${repl.style.yellow(terminalSafe(done.error))}\n`);
 }
 

@@ -99,6 +99,11 @@ export interface Settings {
   instructionFiles: string[];
   /** How deep subagents may nest (src/sandbox/child_scope.ts): 1 allows children only. */
   maxAgentDepth: number;
+  /**
+   * The search engine of `web_search`: a SearXNG base URL, or a URL template with `{query}`.
+   * Unset: the tool is not offered and nothing searches (plugins/web_search.ts).
+   */
+  webSearchUrl?: string;
 }
 
 /** The settings a flag or a config file can set, by the same names; absent means "not given". */
@@ -123,6 +128,7 @@ export type SettingFlags = Partial<
     | "contextLength"
     | "firstByteTimeout"
     | "stallTimeout"
+    | "webSearchUrl"
   >
 >;
 
@@ -177,6 +183,7 @@ const SETTING_FLAG_KEYS: readonly (keyof SettingFlags)[] = [
   "contextLength",
   "firstByteTimeout",
   "stallTimeout",
+  "webSearchUrl",
 ];
 
 type Checker = (value: unknown) => string | undefined;
@@ -191,6 +198,15 @@ const isHttpUrl: Checker = (v) => {
     }`;
   }
   const problem = httpUrlProblem(v);
+  return problem === undefined ? undefined : `${JSON.stringify(v)} is ${problem}`;
+};
+/** A SearXNG base URL or a URL template with `{query}` (src/tools/builtin/web_search_engine.ts). */
+const isSearchUrl: Checker = (v) => {
+  if (typeof v !== "string" || !/^https?:\/\/[^/]/.test(v)) {
+    return `expected a SearXNG URL such as "http://127.0.0.1:8888" or an http(s) URL template ` +
+      `with {query}, not ${JSON.stringify(v)}`;
+  }
+  const problem = httpUrlProblem(v.replaceAll("{query}", "q"));
   return problem === undefined ? undefined : `${JSON.stringify(v)} is ${problem}`;
 };
 const isPositive: Checker = (v) =>
@@ -266,6 +282,7 @@ const FIELDS: Record<string, [keyof Settings, Checker]> = {
   image_max_size: ["imageMaxSize", isPositive],
   instruction_files: ["instructionFiles", isFileNameList],
   max_agent_depth: ["maxAgentDepth", isPositive],
+  web_search_url: ["webSearchUrl", isSearchUrl],
   default_model: ["defaultModel", (v) => {
     const parsed = parseModelSource(v);
     return typeof parsed === "string" ? parsed : undefined;
@@ -276,7 +293,8 @@ const FIELDS: Record<string, [keyof Settings, Checker]> = {
  * The keys an untrusted project config may set: the model's name and limits. Every other key
  * runs code (`plugins`, `model_file`, `default_model`: a model file llama.cpp parses, which
  * `default_model` also downloads), moves data (`base_url`, `api_key`, `provider`, and
- * `embedding_model` and `embedding_base_url`, which send every definition's text), changes
+ * `embedding_model` and `embedding_base_url`, which send every definition's text, and
+ * `web_search_url`, which sends the model's queries), changes
  * what the model is told (`system_prompt`) or how long tools may run (`tool_timeouts`), so
  * it applies only once the user trusts the file's content.
  */
@@ -378,7 +396,8 @@ export async function parseConfigText(
     }
     const problem = field[1](raw);
     if (problem) return err({ kind: "config_invalid", file, reason: `"${key}": ${problem}` });
-    out[field[0]] = key === "base_url" || key === "embedding_base_url"
+    out[field[0]] = key === "base_url" || key === "embedding_base_url" ||
+        (key === "web_search_url" && !String(raw).includes("{query}"))
       ? String(raw).replace(/\/+$/, "")
       : key === "default_model"
       ? parseModelSource(raw)

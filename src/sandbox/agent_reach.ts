@@ -29,6 +29,7 @@ const TOOL_ALIASES: Readonly<Record<string, readonly string[]>> = {
   ls: ["ls"],
   list: ["ls"],
   webfetch: ["download_url"],
+  websearch: ["web_search"],
   task: ["task"],
   todowrite: ["add_task", "update_task"],
   todoread: ["list_tasks"],
@@ -41,6 +42,7 @@ const TOOL_ALIASES: Readonly<Record<string, readonly string[]>> = {
   search_file_content: ["grep_search"],
   list_directory: ["ls"],
   web_fetch: ["download_url"],
+  google_web_search: ["web_search"],
   write_todos: ["add_task", "update_task", "list_tasks"],
   // Codex
   shell: ["run_command"],

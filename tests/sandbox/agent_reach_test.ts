@@ -41,7 +41,11 @@ Deno.test("agentReach() maps Claude Code, Gemini CLI, opencode and Codex tool na
       "update_task",
     ]],
     [["shell", "apply_patch"], ["run_command", "edit_file", "write_file"]],
-    [["mcp__gh__search", "Task"], ["gh__search", "task"]],
+    [["mcp__gh__search", "Task", "WebSearch", "google_web_search"], [
+      "gh__search",
+      "task",
+      "web_search",
+    ]],
   ];
   for (const [written, expected] of cases) {
     const { reach } = agentReach({ name: "a", tools: written, fields: {} }, OFFERED);
@@ -81,12 +85,15 @@ Deno.test("agentReach() reads approval modes and harness's read and write paths"
 });
 
 Deno.test("an unknown tool name reaches childScope, which refuses the agent by that name", () => {
-  const { reach } = agentReach({ name: "web", tools: ["Read", "WebSearch"], fields: {} }, OFFERED);
+  const { reach } = agentReach(
+    { name: "nb", tools: ["Read", "NotebookEdit"], fields: {} },
+    OFFERED,
+  );
   const scope = childScope(
     { tools: OFFERED, grants: emptyGrants(), depth: 0, autoApprove: false },
     reach,
     { workspace: "/w", maxDepth: 1, known: new Set(OFFERED) },
   );
   assert(!scope.ok);
-  assert(describeChildRefusal(scope.error).includes('"WebSearch"'));
+  assert(describeChildRefusal(scope.error).includes('"NotebookEdit"'));
 });
