@@ -55,10 +55,13 @@ if (flags.values["base-url"].length === 0) {
   Deno.exit(2);
 }
 
+/** Differs per invocation, so no run finds an earlier invocation's prompt in a cache. */
+const NONCE = crypto.randomUUID().slice(0, 6);
+
 /** A different long text per run, so no run finds another's prompt in a cache. */
 function filler(label: string, run: number, words: number): string {
   const out: string[] = [];
-  for (let i = 0; i < words; i++) out.push(`${label}${run}w${i}`);
+  for (let i = 0; i < words; i++) out.push(`${label}${NONCE}r${run}w${i}`);
   return out.join(" ");
 }
 
@@ -72,6 +75,8 @@ interface RunResult {
   /** Tokens the parent's next turn processed beyond those it added. */
   extra: number;
   added: number;
+  /** Milliseconds from the children's start to the end of the parent's next turn. */
+  ms: number;
 }
 
 async function oneRun(baseUrl: string, run: number, slots?: SlotScheduler): Promise<RunResult> {
@@ -90,6 +95,7 @@ async function oneRun(baseUrl: string, run: number, slots?: SlotScheduler): Prom
   const answer = await parent.complete({ messages: first, tools: [] });
   processed(answer);
   // The children of one reply start together; the scheduler queues those past its slots.
+  const started = performance.now();
   await Promise.all(Array.from({ length: CHILDREN }, async (_, k) => {
     const lease = await slots?.acquire();
     try {
@@ -115,7 +121,7 @@ async function oneRun(baseUrl: string, run: number, slots?: SlotScheduler): Prom
   });
   const cached = (answer.usage?.promptTokens ?? 0) + (answer.usage?.completionTokens ?? 0);
   const added = (next.usage?.promptTokens ?? 0) - cached;
-  return { extra: processed(next) - added, added };
+  return { extra: processed(next) - added, added, ms: performance.now() - started };
 }
 
 function median(values: number[]): number {
@@ -152,14 +158,18 @@ for (const baseUrl of flags.values["base-url"]) {
     `  with the slot scheduler: ${within} of ${RUNS} runs within new tokens + ${ALLOWANCE}; ` +
       `the parent's next turn processed a median ${oursMedian} tokens (added ${
         median(ours.map((r) => r.added))
-      }, extra ${median(ours.map((r) => r.extra))})`,
+      }, extra ${median(ours.map((r) => r.extra))}); children and that turn took a median ${
+        median(ours.map((r) => r.ms)).toFixed(0)
+      } ms`,
   );
   console.log(
     `  without (reference):     ${
       naive.filter((r) => r.extra <= ALLOWANCE).length
     } of ${RUNS} within; median ${naiveMedian} tokens processed; ratio with/without ${
       (oursMedian / Math.max(1, naiveMedian)).toFixed(3)
-    }`,
+    }; ${median(naive.map((r) => r.ms)).toFixed(0)} ms (time ratio ${
+      (median(ours.map((r) => r.ms)) / Math.max(1, median(naive.map((r) => r.ms)))).toFixed(2)
+    })`,
   );
   for (const note of notes) console.log(`  note: ${note}`);
 }
