@@ -6,6 +6,7 @@
 
 import { join } from "node:path";
 import { gitText, initShadowRepo, runGit, ShadowGitError, type ShadowRepo } from "./shadow_git.ts";
+import { diffStat, type PathStat } from "./diff_stat.ts";
 
 /** A file left out of a snapshot. */
 export interface SkippedPath {
@@ -20,14 +21,6 @@ export interface Snapshot {
   commit: string;
   /** Files left out of this snapshot that had not been reported before. */
   skipped: SkippedPath[];
-}
-
-/** One path's change between two snapshots. */
-export interface PathStat {
-  path: string;
-  added: number;
-  removed: number;
-  binary: boolean;
 }
 
 /** How a workspace is checkpointed. */
@@ -284,25 +277,10 @@ export class CheckpointRepo {
   diffStat(from: string | undefined, to: string | undefined): Promise<PathStat[]> {
     return this.#serial(async () => {
       if (from === to) return [];
-      const a = from ?? await this.#emptyTree();
-      const b = to ?? await this.#emptyTree();
-      const common = ["--no-renames", "--ignore-submodules=all", a, b];
-      const names = await gitText(this.#repo, ["diff-tree", "-r", "-z", "--name-only", ...common]);
-      // The shadow repository marks every path -diff (shadow_git.ts), so numstat would call
-      // every file binary; a --text patch (no external diff, no textconv) is counted instead,
-      // one block per path in the order diff-tree lists them.
-      const patch = await gitText(this.#repo, [
-        "diff",
-        "--text",
-        "-U0",
-        "--no-ext-diff",
-        "--no-textconv",
-        "--no-color",
-        ...common,
-      ]);
-      const blocks = patch.split(/^diff --git /m).slice(1);
-      return names.split("\0").filter((path) => path !== "").map((path, i) =>
-        countPatchLines(path, blocks[i] ?? "")
+      return await diffStat(
+        this.#repo,
+        from ?? await this.#emptyTree(),
+        to ?? await this.#emptyTree(),
       );
     });
   }
@@ -423,18 +401,4 @@ function removeInside(workspace: string, path: string, keep: ReadonlySet<string>
 /** A name safe in a file name and a ref: letters, digits, `-` and `_`. */
 function safeName(text: string): string {
   return text.replace(/[^A-Za-z0-9_-]/g, "_") || "_";
-}
-
-/** The lines one file's patch block adds and removes (after its first hunk header). */
-function countPatchLines(path: string, block: string): PathStat {
-  if (block.includes("\0")) return { path, added: 0, removed: 0, binary: true };
-  let added = 0;
-  let removed = 0;
-  let inHunks = false;
-  for (const line of block.split("\n")) {
-    if (line.startsWith("@@")) inHunks = true;
-    else if (inHunks && line.startsWith("+")) added++;
-    else if (inHunks && line.startsWith("-")) removed++;
-  }
-  return { path, added, removed, binary: false };
 }

@@ -3,17 +3,11 @@
 // taken before and after it (CheckpointRepo.diffStat), and the commands it ran, as the session
 // log recorded them. Pure: the task tool gathers both and appends this.
 
-/** One changed path (CheckpointRepo's PathStat). */
-export interface ChangedPath {
-  path: string;
-  added: number;
-  removed: number;
-  binary: boolean;
-}
+import type { PathStat } from "../../checkpoints/diff_stat.ts";
 
 /** What the footer says, gathered by harness. */
 export interface TaskFooterFacts {
-  changed: readonly ChangedPath[];
+  changed: readonly PathStat[];
   /** The commands run_command ran for the child, in order. */
   commands: readonly string[];
   /** Other subagents ran at the same time, so the changes may be partly theirs. */
