@@ -76,3 +76,17 @@ Deno.test("planModeGrants() adds the home folder to scratch for -W, outer folder
   const listed = planModeGrants(grantsOf(["-R", "--allow-write=/w"]), { ...options, home: "/h" });
   assertEquals(listed.scratch, ["/w"]);
 });
+
+Deno.test("describeCommandSandbox() says what plan mode does with what commands write", async () => {
+  const { describeCommandSandbox } = await import("../../src/sandbox/command_sandbox.ts");
+  const base = {
+    mode: "auto" as const,
+    confinement: { kind: "bwrap" as const, program: "/usr/bin/bwrap" },
+    env: {},
+  };
+  const overlay = describeCommandSandbox({ ...base, scratch: { paths: ["/w"], overlay: true } });
+  assert(overlay.includes("plan mode: what commands write in the workspace is thrown away"));
+  const readOnly = describeCommandSandbox({ ...base, scratch: { paths: ["/w"], overlay: false } });
+  assert(readOnly.includes("plan mode: the workspace is read-only (bubblewrap 0.9 or later"));
+  assert(!describeCommandSandbox(base).includes("plan mode"));
+});
