@@ -21,6 +21,8 @@ const BENCHES: { name: string; file: string; args: string[]; needs?: string }[] 
   { name: "stats", file: "stats_bench.ts", args: [] },
   { name: "search_code", file: "search_code_bench.ts", args: [] },
   { name: "checkpoint", file: "checkpoint_bench.ts", args: [] },
+  { name: "file_gate", file: "file_gate_bench.ts", args: [] },
+  { name: "skills", file: "skills_bench.ts", args: [] },
   { name: "llama_cpp", file: "llama_cpp_bench.ts", args: [], needs: "../vendor/llama" },
 ];
 

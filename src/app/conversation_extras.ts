@@ -7,7 +7,7 @@ import type { Settings } from "../config/settings.ts";
 import type { ConversationParts } from "../agent/conversation.ts";
 import type { SessionRecorder } from "../agent/session_recorder.ts";
 import type { TurnCheckpoint } from "../checkpoints/turn_checkpoints.ts";
-import type { ImagePart } from "../messages.ts";
+import type { ImagePart, Message } from "../messages.ts";
 import type { Grants } from "../sandbox/grants.ts";
 import type { ToolRunner } from "../tools/tool_runner.ts";
 import type { OpenedProvider } from "./provider_openers.ts";
@@ -16,7 +16,8 @@ import { openCheckpoints } from "./run_checkpoints.ts";
 import { openRunHooks } from "./run_hooks.ts";
 import { modelVision, type VisionVerdict } from "./model_vision.ts";
 import { type ImageGate, refuseUserImages, withImageGate } from "./image_gate.ts";
-import { imageMentions, mentionedImage, pastedImages } from "./prompt_images.ts";
+import { imageMentions, mentionedImage } from "./prompt_images.ts";
+import { skillTurnHooks } from "./skill_turn_hooks.ts";
 
 /** What the extras of a workspace's conversations are made from. */
 export interface ExtrasOptions {
@@ -78,10 +79,12 @@ export class WorkspaceExtras {
    *
    * @param recorder Its session log (hooks see its id).
    * @param resumed A resumed session's checkpoints.
+   * @param messages The conversation's messages, once it exists (the skills' hooks read them).
    */
   forConversation(
     recorder: SessionRecorder,
     resumed?: { checkpoints: readonly TurnCheckpoint[] },
+    messages: () => readonly Message[] = () => [],
   ): ConversationExtras {
     const { settings, grants, cwd, yes, opened, tools } = this.#options;
     const checkpoints = openCheckpoints(settings, {
@@ -97,15 +100,20 @@ export class WorkspaceExtras {
       sessionId: () => recorder.id ?? "",
       sandbox: tools.commandSandbox,
     });
+    // Skills announce what was installed since the start and outlive a compaction.
+    const turnHooks = tools.skills
+      ? skillTurnHooks(hooks?.turnHooks, tools.skills, messages)
+      : hooks?.turnHooks;
     return {
       ...(checkpoints ? { checkpoints } : {}),
-      ...(hooks ? { callHooks: hooks.callHooks, turnHooks: hooks.turnHooks } : {}),
+      ...(hooks ? { callHooks: hooks.callHooks } : {}),
+      ...(turnHooks ? { turnHooks } : {}),
       sessionStart: resumed ? "resume" : "startup",
       prepareMessage: (text, given) => this.#prepare(text, given),
     };
   }
 
-  /** The images a message names, with the given ones, checked against the gate. */
+  /** The images a message names (`@pic.png`), with the given ones, checked against the gate. */
   async #prepare(
     text: string,
     given: readonly ImagePart[],
@@ -122,9 +130,8 @@ export class WorkspaceExtras {
       }
       add(found.part);
     }
-    const pasted = await pastedImages(text, { maxBytes: this.gate.maxBytes });
-    if ("refused" in pasted) return pasted;
-    for (const image of pasted.images) add(image);
+    // A pasted path comes with the message (the REPL's paste events); a path in the text is
+    // text.
     const refused = await refuseUserImages(images, this.gate);
     return refused === undefined ? { images } : { refused };
   }

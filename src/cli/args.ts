@@ -39,7 +39,9 @@ export type Command =
   /** `harness mcp ...`: its arguments are parsed by src/cli/mcp_command.ts. */
   | { kind: "mcp"; flags: RunFlags; args: string[] }
   /** `harness doctor [--json]`: probes the model server (src/cli/doctor_command.ts). */
-  | { kind: "doctor"; flags: RunFlags; json?: boolean };
+  | { kind: "doctor"; flags: RunFlags; json?: boolean }
+  /** `harness agents [trust]` and `harness skills [trust]` (src/cli/agents_command.ts). */
+  | { kind: "agents" | "skills"; flags: RunFlags; trust: boolean };
 
 function usage(message: string): { ok: false; error: { kind: "usage"; message: string } } {
   return err({ kind: "usage", message });
@@ -118,6 +120,8 @@ export const SUBCOMMANDS = [
   "mcp",
   "stats",
   "doctor",
+  "agents",
+  "skills",
 ] as const;
 
 /** Flags whose value may be left out (`--resume` alone lists sessions to pick from). */
@@ -423,6 +427,17 @@ function parseSubcommand(positionals: string[], flags: RunFlags): Result<Command
         );
       }
       return ok({ kind: "index", flags });
+    }
+    case "agents":
+    case "skills": {
+      const [action, extra] = rest;
+      if ((action !== undefined && action !== "trust") || extra !== undefined) {
+        return usage(
+          `Unexpected argument "${action === "trust" ? extra : action}" for "harness ${first}": ` +
+            `use "harness ${first}" to list them or "harness ${first} trust" to trust the project's`,
+        );
+      }
+      return ok({ kind: first, flags, trust: action === "trust" });
     }
     case "stats": {
       if (rest.length > 0) {

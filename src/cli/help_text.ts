@@ -20,6 +20,8 @@ Usage:
   harness index --allow-read=.                   build the code graph of this folder
   harness mcp add NAME -- COMMAND ARGS...        add a stdio MCP server (--url URL for HTTP)
   harness mcp list|remove NAME|import FILE       check, remove or import MCP servers
+  harness agents [trust]                         list agent files found here (or trust the project's)
+  harness skills [trust]                         list SKILL.md skills found here (or trust the project's)
   harness stats [--since WHEN] [--json]          usage per tool and model from the session log
   harness doctor [--json] [flags]                probe the model server: window, tool calls, speed
 
