@@ -1,20 +1,17 @@
 // What an agent file asks a child to reach, in harness's terms: the tool names each format uses
 // (Claude Code's `Read`/`Bash`, Gemini CLI's `run_shell_command`, opencode's `bash`, MCP's
 // `mcp__server__tool`) mapped to harness's, the tools it forbids taken out, and the paths and
-// approval mode it asks for. A name with no mapping is kept as written, so childScope refuses
-// it by name instead of silently dropping a restriction the author meant.
+// approval mode it asks for. A name with no mapping is kept as written, so childScope leaves it
+// out by name and says so.
 
+import type { AgentDefinition } from "../agents/agent_definition.ts";
 import type { AgentReach } from "./child_scope.ts";
 
-/** The fields of an agent file this needs (src/agents' AgentDefinition has them). */
-export interface AgentToolFields {
-  name: string;
-  /** Tools as written; undefined: every tool the parent has. */
-  tools?: readonly string[];
-  disallowedTools?: readonly string[];
-  /** Every front-matter field as read. */
-  fields: Readonly<Record<string, unknown>>;
-}
+/** The fields of an agent file this reads. */
+export type AgentToolFields = Pick<
+  AgentDefinition,
+  "name" | "tools" | "disallowedTools" | "fields"
+>;
 
 /** Other agents' tool names (lower case) and harness's tools that do the same. */
 const TOOL_ALIASES: Readonly<Record<string, readonly string[]>> = {
@@ -58,12 +55,32 @@ function splitPattern(name: string): { base: string; pattern?: string } {
   return match ? { base: match[1]!.trim(), pattern: match[2]! } : { base: name.trim() };
 }
 
+/** A name as MCP tool names are compared: case and punctuation do not matter. */
+function mcpKey(name: string): string {
+  return name.toLowerCase().replace(/[^a-z0-9]+/g, "_");
+}
+
+/**
+ * Harness's tools for `mcp__server__tool` (that tool) or `mcp__server` (all of the server's),
+ * compared loosely because harness reduces MCP names to safe characters (`SERVER__tool`).
+ */
+function mcpNames(written: string, offered: readonly string[]): string[] | undefined {
+  const match = /^mcp__(.+?)(?:__(.+))?$/.exec(written);
+  if (!match) return undefined;
+  const server = mcpKey(match[1]!);
+  const tool = match[2] === undefined ? undefined : mcpKey(match[2]);
+  const found = offered.filter((name) => {
+    const [prefix, rest] = name.split(/__(.*)/s);
+    return rest !== undefined && mcpKey(prefix!) === server &&
+      (tool === undefined || mcpKey(rest) === tool);
+  });
+  return found.length > 0 ? found : undefined;
+}
+
 /** Harness's names for one written name; the name itself when none is known. */
-function harnessNames(written: string, offered: ReadonlySet<string>): string[] {
-  if (offered.has(written)) return [written];
-  const mcp = /^mcp__(.+)__(.+)$/.exec(written);
-  if (mcp) return [`${mcp[1]}__${mcp[2]}`];
-  return [...(TOOL_ALIASES[written.toLowerCase()] ?? [written])];
+function harnessNames(written: string, offered: readonly string[]): string[] {
+  if (offered.includes(written)) return [written];
+  return mcpNames(written, offered) ?? [...(TOOL_ALIASES[written.toLowerCase()] ?? [written])];
 }
 
 function pathList(value: unknown): string[] | undefined {
@@ -76,7 +93,8 @@ function pathList(value: unknown): string[] | undefined {
  * The reach an agent file asks for, with notes on what harness reads differently.
  *
  * @param agent The agent file's tools and fields.
- * @param offered The tools harness offers here (so a harness name is kept as it is).
+ * @param offered Every tool harness has here (MCP tools included), so a harness name is kept
+ *   as it is and MCP names find their tools.
  * @returns The reach for childScope and one line per thing worth telling the user.
  *
  * @example
@@ -93,12 +111,11 @@ export function agentReach(
   agent: AgentToolFields,
   offered: readonly string[],
 ): { reach: AgentReach; notes: string[] } {
-  const known = new Set(offered);
   const notes: string[] = [];
   const map = (names: readonly string[]) =>
     names.flatMap((written) => {
       const { base, pattern } = splitPattern(written);
-      const mapped = harnessNames(base, known);
+      const mapped = harnessNames(base, offered);
       if (pattern !== undefined && pattern !== "" && pattern !== "*") {
         notes.push(
           `"${written}" is read as ${mapped.join(", ")}: harness does not narrow a tool by a ` +

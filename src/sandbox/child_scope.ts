@@ -39,9 +39,20 @@ export interface AgentReach {
 }
 
 /** Why a child cannot start. */
-export type ChildRefusal =
-  | { kind: "unknown_tools"; agent: string; names: string[]; known: string[] }
-  | { kind: "too_deep"; agent: string; depth: number; limit: number };
+export type ChildRefusal = { kind: "too_deep"; agent: string; depth: number; limit: number };
+
+/** A tool an agent names that its child does not get, and why. */
+export interface LeftOutTool {
+  name: string;
+  /** `unknown`: harness has no such tool; `not_offered`: the parent does not have it;
+   * `too_deep`: `task` past max_agent_depth. */
+  why: "unknown" | "not_offered" | "too_deep";
+}
+
+/** A child's scope and the tools its agent named that it does not get. */
+export interface ChildScope extends Scope {
+  leftOut: readonly LeftOutTool[];
+}
 
 /** Options of {@linkcode childScope}. */
 export interface ChildScopeOptions {
@@ -49,7 +60,7 @@ export interface ChildScopeOptions {
   workspace: string;
   /** How deep children may nest (`max_agent_depth`): 1 allows children, not grandchildren. */
   maxDepth: number;
-  /** Every tool name harness knows here; a name outside it is refused, not ignored. */
+  /** Every tool name harness knows here; a name outside it is reported as unknown. */
   known: ReadonlySet<string>;
 }
 
@@ -93,13 +104,14 @@ function narrowedGrants(parent: Grants, agent: AgentReach, workspace: string): G
 
 /**
  * The scope of a child started with `agent` from `parent`: never wider than the parent in any
- * way. Tool names the agent lists that harness does not know are refused (a typo must not
- * silently drop a restriction the author meant); known ones the parent lacks are left out.
+ * way. A tool list is a list of what the agent may use, so a name harness does not know (real
+ * agent files name tools of other programs: NotebookRead, KillShell) or one the parent lacks is
+ * left out and reported in `leftOut`, never mapped to something else.
  *
  * @param parent The scope of the conversation that calls `task`.
  * @param agent What the agent file asks for.
  * @param options The workspace, the depth limit and the known tool names.
- * @returns The child's scope, or why it cannot start.
+ * @returns The child's scope with what it left out, or why it cannot start.
  *
  * @example
  * ```ts
@@ -119,19 +131,21 @@ export function childScope(
   parent: Scope,
   agent: AgentReach,
   options: ChildScopeOptions,
-): Result<Scope, ChildRefusal> {
+): Result<ChildScope, ChildRefusal> {
   const depth = parent.depth + 1;
   if (depth > options.maxDepth) {
     return err({ kind: "too_deep", agent: agent.name, depth, limit: options.maxDepth });
   }
-  const unknown = (agent.tools ?? []).filter((name) => !options.known.has(name));
-  if (unknown.length > 0) {
-    const known = [...options.known].sort();
-    return err({ kind: "unknown_tools", agent: agent.name, names: unknown, known });
-  }
   // `task` only when the agent names it and a grandchild would still be within the limit.
-  const mayDelegate = (agent.tools ?? []).includes(TASK_TOOL) && depth + 1 <= options.maxDepth;
-  const asked = new Set(agent.tools ?? parent.tools);
+  const mayDelegate = depth + 1 <= options.maxDepth;
+  const offered = new Set(parent.tools);
+  const leftOut: LeftOutTool[] = [];
+  for (const name of new Set(agent.tools ?? [])) {
+    if (!options.known.has(name)) leftOut.push({ name, why: "unknown" });
+    else if (!offered.has(name)) leftOut.push({ name, why: "not_offered" });
+    else if (name === TASK_TOOL && !mayDelegate) leftOut.push({ name, why: "too_deep" });
+  }
+  const asked = new Set(agent.tools ?? parent.tools.filter((name) => name !== TASK_TOOL));
   const tools = parent.tools.filter((name) =>
     asked.has(name) && (name !== TASK_TOOL || mayDelegate)
   );
@@ -145,7 +159,33 @@ export function childScope(
     depth,
     autoApprove: parent.autoApprove && agent.autoApprove !== false,
     ...(scratch ? { scratch } : {}),
+    leftOut,
   });
+}
+
+/**
+ * What a child runs without, in one line for the user and the `task` result; undefined when
+ * it got every tool its agent named.
+ *
+ * @example
+ * ```ts
+ * import { describeLeftOut } from "./child_scope.ts";
+ * const line = describeLeftOut("explorer", [{ name: "KillShell", why: "unknown" }]);
+ * if (!line?.includes('"KillShell" (harness has no such tool)')) throw new Error(line);
+ * ```
+ */
+export function describeLeftOut(
+  agent: string,
+  leftOut: readonly LeftOutTool[],
+): string | undefined {
+  if (leftOut.length === 0) return undefined;
+  const why: Record<LeftOutTool["why"], string> = {
+    unknown: "harness has no such tool",
+    not_offered: "this conversation does not offer it",
+    too_deep: "max_agent_depth allows no deeper subagent",
+  };
+  const parts = leftOut.map((tool) => `"${tool.name}" (${why[tool.why]})`);
+  return `Agent "${agent}" runs without ${parts.join(", ")}`;
 }
 
 /**
@@ -159,18 +199,7 @@ export function childScope(
  * ```
  */
 export function describeChildRefusal(refusal: ChildRefusal): string {
-  switch (refusal.kind) {
-    case "unknown_tools":
-      return `Agent "${refusal.agent}" names tools harness does not have: ${
-        refusal.names.map((name) => JSON.stringify(name)).join(", ")
-      }: use harness's tool names (${refusal.known.join(", ")}) in its tools list`;
-    case "too_deep":
-      return `Agent "${refusal.agent}" cannot start: it would be at depth ${refusal.depth} and ` +
-        `max_agent_depth is ${refusal.limit}: do the work in this conversation, or raise ` +
-        `max_agent_depth in your config`;
-    default: {
-      const never: never = refusal;
-      throw new Error(`unknown refusal ${JSON.stringify(never)}`);
-    }
-  }
+  return `Agent "${refusal.agent}" cannot start: it would be at depth ${refusal.depth} and ` +
+    `max_agent_depth is ${refusal.limit}: do the work in this conversation, or raise ` +
+    `max_agent_depth in your config`;
 }

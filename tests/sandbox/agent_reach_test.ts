@@ -4,7 +4,7 @@
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { agentReach } from "../../src/sandbox/agent_reach.ts";
-import { childScope, describeChildRefusal } from "../../src/sandbox/child_scope.ts";
+import { childScope, describeLeftOut } from "../../src/sandbox/child_scope.ts";
 import { emptyGrants } from "../../src/sandbox/grants.ts";
 
 const OFFERED = [
@@ -84,7 +84,18 @@ Deno.test("agentReach() reads approval modes and harness's read and write paths"
   assertEquals([paths.reach.read, paths.reach.write], [["src"], ["docs"]]);
 });
 
-Deno.test("an unknown tool name reaches childScope, which refuses the agent by that name", () => {
+Deno.test("agentReach() finds MCP tools whatever harness made of their names", () => {
+  const offered = ["read_file", "prompt_to_asset__render", "prompt_to_asset__list", "gh__search"];
+  const server = agentReach({ name: "a", tools: ["mcp__prompt-to-asset"], fields: {} }, offered);
+  assertEquals(server.reach.tools, ["prompt_to_asset__render", "prompt_to_asset__list"]);
+  const denied = agentReach(
+    { name: "a", disallowedTools: ["mcp__Prompt-To-Asset__render"], fields: {} },
+    offered,
+  );
+  assertEquals(denied.reach.tools, ["read_file", "prompt_to_asset__list", "gh__search"]);
+});
+
+Deno.test("an unknown tool name reaches childScope, which leaves it out by that name", () => {
   const { reach } = agentReach(
     { name: "nb", tools: ["Read", "NotebookEdit"], fields: {} },
     OFFERED,
@@ -94,6 +105,7 @@ Deno.test("an unknown tool name reaches childScope, which refuses the agent by t
     reach,
     { workspace: "/w", maxDepth: 1, known: new Set(OFFERED) },
   );
-  assert(!scope.ok);
-  assert(describeChildRefusal(scope.error).includes('"NotebookEdit"'));
+  assert(scope.ok);
+  assertEquals(scope.value.tools, ["read_file"]);
+  assert(describeLeftOut("nb", scope.value.leftOut)?.includes('"NotebookEdit"'));
 });

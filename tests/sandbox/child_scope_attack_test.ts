@@ -209,8 +209,11 @@ Deno.test({
     if (!wide.ok || JSON.stringify(wide.value.grants.allow.read) !== '["/w"]') {
       succeeded.push("an agent's read paths widen the parent's");
     }
-    if (childScope(parent, { name: "u", tools: ["read_file", "Bash"] }, scopeOptions(ws)).ok) {
-      succeeded.push("an agent with a tool name harness does not know starts anyway");
+    const unknown = childScope(parent, { name: "u", tools: ["read_file", "Bash", "shell"] }, {
+      ...scopeOptions(ws),
+    });
+    if (!unknown.ok || unknown.value.tools.join() !== "read_file") {
+      succeeded.push("a tool name harness does not know gives the child a tool");
     }
     if (net.hits() > 0) succeeded.push(`the network was reached ${net.hits()} time(s)`);
     const yes = childScope(parent, { name: "y", autoApprove: true }, scopeOptions(ws));

@@ -6,6 +6,7 @@ import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/stric
 import {
   childScope,
   describeChildRefusal,
+  describeLeftOut,
   intersectGrant,
   type Scope,
 } from "../../src/sandbox/child_scope.ts";
@@ -51,6 +52,7 @@ Deno.test("childScope() gives task to an agent that names it while a grandchild 
   assertEquals([grandchild.value.tools, grandchild.value.depth], [["read_file"], 2]);
   const refused = childScope(grandchild.value, agent, options);
   assert(!refused.ok && refused.error.kind === "too_deep");
+  assert(describeChildRefusal(refused.error).includes("max_agent_depth is 2"));
 });
 
 Deno.test("childScope() intersects paths and keeps the parent's deny lists and other grants", () => {
@@ -67,15 +69,23 @@ Deno.test("childScope() intersects paths and keeps the parent's deny lists and o
   assertEquals(deny.read, ["/w/.env"]);
 });
 
-Deno.test("childScope() refuses an agent with a tool name harness does not know, saying which", () => {
-  const scope = childScope(parent(["-A"], ["read_file"]), {
-    name: "claude-style",
-    tools: ["Read", "read_file"],
+Deno.test("childScope() leaves out tool names harness does not know, and says which", () => {
+  const scope = childScope(parent(["-A"], ["read_file", "run_command"]), {
+    name: "explorer",
+    tools: ["read_file", "NotebookRead", "write_file", "KillShell"],
   }, { workspace: "/w", maxDepth: 1, known });
-  assert(!scope.ok);
-  const line = describeChildRefusal(scope.error);
-  assert(line.startsWith('Agent "claude-style" names tools harness does not have: "Read"'), line);
-  assert(line.includes("read_file, run_command"), line);
+  assert(scope.ok);
+  assertEquals(scope.value.tools, ["read_file"]);
+  assertEquals(scope.value.leftOut, [
+    { name: "NotebookRead", why: "unknown" },
+    { name: "write_file", why: "not_offered" },
+    { name: "KillShell", why: "unknown" },
+  ]);
+  assertEquals(
+    describeLeftOut("explorer", scope.value.leftOut),
+    'Agent "explorer" runs without "NotebookRead" (harness has no such tool), "write_file" ' +
+      '(this conversation does not offer it), "KillShell" (harness has no such tool)',
+  );
 });
 
 Deno.test("childScope() never runs a child without approvals its parent needs", () => {
