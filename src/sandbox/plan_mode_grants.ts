@@ -4,6 +4,7 @@
 // what commands could write becomes "scratch", which the command sandbox mounts as a throwaway
 // overlay (command_sandbox_rules.ts), so builds and tests run and nothing persists.
 
+import type { GateRules } from "../gate/gate_types.ts";
 import type { Grants } from "./grants.ts";
 import type { Grant } from "./permission_name.ts";
 import { grantCovers } from "./permission_value.ts";
@@ -87,4 +88,34 @@ export function planModeGrants(grants: Grants, options: PlanModeOptions): PlanMo
     grantCovers("write", grants.deny.write, options.planFolder);
   narrowed.allow.write = denied ? [] : [options.planFolder];
   return { grants: narrowed, scratch: scratchOf(grants, options) };
+}
+
+/**
+ * The file gate's rules for plan mode (built from plan mode's grants by gateRules): the plan
+ * folder, when it lies in harness's hidden data folder, becomes one of that folder's exceptions,
+ * so the tools can write the plan there and nothing else of the data folder.
+ *
+ * @param rules The gate's rules built from plan mode's grants.
+ * @param planFolder The plan folder (absolute).
+ * @returns A copy of `rules` with the exception added.
+ *
+ * @example
+ * ```ts
+ * import { planGateRules } from "./plan_mode_grants.ts";
+ * const rules = planGateRules({
+ *   read: true, write: ["/d/plans/s1"], denyRead: [], denyWrite: [], protected: [],
+ *   protectedNames: [".git"], hidden: [{ path: "/d", except: [] }],
+ * }, "/d/plans/s1");
+ * if (rules.hidden[0]?.except.join() !== "/d/plans/s1") throw new Error();
+ * ```
+ */
+export function planGateRules(rules: GateRules, planFolder: string): GateRules {
+  return {
+    ...rules,
+    hidden: rules.hidden.map((entry) =>
+      grantCovers("read", [entry.path], planFolder) && entry.path !== planFolder
+        ? { ...entry, except: [...new Set([...entry.except, planFolder])] }
+        : entry
+    ),
+  };
 }

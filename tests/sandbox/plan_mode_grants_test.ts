@@ -90,3 +90,36 @@ Deno.test("describeCommandSandbox() says what plan mode does with what commands 
   assert(readOnly.includes("plan mode: the workspace is read-only (bubblewrap 0.9 or later"));
   assert(!describeCommandSandbox(base).includes("plan mode"));
 });
+
+Deno.test("planGateRules() lets the gate write the plan folder in the hidden data folder, only it", async () => {
+  const { gateRules } = await import("../../src/gate/protected_set.ts");
+  const { FileGate } = await import("../../src/gate/file_gate.ts");
+  const { planGateRules } = await import("../../src/sandbox/plan_mode_grants.ts");
+  const root = await Deno.realPath(await Deno.makeTempDir());
+  try {
+    const workspace = `${root}/ws`;
+    const data = `${root}/data`;
+    const planFolder = `${data}/plans/s1`;
+    for (const dir of [workspace, planFolder, `${data}/sessions`]) {
+      await Deno.mkdir(dir, { recursive: true });
+    }
+    const plan = planModeGrants(grantsOf(["-A"]), { planFolder, workspace });
+    const rules = gateRules({
+      workspace,
+      grants: plan.grants,
+      pluginFolders: [],
+      harness: { config: `${root}/config`, data },
+      writableGit: false,
+    });
+    const without = FileGate.open(rules);
+    assert(!without.check("write", `${planFolder}/plan.md`).ok, "the data folder hides it");
+    const gate = FileGate.open(planGateRules(rules, planFolder));
+    assert(gate.check("write", `${planFolder}/plan.md`).ok);
+    for (const path of [`${data}/sessions/x.db`, `${data}/plans/s2/plan.md`, `${workspace}/a.ts`]) {
+      assert(!gate.check("write", path).ok, path);
+    }
+    assert(gate.check("read", `${workspace}/a.ts`).ok);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
