@@ -223,7 +223,10 @@ async function openMcp(
     notice: (line) => frontEnd.mcpNotice(line),
     // Stdio servers start in the same command sandbox as commands (issue 26).
     commandSandbox,
+    outputsDir,
   });
+  // A launcher's profile (npx, uvx, ...) is asked about once, where the user can answer.
+  await servers.approveProfiles(frontEnd.interactive ? frontEnd.io : undefined);
   const source = new McpTools(servers, {
     dataDir: outputsDir,
     maxOutputSize: settings.maxOutputSize,
