@@ -179,6 +179,9 @@ export function editorFiles(fs: EditorFs, options: EditorFilesOptions): FilePort
         throw error;
       }
     },
+    mayWrite(abs) {
+      editorGate(options, "write", abs);
+    },
     async list(abs): Promise<ListedEntry[]> {
       editorGate(options, "read", abs);
       const entries = await gated(() => readGatedDir(options.gate, abs));

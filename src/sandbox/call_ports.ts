@@ -5,8 +5,8 @@
 // only its own worker's access, which its grants bound.
 
 import type { ToolInfo } from "../tools/tool_entry.ts";
-import type { FilePort } from "../tools/file_port.ts";
-import { isTool, JOB_TOOLS, RUN_COMMAND } from "../tools/builtin_tools.ts";
+import { changePort, type FilePort } from "../tools/file_port.ts";
+import { FILE_WRITE_TOOLS, isTool, JOB_TOOLS, RUN_COMMAND } from "../tools/builtin_tools.ts";
 import type { EffectivePermissions } from "./effective_permissions.ts";
 import { openFileChannel } from "./file_channel.ts";
 import { EXTERNAL_SEARCH_TOOLS, type SearchService } from "./search_service.ts";
@@ -36,14 +36,22 @@ export interface CallPorts {
 
 /**
  * The file port's channel for a call of a built-in tool; undefined for any other tool, or
- * when the call brings no port (the worker's own file access serves it).
+ * when the call brings no port (the worker's own file access serves it). A call that changes
+ * one file (a preview, an edit tool's run) reads only where it may write.
  *
  * @param info The tool called.
  * @param files The port the call brings.
+ * @param call Whether the call changes one file (else: whether the tool is an edit tool).
  * @returns The worker's end and its closing.
  */
-export function filesPort(info: ToolInfo, files: FilePort | undefined): OpenPort | undefined {
-  return files && info.origin === "builtin" ? openFileChannel(files) : undefined;
+export function filesPort(
+  info: ToolInfo,
+  files: FilePort | undefined,
+  call: { changes?: boolean } = {},
+): OpenPort | undefined {
+  if (!files || info.origin !== "builtin") return undefined;
+  const changes = call.changes ?? isTool(info, FILE_WRITE_TOOLS);
+  return openFileChannel(changes ? changePort(files) : files);
 }
 
 /**

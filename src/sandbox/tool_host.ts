@@ -214,7 +214,7 @@ export class ToolHost implements ToolSource {
     if (typeof worker === "string") return { error: `cannot start its sandbox: ${worker}` };
     const id = this.#nextId++;
     const info = this.#tools.find((tool) => tool.name === name);
-    const port = info && filesPort(info, files);
+    const port = info && filesPort(info, files, { changes: true });
     const request = worker.request({
       type: "preview",
       id,

@@ -46,4 +46,30 @@ export interface FilePort {
   stat(abs: string): Promise<FileStat | undefined>;
   /** A folder's entries, in the order the system lists them. */
   list(abs: string, path: string): Promise<ListedEntry[]>;
+  /**
+   * Throws the refusal (a permission_denied ToolError) a write to `abs` would meet. Optional:
+   * a port without it refuses at the write.
+   */
+  mayWrite?(abs: string): void;
+}
+
+/**
+ * The port of a call that changes one file (an edit tool's run, any preview): where the
+ * change could not be written, its reads are refused before they reach the port's files, so
+ * nothing is read (an editor is not asked) for a change that cannot happen.
+ *
+ * @param port The call's port.
+ * @returns The port for the call.
+ */
+export function changePort(port: FilePort): FilePort {
+  const mayWrite = port.mayWrite?.bind(port);
+  if (!mayWrite) return port;
+  return {
+    read: (abs, path, options) =>
+      Promise.resolve().then(() => mayWrite(abs)).then(() => port.read(abs, path, options)),
+    stat: (abs) => Promise.resolve().then(() => mayWrite(abs)).then(() => port.stat(abs)),
+    write: (abs, content, path) => port.write(abs, content, path),
+    list: (abs, path) => port.list(abs, path),
+    mayWrite,
+  };
 }

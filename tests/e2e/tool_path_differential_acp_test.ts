@@ -2,6 +2,11 @@
 // ACP, read_file, write_file and edit_file go through the editor's buffers, a sandboxed edit
 // is shown as a diff, and a denied path never reaches the editor. What the session log, the
 // model's requests, the editor's updates and its buffers hold must equal the fixture.
+// Recorded from the old code, then again for issue 39's intended changes, each read in the
+// diff of the two recordings: the editor gets the terminal's own tools (their messages;
+// insert_lines through the editor too, so its buffer changes, not the disk, and no checkpoint
+// records it), an edit's preview reads the buffer (for the diagnostics after it), and a
+// --deny-read path is refused by the worker's guard, which says the flag that denies it.
 
 import type { ContentBlock } from "@agentclientprotocol/sdk";
 import { reply, startFakeLlmServer } from "../helpers/fake_llm_server.ts";
