@@ -6,7 +6,7 @@
 // command's word: /undo keep or /undo overwrite; without one nothing is changed and the reply
 // says so.
 
-import { offerTools } from "../agent/tool_offer.ts";
+import { offerTools } from "../sandbox/tool_offer.ts";
 import type { Conversation } from "../agent/conversation.ts";
 import { formatContextReport } from "../agent/context_report.ts";
 import { formatPermissionsReport } from "../permissions/explain.ts";

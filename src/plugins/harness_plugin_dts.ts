@@ -156,6 +156,8 @@ export interface FilePort {
   /** The file's kind and size, or undefined when nothing is there. */
   stat(abs: string): Promise<FileStat | undefined>;
   list(abs: string, path: string): Promise<ListedEntry[]>;
+  /** Host side only (a tool need not call it): throws where a write would be refused. */
+  mayWrite?(abs: string): void;
 }
 
 export interface FileStat {

@@ -8,9 +8,9 @@
 // MODE_FILTERS.
 
 import type { ToolSchema } from "../messages.ts";
-import type { Grants } from "../sandbox/grants.ts";
-import { effectivePermissions } from "../sandbox/effective_permissions.ts";
-import { grantFor, type ToolGrants } from "../sandbox/tool_grants.ts";
+import type { Grants } from "./grants.ts";
+import { effectivePermissions } from "./effective_permissions.ts";
+import { grantFor, type ToolGrants } from "./tool_grants.ts";
 import type { ToolPermissions } from "../tools/define_tool.ts";
 import type { FilePort } from "../tools/file_port.ts";
 import { type ToolEntry, type ToolInfo, toToolSchema } from "../tools/tool_entry.ts";
