@@ -18,9 +18,11 @@ Deno.test("truncateMiddle() keeps head and tail within the limit", () => {
   assert(r.text.length <= 300, String(r.text.length));
   assert(r.text.startsWith(text.slice(0, 50)) && r.text.endsWith(text.slice(-50)));
   assert(r.text.includes(`[... ${r.cut} characters cut; full output saved to "/d/out.txt"`));
-  assertEquals(truncateMiddle("ok", { limit: 10 }), { text: "ok", cut: 0 });
+  assertEquals(truncateMiddle("ok", { limit: 10 }), { text: "ok", cut: 0, cutBytes: 0 });
   const emoji = truncateMiddle("😀".repeat(500), { limit: 101 });
   assert(!/[\ud800-\udbff](?![\udc00-\udfff])/.test(emoji.text), "no lone high surrogate");
+  // Two UTF-16 units and four UTF-8 bytes each.
+  assertEquals(emoji.cutBytes, emoji.cut * 2);
 });
 
 Deno.test("truncateToolResult() applies the byte cap and records it", async () => {
