@@ -10,7 +10,7 @@ import type { ToolInfo, ToolRun, ToolRunner } from "../tools/tool_runner.ts";
 import type { PreviewResult } from "../tools/file_change.ts";
 import { truncateToolResult } from "../sandbox/truncate_output.ts";
 import { type McpCallResult, mcpMediaBlocks, mcpResultText, printable } from "./mcp_result.ts";
-import { toolOutputsDir } from "../config/folders.ts";
+import { ensurePrivateDir, toolOutputsDir } from "../config/folders.ts";
 import type { McpServers } from "./mcp_servers.ts";
 import type { McpToolListing } from "./mcp_server.ts";
 import { mcpToolName } from "./tool_names.ts";
@@ -224,10 +224,13 @@ export class WithMcpTools implements ToolRunner {
     const dir = toolOutputsDir(this.options.dataDir);
     const stamp = new Date().toISOString().replace(/[:.]/g, "-");
     try {
-      await Deno.mkdir(dir, { recursive: true });
+      // Owner-only, as the cut outputs beside them (also when the folders already existed).
+      ensurePrivateDir(this.options.dataDir);
+      ensurePrivateDir(dir);
       for (const block of media) {
         const file = `${dir}/${name}-${stamp}-${block.index}.${block.extension}`;
-        await Deno.writeFile(file, Uint8Array.from(atob(block.data), (c) => c.charCodeAt(0)));
+        const bytes = Uint8Array.from(atob(block.data), (c) => c.charCodeAt(0));
+        await Deno.writeFile(file, bytes, { mode: 0o600, createNew: true });
         saved.set(block.index, file);
       }
     } catch {

@@ -117,6 +117,8 @@ Deno.test("WithMcpTools maps isError to a failed tool_error result and images to
 
 Deno.test("WithMcpTools keeps an image result as a file the note names", async () => {
   const dataDir = await Deno.makeTempDir();
+  // Readable by everyone, as an older harness or the user left it: harness closes it.
+  if (Deno.build.os !== "windows") await Deno.chmod(dataDir, 0o755);
   try {
     await using t = await open({ bad: fixture() }, { dataDir });
     const image = await t.runner.run("bad__image", {}, { state });
@@ -124,6 +126,12 @@ Deno.test("WithMcpTools keeps an image result as a file the note names", async (
     assert(saved !== undefined, image.result.data!);
     assert(saved.endsWith(".png"));
     assertEquals([...await Deno.readFile(saved)].slice(1, 4), [80, 78, 71]); // "PNG"
+    if (Deno.build.os !== "windows") {
+      // Owner-only, as the cut outputs beside it.
+      assertEquals((await Deno.stat(saved)).mode! & 0o777, 0o600);
+      assertEquals((await Deno.stat(dirname(saved))).mode! & 0o777, 0o700);
+      assertEquals((await Deno.stat(dataDir)).mode! & 0o777, 0o700);
+    }
   } finally {
     await Deno.remove(dataDir, { recursive: true });
   }
