@@ -8,7 +8,7 @@
 // its file once the host has checked it is one of that folder's.
 
 import { humanSize } from "../platform/human_size.ts";
-import { basename, dirname, isAbsolute, join, normalize } from "node:path";
+import { dirname, isAbsolute, join, normalize } from "node:path";
 import { makeToolResult, type ToolResult } from "../messages.ts";
 import { ensurePrivateDir, toolOutputsDir } from "../config/folders.ts";
 
@@ -219,8 +219,8 @@ function withTruncated(
 
 /**
  * The file a tool names as its saved output (ToolOutput.cutOutput.path), with its size, when
- * it is one of this workspace's saved outputs: a regular file right in
- * `<dataDir>/tool_outputs`, reached without a link. Anything else is not harness's to name.
+ * it is one of this workspace's saved outputs: a regular file (not a link) right in
+ * `<dataDir>/tool_outputs`. Anything else is not harness's to name.
  *
  * @example
  * ```ts
@@ -235,11 +235,9 @@ export async function savedOutputFile(
   const dir = toolOutputsDir(dataDir);
   if (!isAbsolute(path) || normalize(path) !== path || dirname(path) !== dir) return undefined;
   try {
+    // lstat: a link is not a file of harness's, wherever it points.
     const info = await Deno.lstat(path);
-    if (!info.isFile) return undefined;
-    const real = await Deno.realPath(path);
-    if (real !== join(await Deno.realPath(dir), basename(path))) return undefined;
-    return { path, bytes: info.size };
+    return info.isFile ? { path, bytes: info.size } : undefined;
   } catch {
     return undefined;
   }

@@ -2,7 +2,7 @@
 // the whole output" (ToolOutput.cutOutput, which run_command uses for its job log). The
 // result's metadata then names a file that fit_request, the session log and -p JSON pass on
 // as the full output. The host names only a regular file of this workspace's saved outputs,
-// reached without a link; it still records what the tool says it cut.
+// not a link; it still records what the tool says it cut.
 
 import { deepStrictEqual as assertEquals } from "node:assert/strict";
 import { join } from "node:path";

@@ -91,3 +91,37 @@ Deno.test("truncateToolResult() says what the file holds when the tool cut its o
     await Deno.remove(dataDir, { recursive: true });
   }
 });
+
+Deno.test("truncateToolResult() cuts a tool's own cut output again, naming the tool's file", async () => {
+  const dataDir = await Deno.makeTempDir();
+  try {
+    const data = "é".repeat(6000); // 12,000 bytes, as a job log's head and tail with notes
+    const saved = { path: `${dataDir}/tool_outputs/run_command-a-1.log`, bytes: 300_000 };
+    const r = await truncateToolResult(makeToolResult({ data }), {
+      toolOutputLimit: 5_000,
+      dataDir,
+      tool: "run_command",
+      outputBytes: 400_000,
+      toolCut: { bytes: 388_000, saved },
+    });
+    assert(r.data!.length <= 5_000, String(r.data!.length));
+    assert(
+      r.data!.includes(`the first 293.0 KB of the 390.6 KB output saved to "${saved.path}"`),
+      r.data!,
+    );
+    const truncated = r.metadata.truncated!;
+    // Both cuts, in bytes: the tool's and the two-byte characters cut here.
+    const cutHere = 6000 - (r.data!.match(/é/g) ?? []).length;
+    assertEquals(truncated, {
+      cut: 388_000 + 2 * cutHere,
+      unit: "bytes",
+      full_output_path: saved.path,
+      saved_bytes: 300_000,
+      output_bytes: 400_000,
+    });
+    // No second file was saved.
+    assertEquals(await Array.fromAsync(Deno.readDir(dataDir)), []);
+  } finally {
+    await Deno.remove(dataDir, { recursive: true });
+  }
+});
