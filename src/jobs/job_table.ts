@@ -192,19 +192,14 @@ export class JobTable implements JobControl {
   /** The outcome of a command waited for; it leaves the table (its log too, unless named). */
   async #finish(job: Job, end: JobEnd, limit: number): Promise<CommandOutcome> {
     const { log } = job.process;
-    const stopped = end.stopped === "timeout" || end.stopped === "cancelled";
-    const read = await log.read(
-      0,
-      log.total,
-      stopped ? Math.min(limit, STOPPED_OUTPUT_BYTES) : limit,
-    );
+    const why = end.stopped === "timeout" || end.stopped === "cancelled" ? end.stopped : undefined;
+    // A stopped command's output goes into an error message: read it shorter.
+    const read = await log.read(0, log.total, why ? Math.min(limit, STOPPED_OUTPUT_BYTES) : limit);
     this.#jobs.splice(this.#jobs.indexOf(job), 1);
     if (read.cutBytes === 0) await log.discard();
     const elapsedMs = end.at - job.process.startedAt;
     const output = { elapsedMs, status: end.status, text: read.text, bytes: log.total };
-    if (end.stopped === "timeout" || end.stopped === "cancelled") {
-      return { kind: "stopped", why: end.stopped, ...output, ...cutOf(read) };
-    }
+    if (why) return { kind: "stopped", why, ...output, ...cutOf(read) };
     return { kind: "exited", ...output, ...cutOf(read), notes: end.notes };
   }
 
