@@ -4,7 +4,13 @@
 
 import type { Settings } from "../config/settings.ts";
 import type { McpServerConfig } from "../config/mcp_config.ts";
-import { configDir, dataDir, homeDir, savedOutputsRoot } from "../config/folders.ts";
+import {
+  configDir,
+  dataDir,
+  homeDir,
+  savedOutputsRoot,
+  workspaceDataDir,
+} from "../config/folders.ts";
 import type { Grants } from "../sandbox/grants.ts";
 import { type CommandSandbox, describeCommandSandbox } from "../sandbox/command_sandbox.ts";
 import type { ToolHost } from "../sandbox/tool_host.ts";
@@ -85,6 +91,8 @@ export interface RunTools {
 export async function openRunTools(options: RunToolsOptions): Promise<RunTools> {
   const { settings, grants, cwd, frontEnd } = options;
   const outputsDir = frontEnd.outputsDir ?? savedOutputsRoot();
+  // The workspace's own saved outputs, as the tool host's: its read_file may read them.
+  const workspaceOutputs = workspaceDataDir(outputsDir, cwd);
   const tools = await openTools({
     settings,
     grants,
@@ -109,7 +117,7 @@ export async function openRunTools(options: RunToolsOptions): Promise<RunTools> 
     notice: (line) => frontEnd.mcpNotice(line),
     // Stdio servers start in the same command sandbox as commands (issue 26).
     commandSandbox: tools.commandSandbox,
-    outputsDir,
+    outputsDir: workspaceOutputs,
   });
   // A launcher's profile (npx, uvx, ...) is asked about once, where the user can answer.
   await mcp?.approveProfiles(frontEnd.interactive ? frontEnd.io : undefined);
@@ -128,7 +136,11 @@ export async function openRunTools(options: RunToolsOptions): Promise<RunTools> 
   const coded = withCodeTools(tools.host, options);
   const all = skills ? new WithSkillTools(coded, skills.tools) : coded;
   const inner = mcpModules && mcp
-    ? withMcpTools(mcpModules[1].WithMcpTools, { inner: all, mcp, outputsDir }, options)
+    ? withMcpTools(mcpModules[1].WithMcpTools, {
+      inner: all,
+      mcp,
+      outputs: workspaceOutputs,
+    }, options)
     : all;
   // Only tools the sandbox can run are offered, in compact form for small windows.
   const toolGrants = webSearchGrants(settings.webSearchUrl);
@@ -201,13 +213,13 @@ function withCodeTools(host: ToolRunner, options: RunToolsOptions): WithCodeTool
 
 function withMcpTools(
   WithMcpTools: typeof McpToolsModule.WithMcpTools,
-  layer: { inner: ToolRunner; mcp: McpServersModule.McpServers; outputsDir: string },
+  layer: { inner: ToolRunner; mcp: McpServersModule.McpServers; outputs: string },
   options: RunToolsOptions,
 ): ToolRunner {
   const { settings, frontEnd } = options;
-  const { inner, mcp, outputsDir } = layer;
+  const { inner, mcp, outputs } = layer;
   return new WithMcpTools(inner, mcp, {
-    dataDir: outputsDir,
+    dataDir: outputs,
     maxOutputSize: settings.maxOutputSize,
     toolOutputLimit: settings.toolOutputLimit,
     timeouts: settings.toolTimeouts,

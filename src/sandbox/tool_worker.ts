@@ -310,14 +310,16 @@ async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promi
       });
       return;
     }
-    const { output: text, display, final, images, outputBytes } = output as {
+    const { output: text, display, final, images, outputBytes, cutOutput } = output as {
       output: string;
       display?: unknown;
       final?: unknown;
       images?: unknown;
       outputBytes?: unknown;
+      cutOutput?: unknown;
     };
     const pictures = imagesOf(images);
+    const cut = cutOutputOf(cutOutput);
     post({
       type: "done",
       id,
@@ -327,6 +329,7 @@ async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promi
       ...(final === true ? { final: true } : {}),
       ...(pictures.length > 0 ? { images: pictures } : {}),
       ...(Number.isSafeInteger(outputBytes) ? { outputBytes: outputBytes as number } : {}),
+      ...(cut ? { cutOutput: cut } : {}),
     });
   } catch (error) {
     post({ type: "failed", id, ...classify(error, name), state });
@@ -478,4 +481,12 @@ function imagesOf(value: unknown): { data: Uint8Array; name?: string }[] {
     if (!(data instanceof Uint8Array)) return [];
     return [{ data, ...(typeof name === "string" ? { name } : {}) }];
   });
+}
+
+/** A tool's `cutOutput`, when its fields have their types (the host checks the path). */
+function cutOutputOf(value: unknown): { bytes: number; path?: string } | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  const { bytes, path } = value as { bytes?: unknown; path?: unknown };
+  if (!Number.isSafeInteger(bytes) || (bytes as number) < 0) return undefined;
+  return { bytes: bytes as number, ...(typeof path === "string" ? { path } : {}) };
 }
