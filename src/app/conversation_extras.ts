@@ -96,6 +96,7 @@ export class WorkspaceExtras {
       model: opened.provider.model,
       sessionId: () => recorder.id ?? "",
       sandbox: tools.commandSandbox,
+      contextLength: () => this.#options.opened.contextLength,
     });
     return {
       ...(checkpoints ? { checkpoints } : {}),
