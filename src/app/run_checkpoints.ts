@@ -1,17 +1,22 @@
-// The checkpoints of a run's conversations, for every front end: what they cover (the write
-// grant inside the workspace; all of it when commands can write anywhere), where the shadow
-// repository lives (the data folder, one per workspace), and the git program. A conversation
-// gets its own TurnCheckpoints, with the records a resumed session brings.
+// The checkpoints of a run's conversations, for every front end: what they may read and write
+// (built once from the grants and the deny lists, the gate's place), what they cover (the
+// write grant inside the workspace; all of it when commands can write anywhere), where the
+// shadow repository lives (the data folder, one per workspace) and the git program. A
+// workspace's checkpoints are shared by its conversations; each conversation gets its own
+// TurnCheckpoints, with the records a resumed session brings.
 
 import { join, relative } from "node:path";
 import type { Settings } from "../config/settings.ts";
 import { dataDir, workspaceDataDir } from "../config/folders.ts";
 import type { Grants } from "../sandbox/grants.ts";
+import { grantCovers } from "../sandbox/permission_value.ts";
 import type { CommandSandbox } from "../sandbox/command_sandbox.ts";
 import { findProgram } from "../sandbox/command_sandbox_probe.ts";
-import { CheckpointRepo } from "../checkpoints/checkpoint_repo.ts";
-import { type TurnCheckpoint, TurnCheckpoints } from "../checkpoints/turn_checkpoints.ts";
+import type { TurnCheckpoint } from "../checkpoints/turn_record.ts";
+import { TurnCheckpoints } from "../checkpoints/turn_checkpoints.ts";
 import { ShadowGitError } from "../checkpoints/shadow_git.ts";
+import type { CheckpointAccess } from "../checkpoints/checkpoint_paths.ts";
+import { WorkspaceCheckpoints } from "../checkpoints/workspace_checkpoints.ts";
 
 /** What a run's checkpoints need. */
 export interface RunCheckpointsOptions {
@@ -23,6 +28,10 @@ export interface RunCheckpointsOptions {
   dataDir?: string;
   /** PATH to find git on (default: this process's). */
   path?: string;
+  /** The first session's id, named to other sessions that start in the folder. */
+  session?: string;
+  /** Watch the folders for commands (default: where the platform's watcher can). */
+  watch?: boolean;
 }
 
 /**
@@ -67,9 +76,108 @@ export function checkpointScope(
 }
 
 /**
- * Makes the checkpoints of one conversation, or undefined when they are off (`checkpoints`:
- * false). The repository opens on the first turn that may change files; then, when no write
- * grant reaches the workspace and commands are confined, nothing is ever snapshotted.
+ * What checkpoints may read and write, from the grants and deny lists: a snapshot never
+ * takes a file the session may not read (a --deny-read secret stays out of the shadow
+ * repository), a restore never writes where the session may not, and harness's own data
+ * folder is neither.
+ *
+ * @param grants The run's grants.
+ * @param data Harness's data folder.
+ * @returns The checks.
+ *
+ * @example
+ * ```ts
+ * import { checkpointAccess } from "./run_checkpoints.ts";
+ * import { emptyGrants } from "../sandbox/grants.ts";
+ * const grants = emptyGrants();
+ * grants.allow.read = ["/w"];
+ * grants.allow.write = ["/w"];
+ * grants.deny.read = ["/w/.env"];
+ * const access = checkpointAccess(grants, "/home/u/.local/share/harness");
+ * if (!access.mayRead("/w/a.ts") || access.mayRead("/w/.env") || access.mayRead("/etc/x")) throw new Error();
+ * ```
+ */
+export function checkpointAccess(grants: Grants, data: string): CheckpointAccess {
+  const allowed = (kind: "read" | "write", path: string) =>
+    grantCovers(kind, grants.allow[kind], path) && !grantCovers(kind, grants.deny[kind], path) &&
+    !grantCovers(kind, [data], path);
+  return {
+    mayRead: (path) => allowed("read", path),
+    mayWrite: (path) => allowed("write", path) && allowed("read", path),
+  };
+}
+
+/**
+ * The checkpoints of one workspace in this run, shared by its conversations; undefined when
+ * they are off (`checkpoints`: false). Its live claim is taken now, so another session working
+ * in the folder is named at the first turn.
+ *
+ * @param settings `checkpoints` and `checkpoint_max_file_size`.
+ * @param options Workspace, grants, sandbox.
+ * @returns The workspace's checkpoints.
+ */
+export function openWorkspaceCheckpoints(
+  settings: Pick<Settings, "checkpoints" | "checkpointMaxFileSize">,
+  options: RunCheckpointsOptions,
+): WorkspaceCheckpoints | undefined {
+  if (!settings.checkpoints) return undefined;
+  const data = options.dataDir ?? dataDir();
+  return new WorkspaceCheckpoints({
+    workspace: options.cwd,
+    gitDir: workspaceDataDir(join(data, "checkpoints"), options.cwd),
+    owner: crypto.randomUUID().slice(0, 13),
+    ...(options.session ? { session: options.session } : {}),
+    maxFileBytes: settings.checkpointMaxFileSize,
+    access: checkpointAccess(options.grants, data),
+    ...(options.watch === undefined ? {} : { watch: options.watch }),
+    prepare: () => prepare(options),
+  });
+}
+
+/** Finds git and the folders to checkpoint, or why no turn can change a file. */
+async function prepare(
+  options: RunCheckpointsOptions,
+): Promise<{ git: string; scope?: readonly string[] } | { inactive: string }> {
+  const run = options.grants.allow.run === true || options.grants.allow.run.length > 0;
+  const sandbox = run ? await options.sandbox : undefined;
+  const confined = sandbox?.confinement.kind === "bwrap" ||
+    sandbox?.confinement.kind === "sandbox-exec";
+  const scope = checkpointScope(options.grants, options.cwd, run && !confined);
+  if (scope === "none") {
+    return { inactive: "no write grant reaches the workspace, so no turn can change a file" };
+  }
+  const git = findProgram("git", options.path ?? Deno.env.get("PATH"));
+  if (git === undefined) {
+    throw new ShadowGitError("git was not found on PATH: install git to have /undo and /rewind");
+  }
+  return { git, ...(scope === undefined ? {} : { scope }) };
+}
+
+/**
+ * The checkpoints of one conversation over its workspace's.
+ *
+ * @param workspace The workspace's checkpoints ({@linkcode openWorkspaceCheckpoints}).
+ * @param records A resumed session's records.
+ * @param options `closesWorkspace`: closing the conversation's checkpoints closes the workspace's.
+ * @returns The conversation's TurnCheckpoints.
+ */
+export function conversationCheckpoints(
+  workspace: WorkspaceCheckpoints,
+  records: readonly TurnCheckpoint[] = [],
+  options: { closesWorkspace?: boolean } = {},
+): TurnCheckpoints {
+  const notice = workspace.notice;
+  return new TurnCheckpoints({
+    open: () => workspace.open(),
+    records,
+    ...(notice ? { notices: [notice] } : {}),
+    ...(options.closesWorkspace ? { close: () => workspace.close() } : {}),
+  });
+}
+
+/**
+ * Makes the checkpoints of one conversation with a workspace of its own (tests, one-off
+ * runs), or undefined when they are off; closing them closes the workspace's.
  *
  * @param settings `checkpoints` and `checkpoint_max_file_size`.
  * @param options Workspace, grants and sandbox.
@@ -81,35 +189,7 @@ export function openCheckpoints(
   options: RunCheckpointsOptions,
   records: readonly TurnCheckpoint[] = [],
 ): TurnCheckpoints | undefined {
-  if (!settings.checkpoints) return undefined;
-  const maxFileBytes = settings.checkpointMaxFileSize;
-  const owner = crypto.randomUUID().slice(0, 13);
-  return new TurnCheckpoints({
-    async open() {
-      const run = options.grants.allow.run === true || options.grants.allow.run.length > 0;
-      const sandbox = run ? await options.sandbox : undefined;
-      const confined = sandbox?.confinement.kind === "bwrap" ||
-        sandbox?.confinement.kind === "sandbox-exec";
-      const scope = checkpointScope(options.grants, options.cwd, run && !confined);
-      if (scope === "none") {
-        return { inactive: "no write grant reaches the workspace, so no turn can change a file" };
-      }
-      const git = findProgram("git", options.path ?? Deno.env.get("PATH"));
-      if (git === undefined) {
-        throw new ShadowGitError(
-          "git was not found on PATH: install git to have /undo and /rewind",
-        );
-      }
-      return await CheckpointRepo.open({
-        git,
-        workspace: options.cwd,
-        gitDir: workspaceDataDir(join(options.dataDir ?? dataDir(), "checkpoints"), options.cwd),
-        owner,
-        maxFileBytes,
-        ...(scope === undefined ? {} : { scope }),
-      });
-    },
-    maxFileBytes,
-    records,
-  });
+  const workspace = openWorkspaceCheckpoints(settings, options);
+  if (workspace === undefined) return undefined;
+  return conversationCheckpoints(workspace, records, { closesWorkspace: true });
 }

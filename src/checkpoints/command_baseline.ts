@@ -1,0 +1,368 @@
+// What a command changed. A command may touch any file, so before it runs the content of
+// every file must already be in the shadow repository: the baseline, this process's git index
+// of the checkpointed folders (the first command of a session reads them all, with progress
+// when that is slow; later ones only what changed since). While the command runs a watcher
+// collects the paths that change (change_watcher.ts); where none works, the folders are
+// scanned again and a new file counts only if it changed while the command ran. Each path
+// comes back with its state before (from the baseline) and after. A file the baseline lacks
+// counts as created ("absent" before) only if it was born while the command ran: an ignored
+// file a rewritten .gitignore uncovers is unknown, never something to delete.
+
+import { join, relative, sep } from "node:path";
+import { gitText } from "./shadow_git.ts";
+import { nul, parseStaged, safeName, type ShadowStore } from "./shadow_store.ts";
+import { refusedPath } from "./checkpoint_paths.ts";
+import { ABSENT, type FileState, UNKNOWN } from "./file_state.ts";
+import { ChangeWatcher, sentinelFolder, watcherOrdersEvents } from "./change_watcher.ts";
+
+/** One path a command changed, before and after. */
+export interface CommandChange {
+  path: string;
+  before: FileState;
+  after: FileState;
+}
+
+/** A command being watched. */
+export interface CommandWindow {
+  /** When it started (epoch ms). */
+  start: number;
+  /** Paths the watcher reported while it ran; undefined: scan when it ends. */
+  paths: Set<string> | undefined;
+}
+
+/** How the baseline is kept. */
+export interface CommandBaselineOptions {
+  store: ShadowStore;
+  /** Workspace-relative folders to checkpoint; undefined: the whole workspace. */
+  scope?: readonly string[];
+  /** Whether to watch the folders (default: where the platform's watcher orders events). */
+  watch?: boolean;
+}
+
+/**
+ * How much earlier than the command's start a file's birth may read and still be the
+ * command's: file times come from the kernel's coarse clock, a tick behind Date.now().
+ */
+const CLOCK_TICK_MS = 50;
+
+/** Pathspecs passed on git's command line before a whole scan is cheaper. */
+const MAX_PATHSPECS = 2000;
+/** How long a first reading of the folders may take before progress is shown. */
+const PROGRESS_AFTER_MS = 1000;
+
+/** The baseline of one workspace's files, for the commands of one process. */
+export class CommandBaseline {
+  readonly #options: CommandBaselineOptions;
+  #ready: Promise<void> | undefined;
+  #watcher: ChangeWatcher | undefined;
+  #windows = new Set<CommandWindow>();
+  /** Paths the watcher reported that the baseline has not read yet. */
+  #dirty = new Set<string>();
+  #queue: Promise<unknown> = Promise.resolve();
+
+  constructor(options: CommandBaselineOptions) {
+    this.#options = options;
+  }
+
+  /** Runs `body` after every earlier step: one git run on the baseline index at a time. */
+  #serial<T>(body: () => Promise<T>): Promise<T> {
+    const next = this.#queue.then(body, body);
+    this.#queue = next.catch(() => {});
+    return next;
+  }
+
+  /**
+   * A command is about to run: the baseline is brought up to date (the first time, every
+   * file is read, with `progress` told when that takes over a second) and a window opens.
+   *
+   * @param progress Told one line when the first reading is slow.
+   * @returns The window to hand to {@linkcode CommandBaseline.end}.
+   * @throws ShadowGitError when git fails.
+   */
+  begin(progress?: (line: string) => void): Promise<CommandWindow> {
+    return this.#serial(async () => {
+      this.#ready ??= this.#firstReading(progress).catch((error) => {
+        this.#ready = undefined; // the next command tries again
+        throw error;
+      });
+      await this.#ready;
+      await this.#catchUp();
+      const window: CommandWindow = {
+        start: Date.now(),
+        paths: this.#watcher ? new Set() : undefined,
+      };
+      this.#windows.add(window);
+      return window;
+    });
+  }
+
+  /**
+   * The command ended: the paths that changed while it ran, each with its state before and
+   * after; the baseline takes their new content.
+   *
+   * @param window What {@linkcode CommandBaseline.begin} returned.
+   * @returns The changes, sorted by path.
+   * @throws ShadowGitError when git fails.
+   */
+  end(window: CommandWindow): Promise<CommandChange[]> {
+    return this.#serial(async () => {
+      await this.#collect();
+      this.#windows.delete(window);
+      const watched = window.paths;
+      const listed = watched === undefined || watched.size > MAX_PATHSPECS
+        ? await this.#changed(undefined)
+        : await this.#changed([...watched]);
+      const scanned = watched === undefined;
+      const paths = [...listed.keys()].filter((path) =>
+        !scanned || listed.get(path) !== "?" || changedSince(this.#absolute(path), window.start)
+      );
+      if (paths.length === 0) return [];
+      const before = await this.#staged(paths);
+      await this.#update(paths, listed);
+      const after = await this.#staged(paths);
+      const others = paths.filter((path) => !after.has(path));
+      const read = await this.#options.store.read(others);
+      const changes: CommandChange[] = [];
+      for (const path of paths.sort()) {
+        const was = before.get(path) ??
+          (bornSince(this.#absolute(path), window.start) ? ABSENT : UNKNOWN.ignored);
+        const now = after.get(path) ?? read.get(path) ?? ABSENT;
+        if (was !== now) changes.push({ path, before: was, after: now });
+      }
+      return changes;
+    });
+  }
+
+  /** The first reading: the watcher starts first, so nothing changed meanwhile is missed. */
+  async #firstReading(progress?: (line: string) => void): Promise<void> {
+    const started = Date.now();
+    const timer = progress
+      ? setTimeout(() => {
+        progress(
+          "Checkpoints: reading the folder's files before the first command (once per " +
+            "session), so /undo can put back what commands change…",
+        );
+      }, PROGRESS_AFTER_MS)
+      : undefined;
+    try {
+      this.#seedIndex();
+      const { store } = this.#options;
+      if (this.#options.watch ?? watcherOrdersEvents()) {
+        const roots = (this.#options.scope ?? [""]).map((folder) =>
+          join(store.options.workspace, folder)
+        ).filter((root) => isFolder(root));
+        this.#watcher = await ChangeWatcher.start(
+          roots,
+          sentinelFolder(store.repo.gitDir, store.options.owner),
+        ).catch(() => undefined); // no watcher: every command scans instead
+      }
+      const listed = await this.#changed(undefined);
+      await this.#update([...listed.keys()], listed);
+    } finally {
+      clearTimeout(timer);
+    }
+    if (progress && Date.now() - started > PROGRESS_AFTER_MS) {
+      progress(`Checkpoints: read the folder in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    }
+  }
+
+  /** Starts this process's index from the one the last process left (the same files match). */
+  #seedIndex(): void {
+    const { repo } = this.#options.store;
+    try {
+      Deno.copyFileSync(join(repo.gitDir, "index"), repo.indexFile);
+    } catch { /* the first session here: every file is hashed once */ }
+  }
+
+  /** Takes the watcher's paths: into every open window, and into the baseline's to-do. */
+  async #collect(): Promise<void> {
+    if (this.#watcher === undefined) return;
+    const flushed = await this.#watcher.flush();
+    if (flushed.overflow) {
+      // The watcher lost track: every open window scans, and so does the baseline.
+      for (const window of this.#windows) window.paths = undefined;
+      this.#dirty.clear();
+      this.#dirty.add("");
+    }
+    for (const absolute of flushed.paths) {
+      const path = this.#relative(absolute);
+      if (path === undefined) continue;
+      this.#dirty.add(path);
+      for (const window of this.#windows) window.paths?.add(path);
+    }
+  }
+
+  /** Before a command: the paths changed since the last reading are read (all, without a watcher). */
+  async #catchUp(): Promise<void> {
+    await this.#collect();
+    const whole = this.#watcher === undefined || this.#dirty.has("") ||
+      this.#dirty.size > MAX_PATHSPECS;
+    if (!whole && this.#dirty.size === 0) return;
+    const listed = await this.#changed(whole ? undefined : [...this.#dirty]);
+    this.#dirty.clear();
+    await this.#update([...listed.keys()], listed);
+  }
+
+  /**
+   * The files that differ from the baseline (git's tags: "C" changed, "R" gone, "?" new),
+   * under the scope or the given paths; files git ignores are not listed.
+   */
+  async #changed(paths: readonly string[] | undefined): Promise<Map<string, string>> {
+    const { store, scope } = this.#options;
+    const specs = paths ?? scope ?? [];
+    if (paths !== undefined && paths.length === 0) return new Map();
+    const out = await gitText(store.repo, [
+      "ls-files",
+      "-z",
+      "-t",
+      "--modified",
+      "--deleted",
+      "--others",
+      "--exclude-standard",
+      ...(specs.length > 0 ? ["--", ...specs] : []),
+    ]);
+    const listed = new Map<string, string>();
+    for (const entry of out.split("\0")) {
+      if (entry.length < 3) continue;
+      const path = entry.slice(2);
+      // A nested repository is listed as its folder: its files are its own.
+      if (path.endsWith("/") || refusedPath(path) !== undefined) continue;
+      if (!store.options.access.mayRead(this.#absolute(path))) continue;
+      const tag = entry[0]!;
+      if (!listed.has(path) || tag === "R") listed.set(path, tag);
+    }
+    return listed;
+  }
+
+  /** The baseline's states of paths (those it holds). */
+  async #staged(paths: readonly string[]): Promise<Map<string, FileState>> {
+    const { store } = this.#options;
+    const args = paths.length > MAX_PATHSPECS ? [] : ["--", ...paths];
+    const states = parseStaged(await gitText(store.repo, ["ls-files", "-s", "-z", ...args]));
+    if (args.length > 0) return states;
+    const wanted = new Set(paths);
+    return new Map([...states].filter(([path]) => wanted.has(path)));
+  }
+
+  /**
+   * Takes paths into the baseline: a readable file or link within the size limit is hashed;
+   * anything else (gone, a folder now, behind a link, too large, unreadable) leaves it.
+   */
+  async #update(paths: readonly string[], listed: ReadonlyMap<string, string>): Promise<void> {
+    const { store } = this.#options;
+    const add: string[] = [];
+    const drop: string[] = [];
+    for (const path of paths) {
+      (this.#takes(path, listed.get(path)) ? add : drop).push(path);
+    }
+    if (drop.length > 0) {
+      await gitText(store.repo, ["update-index", "--force-remove", "-z", "--stdin"], {
+        stdin: nul(drop),
+      });
+    }
+    if (add.length > 0) {
+      await gitText(
+        store.repo,
+        ["update-index", "--add", "--remove", "--replace", "-z", "--stdin"],
+        {
+          stdin: nul(add),
+        },
+      );
+    }
+  }
+
+  /** Whether the baseline holds this path's content (else its entry is dropped). */
+  #takes(path: string, tag: string | undefined): boolean {
+    if (tag === "R") return false;
+    const { options } = this.#options.store;
+    const absolute = this.#absolute(path);
+    if (!options.access.mayRead(absolute)) return false;
+    const parts = path.split("/");
+    for (let i = 1; i < parts.length; i++) {
+      if (!isFolder(join(options.workspace, ...parts.slice(0, i)), false)) return false;
+    }
+    try {
+      const info = Deno.lstatSync(absolute);
+      if (info.isDirectory) return false;
+      return !info.isFile || info.size <= options.maxFileBytes;
+    } catch {
+      return false;
+    }
+  }
+
+  #absolute(path: string): string {
+    return join(this.#options.store.options.workspace, path);
+  }
+
+  /** A watched path as a workspace path, or undefined (outside, in a .git folder, unreadable). */
+  #relative(absolute: string): string | undefined {
+    const { options } = this.#options.store;
+    const inside = relative(options.workspace, absolute);
+    if (inside === "" || inside.startsWith("..")) return undefined;
+    const path = inside.split(sep).join("/");
+    if (refusedPath(path) !== undefined) return undefined;
+    return options.access.mayRead(absolute) ? path : undefined;
+  }
+
+  /** Waits for the steps under way, then stops watching and leaves the baseline. */
+  async close(): Promise<void> {
+    await this.#queue;
+    this.closeNow();
+  }
+
+  /**
+   * Stops watching and leaves the baseline for the next process to start from (the same
+   * files are then not hashed again), without waiting (at exit).
+   */
+  closeNow(): void {
+    this.#watcher?.close();
+    this.#watcher = undefined;
+    if (this.#ready === undefined) return;
+    const { repo, options } = this.#options.store;
+    const shared = join(repo.gitDir, "index");
+    const temporary = `${shared}.${safeName(options.owner)}.tmp`;
+    try {
+      Deno.copyFileSync(repo.indexFile, temporary);
+      Deno.renameSync(temporary, shared);
+    } catch { /* only a later process's first command is slower */ }
+  }
+}
+
+/** Whether a path is a folder (following a link unless `follow` is false). */
+function isFolder(path: string, follow = true): boolean {
+  try {
+    return (follow ? Deno.statSync(path) : Deno.lstatSync(path)).isDirectory;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether a file (or link) was written, created or moved in at or after `since`: its write or
+ * birth time, or its change time (which a move sets) once it reads a later second (it may
+ * come in whole seconds).
+ */
+function changedSince(path: string, since: number): boolean {
+  try {
+    const info = Deno.lstatSync(path);
+    const precise = Math.max(info.mtime?.getTime() ?? 0, info.birthtime?.getTime() ?? 0);
+    if (precise >= since - CLOCK_TICK_MS) return true;
+    return (info.ctime?.getTime() ?? 0) >= Math.ceil(since / 1000) * 1000;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether a file was born at or after `since`: its birth time, or where the file system does
+ * not keep one, its change time (in whole seconds).
+ */
+function bornSince(path: string, since: number): boolean {
+  try {
+    const info = Deno.lstatSync(path);
+    if (info.birthtime) return info.birthtime.getTime() >= since - CLOCK_TICK_MS;
+    return info.ctime !== null && info.ctime.getTime() >= Math.floor(since / 1000) * 1000;
+  } catch {
+    return false; // gone again: nothing to remove either way
+  }
+}
