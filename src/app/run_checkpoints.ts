@@ -166,7 +166,7 @@ export function conversationCheckpoints(
   records: readonly TurnCheckpoint[] = [],
   options: { closesWorkspace?: boolean } = {},
 ): TurnCheckpoints {
-  const notice = workspace.notice;
+  const notice = workspace.takeNotice();
   return new TurnCheckpoints({
     open: () => workspace.open(),
     records,

@@ -49,20 +49,23 @@ export class ChangeWatcher {
     });
     const watcher = new ChangeWatcher(worker, sentinelDir);
     return new Promise((resolve, reject) => {
+      // No watcher (an inotify limit reached): nothing of it stays behind.
+      const fail = (reason: string) => {
+        watcher.close();
+        reject(new Error(reason));
+      };
       worker.onmessage = (message: MessageEvent<WatcherReply>) => {
         const reply = message.data;
         if (reply.type === "ready") {
           worker.onmessage = (next: MessageEvent<WatcherReply>) => watcher.#receive(next.data);
           resolve(watcher);
         } else if (reply.type === "failed") {
-          worker.terminate();
-          reject(new Error(reply.reason));
+          fail(reply.reason);
         }
       };
       worker.onerror = (event) => {
         event.preventDefault();
-        worker.terminate();
-        reject(new Error(event.message));
+        fail(event.message);
       };
       const request: WatcherRequest = { type: "watch", roots: [...roots], sentinelDir };
       worker.postMessage(request);

@@ -1,12 +1,13 @@
 // What a command changed. A command may touch any file, so before it runs the content of
 // every file must already be in the shadow repository: the baseline, this process's git index
-// of the checkpointed folders (the first command of a session reads them all, with progress
-// when that is slow; later ones only what changed since). While the command runs a watcher
-// collects the paths that change (change_watcher.ts); where none works, the folders are
-// scanned again and a new file counts only if it changed while the command ran. Each path
-// comes back with its state before (from the baseline) and after. A file the baseline lacks
-// counts as created ("absent" before) only if it was born while the command ran: an ignored
-// file a rewritten .gitignore uncovers is unknown, never something to delete.
+// of the checkpointed folders, read once before a session's first command (with progress when
+// that is slow), plus the states of the files changed since, kept in memory (an overlay: the
+// large index is never rewritten per command). While the command runs a watcher collects the
+// paths that change (change_watcher.ts), so only those are read; where none works, the folders
+// are scanned again and a new file counts only if it changed while the command ran. Each path
+// comes back with its state before and after. A file the baseline lacks counts as created
+// ("absent" before) only if it was born while the command ran: an ignored file a rewritten
+// .gitignore uncovers is unknown, never something to delete.
 
 import { join, relative, sep } from "node:path";
 import { gitText } from "./shadow_git.ts";
@@ -14,6 +15,7 @@ import { nul, parseStaged, safeName, type ShadowStore } from "./shadow_store.ts"
 import { refusedPath } from "./checkpoint_paths.ts";
 import { ABSENT, type FileState, UNKNOWN } from "./file_state.ts";
 import { ChangeWatcher, sentinelFolder, watcherOrdersEvents } from "./change_watcher.ts";
+import { IndexEntries } from "./index_entries.ts";
 
 /** One path a command changed, before and after. */
 export interface CommandChange {
@@ -41,9 +43,10 @@ export interface CommandBaselineOptions {
 
 /**
  * How much earlier than the command's start a file's birth may read and still be the
- * command's: file times come from the kernel's coarse clock, a tick behind Date.now().
+ * command's: file times come from the kernel's coarse clock, up to a tick (1 to 10 ms)
+ * behind Date.now().
  */
-const CLOCK_TICK_MS = 50;
+const CLOCK_TICK_MS = 10;
 
 /** Pathspecs passed on git's command line before a whole scan is cheaper. */
 const MAX_PATHSPECS = 2000;
@@ -58,6 +61,10 @@ export class CommandBaseline {
   #windows = new Set<CommandWindow>();
   /** Paths the watcher reported that the baseline has not read yet. */
   #dirty = new Set<string>();
+  /** The states of files read since the index was written (newer than its entries). */
+  #overlay = new Map<string, FileState>();
+  /** The index's entries, read after it was last written. */
+  #entries: IndexEntries | undefined;
   #queue: Promise<unknown> = Promise.resolve();
 
   constructor(options: CommandBaselineOptions) {
@@ -109,28 +116,93 @@ export class CommandBaseline {
       await this.#collect();
       this.#windows.delete(window);
       const watched = window.paths;
-      const listed = watched === undefined || watched.size > MAX_PATHSPECS
-        ? await this.#changed(undefined)
-        : await this.#changed([...watched]);
-      const scanned = watched === undefined;
-      const paths = [...listed.keys()].filter((path) =>
-        !scanned || listed.get(path) !== "?" || changedSince(this.#absolute(path), window.start)
-      );
-      if (paths.length === 0) return [];
-      const before = await this.#staged(paths);
-      await this.#update(paths, listed);
-      const after = await this.#staged(paths);
-      const others = paths.filter((path) => !after.has(path));
-      const read = await this.#options.store.read(others);
-      const changes: CommandChange[] = [];
-      for (const path of paths.sort()) {
-        const was = before.get(path) ??
-          (bornSince(this.#absolute(path), window.start) ? ABSENT : UNKNOWN.ignored);
-        const now = after.get(path) ?? read.get(path) ?? ABSENT;
-        if (was !== now) changes.push({ path, before: was, after: now });
-      }
+      if (watched === undefined || watched.size > MAX_PATHSPECS) return await this.#scanEnd(window);
+      const { paths, indexed } = await this.#candidates([...watched]);
+      const after = await this.#options.store.read(paths);
+      const changes = this.#compare(paths, indexed, after, window.start);
+      for (const [path, state] of after) this.#overlay.set(path, state);
+      for (const path of watched) this.#dirty.delete(path);
       return changes;
     });
+  }
+
+  /** Without the watcher's paths: a scan of the folders, new files kept by their times. */
+  async #scanEnd(window: CommandWindow): Promise<CommandChange[]> {
+    const listed = await this.#scan();
+    const paths = [...listed.keys()].filter((path) =>
+      listed.get(path) !== "?" || changedSince(this.#absolute(path), window.start)
+    );
+    if (paths.length === 0) return [];
+    const indexed = await this.#staged(paths);
+    await this.#update(paths, listed);
+    const after = await this.#options.store.read(paths);
+    for (const path of paths) this.#overlay.delete(path); // the index holds them now
+    return this.#compare(paths, indexed, after, window.start);
+  }
+
+  /**
+   * The changes among `paths`: each one's state before (the overlay, else the index, else
+   * absent when it was born after `start`) against its state now.
+   */
+  #compare(
+    paths: readonly string[],
+    indexed: ReadonlyMap<string, FileState>,
+    after: ReadonlyMap<string, FileState>,
+    start: number,
+  ): CommandChange[] {
+    const changes: CommandChange[] = [];
+    for (const path of [...paths].sort()) {
+      const was = this.#overlay.get(path) ?? indexed.get(path) ??
+        (bornSince(this.#absolute(path), start) ? ABSENT : UNKNOWN.ignored);
+      const now = after.get(path) ?? ABSENT;
+      if (was !== now) changes.push({ path, before: was, after: now });
+    }
+    return changes;
+  }
+
+  /**
+   * The files among (and under) watched paths that checkpoints cover: those the index or the
+   * overlay holds, and new ones git does not ignore. Neither git run walks more than the
+   * paths (asking git for modified files would look at every file).
+   */
+  async #candidates(watched: readonly string[]): Promise<{
+    paths: string[];
+    indexed: Map<string, FileState>;
+  }> {
+    this.#entries ??= await IndexEntries.read(this.#options.store.repo);
+    const entries = this.#entries;
+    const indexed = new Map<string, FileState>();
+    const paths = new Set<string>();
+    const unknown: string[] = [];
+    for (const watchedPath of watched) {
+      for (const path of entries.under(watchedPath)) {
+        indexed.set(path, entries.get(path)!);
+        paths.add(path);
+      }
+      for (const path of this.#overlay.keys()) {
+        if (path === watchedPath || path.startsWith(`${watchedPath}/`)) paths.add(path);
+      }
+      if (entries.get(watchedPath) === undefined) unknown.push(watchedPath);
+    }
+    // New files and folders: what git does not ignore in them (it walks only these paths).
+    if (unknown.length > 0) {
+      const others = await gitText(this.#options.store.repo, [
+        "ls-files",
+        "-z",
+        "--others",
+        "--exclude-standard",
+        "--",
+        ...unknown,
+      ]);
+      for (const path of others.split("\0")) if (this.#covered(path)) paths.add(path);
+    }
+    return { paths: [...paths], indexed };
+  }
+
+  /** Whether a path git listed is one checkpoints take (not a nested repository, readable). */
+  #covered(path: string): boolean {
+    return path !== "" && !path.endsWith("/") && refusedPath(path) === undefined &&
+      this.#options.store.options.access.mayRead(this.#absolute(path));
   }
 
   /** The first reading: the watcher starts first, so nothing changed meanwhile is missed. */
@@ -156,7 +228,7 @@ export class CommandBaseline {
           sentinelFolder(store.repo.gitDir, store.options.owner),
         ).catch(() => undefined); // no watcher: every command scans instead
       }
-      const listed = await this.#changed(undefined);
+      const listed = await this.#scan();
       await this.#update([...listed.keys()], listed);
     } finally {
       clearTimeout(timer);
@@ -192,25 +264,36 @@ export class CommandBaseline {
     }
   }
 
-  /** Before a command: the paths changed since the last reading are read (all, without a watcher). */
+  /**
+   * Before a command: the files changed since the last reading are read into the overlay
+   * (without a watcher, or when it lost track, the folders are scanned into the index).
+   */
   async #catchUp(): Promise<void> {
     await this.#collect();
     const whole = this.#watcher === undefined || this.#dirty.has("") ||
       this.#dirty.size > MAX_PATHSPECS;
-    if (!whole && this.#dirty.size === 0) return;
-    const listed = await this.#changed(whole ? undefined : [...this.#dirty]);
+    if (whole) {
+      this.#dirty.clear();
+      const listed = await this.#scan();
+      await this.#update([...listed.keys()], listed);
+      this.#overlay.clear(); // the index holds every file as it is now
+      return;
+    }
+    if (this.#dirty.size === 0) return;
+    const { paths } = await this.#candidates([...this.#dirty]);
     this.#dirty.clear();
-    await this.#update([...listed.keys()], listed);
+    for (const [path, state] of await this.#options.store.read(paths)) {
+      this.#overlay.set(path, state);
+    }
   }
 
   /**
-   * The files that differ from the baseline (git's tags: "C" changed, "R" gone, "?" new),
-   * under the scope or the given paths; files git ignores are not listed.
+   * A scan of the folders: the files that differ from the index (git's tags: "C" changed,
+   * "R" gone, "?" new) under the scope; files git ignores are not listed.
    */
-  async #changed(paths: readonly string[] | undefined): Promise<Map<string, string>> {
+  async #scan(): Promise<Map<string, string>> {
     const { store, scope } = this.#options;
-    const specs = paths ?? scope ?? [];
-    if (paths !== undefined && paths.length === 0) return new Map();
+    const specs = scope ?? [];
     const out = await gitText(store.repo, [
       "ls-files",
       "-z",
@@ -226,8 +309,7 @@ export class CommandBaseline {
       if (entry.length < 3) continue;
       const path = entry.slice(2);
       // A nested repository is listed as its folder: its files are its own.
-      if (path.endsWith("/") || refusedPath(path) !== undefined) continue;
-      if (!store.options.access.mayRead(this.#absolute(path))) continue;
+      if (!this.#covered(path)) continue;
       const tag = entry[0]!;
       if (!listed.has(path) || tag === "R") listed.set(path, tag);
     }
@@ -250,6 +332,7 @@ export class CommandBaseline {
    */
   async #update(paths: readonly string[], listed: ReadonlyMap<string, string>): Promise<void> {
     const { store } = this.#options;
+    this.#entries = undefined; // read again when next needed
     const add: string[] = [];
     const drop: string[] = [];
     for (const path of paths) {

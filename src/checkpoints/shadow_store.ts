@@ -105,7 +105,8 @@ export class ShadowStore {
       hashed = new Map();
       for (const path of hash) {
         const one = await this.#hash([path]).catch(() => undefined);
-        hashed.set(path, one?.get(path) ?? UNKNOWN.unreadable);
+        const gone = lstatOrUndefined(join(this.options.workspace, path)) === undefined;
+        hashed.set(path, one?.get(path) ?? (gone ? ABSENT : UNKNOWN.unreadable));
       }
     }
     for (const path of hash) states.set(path, hashed.get(path) ?? ABSENT);
@@ -129,8 +130,35 @@ export class ShadowStore {
     return undefined;
   }
 
-  /** Hashes files and links through a throwaway index: git handles links and modes. */
+  /**
+   * Hashes files into the repository: plain files in one `hash-object` run (their mode from
+   * the executable bit, as git takes it); links, and names git's path list cannot carry (a
+   * newline), through a throwaway index, where git reads them as it does for a commit.
+   */
   async #hash(paths: readonly string[]): Promise<Map<string, FileState>> {
+    const plain: { path: string; mode: string }[] = [];
+    const other: string[] = [];
+    for (const path of paths) {
+      const info = lstatOrUndefined(join(this.options.workspace, path));
+      if (info?.isFile && !path.includes("\n") && !path.includes("\r")) {
+        plain.push({ path, mode: (info.mode ?? 0) & 0o100 ? "100755" : "100644" });
+      } else {
+        other.push(path);
+      }
+    }
+    const states = other.length > 0 ? await this.#hashThroughIndex(other) : new Map();
+    if (plain.length > 0) {
+      const out = await gitText(this.repo, ["hash-object", "-w", "--no-filters", "--stdin-paths"], {
+        stdin: plain.map(({ path }) => `${path}\n`).join(""),
+      });
+      const blobs = out.split("\n");
+      plain.forEach(({ path, mode }, i) => states.set(path, `${mode} ${blobs[i]}`));
+    }
+    return states;
+  }
+
+  /** Hashes through a throwaway index (links, odd names): git handles links and modes. */
+  async #hashThroughIndex(paths: readonly string[]): Promise<Map<string, FileState>> {
     const index = this.scratchIndex("read");
     try {
       await gitText(this.repo, ["update-index", "--add", "--remove", "-z", "--stdin"], {
@@ -324,6 +352,14 @@ function removeFileOrLink(path: string): boolean {
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return false;
     throw error;
+  }
+}
+
+function lstatOrUndefined(path: string): Deno.FileInfo | undefined {
+  try {
+    return Deno.lstatSync(path);
+  } catch {
+    return undefined;
   }
 }
 

@@ -60,10 +60,14 @@ export class WorkspaceCheckpoints {
   /** The baseline, once opened (for closing at exit). */
   #baseline: CommandBaseline | undefined;
 
-  /** The line naming other live sessions in the folder, if there are any. */
-  get notice(): string | undefined {
+  /** The line naming other live sessions in the folder, for the first conversation only. */
+  takeNotice(): string | undefined {
+    if (this.#noticed) return undefined;
+    this.#noticed = true;
     return liveSessionsNotice(this.#claim.others);
   }
+
+  #noticed = false;
 
   /** The repository and baseline, opened once; or why nothing is checkpointed. */
   open(): Promise<CheckpointWorkspace | { inactive: string }> {

@@ -138,7 +138,7 @@ Deno.test({
   name: "a closing session removes its own index files; the shared index stays",
   ignore: Deno.build.os !== "linux",
   async fn() {
-    await using host = await openUndoHost([...grants, "--allow-run"]);
+    await using host = await openUndoHost([...grants, "--allow-run"], { files: { "a.txt": "a" } });
     const session = host.session([
       callTools([{ name: "run_command", args: { command: "echo x > x.txt" } }]),
       answer("ok"),

@@ -262,6 +262,8 @@ Deno.test({
   ignore: !linux,
   async fn() {
     await using sandbox = await cliSandbox();
+    // Files for the baseline index the first command writes.
+    for (let i = 0; i < 20; i++) await Deno.writeTextFile(`${sandbox.cwd}/f${i}.txt`, `${i}`);
     await using server = startFakeLlmServer([
       reply().toolCall("run_command", { command: "echo x > x.txt" }),
       reply().text("Done."),
