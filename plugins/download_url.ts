@@ -1,12 +1,13 @@
 // Built-in tool download_url: fetches an http(s) URL and returns the body as text, reading
-// at most max_bytes, after notes on status, type, size and cuts. HTML is reduced to readable
-// text; binary content is refused. Redirects are followed one request at a time, so the
+// at most max_bytes, after notes on status, type, size and cuts, fenced as untrusted text.
+// HTML is reduced to readable text; binary content is refused. Redirects are followed one request at a time, so the
 // sandbox checks every hop against the grants (deny_guard.ts compares addresses, not host
 // spellings) and the notes list where the download ended. Needs --allow-net.
 
 import { z } from "zod";
 import { defineTool, ToolError } from "../src/tools/define_tool.ts";
 import { htmlToText } from "../src/tools/builtin/html_text.ts";
+import { fenceUntrusted } from "../src/tools/builtin/untrusted_text.ts";
 import { formatBytes, looksBinary } from "../src/tools/builtin/text_file.ts";
 
 const TEXT_TYPES =
@@ -157,7 +158,10 @@ export default defineTool({
     if (isHtml) text = htmlToText(text);
     if (!response.ok) {
       const type = response.status === 404 || response.status === 410 ? "not_found" : "io_error";
-      throw new ToolError(type, `${status} for "${url}"${text ? `:\n${text.slice(0, 2000)}` : ""}`);
+      throw new ToolError(
+        type,
+        `${status} for "${url}"${text ? `:\n${fenceUntrusted(text.slice(0, 2000), url)}` : ""}`,
+      );
     }
     const notes = [
       `[${status}, ${contentType || "no content type"}, ${formatBytes(bytes.length)}${
@@ -169,9 +173,11 @@ export default defineTool({
       notes.push(`[body cut at max_bytes = ${max_bytes}; raise max_bytes to read more]`);
     }
     // Notes go first: the host's byte cap (max_output_size, 1 MiB by default, as max_bytes)
-    // cuts the end of a long body, and the notes must survive it.
+    // cuts the end of a long body, and the notes must survive it. The page is fenced as
+    // untrusted text: it is data, never instructions.
+    const source = hops.at(-1)?.href ?? parsed.href;
     return {
-      output: `${notes.join("\n")}\n\n${text}`,
+      output: `${notes.join("\n")}\n\n${fenceUntrusted(text, source)}`,
       display: `Downloaded ${url} (${formatBytes(bytes.length)}${truncated ? ", cut" : ""})`,
     };
   },

@@ -234,6 +234,7 @@ async function promptSession(
       approver: () => session.approver.loaded(),
       grants: deps.grants,
       yes: deps.yes,
+      signal: controller.signal,
     });
     if (command.kind === "reply") {
       send({

@@ -1,6 +1,7 @@
 // The slash commands an editor offers (available_commands_update): /continue, /tasks, /tools,
-// /permissions, /context, /undo and /rewind, answered from the session without a model turn
-// (except /continue, which runs the loop on). The REPL's own versions live in src/cli/. An
+// /permissions, /context, /compact, /undo and /rewind, answered from the session without a
+// model turn (except /continue, which runs the loop on, and /compact, which asks the model for
+// its summary). The REPL's own versions live in src/cli/. An
 // editor cannot be asked mid-command, so a file the user changed since is settled by the
 // command's word: /undo keep or /undo overwrite; without one nothing is changed and the reply
 // says so.
@@ -47,13 +48,17 @@ export async function runSlashCommand(
     approver: () => Promise<PolicyApprover>;
     grants: Grants;
     yes: boolean;
+    /** The prompt's cancel (stops a /compact summary). */
+    signal?: AbortSignal;
   },
 ): Promise<SlashOutcome> {
   const match = /^\/([a-z_]+)(?:\s+(.*))?$/s.exec(text.trim());
   const args = match?.[2]?.trim() ?? "";
-  // Only /undo and /rewind take words; "/tasks please" is a message to the model.
-  if (args !== "" && match?.[1] !== "undo" && match?.[1] !== "rewind") return { kind: "none" };
+  // Only /undo, /rewind and /compact take words; "/tasks please" is a message to the model.
+  if (args !== "" && !WORD_COMMANDS.has(match?.[1] ?? "")) return { kind: "none" };
   switch (match?.[1]) {
+    case "compact":
+      return { kind: "reply", text: await compact(context.conversation, args, context.signal) };
     case "undo":
       return { kind: "reply", text: await undo(context.conversation, args) };
     case "rewind":
@@ -96,6 +101,21 @@ export async function runSlashCommand(
     default:
       return { kind: "none" };
   }
+}
+
+/** The commands that take words after their name. */
+const WORD_COMMANDS: ReadonlySet<string> = new Set(["undo", "rewind", "compact"]);
+
+/** /compact [focus]: between prompts only (an editor sends no prompt while one runs). */
+async function compact(
+  conversation: Conversation,
+  focus: string,
+  signal = new AbortController().signal,
+): Promise<string> {
+  // The summary is recorded by the conversation; the editor is told in the reply.
+  const done = await conversation.compact(() => {}, signal, focus);
+  return done.error ??
+    "Compacted: the conversation goes on from the model's summary (the session log keeps all)";
 }
 
 /** The word that settles files the user changed: keep, overwrite, or none yet. */

@@ -1,12 +1,13 @@
 // What an editor's prompt becomes before a turn, as the REPL's does: its blocks as text (a
 // link to a workspace file as an @ mention), a custom command's text for `/name args`, and the
-// mentions attached through the sandbox. Also the commands the editor offers: ACP's own and
-// the workspace's custom commands.
+// mentions attached through the sandbox, a skill's text for `/skill-name words`. Also the
+// commands the editor offers: ACP's own, the workspace's custom commands and its skills.
 
 import type { AvailableCommand, ContentBlock } from "@agentclientprotocol/sdk";
 import type { Workspace } from "../app/open_run.ts";
 import { customCommandCall, prepareMessage } from "../app/prepare_message.ts";
 import { ACP_COMMANDS, promptText } from "./session_updates.ts";
+import { skillCommandCall, skillCommands } from "../app/run_skills.ts";
 
 /**
  * The commands an editor offers for a workspace: ACP's own, then the custom commands (the
@@ -18,12 +19,24 @@ import { ACP_COMMANDS, promptText } from "./session_updates.ts";
 export async function availableCommands(workspace: Workspace): Promise<AvailableCommand[]> {
   const builtin = new Set(ACP_COMMANDS.map((command) => command.name));
   const { commands } = await workspace.commands();
+  const custom = commands.filter((command) => !builtin.has(command.name));
+  const skills = workspace.tools.skills
+    ? skillCommands(
+      workspace.tools.skills.tools,
+      new Set([...builtin, ...custom.map((c) => c.name)]),
+    )
+    : [];
   return [
     ...ACP_COMMANDS,
-    ...commands.filter((command) => !builtin.has(command.name)).map((command) => ({
+    ...custom.map((command) => ({
       name: command.name,
       description: command.description,
       ...(command.argumentHint ? { input: { hint: command.argumentHint } } : {}),
+    })),
+    ...skills.map((skill) => ({
+      name: skill.name,
+      description: `Skill: ${skill.description}`,
+      ...(skill.hint ? { input: { hint: skill.hint } } : {}),
     })),
   ];
 }
@@ -44,7 +57,9 @@ export async function acpPromptText(
   let text = promptText(blocks, session.cwd);
   const { workspace } = session;
   if (text.trimStart().startsWith("/")) {
-    text = customCommandCall(text, (await workspace.commands()).commands) ?? text;
+    const skills = workspace.tools.skills?.tools;
+    text = customCommandCall(text, (await workspace.commands()).commands) ??
+      (skills && skillCommandCall(text, skills)) ?? text;
   }
   const prepared = await prepareMessage(text, {
     cwd: session.cwd,

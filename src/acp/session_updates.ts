@@ -216,6 +216,11 @@ export const ACP_COMMANDS: readonly AvailableCommand[] = [
       "the server processed and reused",
   },
   {
+    name: "compact",
+    description: "replace the conversation by the model's summary of it",
+    input: { hint: "what the summary must keep in full (optional)" },
+  },
+  {
     name: "undo",
     description: "put back the files the last turn changed",
     input: { hint: "keep or overwrite, when you changed a file since" },

@@ -31,6 +31,7 @@ const KINDS: Record<string, ToolKind> = {
   replace_lines: "edit",
   run_command: "execute",
   download_url: "fetch",
+  web_search: "search",
   add_task: "think",
   update_task: "think",
   list_tasks: "think",

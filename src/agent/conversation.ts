@@ -25,7 +25,7 @@ import type { ToolRunner } from "../tools/tool_runner.ts";
 import { ContextBudget } from "./context_budget.ts";
 import { RepeatedFailureTracker } from "./repair_arguments.ts";
 import type { ContextReport } from "./context_report.ts";
-import { compactedMessages, requestSummary } from "./compaction.ts";
+import { compactedMessages, compactForTurn, requestSummary } from "./compaction.ts";
 import { PromptWindow } from "./prompt_window.ts";
 import type { FitResult } from "./fit_request.ts";
 import { toToolSchema } from "../tools/tool_runner.ts";
@@ -208,11 +208,13 @@ export class Conversation {
    *
    * @param display Receives the `compacted` event (and the summary request's usage).
    * @param signal Aborts the summary request.
+   * @param focus What the user asked the summary to keep in full (`/compact FOCUS`).
    * @returns Nothing, or an error line for the user; the conversation is unchanged then.
    */
   async compact(
     display: LoopEventSink,
     signal: AbortSignal,
+    focus?: string,
   ): Promise<{ error?: string; usage?: Usage }> {
     const said = this.messages.filter((m) => m.kind !== "system");
     if (said.length < 2) return { error: "Nothing to compact yet" };
@@ -224,6 +226,7 @@ export class Conversation {
       tools,
       window: this.#window,
       signal,
+      ...(focus ? { focus } : {}),
     });
     if (turn.usage) {
       const used = { type: "usage" as const, usage: turn.usage, side: "summary" };
@@ -569,7 +572,9 @@ export class Conversation {
     const now = counter.request(this.#window.view(this.messages), tools) + extra;
     const growth = this.#turnStart === undefined ? 0 : Math.max(0, now - this.#turnStart);
     const planned = this.#window.plan(this.messages, tools, threshold - extra);
-    if (planned.tokens + extra <= threshold) {
+    // The turn's newest results are never shortened: room for them is made here, or never.
+    const turnFits = !compactForTurn(this.#window, { messages: this.messages, tools, extra });
+    if (planned.tokens + extra <= threshold && turnFits) {
       if (now <= threshold && now + growth > threshold) {
         const step = this.#window.plan(this.messages, tools, 0);
         this.#window.commit(this.messages, step);
@@ -582,9 +587,12 @@ export class Conversation {
     }
     sink({
       type: "warning",
-      message: `The conversation fills over ${this.parts.compactAt ?? 85}% of the ` +
-        `${this.#window.tokens}-token window even with old tool output shortened: compacting ` +
-        `it first (config "compact_at")`,
+      message: planned.tokens + extra > threshold
+        ? `The conversation fills over ${this.parts.compactAt ?? 85}% of the ` +
+          `${this.#window.tokens}-token window even with old tool output shortened: compacting ` +
+          `it first (config "compact_at")`
+        : `The conversation leaves too little of the ${this.#window.tokens}-token window for ` +
+          `this turn's tool results even with old tool output shortened: compacting it first`,
     });
     // compact() records its own event: the display alone is told.
     const compacted = await this.compact(display, signal);

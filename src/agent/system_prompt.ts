@@ -18,7 +18,7 @@ export const INSTRUCTIONS_HEADING = "# Instructions from AGENTS.md files";
  * Builds the system prompt for a workspace.
  *
  * @param options `custom` replaces the built-in rules (config `system_prompt`); the instruction
- *   files follow either.
+ *   files and the skills' catalog follow either.
  *
  * @example
  * ```ts
@@ -40,9 +40,12 @@ export function buildSystemPrompt(
     tools: string[];
     custom?: string;
     instructions?: readonly PromptInstructions[];
+    /** The installed skills' catalog (src/skills/skill_catalog.ts), fixed for the session. */
+    skills?: string;
   },
 ): string {
-  const section = instructionsSection(options.instructions ?? []);
+  const section = [instructionsSection(options.instructions ?? []), options.skills ?? ""]
+    .filter((part) => part !== "").join("\n\n");
   if (options.custom !== undefined) {
     return section === "" ? options.custom : `${options.custom}\n\n${section}`;
   }

@@ -8,7 +8,7 @@ import type { ConversationParts } from "../agent/conversation.ts";
 import type { SessionRecorder } from "../agent/session_recorder.ts";
 import type { TurnCheckpoint } from "../checkpoints/turn_record.ts";
 import type { WorkspaceCheckpoints } from "../checkpoints/workspace_checkpoints.ts";
-import type { ImagePart } from "../messages.ts";
+import type { ImagePart, Message } from "../messages.ts";
 import type { Grants } from "../sandbox/grants.ts";
 import type { ToolRunner } from "../tools/tool_runner.ts";
 import type { OpenedProvider } from "./provider_openers.ts";
@@ -18,6 +18,7 @@ import { openRunHooks } from "./run_hooks.ts";
 import { modelVision, type VisionVerdict } from "./model_vision.ts";
 import { type ImageGate, refuseUserImages, withImageGate } from "./image_gate.ts";
 import { imageMentions, mentionedImage, pastedImages } from "./prompt_images.ts";
+import { skillTurnHooks } from "./skill_turn_hooks.ts";
 
 /** What the extras of a workspace's conversations are made from. */
 export interface ExtrasOptions {
@@ -82,10 +83,12 @@ export class WorkspaceExtras {
    *
    * @param recorder Its session log (hooks see its id).
    * @param resumed A resumed session's checkpoints.
+   * @param messages The conversation's messages, once it exists (the skills' hooks read them).
    */
   forConversation(
     recorder: SessionRecorder,
     resumed?: { checkpoints: readonly TurnCheckpoint[] },
+    messages: () => readonly Message[] = () => [],
   ): ConversationExtras {
     const { settings, grants, cwd, yes, opened, tools } = this.#options;
     // One per workspace: its conversations share the repository, the baseline and the claim.
@@ -109,9 +112,14 @@ export class WorkspaceExtras {
       sandbox: tools.commandSandbox,
       contextLength: () => this.#options.opened.contextLength,
     });
+    // Skills announce what was installed since the start and outlive a compaction.
+    const turnHooks = tools.skills
+      ? skillTurnHooks(hooks?.turnHooks, tools.skills, messages)
+      : hooks?.turnHooks;
     return {
       ...(checkpoints ? { checkpoints } : {}),
-      ...(hooks ? { callHooks: hooks.callHooks, turnHooks: hooks.turnHooks } : {}),
+      ...(hooks ? { callHooks: hooks.callHooks } : {}),
+      ...(turnHooks ? { turnHooks } : {}),
       sessionStart: resumed ? "resume" : "startup",
       prepareMessage: (text, given) => this.#prepare(text, given),
     };

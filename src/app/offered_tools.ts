@@ -7,6 +7,7 @@
 import type { Result } from "../errors.ts";
 import type { Grants } from "../sandbox/grants.ts";
 import { effectivePermissions } from "../sandbox/effective_permissions.ts";
+import { grantFor, type ToolGrants } from "../sandbox/tool_grants.ts";
 import type { ToolPermissions } from "../tools/define_tool.ts";
 import type { ToolInfo, ToolRun, ToolRunner } from "../tools/tool_runner.ts";
 import type { PreviewResult } from "../tools/file_change.ts";
@@ -121,6 +122,8 @@ export interface OfferedToolsOptions {
   workspace: string;
   /** The context window; below {@linkcode COMPACT_SCHEMA_BELOW} schemas are compact. */
   contextWindow: () => number | undefined;
+  /** Built-in tools' own grants (web_search's engine): they decide whether it can run. */
+  toolGrants?: ToolGrants;
 }
 
 /** A ToolRunner that offers only the tools the sandbox can run, compact for small windows. */
@@ -196,6 +199,13 @@ export class OfferedTools implements ToolRunner {
   }
 
   #missing(tool: ToolInfo): string | undefined {
-    return missingGrant(tool.permissions, this.options.grants, this.options.workspace);
+    const { grants, toolGrants, workspace } = this.options;
+    const own = grantFor(grants, toolGrants, {
+      name: tool.name,
+      builtin: tool.origin === "builtin",
+    });
+    return own
+      ? missingGrant(own.declared, own.grants, workspace)
+      : missingGrant(tool.permissions, grants, workspace);
   }
 }

@@ -16,6 +16,7 @@ import { probeCommandSandbox } from "../sandbox/command_sandbox_probe.ts";
 import { openToolHost, type ToolHost } from "../sandbox/tool_host.ts";
 import { workspaceDataDir } from "../config/folders.ts";
 import { terminalSafe } from "../platform/terminal_text.ts";
+import { webSearchGrants, withoutUnconfiguredSearch } from "./web_search_setup.ts";
 
 export interface OpenToolsOptions {
   settings: Settings;
@@ -52,7 +53,8 @@ export async function openTools(
   });
   for (const error of discovered.errors) warnings.push(formatAgentError(error));
   const project = discovered.files.filter((file) => file.origin === "project");
-  let files = discovered.files;
+  // Without a search engine web_search is not loaded: nothing can search.
+  let files = withoutUnconfiguredSearch(discovered.files, options.settings.webSearchUrl);
   if (project.length > 0) {
     const trust = await checkProjectTrust(project.map((file) => file.path), {
       io: options.io,
@@ -63,6 +65,7 @@ export async function openTools(
     files = files.filter((file) => file.origin !== "project" || load.has(file.path));
   }
   const cacheFile = schemaCachePath(Deno.env.toObject());
+  const toolGrants = webSearchGrants(options.settings.webSearchUrl);
   const commandSandbox = startCommandSandbox(options);
   const host = openToolHost({
     grants: options.grants,
@@ -76,6 +79,7 @@ export async function openTools(
     toolOutputLimit: options.settings.toolOutputLimit,
     commandSandbox,
     ...(options.workerPerTool ? { workerPerTool: true } : {}),
+    ...(toolGrants ? { toolGrants } : {}),
   });
   // Plugin errors carry what plugin code threw: escapes show as text.
   for (const warning of warnings) options.io.write(`warning: ${terminalSafe(warning)}\n`);

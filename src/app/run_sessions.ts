@@ -14,6 +14,7 @@ import type { Approver } from "../permissions/approver.ts";
 import { formatGrants, type Grants } from "../sandbox/grants.ts";
 import type { LoadedSession, SessionStore } from "../sessions/session_store_types.ts";
 import type { ToolRunner } from "../tools/tool_runner.ts";
+import type { Message } from "../messages.ts";
 import type { OpenedProvider } from "./provider_openers.ts";
 import type { RunTools } from "./run_tools.ts";
 import type { TurnCheckpoint } from "../checkpoints/turn_checkpoints.ts";
@@ -83,6 +84,7 @@ export function runSessions(options: RunSessionsOptions): RunSessions {
     seat: ConversationSeat,
     recorder: SessionRecorder,
     resumed?: { checkpoints: readonly TurnCheckpoint[] },
+    messages?: () => readonly Message[],
   ): ConversationParts => {
     const { opened } = options;
     const { provider } = opened;
@@ -91,7 +93,7 @@ export function runSessions(options: RunSessionsOptions): RunSessions {
       tools: extras.tools(seat.tools ?? tools.runner),
       approver: seat.approver,
       recorder,
-      ...extras.forConversation(recorder, resumed),
+      ...extras.forConversation(recorder, resumed, messages),
       limits: { maxIterations: settings.maxIterations, maxToolCalls: settings.maxToolCalls },
       parseArguments: repairArguments,
       ...(opened.contextLength ? { contextLength: opened.contextLength } : {}),
@@ -112,15 +114,18 @@ export function runSessions(options: RunSessionsOptions): RunSessions {
     const listed = tools.runner.list().map((tool) => tool.name);
     return tools.host.list().length > 0 ? listed : [...tools.pluginNames, ...listed];
   };
-  const systemPrompt = () =>
-    buildSystemPrompt({
+  const systemPrompt = () => {
+    const skills = tools.skills?.catalog(options.opened.contextLength, options.tokenCounter).text;
+    return buildSystemPrompt({
       workspace: cwd,
       now: new Date(),
       os: Deno.build.os,
       tools: toolNames(),
       ...(settings.systemPrompt !== undefined ? { custom: settings.systemPrompt } : {}),
       ...(options.instructions ? { instructions: options.instructions } : {}),
+      ...(skills ? { skills } : {}),
     });
+  };
   return {
     start(seat, id) {
       const { opened } = options;
@@ -134,14 +139,32 @@ export function runSessions(options: RunSessionsOptions): RunSessions {
       const recorder: SessionRecorder = started.ok
         ? started.value
         : { id: null, record: () => {}, end: () => {} };
-      const conversation = Conversation.start(partsWith(seat, recorder), systemPrompt());
+      // The skills' hooks read this conversation's messages, once it exists.
+      let conversation: Conversation | undefined = undefined;
+      const messages = () => conversation?.messages ?? [];
+      conversation = Conversation.start(
+        partsWith(seat, recorder, undefined, messages),
+        systemPrompt(),
+      );
       return started.ok ? { conversation } : { conversation, error: started.error };
     },
     load(id, seat) {
       const loaded = store.loadSession(id);
       if (!loaded.ok) return loaded;
-      const { messages, state, writer } = loaded.value;
-      const conversation = new Conversation(partsWith(seat, writer, loaded.value), {
+      const { state, writer } = loaded.value;
+      // The tools it had: find_skill is offered when the catalog could not list every skill.
+      tools.skills?.catalog(options.opened.contextLength, options.tokenCounter);
+      // A session imported from another agent's transcript has no system prompt: the first
+      // resume logs this run's (replay puts it first).
+      let messages = loaded.value.messages;
+      if (!messages.some((message) => message.kind === "system")) {
+        const system = { kind: "system" as const, content: systemPrompt() };
+        writer.record({ type: "message", message: system });
+        messages = [system, ...messages];
+      }
+      let conversation: Conversation | undefined = undefined;
+      const current = () => conversation?.messages ?? [];
+      conversation = new Conversation(partsWith(seat, writer, loaded.value, current), {
         messages,
         state,
       });

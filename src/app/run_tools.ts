@@ -1,15 +1,18 @@
-// The tools of one workspace, layered: the sandboxed plugins (tool host), the code-graph tools
-// beside them in the host, MCP servers' tools (configured, plus those an editor names), and on
+// The tools of one workspace, layered: the sandboxed plugins (tool host), the code-graph and
+// skill tools beside them in the host, MCP servers' tools (configured, plus those an editor names), and on
 // top the filter that offers only what the grants let run, in compact form for small windows.
 
 import type { Settings } from "../config/settings.ts";
 import type { McpServerConfig } from "../config/mcp_config.ts";
-import { dataDir, savedOutputsRoot } from "../config/folders.ts";
+import { configDir, dataDir, homeDir, savedOutputsRoot } from "../config/folders.ts";
 import type { Grants } from "../sandbox/grants.ts";
 import { type CommandSandbox, describeCommandSandbox } from "../sandbox/command_sandbox.ts";
 import type { ToolHost } from "../sandbox/tool_host.ts";
 import { CodeTools } from "../code_index/code_tools.ts";
 import { WithCodeTools } from "./with_code_tools.ts";
+import { WithSkillTools } from "./with_skill_tools.ts";
+import type { RunSkills } from "./run_skills.ts";
+import { anySkillRoot } from "../skills/skill_roots.ts";
 import { OfferedTools } from "./offered_tools.ts";
 import type { ToolRunner } from "../tools/tool_runner.ts";
 import type * as McpServersModule from "../mcp/mcp_servers.ts";
@@ -20,6 +23,7 @@ import type { Message } from "../messages.ts";
 import type { ConversationPrefix } from "../agent/conversation.ts";
 import type { FrontEnd } from "./front_end.ts";
 import { openTools } from "./open_tools.ts";
+import { webSearchGrants } from "./web_search_setup.ts";
 
 // Not string literals: a run without MCP servers never loads the MCP modules. The "compile"
 // task embeds them through its --include list.
@@ -57,6 +61,8 @@ export interface RunTools {
   all: ToolRunner;
   /** What the model is offered. */
   runner: OfferedTools;
+  /** The workspace's skills, when any skills folder exists (src/skills/). */
+  skills: RunSkills | undefined;
   /** The MCP servers, when any are configured (the front end says when they start). */
   mcp: McpServersModule.McpServers | undefined;
   /** The command sandbox's start-up check. */
@@ -93,15 +99,29 @@ export async function openRunTools(options: RunToolsOptions): Promise<RunTools> 
     // Stdio servers start in the same command sandbox as commands (issue 26).
     commandSandbox: tools.commandSandbox,
   });
-  const all = withCodeTools(tools.host, options);
+  // Skills (SKILL.md folders) load only when a skills folder exists: their parser costs a run
+  // without any nothing.
+  const skills = anySkillRoot({ cwd, home: homeDir(), configDir: configDir() })
+    ? await (await import("./run_skills.ts")).openRunSkills({
+      cwd,
+      grants,
+      io: frontEnd.io,
+      interactive: frontEnd.interactive,
+      messages: options.messages,
+    })
+    : undefined;
+  const coded = withCodeTools(tools.host, options);
+  const all = skills ? new WithSkillTools(coded, skills.tools) : coded;
   const inner = mcpModules && mcp
     ? withMcpTools(mcpModules[1].WithMcpTools, { inner: all, mcp, outputsDir }, options)
     : all;
   // Only tools the sandbox can run are offered, in compact form for small windows.
+  const toolGrants = webSearchGrants(settings.webSearchUrl);
   const runner = new OfferedTools(inner, {
     grants,
     workspace: cwd,
     contextWindow: () => options.conversationWindow() ?? options.contextLength(),
+    ...(toolGrants ? { toolGrants } : {}),
   });
   // The approval prompt says whether a command would run confined (issue 14).
   let commandNote = "commands: the command sandbox check has not finished";
@@ -112,6 +132,7 @@ export async function openRunTools(options: RunToolsOptions): Promise<RunTools> 
     host: tools.host,
     pluginNames: tools.names,
     all,
+    skills,
     runner,
     mcp,
     commandSandbox: tools.commandSandbox,

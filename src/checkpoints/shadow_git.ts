@@ -14,7 +14,7 @@ export interface ShadowRepo {
   gitDir: string;
   /** The workspace. */
   workTree: string;
-  /** The index this process uses (each process has its own; see checkpoint_repo.ts). */
+  /** The index this process uses (each process has its own; see command_baseline.ts). */
   indexFile: string;
 }
 

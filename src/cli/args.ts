@@ -17,8 +17,12 @@ export type Command =
   | {
     kind: "sessions";
     flags: RunFlags;
-    action: "list" | "export" | "search" | "delete";
+    action: "list" | "export" | "search" | "delete" | "import";
     arg?: string;
+    /** `--format md|jsonl` of export (jsonl when left out). */
+    format?: "md" | "jsonl";
+    /** `--output FILE` of export (stdout when left out). */
+    output?: string;
     /** `--limit N`: at most N rows (list and search; 50 when left out). */
     limit?: number;
     /** `--all`: list sessions in which nothing was said too. */
@@ -35,7 +39,9 @@ export type Command =
   /** `harness mcp ...`: its arguments are parsed by src/cli/mcp_command.ts. */
   | { kind: "mcp"; flags: RunFlags; args: string[] }
   /** `harness doctor [--json]`: probes the model server (src/cli/doctor_command.ts). */
-  | { kind: "doctor"; flags: RunFlags; json?: boolean };
+  | { kind: "doctor"; flags: RunFlags; json?: boolean }
+  /** `harness agents [trust]` and `harness skills [trust]` (src/cli/agents_command.ts). */
+  | { kind: "agents" | "skills"; flags: RunFlags; trust: boolean };
 
 function usage(message: string): { ok: false; error: { kind: "usage"; message: string } } {
   return err({ kind: "usage", message });
@@ -89,10 +95,13 @@ export const FLAGS = {
   gpu: { type: "string" },
   limit: { type: "string" },
   all: { type: "boolean" },
+  format: { type: "string" },
+  output: { type: "string" },
   since: { type: "string" },
   json: { type: "boolean" },
   "command-sandbox": { type: "string" },
   "writable-git": { type: "boolean" },
+  "web-search-url": { type: "string" },
   version: { type: "boolean", short: "V" },
   help: { type: "boolean", short: "h" },
 } as const satisfies Record<string, FlagSpec>;
@@ -111,6 +120,8 @@ export const SUBCOMMANDS = [
   "mcp",
   "stats",
   "doctor",
+  "agents",
+  "skills",
 ] as const;
 
 /** Flags whose value may be left out (`--resume` alone lists sessions to pick from). */
@@ -225,6 +236,16 @@ export function parseCommand(argv: string[]): Result<Command> {
   if (urlProblem !== undefined) {
     return usage(`Invalid value for --base-url "${v["base-url"]}": ${urlProblem}`);
   }
+  const searchUrl = v["web-search-url"];
+  const searchProblem = searchUrl === undefined
+    ? undefined
+    : httpUrlProblem(searchUrl.replaceAll("{query}", "q"));
+  if (searchProblem !== undefined) {
+    return usage(
+      `Invalid value for --web-search-url "${searchUrl}": ${searchProblem}: give a SearXNG URL ` +
+        "or a URL template with {query}",
+    );
+  }
   if (outputFormat.value && v.print === undefined) {
     return usage(
       `--output-format needs -p: run "harness -p PROMPT --output-format ${outputFormat.value}"`,
@@ -261,6 +282,7 @@ export function parseCommand(argv: string[]): Result<Command> {
   set("commandSandbox", commandSandbox.value);
   set("modelFile", v["model-file"]);
   set("policies", v.policies);
+  set("webSearchUrl", searchUrl);
   const textToolCalls = oneOf("--text-tool-calls", v["text-tool-calls"], ["auto", "off"]);
   if (!textToolCalls.ok) return textToolCalls;
   if (textToolCalls.value !== undefined) flags.textToolCalls = textToolCalls.value === "auto";
@@ -271,7 +293,7 @@ export function parseCommand(argv: string[]): Result<Command> {
   const limit = positiveInt("--limit", v.limit);
   if (!limit.ok) return limit;
 
-  const command = parseSubcommand(parsed.value.positionals, flags);
+  const command = exportOptions(parseSubcommand(parsed.value.positionals, flags), v);
   if (command.ok && command.value.kind === "stats" && limit.value === undefined && !v.all) {
     return ok({
       ...command.value,
@@ -308,6 +330,22 @@ export function parseCommand(argv: string[]): Result<Command> {
   });
 }
 
+/** `--format` and `--output` belong to `harness sessions export`. */
+function exportOptions(command: Result<Command>, v: FlagValues): Result<Command> {
+  if (!command.ok || (v.format === undefined && v.output === undefined)) return command;
+  const value = command.value;
+  if (value.kind !== "sessions" || value.action !== "export") {
+    return usage('--format and --output apply only to "harness sessions export": leave them out');
+  }
+  const format = oneOf("--format", v.format, ["md", "jsonl"]);
+  if (!format.ok) return format;
+  return ok({
+    ...value,
+    ...(format.value ? { format: format.value } : {}),
+    ...(v.output === undefined ? {} : { output: v.output }),
+  });
+}
+
 function parseSubcommand(positionals: string[], flags: RunFlags): Result<Command> {
   const [first, ...rest] = positionals;
   if (first === undefined) return ok({ kind: "run", flags });
@@ -333,16 +371,21 @@ function parseSubcommand(positionals: string[], flags: RunFlags): Result<Command
         }
         return ok({ kind: "sessions", flags, action });
       }
-      if (action === "export" || action === "search" || action === "delete") {
+      if (
+        action === "export" || action === "search" || action === "delete" || action === "import"
+      ) {
         if (arg) return ok({ kind: "sessions", flags, action, arg });
         return usage(
           action === "search"
             ? `Missing search text for "harness sessions search": run "harness sessions search TEXT"`
+            : action === "import"
+            ? `Missing transcript for "harness sessions import": run "harness sessions import FILE|DIR"`
             : `Missing session id for "harness sessions ${action}": run "harness sessions" to list them`,
         );
       }
       return usage(
-        `Unknown sessions command "${action}": use list, export ID, search TEXT or delete ID`,
+        `Unknown sessions command "${action}": use list, export ID, search TEXT, delete ID or ` +
+          "import FILE|DIR",
       );
     }
     case "policy": {
@@ -384,6 +427,17 @@ function parseSubcommand(positionals: string[], flags: RunFlags): Result<Command
         );
       }
       return ok({ kind: "index", flags });
+    }
+    case "agents":
+    case "skills": {
+      const [action, extra] = rest;
+      if ((action !== undefined && action !== "trust") || extra !== undefined) {
+        return usage(
+          `Unexpected argument "${action === "trust" ? extra : action}" for "harness ${first}": ` +
+            `use "harness ${first}" to list them or "harness ${first} trust" to trust the project's`,
+        );
+      }
+      return ok({ kind: first, flags, trust: action === "trust" });
     }
     case "stats": {
       if (rest.length > 0) {

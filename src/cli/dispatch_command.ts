@@ -1,5 +1,5 @@
 // Runs a parsed subcommand: `harness tool`, `harness sessions`, `harness policy explain`,
-// `harness plugin new`, `harness mcp`, and `harness acp` through the editor front end main.ts
+// `harness plugin new`, `harness mcp`, `harness agents`, `harness skills`, and `harness acp` through the editor front end main.ts
 // hands in (run_cli.ts starts the REPL and -p runs itself). Each command's module is imported
 // when it runs.
 
@@ -82,6 +82,11 @@ export async function runCommand(
     case "mcp": {
       const { runMcpCommand } = await import("./mcp_command.ts");
       return await runMcpCommand(command.args, grants, io);
+    }
+    case "agents":
+    case "skills": {
+      const { runLibraryCommand } = await import("./agents_command.ts");
+      return await runLibraryCommand(command, cwd, io);
     }
     case "doctor": {
       const { runDoctorCommand } = await import("./doctor_command.ts");

@@ -8,8 +8,11 @@ Usage:
   harness [flags] [Deno permission flags]        interactive REPL
   harness -p "PROMPT" [flags]                    one-shot run, prints the final answer
   harness tool NAME 'JSON'                       run one tool without a model
-  harness sessions [list|export ID|search TEXT|delete ID]
-                                                 (--limit N, list --all, delete --yes)
+  harness sessions [list|export ID|search TEXT|delete ID|import FILE|DIR]
+                                                 (--limit N, list --all, delete --yes,
+                                                 export --format md|jsonl --output FILE;
+                                                 import: Claude Code, Codex, Gemini CLI,
+                                                 opencode transcripts)
   harness policy explain TOOL 'JSON'             show which rule decides a call
   harness plugin new NAME                        write a plugin skeleton to ./plugins
   harness plugin trust [FILE...]                 trust ./plugins files as they are now
@@ -17,6 +20,8 @@ Usage:
   harness index --allow-read=.                   build the code graph of this folder
   harness mcp add NAME -- COMMAND ARGS...        add a stdio MCP server (--url URL for HTTP)
   harness mcp list|remove NAME|import FILE       check, remove or import MCP servers
+  harness agents [trust]                         list agent files found here (or trust the project's)
+  harness skills [trust]                         list SKILL.md skills found here (or trust the project's)
   harness stats [--since WHEN] [--json]          usage per tool and model from the session log
   harness doctor [--json] [flags]                probe the model server: window, tool calls, speed
 

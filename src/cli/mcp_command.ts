@@ -3,7 +3,7 @@
 // and checks servers by starting them under the same grants as a run.
 
 import { loadSettings } from "../config/settings.ts";
-import { configDir } from "../config/folders.ts";
+import { configDir, homeDir } from "../config/folders.ts";
 import { paths } from "../platform/paths.ts";
 import { formatAgentError } from "../errors.ts";
 import { EXIT } from "../app/exit_codes.ts";
@@ -20,7 +20,8 @@ export const MCP_USAGE = `Usage:
   harness mcp add NAME --url URL [--header "Name: value"]...      a Streamable HTTP server
   harness mcp list [Deno permission flags]     start each server and show its status and tools
   harness mcp remove NAME
-  harness mcp import FILE                      copy the mcpServers of Claude Desktop or VS Code`;
+  harness mcp import FILE                      copy the servers of another agent's file: Claude,
+                                               Cursor, Gemini, VS Code, opencode, Codex, a plugin`;
 
 /** The user's config file, where `harness mcp` writes. */
 export function userConfigFile(): string {
@@ -257,36 +258,21 @@ async function listServers(grants: Grants, io: CommandIO): Promise<number> {
   return EXIT.ok;
 }
 
-/** Keys of other clients' entries that harness reads; the rest (envFile, ...) are dropped. */
-const IMPORTED_KEYS = ["command", "args", "env", "cwd", "url", "headers", "type", "disabled"];
-
-/**
- * The server entries of a Claude Desktop, Claude Code, Cursor (`mcpServers`) or VS Code
- * (`servers`, or `mcp.servers` in settings.json) file, converted to harness's shape.
- */
-export function serversInFile(value: unknown): Record<string, Record<string, unknown>> | undefined {
-  if (typeof value !== "object" || value === null) return undefined;
-  const root = value as Record<string, unknown>;
-  const vscodeMcp = root.mcp as Record<string, unknown> | undefined;
-  const found = root.mcpServers ?? root.servers ?? vscodeMcp?.servers;
-  if (typeof found !== "object" || found === null || Array.isArray(found)) return undefined;
-  const out: Record<string, Record<string, unknown>> = {};
-  for (const [name, raw] of Object.entries(found)) {
-    if (typeof raw !== "object" || raw === null) {
-      out[name] = {};
-      continue;
+/** The parsed value of another agent's MCP file: JSON with comments, or TOML (Codex). */
+async function readForeignFile(file: string, text: string): Promise<unknown | { error: string }> {
+  if (/\.toml$/i.test(file)) {
+    const { parse } = await import("smol-toml");
+    try {
+      return parse(text.replace(/^\uFEFF/, ""));
+    } catch (error) {
+      return { error: `Cannot read "${file}": ${String((error as Error).message).split("\n")[0]}` };
     }
-    const entry: Record<string, unknown> = {};
-    for (const key of IMPORTED_KEYS) {
-      if ((raw as Record<string, unknown>)[key] !== undefined) {
-        entry[key] = (raw as Record<string, unknown>)[key];
-      }
-    }
-    if (entry.type === "stdio" && !("command" in entry)) delete entry.type;
-    if ("command" in entry && entry.type !== undefined) delete entry.type;
-    out[name] = entry;
   }
-  return out;
+  if (jsonDepth(text) > MAX_JSON_DEPTH) {
+    return { error: `Cannot read "${file}": values nest more than ${MAX_JSON_DEPTH} levels deep` };
+  }
+  const { parse } = await import("jsonc-parser");
+  return parse(text.replace(/^\uFEFF/, ""), [], { allowTrailingComma: true });
 }
 
 async function importServers(file: string, io: CommandIO): Promise<number> {
@@ -297,15 +283,17 @@ async function importServers(file: string, io: CommandIO): Promise<number> {
     io.printError(`Cannot read "${file}": ${(error as Error).message}`);
     return EXIT.usage;
   }
-  if (jsonDepth(text) > MAX_JSON_DEPTH) {
-    io.printError(`Cannot read "${file}": values nest more than ${MAX_JSON_DEPTH} levels deep`);
+  const value = await readForeignFile(file, text);
+  if (value !== null && typeof value === "object" && "error" in value) {
+    io.printError(String((value as { error: string }).error));
     return EXIT.usage;
   }
-  const { parse } = await import("jsonc-parser");
-  const found = serversInFile(parse(text, [], { allowTrailingComma: true }));
+  const { foreignMcpServers, neededVariables } = await import("../config/foreign_mcp_servers.ts");
+  const found = foreignMcpServers(value, { file: paths.resolve(file), home: homeDir() });
   if (!found) {
     io.printError(
-      `No MCP servers in "${file}": expected "mcpServers" (Claude Desktop, Cursor) or "servers" (VS Code)`,
+      `No MCP servers in "${file}": expected "mcpServers" (Claude, Cursor, Gemini), "servers" ` +
+        '(VS Code), "mcp" (opencode), [mcp_servers] (Codex) or a map of servers (a plugin\'s .mcp.json)',
     );
     return EXIT.usage;
   }
@@ -316,7 +304,7 @@ async function importServers(file: string, io: CommandIO): Promise<number> {
     return EXIT.usage;
   }
   const added: Record<string, McpServerConfig> = {};
-  for (const [name, entry] of Object.entries(found)) {
+  for (const [name, entry] of Object.entries(found.servers)) {
     if (Object.hasOwn(current.servers, name)) {
       console.log(`Skipped "${name}": already configured (harness mcp remove ${name} first)`);
       continue;
@@ -327,6 +315,14 @@ async function importServers(file: string, io: CommandIO): Promise<number> {
       continue;
     }
     added[name] = entry as unknown as McpServerConfig;
+    for (const note of found.notes[name] ?? []) console.log(`"${name}": ${note}`);
+    const needed = neededVariables(entry);
+    if (needed.length > 0) {
+      const state = needed.map((v) => `$${v}${Deno.env.get(v) ? "" : " (not set now)"}`);
+      console.log(
+        `"${name}" reads ${state.join(", ")} when it starts; it does not start without them`,
+      );
+    }
   }
   const names = Object.keys(added);
   if (names.length === 0) {

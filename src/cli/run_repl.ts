@@ -2,6 +2,7 @@
 // the slash commands or the approval prompts): making the REPL, its approval prompter, its
 // slash commands and banner, and running it until the user leaves.
 
+import { homeDir } from "../config/folders.ts";
 import process from "node:process";
 import type { Run, Workspace } from "../app/open_run.ts";
 import type { LazyApprover } from "../app/run_approver.ts";
@@ -147,6 +148,15 @@ export async function runRepl(
     sessionStats: async (id, style) =>
       (await import("./stats_command.ts")).sessionStatsText(run.store, id, style),
     ...(mcp ? { mcpReport: () => formatServerStates(mcp.states()) } : {}),
+    skillsReport: async () => {
+      const { formatSkillList } = await import("../skills/skill_report.ts");
+      const skills = tools.skills;
+      const found = skills ? { ...skills.found, skills: skills.tools.skills() } : undefined;
+      return formatSkillList(found ?? { skills: [], skipped: [] }, {
+        cwd: at.cwd,
+        home: homeDir(),
+      });
+    },
     resume: (id) => {
       const resumed = sessions.resume(id);
       if (!("error" in resumed)) leave();

@@ -1,4 +1,5 @@
-// `harness sessions`: list, export, search and delete recorded sessions.
+// `harness sessions`: list, export (JSONL or Markdown), search, delete and import recorded
+// sessions; import reads other agents' transcripts too (src/sessions/transcripts/).
 
 import type { Command } from "./args.ts";
 import { formatAgentError } from "../errors.ts";
@@ -7,6 +8,13 @@ import type { CommandIO } from "./command_io.ts";
 import { openSessionStore } from "../sessions/open_session_store.ts";
 import { type SearchHit, type SessionSummary, turnCount } from "../sessions/query_sessions.ts";
 import { jsonTerminalSafe, terminalLine, terminalSafe } from "../platform/terminal_text.ts";
+import type { SessionStore } from "../sessions/session_store_types.ts";
+import { sessionMarkdown } from "../sessions/session_markdown.ts";
+import {
+  type ImportReport,
+  importTranscripts,
+} from "../sessions/transcripts/import_transcripts.ts";
+import { localTranscriptFiles } from "../sessions/transcripts/transcript_files.ts";
 
 /** Rows listed when --limit is left out. */
 const DEFAULT_LIMIT = 50;
@@ -19,7 +27,7 @@ const HIT_KINDS: Record<SearchHit["type"], string> = {
   tool_call_finished: "tool result",
 };
 
-/** `harness sessions list|export|search|delete`: the session log without a model. */
+/** `harness sessions list|export|search|delete|import`: the session log without a model. */
 export async function runSessionsCommand(
   command: Extract<Command, { kind: "sessions" }>,
   io: CommandIO,
@@ -53,16 +61,15 @@ export async function runSessionsCommand(
         }
         return EXIT.ok;
       }
-      case "export": {
-        const exported = store.exportSession(
-          command.arg!,
-          (line) => console.log(jsonTerminalSafe(line)),
-        );
-        if (!exported.ok) {
-          io.printError(formatAgentError(exported.error));
-          return EXIT.usage;
-        }
-        return EXIT.ok;
+      case "export":
+        return await exportSession(store, command, io);
+      case "import": {
+        const report = await importTranscripts(command.arg!, {
+          store,
+          files: localTranscriptFiles,
+          cwd: Deno.cwd(),
+        });
+        return printImportReport(report, io);
       }
       case "search": {
         const limit = command.limit ?? DEFAULT_LIMIT;
@@ -127,6 +134,77 @@ export async function runSessionsCommand(
   } finally {
     store.close();
   }
+}
+
+/**
+ * Writes a session as JSONL (the lines import takes back) or Markdown, to stdout or to
+ * `--output FILE` (the one place an export opens a file).
+ */
+async function exportSession(
+  store: SessionStore,
+  command: Extract<Command, { kind: "sessions" }>,
+  io: CommandIO,
+): Promise<number> {
+  const lines: string[] = [];
+  const written = command.format === "md"
+    ? (() => {
+      const read = store.readSession(command.arg!);
+      if (read.ok) lines.push(sessionMarkdown(read.value.info, read.value.events).trimEnd());
+      return read;
+    })()
+    : store.exportSession(command.arg!, (line) => lines.push(line));
+  if (!written.ok) {
+    io.printError(formatAgentError(written.error));
+    return EXIT.usage;
+  }
+  if (command.output === undefined) {
+    // On a terminal, escapes inside the text show as text, never act.
+    const safe = command.format === "md" ? terminalSafe : jsonTerminalSafe;
+    for (const line of lines) console.log(safe(line));
+    return EXIT.ok;
+  }
+  try {
+    await writeExportFile(command.output, `${lines.join("\n")}\n`);
+  } catch (error) {
+    io.printError(
+      `Cannot write "${command.output}": ${error instanceof Error ? error.message : error}`,
+    );
+    return EXIT.runtime;
+  }
+  return EXIT.ok;
+}
+
+/** The file an export writes: created or replaced, owner-only (a session may hold secrets). */
+async function writeExportFile(path: string, text: string): Promise<void> {
+  await Deno.writeTextFile(path, text, { mode: 0o600 });
+}
+
+/** Prints one line per transcript and a total; exit 1 when any transcript failed. */
+function printImportReport(report: ImportReport, io: CommandIO): number {
+  for (const line of report.lines) {
+    if (line.startsWith("Cannot")) io.printError(terminalLine(line));
+    else console.log(terminalLine(line));
+  }
+  if (report.notTranscripts.length > 0) {
+    const shown = report.notTranscripts.slice(0, 3).map((file) => `"${file}"`).join(", ");
+    console.error(
+      `Left out ${report.notTranscripts.length} file(s) that are not transcripts (${shown}${
+        report.notTranscripts.length > 3 ? ", ..." : ""
+      })`,
+    );
+  }
+  const total = report.imported + report.existing + report.failed;
+  if (total === 0) {
+    io.printError("Found no transcript to import: give a transcript file or a folder of them");
+    return EXIT.usage;
+  }
+  if (report.imported > 0) {
+    console.log(
+      `Imported ${report.imported} of ${total} transcript(s): go on with one by running ` +
+        `"harness --continue" in its folder, or "harness --resume ID"`,
+    );
+  }
+  return report.failed > 0 ? EXIT.runtime : EXIT.ok;
 }
 
 /**

@@ -1,4 +1,4 @@
-// The REPL's slash commands: /help, /tools, /mcp, /context, /compact, /permissions, /tasks,
+// The REPL's slash commands: /help, /tools, /mcp, /skills, /context, /compact, /permissions, /tasks,
 // /clear, /continue, /undo, /rewind, /sessions, /resume, /stats, /exit. A table of rows (name,
 // summary, handler); each handler is a small function over the REPL control surface and the
 // context.
@@ -30,6 +30,8 @@ export interface SlashContext {
   fresh(): Conversation;
   /** MCP servers with status, tool count and errors (src/mcp/mcp_servers.ts). */
   mcpReport?(): string;
+  /** The skills with where each came from, and the ones skipped (src/skills/skill_report.ts). */
+  skillsReport?(): Promise<string>;
   /** The usage report of one session (src/cli/stats_command.ts), or why there is none. */
   sessionStats?(sessionId: string | null, style: Style): Promise<string>;
   /** How /undo and /rewind ask about files the user changed (a key) and which message (a line). */
@@ -57,6 +59,7 @@ const SLASH_COMMANDS: readonly SlashEntry[] = [
   { name: "help", summary: "list commands", run: showHelp },
   { name: "tools", summary: "list the tools the model can call", run: listTools },
   { name: "mcp", summary: "show MCP servers: status, tools and errors", run: showMcp },
+  { name: "skills", summary: "list the skills and where each came from", run: showSkills },
   {
     name: "context",
     summary: "show the context window and what each part of the next request takes",
@@ -64,7 +67,7 @@ const SLASH_COMMANDS: readonly SlashEntry[] = [
   },
   {
     name: "compact",
-    summary: "replace the conversation by the model's summary of it (the log keeps all)",
+    summary: "replace the conversation by the model's summary of it: /compact [what to keep]",
     run: compact,
   },
   {
@@ -107,6 +110,11 @@ export function slashCommands(context: SlashContext): SlashCommand[] {
     if (name === "continue" && context.restore) commands.push(...restoreCommands(context.restore));
   }
   return commands;
+}
+
+async function showSkills(_args: string, repl: ReplControl, { context }: SlashScope) {
+  const report = await context.skillsReport?.() ?? "No skills installed";
+  repl.write(`${terminalSafe(report)}\n`);
 }
 
 function showHelp(_args: string, repl: ReplControl, { commands }: SlashScope): void {
@@ -157,9 +165,12 @@ function showContext(_args: string, repl: ReplControl, { context }: SlashScope):
   );
 }
 
-async function compact(_args: string, repl: ReplControl): Promise<void> {
+/** Typed while a turn runs, /compact waits in the queue: it runs between turns only. */
+async function compact(args: string, repl: ReplControl): Promise<void> {
   const conversation = repl.conversation;
-  const done = await repl.interruptible((display, signal) => conversation.compact(display, signal));
+  const done = await repl.interruptible((display, signal) =>
+    conversation.compact(display, signal, args.trim())
+  );
   if (done.error) repl.write(`${repl.style.yellow(terminalSafe(done.error))}\n`);
 }
 

@@ -97,6 +97,11 @@ export interface Settings {
   imageMaxSize: number;
   /** Instruction file names read per folder, the first present wins (project_instructions.ts). */
   instructionFiles: string[];
+  /**
+   * The search engine of `web_search`: a SearXNG base URL, or a URL template with `{query}`.
+   * Unset: the tool is not offered and nothing searches (plugins/web_search.ts).
+   */
+  webSearchUrl?: string;
 }
 
 /** The settings a flag or a config file can set, by the same names; absent means "not given". */
@@ -121,6 +126,7 @@ export type SettingFlags = Partial<
     | "contextLength"
     | "firstByteTimeout"
     | "stallTimeout"
+    | "webSearchUrl"
   >
 >;
 
@@ -174,6 +180,7 @@ const SETTING_FLAG_KEYS: readonly (keyof SettingFlags)[] = [
   "contextLength",
   "firstByteTimeout",
   "stallTimeout",
+  "webSearchUrl",
 ];
 
 type Checker = (value: unknown) => string | undefined;
@@ -188,6 +195,15 @@ const isHttpUrl: Checker = (v) => {
     }`;
   }
   const problem = httpUrlProblem(v);
+  return problem === undefined ? undefined : `${JSON.stringify(v)} is ${problem}`;
+};
+/** A SearXNG base URL or a URL template with `{query}` (src/tools/builtin/web_search_engine.ts). */
+const isSearchUrl: Checker = (v) => {
+  if (typeof v !== "string" || !/^https?:\/\/[^/]/.test(v)) {
+    return `expected a SearXNG URL such as "http://127.0.0.1:8888" or an http(s) URL template ` +
+      `with {query}, not ${JSON.stringify(v)}`;
+  }
+  const problem = httpUrlProblem(v.replaceAll("{query}", "q"));
   return problem === undefined ? undefined : `${JSON.stringify(v)} is ${problem}`;
 };
 const isPositive: Checker = (v) =>
@@ -262,6 +278,7 @@ const FIELDS: Record<string, [keyof Settings, Checker]> = {
   ],
   image_max_size: ["imageMaxSize", isPositive],
   instruction_files: ["instructionFiles", isFileNameList],
+  web_search_url: ["webSearchUrl", isSearchUrl],
   default_model: ["defaultModel", (v) => {
     const parsed = parseModelSource(v);
     return typeof parsed === "string" ? parsed : undefined;
@@ -272,7 +289,8 @@ const FIELDS: Record<string, [keyof Settings, Checker]> = {
  * The keys an untrusted project config may set: the model's name and limits. Every other key
  * runs code (`plugins`, `model_file`, `default_model`: a model file llama.cpp parses, which
  * `default_model` also downloads), moves data (`base_url`, `api_key`, `provider`, and
- * `embedding_model` and `embedding_base_url`, which send every definition's text), changes
+ * `embedding_model` and `embedding_base_url`, which send every definition's text, and
+ * `web_search_url`, which sends the model's queries), changes
  * what the model is told (`system_prompt`) or how long tools may run (`tool_timeouts`), so
  * it applies only once the user trusts the file's content.
  */
@@ -374,7 +392,8 @@ export async function parseConfigText(
     }
     const problem = field[1](raw);
     if (problem) return err({ kind: "config_invalid", file, reason: `"${key}": ${problem}` });
-    out[field[0]] = key === "base_url" || key === "embedding_base_url"
+    out[field[0]] = key === "base_url" || key === "embedding_base_url" ||
+        (key === "web_search_url" && !String(raw).includes("{query}"))
       ? String(raw).replace(/\/+$/, "")
       : key === "default_model"
       ? parseModelSource(raw)

@@ -26,6 +26,7 @@ const COUNTERPARTS: Record<string, Counterpart> = {
   grep_search: { name: "Grep", rename: { file_filter: "glob" }, paths: [] },
   ls: { name: "LS", rename: {}, paths: ["path"] },
   download_url: { name: "WebFetch", rename: {}, paths: [] },
+  web_search: { name: "WebSearch", rename: {}, paths: [] },
 };
 
 /**

@@ -4,6 +4,7 @@
 // only when a server starts. mcp_tools.ts turns the servers' tools into ToolInfo and calls.
 
 import type { Grants } from "../sandbox/grants.ts";
+import { fillPlaceholders, missingVariablesMessage } from "../config/mcp_placeholders.ts";
 import { isStdioServer, type McpServerConfig } from "../config/mcp_config.ts";
 import type * as McpServerModule from "./mcp_server.ts";
 import type { McpCallFailure, McpConnection, McpToolListing } from "./mcp_server.ts";
@@ -55,11 +56,15 @@ export interface McpServersOptions {
    * "auto" mode when left out.
    */
   commandSandbox?: Promise<CommandSandbox>;
+  /** Fills `${VAR}` placeholders of the entries (default: harness's environment). */
+  env?: (name: string) => string | undefined;
 }
 
 interface Entry extends McpServerState {
   connection?: McpConnection;
   starting?: Promise<void>;
+  /** Why its placeholders cannot be filled: it is not started, and says so once. */
+  unfilled?: string;
 }
 
 /** Every configured server of a run. */
@@ -72,12 +77,18 @@ export class McpServers {
 
   constructor(servers: Record<string, McpServerConfig>, options: McpServersOptions) {
     this.#options = options;
-    this.#entries = Object.entries(servers).map(([name, config]) => ({
-      name,
-      config,
-      status: config.disabled ? "disabled" : "stopped",
-      tools: [],
-    }));
+    // A literal ${...} never reaches a server: placeholders are filled now or the server waits.
+    const env = options.env ?? ((name: string) => Deno.env.get(name));
+    this.#entries = Object.entries(servers).map(([name, config]) => {
+      const filled = fillPlaceholders(config as unknown as Record<string, unknown>, env);
+      return {
+        name,
+        config: "entry" in filled ? filled.entry as unknown as McpServerConfig : config,
+        status: config.disabled ? "disabled" : "stopped",
+        tools: [],
+        ...("missing" in filled ? { unfilled: missingVariablesMessage(name, filled.missing) } : {}),
+      };
+    });
   }
 
   /** Each server's state, in configuration order. */
@@ -98,7 +109,8 @@ export class McpServers {
   start(): void {
     for (const entry of this.#entries) {
       if (entry.status !== "stopped") continue;
-      const blocked = serverBlockedReason(entry.name, entry.config, this.#options);
+      const blocked = entry.unfilled ??
+        serverBlockedReason(entry.name, entry.config, this.#options);
       if (blocked) {
         entry.status = "blocked";
         entry.error = blocked;

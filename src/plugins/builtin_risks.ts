@@ -23,6 +23,7 @@ export const BUILTIN_RISKS: Readonly<Record<string, RiskLevel>> = {
   run_command: "high",
   task_complete: "safe",
   update_task: "safe",
+  web_search: "low",
   write_file: "high",
 };
 

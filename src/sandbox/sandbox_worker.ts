@@ -9,6 +9,7 @@ import { probeCommandSandbox } from "./command_sandbox_probe.ts";
 import { ProcessHost } from "./process_host.ts";
 import type { EffectivePermissions, WorkerPermissions } from "./effective_permissions.ts";
 import type { Grants } from "./grants.ts";
+import type { ToolGrants } from "./tool_grants.ts";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { localImports } from "../platform/import_graph.ts";
@@ -32,6 +33,8 @@ export interface SandboxOptions {
   toolOutputLimit?: number;
   /** The start-up check of the command sandbox; probed on first use when left out. */
   commandSandbox?: Promise<CommandSandbox>;
+  /** Built-in tools' own grants from the configuration (web_search's engine, tool_grants.ts). */
+  toolGrants?: ToolGrants;
 }
 
 const NO_COMMANDS: CommandSandbox = {
@@ -277,6 +280,8 @@ export async function startSandbox(
     options: SandboxOptions;
     mode: LoadMessage["mode"];
     name: string;
+    /** Settings of the group's built-in tools, by tool name (`ctx.config`). */
+    toolConfig?: LoadMessage["toolConfig"];
   },
 ): Promise<SandboxWorker> {
   const { permissions, options } = config;
@@ -304,6 +309,7 @@ export async function startSandbox(
     cwd: Deno.cwd(),
     importTimeoutMs: options.importTimeoutMs ?? 5_000,
     ...(options.toolOutputLimit ? { outputLimit: options.toolOutputLimit } : {}),
+    ...(config.toolConfig ? { toolConfig: config.toolConfig } : {}),
     // A worker that may not start processes needs no start-up check.
     commands: permissions.run === false ? NO_COMMANDS : await commandSandboxOf(options),
   }, config.name);

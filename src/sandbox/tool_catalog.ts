@@ -21,6 +21,7 @@ import {
 import { builtinRisk } from "../plugins/builtin_risks.ts";
 import { type FilePin, importGraphPins, localImports } from "../platform/import_graph.ts";
 import { grantCovers } from "./permission_value.ts";
+import { grantFor } from "./tool_grants.ts";
 import {
   type Imported,
   type SandboxOptions,
@@ -35,6 +36,8 @@ export interface ToolGroup {
   effective: EffectivePermissions;
   plugins: PluginRef[];
   worker?: Promise<SandboxWorker>;
+  /** `ctx.config` of a built-in tool the configuration grants something (tool_grants.ts). */
+  config?: Record<string, Readonly<Record<string, string>>>;
 }
 
 /** Options of {@linkcode loadToolCatalog}. */
@@ -324,13 +327,27 @@ function assemble(
       ...(info.permissions ? { permissions: info.permissions } : {}),
       ...(info.timeoutMs ? { timeoutMs: info.timeoutMs } : {}),
     });
-    const effective = effectivePermissions(options.grants, sandboxDeclaration(info.permissions), {
-      workspace: options.workspace,
-      env: envNames,
+    // A built-in tool the configuration grants its own hosts (web_search) gets exactly those.
+    const own = grantFor(options.grants, options.toolGrants, {
+      name: info.name,
+      builtin: file.origin === "builtin",
     });
-    // Built-in tools never share a worker with plugin code from elsewhere.
-    const key = `${file.origin === "builtin" ? "builtin" : "added"} ${JSON.stringify(effective)}`;
-    const group: ToolGroup = groups.get(key) ?? { key, effective, plugins: [] };
+    const effective = effectivePermissions(
+      own?.grants ?? options.grants,
+      own?.declared ?? sandboxDeclaration(info.permissions),
+      { workspace: options.workspace, env: envNames },
+    );
+    // Built-in tools never share a worker with plugin code from elsewhere, and a tool with a
+    // grant of its own shares it with no other tool.
+    const key = `${file.origin === "builtin" ? "builtin" : "added"} ${own ? info.name : ""} ${
+      JSON.stringify(effective)
+    }`;
+    const group: ToolGroup = groups.get(key) ?? {
+      key,
+      effective,
+      plugins: [],
+      ...(own ? { config: { [info.name]: options.toolGrants![info.name]!.config } } : {}),
+    };
     const pinned = options.pins.get(file.path);
     group.plugins.push({
       url: file.url || pathToFileURL(file.path).href,

@@ -191,6 +191,7 @@ export class ToolHost implements ToolRunner {
       options: this.#options,
       mode: "serve",
       name: `harness-tools-${group.plugins.map((p) => p.name).join("+").slice(0, 80)}`,
+      ...(group.config ? { toolConfig: group.config } : {}),
     });
     sandbox.onImported = (message) => void this.#catalog?.remember(message, group);
     await sandbox.loaded;

@@ -251,7 +251,7 @@ async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promi
   const controller = new AbortController();
   controllers.set(id, controller);
   const ctx: ToolContext = {
-    ...toolContext(setup, launcher, { signal: controller.signal, state }),
+    ...toolContext(setup, launcher, { signal: controller.signal, state, name }),
     progress: progressReporter((text) => post({ type: "output", id, text })),
     ...(message.search ? { search: new SearchClient(message.search) } : {}),
   };
@@ -301,10 +301,11 @@ async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promi
 function toolContext(
   load: LoadMessage,
   commands: CommandLauncher,
-  call: { signal: AbortSignal; state: Record<string, unknown> },
+  call: { signal: AbortSignal; state: Record<string, unknown>; name?: string },
 ): ToolContext {
   const workspace = load.workspace;
   const outputsDir = toolOutputsDir(load.dataDir);
+  const config = call.name === undefined ? undefined : load.toolConfig?.[call.name];
   return {
     workspace,
     resolve: (path: string) => resolveWorkspacePath(workspace, path, outputsDir),
@@ -312,6 +313,7 @@ function toolContext(
     dataDir: load.dataDir,
     state: call.state,
     ...(load.outputLimit ? { outputLimit: load.outputLimit } : {}),
+    ...(config ? { config } : {}),
     spawn: (program, options) => commands.spawn(program, options),
     commands,
   };

@@ -33,6 +33,8 @@ export interface LoadMessage {
   outputLimit?: number;
   /** How `ctx.spawn` confines processes (the host's start-up check). */
   commands: CommandSandbox;
+  /** `ctx.config` of the worker's built-in tools that have settings, by tool name. */
+  toolConfig?: Record<string, Readonly<Record<string, string>>>;
 }
 
 /** Messages from the host. */

@@ -74,7 +74,10 @@ export function replayEvents(
   for (const event of events) {
     switch (event.type) {
       case "system_message":
-        pushNonTool({ kind: "system", content: event.payload.content });
+        // An imported session's system prompt is logged at its first resume: it goes first.
+        if (messages.length > 0 && !messages.some((message) => message.kind === "system")) {
+          messages.unshift({ kind: "system", content: event.payload.content });
+        } else pushNonTool({ kind: "system", content: event.payload.content });
         break;
       case "user_message": {
         const found = findImages(event.payload.images, images);

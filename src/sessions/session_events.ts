@@ -10,6 +10,20 @@ import type { CheckpointEvent, TurnCheckpoint } from "../checkpoints/turn_checkp
 /** An image as a logged message names it; its bytes are in the `images` table (image_store.ts). */
 export type ImageRef = Omit<ImagePart, "data">;
 
+/** The agents whose transcripts `harness sessions import` reads (src/sessions/transcripts/). */
+export type TranscriptAgent = "claude-code" | "codex" | "gemini-cli" | "opencode" | "harness";
+
+/** Where an imported session came from. */
+export interface ImportSource {
+  agent: TranscriptAgent;
+  /** The agent's own id of the session (its file name when it records none). */
+  id: string;
+  /** The file it was read from. */
+  file: string;
+  /** The agent's version, when the transcript names it. */
+  version?: string;
+}
+
 /** What a session was started with (the `session_started` payload). */
 export interface SessionStartInfo {
   model: string;
@@ -18,6 +32,8 @@ export interface SessionStartInfo {
   /** The Deno permission grants in effect, as flags (e.g. "--allow-read=. --allow-write"). */
   grants: string;
   provider: string;
+  /** Set for a session `harness sessions import` read from another agent's transcript. */
+  importedFrom?: ImportSource;
 }
 
 /** Every event type and its payload. */

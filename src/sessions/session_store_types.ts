@@ -6,7 +6,9 @@ import type { AgentError, Result } from "../errors.ts";
 import type { Message } from "../messages.ts";
 import type { SessionLogWriter } from "./log_writer.ts";
 import type { SearchHit, SessionSummary } from "./query_sessions.ts";
-import type { SessionStartInfo } from "./session_events.ts";
+import type { SessionEvent, SessionStartInfo } from "./session_events.ts";
+import type { ImportOutcome } from "./import_store.ts";
+import type { ImportedSession } from "./transcripts/imported_session.ts";
 import type { UsageStatsOptions } from "./usage_stats.ts";
 import type { UsageStats } from "./usage_stats_types.ts";
 import type { TurnCheckpoint } from "../checkpoints/turn_checkpoints.ts";
@@ -62,10 +64,23 @@ export interface SessionStore {
   findSession(idOrPrefix: string): Result<SessionSummary, AgentError>;
   /** Loads a session to resume it, first appending `interrupted` results for unanswered calls. */
   loadSession(idOrPrefix: string): Result<LoadedSession, AgentError>;
-  /** Writes the session as JSONL, one line per call of `write`; returns the line count. */
+  /**
+   * Writes the session as JSONL, one line per call of `write`; returns the line count. The
+   * lines hold nothing of this log's own (`seq` counts the session's events from 1), so
+   * importing them into any log and exporting again gives the same bytes.
+   */
   exportSession(idOrPrefix: string, write: (line: string) => void): Result<number, AgentError>;
+  /** A session's summary and its events in log order (`harness sessions export --format md`). */
+  readSession(
+    idOrPrefix: string,
+  ): Result<{ info: SessionSummary; events: SessionEvent[] }, AgentError>;
   /** Exported JSONL back into canonical messages. */
   importJsonl(text: string): Result<Message[], AgentError>;
+  /**
+   * Stores a session read from a transcript (`harness sessions import`), unless the log already
+   * holds it (the same harness id, or the same agent's session id).
+   */
+  importSession(session: ImportedSession): Result<ImportOutcome, AgentError>;
   /** Messages containing every word of `text`, newest first. */
   searchSessions(text: string, options?: { limit?: number }): Result<SearchResult, AgentError>;
   /** Usage statistics of the sessions since a time, or of one session (`harness stats`). */

@@ -24,7 +24,9 @@ import { type ImageLookup, interruptedResult, replayEvents } from "./replay.ts";
 import { loadImage } from "./image_store.ts";
 import { describe } from "./schema.ts";
 import { claimSession, removeSessionLock, type SessionLock } from "./session_lock.ts";
-import { eventFromMessage, type SessionStartInfo } from "./session_events.ts";
+import { eventFromMessage, type SessionEvent, type SessionStartInfo } from "./session_events.ts";
+import { type ImportOutcome, storeImportedSession } from "./import_store.ts";
+import type { ImportedSession } from "./transcripts/imported_session.ts";
 import type { LoadedSession, SearchResult, SessionStore } from "./session_store_types.ts";
 import { queryUsageStats, type UsageStatsOptions } from "./usage_stats.ts";
 import type { UsageStats } from "./usage_stats_types.ts";
@@ -235,12 +237,27 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   exportSession(idOrPrefix: string, write: (line: string) => void): Result<number, AgentError> {
+    const read = this.readSession(idOrPrefix);
+    if (!read.ok) return read;
+    const { info, events } = read.value;
+    // `seq` counts within the session: the log's own row numbers never leave it.
+    events.forEach((event, index) => write(eventToJsonl(info.id, { ...event, seq: index + 1 })));
+    return ok(events.length);
+  }
+
+  readSession(
+    idOrPrefix: string,
+  ): Result<{ info: SessionSummary; events: SessionEvent[] }, AgentError> {
     const found = this.findSession(idOrPrefix);
     if (!found.ok) return found;
     const read = this.#read(() => queryEvents(this.#db, found.value.id).events);
     if (!read.ok) return read;
-    for (const event of read.value) write(eventToJsonl(found.value.id, event));
-    return ok(read.value.length);
+    const events = read.value.map(({ seq: _seq, ...event }) => event as SessionEvent);
+    return ok({ info: found.value, events });
+  }
+
+  importSession(session: ImportedSession): Result<ImportOutcome, AgentError> {
+    return this.#write(() => storeImportedSession(this.#db, session, this.newId));
   }
 
   importJsonl(text: string): Result<Message[], AgentError> {

@@ -104,6 +104,11 @@ export interface ToolContext {
    * (src/sandbox/search_service.ts): given to the built-in grep_search and glob only.
    */
   search?: SearchClient;
+  /**
+   * Settings the configuration gives this built-in tool, with a grant of its own
+   * (src/sandbox/tool_grants.ts): web_search's engine URL. Given to built-in tools only.
+   */
+  config?: Readonly<Record<string, string>>;
 }
 
 /** What a tool returns: `output` goes to the model, `display` to the terminal. */

@@ -86,3 +86,30 @@ Deno.test("harness acp attack: a mention out of the workspace fails the prompt, 
   );
   assertEquals(server.requests.length, 0);
 });
+
+Deno.test("harness acp offers the skills as commands and sends a skill's text for /skill words", async () => {
+  await using sandbox = await cliSandbox();
+  const skill = join(sandbox.home, ".claude", "skills", "webapp-testing");
+  await Deno.mkdir(skill, { recursive: true });
+  await Deno.copyFile(
+    new URL("../fixtures/real_files/skills/skills/skills/webapp-testing/SKILL.md", import.meta.url),
+    join(skill, "SKILL.md"),
+  );
+  await using server = startFakeLlmServer([reply().text("tested")]);
+  await using acp = startAcpClient(sandbox, ["--base-url", server.baseUrl, "--model", "m"]);
+  await acp.initialize();
+  const sessionId = await acp.newSession();
+  await acp.waitFor((n) =>
+    n.update.sessionUpdate === "available_commands_update" &&
+    n.update.availableCommands.some((c) => c.name === "webapp-testing")
+  );
+  await acp.agent.request("session/prompt", {
+    sessionId,
+    prompt: [{ type: "text", text: "/webapp-testing check the login page" }],
+  });
+  const sent = String(server.requests[0]!.messages.at(-1)!.content);
+  assert(sent.startsWith(`<skill name="webapp-testing" folder="${skill}">`), sent.slice(0, 120));
+  assert(sent.endsWith("\n\ncheck the login page"), sent.slice(-80));
+  const system = String(server.requests[0]!.messages[0]!.content);
+  assert(system.includes("- webapp-testing: Toolkit for interacting with and testing"), system);
+});

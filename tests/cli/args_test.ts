@@ -140,7 +140,7 @@ const REFUSED: [string[], string][] = [
   ],
   [
     ["sessions", "bogus"],
-    'Unknown sessions command "bogus": use list, export ID, search TEXT or delete ID',
+    'Unknown sessions command "bogus": use list, export ID, search TEXT, delete ID or import FILE|DIR',
   ],
   [["sessions", "list", "x"], 'Unexpected argument "x" for "harness sessions list"'],
   [["-p", ""], 'Empty value for --print: give the prompt text, or "-" to read it from stdin'],

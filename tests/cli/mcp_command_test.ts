@@ -1,10 +1,10 @@
 // `harness mcp add|list|remove|import` through the real CLI: they edit the user's
 // config.jsonc (keeping its comments) and list servers by starting them under the grants.
 
-import { deepStrictEqual as assertEquals, match, ok as assert } from "node:assert/strict";
+import { deepStrictEqual as assertEquals, match } from "node:assert/strict";
 import { parse } from "jsonc-parser";
 import { cliSandbox } from "../helpers/run_cli.ts";
-import { serversInFile } from "../../src/cli/mcp_command.ts";
+import { realFile } from "../helpers/real_files.ts";
 import { DENO_READ } from "../helpers/deno_in_sandbox.ts";
 
 const FIXTURE = new URL("../fixtures/mcp/misbehaving_server.ts", import.meta.url).pathname;
@@ -119,16 +119,42 @@ Deno.test("harness mcp import copies a Claude Desktop mcpServers block unchanged
   assertEquals(listed.code, 0, listed.stderr);
 });
 
-Deno.test("serversInFile() reads VS Code's servers with their type", () => {
-  const found = serversInFile({
-    servers: {
-      web: { type: "http", url: "https://example.com/mcp", headers: { A: "b" } },
-      local: { type: "stdio", command: "node", args: ["s.js"], envFile: ".env" },
-    },
+Deno.test("harness mcp import reads a plugin's bare .mcp.json and VS Code's servers with inputs, naming placeholders", async () => {
+  await using sandbox = await cliSandbox();
+  const plugin = `${sandbox.cwd}/plugin`;
+  await Deno.mkdir(plugin);
+  await Deno.copyFile(
+    realFile("mcp/claude-plugins-official/external_plugins/github/.mcp.json"),
+    `${plugin}/.mcp.json`,
+  );
+  const bare = await sandbox.run(["mcp", "import", "plugin/.mcp.json"], {
+    env: { GITHUB_PERSONAL_ACCESS_TOKEN: "" },
   });
-  assertEquals(found, {
-    web: { type: "http", url: "https://example.com/mcp", headers: { A: "b" } },
-    local: { command: "node", args: ["s.js"] },
+  assertEquals(bare.code, 0, bare.stderr);
+  match(
+    bare.stdout,
+    /"github" reads \$GITHUB_PERSONAL_ACCESS_TOKEN \(not set now\) when it starts/,
+  );
+  await Deno.mkdir(`${sandbox.cwd}/.vscode`);
+  await Deno.writeTextFile(
+    `${sandbox.cwd}/.vscode/mcp.json`,
+    `{
+      // VS Code asks for the token
+      "inputs": [{ "type": "promptString", "id": "pat", "description": "Token", "password": true }],
+      "servers": { "docs": { "type": "stdio", "command": "node", "args": ["\${workspaceFolder}/s.js"], "env": { "T": "\${input:pat}" }, } },
+    }`,
+  );
+  const vscode = await sandbox.run(["mcp", "import", ".vscode/mcp.json"]);
+  assertEquals(vscode.code, 0, vscode.stderr);
+  match(
+    vscode.stdout,
+    /"docs": \$\{input:pat\} \("Token"\) is asked by VS Code; harness reads it from \$PAT/,
+  );
+  const servers = parse(await Deno.readTextFile(configFile(sandbox.home))).mcp_servers;
+  assertEquals(servers.github.headers, { Authorization: "Bearer ${GITHUB_PERSONAL_ACCESS_TOKEN}" });
+  assertEquals(servers.docs, {
+    command: "node",
+    args: [`${Deno.realPathSync(sandbox.cwd)}/s.js`],
+    env: { T: "${PAT}" },
   });
-  assert(serversInFile({ other: 1 }) === undefined);
 });

@@ -57,6 +57,7 @@ Deno.test("slashCommands() /help lists every command, those added after it too",
     "help",
     "tools",
     "mcp",
+    "skills",
     "context",
     "compact",
     "permissions",
@@ -127,4 +128,31 @@ Deno.test("slashCommands() /tasks and /permissions show the conversation's list 
   await run(commands, "permissions", control);
   match(control.out[0] ?? "", /Write tests/);
   assertEquals(control.out[1], "Sandbox: none\n");
+});
+
+Deno.test("slashCommands() /compact FOCUS asks for a summary that keeps the focus", async () => {
+  const provider = new ScriptedProvider([{
+    text: "Summary kept.",
+    reasoning: "",
+    toolCalls: [],
+    stopReason: "stop",
+  }]);
+  const current = new Conversation({
+    provider,
+    tools: noTools,
+    approver: { approve: () => Promise.resolve({ decision: "allow", by: "mode" }) },
+    recorder: { id: null, record: () => {}, end: () => {} },
+    limits: { maxIterations: 10, maxToolCalls: 15 },
+  }, {
+    messages: [
+      { kind: "system", content: "sys" },
+      { kind: "user", content: "fix the parser" },
+      { kind: "assistant", content: "Fixed in src/parse.ts.", data: {} },
+    ],
+  });
+  const control = repl(current);
+  await run(slashCommands(context()), "compact the parser fix and its test", control);
+  const instruction = provider.requests[0]!.at(-1)!.content;
+  match(instruction, /Focus on: the parser fix and its test\. Keep everything about it/);
+  assertEquals(current.messages.at(-1)?.content, "Summary kept.");
 });

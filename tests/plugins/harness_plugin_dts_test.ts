@@ -25,12 +25,13 @@ import type { ToolErrorType } from "${MESSAGES}";
 type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true
   : false;
 
-// Two parts of the context are left out of the declarations, on purpose:
+// Three parts of the context are left out of the declarations, on purpose:
 // - ctx.search (the host's ripgrep and fd) is given to the built-in grep_search and glob only;
-// - of ctx.commands, plugins are told what says how commands run; the rest serves run_command.
+// - of ctx.commands, plugins are told what says how commands run; the rest serves run_command;
+// - ctx.config (web_search's engine) is given to built-in tools with a grant of their own only.
 export const toolContext: Same<
   Omit<Declared.ToolContext, "commands">,
-  Omit<Real.ToolContext, "commands" | "search">
+  Omit<Real.ToolContext, "commands" | "search" | "config">
 > = true;
 export const commands: Same<
   Declared.ToolContext["commands"],

@@ -1,0 +1,184 @@
+// The skills of a workspace (src/skills/): found once when the workspace opens, the project's
+// only once the user trusts them (asked as project plugins are), their catalog for the system
+// prompt fixed at the first session's start, and the skill tools. A skill installed while the
+// run goes on is announced with the next message, never by changing the prompt.
+
+import { configDir, homeDir } from "../config/folders.ts";
+import type { Message } from "../messages.ts";
+import { checkProjectTrust, type TrustIO } from "../permissions/project_trust.ts";
+import type { Grants } from "../sandbox/grants.ts";
+import { grantCovers } from "../sandbox/permission_value.ts";
+import type { TokenCounter } from "../providers/token_counter.ts";
+import { toToolSchema } from "../tools/tool_runner.ts";
+import {
+  type DiscoveredSkills,
+  discoverSkills,
+  type SkillDefinition,
+  type SkillDiscoveryOptions,
+} from "../skills/skill_files.ts";
+import { skillKey } from "../skills/skill_roots.ts";
+import { oneLine, skillBudget, type SkillCatalog, skillCatalog } from "../skills/skill_catalog.ts";
+import {
+  FIND_SKILL_TOOL_INFO,
+  SKILL_TOOL_INFO,
+  skillText,
+  SkillTools,
+} from "../skills/skill_tools.ts";
+
+/** How the project's SKILL.md files are named in trust questions. */
+const SKILL_WORDING = {
+  noun: "project skill",
+  why: "Project skills are instructions this repository wrote for the model",
+  question: "Trust and offer them?",
+  withoutTrust: "Not offering them",
+  skipping: "Skipping",
+};
+
+/** What opening the skills takes. */
+export interface RunSkillsOptions {
+  cwd: string;
+  grants: Grants;
+  io: TrustIO;
+  /** The REPL: untrusted project skills are asked about; elsewhere skipped with a line. */
+  interactive: boolean;
+  /** The conversation the tools serve now. */
+  messages: () => readonly Message[];
+  /** The user's folders (tests); default from the environment. */
+  home?: string;
+  configDir?: string;
+}
+
+/** The skills of a workspace. */
+export interface RunSkills {
+  tools: SkillTools;
+  /** What discovery found at start (skipped files included), for /skills. */
+  found: DiscoveredSkills;
+  /**
+   * The system prompt's section: computed at the first session's start from the window and the
+   * token count, then the same for every session of the workspace.
+   */
+  catalog(window: number | undefined, counter: TokenCounter): SkillCatalog;
+  /** Skills installed since the start, each returned once, and added to the tools. */
+  added(): Promise<SkillDefinition[]>;
+}
+
+/** Whether commands (and so the read grant) can read a path. */
+function readableBy(grants: Grants): (path: string) => boolean {
+  return (path) =>
+    grantCovers("read", grants.allow.read, path) && !grantCovers("read", grants.deny.read, path);
+}
+
+/**
+ * Finds a workspace's skills and opens their tools.
+ *
+ * @param options The workspace, grants, how trust is asked, the conversation's messages.
+ * @returns The skills, their tools, the catalog and the check for skills added later.
+ */
+export async function openRunSkills(options: RunSkillsOptions): Promise<RunSkills> {
+  const readable = readableBy(options.grants);
+  const discovery = (interactive: boolean, io: TrustIO): SkillDiscoveryOptions => ({
+    cwd: options.cwd,
+    home: options.home ?? homeDir(),
+    configDir: options.configDir ?? configDir(),
+    readable,
+    trusted: async (files) => {
+      const trust = await checkProjectTrust(files, {
+        io,
+        interactive,
+        cwd: options.cwd,
+        wording: SKILL_WORDING,
+      });
+      return {
+        load: trust.load,
+        untrusted: "untrusted: start harness in this folder without -p and answer the trust prompt",
+      };
+    },
+  });
+  const found = await discoverSkills(discovery(options.interactive, options.io));
+  let catalog: SkillCatalog | undefined;
+  let searchable = false;
+  const tools = new SkillTools(found.skills, {
+    get searchable() {
+      return searchable;
+    },
+    messages: options.messages,
+    readable,
+  });
+  const known = new Set(found.skills.map((skill) => skillKey(skill.name)));
+  // Later checks say nothing about untrusted files: the start already did.
+  const quiet: TrustIO = { readLine: () => Promise.resolve(null), write: () => {} };
+  return {
+    tools,
+    found,
+    catalog(window, counter) {
+      if (catalog) return catalog;
+      // A tenth kept back: harness's token count is an estimate of the server's.
+      const budget = Math.floor(skillBudget(window) * 0.9);
+      const cost = (infos: typeof SKILL_TOOL_INFO[]) => counter.schemas(infos.map(toToolSchema));
+      const tokens = (text: string) => counter.text(text);
+      const full = skillCatalog(found.skills, {
+        budget: budget - cost([SKILL_TOOL_INFO]),
+        tokens,
+      });
+      catalog = full.searchable
+        ? skillCatalog(found.skills, {
+          budget: budget - cost([SKILL_TOOL_INFO, FIND_SKILL_TOOL_INFO]),
+          tokens,
+        })
+        : full;
+      searchable = catalog.searchable;
+      return catalog;
+    },
+    async added() {
+      const now = await discoverSkills(discovery(false, quiet));
+      const fresh = now.skills.filter((skill) => !known.has(skillKey(skill.name)));
+      for (const skill of fresh) {
+        known.add(skillKey(skill.name));
+        tools.add(skill);
+      }
+      return fresh;
+    },
+  };
+}
+
+/** Names a skill may be offered as a slash command under (what an editor lets you type). */
+const COMMAND_NAME = /^[a-z0-9][a-z0-9_.-]*$/i;
+
+/**
+ * The skills an editor can offer as slash commands: those with a name that can be typed and
+ * is not taken by another command.
+ *
+ * @param tools The workspace's skill tools.
+ * @param taken The command names already offered.
+ */
+export function skillCommands(
+  tools: SkillTools,
+  taken: ReadonlySet<string>,
+): { name: string; description: string; hint?: string }[] {
+  return tools.skills().filter((skill) => COMMAND_NAME.test(skill.name) && !taken.has(skill.name))
+    .map((skill) => ({
+      name: skill.name,
+      description: oneLine(skill.description),
+      ...(skill.argumentHint ? { hint: skill.argumentHint } : {}),
+    }));
+}
+
+/**
+ * The message a `/skill-name words` prompt sends: the skill's text (as `skill` would return it,
+ * so it is not loaded twice), then the words; undefined when the prompt names no skill.
+ *
+ * @example
+ * ```ts
+ * import { skillCommandCall } from "./run_skills.ts";
+ * import { SkillTools } from "../skills/skill_tools.ts";
+ * const tools = new SkillTools([], { searchable: false, messages: () => [] });
+ * if (skillCommandCall("/nothing here", tools) !== undefined) throw new Error();
+ * ```
+ */
+export function skillCommandCall(text: string, tools: SkillTools): string | undefined {
+  const match = /^\s*\/([^\s/]+)(?:\s+([^]*))?$/.exec(text);
+  const skill = match ? tools.get(match[1]!) : undefined;
+  if (!skill || skill.name !== match![1]) return undefined;
+  const words = match![2]?.trim() ?? "";
+  return `${skillText(skill)}${words ? `\n\n${words}` : `\n\nUse the skill "${skill.name}".`}`;
+}
