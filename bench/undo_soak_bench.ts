@@ -106,16 +106,17 @@ async function twoSessions() {
   const [a] = sessions;
   const plan = await a!.conversation.planRestore(0);
   let restored = 0;
+  let kept = 0;
   if (!("error" in plan)) {
     const done = await a!.conversation.restore(plan, { overwrite: false }, () => {});
-    if (!("error" in done)) restored = done.restored.length;
+    if (!("error" in done)) [restored, kept] = [done.restored.length, done.kept.length];
   }
   const bAfter = snapshot("b");
   const aLeft = [...Deno.readDirSync(join(workspace, "a"))].length;
   for (const { checkpoints } of sessions) await checkpoints.close();
   await host.close();
   await Deno.remove(root, { recursive: true });
-  return { counts, seconds, restored, bTouched: bBefore !== bAfter, aLeft };
+  return { counts, seconds, restored, kept, bTouched: bBefore !== bAfter, aLeft };
 }
 
 /** kill -9 after a turn's write, then resume from the log and undo. */
@@ -195,8 +196,9 @@ console.log(
     "command ran (by design: what changed in the folder while it ran)",
 );
 console.log(
-  `  session a undid all its turns: ${two.restored} files restored, ${two.aLeft} left in a/; ` +
-    `session b's files ${two.bTouched ? "CHANGED" : "untouched"} (goal: untouched)`,
+  `  session a undid all its turns: ${two.restored} files restored, ${two.kept} asked about and ` +
+    `kept (a command changed them while b worked), ${two.aLeft} left in a/; session b's files ` +
+    `${two.bTouched ? "CHANGED" : "untouched"} (goal: untouched)`,
 );
 const undone = kills.filter((k) => k.undone).length;
 console.log(

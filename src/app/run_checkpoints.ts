@@ -169,6 +169,7 @@ export function conversationCheckpoints(
   const notice = workspace.takeNotice();
   return new TurnCheckpoints({
     open: () => workspace.open(),
+    othersWorking: () => workspace.othersWorking(),
     records,
     ...(notice ? { notices: [notice] } : {}),
     ...(options.closesWorkspace ? { close: () => workspace.close() } : {}),

@@ -20,8 +20,10 @@ export interface LiveSession {
 
 /** This process's claim on the workspace. */
 export interface LiveClaim {
-  /** The other processes working in the workspace now. */
+  /** The other processes working in the workspace when the claim was taken. */
   others: LiveSession[];
+  /** Whether another process works in the workspace now (its lock file is held). */
+  othersNow(): boolean;
   /** Gives the claim up and removes this process's files (also done at exit). */
   release(): void;
 }
@@ -76,7 +78,11 @@ export function claimLive(gitDir: string, me: { owner: string; session?: string 
     }
   };
   globalThis.addEventListener("unload", release);
-  return { others, release };
+  return {
+    others,
+    othersNow: () => file !== undefined && sweep(gitDir, owner).length > 0,
+    release,
+  };
 }
 
 /** The other lock files: live ones named, dead ones cleaned up with their owners' files. */

@@ -1,7 +1,8 @@
 // Planning /undo and /rewind from turn records, without touching a file: each path goes back
 // to its state before the oldest undone turn that changed it. A path changed since the newest
 // such turn (or between two of them) by anyone else is a conflict, asked about and never
-// overwritten without a word; a path whose earlier state is unknown (git ignored it, too
+// overwritten without a word (so is one a command changed while another session worked in
+// the folder: it may be that session's); a path whose earlier state is unknown (git ignored it, too
 // large, unreadable) is left as it is and said; only a path the turns created (absent before)
 // is removed, and every removal is listed before it happens.
 
@@ -11,6 +12,8 @@ import { ABSENT, type FileState, isKnown, unknownReason } from "./file_state.ts"
 export interface ResolvedTurn {
   files: readonly string[];
   states: ReadonlyMap<string, readonly [FileState, FileState]>;
+  /** Paths a command changed while another session worked in the folder: always asked. */
+  shared?: ReadonlySet<string>;
 }
 
 /** What a restore would do, path by path. */
@@ -65,7 +68,8 @@ export function planPaths(
     }
     plan.targets[path] = target;
     if (target === ABSENT) plan.removals.push(path);
-    if (changedSince(touching, current)) plan.conflicts.push(path);
+    const shared = turns.some((turn) => turn.shared?.has(path));
+    if (shared || changedSince(touching, current)) plan.conflicts.push(path);
   }
   return plan;
 }

@@ -198,6 +198,40 @@ export async function gitText(
   return new TextDecoder().decode(out.stdout);
 }
 
+/**
+ * Runs git and waits for it without giving up the thread (at exit, where nothing async runs
+ * to its end); no stdin. Returns stdout as text, or throws `ShadowGitError`.
+ *
+ * @param repo The shadow repository.
+ * @param args git's arguments.
+ * @param options `indexFile`: another index for this run.
+ * @returns stdout, decoded as UTF-8.
+ */
+export function gitTextSync(
+  repo: ShadowRepo,
+  args: readonly string[],
+  options: { indexFile?: string } = {},
+): string {
+  const env = gitEnvironment(
+    options.indexFile ? { ...repo, indexFile: options.indexFile } : repo,
+    Deno.env.get("PATH"),
+  );
+  const out = new Deno.Command(repo.git, {
+    args: ["-c", "core.fsmonitor=false", ...args],
+    cwd: repo.workTree,
+    env,
+    clearEnv: true,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).outputSync();
+  if (out.code !== 0) {
+    const stderr = new TextDecoder().decode(out.stderr);
+    throw new ShadowGitError(`git ${args[0]} failed (exit ${out.code}): ${firstLine(stderr)}`);
+  }
+  return new TextDecoder().decode(out.stdout);
+}
+
 /** A git run that failed; the checkpoint store turns it into a note for the user. */
 export class ShadowGitError extends Error {
   constructor(message: string) {

@@ -6,7 +6,7 @@
 // read check; every path written passes the path checks of checkpoint_paths.ts.
 
 import { join } from "node:path";
-import { gitText, initShadowRepo, runGit, type ShadowRepo } from "./shadow_git.ts";
+import { gitText, gitTextSync, initShadowRepo, runGit, type ShadowRepo } from "./shadow_git.ts";
 import { type CheckpointAccess, linkOnTheWay, refusedPath } from "./checkpoint_paths.ts";
 import { ABSENT, blobOf, type FileState, isContent, UNKNOWN } from "./file_state.ts";
 
@@ -26,6 +26,9 @@ export interface ShadowStoreOptions {
   access: CheckpointAccess;
 }
 
+/** Blobs of ended turns kept together, so a turn's end does not wait for git. */
+const KEEP_BATCH = 256;
+
 /** What a write of states did, path by path. */
 export interface WriteOutcome {
   written: string[];
@@ -40,6 +43,8 @@ export class ShadowStore {
   readonly options: ShadowStoreOptions;
   #kept: string | undefined;
   #keeping: Promise<unknown> = Promise.resolve();
+  /** Blobs of ended turns not yet named by a kept commit: blob -> mode. */
+  readonly #toKeep = new Map<string, string>();
   #scratch = 0;
 
   private constructor(repo: ShadowRepo, options: ShadowStoreOptions) {
@@ -264,11 +269,9 @@ export class ShadowStore {
    * @returns The commit, or undefined when there was no content to keep.
    */
   keep(states: Iterable<FileState>): Promise<string | undefined> {
-    const entries = new Map<string, string>();
-    for (const state of states) {
-      const blob = blobOf(state);
-      if (blob !== undefined) entries.set(blob, state.slice(0, 6));
-    }
+    this.keepLater(states);
+    const entries = new Map(this.#toKeep);
+    this.#toKeep.clear();
     const next = this.#keeping.then(async () => {
       if (entries.size === 0) return undefined;
       const tree = (await gitText(this.repo, ["mktree", "-z"], {
@@ -308,8 +311,50 @@ export class ShadowStore {
     return states;
   }
 
-  /** Waits for the last keep (its ref stays for the next process of this owner). */
+  /**
+   * Keeps these states' blobs with the next commit of kept blobs (at the latest when the
+   * store closes): a turn does not wait for three git runs. Until then they are in the
+   * repository, unnamed (nothing collects garbage there).
+   *
+   * @param states The states whose content must stay.
+   */
+  keepLater(states: Iterable<FileState>): void {
+    for (const state of states) {
+      const blob = blobOf(state);
+      if (blob !== undefined) this.#toKeep.set(blob, state.slice(0, 6));
+    }
+    if (this.#toKeep.size >= KEEP_BATCH) void this.keep([]).catch(() => {});
+  }
+
+  /**
+   * Keeps what is waiting to be kept without giving up the thread (at exit): the blobs go
+   * into a throwaway index, its tree into a commit on top of the last one.
+   */
+  keepNow(): void {
+    if (this.#toKeep.size === 0) return;
+    const index = this.scratchIndex("keep");
+    try {
+      const entries = [...this.#toKeep].flatMap(([blob, mode]) => [
+        "--cacheinfo",
+        `${mode},${blob},k/${blob}`,
+      ]);
+      gitTextSync(this.repo, ["update-index", "--add", ...entries], { indexFile: index });
+      const tree = gitTextSync(this.repo, ["write-tree"], { indexFile: index }).trim();
+      const parent = this.#kept ? ["-p", this.#kept] : [];
+      const commit = gitTextSync(this.repo, ["commit-tree", tree, ...parent, "-m", "keep"]).trim();
+      gitTextSync(this.repo, ["update-ref", this.#ref(), commit]);
+      this.#kept = commit;
+      this.#toKeep.clear();
+    } catch {
+      /* unnamed blobs stay in the repository all the same */
+    } finally {
+      removeQuietly(index);
+    }
+  }
+
+  /** Keeps what is waiting to be kept, then waits for it (the ref stays for this owner). */
   async close(): Promise<void> {
+    if (this.#toKeep.size > 0) await this.keep([]).catch(() => {});
     await this.#keeping;
   }
 }

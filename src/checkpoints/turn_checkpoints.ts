@@ -56,12 +56,16 @@ export interface TurnCheckpointsOptions {
   notices?: readonly string[];
   /** What closing the conversation's checkpoints also closes (a workspace of its own). */
   close?(): Promise<void>;
+  /** Whether another session works in the folder now (default: none). */
+  othersWorking?(): boolean;
 }
 
 /** A call that may change files, between its start and its end. */
 interface OpenCall {
   paths?: string[];
   window?: CommandWindow;
+  /** Another session worked in the folder when the command started. */
+  shared?: boolean;
 }
 
 /** The turn being recorded. */
@@ -73,6 +77,8 @@ interface OpenTurn {
   /** Path -> [before, after]; "cut-short" after while a call changing it runs. */
   states: Map<string, [FileState, FileState]>;
   commands: string[];
+  /** Paths a command changed while another session worked in the folder. */
+  shared: Set<string>;
   calls: Map<string, OpenCall>;
   failed?: string;
   /** A record of it was handed out to be logged. */
@@ -128,6 +134,7 @@ export class TurnCheckpoints {
       prompt: firstLine(prompt),
       states: new Map(),
       commands: [],
+      shared: new Set(),
       calls: new Map(),
       logged: false,
     };
@@ -162,7 +169,7 @@ export class TurnCheckpoints {
       } else {
         const window = await workspace.commands.begin(progress);
         turn.commands.push(changes.label);
-        turn.calls.set(call.id, { window });
+        turn.calls.set(call.id, { window, shared: this.#options.othersWorking?.() ?? false });
       }
     } catch (error) {
       this.#failTurn(turn, error);
@@ -196,6 +203,7 @@ export class TurnCheckpoints {
         for (const path of call.paths) turn.states.get(path)![1] = read.get(path)!;
       } else if (call.window) {
         for (const change of await workspace.commands.end(call.window)) {
+          if (call.shared) turn.shared.add(change.path);
           const known = turn.states.get(change.path);
           if (known) known[1] = change.after;
           else turn.states.set(change.path, [change.before, change.after]);
@@ -225,8 +233,7 @@ export class TurnCheckpoints {
     if (record.files.length > 0 || record.failed !== undefined) {
       addRecord(this.#records, record);
       const workspace = await this.#workspace();
-      const states = [...turn.states.values()].flat();
-      void workspace?.store.keep(states).catch(() => {});
+      workspace?.store.keepLater([...turn.states.values()].flat());
     }
     return record;
   }
@@ -249,6 +256,7 @@ export class TurnCheckpoints {
       files,
       states,
       ...(turn.commands.length > 0 ? { commands: [...turn.commands] } : {}),
+      ...(shared(turn, files).length > 0 ? { shared: shared(turn, files) } : {}),
       ...(open ? { open: true } : {}),
       ...(turn.failed !== undefined ? { failed: turn.failed } : {}),
     };
@@ -318,7 +326,11 @@ export class TurnCheckpoints {
   /** A record's states; an older record's looked up in its two snapshots. */
   async #resolve(workspace: CheckpointWorkspace, record: TurnCheckpoint): Promise<ResolvedTurn> {
     if (record.states) {
-      return { files: record.files, states: new Map(Object.entries(record.states)) };
+      return {
+        files: record.files,
+        states: new Map(Object.entries(record.states)),
+        ...(record.shared ? { shared: new Set(record.shared) } : {}),
+      };
     }
     const before = await workspace.store.snapshotStates(record.before ?? "", record.files);
     const after = await workspace.store.snapshotStates(record.after ?? "", record.files);
@@ -419,7 +431,10 @@ function turnNotes(turns: readonly TurnCheckpoint[]): string[] {
     if (record.commands?.length) {
       notes.push(
         `A command ran in ${JSON.stringify(record.prompt)} (${record.commands.join("; ")}): ` +
-          "its files are what changed in the folder while it ran, whoever changed them",
+          "its files are what changed in the folder while it ran, whoever changed them" +
+          (record.shared?.length
+            ? "; another session worked in the folder then, so those are asked about"
+            : ""),
       );
     }
     if (record.open) {
@@ -430,6 +445,11 @@ function turnNotes(turns: readonly TurnCheckpoint[]): string[] {
     }
   }
   return notes;
+}
+
+/** The turn's files a command changed while another session worked in the folder. */
+function shared(turn: OpenTurn, files: readonly string[]): string[] {
+  return files.filter((path) => turn.shared.has(path));
 }
 
 function firstLine(text: string): string {

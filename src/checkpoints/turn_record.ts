@@ -25,6 +25,11 @@ export interface TurnCheckpoint {
    * are what changed in the folder while they ran, whoever changed it.
    */
   commands?: string[];
+  /**
+   * Files a command changed while another session worked in the folder: they may hold that
+   * session's work, so a restore asks before it puts them back.
+   */
+  shared?: string[];
   /** The turn had not ended when this was logged (it may have been cut short). */
   open?: boolean;
   /** Why this turn's checkpoint failed: its files cannot be put back. */

@@ -54,10 +54,12 @@ export class WorkspaceCheckpoints {
 
   readonly #closeNow = () => {
     this.#baseline?.closeNow();
+    this.#store?.keepNow();
     this.#claim.release();
   };
 
-  /** The baseline, once opened (for closing at exit). */
+  /** The store and baseline, once opened (for closing at exit). */
+  #store: ShadowStore | undefined;
   #baseline: CommandBaseline | undefined;
 
   /** The line naming other live sessions in the folder, for the first conversation only. */
@@ -68,6 +70,11 @@ export class WorkspaceCheckpoints {
   }
 
   #noticed = false;
+
+  /** Whether another session works in the folder now (a command's changes may be its). */
+  othersWorking(): boolean {
+    return this.#claim.othersNow();
+  }
 
   /** The repository and baseline, opened once; or why nothing is checkpointed. */
   open(): Promise<CheckpointWorkspace | { inactive: string }> {
@@ -94,6 +101,7 @@ export class WorkspaceCheckpoints {
       ...(prepared.scope ? { scope: prepared.scope } : {}),
       ...(this.#options.watch === undefined ? {} : { watch: this.#options.watch }),
     });
+    this.#store = store;
     this.#baseline = commands;
     return { store, commands };
   }

@@ -164,3 +164,28 @@ Deno.test("/undo removes only the files the turn created, and says so before it 
   // The folder the turn made went with its file.
   assertEquals(await Deno.stat(`${host.workspace}/gen`).then(() => true, () => false), false);
 });
+
+Deno.test({
+  name: "a command run while another session works in the folder: its files are asked about",
+  ignore: Deno.build.os !== "linux",
+  async fn() {
+    await using host = await openUndoHost([...grants, "--allow-run"], {
+      files: { "b.txt": "b0" },
+    });
+    host.session([]); // the other session, live in the folder
+    const mine = host.session([
+      // What the command changes may be the other session's writes of the same moment.
+      callTools([{ name: "run_command", args: { command: "echo a > a.txt; echo b1 > b.txt" } }]),
+      answer("done"),
+    ]);
+    await mine.send("build");
+    const plan = await mine.conversation.planRestore("last");
+    assert(!("error" in plan));
+    assertEquals(plan.conflicts, ["a.txt", "b.txt"]);
+    const notes = (plan as { notes?: string[] }).notes ?? [];
+    assert(notes.some((note) => note.includes("another session worked in the folder")));
+    const done = await mine.conversation.restore(plan, { overwrite: false }, () => {});
+    assert(!("error" in done));
+    assertEquals(await host.read("b.txt"), "b1\n", "kept unless the user says overwrite");
+  },
+});

@@ -277,5 +277,11 @@ Deno.test({
     );
     const names = [...Deno.readDirSync(gitDir)].map((entry) => entry.name);
     assertEquals(names.filter((name) => /^(index-|watch-)/.test(name)), [], names.join(" "));
+    // The turn's blobs were named by a kept commit on the way out.
+    const refs = new Deno.Command("git", {
+      args: [`--git-dir=${gitDir}`, "for-each-ref", "--format=%(refname)", "refs/harness/"],
+      stdout: "piped",
+    }).outputSync();
+    assertEquals(new TextDecoder().decode(refs.stdout).trim().split("\n").length, 1);
   },
 });
