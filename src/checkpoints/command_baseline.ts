@@ -11,11 +11,12 @@
 
 import { join, relative, sep } from "node:path";
 import { gitText } from "./shadow_git.ts";
-import { nul, parseStaged, safeName, type ShadowStore } from "./shadow_store.ts";
+import { parseStaged, safeName, type ShadowStore } from "./shadow_store.ts";
 import { refusedPath } from "./checkpoint_paths.ts";
 import { ABSENT, type FileState, UNKNOWN } from "./file_state.ts";
 import { ChangeWatcher, sentinelFolder, watcherOrdersEvents } from "./change_watcher.ts";
-import { IndexEntries } from "./index_entries.ts";
+import { IndexEntries, updateIndex } from "./index_entries.ts";
+import { bornSince, changedSince, isFolder } from "./file_times.ts";
 
 /** One path a command changed, before and after. */
 export interface CommandChange {
@@ -40,13 +41,6 @@ export interface CommandBaselineOptions {
   /** Whether to watch the folders (default: where the platform's watcher orders events). */
   watch?: boolean;
 }
-
-/**
- * How much earlier than the command's start a file's birth may read and still be the
- * command's: file times come from the kernel's coarse clock, up to a tick (1 to 10 ms)
- * behind Date.now().
- */
-const CLOCK_TICK_MS = 10;
 
 /** Pathspecs passed on git's command line before a whole scan is cheaper. */
 const MAX_PATHSPECS = 2000;
@@ -326,51 +320,10 @@ export class CommandBaseline {
     return new Map([...states].filter(([path]) => wanted.has(path)));
   }
 
-  /**
-   * Takes paths into the baseline: a readable file or link within the size limit is hashed;
-   * anything else (gone, a folder now, behind a link, too large, unreadable) leaves it.
-   */
+  /** Takes paths into the index (its entries are read again when next needed). */
   async #update(paths: readonly string[], listed: ReadonlyMap<string, string>): Promise<void> {
-    const { store } = this.#options;
-    this.#entries = undefined; // read again when next needed
-    const add: string[] = [];
-    const drop: string[] = [];
-    for (const path of paths) {
-      (this.#takes(path, listed.get(path)) ? add : drop).push(path);
-    }
-    if (drop.length > 0) {
-      await gitText(store.repo, ["update-index", "--force-remove", "-z", "--stdin"], {
-        stdin: nul(drop),
-      });
-    }
-    if (add.length > 0) {
-      await gitText(
-        store.repo,
-        ["update-index", "--add", "--remove", "--replace", "-z", "--stdin"],
-        {
-          stdin: nul(add),
-        },
-      );
-    }
-  }
-
-  /** Whether the baseline holds this path's content (else its entry is dropped). */
-  #takes(path: string, tag: string | undefined): boolean {
-    if (tag === "R") return false;
-    const { options } = this.#options.store;
-    const absolute = this.#absolute(path);
-    if (!options.access.mayRead(absolute)) return false;
-    const parts = path.split("/");
-    for (let i = 1; i < parts.length; i++) {
-      if (!isFolder(join(options.workspace, ...parts.slice(0, i)), false)) return false;
-    }
-    try {
-      const info = Deno.lstatSync(absolute);
-      if (info.isDirectory) return false;
-      return !info.isFile || info.size <= options.maxFileBytes;
-    } catch {
-      return false;
-    }
+    this.#entries = undefined;
+    await updateIndex(this.#options.store, paths, listed);
   }
 
   #absolute(path: string): string {
@@ -408,44 +361,5 @@ export class CommandBaseline {
       Deno.copyFileSync(repo.indexFile, temporary);
       Deno.renameSync(temporary, shared);
     } catch { /* only a later process's first command is slower */ }
-  }
-}
-
-/** Whether a path is a folder (following a link unless `follow` is false). */
-function isFolder(path: string, follow = true): boolean {
-  try {
-    return (follow ? Deno.statSync(path) : Deno.lstatSync(path)).isDirectory;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Whether a file (or link) was written, created or moved in at or after `since`: its write or
- * birth time, or its change time (which a move sets) once it reads a later second (it may
- * come in whole seconds).
- */
-function changedSince(path: string, since: number): boolean {
-  try {
-    const info = Deno.lstatSync(path);
-    const precise = Math.max(info.mtime?.getTime() ?? 0, info.birthtime?.getTime() ?? 0);
-    if (precise >= since - CLOCK_TICK_MS) return true;
-    return (info.ctime?.getTime() ?? 0) >= Math.ceil(since / 1000) * 1000;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Whether a file was born at or after `since`: its birth time, or where the file system does
- * not keep one, its change time (in whole seconds).
- */
-function bornSince(path: string, since: number): boolean {
-  try {
-    const info = Deno.lstatSync(path);
-    if (info.birthtime) return info.birthtime.getTime() >= since - CLOCK_TICK_MS;
-    return info.ctime !== null && info.ctime.getTime() >= Math.floor(since / 1000) * 1000;
-  } catch {
-    return false; // gone again: nothing to remove either way
   }
 }

@@ -6,7 +6,9 @@
 // large, unreadable) is left as it is and said; only a path the turns created (absent before)
 // is removed, and every removal is listed before it happens.
 
-import { ABSENT, type FileState, isKnown, unknownReason } from "./file_state.ts";
+import { ABSENT, type FileState, isKnown, UNKNOWN, unknownReason } from "./file_state.ts";
+import type { ShadowStore } from "./shadow_store.ts";
+import type { TurnCheckpoint } from "./turn_record.ts";
 
 /** A turn's states, resolved (older records' snapshots looked up). */
 export interface ResolvedTurn {
@@ -87,4 +89,89 @@ function changedSince(
     if (!same(touching[i]![1], touching[i + 1]![0])) return true;
   }
   return !same(touching.at(-1)![1], current);
+}
+
+/**
+ * A record's states for planning; an older record's (two snapshots of the whole workspace)
+ * looked up in the repository, where a path the snapshot before lacks is not known to be new
+ * (git ignored files then), so it is never removed.
+ *
+ * @param store The shadow repository.
+ * @param record The record.
+ * @returns Its files and states.
+ * @throws ShadowGitError when git fails.
+ */
+export async function resolveTurn(
+  store: ShadowStore,
+  record: TurnCheckpoint,
+): Promise<ResolvedTurn> {
+  if (record.states) {
+    return {
+      files: record.files,
+      states: new Map(Object.entries(record.states)),
+      ...(record.shared ? { shared: new Set(record.shared) } : {}),
+    };
+  }
+  const before = await store.snapshotStates(record.before ?? "", record.files);
+  const after = await store.snapshotStates(record.after ?? "", record.files);
+  const states = new Map<string, [FileState, FileState]>();
+  for (const path of record.files) {
+    states.set(path, [before.get(path) ?? UNKNOWN.notRecorded, after.get(path) ?? ABSENT]);
+  }
+  return { files: record.files, states };
+}
+
+/**
+ * Lines on the failed turns a plan passes over (their files cannot be put back).
+ *
+ * @param open The records not undone, oldest first.
+ * @param chosen The records the plan undoes.
+ * @param from "last", or the first message the plan undoes from.
+ * @returns One line per failed turn.
+ */
+export function failedTurnNotes(
+  open: readonly TurnCheckpoint[],
+  chosen: readonly TurnCheckpoint[],
+  from: number | "last",
+): string[] {
+  const first = chosen[0];
+  const skipped = open.filter((record) =>
+    record.failed !== undefined &&
+    (from === "last"
+      ? first === undefined || open.indexOf(record) > open.indexOf(first)
+      : record.messageCount >= from)
+  );
+  return skipped.map((record) =>
+    `The checkpoint of ${JSON.stringify(record.prompt)} failed (${record.failed}), so its ` +
+    `files cannot be put back: ${record.files.join(", ")}`
+  );
+}
+
+/**
+ * What the user should know about the turns before a restore: a command ran (its files are
+ * what changed in the folder meanwhile), a turn was cut short.
+ *
+ * @param turns The records the plan undoes.
+ * @returns The lines.
+ */
+export function turnNotes(turns: readonly TurnCheckpoint[]): string[] {
+  const notes: string[] = [];
+  for (const record of turns) {
+    if (record.commands?.length) {
+      notes.push(
+        `A command ran in ${JSON.stringify(record.prompt)} (${record.commands.join("; ")}): ` +
+          "its files are what changed in the folder while it ran, whoever changed them" +
+          (record.shared?.length
+            ? "; another session worked in the folder then, so those are asked about"
+            : ""),
+      );
+    }
+    if (record.open) {
+      notes.push(
+        `${JSON.stringify(record.prompt)} was cut short: a file a call was changing then is ` +
+          "asked about",
+      );
+    }
+  }
+  return notes;
 }

@@ -6,9 +6,10 @@
 // read check; every path written passes the path checks of checkpoint_paths.ts.
 
 import { join } from "node:path";
-import { gitText, gitTextSync, initShadowRepo, runGit, type ShadowRepo } from "./shadow_git.ts";
+import { gitText, initShadowRepo, type ShadowRepo } from "./shadow_git.ts";
+import { BlobKeeper } from "./blob_keeper.ts";
 import { type CheckpointAccess, linkOnTheWay, refusedPath } from "./checkpoint_paths.ts";
-import { ABSENT, blobOf, type FileState, isContent, UNKNOWN } from "./file_state.ts";
+import { ABSENT, type FileState, isContent, UNKNOWN } from "./file_state.ts";
 
 /** How a workspace's shadow repository is opened. */
 export interface ShadowStoreOptions {
@@ -26,9 +27,6 @@ export interface ShadowStoreOptions {
   access: CheckpointAccess;
 }
 
-/** Blobs of ended turns kept together, so a turn's end does not wait for git. */
-const KEEP_BATCH = 256;
-
 /** What a write of states did, path by path. */
 export interface WriteOutcome {
   written: string[];
@@ -41,15 +39,14 @@ export interface WriteOutcome {
 export class ShadowStore {
   readonly repo: ShadowRepo;
   readonly options: ShadowStoreOptions;
-  #kept: string | undefined;
-  #keeping: Promise<unknown> = Promise.resolve();
-  /** Blobs of ended turns not yet named by a kept commit: blob -> mode. */
-  readonly #toKeep = new Map<string, string>();
+  /** Keeps the blobs of ended turns reachable under this owner's ref. */
+  readonly keeper: BlobKeeper;
   #scratch = 0;
 
-  private constructor(repo: ShadowRepo, options: ShadowStoreOptions) {
+  private constructor(repo: ShadowRepo, options: ShadowStoreOptions, keeper: BlobKeeper) {
     this.repo = repo;
     this.options = options;
+    this.keeper = keeper;
   }
 
   /**
@@ -68,15 +65,8 @@ export class ShadowStore {
       indexFile: join(options.gitDir, `index-${safeName(options.owner)}`),
     };
     await initShadowRepo(repo);
-    const store = new ShadowStore(repo, options);
-    const head = await runGit(repo, ["rev-parse", "--verify", "--quiet", store.#ref()]);
-    if (head.code === 0) store.#kept = new TextDecoder().decode(head.stdout).trim();
-    return store;
-  }
-
-  /** The ref that keeps this owner's blobs reachable. */
-  #ref(): string {
-    return `refs/harness/${safeName(this.options.owner)}`;
+    const keeper = await BlobKeeper.open(repo, `refs/harness/${safeName(options.owner)}`);
+    return new ShadowStore(repo, options, keeper);
   }
 
   /** A file name for a throwaway index of this process. */
@@ -262,33 +252,6 @@ export class ShadowStore {
   }
 
   /**
-   * Keeps the blobs of these states reachable from this owner's ref (a commit whose tree
-   * names each blob by its id, on top of the last one), so nothing ever collects them.
-   *
-   * @param states The states whose content must stay.
-   * @returns The commit, or undefined when there was no content to keep.
-   */
-  keep(states: Iterable<FileState>): Promise<string | undefined> {
-    this.keepLater(states);
-    const entries = new Map(this.#toKeep);
-    this.#toKeep.clear();
-    const next = this.#keeping.then(async () => {
-      if (entries.size === 0) return undefined;
-      const tree = (await gitText(this.repo, ["mktree", "-z"], {
-        stdin: [...entries].map(([blob, mode]) => `${mode} blob ${blob}\t${blob}\0`).join(""),
-      })).trim();
-      const parent = this.#kept ? ["-p", this.#kept] : [];
-      const commit = (await gitText(this.repo, ["commit-tree", tree, ...parent, "-m", "keep"]))
-        .trim();
-      await gitText(this.repo, ["update-ref", this.#ref(), commit]);
-      this.#kept = commit;
-      return commit;
-    });
-    this.#keeping = next.catch(() => {});
-    return next;
-  }
-
-  /**
    * The states of paths in a snapshot of the whole workspace (records of an older harness):
    * content where the snapshot has the path, else undefined.
    *
@@ -311,51 +274,9 @@ export class ShadowStore {
     return states;
   }
 
-  /**
-   * Keeps these states' blobs with the next commit of kept blobs (at the latest when the
-   * store closes): a turn does not wait for three git runs. Until then they are in the
-   * repository, unnamed (nothing collects garbage there).
-   *
-   * @param states The states whose content must stay.
-   */
-  keepLater(states: Iterable<FileState>): void {
-    for (const state of states) {
-      const blob = blobOf(state);
-      if (blob !== undefined) this.#toKeep.set(blob, state.slice(0, 6));
-    }
-    if (this.#toKeep.size >= KEEP_BATCH) void this.keep([]).catch(() => {});
-  }
-
-  /**
-   * Keeps what is waiting to be kept without giving up the thread (at exit): the blobs go
-   * into a throwaway index, its tree into a commit on top of the last one.
-   */
-  keepNow(): void {
-    if (this.#toKeep.size === 0) return;
-    const index = this.scratchIndex("keep");
-    try {
-      const entries = [...this.#toKeep].flatMap(([blob, mode]) => [
-        "--cacheinfo",
-        `${mode},${blob},k/${blob}`,
-      ]);
-      gitTextSync(this.repo, ["update-index", "--add", ...entries], { indexFile: index });
-      const tree = gitTextSync(this.repo, ["write-tree"], { indexFile: index }).trim();
-      const parent = this.#kept ? ["-p", this.#kept] : [];
-      const commit = gitTextSync(this.repo, ["commit-tree", tree, ...parent, "-m", "keep"]).trim();
-      gitTextSync(this.repo, ["update-ref", this.#ref(), commit]);
-      this.#kept = commit;
-      this.#toKeep.clear();
-    } catch {
-      /* unnamed blobs stay in the repository all the same */
-    } finally {
-      removeQuietly(index);
-    }
-  }
-
-  /** Keeps what is waiting to be kept, then waits for it (the ref stays for this owner). */
+  /** Keeps what is waiting to be kept (the ref stays for the next process of this owner). */
   async close(): Promise<void> {
-    if (this.#toKeep.size > 0) await this.keep([]).catch(() => {});
-    await this.#keeping;
+    await this.keeper.close();
   }
 }
 

@@ -8,8 +8,8 @@
 import { callChanges, type CheckpointedCall } from "./call_changes.ts";
 import { fileOfArgument } from "./checkpoint_paths.ts";
 import type { CommandWindow } from "./command_baseline.ts";
-import { ABSENT, type FileState, UNKNOWN } from "./file_state.ts";
-import { planPaths, type ResolvedTurn } from "./restore_plan.ts";
+import { type FileState, UNKNOWN } from "./file_state.ts";
+import { failedTurnNotes, planPaths, resolveTurn, turnNotes } from "./restore_plan.ts";
 import {
   addRecord,
   type CheckpointEvent,
@@ -233,7 +233,7 @@ export class TurnCheckpoints {
     if (record.files.length > 0 || record.failed !== undefined) {
       addRecord(this.#records, record);
       const workspace = await this.#workspace();
-      workspace?.store.keepLater([...turn.states.values()].flat());
+      workspace?.store.keeper.keepLater([...turn.states.values()].flat());
     }
     return record;
   }
@@ -275,7 +275,7 @@ export class TurnCheckpoints {
     const chosen = fromMessageCount === "last"
       ? open.filter((record) => record.failed === undefined).slice(-1)
       : open.filter((record) => record.messageCount >= fromMessageCount && !record.failed);
-    const notes = this.#failedNotes(open, chosen, fromMessageCount);
+    const notes = failedTurnNotes(open, chosen, fromMessageCount);
     if (chosen.length === 0) {
       return {
         error: [
@@ -289,10 +289,12 @@ export class TurnCheckpoints {
     const workspace = await this.#workspace();
     if (workspace === undefined) return { error: `Checkpoints are off: ${this.#off}` };
     try {
-      const resolved = await Promise.all(chosen.map((record) => this.#resolve(workspace, record)));
+      const resolved = await Promise.all(
+        chosen.map((record) => resolveTurn(workspace.store, record)),
+      );
       const paths = [...new Set(chosen.flatMap((record) => record.files))];
       const now = await workspace.store.read(paths);
-      const saved = await workspace.store.keep(now.values()) ?? "";
+      const saved = await workspace.store.keeper.keep(now.values()) ?? "";
       return {
         turns: [...chosen].reverse(),
         ...planPaths(resolved, now),
@@ -302,44 +304,6 @@ export class TurnCheckpoints {
     } catch (error) {
       return { error: `Could not read the files to restore: ${(error as Error).message}` };
     }
-  }
-
-  /** Notes on failed turns a plan passes over. */
-  #failedNotes(
-    open: readonly TurnCheckpoint[],
-    chosen: readonly TurnCheckpoint[],
-    from: number | "last",
-  ): string[] {
-    const first = chosen[0];
-    const skipped = open.filter((record) =>
-      record.failed !== undefined &&
-      (from === "last"
-        ? first === undefined || open.indexOf(record) > open.indexOf(first)
-        : record.messageCount >= from)
-    );
-    return skipped.map((record) =>
-      `The checkpoint of ${JSON.stringify(record.prompt)} failed (${record.failed}), so its ` +
-      `files cannot be put back: ${record.files.join(", ")}`
-    );
-  }
-
-  /** A record's states; an older record's looked up in its two snapshots. */
-  async #resolve(workspace: CheckpointWorkspace, record: TurnCheckpoint): Promise<ResolvedTurn> {
-    if (record.states) {
-      return {
-        files: record.files,
-        states: new Map(Object.entries(record.states)),
-        ...(record.shared ? { shared: new Set(record.shared) } : {}),
-      };
-    }
-    const before = await workspace.store.snapshotStates(record.before ?? "", record.files);
-    const after = await workspace.store.snapshotStates(record.after ?? "", record.files);
-    const states = new Map<string, [FileState, FileState]>();
-    for (const path of record.files) {
-      // An older snapshot left out files git ignored: a path it lacks is not known to be new.
-      states.set(path, [before.get(path) ?? UNKNOWN.notRecorded, after.get(path) ?? ABSENT]);
-    }
-    return { files: record.files, states };
   }
 
   /**
@@ -422,29 +386,6 @@ export class TurnCheckpoints {
         "changes (earlier turns still can)",
     );
   }
-}
-
-/** What the user should know about the turns before a restore. */
-function turnNotes(turns: readonly TurnCheckpoint[]): string[] {
-  const notes: string[] = [];
-  for (const record of turns) {
-    if (record.commands?.length) {
-      notes.push(
-        `A command ran in ${JSON.stringify(record.prompt)} (${record.commands.join("; ")}): ` +
-          "its files are what changed in the folder while it ran, whoever changed them" +
-          (record.shared?.length
-            ? "; another session worked in the folder then, so those are asked about"
-            : ""),
-      );
-    }
-    if (record.open) {
-      notes.push(
-        `${JSON.stringify(record.prompt)} was cut short: a file a call was changing then is ` +
-          "asked about",
-      );
-    }
-  }
-  return notes;
 }
 
 /** The turn's files a command changed while another session worked in the folder. */

@@ -54,7 +54,7 @@ export class WorkspaceCheckpoints {
 
   readonly #closeNow = () => {
     this.#baseline?.closeNow();
-    this.#store?.keepNow();
+    this.#store?.keeper.keepNow();
     this.#claim.release();
   };
 

@@ -143,11 +143,11 @@ Deno.test("attack: ShadowStore.write() refuses paths that leave the workspace or
   assertEquals(await Deno.stat(join(t.workspace, ".git")).then(() => true, () => false), false);
 });
 
-Deno.test("ShadowStore.keep() makes a turn's blobs reachable from the owner's ref", async () => {
+Deno.test("ShadowStore.keeper.keep() makes a turn's blobs reachable from the owner's ref", async () => {
   await using t = await temp({ "a.txt": "kept text" });
   const store = await open(t);
   const states = await store.read(["a.txt"]);
-  assert(await store.keep(states.values()));
+  assert(await store.keeper.keep(states.values()));
   const out = new Deno.Command("git", {
     args: [`--git-dir=${t.gitDir}`, "ls-tree", "-r", "refs/harness/s1"],
     stdout: "piped",
