@@ -17,6 +17,7 @@ import {
   roomViolations,
 } from "./helpers/module_graph.ts";
 import { misplacedTests } from "./helpers/test_layout.ts";
+import { allowedBy, RAW_FILE_ACCESS, rawFileAccess } from "./helpers/raw_file_access.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 
@@ -178,4 +179,25 @@ Deno.test("architecture: the order of rooms", () => {
   for (const [from, to] of allowed) {
     assertEquals(roomProblem(from, to), undefined, `${from} -> ${to}`);
   }
+});
+
+Deno.test("architecture: only the gate and listed modules touch files directly (issue 38)", async () => {
+  const found: string[] = [];
+  const used = new Set<string>();
+  for (const file of projectFiles()) {
+    const lines = rawFileAccess(await Deno.readTextFile(join(ROOT, file)));
+    if (lines.length === 0) continue;
+    const entry = allowedBy(file);
+    if (entry === undefined) found.push(`${file}:${lines[0]}`);
+    else used.add(entry);
+  }
+  // A new raw read or write outside the list fails here: go through src/gate/gated_files.ts.
+  assertEquals(found, []);
+  // Every entry is still needed: a stale one would let a later file in unexamined.
+  assertEquals(Object.keys(RAW_FILE_ACCESS).filter((entry) => !used.has(entry)), []);
+  // The check sees a raw call in an unlisted file, and not one in a comment.
+  assertEquals(allowedBy("src/app/new_feature.ts"), undefined);
+  assertEquals(rawFileAccess("const t = await Deno.readTextFile(path);").length, 1);
+  assertEquals(rawFileAccess('import { readFile } from "node:fs/promises";').length, 1);
+  assertEquals(rawFileAccess("/**\n * Deno.writeTextFile(x) in a doc example\n */").length, 0);
 });

@@ -93,6 +93,7 @@ export function openAcpSession(
   const tools = withEditorFiles(workspace.workspace.tools.runner, {
     workspace: cwd,
     grants: deps.grants,
+    gate: workspace.workspace.tools.gate,
     outputLimit: deps.outputLimit,
     fs: {
       ...(fs.readTextFile

@@ -3,11 +3,12 @@
 // buffers are seen, edits show in the editor), still bounded by the Deno grants, which are
 // checked here on the host before anything is delegated. Edits also report a diff.
 
-import { readFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { Result } from "../errors.ts";
 import { makeToolResult, type ToolErrorType, type ToolResult } from "../messages.ts";
 import type { Grants } from "../sandbox/grants.ts";
+import type { FileGate } from "../gate/file_gate.ts";
+import { readGatedTextFile } from "../gate/gated_files.ts";
 import { grantCovers } from "../sandbox/permission_value.ts";
 import type { PermissionName } from "../sandbox/permission_name.ts";
 import { flagFor } from "../sandbox/describe_not_capable.ts";
@@ -38,6 +39,8 @@ export interface EditorFilesOptions {
   outputLimit: number;
   /** Receives the diff of each successful edit, before its result is returned. */
   onDiff(diff: FileDiff): void;
+  /** The workspace's file gate: the editor's files sit behind it (issue 38). */
+  gate: FileGate;
 }
 
 /**
@@ -140,7 +143,7 @@ function grantedTarget(
   path: unknown,
   kind: PermissionName,
   start: number,
-  { workspace, grants }: Pick<EditorFilesOptions, "workspace" | "grants">,
+  { workspace, grants, gate }: Pick<EditorFilesOptions, "workspace" | "grants" | "gate">,
 ): Result<string, ToolResult> {
   if (typeof path !== "string") {
     return { ok: false, error: failed("validation_failed", "path is required", start) };
@@ -158,6 +161,11 @@ function grantedTarget(
       flagFor(kind, abs)
     }`;
     return { ok: false, error: failed("permission_denied", message, start) };
+  }
+  // The gate: .git, .harness, plugin and harness folders, hidden data, moved entries.
+  const verdict = gate.check(kind === "read" ? "read" : "write", abs);
+  if (!verdict.ok) {
+    return { ok: false, error: failed("permission_denied", verdict.refusal.message, start) };
   }
   return { ok: true, value: abs };
 }
@@ -223,7 +231,8 @@ async function writeThroughEditor(
   const start = performance.now();
   const abs = grantedTarget(args.path, "write", start, options);
   if (!abs.ok) return abs.error;
-  const readable = grantsAllow(options.grants, "read", abs.value) && fs.read !== undefined;
+  const readable = grantsAllow(options.grants, "read", abs.value) && fs.read !== undefined &&
+    options.gate.check("read", abs.value).ok;
   let oldText: string | null = null;
   if (readable) oldText = await fs.read!(abs.value).catch(() => null);
   let newText: string;
@@ -255,7 +264,7 @@ async function hostText(path: unknown, options: EditorFilesOptions): Promise<str
   const start = performance.now();
   const abs = grantedTarget(path, "read", start, options);
   if (!abs.ok) return null;
-  return await readFile(abs.value, "utf8").catch(() => null);
+  return await readGatedTextFile(options.gate, abs.value).catch(() => null);
 }
 
 /**

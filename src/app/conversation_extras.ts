@@ -17,7 +17,7 @@ import { conversationCheckpoints, openWorkspaceCheckpoints } from "./run_checkpo
 import { openRunHooks } from "./run_hooks.ts";
 import { modelVision, type VisionVerdict } from "./model_vision.ts";
 import { type ImageGate, refuseUserImages, withImageGate } from "./image_gate.ts";
-import { imageMentions, mentionedImage, pastedImages } from "./prompt_images.ts";
+import { imageMentions, mentionedImage } from "./prompt_images.ts";
 import { skillTurnHooks } from "./skill_turn_hooks.ts";
 
 /** What the extras of a workspace's conversations are made from. */
@@ -125,7 +125,7 @@ export class WorkspaceExtras {
     };
   }
 
-  /** The images a message names, with the given ones, checked against the gate. */
+  /** The images a message names (`@pic.png`), with the given ones, checked against the gate. */
   async #prepare(
     text: string,
     given: readonly ImagePart[],
@@ -142,9 +142,8 @@ export class WorkspaceExtras {
       }
       add(found.part);
     }
-    const pasted = await pastedImages(text, { maxBytes: this.gate.maxBytes });
-    if ("refused" in pasted) return pasted;
-    for (const image of pasted.images) add(image);
+    // A pasted path comes with the message (the REPL's paste events); a path in the text is
+    // text.
     const refused = await refuseUserImages(images, this.gate);
     return refused === undefined ? { images } : { refused };
   }

@@ -3,19 +3,22 @@
 // and skipped; they never stop the harness. With `background`, the tool list loads after
 // this returns (the REPL shows its prompt meanwhile) and warnings follow when it is known.
 
-import { resolve } from "node:path";
 import type { Settings } from "../config/settings.ts";
 import { configDir } from "../config/folders.ts";
 import { formatAgentError } from "../errors.ts";
 import { checkProjectTrust, type TrustIO } from "../permissions/project_trust.ts";
-import { builtinPluginDir, discoverPlugins } from "../plugins/load_plugins.ts";
+import { discoverPlugins } from "../plugins/load_plugins.ts";
 import { schemaCachePath } from "../plugins/schema_cache.ts";
 import type { Grants } from "../sandbox/grants.ts";
 import { type CommandSandbox, describeCommandSandbox } from "../sandbox/command_sandbox.ts";
 import { probeCommandSandbox } from "../sandbox/command_sandbox_probe.ts";
+import { protectionFromGate } from "../sandbox/command_sandbox_protection.ts";
 import { openToolHost, type ToolHost } from "../sandbox/tool_host.ts";
 import { workspaceDataDir } from "../config/folders.ts";
 import { terminalSafe } from "../platform/terminal_text.ts";
+import type { FileGate } from "../gate/file_gate.ts";
+import { openWorkspaceGate } from "./workspace_gate.ts";
+import { findLinkedFiles, linkedFilesWarning } from "../sandbox/hard_links.ts";
 import { webSearchGrants, withoutUnconfiguredSearch } from "./web_search_setup.ts";
 
 export interface OpenToolsOptions {
@@ -30,6 +33,8 @@ export interface OpenToolsOptions {
   background?: boolean;
   /** One worker per tool (a one-shot call imports only its own plugin). */
   workerPerTool?: boolean;
+  /** The workspace's file gate; built here when left out. */
+  gate?: FileGate;
 }
 
 /**
@@ -42,7 +47,13 @@ export interface OpenToolsOptions {
 export async function openTools(
   options: OpenToolsOptions,
 ): Promise<
-  { host: ToolHost; names: string[]; warnings: string[]; commandSandbox: Promise<CommandSandbox> }
+  {
+    host: ToolHost;
+    names: string[];
+    warnings: string[];
+    commandSandbox: Promise<CommandSandbox>;
+    gate: FileGate;
+  }
 > {
   const warnings: string[] = [];
   const discovered = await discoverPlugins({
@@ -52,9 +63,25 @@ export async function openTools(
     namedDirs: options.settings.namedPluginDirs,
   });
   for (const error of discovered.errors) warnings.push(formatAgentError(error));
-  const project = discovered.files.filter((file) => file.origin === "project");
+  // Built before any tool runs, whatever the flags (issue 38): tools, commands and the
+  // editor's files ask the same gate.
+  const gate = options.gate ?? openWorkspaceGate({
+    settings: options.settings,
+    grants: options.grants,
+    cwd: options.cwd,
+    outputsRoot: options.dataDir,
+  });
+  // Plugin files load whatever the read grant, but not one the gate refuses otherwise (a link
+  // to a --deny-read file, harness's data folder, a moved entry): it is not even hashed.
   // Without a search engine web_search is not loaded: nothing can search.
-  let files = withoutUnconfiguredSearch(discovered.files, options.settings.webSearchUrl);
+  let files = withoutUnconfiguredSearch(discovered.files, options.settings.webSearchUrl)
+    .filter((file) => {
+      const verdict = gate.check("read", file.path);
+      if (verdict.ok || verdict.refusal.reason === "not_granted") return true;
+      warnings.push(`Skipping plugin "${file.path}": ${verdict.refusal.message}`);
+      return false;
+    });
+  const project = files.filter((file) => file.origin === "project");
   if (project.length > 0) {
     const trust = await checkProjectTrust(project.map((file) => file.path), {
       io: options.io,
@@ -66,8 +93,9 @@ export async function openTools(
   }
   const cacheFile = schemaCachePath(Deno.env.toObject());
   const toolGrants = webSearchGrants(options.settings.webSearchUrl);
-  const commandSandbox = startCommandSandbox(options);
+  const commandSandbox = startCommandSandbox(options, gate);
   const host = openToolHost({
+    gate,
     grants: options.grants,
     workspace: options.cwd,
     dataDir: workspaceDataDir(options.dataDir, options.cwd), // its saved outputs only
@@ -95,6 +123,7 @@ export async function openTools(
     names: [...new Set(files.map((file) => file.name))],
     warnings,
     commandSandbox,
+    gate,
   };
 }
 
@@ -102,33 +131,39 @@ export async function openTools(
  * The start-up check of the command sandbox, skipped without --allow-run (no command can
  * run). When commands would run unconfined (or be refused), one warning line says why.
  */
-function startCommandSandbox(options: OpenToolsOptions): Promise<CommandSandbox> {
+function startCommandSandbox(options: OpenToolsOptions, gate: FileGate): Promise<CommandSandbox> {
   const { grants, settings } = options;
   const env = Deno.env.toObject();
   const run = grants.allow.run === true || grants.allow.run.length > 0;
   if (!run) {
+    // No command of the model's can start, but a project's hooks may: they keep the gate's
+    // protected set (run_hooks.ts).
     return Promise.resolve({
       mode: settings.commandSandbox,
       confinement: { kind: "unused" },
       env: {},
+      protection: protectionFromGate(gate.rules, options.cwd),
     });
   }
-  // Commands may not change the plugin folders harness loads (nor .git, unless allowed).
-  const pluginFolders = [
-    builtinPluginDir(),
-    resolve(options.cwd, "plugins"),
-    ...settings.plugins.map((dir) => resolve(options.cwd, dir)),
-  ];
+  // Commands may not change what the gate protects, nor see harness's data folder.
   return probeCommandSandbox(settings.commandSandbox, {
     grants,
     env,
     workspace: options.cwd,
-    pluginFolders,
-    writableGit: settings.writableGit,
+    gateRules: gate.rules,
   }).then((sandbox) => {
     if (sandbox.confinement.kind === "none" && sandbox.mode !== "off") {
       options.io.write(`warning: ${describeCommandSandbox(sandbox)}\n`);
     }
+    void warnLinkedFiles(options);
     return sandbox;
   });
+}
+
+/** Names files in the write grants with other hard links, which a command writes in place. */
+async function warnLinkedFiles(options: OpenToolsOptions): Promise<void> {
+  const write = options.grants.allow.write;
+  const roots = write === true ? [options.cwd] : write;
+  const warning = linkedFilesWarning(await findLinkedFiles(roots), options.cwd);
+  if (warning !== undefined) options.io.write(`warning: ${terminalSafe(warning)}\n`);
 }

@@ -134,12 +134,16 @@ export async function openWorkspace(
     cwd,
     tools,
     approval,
-    instructions: loadWorkspaceInstructions(settings, grants, cwd),
+    instructions: loadWorkspaceInstructions(settings, grants, cwd, tools.gate),
     commands() {
       // Loaded when first asked for (the REPL at start, -p only for a /command prompt).
       commands ??= (import("./workspace_commands.ts") as Promise<typeof WorkspaceCommands>)
         .then(({ loadWorkspaceCommands }) =>
-          loadWorkspaceCommands(cwd, { io: frontEnd.io, interactive: frontEnd.interactive })
+          loadWorkspaceCommands(cwd, {
+            io: frontEnd.io,
+            interactive: frontEnd.interactive,
+            gate: tools.gate,
+          })
         );
       return commands;
     },

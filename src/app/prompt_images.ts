@@ -1,12 +1,14 @@
 // Images the user's message names: `@pic.png` (read through the sandbox's read_file, as any
 // @ mention, so the grants and deny rules apply) and a pasted path to an image (what a
-// terminal types when a file is dropped on it: an absolute or ~/ path, maybe quoted or with
-// escaped spaces), which the user chose, read by harness. Each is checked by its first bytes.
+// terminal pastes when a file is dropped on it: an absolute or ~/ path, maybe quoted or with
+// escaped spaces), which the user chose, read by harness through the gate, but only from a
+// real paste event. Each is checked by its first bytes.
 
 import { homeDir } from "../config/folders.ts";
 import type { ImagePart } from "../messages.ts";
 import { hasImageExtension, readImageFile } from "../platform/image_file.ts";
 import type { ToolRunner } from "../tools/tool_runner.ts";
+import type { FileGate } from "../gate/file_gate.ts";
 
 /** A pasted image path in a message. */
 export interface PastedPath {
@@ -73,25 +75,48 @@ export function imageMentions(text: string): string[] {
 }
 
 /**
- * Reads the images a message names by pasted path.
+ * Reads the images a message names by a path the terminal pasted: only a path that came in a
+ * real paste or drop event (the REPL's bracketed paste) counts, never one typed or written in
+ * `-p` or an editor's prompt text, which stays text. Each is read through the workspace's
+ * gate: a pasted file needs no read grant (the user chose it), but `--deny-read`, harness's
+ * data folder and entries known by identity refuse it, and the message is not sent.
  *
  * @param text The message.
- * @param options `maxBytes`: image_max_size.
- * @returns The images, or why the message is not sent (a path that names no image file).
+ * @param options `pasted`: the texts the terminal pasted; `gate`: the workspace's file gate;
+ *   `maxBytes`: image_max_size.
+ * @returns The images, or why the message is not sent.
  */
 export async function pastedImages(
   text: string,
-  options: { maxBytes: number },
+  options: { pasted: readonly string[]; gate: FileGate; maxBytes: number },
 ): Promise<{ images: ImagePart[] } | { refused: string }> {
+  const home = homeDir();
+  const pastedPaths = new Set(
+    options.pasted.flatMap((p) => pastedImagePaths(p, home)).map((p) => p.path),
+  );
   const images: ImagePart[] = [];
-  for (const pasted of pastedImagePaths(text, homeDir())) {
+  for (const { path } of pastedImagePaths(text, home)) {
+    if (!pastedPaths.has(path)) continue; // typed, not pasted: text
+    const verdict = options.gate.check("read", path);
+    if (!verdict.ok && verdict.refusal.reason !== "not_granted") {
+      return {
+        refused: `Cannot attach "${path}": ${verdict.refusal.message}. The message was not sent`,
+      };
+    }
     try {
-      if (!Deno.statSync(pasted.path).isFile) continue;
+      if (!Deno.statSync(path).isFile) continue;
     } catch {
       continue; // a path in prose, not a file: it stays text
     }
-    const part = await readImageFile(pasted.path, { maxBytes: options.maxBytes });
+    const part = await readImageFile(path, { maxBytes: options.maxBytes });
     if ("error" in part) return { refused: `${part.error}. The message was not sent` };
+    // The file read must be the one the gate judged (a link swapped in meanwhile).
+    const again = options.gate.check("read", path);
+    if (!again.ok && again.refusal.reason !== "not_granted") {
+      return {
+        refused: `Cannot attach "${path}": ${again.refusal.message}. The message was not sent`,
+      };
+    }
     if (!images.some((image) => image.sha256 === part.sha256)) images.push(part);
   }
   return { images };

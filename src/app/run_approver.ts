@@ -104,6 +104,8 @@ export async function openRunApproval(options: RunApprovalOptions): Promise<RunA
         projectPolicyFile,
         workspace: cwd,
         onRuleSaved,
+        // A command moved a denied or protected entry: everything asks from then on.
+        autoApprovalStopped: () => tools.gate.autoApprovalStop(),
       }),
   };
 }

@@ -86,7 +86,10 @@ async function projectSpawner(
       grants: options.grants,
       env: Deno.env.toObject(),
       workspace: options.cwd,
-    });
+    }).then((probed) =>
+      // The run's protection (its file gate's protected set) holds without --allow-run too.
+      checked?.protection ? { ...probed, protection: checked.protection } : probed
+    );
   const { confinement } = sandbox;
   if (confinement.kind !== "bwrap" && confinement.kind !== "sandbox-exec") {
     const why = confinement.kind === "none" ? confinement.reason : "no command sandbox";

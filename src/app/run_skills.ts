@@ -3,6 +3,7 @@
 // prompt fixed at the first session's start, and the skill tools. A skill installed while the
 // run goes on is announced with the next message, never by changing the prompt.
 
+import type { FileGate } from "../gate/file_gate.ts";
 import { configDir, homeDir } from "../config/folders.ts";
 import type { Message } from "../messages.ts";
 import { checkProjectTrust, type TrustIO } from "../permissions/project_trust.ts";
@@ -38,6 +39,11 @@ const SKILL_WORDING = {
 export interface RunSkillsOptions {
   cwd: string;
   grants: Grants;
+  /**
+   * The workspace's file gate: a skill file it refuses (--deny-read, harness's data folder, a
+   * moved entry) is neither listed nor read. Skills load whatever the read grant, as plugins do.
+   */
+  gate?: FileGate;
   io: TrustIO;
   /** The REPL: untrusted project skills are asked about; elsewhere skipped with a line. */
   interactive: boolean;
@@ -68,6 +74,29 @@ function readableBy(grants: Grants): (path: string) => boolean {
     grantCovers("read", grants.allow.read, path) && !grantCovers("read", grants.deny.read, path);
 }
 
+/** Why the gate refuses a skill file (but a read grant, which skills do not need). */
+function gateRefusal(gate: FileGate | undefined): (path: string) => string | undefined {
+  return (path) => {
+    const verdict = gate?.check("read", path);
+    if (!verdict || verdict.ok || verdict.refusal.reason === "not_granted") return undefined;
+    return verdict.refusal.message;
+  };
+}
+
+/** The skills found, without those whose SKILL.md the gate refuses (named as skipped). */
+function withoutRefused(
+  found: DiscoveredSkills,
+  refused: (path: string) => string | undefined,
+): DiscoveredSkills {
+  const skipped = [...found.skipped];
+  const skills = found.skills.filter((skill) => {
+    const why = refused(skill.file);
+    if (why !== undefined) skipped.push({ file: skill.file, reason: why });
+    return why === undefined;
+  });
+  return { ...found, skills, skipped };
+}
+
 /**
  * Finds a workspace's skills and opens their tools.
  *
@@ -94,7 +123,11 @@ export async function openRunSkills(options: RunSkillsOptions): Promise<RunSkill
       };
     },
   });
-  const found = await discoverSkills(discovery(options.interactive, options.io));
+  const refused = gateRefusal(options.gate);
+  const found = withoutRefused(
+    await discoverSkills(discovery(options.interactive, options.io)),
+    refused,
+  );
   let catalog: SkillCatalog | undefined;
   let searchable = false;
   const tools = new SkillTools(found.skills, {
@@ -103,6 +136,7 @@ export async function openRunSkills(options: RunSkillsOptions): Promise<RunSkill
     },
     messages: options.messages,
     readable,
+    refused,
   });
   const known = new Set(found.skills.map((skill) => skillKey(skill.name)));
   // Later checks say nothing about untrusted files: the start already did.

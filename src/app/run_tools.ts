@@ -22,6 +22,7 @@ import type { EmbeddingServer } from "../providers/embeddings/embedding_setup.ts
 import type { Message } from "../messages.ts";
 import type { ConversationPrefix } from "../agent/conversation.ts";
 import type { FrontEnd } from "./front_end.ts";
+import type { FileGate } from "../gate/file_gate.ts";
 import { openTools } from "./open_tools.ts";
 import { webSearchGrants } from "./web_search_setup.ts";
 
@@ -69,6 +70,8 @@ export interface RunTools {
   commandSandbox: Promise<CommandSandbox>;
   /** How the approval prompt describes a command's confinement (issue 14). */
   commandNote(): string;
+  /** The workspace's file gate: every file access for this workspace asks it. */
+  gate: FileGate;
 }
 
 /** Opens the tools of a workspace (their list in the background when the front end says). */
@@ -105,6 +108,7 @@ export async function openRunTools(options: RunToolsOptions): Promise<RunTools> 
     ? await (await import("./run_skills.ts")).openRunSkills({
       cwd,
       grants,
+      gate: tools.gate,
       io: frontEnd.io,
       interactive: frontEnd.interactive,
       messages: options.messages,
@@ -137,6 +141,7 @@ export async function openRunTools(options: RunToolsOptions): Promise<RunTools> 
     mcp,
     commandSandbox: tools.commandSandbox,
     commandNote: () => commandNote,
+    gate: tools.gate,
   };
 }
 

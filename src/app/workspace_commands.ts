@@ -3,6 +3,7 @@
 // REPL asks; a front end that cannot ask skips them with a line).
 
 import { configDir } from "../config/folders.ts";
+import type { FileGate } from "../gate/file_gate.ts";
 import { checkProjectTrust, type TrustIO } from "../permissions/project_trust.ts";
 import {
   commandFiles,
@@ -25,16 +26,26 @@ const COMMAND_WORDING = {
  * changed since the user last trusted them.
  *
  * @param cwd The workspace.
- * @param options The trust questions' I/O, and whether the user can answer.
+ * @param options The trust questions' I/O, whether the user can answer, and the workspace's
+ *   file gate.
  * @returns The commands (sorted by name) and lines about files skipped.
  */
 export async function loadWorkspaceCommands(
   cwd: string,
-  options: { io: TrustIO; interactive: boolean; userConfigDir?: string },
+  options: { io: TrustIO; interactive: boolean; userConfigDir?: string; gate?: FileGate },
 ): Promise<{ commands: CustomCommand[]; problems: string[] }> {
   const folders = commandFolders(cwd, options.userConfigDir ?? configDir());
+  // The project's files pass the workspace's gate (no read grant needed inside it; a file
+  // --deny-read covers, or a moved entry, is skipped with why) before they are even hashed.
+  const problems: string[] = [];
   const project = folders.filter((folder) => folder.scope === "project")
-    .flatMap((folder) => commandFiles(folder.dir).map((found) => found.file));
+    .flatMap((folder) => commandFiles(folder.dir).map((found) => found.file))
+    .filter((file) => {
+      const verdict = options.gate?.check("read", file, { ungranted: cwd });
+      if (!verdict || verdict.ok) return true;
+      problems.push(`Skipping command file "${file}": ${verdict.refusal.message}`);
+      return false;
+    });
   let trusted = new Set<string>();
   if (project.length > 0) {
     const trust = await checkProjectTrust(project, {
@@ -45,5 +56,6 @@ export async function loadWorkspaceCommands(
     });
     trusted = new Set(trust.load);
   }
-  return loadCustomCommands(folders, { allow: (file) => trusted.has(file) });
+  const loaded = loadCustomCommands(folders, { allow: (file) => trusted.has(file) });
+  return { ...loaded, problems: [...problems, ...loaded.problems] };
 }

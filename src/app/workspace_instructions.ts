@@ -1,20 +1,40 @@
 // The instruction files of a workspace as a run reads them: the names of `instruction_files`,
-// the user's file in harness's config folder, and nothing a --deny-read entry covers. The
+// the user's file in harness's config folder, and each file through the run's file gate. The
+// workspace's own files are read without a read grant (as Claude Code and Codex read them),
+// a folder above the workspace only where the read grant covers it, and a file the gate
+// refuses (a link out of the grant, --deny-read, harness's data) is skipped and named. The
 // banner (before the run opens) and the system prompt read them the same way.
 
 import type { Settings } from "../config/settings.ts";
-import { configDir, homeDir } from "../config/folders.ts";
+import { configDir, dataDir, homeDir } from "../config/folders.ts";
 import { type LoadedInstructions, loadInstructions } from "../config/project_instructions.ts";
+import { FileGate } from "../gate/file_gate.ts";
 import type { Grants } from "../sandbox/grants.ts";
-import { covers } from "../sandbox/permission_value.ts";
+/**
+ * A gate for reading when the run's is not open yet (the banner): the same read decisions,
+ * without the protected set, which only writes meet.
+ */
+function readingGate(grants: Grants): FileGate {
+  const list = (grant: Grants["allow"]["read"]) => grant === true ? true as const : [...grant];
+  return FileGate.open({
+    read: list(grants.allow.read),
+    write: [],
+    denyRead: list(grants.deny.read),
+    denyWrite: [],
+    protected: [],
+    protectedNames: [],
+    hidden: [{ path: dataDir(), except: [] }],
+  });
+}
 
 /**
  * Reads a workspace's instruction files.
  *
  * @param settings The run's settings (`instruction_files`).
- * @param grants The run's grants: a file --deny-read covers is not read.
+ * @param grants The run's grants.
  * @param cwd The workspace.
- * @returns The files in prompt order and the ones skipped.
+ * @param gate The workspace's file gate (left out before the run opens: one for reading).
+ * @returns The files in prompt order and the ones skipped, with why.
  *
  * @example
  * ```ts
@@ -33,12 +53,20 @@ export function loadWorkspaceInstructions(
   settings: Pick<Settings, "instructionFiles">,
   grants: Grants,
   cwd: string,
+  gate: FileGate = readingGate(grants),
 ): LoadedInstructions {
-  const deny = grants.deny.read;
   return loadInstructions(cwd, {
     names: settings.instructionFiles,
     userDir: configDir(),
     home: homeDir(),
-    denied: (path) => deny === true || deny.some((entry) => covers("read", entry, path)),
+    refused(path, scope) {
+      // The workspace's files (where they really are) need no read grant; the user's own
+      // file in harness's config folder none at all.
+      const verdict = gate.check("read", path, { ungranted: cwd });
+      if (verdict.ok || (scope === "user" && verdict.refusal.reason === "not_granted")) {
+        return undefined;
+      }
+      return verdict.refusal.message;
+    },
   });
 }

@@ -10,6 +10,7 @@ import { formatBanner } from "./banner.ts";
 import { loadSettings, type Settings } from "../config/settings.ts";
 import { formatAgentError } from "../errors.ts";
 import type { Grants } from "../sandbox/grants.ts";
+import { grantCovers } from "../sandbox/permission_value.ts";
 import { createStyle, REPL_PROMPT, wantsColor } from "../ui/style.ts";
 import { tracePhase } from "../platform/startup_trace.ts";
 
@@ -68,6 +69,8 @@ export async function startAhead(
         readLine: options.readLine ??
           (async (text) => (await import("./read_stdin_line.ts")).readStdinLine(text)),
       },
+      // Scripts the config runs from a write grant are named at trust time.
+      writable: (path) => grantCovers("write", grants.allow.write, path),
     },
   });
   if (!loaded.ok) {

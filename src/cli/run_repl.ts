@@ -27,6 +27,7 @@ import { slashCommands } from "./slash_commands.ts";
 import { customSlashCommands, initCommand, modelCommand } from "./workspace_slash_commands.ts";
 import { formatInstructionsReport } from "../app/instructions_report.ts";
 import { prepareMessage } from "../app/prepare_message.ts";
+import { pastedImages } from "../app/prompt_images.ts";
 import type { ToolRunner } from "../tools/tool_runner.ts";
 import { terminalLine, terminalSafe } from "../platform/terminal_text.ts";
 
@@ -199,14 +200,22 @@ export async function runRepl(
       instructions: instructions.files.map((file) => file.label),
     }, style));
   }
-  // @ mentions are read through the sandbox before a message is sent; !command runs in it.
-  repl.setPrepare((text, signal) =>
-    prepareMessage(text, {
+  // @ mentions are read through the sandbox before a message is sent; !command runs in it. An
+  // image path the terminal pasted (a dropped file) is read through the workspace's gate.
+  repl.setPrepare(async (text, signal, pasted) => {
+    const prepared = await prepareMessage(text, {
       cwd: parts.workspace.cwd,
       host: tools.host,
       rules: () => parts.workspace.approval.rules,
-    }, { signal })
-  );
+    }, { signal });
+    if ("refused" in prepared) return prepared;
+    const images = await pastedImages(text, {
+      pasted,
+      gate: tools.gate,
+      maxBytes: settings.imageMaxSize,
+    });
+    return "refused" in images ? images : { ...prepared, images: images.images };
+  });
   repl.setShell((command, control) => runShellLine(command, control, tools.runner));
   // The terminal closed (SIGHUP) or a supervisor stops harness (SIGTERM): stop every command
   // still running, close the session and exit (129 or 143).

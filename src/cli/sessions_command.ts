@@ -1,6 +1,9 @@
 // `harness sessions`: list, export (JSONL or Markdown), search, delete and import recorded
 // sessions; import reads other agents' transcripts too (src/sessions/transcripts/).
 
+import { resolve } from "node:path";
+import { commandLineGate } from "../app/workspace_gate.ts";
+import { writeGatedTextFile } from "../gate/gated_files.ts";
 import type { Command } from "./args.ts";
 import { formatAgentError } from "../errors.ts";
 import { EXIT } from "../app/exit_codes.ts";
@@ -174,9 +177,12 @@ async function exportSession(
   return EXIT.ok;
 }
 
-/** The file an export writes: created or replaced, owner-only (a session may hold secrets). */
+/**
+ * The file an export writes: created or replaced, owner-only (a session may hold secrets), and
+ * never one the file gate protects (`.git/hooks`, harness's folders).
+ */
 async function writeExportFile(path: string, text: string): Promise<void> {
-  await Deno.writeTextFile(path, text, { mode: 0o600 });
+  await writeGatedTextFile(commandLineGate(Deno.cwd()), resolve(path), text, { mode: 0o600 });
 }
 
 /** Prints one line per transcript and a total; exit 1 when any transcript failed. */
@@ -233,6 +239,8 @@ export function formatSessionList(sessions: readonly SessionSummary[]): string {
       turnCount(s.userTurns),
       s.model,
       s.cwd,
+      // A damaged row spoils only its own session, which says so.
+      (s.damaged ? `[damaged: ${s.damaged} unreadable event${s.damaged === 1 ? "" : "s"}] ` : "") +
       (s.firstUserMessage ?? "").replace(/\s+/g, " ").slice(0, 60),
     ]),
   ];

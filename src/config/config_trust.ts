@@ -6,12 +6,15 @@
 // PROJECT_CONFIG_SAFE_KEYS (config.ts) apply and one line says what was ignored. `--yes` plays
 // no part: it approves tool calls, not configuration.
 //
-// Answers are kept in the trust store (trust_store.ts) under the file's real path with the
-// content's hash: the same text in another folder names other plugin folders (relative
-// paths), so trust given in one clone does not carry over to another.
+// Answers are kept in the trust store (trust_store.ts) under the file's real path with a
+// digest of its content, the workspace's real path and the bytes of every script it runs
+// (trusted_scripts.ts): the same text in another folder names other plugin folders (relative
+// paths), so trust given in one clone does not carry over to another, and a hook script or
+// plugin the model changed asks again.
 
 import { relative } from "node:path";
 import { sha256Hex } from "../platform/sha256_hex.ts";
+import { configTrustDigest, writableScripts } from "./trusted_scripts.ts";
 import {
   readTrustStore,
   recordTrust,
@@ -37,6 +40,19 @@ export interface ConfigTrustOptions {
   storeFile?: string;
   /** Folder that the file is shown relative to. */
   cwd?: string;
+  /**
+   * Whether a path lies inside a write grant: a script the config runs from there is named
+   * at trust time (the model could change it; harness would then ask again).
+   */
+  writable?: (path: string) => boolean;
+}
+
+/** What a config's trust is bound to besides its text (trusted_scripts.ts). */
+export interface ConfigTrustScope {
+  /** The workspace's real path: trust in one folder does not carry to another. */
+  workspace: string;
+  /** The scripts the config runs (hooks, plugin files and their imports). */
+  scripts: readonly string[];
 }
 
 /**
@@ -68,14 +84,19 @@ export async function settleProjectConfig(
   file: string,
   text: string,
   keys: readonly string[],
-  options: ConfigTrustOptions & { env?: (name: string) => string | undefined },
+  options: ConfigTrustOptions & {
+    env?: (name: string) => string | undefined;
+    scope?: ConfigTrustScope;
+  },
 ): Promise<boolean> {
-  const { io } = options;
+  const { io, scope } = options;
   const storeFile = options.storeFile ?? trustStoreFile(options.env);
   const hash = sha256Hex(text);
+  // Trust covers what the file makes harness run, in this workspace (issue 38).
+  const digest = scope ? await configTrustDigest(text, scope.workspace, scope.scripts) : hash;
   const store = await readTrustStore(storeFile, io);
   const real = await trustPath(file);
-  const state = trustState(store, real, hash);
+  const state = trustState(store, real, digest);
   const known = state === "trusted" ? true : state === "declined" ? false : undefined;
   if (known === true) return true;
   const shown = relative(options.cwd ?? Deno.cwd(), file) || file;
@@ -103,14 +124,37 @@ export async function settleProjectConfig(
       "can run code, send your API key and conversation elsewhere or change the model's " +
       "instructions\n",
   );
+  if (scope) writeScripts(scope.scripts, options);
   const answer = await io.readLine("Trust this file and apply them? [y/N] ");
   if (answer === null) {
     io.write(`\n${ignoring}: no answer; you will be asked again\n`);
     return false;
   }
   const trusted = ["y", "yes"].includes(answer.trim().toLowerCase());
-  recordTrust(store, real, { sha256: hash, trusted });
+  recordTrust(store, real, { sha256: digest, trusted });
   await writeTrustStore(storeFile, store, io);
   if (!trusted) io.write(`${ignoring}: you will not be asked again for this content\n`);
   return trusted;
+}
+
+/** Lists the scripts a trust answer covers, flagging those a write grant covers. */
+function writeScripts(scripts: readonly string[], options: ConfigTrustOptions): void {
+  if (scripts.length === 0) return;
+  const cwd = options.cwd ?? Deno.cwd();
+  const shown = (path: string) => relative(cwd, path) || path;
+  options.io.write(
+    `Trusting it also trusts the scripts it runs, as they are now: ${
+      scripts.map(shown).join(", ")
+    }\n`,
+  );
+  const writable = writableScripts(scripts, options.writable);
+  if (writable.length > 0) {
+    options.io.write(
+      `Warning: ${writable.map(shown).join(", ")} ${
+        writable.length === 1 ? "is" : "are"
+      } inside a write grant: the model can change ${
+        writable.length === 1 ? "it" : "them"
+      }; harness asks again when ${writable.length === 1 ? "it changes" : "one changes"}\n`,
+    );
+  }
 }

@@ -52,8 +52,12 @@ export interface InstructionOptions {
   userDir?: string;
   /** The user's home folder, to show the user's file as `~/...`. */
   home?: string;
-  /** True for a path the user's --deny-read covers: such a file is not read. */
-  denied?: (path: string) => boolean;
+  /**
+   * Why a file may not be read, or undefined: the run's file gate (grants, --deny-read,
+   * harness's hidden folders, entries known by identity). Asked of every file found, with its
+   * scope; a refused file is skipped with the reason.
+   */
+  refused?: (path: string, scope: InstructionFile["scope"]) => string | undefined;
   maxBytes?: number;
 }
 
@@ -86,7 +90,7 @@ export function instructionFolders(cwd: string): string[] {
  * repository's from its root down to `cwd`. In each folder the first of `names` that is present
  * is read; an empty file counts as none. A file that is not a regular file, that links outside
  * the repository (a hostile repository's `AGENTS.md -> ~/.ssh/id_rsa` would otherwise go to
- * the model), or that --deny-read covers is skipped with the reason.
+ * the model), or that `refused` refuses (the run's file gate) is skipped with the reason.
  *
  * @param cwd The workspace.
  * @param options Names, the user's folder and the deny check.
@@ -116,7 +120,7 @@ export function loadInstructions(
   const take = (folder: string, scope: InstructionFile["scope"], within: string | undefined) => {
     for (const name of names) {
       const path = join(folder, name);
-      const found = inspect(path, within, options.denied);
+      const found = inspect(path, within, (candidate) => options.refused?.(candidate, scope));
       if (found === "absent") continue;
       if (typeof found === "object") {
         skipped.push({ path, reason: found.reason });
@@ -158,7 +162,7 @@ function isInside(folder: string, path: string): boolean {
 function inspect(
   path: string,
   within: string | undefined,
-  denied: ((path: string) => boolean) | undefined,
+  refused: (path: string) => string | undefined,
 ): "absent" | { reason: string } | string {
   if (!exists(path)) return "absent";
   const real = realPathIfExists(path);
@@ -166,7 +170,8 @@ function inspect(
   if (within !== undefined && !isInside(within, real)) {
     return { reason: `a link out of the repository (to "${real}"): not read` };
   }
-  if (denied?.(path) || denied?.(real)) return { reason: "--deny-read covers it: not read" };
+  const reason = refused(path);
+  if (reason !== undefined) return { reason: `${reason}: not read` };
   let info: Deno.FileInfo;
   try {
     info = Deno.statSync(real);

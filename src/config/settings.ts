@@ -9,6 +9,8 @@ import { ownField } from "../platform/json_values.ts";
 import { jsonDepth, MAX_JSON_DEPTH } from "../platform/json_depth.ts";
 import { paths } from "../platform/paths.ts";
 import { configDir } from "./folders.ts";
+import { linkOutOfWorkspace } from "./workspace_link.ts";
+import { realPathIfExists } from "../platform/real_path_if_exists.ts";
 import { DEFAULT_INSTRUCTION_FILES } from "./project_instructions.ts";
 import type { ParseError } from "jsonc-parser";
 import { err, ok, type Result } from "../errors.ts";
@@ -430,8 +432,14 @@ async function trustedPart(
   );
   if (acting.length === 0) return settings;
   const { settleProjectConfig } = await import("./config_trust.ts");
+  const { configScripts } = await import("./trusted_scripts.ts");
   const keys = acting.map(([key]) => key);
-  if (await settleProjectConfig(file, text, keys, trust)) return settings;
+  const cwd = paths.resolve(file, "..", "..");
+  const scope = {
+    workspace: realPathIfExists(cwd) ?? cwd,
+    scripts: await configScripts(settings, cwd),
+  };
+  if (await settleProjectConfig(file, text, keys, { ...trust, scope })) return settings;
   const safe: Record<string, unknown> = { ...settings };
   for (const [, [name]] of acting) delete safe[name];
   return safe as Partial<Settings>;
@@ -447,7 +455,8 @@ async function trustedPart(
  * @param options Working directory, environment lookup and trust I/O (seams for tests).
  * @returns The settings; a `config_invalid` error naming the file, or a `usage` error for a
  * `--plugins` folder that does not exist. Both exit 2. An empty `$HARNESS_API_KEY` counts
- * as unset, so `$OPENAI_API_KEY` (`$ANTHROPIC_API_KEY` for the Anthropic API) still applies.
+ * as unset, so `$OPENAI_API_KEY` (`$ANTHROPIC_API_KEY` for the Anthropic API) still applies,
+ * but only to a server the user named (never one found on a local port).
  */
 export async function loadSettings(
   flags: SettingFlags & { plugins?: string[] },
@@ -464,14 +473,20 @@ export async function loadSettings(
   Object.assign(settings, user.value.settings);
   let serverGiven = user.value.settings.baseUrl !== undefined;
   const projectFile = paths.join(options.cwd, ".harness", "config.jsonc");
-  const project = await readConfigFile(projectFile);
-  if (!project.ok) return project;
   const stderr = (text: string) => Deno.stderr.writeSync(new TextEncoder().encode(text));
   const io = options.trust?.io ?? { write: stderr };
+  // A .harness or config that is a link out of the workspace is another folder's (issue 38).
+  const linked = linkOutOfWorkspace(options.cwd, projectFile);
+  if (linked !== undefined) io.write(`Warning: ${linked}\n`);
+  const project = linked === undefined
+    ? await readConfigFile(projectFile)
+    : ok({ text: "", settings: {} });
+  if (!project.ok) return project;
   const fromProject = await trustedPart(projectFile, project.value.text, project.value.settings, {
     interactive: options.trust?.interactive ?? false,
     io,
     ...(options.trust?.storeFile ? { storeFile: options.trust.storeFile } : {}),
+    ...(options.trust?.writable ? { writable: options.trust.writable } : {}),
     env,
     cwd: options.trust?.cwd ?? options.cwd,
   });
@@ -527,8 +542,10 @@ export async function loadSettings(
     const anthropic = settings.provider === "anthropic" ||
       (settings.provider === undefined && settings.modelFile === undefined &&
         isAnthropicBaseUrl(settings.baseUrl));
+    // A hosted vendor's key goes only to a server the user named, never to whatever answers
+    // on a local port when harness looks for one (issue 38).
     const fromEnv = env("HARNESS_API_KEY") ||
-      env(anthropic ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY");
+      (settings.discover ? undefined : env(anthropic ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY"));
     if (fromEnv) settings.apiKey = fromEnv;
   }
   return ok(settings);

@@ -66,6 +66,13 @@ export interface PolicyApproverOptions {
    * argument name, found once the tool list is known): every call is then denied with it.
    */
   denyAll?: Promise<string | undefined>;
+  /**
+   * Why nothing may be approved without asking any more (a command moved a denied or
+   * protected entry: FileGate.autoApprovalStop), or undefined. While it says so, every call
+   * that is not read-only (risk `safe`) asks, whatever --yes, allow rules, hooks and session
+   * approvals say; where nobody can be asked, it is denied with that sentence.
+   */
+  autoApprovalStopped?(): string | undefined;
 }
 
 /** An Approver that also reports what the user approved for this session. */
@@ -182,6 +189,13 @@ async function settle(
         rule: policy.source,
       }),
     };
+  }
+  const stopped = request.risk === "safe" ? undefined : options.autoApprovalStopped?.();
+  if (stopped !== undefined) {
+    if (options.mode === "non_interactive" || !options.prompter) {
+      return { decided: decision("deny", "mode", { reason: `${stopped}: ask the user` }) };
+    }
+    return asking(state, request, { policy, lowDefault: false, suggestion: undefined });
   }
   // A PreToolUse hook's "allow" settles it (deny rules came first); its "ask" passes over
   // the rules and session approvals that would allow the call.

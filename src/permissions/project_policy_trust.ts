@@ -9,6 +9,8 @@
 
 import type { LoadedRule } from "./policy.ts";
 import { carryTrust, checkProjectTrust, type TrustIO, type TrustWording } from "./project_trust.ts";
+import { linkOutOfWorkspace } from "../config/workspace_link.ts";
+import { paths } from "../platform/paths.ts";
 
 const POLICY_WORDING: TrustWording = {
   noun: "project policy file",
@@ -56,6 +58,14 @@ export async function trustProjectPolicy(
 ): Promise<ProjectPolicyTrust> {
   const fromProject = rules.filter((rule) => rule.file === options.projectFile);
   if (fromProject.length === 0) return { rules: [...rules], trusted: true };
+  // A .harness (or policy file) that is a link out of the workspace is another folder's: its
+  // rules stay strict-only, whatever was trusted there (issue 38).
+  const workspace = paths.resolve(options.projectFile, "..", "..");
+  const linked = linkOutOfWorkspace(workspace, options.projectFile);
+  if (linked !== undefined) {
+    options.io.write(`Warning: ${linked.replace("harness ignores it", "its allow rules ask")}\n`);
+    return { rules: strictOnly(rules, options.projectFile), trusted: false };
+  }
   // Only allow rules need a question; without them, trust is looked up without a word.
   const allows = fromProject.some((rule) => rule.action === "allow");
   const quiet: TrustIO = { readLine: () => Promise.resolve(null), write: () => {} };
@@ -67,14 +77,16 @@ export async function trustProjectPolicy(
     ...(options.storeFile !== undefined ? { storeFile: options.storeFile } : {}),
   });
   if (result.load.length > 0) return { rules: [...rules], trusted: true };
-  return {
-    rules: rules.map((rule) =>
-      rule.file === options.projectFile
-        ? { ...rule, action: rule.action === "allow" ? "ask" : rule.action, untrusted: true }
-        : rule
-    ),
-    trusted: false,
-  };
+  return { rules: strictOnly(rules, options.projectFile), trusted: false };
+}
+
+/** The rules with those of `file` made strict-only: allow asks, all marked `untrusted`. */
+function strictOnly(rules: readonly LoadedRule[], file: string): LoadedRule[] {
+  return rules.map((rule) =>
+    rule.file === file
+      ? { ...rule, action: rule.action === "allow" ? "ask" : rule.action, untrusted: true }
+      : rule
+  );
 }
 
 /**

@@ -70,6 +70,7 @@ function protections(sandbox: CommandSandbox): string[] {
         : ".git read-only (--writable-git lets commands commit)",
       ".harness, plugin and harness folders read-only",
     );
+    if (sandbox.protection.hidden?.length) parts.push("harness's data folder hidden");
   }
   if (sandbox.stdioOnly) parts.push("only stdin, stdout and stderr inherited");
   if (sandbox.network && sandbox.confinement.kind === "bwrap") {
@@ -141,12 +142,13 @@ export function commandLaunch(
   const rules = commandRules(grants);
   // Checked for each command: a repository or folder made since the start is kept too.
   const readOnly = sandbox.protection ? readOnlyPaths(sandbox.protection, rules) : [];
+  const hidden = sandbox.protection?.hidden ?? [];
   switch (confinement.kind) {
     case "bwrap": {
       // The private /tmp is the only temp folder a command can write.
       if (!rules.writeAll) env.TMPDIR = "/tmp";
       const bwrapArgs = [
-        ...bwrapArguments(grants, { cwd: request.cwd, readOnly }),
+        ...bwrapArguments(grants, { cwd: request.cwd, readOnly, hidden }),
         "--",
         request.program,
         ...args,
@@ -160,7 +162,7 @@ export function commandLaunch(
     case "sandbox-exec":
       return {
         program: confinement.program,
-        args: ["-p", sandboxExecProfile(grants, { readOnly }), request.program, ...args],
+        args: ["-p", sandboxExecProfile(grants, { readOnly, hidden }), request.program, ...args],
         env,
       };
     case "unused":

@@ -7,7 +7,8 @@ import { delimiter, dirname, join } from "node:path";
 import type { Grants } from "./grants.ts";
 import type { CommandSandbox, CommandSandboxMode, Confinement } from "./command_sandbox.ts";
 import { commandEnvironment, commandRules } from "./command_sandbox_rules.ts";
-import { commandProtection } from "./command_sandbox_protection.ts";
+import { commandProtection, protectionFromGate } from "./command_sandbox_protection.ts";
+import type { GateRules } from "../gate/gate_types.ts";
 import { type SeccompSetup, seccompSetup } from "./command_sandbox_seccomp.ts";
 import { closeExtraFdsOnExec } from "./stdio_only.ts";
 import { cacheDir, configDir, dataDir } from "../config/folders.ts";
@@ -56,7 +57,8 @@ async function tryRun(program: string, args: string[]): Promise<string | undefin
  * @param options `grants` and `env` make the clean environment; `os` defaults to this one;
  *   `bwrap` overrides the program found on `env.PATH` (tests). `workspace` (default: the
  *   cwd), `pluginFolders` and `writableGit` decide what stays read-only inside the write
- *   grants, with harness's own folders (from `env`).
+ *   grants, with harness's own folders (from `env`; the data folder is hidden); `gateRules`,
+ *   when given, decides all of that instead (gate/protected_set.ts).
  * @returns The sandbox to hand to workers; `confinement.reason` says in one line why
  *   commands run unconfined.
  */
@@ -70,18 +72,24 @@ export async function probeCommandSandbox(
     workspace?: string;
     pluginFolders?: readonly string[];
     writableGit?: boolean;
+    /** The file gate's rules: its protected set and hidden folders (over the three above). */
+    gateRules?: GateRules;
   },
 ): Promise<CommandSandbox> {
   const env = commandEnvironment(options.grants, options.env);
   const os = options.os ?? Deno.build.os;
   const rules = commandRules(options.grants);
-  const own = [configDir(options.env), dataDir(options.env), cacheDir(options.env)];
-  const protection = commandProtection({
-    workspace: options.workspace ?? Deno.cwd(),
-    writeRoots: rules.writeAll ? [] : rules.write,
-    folders: [...(options.pluginFolders ?? []), ...own.filter((dir) => dir !== undefined)],
-    writableGit: options.writableGit ?? false,
-  });
+  const workspace = options.workspace ?? Deno.cwd();
+  const own = [configDir(options.env), cacheDir(options.env)];
+  const protection = options.gateRules
+    ? protectionFromGate(options.gateRules, workspace)
+    : commandProtection({
+      workspace,
+      writeRoots: rules.writeAll ? [] : rules.write,
+      folders: [...(options.pluginFolders ?? []), ...own.filter((dir) => dir !== undefined)],
+      writableGit: options.writableGit ?? false,
+      hidden: [{ path: dataDir(options.env), except: [] }],
+    });
   const sandbox = (confinement: Confinement, seccomp?: SeccompSetup): CommandSandbox => ({
     mode,
     confinement,

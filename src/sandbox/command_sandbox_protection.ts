@@ -7,18 +7,22 @@
 // folder harness loads and harness's own folders. Work-tree files (.envrc, .vscode/, scripts)
 // stay writable: they are the project, and every change to them shows in `git diff`.
 
-import { dirname, isAbsolute, join, resolve } from "node:path";
+import { dirname, join } from "node:path";
 import { grantCovers } from "./permission_value.ts";
 import { realPathIfExists } from "../platform/real_path_if_exists.ts";
+import type { GateRules, HiddenEntry } from "../gate/gate_types.ts";
+import { enclosingGit, gitFolders } from "../gate/protected_set.ts";
 
 /** What the command sandbox keeps read-only; decided on the host at start. */
 export interface CommandProtection {
   /** Folders whose `.git` and `.harness` are kept read-only: the workspace and write grants. */
   roots: string[];
-  /** Folders kept read-only whole: the plugin folders, harness's own folders. */
+  /** Folders and files kept read-only whole: plugin folders, harness's own, git's programs. */
   folders: string[];
   /** `.git` stays writable (`--writable-git`, config `writable_git`). */
   writableGit: boolean;
+  /** Folders hidden from commands whatever the read grants (harness's data), with exceptions. */
+  hidden?: HiddenEntry[];
 }
 
 /** Where the kept paths may be written at all: the write grants as commands get them. */
@@ -38,42 +42,6 @@ function exists(path: string): boolean {
 
 function realPathOf(path: string): string {
   return realPathIfExists(path) ?? path;
-}
-
-function readSmallFile(path: string): string | undefined {
-  try {
-    return Deno.readTextFileSync(path).trim();
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * A repository's git folders: `.git` itself and, when `.git` is a file (a linked worktree or
- * a submodule: `gitdir: PATH`), the folder it names and that folder's common folder (where a
- * worktree's config and hooks are).
- */
-function gitFolders(dotGit: string): string[] {
-  if (!exists(dotGit)) return [];
-  const found = [dotGit];
-  const pointer = readSmallFile(dotGit);
-  const gitdir = pointer?.startsWith("gitdir:") ? pointer.slice(7).trim() : undefined;
-  if (gitdir !== undefined && gitdir !== "") {
-    const target = isAbsolute(gitdir) ? gitdir : resolve(dirname(dotGit), gitdir);
-    found.push(target);
-    const common = readSmallFile(join(target, "commondir"));
-    if (common) found.push(isAbsolute(common) ? common : resolve(target, common));
-  }
-  return found;
-}
-
-/** The nearest `.git` at or above `folder`, if any. */
-function enclosingGit(folder: string): string | undefined {
-  for (let dir = folder;; dir = dirname(dir)) {
-    const candidate = join(dir, ".git");
-    if (exists(candidate)) return candidate;
-    if (dirname(dir) === dir) return undefined;
-  }
 }
 
 /**
@@ -151,10 +119,66 @@ export function commandProtection(options: {
   writeRoots: readonly string[];
   folders: readonly string[];
   writableGit: boolean;
+  hidden?: readonly HiddenEntry[];
 }): CommandProtection {
   return {
     roots: [...new Set([options.workspace, ...options.writeRoots])],
     folders: [...new Set(options.folders)],
     writableGit: options.writableGit,
+    ...(options.hidden ? { hidden: [...options.hidden] } : {}),
   };
+}
+
+/**
+ * The command protection of the file gate's rules: its protected entries kept read-only (and
+ * `.git` of each root found again for each command, a repository made since included), its
+ * hidden folders hidden.
+ *
+ * @param rules The gate's rules (gate/protected_set.ts).
+ * @param workspace The workspace.
+ * @returns What commands may not change or see.
+ */
+export function protectionFromGate(rules: GateRules, workspace: string): CommandProtection {
+  const writeRoots = rules.write === true ? [] : rules.write;
+  return commandProtection({
+    workspace,
+    writeRoots,
+    folders: rules.protected.map((entry) => entry.path),
+    writableGit: !rules.protectedNames.includes(".git"),
+    hidden: rules.hidden,
+  });
+}
+
+/**
+ * The folders to make mount points of their own so that a command cannot rename them: every
+ * folder between a kept path and the write grant holding it. A confined command could
+ * otherwise rename the folder above a hidden file or a read-only folder and reach the file, or
+ * plant another at the old path, outside the sandbox (the mounts stay where they were).
+ * Binding a folder onto itself keeps it writable; only rename and removal fail (EBUSY).
+ *
+ * @param kept Real paths kept read-only or hidden inside the write grants.
+ * @param writable The write grants as commands get them.
+ * @returns Folders, outermost first.
+ *
+ * @example
+ * ```ts
+ * import { renamePins } from "./command_sandbox_protection.ts";
+ * const pins = renamePins(["/w/a/b/.git"], { writeAll: false, write: ["/w"] });
+ * if (pins.join() !== "/w/a,/w/a/b") throw new Error(pins.join());
+ * ```
+ */
+export function renamePins(kept: readonly string[], writable: Writable): string[] {
+  const pins = new Set<string>();
+  for (const path of kept) {
+    const roots = writable.writeAll
+      ? ["/"]
+      : writable.write.filter((root) => grantCovers("write", [root], path));
+    if (roots.length === 0) continue;
+    const root = roots.reduce((a, b) => (a.length >= b.length ? a : b));
+    for (let dir = dirname(path); dir !== root && dir.startsWith(root); dir = dirname(dir)) {
+      if (dirname(dir) === dir) break;
+      pins.add(dir);
+    }
+  }
+  return [...pins].sort((a, b) => a.split("/").length - b.split("/").length);
 }

@@ -6,6 +6,8 @@
 import type { Grants } from "./grants.ts";
 import type { Grant } from "./permission_name.ts";
 import { realPathIfExists } from "../platform/real_path_if_exists.ts";
+import type { HiddenEntry } from "../gate/gate_types.ts";
+import { renamePins } from "./command_sandbox_protection.ts";
 
 /** Folders every command may read so that a shell and common programs work. */
 export const SYSTEM_READ_PATHS: readonly string[] = [
@@ -112,7 +114,8 @@ function withRealPaths(paths: readonly string[]): string[] {
  *
  * @param grants The user's grants.
  * @param options `cwd`: the folder the command starts in; `readOnly`: paths inside the write
- *   grants to keep read-only (command_sandbox_protection.ts).
+ *   grants to keep read-only (command_sandbox_protection.ts); `hidden`: folders hidden whatever
+ *   the read grants (harness's data folder), but for their exceptions.
  * @returns The arguments, ending with `--chdir cwd`.
  *
  * @example
@@ -128,7 +131,7 @@ function withRealPaths(paths: readonly string[]): string[] {
  */
 export function bwrapArguments(
   grants: Grants,
-  options: { cwd: string; readOnly?: readonly string[] },
+  options: { cwd: string; readOnly?: readonly string[]; hidden?: readonly HiddenEntry[] },
 ): string[] {
   const rules = commandRules(grants);
   // Started by root, bubblewrap keeps every capability inside its namespaces, enough to
@@ -158,21 +161,54 @@ export function bwrapArguments(
     args.push("--ro-bind-try", options.cwd, options.cwd);
   }
   if (!rules.writeAll) { for (const path of rules.write) args.push("--bind-try", path, path); }
-  // A read-only mount point cannot be written, removed or renamed over (EBUSY).
-  for (const path of options.readOnly ?? []) args.push("--ro-bind", path, path);
-  // Decided here, on the host (a tool worker's deny guard refuses the stat): a denied
-  // folder becomes an empty read-only folder, a denied file /dev/null, which a bind mount
-  // (nodev) refuses to open, so `cat .env` fails with "Permission denied". Mounts land
-  // where a link leads, so a denied entry that is a link hides its target.
-  for (const path of new Set(rules.hideRead.map(realPathOf))) {
-    const folder = isFolder(path);
-    if (folder === true) args.push("--tmpfs", path, "--remount-ro", path);
-    else if (folder === false) args.push("--ro-bind", "/dev/null", path);
-  }
-  for (const path of new Set(rules.keepReadOnly.map(realPathOf))) {
-    if (isFolder(path) !== undefined) args.push("--ro-bind", path, path);
-  }
+  args.push(...keptMounts(rules, options));
   args.push("--chdir", options.cwd);
+  return args;
+}
+
+/**
+ * The mounts inside the write grants: the folders above every kept entry pinned (a folder
+ * bound onto itself stays writable but cannot be renamed or removed, so a command cannot move
+ * a hidden file or a read-only folder out from under its mount), then the read-only paths,
+ * the `--deny-read` entries hidden, the `--deny-write` entries read-only, and the hidden
+ * folders (harness's data) replaced by an empty read-only folder holding only their exceptions.
+ */
+function keptMounts(
+  rules: CommandRules,
+  options: { readOnly?: readonly string[]; hidden?: readonly HiddenEntry[] },
+): string[] {
+  const args: string[] = [];
+  const readOnly = options.readOnly ?? [];
+  // Decided here, on the host (a tool worker's deny guard refuses the stat). Mounts land
+  // where a link leads, so a denied entry that is a link hides its target.
+  const hide = [...new Set(rules.hideRead.map(realPathOf))]
+    .map((path) => ({ path, folder: isFolder(path) }))
+    .filter((entry) => entry.folder !== undefined);
+  const keep = [...new Set(rules.keepReadOnly.map(realPathOf))].filter((path) =>
+    isFolder(path) !== undefined
+  );
+  const hidden = (options.hidden ?? []).filter((entry) =>
+    isFolder(entry.path) === true && (rules.readAll || rules.writeAll ||
+      [...rules.read, ...rules.write].some((grant) =>
+        isUnder(entry.path, grant) || isUnder(grant, entry.path)
+      ))
+  );
+  const kept = [...readOnly, ...hide.map((e) => e.path), ...keep, ...hidden.map((e) => e.path)];
+  for (const pin of renamePins(kept, rules)) args.push("--bind", pin, pin);
+  // A read-only mount point cannot be written, removed or renamed over (EBUSY).
+  for (const path of readOnly) args.push("--ro-bind", path, path);
+  // A denied folder becomes an empty read-only folder, a denied file /dev/null, which a bind
+  // mount (nodev) refuses to open, so `cat .env` fails with "Permission denied".
+  for (const { path, folder } of hide) {
+    if (folder) args.push("--tmpfs", path, "--remount-ro", path);
+    else args.push("--ro-bind", "/dev/null", path);
+  }
+  for (const path of keep) args.push("--ro-bind", path, path);
+  for (const entry of hidden) {
+    args.push("--tmpfs", entry.path);
+    for (const except of entry.except) args.push("--ro-bind-try", except, except);
+    args.push("--remount-ro", entry.path);
+  }
   return args;
 }
 
@@ -203,7 +239,7 @@ function subpaths(paths: readonly string[]): string {
  */
 export function sandboxExecProfile(
   grants: Grants,
-  options: { readOnly?: readonly string[] } = {},
+  options: { readOnly?: readonly string[]; hidden?: readonly HiddenEntry[] } = {},
 ): string {
   const rules = commandRules(grants);
   const lines = [
@@ -232,6 +268,14 @@ export function sandboxExecProfile(
   }
   const keep = [...withRealPaths(rules.keepReadOnly), ...(options.readOnly ?? [])];
   if (keep.length > 0) lines.push(`(deny file-write* ${subpaths(keep)})`);
+  // harness's data folder, whatever the grants; the last matching rule wins, so the
+  // exceptions (this workspace's saved outputs) are read-only again after it.
+  for (const entry of options.hidden ?? []) {
+    lines.push(`(deny file-read* file-write* ${subpaths(withRealPaths([entry.path]))})`);
+    if (entry.except.length > 0) {
+      lines.push(`(allow file-read* ${subpaths(withRealPaths(entry.except))})`);
+    }
+  }
   return `${lines.join("\n")}\n`;
 }
 

@@ -8,31 +8,42 @@ import type { PermissionName } from "./permission_name.ts";
 import { covers } from "./permission_value.ts";
 import { deniedBy, fetchCheckingHops, type NetTarget, urlTarget } from "./net_target.ts";
 import { setReadCheck } from "../platform/read_check.ts";
+import { FileGate } from "../gate/file_gate.ts";
+import type { FileAccess, GateView } from "../gate/gate_types.ts";
 
-type Access = "read" | "write" | "rw" | null;
+/** What a wrapped function does with each path argument; `rw` is read and write. */
+type Access = FileAccess | "rw" | null;
 
 const FS_GUARDS: Record<string, Access[]> = {
   readFile: ["read"],
   readTextFile: ["read"],
-  readDir: ["read"],
-  stat: ["read"],
-  lstat: ["read"],
-  realPath: ["read"],
-  readLink: ["read"],
+  readDir: ["list"],
+  stat: ["stat"],
+  lstat: ["stat"],
+  realPath: ["stat"],
+  readLink: ["stat"],
   writeFile: ["write"],
   writeTextFile: ["write"],
   mkdir: ["write"],
-  remove: ["write"],
+  remove: ["delete"],
   truncate: ["write"],
   chmod: ["write"],
   chown: ["write"],
   utime: ["write"],
   create: ["rw"],
   copyFile: ["read", "write"],
-  rename: ["rw", "rw"],
+  // Moving a path takes it out from under the rules on its name: the gate judges the source as
+  // a removal (it refuses moving a folder that holds a denied or protected entry).
+  rename: ["delete", "rw"],
+  // A second name for a file is a way to write it: the source must be writable.
   link: ["rw", "rw"],
   symlink: [null, "write"],
 };
+
+/** The deny lists' question for an access: reading or writing. */
+function listKind(access: FileAccess): "read" | "write" {
+  return access === "read" || access === "list" || access === "stat" ? "read" : "write";
+}
 
 function denyError(kind: PermissionName, target: string): Error {
   return new Deno.errors.NotCapable(`Requires ${kind} access to "${target}"`);
@@ -82,7 +93,7 @@ function refuseWorkers(guard: Partial<Record<PermissionName, string[]>>, readOnl
     ...Object.entries(guard)
       .filter(([, entries]) => entries && entries.length > 0)
       .map(([kind]) => `--deny-${kind}`),
-    ...(readOnly ? ["harness's read-only paths (.git)"] : []),
+    ...(readOnly ? ["harness's file gate (.git, .harness, its own folders)"] : []),
   ].join(", ");
   const refused = function Worker(): never {
     throw new Deno.errors.NotCapable(
@@ -100,20 +111,22 @@ function refuseWorkers(guard: Partial<Record<PermissionName, string[]>>, readOnl
 }
 
 /**
- * Wraps Deno APIs so the `guard` entries (deny lists inside allowed grants) throw NotCapable.
+ * Wraps Deno APIs so the `guard` entries (deny lists inside allowed grants) throw NotCapable,
+ * and every file access asks the file gate first.
  *
- * @param options `readOnly`: paths tools may not write even inside a write grant (`.git`,
- *   harness's own folders: command_sandbox_protection.ts), refused with their own reason.
+ * @param options `gate`: the host's file gate as a view (gate/file_gate.ts): its protected set,
+ *   hidden folders and identities refuse with their own sentences; `readOnly`: paths tools may
+ *   not write even inside a write grant, for a worker started without a gate.
  */
 export function installDenyGuard(
   guard: Partial<Record<PermissionName, string[]>>,
   cwd: string,
-  options: { readOnly?: readonly string[] } = {},
+  options: { readOnly?: readonly string[]; gate?: GateView } = {},
 ): void {
   const readOnly = options.readOnly ?? [];
-  if (Object.values(guard).some((entries) => entries && entries.length > 0) || readOnly.length) {
-    refuseWorkers(guard, readOnly.length > 0);
-  }
+  const gate = options.gate ? FileGate.fromView(options.gate) : undefined;
+  const guarded = Object.values(guard).some((entries) => entries && entries.length > 0);
+  if (guarded || readOnly.length > 0 || gate) refuseWorkers(guard, readOnly.length > 0 || !!gate);
   if (readOnly.length > 0) guard = { ...guard, write: [...(guard.write ?? []), ...readOnly] };
   const check = (kind: PermissionName, target: string) => {
     if ((guard[kind] ?? []).some((entry) => covers(kind, entry, target))) {
@@ -140,15 +153,20 @@ export function installDenyGuard(
   const checkPath = (access: Access, p: unknown) => {
     if (access === null) return;
     const path = toPath(p);
+    const accesses: FileAccess[] = access === "rw" ? ["read", "write"] : [access];
+    // The gate holds the user's deny lists as well (and knows where links lead): one check.
+    if (gate) {
+      for (const each of accesses) gate.assert(each, path);
+      return;
+    }
     const real = realOf(path);
     for (const target of real === undefined || real === path ? [path] : [path, real]) {
-      if (access !== "write") check("read", target);
-      if (access !== "read") check("write", target);
+      for (const kind of new Set(accesses.map(listKind))) check(kind, target);
     }
   };
   const denoRecord = Deno as unknown as Record<string, (...args: unknown[]) => unknown>;
-  if (guard.write) writeCheck = (path) => checkPath("write", path);
-  if (guard.read || guard.write) {
+  if (guard.write || gate) writeCheck = (path) => checkPath("write", path);
+  if (guard.read || guard.write || gate) {
     for (const [base, accesses] of Object.entries(FS_GUARDS)) {
       for (const name of [base, `${base}Sync`]) {
         const original = denoRecord[name];
@@ -169,7 +187,7 @@ export function installDenyGuard(
       });
     }
   }
-  if (guard.read) {
+  if (guard.read || gate) {
     // harness's own node:fs readers (FileReader) ask before they open a file.
     setReadCheck((path) => checkPath("read", path));
     // fetch() reads file: URLs without going through Deno.readFile.

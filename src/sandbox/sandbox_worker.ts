@@ -10,10 +10,13 @@ import { ProcessHost } from "./process_host.ts";
 import type { EffectivePermissions, WorkerPermissions } from "./effective_permissions.ts";
 import type { Grants } from "./grants.ts";
 import type { ToolGrants } from "./tool_grants.ts";
-import { dirname, join } from "node:path";
+import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { localImports } from "../platform/import_graph.ts";
 import { covers, grantCovers } from "./permission_value.ts";
+import { FileGate } from "../gate/file_gate.ts";
+import { type ConsoleRelay, STDERR_RELAY } from "./console_relay.ts";
+import { gateRules } from "../gate/protected_set.ts";
 import { cacheDir, configDir, dataDir, toolOutputsDir } from "../config/folders.ts";
 import {
   type HostToWorker,
@@ -33,6 +36,10 @@ export interface SandboxOptions {
   toolOutputLimit?: number;
   /** The start-up check of the command sandbox; probed on first use when left out. */
   commandSandbox?: Promise<CommandSandbox>;
+  /** The run's file gate; left out, one is built from the grants and the command protection. */
+  gate?: FileGate;
+  /** Where tools' printed output goes (default: stderr, sanitised and capped). */
+  consoleRelay?: ConsoleRelay;
   /** Built-in tools' own grants from the configuration (web_search's engine, tool_grants.ts). */
   toolGrants?: ToolGrants;
 }
@@ -85,7 +92,16 @@ export class SandboxWorker {
   /** Called when a "serve" worker has imported its plugins (first request). */
   onImported: ((message: Imported) => void) | undefined;
 
-  constructor(permissions: WorkerPermissions, load: LoadMessage, name: string) {
+  /** Where the tool's printed output goes: the terminal, sanitised and capped. */
+  readonly #console: ConsoleRelay;
+
+  constructor(
+    permissions: WorkerPermissions,
+    load: LoadMessage,
+    name: string,
+    relay: ConsoleRelay = STDERR_RELAY,
+  ) {
+    this.#console = relay;
     this.loaded = new Promise((settle) => (this.#settleLoad = settle));
     // Deno's `run` would let plugin code start anything outside the command sandbox: the
     // worker never gets it, and the host starts the processes its run grant allows.
@@ -151,6 +167,9 @@ export class SandboxWorker {
         return;
       case "importing":
         this.onImporting?.(message.path);
+        return;
+      case "console":
+        this.#console.relay(message.text);
         return;
       case "validated":
       case "previewed":
@@ -253,23 +272,29 @@ async function importGrants(plugins: readonly PluginRef[], granted: string[]): P
 }
 
 /**
- * What a tool may not write inside its write grant: `.git` (unless --writable-git) and
- * harness's own folders, as for commands. Plugin folders and .harness stay writable for
- * tools: write_file names its path in the approval prompt, and both are trust-checked.
+ * The file gate a worker asks (as a view: Deno's own permissions check the grants): the
+ * host's, or for a host started without one, one built from the command sandbox's protection
+ * (tests and benchmarks). The protected set never depends on --allow-run.
  */
-async function toolReadOnly(
-  options: SandboxOptions,
-  permissions: WorkerPermissions,
-): Promise<string[]> {
-  const protection = (await commandSandboxOf(options)).protection;
-  if (!protection) return [];
-  const env = Deno.env.toObject();
-  const own = [configDir(env), dataDir(env), cacheDir(env)].filter((d) => d !== undefined);
-  const git = protection.writableGit ? [] : protection.roots.map((root) => join(root, ".git"));
-  const write = permissions.write;
-  if (write === false) return [];
-  return [...git, ...own].filter((path) => write === true || grantCovers("write", write, path));
+async function gateOf(options: SandboxOptions): Promise<FileGate> {
+  if (options.gate) return options.gate;
+  let gate = defaultGates.get(options);
+  if (!gate) {
+    const protection = (await commandSandboxOf(options)).protection;
+    const env = Deno.env.toObject();
+    gate = FileGate.open(gateRules({
+      workspace: options.workspace,
+      grants: options.grants,
+      pluginFolders: protection?.folders ?? [],
+      harness: { config: configDir(env), data: dataDir(env), cache: cacheDir(env) },
+      outputsDir: options.dataDir,
+      writableGit: protection?.writableGit ?? false,
+    }));
+    defaultGates.set(options, gate);
+  }
+  return gate;
 }
+const defaultGates = new WeakMap<SandboxOptions, FileGate>();
 
 /** Starts a worker for `plugins`, granting read access to their folders until they are imported. */
 export async function startSandbox(
@@ -295,22 +320,27 @@ export async function startSandbox(
   const workerPermissions: WorkerPermissions = revokeRead.length + outputs.length === 0
     ? permissions
     : { ...permissions, read: [...(granted ?? []), ...outputs, ...revokeRead] };
-  const readOnly = permissions.write === false ? [] : await toolReadOnly(options, permissions);
-  return new SandboxWorker(workerPermissions, {
-    type: "load",
-    mode: config.mode,
-    plugins: config.plugins,
-    revokeRead,
-    guard: config.guard,
-    ...(readOnly.length > 0 ? { readOnly } : {}),
-    grants: options.grants,
-    workspace: options.workspace,
-    dataDir: options.dataDir,
-    cwd: Deno.cwd(),
-    importTimeoutMs: options.importTimeoutMs ?? 5_000,
-    ...(options.toolOutputLimit ? { outputLimit: options.toolOutputLimit } : {}),
-    ...(config.toolConfig ? { toolConfig: config.toolConfig } : {}),
-    // A worker that may not start processes needs no start-up check.
-    commands: permissions.run === false ? NO_COMMANDS : await commandSandboxOf(options),
-  }, config.name);
+  const gate = (await gateOf(options)).view({ grantsByDeno: true });
+  return new SandboxWorker(
+    workerPermissions,
+    {
+      type: "load",
+      mode: config.mode,
+      plugins: config.plugins,
+      revokeRead,
+      guard: config.guard,
+      gate,
+      grants: options.grants,
+      workspace: options.workspace,
+      dataDir: options.dataDir,
+      cwd: Deno.cwd(),
+      importTimeoutMs: options.importTimeoutMs ?? 5_000,
+      ...(options.toolOutputLimit ? { outputLimit: options.toolOutputLimit } : {}),
+      ...(config.toolConfig ? { toolConfig: config.toolConfig } : {}),
+      // A worker that may not start processes needs no start-up check.
+      commands: permissions.run === false ? NO_COMMANDS : await commandSandboxOf(options),
+    },
+    config.name,
+    options.consoleRelay,
+  );
 }

@@ -24,6 +24,7 @@ import { type SandboxOptions, type SandboxWorker, startSandbox } from "./sandbox
 import { EXTERNAL_SEARCH_TOOLS, SearchService } from "./search_service.ts";
 import { splitAllowList, splitChanged } from "./allow_list_split.ts";
 import { ownField } from "../platform/json_values.ts";
+import { noteMovedEntries } from "./moved_entries.ts";
 
 /** Options of {@linkcode openToolHost} and {@linkcode createToolHost}. */
 export interface ToolHostOptions extends SandboxOptions {
@@ -180,9 +181,14 @@ export class ToolHost implements ToolRunner {
     // For plugin code, Deno itself refuses --deny-read paths inside the grant, node:fs
     // included. Built-in tools keep the whole folders (they list the workspace itself): their
     // node:fs reads ask the deny guard first (platform/read_check.ts).
+    // harness's data folder is left out the same way (the gate hides it even under -R).
+    const hidden = this.#options.gate?.rules.hidden.map((entry) => entry.path) ?? [];
     const { permissions, split } = this.#builtin(group)
       ? { permissions: group.effective.permissions, split: new Map() }
-      : splitAllowList(group.effective);
+      : splitAllowList({
+        ...group.effective,
+        guard: { ...guard, read: [...(guard.read ?? []), ...hidden] },
+      });
     this.#split.set(group, split);
     const sandbox = await startSandbox({
       permissions,
@@ -260,11 +266,13 @@ export class ToolHost implements ToolRunner {
     // A call may have made files beside a --deny-read path: replace the split workers now,
     // while the model thinks, rather than when they are next called.
     this.#refreshSplit();
-    return await callResult(name, end, {
+    const run = await callResult(name, end, {
       started,
       state: options.state,
       limits: this.#options,
     });
+    // A command may have moved a denied or protected entry: the result says so (issue 38).
+    return noteMovedEntries(run, this.#options.gate);
   }
 
   /** Finds the tool's worker and runs the call on it; every way it can end is a CallEnd. */

@@ -41,8 +41,10 @@ interface WorkerScope {
 }
 
 const scope = globalThis as unknown as WorkerScope;
-// A tool's console output goes to stderr: harness's stdout carries -p answers and ACP messages.
-console.log = console.info = console.debug = console.error;
+// A tool's console output goes to the host, which shows it on stderr through the terminal
+// sanitiser within a rate cap (console_relay.ts): harness's stdout carries -p answers and ACP
+// messages, and a plugin's escape sequences must not reach the terminal.
+relayConsole((text) => post({ type: "console", text }));
 const tools = new Map<string, ToolDefinition>();
 /** Why a plugin of this worker failed to import, by its file name (the tool's name). */
 const importFailures = new Map<string, string>();
@@ -83,6 +85,38 @@ function reportSelfTermination(): void {
     post({ type: "crashed", reason: "the tool closed its worker with self.close()" });
     realClose();
   };
+}
+
+/**
+ * Sends what the tool prints to `send`: every console method, and writes to Deno.stdout and
+ * Deno.stderr (text longer than 8,000 characters is cut here, before it is posted).
+ */
+function relayConsole(send: (text: string) => void): void {
+  const cap = (text: string) => text.length > 8_000 ? text.slice(0, 8_000) : text;
+  const format = (args: unknown[]) =>
+    args.map((arg) => typeof arg === "string" ? arg : Deno.inspect(arg)).join(" ");
+  const log = (...args: unknown[]) => send(cap(format(args)));
+  for (const name of ["log", "info", "debug", "error", "warn", "trace", "dir", "table"] as const) {
+    (console as unknown as Record<string, unknown>)[name] = log;
+  }
+  const decoder = new TextDecoder();
+  const stream = {
+    write: (bytes: Uint8Array) => {
+      send(cap(decoder.decode(bytes)));
+      return Promise.resolve(bytes.length);
+    },
+    writeSync: (bytes: Uint8Array) => {
+      send(cap(decoder.decode(bytes)));
+      return bytes.length;
+    },
+    writable: new WritableStream<Uint8Array>({
+      write: (bytes) => send(cap(decoder.decode(bytes))),
+    }),
+    isTerminal: () => false,
+    close: () => {},
+  };
+  replaceDenoMember("stdout", stream);
+  replaceDenoMember("stderr", stream);
 }
 
 // ---- errors --------------------------------------------------------------------------------
@@ -185,7 +219,10 @@ async function handleLoad(message: LoadMessage): Promise<void> {
     start: (request) => processes.spawn(request),
   });
   reportSelfTermination();
-  installDenyGuard(message.guard, message.cwd, { readOnly: message.readOnly ?? [] });
+  installDenyGuard(message.guard, message.cwd, {
+    readOnly: message.readOnly ?? [],
+    ...(message.gate ? { gate: message.gate } : {}),
+  });
   if (message.mode === "list") {
     post({ type: "loaded", ...await importPlugins(message) });
     return;

@@ -9,6 +9,7 @@ import type { FileChange } from "../tools/file_change.ts";
 import type { CommandSandbox } from "./command_sandbox.ts";
 import type { Grants } from "./grants.ts";
 import type { PermissionName } from "./permission_name.ts";
+import type { GateView } from "../gate/gate_types.ts";
 
 /** The "load" message: what a worker holds and how it is sandboxed. */
 export interface LoadMessage {
@@ -24,6 +25,8 @@ export interface LoadMessage {
   guard: Partial<Record<PermissionName, string[]>>;
   /** Paths the tool may not write even inside its write grant (`.git`, harness's folders). */
   readOnly?: string[];
+  /** The host's file gate (protected set, hidden folders, identities); Deno checks the grants. */
+  gate?: GateView;
   grants: Grants;
   workspace: string;
   dataDir: string;
@@ -92,7 +95,9 @@ export type WorkerToHost =
   }
   /** Answer to "preview": the change, why there is none, or neither (the tool has no preview). */
   | { type: "previewed"; id: number; change?: FileChange; error?: string }
-  | { type: "crashed"; reason: string };
+  | { type: "crashed"; reason: string }
+  /** What the tool printed (console, Deno.stdout, Deno.stderr): shown through console_relay.ts. */
+  | { type: "console"; text: string };
 
 /**
  * The ports a message carries, which the host must transfer, not copy.

@@ -22,17 +22,27 @@ export interface SessionSummary {
   firstUserMessage: string | null;
   /** Number of user messages. */
   userTurns: number;
+  /**
+   * Events whose payload is not valid JSON (a disk fault, an edit by hand): the session is
+   * listed, these rows are left out when it is read. Absent when there are none.
+   */
+  damaged?: number;
 }
 
 const SUMMARY_SQL = `
   SELECT s.id, s.started_at, s.cwd, s.model, s.base_url, s.provider, s.grants,
     (SELECT max(e.seq) FROM events e WHERE e.session_id = s.id) AS last_seq,
     (SELECT e.at FROM events e WHERE e.session_id = s.id ORDER BY e.seq DESC LIMIT 1) AS last_at,
-    (SELECT json_extract(e.payload, '$.content') FROM events e
-      WHERE e.session_id = s.id AND e.type = 'user_message' ORDER BY e.seq LIMIT 1) AS first_user,
+    (SELECT CASE WHEN json_valid(e.payload) THEN json_extract(e.payload, '$.content') END
+      FROM events e WHERE e.session_id = s.id AND e.type = 'user_message'
+      ORDER BY e.seq LIMIT 1) AS first_user,
     (SELECT count(*) FROM events e
-      WHERE e.session_id = s.id AND e.type = 'user_message') AS user_turns
+      WHERE e.session_id = s.id AND e.type = 'user_message') AS user_turns,
+    (SELECT count(*) FROM events e
+      WHERE e.session_id = s.id AND NOT json_valid(e.payload)) AS damaged
   FROM sessions s`;
+// json_extract raises "malformed JSON" for the whole query on one damaged row: every read of
+// a payload here is guarded by json_valid, so one row spoils only its own session.
 
 type Row = Record<string, SQLOutputValue>;
 
@@ -54,6 +64,7 @@ function toSummary(row: Row): SessionSummary {
     grants: text(row, "grants"),
     firstUserMessage: typeof first === "string" ? first : null,
     userTurns: Number(row.user_turns ?? 0),
+    ...(Number(row.damaged ?? 0) > 0 ? { damaged: Number(row.damaged) } : {}),
   };
 }
 
@@ -220,10 +231,10 @@ export function querySearch(db: DatabaseSync, query: string, limit: number): Sea
       .all(words.map((word) => `"${word.replaceAll('"', '""')}"`).join(" "), limit)
     : db.prepare(`
         SELECT e.session_id, e.seq, e.at, e.type, s.cwd,
-          substr(${searchedText("e")}, 1, 200) AS snippet
+          substr(${validText("e")}, 1, 200) AS snippet
         FROM events e JOIN sessions s ON s.id = e.session_id
         WHERE e.type IN (${SEARCHED_TYPES.map((type) => `'${type}'`).join(", ")})
-          AND instr(lower(${searchedText("e")}), lower(?)) > 0
+          AND instr(lower(${validText("e")}), lower(?)) > 0
         ORDER BY e.seq DESC LIMIT ?`)
       .all(words.join(" "), limit);
   return rows.map((row) => ({
@@ -234,6 +245,11 @@ export function querySearch(db: DatabaseSync, query: string, limit: number): Sea
     snippet: text(row, "snippet"),
     cwd: text(row, "cwd"),
   }));
+}
+
+/** The searched text of a row, NULL for a damaged payload (json_extract would fail the query). */
+function validText(row: string): string {
+  return `CASE WHEN json_valid(${row}.payload) THEN ${searchedText(row)} END`;
 }
 
 /**

@@ -66,6 +66,8 @@ export interface SkillToolsOptions {
   messages: () => readonly Message[];
   /** Whether commands can read a folder (the read grant), to say so when they cannot. */
   readable?: (realPath: string) => boolean;
+  /** Why the file gate refuses a file (--deny-read, harness's data, a moved entry), if it does. */
+  refused?: (realPath: string) => string | undefined;
 }
 
 /**
@@ -268,6 +270,8 @@ export class SkillTools {
       if (!real.startsWith(`${skill.realFolder}/`)) {
         return fail(`"${file}" links outside the folder of skill "${skill.name}"`);
       }
+      const why = this.#options.refused?.(real);
+      if (why !== undefined) return fail(why);
       const bytes = Deno.readFileSync(real);
       if (bytes.length > MAX_SKILL_READ_BYTES) {
         return fail(`"${file}" is over ${MAX_SKILL_READ_BYTES / 1024} KiB`);

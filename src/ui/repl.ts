@@ -12,6 +12,7 @@ import { REPL_PROMPT, type Style } from "./style.ts";
 import { Composer, type KeyPress, ReadlineComposerView } from "./multiline_input.ts";
 import { TypeAhead } from "./type_ahead.ts";
 import { terminalLine } from "../platform/terminal_text.ts";
+import type { ImagePart } from "../messages.ts";
 import { LineQueue } from "./line_queue.ts";
 import { complete } from "./completion.ts";
 
@@ -77,7 +78,9 @@ export interface ReplOptions {
 export type MessagePreparer = (
   text: string,
   signal: AbortSignal,
-) => Promise<{ send: string; notes: string[] } | { refused: string }>;
+  /** Texts the terminal pasted (bracketed paste): only an image path among them is read. */
+  pasted: readonly string[],
+) => Promise<{ send: string; notes: string[]; images?: ImagePart[] } | { refused: string }>;
 
 /** Runs a `!command` line (without the `!`). */
 export type ShellRunner = (command: string, repl: ReplControl) => Promise<void>;
@@ -111,6 +114,8 @@ export class Repl {
   readonly #view: ReadlineComposerView;
   #prepare: MessagePreparer | undefined;
   #shell: ShellRunner | undefined;
+  /** The latest texts the terminal pasted (a dropped file's path arrives as one). */
+  readonly #pasted: string[] = [];
 
   constructor(options: ReplOptions) {
     this.#options = options;
@@ -238,6 +243,8 @@ export class Repl {
     if (this.#composer.editing) return;
     const pasted = this.#composer.paste(sequence, key);
     if (typeof pasted === "string") {
+      this.#pasted.push(pasted);
+      if (this.#pasted.length > 20) this.#pasted.shift();
       if (this.#keysDetached) this.#ahead.typed += pasted;
       else this.#composer.insert(pasted);
       return;
@@ -353,16 +360,18 @@ export class Repl {
     const { style } = this.#options;
     const outcome = await this.#interruptible(async (display, signal) => {
       let text = typed;
+      let images: ImagePart[] = [];
       if (text !== null && this.#prepare) {
-        const prepared = await this.#prepare(text, signal);
+        const prepared = await this.#prepare(text, signal, this.#pasted);
         if ("refused" in prepared) {
           this.#write(`${style.red(terminalLine(prepared.refused))}\n`);
           return undefined;
         }
         for (const note of prepared.notes) this.#write(`${style.dim(terminalLine(note))}\n`);
         text = prepared.send;
+        images = prepared.images ?? [];
       }
-      return await conversation.send(text, display, signal);
+      return await conversation.send(text, display, signal, images);
     });
     if (outcome === undefined) return undefined;
     if (outcome.stopReason === "task_complete") {

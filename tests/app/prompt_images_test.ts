@@ -4,6 +4,7 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { join } from "node:path";
 import { mentionedImage, pastedImages } from "../../src/app/prompt_images.ts";
+import { FileGate } from "../../src/gate/file_gate.ts";
 import { openLoopHost } from "../helpers/loop_host.ts";
 
 /** A real 1x1 PNG. */
@@ -41,17 +42,36 @@ Deno.test("a pasted image path is attached; a pasted non-image with an image nam
   try {
     Deno.writeFileSync(join(dir, "My Shot.png"), PNG);
     Deno.writeTextFileSync(join(dir, "evil.png"), "#!/bin/sh\n");
-    const found = await pastedImages(`what is in '${dir}/My Shot.png'?`, { maxBytes: 1024 });
+    const gate = FileGate.open({
+      read: [],
+      write: [],
+      denyRead: [join(dir, "secret.png")],
+      denyWrite: [],
+      protected: [],
+      protectedNames: [],
+      hidden: [],
+    });
+    Deno.writeFileSync(join(dir, "secret.png"), PNG);
+    const paste = (text: string, pasted: string[], maxBytes = 1024) =>
+      pastedImages(text, { pasted, gate, maxBytes });
+    // Pasted: read without a read grant (the user chose the file).
+    const shot = `'${dir}/My Shot.png'`;
+    const found = await paste(`what is in ${shot}?`, [shot]);
     assert("images" in found && found.images.length === 1);
     assertEquals(found.images[0]!.name, `${dir}/My Shot.png`);
-    const refused = await pastedImages(`look at ${dir}/evil.png`, { maxBytes: 1024 });
+    // The same path typed, not pasted, is text.
+    assertEquals(await paste(`what is in ${shot}?`, []), { images: [] });
+    const refused = await paste(`look at ${dir}/evil.png`, [`${dir}/evil.png`]);
     assert(
       "refused" in refused && refused.refused.includes("is not a PNG, JPEG, GIF or WebP image"),
     );
-    const big = await pastedImages(`look at ${dir}/My\\ Shot.png`, { maxBytes: 10 });
+    const big = await paste(`look at ${dir}/My\\ Shot.png`, [`${dir}/My\\ Shot.png`], 10);
     assert("refused" in big && big.refused.includes("image_max_size"));
-    const prose = await pastedImages("see /usr/share/none.png for details", { maxBytes: 1024 });
+    const prose = await paste("see /usr/share/none.png for details", ["/usr/share/none.png"]);
     assertEquals(prose, { images: [] });
+    // --deny-read refuses a pasted file: the message is not sent.
+    const denied = await paste(`${dir}/secret.png`, [`${dir}/secret.png`]);
+    assert("refused" in denied && denied.refused.includes("--deny-read"), JSON.stringify(denied));
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -114,11 +114,11 @@ Deno.test({
   },
 });
 
-Deno.test("loadInstructions() does not read a file --deny-read covers", async () => {
+Deno.test("loadInstructions() does not read a file the gate refuses, and says why", async () => {
   await using dir = await tempDir();
   await Deno.writeTextFile(join(dir.path, "AGENTS.md"), "secret plan");
-  const denied = (path: string) => path.startsWith(dir.path);
-  const { files, skipped } = loadInstructions(dir.path, { denied });
+  const refused = (path: string) => path.startsWith(dir.path) ? "--deny-read covers it" : undefined;
+  const { files, skipped } = loadInstructions(dir.path, { refused });
   assertEquals(files, []);
   assertEquals(skipped.map((s) => s.reason), ["--deny-read covers it: not read"]);
 });

@@ -123,18 +123,26 @@ async function settingsWith(
   return r.ok ? { settings: r.value } : { error: r.error };
 }
 
-const API_KEYS: [Record<string, string>, string | undefined][] = [
-  [{}, undefined],
-  [{ HARNESS_API_KEY: "h" }, "h"],
-  [{ OPENAI_API_KEY: "o" }, "o"],
-  [{ HARNESS_API_KEY: "h", OPENAI_API_KEY: "o" }, "h"],
-  [{ HARNESS_API_KEY: "", OPENAI_API_KEY: "o" }, "o"],
-  [{ HARNESS_API_KEY: "", OPENAI_API_KEY: "" }, undefined],
+// A server named in the config: the vendor's variable applies there.
+const NAMED = '{ "base_url": "https://api.openai.com/v1" }';
+const API_KEYS: [Record<string, string>, string | undefined, string | undefined][] = [
+  [{}, NAMED, undefined],
+  [{ HARNESS_API_KEY: "h" }, NAMED, "h"],
+  [{ OPENAI_API_KEY: "o" }, NAMED, "o"],
+  [{ HARNESS_API_KEY: "h", OPENAI_API_KEY: "o" }, NAMED, "h"],
+  [{ HARNESS_API_KEY: "", OPENAI_API_KEY: "o" }, NAMED, "o"],
+  [{ HARNESS_API_KEY: "", OPENAI_API_KEY: "" }, NAMED, undefined],
+  // No server named: harness looks on local ports, and a hosted vendor's key never goes to
+  // whatever answers there (issue 38); harness's own key does.
+  [{ OPENAI_API_KEY: "o" }, undefined, undefined],
+  [{ ANTHROPIC_API_KEY: "a", OPENAI_API_KEY: "o" }, undefined, undefined],
+  [{ HARNESS_API_KEY: "h", OPENAI_API_KEY: "o" }, undefined, "h"],
 ];
 
-for (const [env, apiKey] of API_KEYS) {
-  Deno.test(`loadSettings() takes the API key ${apiKey} from ${JSON.stringify(env)}`, async () => {
-    const r = await settingsWith({ env });
+for (const [env, userConfig, apiKey] of API_KEYS) {
+  const where = userConfig === undefined ? "a server found on this machine" : "a named server";
+  Deno.test(`loadSettings() takes the API key ${apiKey} from ${JSON.stringify(env)} for ${where}`, async () => {
+    const r = await settingsWith({ env, ...(userConfig ? { userConfig } : {}) });
     if (!("settings" in r)) throw new Error(JSON.stringify(r.error));
     assertEquals(r.settings.apiKey, apiKey);
   });

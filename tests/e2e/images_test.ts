@@ -100,21 +100,42 @@ Deno.test("harness -p refuses a .png that is no image and an image over image_ma
   assertEquals(server.requests.length, 0);
 });
 
-Deno.test("harness -p sends a pasted image path from outside the workspace", async () => {
+Deno.test("harness -p attack: an image path written in the prompt is text, never read", async () => {
   await using sandbox = await cliSandbox();
   const outside = `${sandbox.home}/Screen Shot.png`;
   await Deno.writeFile(outside, PNG);
-  await using server = llamaServer(true, [reply().text("A pixel.")]);
-  const out = await sandbox.run([
-    "-p",
-    `'${outside}' what is this?`,
-    "--base-url",
-    server.baseUrl,
-    "--model",
-    "vl",
-  ]);
+  await using server = llamaServer(true, [reply().text("A path.")]);
+  const prompt = `'${outside}' what is this?`;
+  const out = await sandbox.run(["-p", prompt, "--base-url", server.baseUrl, "--model", "vl"]);
   assertEquals(out.code, 0, out.stderr);
-  assertEquals(imageUrls(server.requests[0]!.messages.at(-1)), [DATA_URL]);
+  const sent = server.requests[0]!.messages.at(-1);
+  assertEquals(imageUrls(sent), []);
+  assertEquals(sent?.content, prompt);
+});
+
+Deno.test({
+  name: "REPL: a dropped (pasted) image path is read, the same path typed is text",
+  ignore: Deno.build.os !== "linux",
+  async fn() {
+    await using sandbox = await cliSandbox();
+    const outside = `${sandbox.home}/Screen Shot.png`;
+    await Deno.writeFile(outside, PNG);
+    const typed = `${sandbox.home}/typed.png`;
+    await Deno.writeFile(typed, PNG);
+    await using server = llamaServer(true, [reply().text("One pixel."), reply().text("Text.")]);
+    await using pty = startPty(sandbox, ["--base-url", server.baseUrl, "--model", "vl"]);
+    await pty.waitFor((o) => o.includes("> "), "the prompt");
+    // A terminal pastes a dropped file's path in bracketed-paste markers.
+    await pty.type(`\x1b[200~'${outside}'\x1b[201~ what is this?\r`);
+    await pty.waitFor((o) => o.includes("One pixel."), "the answer");
+    assertEquals(imageUrls(server.requests[0]!.messages.at(-1)), [DATA_URL]);
+    await pty.waitFor((o) => /One pixel\.[^]*> /.test(o), "the prompt again");
+    await pty.type(`${typed} and this?\r`);
+    await pty.waitFor((o) => o.includes("Text."), "the second answer");
+    assertEquals(imageUrls(server.requests[1]!.messages.at(-1)), []);
+    await pty.type("\x04");
+    assertEquals(await pty.exit(), 0);
+  },
 });
 
 Deno.test("harness -p: read_file of a picture shows it to the model after the tool results", async () => {
@@ -205,4 +226,20 @@ Deno.test("harness acp sends an editor's image block to the model", async () => 
   const sent = server.requests[0]!.messages.at(-1);
   assertEquals(imageUrls(sent), [DATA_URL]);
   assert(JSON.stringify(sent).includes("what is this?"));
+});
+
+Deno.test("harness acp attack: an image path in an editor's prompt text is text, never read", async () => {
+  await using sandbox = await cliSandbox();
+  const outside = `${sandbox.home}/secret.png`;
+  await Deno.writeFile(outside, PNG);
+  await using server = llamaServer(true, [reply().text("A path.")]);
+  await using acp = startAcpClient(sandbox, ["--base-url", server.baseUrl, "--model", "vl"]);
+  await acp.initialize();
+  const sessionId = await acp.newSession();
+  const done = await acp.agent.request("session/prompt", {
+    sessionId,
+    prompt: [{ type: "text", text: `summarise ${outside}` }],
+  });
+  assertEquals(done.stopReason, "end_turn");
+  assertEquals(imageUrls(server.requests[0]!.messages.at(-1)), []);
 });

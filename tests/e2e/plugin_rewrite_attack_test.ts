@@ -1,7 +1,8 @@
 // Attack through the real CLI (issue 26, item 3, trust half): with `--plugins ./tools` inside
 // `--allow-write=.`, the model rewrites a plugin (or a helper it imports) and then calls it in
-// the same session. Every plugin file is hashed when harness lists it and again before each
-// import, so the rewritten code never runs; restarting harness loads it again.
+// the same session. The plugin folder is protected by the file gate (issue 38), so the write is
+// refused; besides, every plugin file is hashed when harness lists it and again before each
+// import, so code changed some other way never runs.
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { reply, startFakeLlmServer } from "../helpers/fake_llm_server.ts";
@@ -68,11 +69,15 @@ for (const target of ["plugin", "helper"] as const) {
       assertEquals(out.code, 0, out.stderr);
       assert(!await exists(`${sandbox.cwd}/pwned.txt`), "the rewritten code ran");
       const results = server.requests.at(-1)!.messages.filter((m) => m.role === "tool");
-      assert(String(results[0]?.content).includes('"success":true'), String(results[0]?.content));
+      // The plugin folder is in the file gate's protected set (issue 38): the rewrite itself
+      // is refused, and the plugin runs as it was when harness started. (A file changed some
+      // other way, by an unconfined command say, is refused at import: the pins.)
+      assert(String(results[0]?.content).includes('"success":false'), String(results[0]?.content));
       assert(
-        /changed after harness (checked|started)|changed since/.test(String(results[1]?.content)),
-        String(results[1]?.content),
+        String(results[0]?.content).includes("harness loads plugins from"),
+        String(results[0]?.content),
       );
+      assert(String(results[1]?.content).includes("hello one"), String(results[1]?.content));
     },
   });
 }

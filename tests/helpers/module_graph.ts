@@ -126,6 +126,7 @@ export function roomOf(file: string): string {
 export const ROOM_ORDER: readonly string[] = [
   "neutral",
   "platform",
+  "gate",
   "providers",
   "config",
   "checkpoints",

@@ -1,3 +1,4 @@
+import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { join } from "node:path";
 import {
   createPolicyApprover,
@@ -481,4 +482,44 @@ Deno.test("createPolicyApprover() denies every call once the rules turn out brok
   if (d.decision !== "deny" || !d.reason?.includes("unknown tool")) {
     throw new Error(JSON.stringify(d));
   }
+});
+
+Deno.test("createPolicyApprover() asks again for everything but safe tools once auto-approval stopped", async () => {
+  const gate: { stopped?: string } = {};
+  const allowGit: LoadedRule[] = [
+    { tool: "run_command", match: { command: "git *" }, action: "allow", file: "u", index: 1 },
+  ];
+  const prompter = scriptedPrompter([{ kind: "session" }, { kind: "once" }, { kind: "once" }]);
+  const options = { rules: allowGit, prompter, userPolicyFile: "u" };
+  const interactive = createPolicyApprover({
+    ...options,
+    mode: "interactive",
+    autoApprovalStopped: () => gate.stopped,
+  });
+  const yes = createPolicyApprover({
+    ...options,
+    mode: "yes",
+    autoApprovalStopped: () => gate.stopped,
+  });
+  const print = createPolicyApprover({
+    ...options,
+    mode: "non_interactive",
+    autoApprovalStopped: () => gate.stopped,
+  });
+  await interactive.approve(call("write_file", { path: "a" }, "medium"));
+  const before = await yes.approve(call("write_file", { path: "a" }, "medium"));
+  assertEquals([before.decision, askedCount(prompter)], ["allow", 1]);
+  gate.stopped =
+    'Auto-approval is off for this session: "/w/.env" (--deny-read) was moved or removed';
+  // The session approval, the allow rule and --yes all ask now; read-only tools do not.
+  await interactive.approve(call("write_file", { path: "a" }, "medium"));
+  await yes.approve(call("run_command", { command: "git status" }, "high"));
+  assertEquals(askedCount(prompter), 3);
+  assertEquals(
+    (await interactive.approve(call("read_file", { path: "a" }, "safe"))).decision,
+    "allow",
+  );
+  const denied = await print.approve(call("run_command", { command: "git status" }, "high"));
+  assertEquals(denied.decision, "deny");
+  assert(denied.reason?.includes("was moved or removed"), denied.reason);
 });

@@ -115,3 +115,31 @@ Deno.test("trustProjectPolicy() marks an untrusted file's ask and deny rules unt
   ]);
   assertEquals(written, []);
 });
+
+Deno.test("trustProjectPolicy() attack: a .harness linked from another folder keeps its allow rules asking", async () => {
+  await using s = await setup();
+  const answered = scripted(["y"]);
+  const options = { projectFile: s.projectFile, interactive: true, storeFile: s.storeFile };
+  const trusted = await trustProjectPolicy(s.rules, { ...options, io: answered.io, cwd: s.dir });
+  assertEquals(trusted.trusted, true);
+  // Another folder borrows the trusted .harness through a link: its rules stay strict-only.
+  const other = `${s.dir}_other`;
+  await Deno.mkdir(other);
+  try {
+    await Deno.symlink(join(s.dir, ".harness"), join(other, ".harness"));
+    const file = join(other, ".harness", "policies.jsonc");
+    const rules = s.rules.map((rule) => rule.file === s.projectFile ? { ...rule, file } : rule);
+    const borrowed = scripted([]);
+    const result = await trustProjectPolicy(rules, {
+      ...options,
+      projectFile: file,
+      io: borrowed.io,
+      cwd: other,
+    });
+    assertEquals(result.trusted, false);
+    assertEquals(result.rules.map((r) => r.action), ["allow", "ask", "deny"]);
+    match(borrowed.written.join(""), /leads out of the workspace/);
+  } finally {
+    await Deno.remove(other, { recursive: true });
+  }
+});

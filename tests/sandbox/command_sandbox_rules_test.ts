@@ -190,3 +190,37 @@ Deno.test("sandboxExecProfile() keeps the protected paths read-only inside the w
     profile,
   );
 });
+
+Deno.test("bwrapArguments() pins the folders above kept paths and hides the data folder but its exception", async () => {
+  const root = await Deno.realPath(await Deno.makeTempDir());
+  try {
+    const w = join(root, "w");
+    const data = join(root, "data");
+    await Deno.mkdir(join(w, "a", "secrets"), { recursive: true });
+    await Deno.writeTextFile(join(w, "a", "secrets", "key"), "k");
+    await Deno.mkdir(join(w, "tools", "plugins"), { recursive: true });
+    await Deno.mkdir(join(data, "outputs", "h"), { recursive: true });
+    const grants = grantsOf(["-R", `--allow-write=${w}`, `--deny-read=${w}/a/secrets/key`], w);
+    const m = mounts(bwrapArguments(grants, {
+      cwd: w,
+      readOnly: [join(w, "tools", "plugins")],
+      hidden: [{ path: data, except: [join(data, "outputs", "h")] }],
+    }));
+    // Bound onto themselves, before what is mounted inside them: writable, never renamed.
+    for (const pin of [join(w, "a"), join(w, "a", "secrets"), join(w, "tools")]) {
+      const at = m.indexOf(`--bind ${pin} ${pin}`);
+      assert(at > m.indexOf(`--bind-try ${w} ${w}`), `${pin}\n${m.join("\n")}`);
+      assert(at < m.indexOf(`--ro-bind /dev/null ${w}/a/secrets/key`), m.join("\n"));
+    }
+    assert(!m.includes(`--bind ${w} ${w}`), "the write grant is a mount already");
+    const tail = m.slice(m.indexOf(`--tmpfs ${data}`));
+    assertEquals(tail, [
+      `--tmpfs ${data}`,
+      `--ro-bind-try ${data}/outputs/h ${data}/outputs/h`,
+      `--remount-ro ${data}`,
+      `--chdir ${w}`,
+    ]);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});

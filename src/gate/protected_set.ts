@@ -1,0 +1,209 @@
+// The protected set and the gate's rules, computed once at start whether or not --allow-run is
+// given: `.git` of every repository in the grant (any path segment named `.git`, and the git
+// folders a `.git` file points to), `.harness/` of the workspace and of each write grant,
+// harness's config and cache folders, every plugin folder it loads, and every place git reads
+// programs from (git_programs.ts). harness's data folder is hidden whole, but for this
+// workspace's saved outputs. file_gate.ts enforces these rules; the command sandbox mounts them.
+
+import { paths } from "../platform/paths.ts";
+import type { GateRules, HiddenEntry, ProtectedEntry } from "./gate_types.ts";
+import { gitProgramPaths } from "./git_programs.ts";
+
+const { isAbsolute, join, relative, resolve, sep } = paths;
+
+/** The path lists of the user's grants (sandbox/grants.ts's `Grants` has this shape). */
+export interface GrantPaths {
+  allow: { read: true | readonly string[]; write: true | readonly string[] };
+  deny: { read: true | readonly string[]; write: true | readonly string[] };
+}
+
+/** What the gate's rules are computed from. */
+export interface GateInputs {
+  workspace: string;
+  grants: GrantPaths;
+  /** Plugin folders harness loads (built-in, user, `./plugins`, `--plugins`). */
+  pluginFolders: readonly string[];
+  /** harness's own folders. */
+  harness: { config: string; data: string; cache?: string | undefined };
+  /** This workspace's saved outputs (inside `harness.data`): they stay readable. */
+  outputsDir?: string;
+  /** `--writable-git`: `.git` may be written (git's program paths stay protected). */
+  writableGit: boolean;
+  /** The user's home folder (for `~/` in git config and the global git config). */
+  home?: string;
+  /** The git config folder (`$XDG_CONFIG_HOME/git`), when known. */
+  gitConfigDir?: string;
+}
+
+function exists(path: string): boolean {
+  try {
+    Deno.lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function readSmallFile(path: string): string | undefined {
+  try {
+    return Deno.readTextFileSync(path).trim();
+  } catch {
+    return undefined;
+  }
+}
+
+function isInside(root: string, target: string): boolean {
+  const rel = relative(root, target);
+  return rel === "" || (!rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel));
+}
+
+function realOrSelf(path: string): string {
+  try {
+    return Deno.realPathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+/**
+ * A repository's git folders: `.git` itself and, when `.git` is a file (a linked worktree or
+ * a submodule: `gitdir: PATH`), the folder it names and that folder's common folder.
+ *
+ * @example
+ * ```ts
+ * import { gitFolders } from "./protected_set.ts";
+ * if (gitFolders("/no/such/.git").length !== 0) throw new Error();
+ * ```
+ */
+export function gitFolders(dotGit: string): string[] {
+  if (!exists(dotGit)) return [];
+  const found = [dotGit];
+  const pointer = readSmallFile(dotGit);
+  const gitdir = pointer?.startsWith("gitdir:") ? pointer.slice(7).trim() : undefined;
+  if (gitdir !== undefined && gitdir !== "") {
+    const target = isAbsolute(gitdir) ? gitdir : resolve(dotGit, "..", gitdir);
+    found.push(target);
+    const common = readSmallFile(join(target, "commondir"));
+    if (common) found.push(isAbsolute(common) ? common : resolve(target, common));
+  }
+  return found;
+}
+
+/** The nearest `.git` at or above `folder`, if any. */
+export function enclosingGit(folder: string): string | undefined {
+  for (let dir = resolve(folder);; dir = resolve(dir, "..")) {
+    const candidate = join(dir, ".git");
+    if (exists(candidate)) return candidate;
+    if (resolve(dir, "..") === dir) return undefined;
+  }
+}
+
+/** The repositories to protect: the workspace's (or the one it sits in) and each write root's. */
+function repositories(roots: readonly string[]): string[] {
+  const found = new Set<string>();
+  for (const root of roots) {
+    const own = join(root, ".git");
+    const dotGit = exists(own) ? own : enclosingGit(root);
+    if (dotGit !== undefined) found.add(dotGit);
+  }
+  return [...found];
+}
+
+/** `.git` folders and the program paths their config names. */
+function gitEntries(roots: readonly string[], inputs: GateInputs): ProtectedEntry[] {
+  const entries: ProtectedEntry[] = [];
+  const configs: { files: string[]; workTree: string }[] = [];
+  for (const dotGit of repositories(roots)) {
+    const folders = gitFolders(dotGit);
+    if (!inputs.writableGit) {
+      for (const path of folders) entries.push({ path, kind: "git" });
+    }
+    configs.push({
+      files: folders.flatMap((folder) => [join(folder, "config"), join(folder, "config.worktree")]),
+      workTree: resolve(dotGit, ".."),
+    });
+  }
+  // The user's own git config runs programs in every repository.
+  const home = inputs.home;
+  const global = [
+    ...(home === undefined ? [] : [join(home, ".gitconfig")]),
+    ...(inputs.gitConfigDir === undefined ? [] : [join(inputs.gitConfigDir, "config")]),
+  ].filter(exists);
+  for (const path of global) {
+    entries.push({ path, kind: "git_program", source: "git's global config" });
+  }
+  for (const { files, workTree } of [...configs, { files: global, workTree: inputs.workspace }]) {
+    const found = gitProgramPaths(files, { workTree, ...(home ? { home } : {}) });
+    for (const program of found) {
+      entries.push({ path: program.path, kind: "git_program", source: program.source });
+    }
+  }
+  return entries;
+}
+
+/**
+ * The gate's rules for a run: the grants' path lists, the protected set and the hidden data
+ * folder. A protected or hidden folder that holds the workspace is left out: the user works in
+ * there on purpose (harness started in its own config folder).
+ *
+ * @param inputs The workspace, grants, plugin and harness folders and `--writable-git`.
+ * @returns Rules for `FileGate.open`.
+ *
+ * @example
+ * ```ts
+ * import { gateRules } from "./protected_set.ts";
+ * const rules = gateRules({
+ *   workspace: "/w",
+ *   grants: { allow: { read: ["/w"], write: ["/w"] }, deny: { read: [], write: [] } },
+ *   pluginFolders: ["/w/plugins"],
+ *   harness: { config: "/h/.config/harness", data: "/h/.local/share/harness" },
+ *   writableGit: false,
+ * });
+ * const kinds = rules.protected.map((e) => `${e.kind}:${e.path}`).join(" ");
+ * if (!kinds.includes("project:/w/.harness") || !kinds.includes("plugins:/w/plugins")) throw new Error(kinds);
+ * if (rules.protectedNames.join() !== ".git" || rules.hidden[0]?.path !== "/h/.local/share/harness") throw new Error();
+ * ```
+ */
+export function gateRules(inputs: GateInputs): GateRules {
+  const { grants, workspace } = inputs;
+  const writeRoots = grants.allow.write === true ? [] : [...grants.allow.write];
+  const roots = [...new Set([workspace, ...writeRoots])];
+  const entries: ProtectedEntry[] = [
+    ...roots.map((root): ProtectedEntry => ({ path: join(root, ".harness"), kind: "project" })),
+    ...gitEntries(roots, inputs),
+    ...inputs.pluginFolders.map((path): ProtectedEntry => ({ path, kind: "plugins" })),
+    { path: inputs.harness.config, kind: "harness" },
+    ...(inputs.harness.cache ? [{ path: inputs.harness.cache, kind: "harness" as const }] : []),
+  ];
+  const holdsWorkspace = (path: string) =>
+    isInside(path, workspace) || isInside(realOrSelf(path), realOrSelf(workspace));
+  const seen = new Set<string>();
+  const kept: ProtectedEntry[] = [];
+  for (const entry of entries) {
+    if (holdsWorkspace(entry.path)) continue;
+    // Links resolved as well: a protected name that is a link protects where it leads.
+    for (const path of new Set([resolve(entry.path), realOrSelf(entry.path)])) {
+      if (seen.has(path)) continue;
+      seen.add(path);
+      kept.push({ ...entry, path });
+    }
+  }
+  const outputs = inputs.outputsDir;
+  const except = outputs === undefined ? [] : [...new Set([outputs, realOrSelf(outputs)])];
+  const hidden: HiddenEntry[] = holdsWorkspace(inputs.harness.data)
+    ? []
+    : [...new Set([inputs.harness.data, realOrSelf(inputs.harness.data)])].map((path) => ({
+      path,
+      except,
+    }));
+  const list = (grant: true | readonly string[]) => grant === true ? true as const : [...grant];
+  return {
+    read: list(grants.allow.read),
+    write: list(grants.allow.write),
+    denyRead: list(grants.deny.read),
+    denyWrite: list(grants.deny.write),
+    protected: kept,
+    protectedNames: inputs.writableGit ? [] : [".git"],
+    hidden,
+  };
+}

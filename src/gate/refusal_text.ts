@@ -1,0 +1,70 @@
+// The sentences of the file gate's refusals: what was refused and why, in the words the user
+// knows (the flag, .git, harness's folders), and what to do next where there is something.
+
+import type { FileAccess, IdentityRole, ProtectedEntry } from "./gate_types.ts";
+
+/**
+ * What a recorded entry is, in the words the user knows it by.
+ *
+ * @example
+ * ```ts
+ * import { roleName } from "./refusal_text.ts";
+ * if (roleName("deny_read") !== "--deny-read") throw new Error();
+ * ```
+ */
+export function roleName(role: IdentityRole): string {
+  switch (role) {
+    case "deny_read":
+      return "--deny-read";
+    case "deny_write":
+      return "--deny-write";
+    case "protected":
+      return "protected by harness";
+    case "hidden":
+      return "harness's data folder";
+    default: {
+      const never: never = role;
+      throw new Error(`unknown role ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+/** The verb of an access in a sentence. */
+export function verbOf(access: FileAccess): string {
+  return access === "stat" ? "inspect" : access;
+}
+
+/** Why harness's data folder is refused. */
+export function hiddenSentence(access: FileAccess, path: string): string {
+  return `Cannot ${verbOf(access)} "${path}": harness's data folder (sessions, checkpoints, ` +
+    "the code index, saved outputs of every workspace) is hidden from tools, the editor and " +
+    "commands";
+}
+
+/** Why a protected entry is refused, by its kind. */
+export function protectedSentence(entry: ProtectedEntry, path: string): string {
+  switch (entry.kind) {
+    case "git":
+      return `Cannot write "${path}": harness keeps .git read-only for tools and commands ` +
+        "(hooks and config there run programs outside harness); restart harness with " +
+        "--writable-git to allow it";
+    case "git_program":
+      return `Cannot write "${path}": git runs it (${
+        entry.source ?? "named in the git config"
+      }), ` +
+        "so harness keeps it read-only; change it outside harness";
+    case "harness":
+      return `Cannot write "${path}": harness keeps its own settings, trust stores and caches ` +
+        "read-only for tools";
+    case "project":
+      return `Cannot write "${path}": .harness holds the project's config, policies and hooks, ` +
+        "which decide what harness runs; change it outside harness";
+    case "plugins":
+      return `Cannot write "${path}": harness loads plugins from "${entry.path}", so it keeps ` +
+        "them read-only; change them outside harness";
+    default: {
+      const never: never = entry.kind;
+      throw new Error(`unknown protected kind ${JSON.stringify(never)}`);
+    }
+  }
+}
