@@ -96,6 +96,7 @@ export class WorkspaceExtras {
       this.#checkpoints = openWorkspaceCheckpoints(settings, {
         cwd,
         grants,
+        gate: tools.gate,
         sandbox: tools.commandSandbox,
         ...(recorder.id ? { session: recorder.id } : {}),
       }) ?? null;

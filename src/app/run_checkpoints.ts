@@ -1,5 +1,5 @@
 // The checkpoints of a run's conversations, for every front end: what they may read and write
-// (built once from the grants and the deny lists, the gate's place), what they cover (the
+// (the workspace's file gate), what they cover (the
 // write grant inside the workspace; all of it when commands can write anywhere), where the
 // shadow repository lives (the data folder, one per workspace) and the git program. A
 // workspace's checkpoints are shared by its conversations; each conversation gets its own
@@ -9,7 +9,6 @@ import { join, relative } from "node:path";
 import type { Settings } from "../config/settings.ts";
 import { dataDir, workspaceDataDir } from "../config/folders.ts";
 import type { Grants } from "../sandbox/grants.ts";
-import { grantCovers } from "../sandbox/permission_value.ts";
 import type { CommandSandbox } from "../sandbox/command_sandbox.ts";
 import { findProgram } from "../sandbox/command_sandbox_probe.ts";
 import type { TurnCheckpoint } from "../checkpoints/turn_record.ts";
@@ -17,6 +16,8 @@ import { TurnCheckpoints } from "../checkpoints/turn_checkpoints.ts";
 import { ShadowGitError } from "../checkpoints/shadow_git.ts";
 import type { CheckpointAccess } from "../checkpoints/checkpoint_paths.ts";
 import { WorkspaceCheckpoints } from "../checkpoints/workspace_checkpoints.ts";
+import type { FileGate } from "../gate/file_gate.ts";
+import { openWorkspaceGate } from "./workspace_gate.ts";
 
 /** What a run's checkpoints need. */
 export interface RunCheckpointsOptions {
@@ -32,6 +33,8 @@ export interface RunCheckpointsOptions {
   session?: string;
   /** Watch the folders for commands (default: where the platform's watcher can). */
   watch?: boolean;
+  /** The workspace's file gate (default: one built from the grants alone). */
+  gate?: FileGate;
 }
 
 /**
@@ -76,34 +79,33 @@ export function checkpointScope(
 }
 
 /**
- * What checkpoints may read and write, from the grants and deny lists: a snapshot never
- * takes a file the session may not read (a --deny-read secret stays out of the shadow
- * repository), a restore never writes where the session may not, and harness's own data
- * folder is neither.
+ * What checkpoints may read and write: what the workspace's file gate allows. A snapshot
+ * never takes a file the session may not read (a --deny-read secret, anything outside the
+ * read grant, harness's data folder stays out of the shadow repository), and a restore never
+ * writes where the session may not (outside the write grant, the protected set).
  *
- * @param grants The run's grants.
- * @param data Harness's data folder.
+ * @param gate The workspace's file gate.
  * @returns The checks.
  *
  * @example
  * ```ts
- * import { checkpointAccess } from "./run_checkpoints.ts";
+ * import { gateAccess } from "./run_checkpoints.ts";
+ * import { openWorkspaceGate } from "./workspace_gate.ts";
  * import { emptyGrants } from "../sandbox/grants.ts";
  * const grants = emptyGrants();
  * grants.allow.read = ["/w"];
  * grants.allow.write = ["/w"];
  * grants.deny.read = ["/w/.env"];
- * const access = checkpointAccess(grants, "/home/u/.local/share/harness");
+ * const settings = { plugins: [], namedPluginDirs: [], writableGit: false };
+ * const access = gateAccess(openWorkspaceGate({ settings, grants, cwd: "/w" }));
  * if (!access.mayRead("/w/a.ts") || access.mayRead("/w/.env") || access.mayRead("/etc/x")) throw new Error();
+ * if (access.mayWrite("/w/.git/config")) throw new Error();
  * ```
  */
-export function checkpointAccess(grants: Grants, data: string): CheckpointAccess {
-  const allowed = (kind: "read" | "write", path: string) =>
-    grantCovers(kind, grants.allow[kind], path) && !grantCovers(kind, grants.deny[kind], path) &&
-    !grantCovers(kind, [data], path);
+export function gateAccess(gate: FileGate): CheckpointAccess {
   return {
-    mayRead: (path) => allowed("read", path),
-    mayWrite: (path) => allowed("write", path) && allowed("read", path),
+    mayRead: (path) => gate.check("read", path).ok,
+    mayWrite: (path) => gate.check("write", path).ok && gate.check("read", path).ok,
   };
 }
 
@@ -128,11 +130,17 @@ export function openWorkspaceCheckpoints(
     owner: crypto.randomUUID().slice(0, 13),
     ...(options.session ? { session: options.session } : {}),
     maxFileBytes: settings.checkpointMaxFileSize,
-    access: checkpointAccess(options.grants, data),
+    access: gateAccess(
+      options.gate ??
+        openWorkspaceGate({ settings: NO_PLUGINS, grants: options.grants, cwd: options.cwd }),
+    ),
     ...(options.watch === undefined ? {} : { watch: options.watch }),
     prepare: () => prepare(options),
   });
 }
+
+/** The settings of a gate built from the grants alone (no run, no plugin folders known). */
+const NO_PLUGINS = { plugins: [], namedPluginDirs: [], writableGit: false };
 
 /** Finds git and the folders to checkpoint, or why no turn can change a file. */
 async function prepare(
