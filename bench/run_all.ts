@@ -24,6 +24,8 @@ const BENCHES: { name: string; file: string; args: string[]; needs?: string }[] 
   { name: "undo_soak", file: "undo_soak_bench.ts", args: ["--files", "10000"] },
   { name: "file_gate", file: "file_gate_bench.ts", args: [] },
   { name: "skills", file: "skills_bench.ts", args: [] },
+  { name: "jobs", file: "jobs_bench.ts", args: [] },
+  { name: "diagnostics", file: "diagnostics_bench.ts", args: [] },
   { name: "llama_cpp", file: "llama_cpp_bench.ts", args: [], needs: "../vendor/llama" },
 ];
 

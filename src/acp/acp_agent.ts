@@ -85,7 +85,10 @@ export function createAcpAgent(deps: AcpAgentDeps): AcpAgent {
   return {
     app,
     async endSessions() {
-      for (const session of state.sessions.values()) session.live.running?.abort();
+      for (const session of state.sessions.values()) {
+        session.live.running?.abort();
+        void session.live.terminals?.close();
+      }
       // An interrupted turn still records its end (the partial answer, its open calls); a
       // turn stuck past the wait is cut off by session_ended, which answers its calls.
       let timer: ReturnType<typeof setTimeout> | undefined;
@@ -256,6 +259,7 @@ async function promptSession(
       cwd: session.cwd,
       takeDiffs: () => session.live.diffs.splice(0),
       window: () => session.conversation.contextLength,
+      jobStarted: (callId, id) => void session.live.terminals?.show(callId, id),
     });
     session.follow(); // the code map and the curator follow the session that sends now
     const images = await promptImages(params.prompt);

@@ -24,6 +24,9 @@ import type { ConversationPrefix } from "../agent/conversation.ts";
 import type { FrontEnd } from "./front_end.ts";
 import type { FileGate } from "../gate/file_gate.ts";
 import { openTools } from "./open_tools.ts";
+import type { JobTable } from "../jobs/job_table.ts";
+import type { EditDiagnostics } from "../diagnostics/edit_diagnostics.ts";
+import { openRunDiagnostics } from "./run_diagnostics.ts";
 import { webSearchGrants } from "./web_search_setup.ts";
 
 // Not string literals: a run without MCP servers never loads the MCP modules. The "compile"
@@ -68,6 +71,10 @@ export interface RunTools {
   mcp: McpServersModule.McpServers | undefined;
   /** The command sandbox's start-up check. */
   commandSandbox: Promise<CommandSandbox>;
+  /** The background jobs run_command started (src/jobs/), ended with the workspace. */
+  jobs: JobTable;
+  /** The checks after each edit: syntax, and the configured language servers. */
+  diagnostics: EditDiagnostics;
   /** How the approval prompt describes a command's confinement (issue 14). */
   commandNote(): string;
   /** The workspace's file gate: every file access for this workspace asks it. */
@@ -88,6 +95,7 @@ export async function openRunTools(options: RunToolsOptions): Promise<RunTools> 
     io: frontEnd.io,
     // The REPL's prompt does not wait for the tool list; the others know it before they start.
     background: frontEnd.listsToolsLater === true,
+    ...(frontEnd.jobChanged ? { onJobChange: (job) => frontEnd.jobChanged?.(job) } : {}),
   });
   // MCP servers (src/mcp/) start when the front end says; their tools join when each is ready.
   const servers = { ...settings.mcpServers, ...options.mcpServers };
@@ -140,6 +148,16 @@ export async function openRunTools(options: RunToolsOptions): Promise<RunTools> 
     runner,
     mcp,
     commandSandbox: tools.commandSandbox,
+    jobs: tools.host.jobs,
+    diagnostics: openRunDiagnostics({
+      settings,
+      grants,
+      cwd,
+      sandbox: tools.commandSandbox,
+      io: frontEnd.io,
+      interactive: frontEnd.interactive,
+      gate: tools.gate,
+    }),
     commandNote: () => commandNote,
     gate: tools.gate,
   };

@@ -58,6 +58,12 @@ export interface Settings {
   commandSandbox: "auto" | "required" | "off";
   /** Commands may write `.git` (it is read-only in the command sandbox by default). */
   writableGit: boolean;
+  /** Seconds after which a command run without timeout_ms moves to the background; 0: never. */
+  commandBackgroundAfter: number;
+  /** Start the language servers configured (.lsp.json, opencode's `lsp`) for edit diagnostics. */
+  lsp: boolean;
+  /** Milliseconds a language server may take to answer after an edit before it is skipped. */
+  lspTimeout: number;
   /** The context window in tokens, overriding what the server states (--context-length). */
   contextLength?: number;
   /** Seconds to wait for a model's first streamed byte (prompt processing can take minutes). */
@@ -149,6 +155,9 @@ export const DEFAULT_SETTINGS: Settings = {
   curator: "auto",
   commandSandbox: "auto",
   writableGit: false,
+  commandBackgroundAfter: 60,
+  lsp: true,
+  lspTimeout: 3000,
   firstByteTimeout: 600,
   stallTimeout: 120,
   compactAt: 85,
@@ -220,6 +229,10 @@ const isLoopGuard: Checker = (v) =>
   v === 0 || (typeof v === "number" && Number.isInteger(v) && v >= 2)
     ? undefined
     : "expected 0 (off) or a whole number from 2: the identical call that is not run again";
+const isWholeOrZero: Checker = (v) =>
+  typeof v === "number" && Number.isInteger(v) && v >= 0
+    ? undefined
+    : "expected 0 (never) or a positive whole number";
 const isBoolean: Checker = (v) => typeof v === "boolean" ? undefined : "expected true or false";
 const isOneOf = (...values: string[]): Checker => (v) =>
   typeof v === "string" && values.includes(v) ? undefined : `expected one of ${values.join(", ")}`;
@@ -261,6 +274,9 @@ const FIELDS: Record<string, [keyof Settings, Checker]> = {
   curator: ["curator", isOneOf("auto", "off")],
   command_sandbox: ["commandSandbox", isOneOf("auto", "required", "off")],
   writable_git: ["writableGit", isBoolean],
+  command_background_after: ["commandBackgroundAfter", isWholeOrZero],
+  lsp: ["lsp", isBoolean],
+  lsp_timeout: ["lspTimeout", isPositive],
   context_length: ["contextLength", isPositive],
   first_byte_timeout: ["firstByteTimeout", isPositive],
   stall_timeout: ["stallTimeout", isPositive],
@@ -318,6 +334,7 @@ export const PROJECT_CONFIG_SAFE_KEYS: readonly string[] = [
   "text_tool_calls",
   "gpu",
   "curator",
+  "lsp_timeout",
   "vision",
   "image_max_size",
 ];

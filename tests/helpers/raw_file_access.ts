@@ -45,6 +45,11 @@ export const RAW_FILE_ACCESS: Readonly<Record<string, string>> = {
     "paths are filtered by checkpoints/ itself (issue 38, section 3)",
   "src/mcp/mcp_tools.ts": "saves an MCP result's images and outputs in harness's data folder",
   "src/sandbox/truncate_output.ts": "saves cut outputs in this workspace's data folder",
+  "src/jobs/job_log.ts": "writes a command's output log in this workspace's data folder",
+  "src/platform/process_tree.ts": "reads /proc of the processes a job started",
+  "src/app/run_diagnostics.ts": "makes a language server's folder in harness's cache, and " +
+    "reads the user's own LSP configs (~/.claude, ~/.config/opencode); the workspace's go " +
+    "through the gate",
   "src/sandbox/command_sandbox_seccomp.ts": "writes the seccomp filter to harness's cache",
   "src/sandbox/stdio_only.ts": "lists /proc/self/fd, harness's own descriptors",
   "src/hooks/process_tree.ts": "reads /proc (pids and parents) to stop what a hook started",
