@@ -8,7 +8,7 @@
 
 import { ABSENT, type FileState, isKnown, UNKNOWN, unknownReason } from "./file_state.ts";
 import type { ShadowStore } from "./shadow_store.ts";
-import type { TurnCheckpoint } from "./turn_record.ts";
+import type { CheckpointEvent, TurnCheckpoint } from "./turn_record.ts";
 
 /** A turn's states, resolved (older records' snapshots looked up). */
 export interface ResolvedTurn {
@@ -31,6 +31,31 @@ export interface PathPlan {
   /** Paths left as they are, with why. */
   left: { path: string; why: string }[];
 }
+
+/** A restore to be confirmed: what it would change, and what the user changed meanwhile. */
+export interface RestorePlan {
+  /** The turns it undoes, newest first. */
+  turns: TurnCheckpoint[];
+  /** Every path the turns changed. */
+  paths: string[];
+  /** The state each path goes back to (the paths that change). */
+  targets: Record<string, FileState>;
+  /** Paths someone changed after a turn did: kept unless the user says overwrite. */
+  conflicts: string[];
+  /** Files the turns created: removed (listed before it happens). */
+  removals: string[];
+  /** Paths left as they are, with why. */
+  left: { path: string; why: string }[];
+  /** Lines for the user before anything is done (a command ran, a checkpoint failed). */
+  notes: string[];
+  /** A commit of the files as they are now (so the restore itself can be looked up). */
+  saved: string;
+}
+
+/** How a restore ended: the event to log, or why nothing was restored. */
+export type RestoreOutcome =
+  | { event: Extract<CheckpointEvent, { type: "files_restored" }> }
+  | { error: string };
 
 /**
  * Plans putting paths back.

@@ -258,16 +258,38 @@ export async function initShadowRepo(repo: ShadowRepo): Promise<void> {
     exists = Deno.statSync(join(repo.gitDir, "objects")).isDirectory;
   } catch { /* a new repository */ }
   ensurePrivateDir(repo.gitDir);
-  if (!exists) {
-    // An empty template: no sample hooks, no description file.
-    await gitText(repo, ["init", "--quiet", "--template=", "--initial-branch=main"]);
-  }
-  Deno.writeTextFileSync(join(repo.gitDir, "config"), CONFIG);
+  if (!exists) await initOnce(repo);
+  // Renamed into place: another session's git run never reads a half-written config.
+  writeWhole(join(repo.gitDir, "config"), CONFIG);
   ensurePrivateDir(join(repo.gitDir, "info"));
-  Deno.writeTextFileSync(join(repo.gitDir, "info", "attributes"), ATTRIBUTES);
+  writeWhole(join(repo.gitDir, "info", "attributes"), ATTRIBUTES);
   const hooks = join(repo.gitDir, "hooks");
   try {
     Deno.removeSync(hooks, { recursive: true });
   } catch { /* absent */ }
   ensurePrivateDir(hooks);
+}
+
+/**
+ * `git init` with an empty template (no sample hooks, no description file). Two sessions
+ * starting in a new workspace at once both init it: the one that meets the other's lock on
+ * the config tries again once that init is done (init is safe on an existing repository).
+ */
+async function initOnce(repo: ShadowRepo): Promise<void> {
+  const args = ["init", "--quiet", "--template=", "--initial-branch=main"];
+  for (let attempt = 0;; attempt++) {
+    const out = await runGit(repo, args);
+    if (out.code === 0) return;
+    if (attempt >= 5 || !/lock/i.test(out.stderr)) {
+      throw new ShadowGitError(`git init failed (exit ${out.code}): ${firstLine(out.stderr)}`);
+    }
+    await new Promise((done) => setTimeout(done, 20 * 2 ** attempt));
+  }
+}
+
+/** Writes a file of the shadow repository whole: a temporary file renamed over it. */
+function writeWhole(path: string, text: string): void {
+  const temporary = `${path}.${crypto.randomUUID().slice(0, 8)}.tmp`;
+  Deno.writeTextFileSync(temporary, text);
+  Deno.renameSync(temporary, path);
 }

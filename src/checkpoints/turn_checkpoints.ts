@@ -9,42 +9,19 @@ import { callChanges, type CheckpointedCall } from "./call_changes.ts";
 import { fileOfArgument } from "./checkpoint_paths.ts";
 import type { CommandWindow } from "./command_baseline.ts";
 import { type FileState, UNKNOWN } from "./file_state.ts";
-import { failedTurnNotes, planPaths, resolveTurn, turnNotes } from "./restore_plan.ts";
 import {
-  addRecord,
-  type CheckpointEvent,
-  markUndone,
-  recordId,
-  type TurnCheckpoint,
-} from "./turn_record.ts";
-import type { CheckpointWorkspace } from "./workspace_checkpoints.ts";
+  failedTurnNotes,
+  planPaths,
+  resolveTurn,
+  type RestoreOutcome,
+  type RestorePlan,
+  turnNotes,
+} from "./restore_plan.ts";
+import { addRecord, markUndone, recordId, type TurnCheckpoint } from "./turn_record.ts";
+import { type CheckpointWorkspace, RetryLater } from "./workspace_checkpoints.ts";
 
 export type { CheckpointEvent, TurnCheckpoint } from "./turn_record.ts";
-
-/** A restore to be confirmed: what it would change, and what the user changed meanwhile. */
-export interface RestorePlan {
-  /** The turns it undoes, newest first. */
-  turns: TurnCheckpoint[];
-  /** Every path the turns changed. */
-  paths: string[];
-  /** The state each path goes back to (the paths that change). */
-  targets: Record<string, FileState>;
-  /** Paths someone changed after a turn did: kept unless the user says overwrite. */
-  conflicts: string[];
-  /** Files the turns created: removed (listed before it happens). */
-  removals: string[];
-  /** Paths left as they are, with why. */
-  left: { path: string; why: string }[];
-  /** Lines for the user before anything is done (a command ran, a checkpoint failed). */
-  notes: string[];
-  /** A commit of the files as they are now (so the restore itself can be looked up). */
-  saved: string;
-}
-
-/** How a restore ended: the event to log, or why nothing was restored. */
-export type RestoreOutcome =
-  | { event: Extract<CheckpointEvent, { type: "files_restored" }> }
-  | { error: string };
+export type { RestoreOutcome, RestorePlan } from "./restore_plan.ts";
 
 /** How a conversation's checkpoints reach the workspace's. */
 export interface TurnCheckpointsOptions {
@@ -93,6 +70,8 @@ export class TurnCheckpoints {
   #turn: OpenTurn | undefined;
   #warnings: string[];
   #failures: string[] = [];
+  /** The last time the repository could not be opened, why. */
+  #lastError: string | undefined;
 
   constructor(options: TurnCheckpointsOptions) {
     this.#options = options;
@@ -287,7 +266,7 @@ export class TurnCheckpoints {
       };
     }
     const workspace = await this.#workspace();
-    if (workspace === undefined) return { error: `Checkpoints are off: ${this.#off}` };
+    if (workspace === undefined) return { error: this.#unavailable() };
     try {
       const resolved = await Promise.all(
         chosen.map((record) => resolveTurn(workspace.store, record)),
@@ -315,7 +294,7 @@ export class TurnCheckpoints {
    */
   async apply(plan: RestorePlan, overwrite: boolean): Promise<RestoreOutcome> {
     const workspace = await this.#workspace();
-    if (workspace === undefined) return { error: `Checkpoints are off: ${this.#off}` };
+    if (workspace === undefined) return { error: this.#unavailable() };
     const kept = overwrite ? [] : plan.conflicts;
     const entries = Object.entries(plan.targets).filter(([path]) => !kept.includes(path));
     let outcome;
@@ -360,6 +339,14 @@ export class TurnCheckpoints {
     await this.#options.close?.();
   }
 
+  /** Why /undo cannot reach the repository now. */
+  #unavailable(): string {
+    return this.#off !== undefined
+      ? `Checkpoints are off: ${this.#off}`
+      : `Could not open the checkpoints' repository: ${this.#lastError ?? "unknown error"}; ` +
+        "try again";
+  }
+
   /** The workspace's checkpoints, or undefined when they are off (said once). */
   async #workspace(): Promise<CheckpointWorkspace | undefined> {
     if (this.#off !== undefined) return undefined;
@@ -368,6 +355,11 @@ export class TurnCheckpoints {
       if (!("inactive" in opened)) return opened;
       this.#off = opened.inactive; // nothing to warn about: no turn can change a file
     } catch (error) {
+      if (error instanceof RetryLater) {
+        this.#lastError = error.message;
+        if (this.#turn && this.#turn.failed === undefined) this.#failTurn(this.#turn, error);
+        return undefined;
+      }
       this.#off = (error as Error).message;
       this.#failures.push(this.#off);
       this.#warnings.push(

@@ -8,6 +8,17 @@ import { CommandBaseline } from "./command_baseline.ts";
 import { claimLive, type LiveClaim, liveSessionsNotice } from "./live_sessions.ts";
 import type { CheckpointAccess } from "./checkpoint_paths.ts";
 
+/**
+ * The repository could not be opened this time (a full disk, another process's lock): the
+ * turn that asked fails, a later one tries again.
+ */
+export class RetryLater extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "RetryLater";
+  }
+}
+
 /** The opened parts a conversation's checkpoints use. */
 export interface CheckpointWorkspace {
   store: ShadowStore;
@@ -94,7 +105,7 @@ export class WorkspaceCheckpoints {
       access: this.#options.access,
     }).catch((error) => {
       this.#opened = undefined; // a later turn tries again
-      throw error;
+      throw new RetryLater((error as Error).message);
     });
     const commands = new CommandBaseline({
       store,

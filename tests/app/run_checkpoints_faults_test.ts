@@ -67,6 +67,37 @@ Deno.test({
 });
 
 Deno.test({
+  name: "a repository that cannot be opened (full disk) fails that turn; the next one opens it",
+  ignore: !posix,
+  async fn() {
+    await using dir = await tempDir();
+    const git = gitWrapper(`${dir}`);
+    await using host = await openUndoHost(grants, { files: { "a.txt": "a0" }, path: git.path });
+    const session = host.session([
+      callTools([writeCall("a.txt", "a1")]),
+      answer("one"),
+      callTools([writeCall("a.txt", "a2")]),
+      answer("two"),
+    ]);
+    Deno.writeTextFileSync(git.fail, "");
+    const first = await session.send("first");
+    Deno.removeSync(git.fail);
+    assert(
+      first.of("warning").some((e) => e.message.startsWith("The checkpoint of this turn failed")),
+    );
+    await session.send("second");
+    assertEquals(session.ended().map((record) => [record.files, record.failed === undefined]), [
+      [[], false],
+      [["a.txt"], true],
+    ]);
+    const plan = await session.conversation.planRestore("last");
+    assert(!("error" in plan), JSON.stringify(plan));
+    await session.conversation.restore(plan, { overwrite: false }, () => {});
+    assertEquals(await host.read("a.txt"), "a1");
+  },
+});
+
+Deno.test({
   name: "a one-file turn reads that file, not the tree",
   ignore: !posix,
   async fn() {
