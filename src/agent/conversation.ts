@@ -30,6 +30,7 @@ import { PromptWindow } from "./prompt_window.ts";
 import type { FitResult } from "./fit_request.ts";
 import { toToolSchema } from "../tools/tool_runner.ts";
 import type { RestorePlan, TurnCheckpoints } from "../checkpoints/turn_checkpoints.ts";
+import type { CheckpointEvent, TurnCheckpoint } from "../checkpoints/turn_record.ts";
 import { type CallHooks, mayChangeFiles, STOP_HOOK_PREFIX, type TurnHooks } from "./turn_hooks.ts";
 
 export interface ConversationParts {
@@ -73,6 +74,12 @@ export interface ConversationParts {
     signal: AbortSignal,
   ): Promise<{ images: ImagePart[] } | { refused: string }>;
 }
+
+/** What a restore did: paths put back (removed ones too), the user's kept, the rest left. */
+export type RestoredFiles = Pick<
+  Extract<CheckpointEvent, { type: "files_restored" }>,
+  "restored" | "kept" | "removed" | "left"
+>;
 
 /** A user message of the conversation, for /rewind's list. */
 export interface ConversationTurn {
@@ -333,17 +340,18 @@ export class Conversation {
     plan: RestorePlan | undefined,
     options: { overwrite: boolean; rewindTo?: number },
     display: LoopEventSink,
-  ): Promise<{ restored: string[]; kept: string[] } | { error: string }> {
+  ): Promise<RestoredFiles | { error: string }> {
     if (this.#running) return { error: "Wait for the turn to end (or press Ctrl-C), then retry" };
-    let restored: string[] = [];
-    let kept: string[] = [];
+    let done: RestoredFiles = { restored: [], kept: [] };
     if (plan && this.parts.checkpoints) {
       const outcome = await this.parts.checkpoints.apply(plan, options.overwrite);
       if ("error" in outcome) return outcome;
       this.parts.recorder.record(outcome.event);
       display(outcome.event);
-      ({ restored, kept } = outcome.event);
+      const { restored, kept, removed, left } = outcome.event;
+      done = { restored, kept, ...(removed ? { removed } : {}), ...(left ? { left } : {}) };
     }
+    const { restored, kept } = done;
     if (options.rewindTo !== undefined) {
       const keep = Math.max(1, Math.min(options.rewindTo, this.messages.length));
       this.messages = this.messages.slice(0, keep);
@@ -361,7 +369,7 @@ export class Conversation {
           `back as they were before it${yours}. Read files again before editing them.]`,
       );
     }
-    return { restored, kept };
+    return done;
   }
 
   /** Starts a conversation with a system prompt (recorded as the first message). */
@@ -424,8 +432,6 @@ export class Conversation {
     const sink: LoopEventSink = (event) => {
       this.parts.recorder.record(event);
       if (event.type === "state_changed") this.state = event.state;
-      // The model is asked again: the files its calls changed are snapshotted meanwhile.
-      if (event.type === "turn_started") this.parts.checkpoints?.settle();
       display(event);
       if (event.type !== "usage") return;
       this.#window.observe(event.usage, event.side ? { side: true } : {});
@@ -492,6 +498,8 @@ export class Conversation {
         : this.messages.findLastIndex((message) => message.kind === "user");
       const said = userText ?? (at >= 0 ? this.messages[at]!.content : "");
       checkpoints.begin(at, said);
+      // Said before anything changes: another session working in the folder.
+      for (const message of checkpoints.takeWarnings()) sink({ type: "warning", message });
     }
     const hooks = this.#callHooks(sink);
     const turnHooks = this.parts.turnHooks;
@@ -596,24 +604,34 @@ export class Conversation {
     return compacted.usage;
   }
 
-  /** The call hooks with the checkpoint first: a call that may change files waits for it. */
+  /**
+   * The call hooks with the checkpoint around each call that may change files: its record is
+   * logged before the call runs and again after it (so a turn cut short can be undone).
+   */
   #callHooks(sink: LoopEventSink): CallHooks | undefined {
     const { callHooks, checkpoints } = this.parts;
     if (!callHooks && !checkpoints) return undefined;
+    const logged = (checkpoint: TurnCheckpoint | undefined) => {
+      for (const message of checkpoints?.takeWarnings() ?? []) sink({ type: "warning", message });
+      if (checkpoint) sink({ type: "checkpoint", checkpoint });
+    };
+    const progress = (message: string) => sink({ type: "warning", message });
     return {
       screens: (tool) => callHooks?.screens(tool) ?? false,
       beforeCall: (call, signal) =>
         callHooks ? callHooks.beforeCall(call, signal) : Promise.resolve({ notices: [] }),
       async beforeRun(call) {
         if (checkpoints && mayChangeFiles(call.info)) {
-          await checkpoints.beforeChange();
-          checkpoints.changed();
-          for (const message of checkpoints.takeWarnings()) sink({ type: "warning", message });
+          logged(await checkpoints.beforeCall(call, progress));
         }
         await callHooks?.beforeRun(call);
       },
-      afterCall: (call, result, signal) =>
-        callHooks ? callHooks.afterCall(call, result, signal) : Promise.resolve({ notices: [] }),
+      async afterCall(call, result, signal) {
+        if (checkpoints && mayChangeFiles(call.info)) logged(await checkpoints.afterCall(call.id));
+        return callHooks
+          ? await callHooks.afterCall(call, result, signal)
+          : { notices: [] as string[] };
+      },
     };
   }
 

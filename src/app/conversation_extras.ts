@@ -6,13 +6,14 @@
 import type { Settings } from "../config/settings.ts";
 import type { ConversationParts } from "../agent/conversation.ts";
 import type { SessionRecorder } from "../agent/session_recorder.ts";
-import type { TurnCheckpoint } from "../checkpoints/turn_checkpoints.ts";
+import type { TurnCheckpoint } from "../checkpoints/turn_record.ts";
+import type { WorkspaceCheckpoints } from "../checkpoints/workspace_checkpoints.ts";
 import type { ImagePart, Message } from "../messages.ts";
 import type { Grants } from "../sandbox/grants.ts";
 import type { ToolRunner } from "../tools/tool_runner.ts";
 import type { OpenedProvider } from "./provider_openers.ts";
 import type { RunTools } from "./run_tools.ts";
-import { openCheckpoints } from "./run_checkpoints.ts";
+import { conversationCheckpoints, openWorkspaceCheckpoints } from "./run_checkpoints.ts";
 import { openRunHooks } from "./run_hooks.ts";
 import { modelVision, type VisionVerdict } from "./model_vision.ts";
 import { type ImageGate, refuseUserImages, withImageGate } from "./image_gate.ts";
@@ -43,6 +44,9 @@ export type ConversationExtras = Pick<
 export class WorkspaceExtras {
   readonly #options: ExtrasOptions;
   readonly gate: ImageGate;
+
+  /** The workspace's checkpoints, opened with its first conversation (null: off). */
+  #checkpoints: WorkspaceCheckpoints | null | undefined;
 
   /** The answer to "can it see?" per model the run has used (/model switches it). */
   readonly #sight = new WeakMap<OpenedProvider["provider"], () => Promise<VisionVerdict>>();
@@ -93,11 +97,19 @@ export class WorkspaceExtras {
     messages: () => readonly Message[] = () => [],
   ): ConversationExtras {
     const { settings, grants, cwd, yes, opened, tools } = this.#options;
-    const checkpoints = openCheckpoints(settings, {
-      cwd,
-      grants,
-      sandbox: tools.commandSandbox,
-    }, resumed?.checkpoints);
+    // One per workspace: its conversations share the repository, the baseline and the claim.
+    if (this.#checkpoints === undefined) {
+      this.#checkpoints = openWorkspaceCheckpoints(settings, {
+        cwd,
+        grants,
+        gate: tools.gate,
+        sandbox: tools.commandSandbox,
+        ...(recorder.id ? { session: recorder.id } : {}),
+      }) ?? null;
+    }
+    const checkpoints = this.#checkpoints
+      ? conversationCheckpoints(this.#checkpoints, resumed?.checkpoints)
+      : undefined;
     const hooks = openRunHooks(settings, {
       cwd,
       grants,
@@ -105,6 +117,7 @@ export class WorkspaceExtras {
       model: opened.provider.model,
       sessionId: () => recorder.id ?? "",
       sandbox: tools.commandSandbox,
+      contextLength: () => this.#options.opened.contextLength,
     });
     // Skills announce what was installed since the start and outlive a compaction.
     const turnHooks = tools.skills

@@ -1,7 +1,9 @@
-// The checkpoints of a run's conversations, for every front end: what they cover (the write
-// grant inside the workspace; all of it when commands can write anywhere), where the shadow
-// repository lives (the data folder, one per workspace), and the git program. A conversation
-// gets its own TurnCheckpoints, with the records a resumed session brings.
+// The checkpoints of a run's conversations, for every front end: what they may read and write
+// (the workspace's file gate), what they cover (the
+// write grant inside the workspace; all of it when commands can write anywhere), where the
+// shadow repository lives (the data folder, one per workspace) and the git program. A
+// workspace's checkpoints are shared by its conversations; each conversation gets its own
+// TurnCheckpoints, with the records a resumed session brings.
 
 import { join, relative } from "node:path";
 import type { Settings } from "../config/settings.ts";
@@ -9,9 +11,13 @@ import { dataDir, workspaceDataDir } from "../config/folders.ts";
 import type { Grants } from "../sandbox/grants.ts";
 import type { CommandSandbox } from "../sandbox/command_sandbox.ts";
 import { findProgram } from "../sandbox/command_sandbox_probe.ts";
-import { CheckpointRepo } from "../checkpoints/checkpoint_repo.ts";
-import { type TurnCheckpoint, TurnCheckpoints } from "../checkpoints/turn_checkpoints.ts";
+import type { TurnCheckpoint } from "../checkpoints/turn_record.ts";
+import { TurnCheckpoints } from "../checkpoints/turn_checkpoints.ts";
 import { ShadowGitError } from "../checkpoints/shadow_git.ts";
+import type { CheckpointAccess } from "../checkpoints/checkpoint_paths.ts";
+import { WorkspaceCheckpoints } from "../checkpoints/workspace_checkpoints.ts";
+import type { FileGate } from "../gate/file_gate.ts";
+import { openWorkspaceGate } from "./workspace_gate.ts";
 
 /** What a run's checkpoints need. */
 export interface RunCheckpointsOptions {
@@ -23,6 +29,12 @@ export interface RunCheckpointsOptions {
   dataDir?: string;
   /** PATH to find git on (default: this process's). */
   path?: string;
+  /** The first session's id, named to other sessions that start in the folder. */
+  session?: string;
+  /** Watch the folders for commands (default: where the platform's watcher can). */
+  watch?: boolean;
+  /** The workspace's file gate (default: one built from the grants alone). */
+  gate?: FileGate;
 }
 
 /**
@@ -67,9 +79,114 @@ export function checkpointScope(
 }
 
 /**
- * Makes the checkpoints of one conversation, or undefined when they are off (`checkpoints`:
- * false). The repository opens on the first turn that may change files; then, when no write
- * grant reaches the workspace and commands are confined, nothing is ever snapshotted.
+ * What checkpoints may read and write: what the workspace's file gate allows. A snapshot
+ * never takes a file the session may not read (a --deny-read secret, anything outside the
+ * read grant, harness's data folder stays out of the shadow repository), and a restore never
+ * writes where the session may not (outside the write grant, the protected set).
+ *
+ * @param gate The workspace's file gate.
+ * @returns The checks.
+ *
+ * @example
+ * ```ts
+ * import { gateAccess } from "./run_checkpoints.ts";
+ * import { openWorkspaceGate } from "./workspace_gate.ts";
+ * import { emptyGrants } from "../sandbox/grants.ts";
+ * const grants = emptyGrants();
+ * grants.allow.read = ["/w"];
+ * grants.allow.write = ["/w"];
+ * grants.deny.read = ["/w/.env"];
+ * const settings = { plugins: [], namedPluginDirs: [], writableGit: false };
+ * const access = gateAccess(openWorkspaceGate({ settings, grants, cwd: "/w" }));
+ * if (!access.mayRead("/w/a.ts") || access.mayRead("/w/.env") || access.mayRead("/etc/x")) throw new Error();
+ * if (access.mayWrite("/w/.git/config")) throw new Error();
+ * ```
+ */
+export function gateAccess(gate: FileGate): CheckpointAccess {
+  return {
+    mayRead: (path) => gate.check("read", path).ok,
+    mayWrite: (path) => gate.check("write", path).ok && gate.check("read", path).ok,
+  };
+}
+
+/**
+ * The checkpoints of one workspace in this run, shared by its conversations; undefined when
+ * they are off (`checkpoints`: false). Its live claim is taken now, so another session working
+ * in the folder is named at the first turn.
+ *
+ * @param settings `checkpoints` and `checkpoint_max_file_size`.
+ * @param options Workspace, grants, sandbox.
+ * @returns The workspace's checkpoints.
+ */
+export function openWorkspaceCheckpoints(
+  settings: Pick<Settings, "checkpoints" | "checkpointMaxFileSize">,
+  options: RunCheckpointsOptions,
+): WorkspaceCheckpoints | undefined {
+  if (!settings.checkpoints) return undefined;
+  const data = options.dataDir ?? dataDir();
+  return new WorkspaceCheckpoints({
+    workspace: options.cwd,
+    gitDir: workspaceDataDir(join(data, "checkpoints"), options.cwd),
+    owner: crypto.randomUUID().slice(0, 13),
+    ...(options.session ? { session: options.session } : {}),
+    maxFileBytes: settings.checkpointMaxFileSize,
+    access: gateAccess(
+      options.gate ??
+        openWorkspaceGate({ settings: NO_PLUGINS, grants: options.grants, cwd: options.cwd }),
+    ),
+    ...(options.watch === undefined ? {} : { watch: options.watch }),
+    prepare: () => prepare(options),
+  });
+}
+
+/** The settings of a gate built from the grants alone (no run, no plugin folders known). */
+const NO_PLUGINS = { plugins: [], namedPluginDirs: [], writableGit: false };
+
+/** Finds git and the folders to checkpoint, or why no turn can change a file. */
+async function prepare(
+  options: RunCheckpointsOptions,
+): Promise<{ git: string; scope?: readonly string[] } | { inactive: string }> {
+  const run = options.grants.allow.run === true || options.grants.allow.run.length > 0;
+  const sandbox = run ? await options.sandbox : undefined;
+  const confined = sandbox?.confinement.kind === "bwrap" ||
+    sandbox?.confinement.kind === "sandbox-exec";
+  const scope = checkpointScope(options.grants, options.cwd, run && !confined);
+  if (scope === "none") {
+    return { inactive: "no write grant reaches the workspace, so no turn can change a file" };
+  }
+  const git = findProgram("git", options.path ?? Deno.env.get("PATH"));
+  if (git === undefined) {
+    throw new ShadowGitError("git was not found on PATH: install git to have /undo and /rewind");
+  }
+  return { git, ...(scope === undefined ? {} : { scope }) };
+}
+
+/**
+ * The checkpoints of one conversation over its workspace's.
+ *
+ * @param workspace The workspace's checkpoints ({@linkcode openWorkspaceCheckpoints}).
+ * @param records A resumed session's records.
+ * @param options `closesWorkspace`: closing the conversation's checkpoints closes the workspace's.
+ * @returns The conversation's TurnCheckpoints.
+ */
+export function conversationCheckpoints(
+  workspace: WorkspaceCheckpoints,
+  records: readonly TurnCheckpoint[] = [],
+  options: { closesWorkspace?: boolean } = {},
+): TurnCheckpoints {
+  const notice = workspace.takeNotice();
+  return new TurnCheckpoints({
+    open: () => workspace.open(),
+    othersWorking: () => workspace.othersWorking(),
+    records,
+    ...(notice ? { notices: [notice] } : {}),
+    ...(options.closesWorkspace ? { close: () => workspace.close() } : {}),
+  });
+}
+
+/**
+ * Makes the checkpoints of one conversation with a workspace of its own (tests, one-off
+ * runs), or undefined when they are off; closing them closes the workspace's.
  *
  * @param settings `checkpoints` and `checkpoint_max_file_size`.
  * @param options Workspace, grants and sandbox.
@@ -81,35 +198,7 @@ export function openCheckpoints(
   options: RunCheckpointsOptions,
   records: readonly TurnCheckpoint[] = [],
 ): TurnCheckpoints | undefined {
-  if (!settings.checkpoints) return undefined;
-  const maxFileBytes = settings.checkpointMaxFileSize;
-  const owner = crypto.randomUUID().slice(0, 13);
-  return new TurnCheckpoints({
-    async open() {
-      const run = options.grants.allow.run === true || options.grants.allow.run.length > 0;
-      const sandbox = run ? await options.sandbox : undefined;
-      const confined = sandbox?.confinement.kind === "bwrap" ||
-        sandbox?.confinement.kind === "sandbox-exec";
-      const scope = checkpointScope(options.grants, options.cwd, run && !confined);
-      if (scope === "none") {
-        return { inactive: "no write grant reaches the workspace, so no turn can change a file" };
-      }
-      const git = findProgram("git", options.path ?? Deno.env.get("PATH"));
-      if (git === undefined) {
-        throw new ShadowGitError(
-          "git was not found on PATH: install git to have /undo and /rewind",
-        );
-      }
-      return await CheckpointRepo.open({
-        git,
-        workspace: options.cwd,
-        gitDir: workspaceDataDir(join(options.dataDir ?? dataDir(), "checkpoints"), options.cwd),
-        owner,
-        maxFileBytes,
-        ...(scope === undefined ? {} : { scope }),
-      });
-    },
-    maxFileBytes,
-    records,
-  });
+  const workspace = openWorkspaceCheckpoints(settings, options);
+  if (workspace === undefined) return undefined;
+  return conversationCheckpoints(workspace, records, { closesWorkspace: true });
 }

@@ -32,6 +32,8 @@ export interface RunHooksOptions {
   sessionId(): string;
   /** The command sandbox's check (probed here, when it found none, for a project's hooks). */
   sandbox?: Promise<CommandSandbox>;
+  /** The model's window in tokens, when known (what hooks add for the model is cut to a share). */
+  contextLength?: () => number | undefined;
 }
 
 /**
@@ -63,6 +65,7 @@ export function openRunHooks(
     sessionId: options.sessionId,
     permissionMode: options.yes ? "bypassPermissions" : "default",
     model: options.model,
+    ...(options.contextLength ? { contextLength: options.contextLength } : {}),
   });
   return { runner, callHooks: callHooksOf(runner, options.cwd), turnHooks: turnHooksOf(runner) };
 }

@@ -60,6 +60,7 @@ export const RAW_FILE_ACCESS: Readonly<Record<string, string>> = {
     "through the gate",
   "src/sandbox/command_sandbox_seccomp.ts": "writes the seccomp filter to harness's cache",
   "src/sandbox/stdio_only.ts": "lists /proc/self/fd, harness's own descriptors",
+  "src/hooks/process_tree.ts": "reads /proc (pids and parents) to stop what a hook started",
   "src/sandbox/allow_list_split.ts": "lists granted folders to build a worker's permissions " +
     "(names only, on the host)",
   "src/sandbox/hard_links.ts": "walks the write grants for linked files (names only)",
