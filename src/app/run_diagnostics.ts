@@ -44,13 +44,44 @@ const LSP_WORDING = {
 };
 
 /**
- * What a language server may touch: read what commands may read, and the folder its program
- * is installed in; write only its own cache folder; no network.
+ * The folder a server's program is installed in (its package: the folder above its `bin`), or
+ * undefined. Never a folder that holds the workspace or the home folder: a program in the
+ * workspace (`./lsp.sh`) or at the top of the home folder would otherwise read the projects
+ * beside the workspace, the whole home folder or, for `/x`, everything.
  */
-export function serverGrants(user: Grants, program: string, cache: string): Grants {
+function installFolder(program: string, workspace: string): string | undefined {
+  const home = Deno.env.get("HOME");
+  const holds = (folder: string, path: string) => {
+    const inside = relative(folder, path);
+    return inside === "" || (!inside.startsWith("..") && !isAbsolute(inside));
+  };
+  for (const folder of [dirname(dirname(program)), dirname(program)]) {
+    if (holds(folder, workspace) || (home && holds(folder, home))) continue;
+    return folder;
+  }
+  return undefined;
+}
+
+/**
+ * What a language server may touch: read what commands may read, and the folder its program
+ * is installed in (see installFolder); write only its own cache folder; no network.
+ *
+ * @param user The session's grants.
+ * @param program The server's program, links resolved.
+ * @param cache Its cache folder.
+ * @param workspace The workspace (default: the folder harness runs in).
+ */
+export function serverGrants(
+  user: Grants,
+  program: string,
+  cache: string,
+  workspace = Deno.cwd(),
+): Grants {
   const grants = emptyGrants();
-  const install = dirname(dirname(program));
-  grants.allow.read = user.allow.read === true ? true : [...user.allow.read, install, cache];
+  const install = installFolder(program, workspace);
+  grants.allow.read = user.allow.read === true
+    ? true
+    : [...user.allow.read, ...(install ? [install] : []), cache];
   grants.deny.read = user.deny.read;
   grants.allow.write = [cache];
   grants.allow.env = user.allow.env;
@@ -76,7 +107,7 @@ export async function startServer(
   await Deno.mkdir(cache, { recursive: true, mode: 0o700 });
   return new GroupChild(spawnCommand(
     sandbox,
-    serverGrants(options.grants, program, cache),
+    serverGrants(options.grants, program, cache, options.cwd),
     {
       program: found,
       args: config.args,
