@@ -109,7 +109,10 @@ export async function openRunTools(options: RunToolsOptions): Promise<RunTools> 
     notice: (line) => frontEnd.mcpNotice(line),
     // Stdio servers start in the same command sandbox as commands (issue 26).
     commandSandbox: tools.commandSandbox,
+    outputsDir,
   });
+  // A launcher's profile (npx, uvx, ...) is asked about once, where the user can answer.
+  await mcp?.approveProfiles(frontEnd.interactive ? frontEnd.io : undefined);
   // Skills (SKILL.md folders) load only when a skills folder exists: their parser costs a run
   // without any nothing.
   const skills = anySkillRoot({ cwd, home: homeDir(), configDir: configDir() })

@@ -105,6 +105,8 @@ export interface Settings {
   imageMaxSize: number;
   /** Instruction file names read per folder, the first present wins (project_instructions.ts). */
   instructionFiles: string[];
+  /** How deep subagents may nest (src/sandbox/child_scope.ts): 1 allows children only. */
+  maxAgentDepth: number;
   /**
    * The search engine of `web_search`: a SearXNG base URL, or a URL template with `{query}`.
    * Unset: the tool is not offered and nothing searches (plugins/web_search.ts).
@@ -170,6 +172,7 @@ export const DEFAULT_SETTINGS: Settings = {
   vision: "auto",
   imageMaxSize: 10 * 1024 * 1024,
   instructionFiles: [...DEFAULT_INSTRUCTION_FILES],
+  maxAgentDepth: 1,
 };
 
 const SETTING_FLAG_KEYS: readonly (keyof SettingFlags)[] = [
@@ -296,6 +299,7 @@ const FIELDS: Record<string, [keyof Settings, Checker]> = {
   ],
   image_max_size: ["imageMaxSize", isPositive],
   instruction_files: ["instructionFiles", isFileNameList],
+  max_agent_depth: ["maxAgentDepth", isPositive],
   web_search_url: ["webSearchUrl", isSearchUrl],
   default_model: ["defaultModel", (v) => {
     const parsed = parseModelSource(v);
