@@ -9,6 +9,7 @@ import type { Settings } from "../config/settings.ts";
 import { configDir, dataDir, homeDir } from "../config/folders.ts";
 import { type LoadedInstructions, loadInstructions } from "../config/project_instructions.ts";
 import { FileGate } from "../gate/file_gate.ts";
+import { harnessHiddenFolders } from "../gate/protected_set.ts";
 import type { Grants } from "../sandbox/grants.ts";
 /**
  * A gate for reading when the run's is not open yet (the banner): the same read decisions,
@@ -23,7 +24,7 @@ function readingGate(grants: Grants): FileGate {
     denyWrite: [],
     protected: [],
     protectedNames: [],
-    hidden: [{ path: dataDir(), except: [] }],
+    hidden: harnessHiddenFolders({ config: configDir(), data: dataDir() }),
   });
 }
 
@@ -61,12 +62,13 @@ export function loadWorkspaceInstructions(
     home: homeDir(),
     refused(path, scope) {
       // The workspace's files (where they really are) need no read grant; the user's own
-      // file in harness's config folder none at all.
+      // file in harness's config folder none at all, and it is the user's to read there,
+      // where the gate hides the rest of that folder from tools and commands.
       const verdict = gate.check("read", path, { ungranted: cwd });
-      if (verdict.ok || (scope === "user" && verdict.refusal.reason === "not_granted")) {
-        return undefined;
-      }
-      return verdict.refusal.message;
+      if (verdict.ok) return undefined;
+      const reason = verdict.refusal.reason;
+      const own = scope === "user" && (reason === "not_granted" || reason === "hidden");
+      return own ? undefined : verdict.refusal.message;
     },
   });
 }

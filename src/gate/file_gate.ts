@@ -15,6 +15,7 @@ import type {
   GateRules,
   GateVerdict,
   GateView,
+  HiddenEntry,
   IdentityRole,
   MovedEntry,
   ProtectedEntry,
@@ -271,8 +272,9 @@ export class FileGate {
     return list === true || list.some((entry) => this.#inside(entry, target));
   }
 
-  #hidden(target: string): boolean {
-    return this.#rules.hidden.some((entry) =>
+  /** The hidden folder `target` is in (and not in one of its exceptions), if any. */
+  #hidden(target: string): HiddenEntry | undefined {
+    return this.#rules.hidden.find((entry) =>
       this.#inside(entry.path, target) && !entry.except.some((e) => this.#inside(e, target))
     );
   }
@@ -302,7 +304,8 @@ export class FileGate {
       path: shown,
       message,
     });
-    if (this.#hidden(target)) return refuse("hidden", hiddenSentence(access, shown));
+    const hidden = this.#hidden(target);
+    if (hidden) return refuse("hidden", hiddenSentence(access, shown, hidden.kind));
     if (access === "read" || access === "list" || access === "stat") {
       if (this.#covers(rules.denyRead, target)) {
         return refuse("denied", `Requires read access to "${shown}": it is denied by --deny-read`);

@@ -181,14 +181,11 @@ export class ToolHost implements ToolRunner {
     // For plugin code, Deno itself refuses --deny-read paths inside the grant, node:fs
     // included. Built-in tools keep the whole folders (they list the workspace itself): their
     // node:fs reads ask the deny guard first (platform/read_check.ts).
-    // harness's data folder is left out the same way (the gate hides it even under -R).
-    const hidden = this.#options.gate?.rules.hidden.map((entry) => entry.path) ?? [];
+    // harness's data and config folders are left out the same way (the gate hides them even
+    // under -R), but for what they keep visible.
     const { permissions, split } = this.#builtin(group)
       ? { permissions: group.effective.permissions, split: new Map() }
-      : splitAllowList({
-        ...group.effective,
-        guard: { ...guard, read: [...(guard.read ?? []), ...hidden] },
-      });
+      : splitAllowList(group.effective, this.#options.gate?.rules.hidden ?? []);
     this.#split.set(group, split);
     const sandbox = await startSandbox({
       permissions,

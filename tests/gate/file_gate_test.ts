@@ -107,7 +107,7 @@ Deno.test("FileGate.check() hides the data folder even when everything is readab
   const gate = FileGate.open(rules({
     read: true,
     write: true,
-    hidden: [{ path: data, except: [outputs] }],
+    hidden: [{ path: data, kind: "data", except: [outputs] }],
   }));
   assertEquals(reason(gate, "read", join(data, "sessions.db")), "hidden");
   assertEquals(reason(gate, "list", join(data, "outputs")), "hidden");
