@@ -99,6 +99,7 @@ export class WorkspaceExtras {
       model: opened.provider.model,
       sessionId: () => recorder.id ?? "",
       sandbox: tools.commandSandbox,
+      gate: tools.gate,
     });
     // Skills announce what was installed since the start and outlive a compaction.
     const turnHooks = tools.skills

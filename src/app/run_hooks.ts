@@ -13,6 +13,8 @@ import { claudeCodeToolName, harnessArguments } from "../hooks/hook_tool_names.t
 import type { CallHooks, HookedCall, TurnHooks } from "../agent/turn_hooks.ts";
 import type { ToolResult } from "../messages.ts";
 import { isAbsolute, join } from "node:path";
+import type { FileGate } from "../gate/file_gate.ts";
+import { movedSentence } from "../sandbox/moved_entries.ts";
 
 /** The hooks of a run, as the conversation takes them. */
 export interface RunHooks {
@@ -32,6 +34,8 @@ export interface RunHooksOptions {
   sessionId(): string;
   /** The command sandbox's check (probed here, when it found none, for a project's hooks). */
   sandbox?: Promise<CommandSandbox>;
+  /** The run's file gate: after hooks ran, it checks what they may have moved (issue 38). */
+  gate?: FileGate;
 }
 
 /**
@@ -57,14 +61,22 @@ export function openRunHooks(
     });
   }
   if (sources.length === 0) return undefined;
+  const gate = options.gate;
   const runner = new HookRunner({
     sources,
     cwd: options.cwd,
     sessionId: options.sessionId,
     permissionMode: options.yes ? "bypassPermissions" : "default",
     model: options.model,
+    ...(gate ? { afterHooks: () => movedNotice(gate) } : {}),
   });
   return { runner, callHooks: callHooksOf(runner, options.cwd), turnHooks: turnHooksOf(runner) };
+}
+
+/** The sentence for entries a hook moved (each said once), or undefined. */
+function movedNotice(gate: FileGate): string | undefined {
+  const moved = gate.verify();
+  return moved.length === 0 ? undefined : movedSentence(moved);
 }
 
 /**

@@ -8,6 +8,7 @@ import { configDir, dataDir, homeDir, savedOutputsRoot } from "../config/folders
 import type { Grants } from "../sandbox/grants.ts";
 import { type CommandSandbox, describeCommandSandbox } from "../sandbox/command_sandbox.ts";
 import type { ToolHost } from "../sandbox/tool_host.ts";
+import { noteMovedEntries } from "../sandbox/moved_entries.ts";
 import { CodeTools } from "../code_index/code_tools.ts";
 import { WithCodeTools } from "./with_code_tools.ts";
 import { WithSkillTools } from "./with_skill_tools.ts";
@@ -117,7 +118,11 @@ export async function openRunTools(options: RunToolsOptions): Promise<RunTools> 
   const coded = withCodeTools(tools.host, options);
   const all = skills ? new WithSkillTools(coded, skills.tools) : coded;
   const inner = mcpModules && mcp
-    ? withMcpTools(mcpModules[1].WithMcpTools, { inner: all, mcp, outputsDir }, options)
+    ? withMcpTools(
+      mcpModules[1].WithMcpTools,
+      { inner: all, mcp, outputsDir, gate: tools.gate },
+      options,
+    )
     : all;
   // Only tools the sandbox can run are offered, in compact form for small windows.
   const toolGrants = webSearchGrants(settings.webSearchUrl);
@@ -180,7 +185,12 @@ function withCodeTools(host: ToolRunner, options: RunToolsOptions): WithCodeTool
 
 function withMcpTools(
   WithMcpTools: typeof McpToolsModule.WithMcpTools,
-  layer: { inner: ToolRunner; mcp: McpServersModule.McpServers; outputsDir: string },
+  layer: {
+    inner: ToolRunner;
+    mcp: McpServersModule.McpServers;
+    outputsDir: string;
+    gate: FileGate;
+  },
   options: RunToolsOptions,
 ): ToolRunner {
   const { settings, frontEnd } = options;
@@ -191,6 +201,8 @@ function withMcpTools(
     toolOutputLimit: settings.toolOutputLimit,
     timeouts: settings.toolTimeouts,
     ...(frontEnd.mcpProgress ? { progress: frontEnd.mcpProgress } : {}),
+    // A server may move what the gate keeps (issue 38): checked as after a command.
+    afterCall: (run) => noteMovedEntries(run, layer.gate),
   });
 }
 

@@ -33,6 +33,11 @@ export interface HookRunnerOptions {
   permissionMode: string;
   /** The model, for SessionStart. */
   model: string;
+  /**
+   * Runs after the hooks of an event ran: a hook is a process that may have moved a denied or
+   * protected entry; what it returns (the run's file gate's sentence) joins the notices.
+   */
+  afterHooks?(): string | undefined;
 }
 
 /** A tool call as hooks see it. */
@@ -196,7 +201,9 @@ export class HookRunner {
       }
       return outcome;
     }));
-    return combineOutcomes(outcomes);
+    const combined = combineOutcomes(outcomes);
+    const moved = this.#options.afterHooks?.();
+    return moved === undefined ? combined : { ...combined, notices: [...combined.notices, moved] };
   }
 }
 

@@ -145,6 +145,21 @@ Deno.test("FileGate: a denied folder or a protected one renamed is refused by id
   assertEquals(gate.verify(), []);
 });
 
+Deno.test("FileGate.autoApprovalStop() looks again: a move since the last check stops it", async () => {
+  await using t = await tree();
+  const w = String(t);
+  await Deno.mkdir(join(w, "secrets"));
+  const gate = FileGate.open(rules({ read: [w], write: [w], denyRead: [join(w, "secrets")] }));
+  assertEquals(gate.autoApprovalStop(), undefined);
+  // Nothing called verify() since (a hook ran, a server moved it between its calls).
+  await Deno.rename(join(w, "secrets"), join(w, "open"));
+  const stop = gate.autoApprovalStop();
+  assert(stop?.includes(`"${join(w, "secrets")}" (--deny-read) was moved or removed`), stop);
+  // It is still reported once, by the next check after a call.
+  assertEquals(gate.verify().map((m) => m.path), [join(w, "secrets")]);
+  assertEquals(gate.verify(), []);
+});
+
 Deno.test("FileGate: a hard link to a denied file is refused by the file's identity", async () => {
   await using t = await tree();
   const w = String(t);
