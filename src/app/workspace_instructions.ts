@@ -9,23 +9,11 @@ import type { Settings } from "../config/settings.ts";
 import { configDir, dataDir, homeDir } from "../config/folders.ts";
 import { type LoadedInstructions, loadInstructions } from "../config/project_instructions.ts";
 import { FileGate } from "../gate/file_gate.ts";
-import { harnessHiddenFolders } from "../gate/protected_set.ts";
+import { readingRules } from "../gate/protected_set.ts";
 import type { Grants } from "../sandbox/grants.ts";
-/**
- * A gate for reading when the run's is not open yet (the banner): the same read decisions,
- * without the protected set, which only writes meet.
- */
+/** A gate for reading when the run's is not open yet (the banner): the same read decisions. */
 function readingGate(grants: Grants): FileGate {
-  const list = (grant: Grants["allow"]["read"]) => grant === true ? true as const : [...grant];
-  return FileGate.open({
-    read: list(grants.allow.read),
-    write: [],
-    denyRead: list(grants.deny.read),
-    denyWrite: [],
-    protected: [],
-    protectedNames: [],
-    hidden: harnessHiddenFolders({ config: configDir(), data: dataDir() }),
-  });
+  return FileGate.open(readingRules(grants, { config: configDir(), data: dataDir() }));
 }
 
 /**

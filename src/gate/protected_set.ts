@@ -253,3 +253,39 @@ export function gateRules(inputs: GateInputs): GateRules {
     hidden,
   };
 }
+
+/**
+ * The rules of a gate for reading before the run's gate is built (the banner's instruction
+ * files, Tab completion while the workspace opens): the read grant, `--deny-read` and
+ * harness's hidden folders. No write is allowed, so the protected set plays no part.
+ *
+ * @param grants The run's grants.
+ * @param harness harness's config and data folders.
+ * @returns Rules for `FileGate.open`.
+ *
+ * @example
+ * ```ts
+ * import { readingRules } from "./protected_set.ts";
+ * const rules = readingRules(
+ *   { allow: { read: ["/w"], write: ["/w"] }, deny: { read: ["/w/.env"], write: [] } },
+ *   { config: "/h/.config/harness", data: "/h/.local/share/harness" },
+ * );
+ * if (rules.write !== true && rules.write.length !== 0) throw new Error();
+ * if (rules.hidden.length !== 2) throw new Error();
+ * ```
+ */
+export function readingRules(
+  grants: GrantPaths,
+  harness: { config: string; data: string },
+): GateRules {
+  const list = (grant: true | readonly string[]) => grant === true ? true as const : [...grant];
+  return {
+    read: list(grants.allow.read),
+    write: [],
+    denyRead: list(grants.deny.read),
+    denyWrite: [],
+    protected: [],
+    protectedNames: [],
+    hidden: harnessHiddenFolders(harness),
+  };
+}
