@@ -126,17 +126,26 @@ export class ToolHost implements ToolRunner {
     return `Unknown tool "${name}": available tools are ${names}`;
   }
 
+  /**
+   * The group's worker for a caller about to send it a request. It is reserved until the
+   * caller's task ends, so #refreshSplit (another call changed a split folder) does not kill
+   * it between being handed out and the request (which then keeps it busy).
+   */
   #worker(group: ToolGroup): Promise<SandboxWorker> {
+    const handOut = (worker: SandboxWorker) => {
+      worker.reserve();
+      return worker;
+    };
     const pending = group.worker;
-    if (!pending) return this.#restart(group, pending);
+    if (!pending) return this.#restart(group, pending).then(handOut);
     return pending.then(
       (worker) => {
         if (!worker.dead && this.#outdated(group, worker)) {
           worker.kill("a folder its read list was split around has changed");
         }
-        return worker.dead ? this.#restart(group, pending) : worker;
+        return worker.dead ? this.#restart(group, pending).then(handOut) : handOut(worker);
       },
-      () => this.#restart(group, pending),
+      () => this.#restart(group, pending).then(handOut),
     );
   }
 
