@@ -45,8 +45,8 @@ Deno.test({
     const dir = config.dir;
     await using server = startFakeLlmServer([
       reply().toolCall("run_command", {
-        command: `cat ${dir}/config.jsonc ${dir}/policies.jsonc ${dir}/trust.json; ` +
-          `ls -a ${dir}; cat ${dir}/skills/notes/SKILL.md; echo end`,
+        command: `ls -a ${dir}; cat ${dir}/skills/notes/SKILL.md; echo end; ` +
+          `cat ${dir}/config.jsonc ${dir}/policies.jsonc ${dir}/trust.json`,
       }),
       reply().text("done"),
     ]);
@@ -72,6 +72,11 @@ Deno.test({
     // What a skill tells the model to read or run stays readable.
     assert(shown.includes("Run scripts/x.sh"), shown);
     assert(shown.includes("end"), shown);
+    // The result says why the files are not there.
+    assert(
+      shown.includes(`[the command sandbox hides "${dir}/config.jsonc": harness's config`),
+      shown,
+    );
   },
 });
 
