@@ -23,6 +23,8 @@ const BENCHES: { name: string; file: string; args: string[]; needs?: string }[] 
   { name: "checkpoint", file: "checkpoint_bench.ts", args: [] },
   { name: "file_gate", file: "file_gate_bench.ts", args: [] },
   { name: "skills", file: "skills_bench.ts", args: [] },
+  { name: "jobs", file: "jobs_bench.ts", args: [] },
+  { name: "diagnostics", file: "diagnostics_bench.ts", args: [] },
   { name: "llama_cpp", file: "llama_cpp_bench.ts", args: [], needs: "../vendor/llama" },
 ];
 

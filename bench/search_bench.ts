@@ -6,8 +6,9 @@
 // sandbox) and without, start-up subtracted, against bare `rg -i -n` and fd in the same run
 // (search_e2e.ts). Run: deno run -A --unstable-worker-options bench/search_bench.ts
 // [--runs N] [--rebuild]; the tree is cached under /tmp; medians. `--tree DIR` (repeatable)
-// runs only the end-to-end part, in each DIR; `--case glob` (repeatable) only the end-to-end
-// cases whose label contains it.
+// runs only the end-to-end part, in each DIR (e.g. a large public repository fetched to
+// /work/bench_trees/, kept outside the repository); `--case glob` (repeatable) only the
+// end-to-end cases whose label contains it; `--glob "**/*.py"` the glob case's pattern.
 
 import { homedir } from "node:os";
 import { dirname, join, relative } from "node:path";
@@ -18,7 +19,7 @@ import type { ToolContext } from "../src/tools/define_tool.ts";
 import { FileReader } from "../src/tools/search/file_reader.ts";
 import { walkTree } from "../src/tools/search/walk_tree.ts";
 import { resolveWorkspacePath } from "../src/tools/workspace_path.ts";
-import { runEndToEnd } from "./search_e2e.ts";
+import { globCase, runEndToEnd } from "./search_e2e.ts";
 
 const TREE_VERSION = 2;
 const ROOT = `/tmp/harness_search_bench_v${TREE_VERSION}`;
@@ -33,6 +34,7 @@ const { values: flags } = parseArgs({
     rebuild: { type: "boolean", default: false },
     tree: { type: "string", multiple: true },
     case: { type: "string", multiple: true },
+    glob: { type: "string" },
   },
 });
 
@@ -318,7 +320,8 @@ function ratio(ours: number | undefined, theirs: number | undefined): string {
 async function main(): Promise<void> {
   const runs = Math.max(1, Number(flags.runs));
   if (flags.tree !== undefined && flags.tree.length > 0) {
-    for (const dir of flags.tree) runEndToEnd(dir, runs, flags.case ?? []);
+    const glob = globCase(flags.glob);
+    for (const dir of flags.tree) runEndToEnd(dir, runs, flags.case ?? [], glob);
     return;
   }
   const tree = ensureTree();

@@ -34,12 +34,18 @@ export const E2E_GREP_CASES: GrepCase[] = [
   },
 ];
 
+/** The glob case for a pattern `**\/NAME-GLOB` (default `**\/*.ts`) and fd's equivalent. */
+export function globCase(pattern = "**/*.ts"): { label: string; args: unknown; fd: string[] } {
+  const name = pattern.replace(/^\*\*\//, "");
+  if (name.includes("/")) {
+    throw new Error(`--glob "${pattern}": give **/NAME, e.g. **/*.py (fd matches file names)`);
+  }
+  // The tool lists links too (as the built-in walk does).
+  return { label: pattern, args: { pattern }, fd: ["--type", "f", "--type", "l", "--glob", name] };
+}
+
 /** The glob case and fd's equivalent. */
-export const E2E_GLOB_CASE = {
-  label: "**/*.ts",
-  args: { pattern: "**/*.ts" },
-  fd: ["--type", "f", "--glob", "*.ts"],
-};
+export const E2E_GLOB_CASE = globCase();
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -196,9 +202,15 @@ function ratio(ours: number, theirs: number): string {
  * @param tree A folder to search (a git repository makes rg and fd honour .gitignore too).
  * @param runs Timed runs per case after one warm-up.
  * @param only Only the cases whose label contains one of these (all when empty).
+ * @param glob The glob case (default `**\/*.ts`).
  * @returns The rows printed.
  */
-export function runEndToEnd(tree: string, runs: number, only: readonly string[] = []): E2ERow[] {
+export function runEndToEnd(
+  tree: string,
+  runs: number,
+  only: readonly string[] = [],
+  glob = E2E_GLOB_CASE,
+): E2ERow[] {
   const rg = findBinary(["rg"]);
   const fd = findBinary(["fd", "fdfind"]);
   if (rg === null) console.log("ripgrep (rg) is NOT installed: apt-get install ripgrep");
@@ -220,10 +232,10 @@ export function runEndToEnd(tree: string, runs: number, only: readonly string[] 
         theirs: rg === null ? null : () => run(tree, rg, c.rg),
       })),
       {
-        label: `glob ${E2E_GLOB_CASE.label}`,
+        label: `glob ${glob.label}`,
         name: "glob",
-        args: E2E_GLOB_CASE.args,
-        theirs: fd === null ? null : () => run(tree, fd, E2E_GLOB_CASE.fd),
+        args: glob.args,
+        theirs: fd === null ? null : () => run(tree, fd, glob.fd),
       },
     ];
     const chosen = cases.filter((c) => only.length === 0 || only.some((o) => c.label.includes(o)));

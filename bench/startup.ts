@@ -1,7 +1,9 @@
 // Start-up benchmark: spawns the real CLI (main.ts) and times, from spawn, a ready REPL
-// prompt (no plugins of the user's, and with 50 user plugins), `--version`, and a whole -p run
-// against the scripted server, each as a ratio to `deno run` of an empty script measured in
-// the same run. Also prints the REPL's idle RSS and one run's phase trace.
+// prompt (no plugins of the user's, and with 50 user plugins), `--version`, a whole -p run
+// against the scripted server and one `harness tool` call, each as a ratio to `deno run` of an
+// empty script measured in the same run, next to issue 45's goals (-p at most 5x, a tool call
+// under 250 ms). Also prints the REPL's idle RSS and the phase traces of a REPL start, a -p
+// run and a tool call.
 // The "reference" row is a bare node:readline prompt: what any REPL built on Deno's Node
 // layer pays before its own code runs. harness shows its prompt before readline loads (keys typed
 // meanwhile wait in the input buffer), so the "answers /help" row times real readiness: the
@@ -244,6 +246,8 @@ const cases: Record<string, () => Promise<Sample>> = {
     timed([...FLAGS, MAIN, ...model, allowRun], { cwd, env: mcpEnv, ready: PROMPT }),
   "-p run (one answer)": () =>
     timed([...FLAGS, MAIN, ...model, "--no-session", "-p", "hi"], { cwd, env: plainEnv }),
+  "harness tool get_working_directory": () =>
+    timed([...FLAGS, MAIN, "tool", "get_working_directory", "{}"], { cwd, env: plainEnv }),
   "reference: npm:openai import alone": () =>
     timed([...FLAGS, "--config", CONFIG, openaiScript], { cwd, env: plainEnv }),
   "openai_compat.ts (own client) import": () =>
@@ -282,6 +286,14 @@ try {
     const ms = median(values);
     console.log(`  ${name.padEnd(40)} ${ms.toFixed(1).padStart(7)} ms  ${(ms / base).toFixed(2)}x`);
   }
+  // Issue 45's goals, next to what this run measured.
+  const p = median(samples["-p run (one answer)"]!);
+  const tool = median(samples["harness tool get_working_directory"]!);
+  console.log(
+    `goals: -p at most 5x an empty script: ${(p / base).toFixed(2)}x ` +
+      `(${p / base <= 5 ? "met" : "not met"}); harness tool under 250 ms: ${tool.toFixed(0)} ms ` +
+      `(${tool < 250 ? "met" : "not met"})`,
+  );
   if (AGAINST !== undefined) {
     console.log(`this checkout against ${values.against} (same runs, interleaved):`);
     for (const name of COMPARED) {
@@ -337,6 +349,14 @@ try {
   });
   console.log("phases of one -p run:");
   for (const line of tracedPrint.stderr.split("\n")) {
+    if (line.startsWith("startup ")) console.log(`  ${line.slice("startup ".length)}`);
+  }
+  const tracedTool = await timed([...FLAGS, MAIN, "tool", "get_working_directory", "{}"], {
+    cwd,
+    env: { ...plainEnv, HARNESS_TRACE_STARTUP: "1" },
+  });
+  console.log("phases of one harness tool call:");
+  for (const line of tracedTool.stderr.split("\n")) {
     if (line.startsWith("startup ")) console.log(`  ${line.slice("startup ".length)}`);
   }
   const mcpReady: number[] = [];

@@ -53,7 +53,7 @@ export default defineTool({
       const places = error instanceof Deno.errors.NotCapable ? await placesFrom(root) : [];
       if (places.length === 0 || places[0] === root) throw error;
     }
-    const glob = compileGlob(pattern);
+    const glob = await compileGlob(pattern);
     const prefix = root === "" ? "" : `${root}/`;
     // Start at the pattern's static folder ("src" for "src/**/*.ts") when it exists.
     let start = root;

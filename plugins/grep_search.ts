@@ -10,6 +10,7 @@ import { deniedNote } from "../src/tools/search/denied_note.ts";
 import { readRoots } from "../src/tools/search/read_roots.ts";
 import { grepRoots } from "../src/tools/search/grep_roots.ts";
 import { grepWithRg } from "../src/tools/search/rg_grep.ts";
+import { compileGlob } from "../src/tools/search/glob_matcher.ts";
 
 export default defineTool({
   name: "grep_search",
@@ -39,7 +40,9 @@ export default defineTool({
     const options = {
       pattern: args.pattern,
       caseSensitive: args.case_sensitive,
-      ...(args.file_filter === undefined ? {} : { fileFilter: args.file_filter }),
+      ...(args.file_filter === undefined
+        ? {}
+        : { fileFilter: await compileGlob(args.file_filter, { dot: true }) }),
       maxResults: args.max_results,
       includeHidden: args.include_hidden,
       respectGitignore: !args.ignore_gitignore,

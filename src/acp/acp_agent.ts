@@ -73,6 +73,7 @@ export function createAcpAgent(deps: AcpAgentDeps): AcpAgent {
     endSessions() {
       for (const session of state.sessions.values()) {
         session.live.running?.abort();
+        void session.live.terminals?.close();
         session.conversation.parts.recorder.end();
       }
       state.sessions.clear();
@@ -232,6 +233,7 @@ async function promptSession(
       cwd: session.cwd,
       takeDiffs: () => session.live.diffs.splice(0),
       window: () => session.conversation.contextLength,
+      jobStarted: (callId, id) => void session.live.terminals?.show(callId, id),
     });
     session.follow(); // the code map and the curator follow the session that sends now
     const images = await promptImages(params.prompt);

@@ -14,6 +14,7 @@ import type { Conversation } from "../agent/conversation.ts";
 import { createAcpPrompter, type PromptedCall } from "./acp_prompter.ts";
 import { type FileDiff, withEditorFiles } from "./editor_files.ts";
 import { toolKind, toolTitle } from "./tool_updates.ts";
+import { JobTerminals } from "./job_terminals.ts";
 import type { McpServer } from "@agentclientprotocol/sdk";
 
 /** A workspace folder's tools and rules, and the conversations made over them. */
@@ -51,6 +52,8 @@ export interface AcpSession {
     currentCall?: PromptedCall;
     /** File changes of the running call, shown as diffs when it finishes. */
     diffs: FileDiff[];
+    /** The editor's terminals that follow background jobs, when the editor offers them. */
+    terminals?: JobTerminals;
   };
 }
 
@@ -75,9 +78,26 @@ export function openAcpSession(
   },
 ): Result<{ session: AcpSession; loaded?: LoadedSession }, AgentError> {
   const { workspace, cwd, capabilities } = where;
-  const live: AcpSession["live"] = { diffs: [] };
   // The id is known once the session log answered; the prompter asks for it then.
   let sessionId = "";
+  const live: AcpSession["live"] = {
+    diffs: [],
+    ...(capabilities.terminal
+      ? {
+        terminals: new JobTerminals({
+          create: (params) =>
+            client.request(methods.client.terminal.create, { sessionId, cwd, ...params }),
+          release: (terminalId) =>
+            client.request(methods.client.terminal.release, { sessionId, terminalId }),
+          send: (update) =>
+            void client.notify(methods.client.session.update, { sessionId, update }).catch(
+              () => {},
+            ),
+          jobs: () => workspace.workspace.tools.jobs.summaries(),
+        }),
+      }
+      : {}),
+  };
   const prompter = createAcpPrompter({
     sessionId: () => sessionId,
     currentCall: () => live.currentCall,

@@ -9,6 +9,7 @@ import type { Usage } from "../messages.ts";
 import type { FileDiff } from "./editor_files.ts";
 import { planUpdate } from "./session_updates.ts";
 import { toolCallUpdate, toolLocations, toolResultUpdate } from "./tool_updates.ts";
+import { startedJob } from "./job_terminals.ts";
 
 /** Receives the updates of one session, in order. */
 export type UpdateSender = (update: SessionUpdate) => void;
@@ -40,6 +41,8 @@ export function turnSink(options: {
   cwd: string;
   takeDiffs(): FileDiff[];
   window(): number | undefined;
+  /** run_command left a background job (the editor may show it in a terminal). */
+  jobStarted?(callId: string, id: string): void;
 }): (event: LoopEvent) => void {
   const { send, cwd } = options;
   const text = (t: string) => ({ type: "text" as const, text: t });
@@ -68,6 +71,8 @@ export function turnSink(options: {
           ? options.takeDiffs().map((d) => ({ type: "diff", ...d }))
           : [];
         send(toolResultUpdate(event.callId, event.result, diffs));
+        const job = event.name === "run_command" ? startedJob(event.result.data) : undefined;
+        if (job !== undefined) options.jobStarted?.(event.callId, job);
         break;
       }
       case "state_changed": {

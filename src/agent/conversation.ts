@@ -59,6 +59,8 @@ export interface ConversationParts {
   callHooks?: CallHooks;
   /** UserPromptSubmit, Stop and SessionStart hooks. */
   turnHooks?: TurnHooks;
+  /** Notes for the model at the start of a turn, with the user's message (jobs that ended). */
+  turnNotes?(): string[];
   /** Why the conversation starts: its SessionStart hooks run before its first message. */
   sessionStart?: "startup" | "resume";
   /**
@@ -477,6 +479,7 @@ export class Conversation {
       }
       if (verdict.context !== undefined) this.#notes.push(verdict.context);
     }
+    if (sentText !== null) this.#notes.push(...this.parts.turnNotes?.() ?? []);
     if (sentText !== null && this.#notes.length > 0) {
       sentText = `${sentText}\n\n${this.#notes.join("\n\n")}`;
       this.#notes = [];

@@ -17,6 +17,8 @@ import { openRunHooks } from "./run_hooks.ts";
 import { modelVision, type VisionVerdict } from "./model_vision.ts";
 import { type ImageGate, refuseUserImages, withImageGate } from "./image_gate.ts";
 import { imageMentions, mentionedImage } from "./prompt_images.ts";
+import { jobNews } from "../jobs/job_notes.ts";
+import { withDiagnostics } from "./with_diagnostics.ts";
 import { skillTurnHooks } from "./skill_turn_hooks.ts";
 
 /** What the extras of a workspace's conversations are made from. */
@@ -34,7 +36,7 @@ export interface ExtrasOptions {
 /** The extras of one conversation. */
 export type ConversationExtras = Pick<
   ConversationParts,
-  "checkpoints" | "callHooks" | "turnHooks" | "sessionStart" | "prepareMessage"
+  "checkpoints" | "callHooks" | "turnHooks" | "sessionStart" | "prepareMessage" | "turnNotes"
 >;
 
 /** Makes the extras of a workspace's conversations (the model's sight is asked once). */
@@ -69,9 +71,13 @@ export class WorkspaceExtras {
     return ask();
   }
 
-  /** The tools with the image gate: a picture reaches only a model that can see. */
+  /**
+   * The tools with the image gate (a picture reaches only a model that can see) and the
+   * diagnostics after each edit.
+   */
   tools(runner: ToolRunner): ToolRunner {
-    return withImageGate(runner, this.gate);
+    const { tools, cwd } = this.#options;
+    return withDiagnostics(withImageGate(runner, this.gate), tools.diagnostics, cwd);
   }
 
   /**
@@ -111,6 +117,11 @@ export class WorkspaceExtras {
       ...(turnHooks ? { turnHooks } : {}),
       sessionStart: resumed ? "resume" : "startup",
       prepareMessage: (text, given) => this.#prepare(text, given),
+      // Background jobs that ended (or wait for input) since the last message.
+      turnNotes: () => {
+        const news = jobNews(tools.jobs.takeNews());
+        return news === undefined ? [] : [news];
+      },
     };
   }
 

@@ -6,6 +6,7 @@ import type { AgentError, Result } from "../errors.ts";
 import type { TrustIO } from "../permissions/project_trust.ts";
 import type { ProviderProgress } from "./provider_openers.ts";
 import type { SessionStore } from "../sessions/session_store_types.ts";
+import type { JobSummary } from "../jobs/job_control.ts";
 
 /** A model settled to run in this process when no server answered, and a line about it. */
 export interface ModelHere {
@@ -51,4 +52,6 @@ export interface FrontEnd {
   storeOpened?(store: SessionStore): number | undefined;
   /** The provider is open; its notes are not shown yet (the REPL takes the terminal here). */
   providerOpened?(notes: readonly string[]): void;
+  /** A background job ended or started to wait for input (the model hears of it next turn). */
+  jobChanged?(job: JobSummary): void;
 }

@@ -11,6 +11,7 @@ import { grantFor, type ToolGrants } from "../sandbox/tool_grants.ts";
 import type { ToolPermissions } from "../tools/define_tool.ts";
 import type { ToolInfo, ToolRun, ToolRunner } from "../tools/tool_runner.ts";
 import type { PreviewResult } from "../tools/file_change.ts";
+import { JOB_TOOLS } from "../jobs/job_control.ts";
 
 /**
  * Windows below this many tokens get compact schemas. Measured with bench/context_bench.ts:
@@ -204,8 +205,10 @@ export class OfferedTools implements ToolRunner {
       name: tool.name,
       builtin: tool.origin === "builtin",
     });
-    return own
-      ? missingGrant(own.declared, own.grants, workspace)
-      : missingGrant(tool.permissions, grants, workspace);
+    if (own) return missingGrant(own.declared, own.grants, workspace);
+    // The job tools serve run_command's jobs: offered when commands can run.
+    const jobs = tool.origin === "builtin" && JOB_TOOLS.has(tool.name);
+    const declared = jobs ? { run: true, ...tool.permissions } : tool.permissions;
+    return missingGrant(declared, grants, workspace);
   }
 }

@@ -11,6 +11,7 @@ import { discoverPlugins } from "../plugins/load_plugins.ts";
 import { schemaCachePath } from "../plugins/schema_cache.ts";
 import type { Grants } from "../sandbox/grants.ts";
 import { type CommandSandbox, describeCommandSandbox } from "../sandbox/command_sandbox.ts";
+import type { JobSummary } from "../jobs/job_control.ts";
 import { probeCommandSandbox } from "../sandbox/command_sandbox_probe.ts";
 import { protectionFromGate } from "../sandbox/command_sandbox_protection.ts";
 import { openToolHost, type ToolHost } from "../sandbox/tool_host.ts";
@@ -33,6 +34,8 @@ export interface OpenToolsOptions {
   background?: boolean;
   /** One worker per tool (a one-shot call imports only its own plugin). */
   workerPerTool?: boolean;
+  /** Told when a background job ends or waits for input (the front end's line). */
+  onJobChange?(job: JobSummary): void;
   /** The workspace's file gate; built here when left out. */
   gate?: FileGate;
 }
@@ -106,6 +109,8 @@ export async function openTools(
     maxOutputSize: options.settings.maxOutputSize,
     toolOutputLimit: options.settings.toolOutputLimit,
     commandSandbox,
+    backgroundAfterMs: options.settings.commandBackgroundAfter * 1000,
+    ...(options.onJobChange ? { onJobChange: options.onJobChange } : {}),
     ...(options.workerPerTool ? { workerPerTool: true } : {}),
     ...(toolGrants ? { toolGrants } : {}),
   });

@@ -24,6 +24,7 @@ import type { LoadedInstructions } from "../config/project_instructions.ts";
 import { loadWorkspaceInstructions } from "./workspace_instructions.ts";
 import type { LoadedCommands } from "./custom_commands.ts";
 import type * as WorkspaceCommands from "./workspace_commands.ts";
+import { sessionEndLine } from "../jobs/job_notes.ts";
 
 /**
  * Why a run or a workspace could not open (left out when the front end said it already), and
@@ -150,6 +151,12 @@ export async function openWorkspace(
     follow(conversation) {
       focus = conversation;
     },
-    close: () => tools.runner.close(),
+    async close() {
+      // The background jobs end with the session, with a line saying which.
+      const line = sessionEndLine(await tools.jobs.close());
+      if (line !== undefined) frontEnd.io.write(`${line}\n`);
+      await tools.diagnostics.close();
+      await tools.runner.close();
+    },
   };
 }

@@ -25,6 +25,9 @@ import type { ConversationPrefix } from "../agent/conversation.ts";
 import type { FrontEnd } from "./front_end.ts";
 import type { FileGate } from "../gate/file_gate.ts";
 import { openTools } from "./open_tools.ts";
+import type { JobTable } from "../jobs/job_table.ts";
+import type { EditDiagnostics } from "../diagnostics/edit_diagnostics.ts";
+import { openRunDiagnostics } from "./run_diagnostics.ts";
 import { webSearchGrants } from "./web_search_setup.ts";
 
 // Not string literals: a run without MCP servers never loads the MCP modules. The "compile"
@@ -69,6 +72,10 @@ export interface RunTools {
   mcp: McpServersModule.McpServers | undefined;
   /** The command sandbox's start-up check. */
   commandSandbox: Promise<CommandSandbox>;
+  /** The background jobs run_command started (src/jobs/), ended with the workspace. */
+  jobs: JobTable;
+  /** The checks after each edit: syntax, and the configured language servers. */
+  diagnostics: EditDiagnostics;
   /** How the approval prompt describes a command's confinement (issue 14). */
   commandNote(): string;
   /** The workspace's file gate: every file access for this workspace asks it. */
@@ -89,6 +96,7 @@ export async function openRunTools(options: RunToolsOptions): Promise<RunTools> 
     io: frontEnd.io,
     // The REPL's prompt does not wait for the tool list; the others know it before they start.
     background: frontEnd.listsToolsLater === true,
+    ...(frontEnd.jobChanged ? { onJobChange: (job) => frontEnd.jobChanged?.(job) } : {}),
   });
   // MCP servers (src/mcp/) start when the front end says; their tools join when each is ready.
   const servers = { ...settings.mcpServers, ...options.mcpServers };
@@ -102,7 +110,10 @@ export async function openRunTools(options: RunToolsOptions): Promise<RunTools> 
     notice: (line) => frontEnd.mcpNotice(line),
     // Stdio servers start in the same command sandbox as commands (issue 26).
     commandSandbox: tools.commandSandbox,
+    outputsDir,
   });
+  // A launcher's profile (npx, uvx, ...) is asked about once, where the user can answer.
+  await mcp?.approveProfiles(frontEnd.interactive ? frontEnd.io : undefined);
   // Skills (SKILL.md folders) load only when a skills folder exists: their parser costs a run
   // without any nothing.
   const skills = anySkillRoot({ cwd, home: homeDir(), configDir: configDir() })
@@ -145,6 +156,16 @@ export async function openRunTools(options: RunToolsOptions): Promise<RunTools> 
     runner,
     mcp,
     commandSandbox: tools.commandSandbox,
+    jobs: tools.host.jobs,
+    diagnostics: openRunDiagnostics({
+      settings,
+      grants,
+      cwd,
+      sandbox: tools.commandSandbox,
+      io: frontEnd.io,
+      interactive: frontEnd.interactive,
+      gate: tools.gate,
+    }),
     commandNote: () => commandNote,
     gate: tools.gate,
   };

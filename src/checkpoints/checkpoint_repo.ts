@@ -6,6 +6,7 @@
 
 import { join } from "node:path";
 import { gitText, initShadowRepo, runGit, ShadowGitError, type ShadowRepo } from "./shadow_git.ts";
+import { diffStat, type PathStat } from "./diff_stat.ts";
 
 /** A file left out of a snapshot. */
 export interface SkippedPath {
@@ -261,6 +262,26 @@ export class CheckpointRepo {
         b,
       ]);
       return out.split("\0").filter((path) => path !== "").sort();
+    });
+  }
+
+  /**
+   * Lines added and removed per changed path between two snapshots: what a subagent's report
+   * says it changed, from the snapshots rather than from its own words.
+   *
+   * @param from The older snapshot's commit (undefined: the empty tree).
+   * @param to The newer snapshot's commit.
+   * @returns One entry per changed path, in git's order; a file with a NUL byte is `binary`,
+   *   without line counts.
+   */
+  diffStat(from: string | undefined, to: string | undefined): Promise<PathStat[]> {
+    return this.#serial(async () => {
+      if (from === to) return [];
+      return await diffStat(
+        this.#repo,
+        from ?? await this.#emptyTree(),
+        to ?? await this.#emptyTree(),
+      );
     });
   }
 

@@ -15,6 +15,7 @@ import type { FrontEnd } from "../app/front_end.ts";
 import { openToolsRun, type ToolsRun } from "../app/open_tools_run.ts";
 import { type CommandIO, settingsOrExit } from "./command_io.ts";
 import { jsonTerminalSafe, terminalSafe } from "../platform/terminal_text.ts";
+import { tracePhase } from "../platform/startup_trace.ts";
 
 /**
  * Reads the settings and the command's JSON arguments, then opens the folder's tools and
@@ -31,6 +32,7 @@ async function openDirectRun(
   const { flags } = command;
   const settings = await settingsOrExit(flags, io);
   if (typeof settings === "number") return settings;
+  tracePhase("settings loaded");
   const args = parseJsonArgument(command.json, io);
   if (args === undefined) return EXIT.usage;
   const stderr = (text: string) => Deno.stderr.writeSync(new TextEncoder().encode(text));
@@ -96,6 +98,7 @@ export async function runToolCommand(
   const tools = run.workspace.tools.all;
   try {
     await tools.ready?.(); // the code tools settle whether search_code is offered
+    tracePhase("tool list ready");
     const info = tools.list().find((tool) => tool.name === command.name);
     if (!info) {
       io.printError(
@@ -136,6 +139,7 @@ export async function runToolCommand(
         state: {},
         signal: controller.signal,
       });
+      tracePhase("tool call answered");
       console.log(jsonTerminalSafe(JSON.stringify(ran.result, null, 2)));
       if (controller.signal.aborted) return EXIT.interrupted;
       return ran.result.success ? EXIT.ok : EXIT.runtime;

@@ -8,7 +8,8 @@ import { paths } from "../platform/paths.ts";
 import { formatAgentError } from "../errors.ts";
 import { EXIT } from "../app/exit_codes.ts";
 import type { Grants } from "../sandbox/grants.ts";
-import { checkMcpServer, type McpServerConfig } from "../config/mcp_config.ts";
+import { checkMcpServer, isStdioServer, type McpServerConfig } from "../config/mcp_config.ts";
+import { offerProfile, type ProfileQuestionIO } from "../mcp/profile_approval.ts";
 import { formatServerStates, McpServers } from "../mcp/mcp_servers.ts";
 import { probeCommandSandbox } from "../sandbox/command_sandbox_probe.ts";
 import { parseFlags } from "./parse_flags.ts";
@@ -41,7 +42,7 @@ export async function runMcpCommand(
   const [action, ...rest] = args;
   switch (action) {
     case "add":
-      return await addServer(rest, io);
+      return await addServer(rest, io, grants);
     case "remove": {
       const [name, extra] = rest;
       if (name === undefined || extra !== undefined) {
@@ -60,7 +61,7 @@ export async function runMcpCommand(
         );
         return EXIT.usage;
       }
-      return await importServers(file, io);
+      return await importServers(file, io, grants);
     }
     default:
       io.printError(
@@ -113,7 +114,11 @@ async function writeServers(
   return undefined;
 }
 
-async function addServer(args: readonly string[], io: CommandIO): Promise<number> {
+async function addServer(
+  args: readonly string[],
+  io: CommandIO,
+  grants: Grants,
+): Promise<number> {
   const dashes = args.indexOf("--");
   const before = dashes === -1 ? args : args.slice(0, dashes);
   const command = dashes === -1 ? [] : args.slice(dashes + 1);
@@ -190,6 +195,7 @@ async function addServer(args: readonly string[], io: CommandIO): Promise<number
     );
     return EXIT.usage;
   }
+  await withOfferedProfile(name, checked, grants);
   const failed = await writeServers(file, current.text, { [name]: checked });
   if (failed) {
     io.printError(failed);
@@ -198,6 +204,33 @@ async function addServer(args: readonly string[], io: CommandIO): Promise<number
   console.log(`Added MCP server "${name}" to ${file}`);
   console.log(hintFor(name, checked));
   return EXIT.ok;
+}
+
+/** Questions on stderr, answered on stdin (end of input answers no). */
+function questionIO(): ProfileQuestionIO {
+  return {
+    readLine: async (prompt) => (await import("./read_stdin_line.ts")).readStdinLine(prompt),
+    write: (text) => Deno.stderr.writeSync(new TextEncoder().encode(text)),
+  };
+}
+
+/**
+ * Shows a launcher's profile (npx, uvx, bunx, docker) and asks once; an approved one goes
+ * into the entry's `sandbox` (issue 45).
+ */
+async function withOfferedProfile(
+  name: string,
+  config: McpServerConfig,
+  grants: Grants,
+): Promise<void> {
+  if (Deno.build.os === "windows" || !isStdioServer(config) || config.sandbox) return;
+  const sandbox = await offerProfile(name, config, {
+    grants,
+    env: Deno.env.toObject(),
+    cwd: Deno.cwd(),
+    io: questionIO(),
+  });
+  if (sandbox !== undefined) config.sandbox = sandbox;
 }
 
 /** What to run next: the flag the server needs. */
@@ -251,6 +284,8 @@ async function listServers(grants: Grants, io: CommandIO): Promise<number> {
       writableGit: settings.value.writableGit,
     }),
   });
+  // A launcher's profile not approved yet is asked about in a terminal.
+  await servers.approveProfiles(Deno.stdin.isTerminal() ? questionIO() : undefined);
   servers.start();
   await servers.settled(60_000);
   console.log(formatServerStates(servers.states()));
@@ -275,7 +310,7 @@ async function readForeignFile(file: string, text: string): Promise<unknown | { 
   return parse(text.replace(/^\uFEFF/, ""), [], { allowTrailingComma: true });
 }
 
-async function importServers(file: string, io: CommandIO): Promise<number> {
+async function importServers(file: string, io: CommandIO, grants: Grants): Promise<number> {
   let text: string;
   try {
     text = await Deno.readTextFile(file);
@@ -323,6 +358,7 @@ async function importServers(file: string, io: CommandIO): Promise<number> {
         `"${name}" reads ${state.join(", ")} when it starts; it does not start without them`,
       );
     }
+    await withOfferedProfile(name, added[name], grants);
   }
   const names = Object.keys(added);
   if (names.length === 0) {

@@ -137,6 +137,7 @@ export async function runRepl(
   const instructions = parts.workspace.instructions;
   const commands = slashCommands({
     instructionsReport: () => formatInstructionsReport(instructions),
+    jobs: tools.jobs,
     tools: async () => {
       await tools.host.ready();
       return tools.runner.list();

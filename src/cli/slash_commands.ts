@@ -1,5 +1,5 @@
 // The REPL's slash commands: /help, /tools, /mcp, /skills, /context, /compact, /permissions, /tasks,
-// /clear, /continue, /undo, /rewind, /sessions, /resume, /stats, /exit. A table of rows (name,
+// /jobs, /clear, /continue, /undo, /rewind, /sessions, /resume, /stats, /exit. A table of rows (name,
 // summary, handler); each handler is a small function over the REPL control surface and the
 // context.
 
@@ -12,6 +12,9 @@ import { formatContextReport } from "../agent/context_report.ts";
 import { formatTaskChecklist } from "../tools/builtin/task_checklist.ts";
 import { terminalLine, terminalSafe } from "../platform/terminal_text.ts";
 import { type RestoreAsk, restoreCommands } from "./restore_commands.ts";
+import type { JobTable } from "../jobs/job_table.ts";
+import { jobLine } from "../jobs/job_notes.ts";
+import { jobState } from "../jobs/job_control.ts";
 
 export interface SlashContext {
   /** The tools, once their list has loaded (start-up loads it in the background). */
@@ -38,6 +41,8 @@ export interface SlashContext {
   restore?: RestoreAsk;
   /** /context's lines about the instruction files (app/instructions_report.ts). */
   instructionsReport?(): string;
+  /** The background jobs run_command started (/jobs lists them, /jobs kill ID stops one). */
+  jobs?: Pick<JobTable, "summaries" | "kill">;
 }
 
 /** What a command's handler sees besides its arguments and the REPL. */
@@ -76,6 +81,11 @@ const SLASH_COMMANDS: readonly SlashEntry[] = [
     run: showPermissions,
   },
   { name: "tasks", summary: "show the task list", run: showTasks },
+  {
+    name: "jobs",
+    summary: "list background jobs; /jobs kill ID stops one and all it started",
+    run: jobs,
+  },
   {
     name: "clear",
     summary: "start a new conversation (a new session, approvals asked again)",
@@ -180,6 +190,26 @@ async function showPermissions(_args: string, repl: ReplControl, { context }: Sl
 
 function showTasks(_args: string, repl: ReplControl): void {
   repl.write(`${terminalSafe(formatTaskChecklist(repl.conversation.state))}\n`);
+}
+
+async function jobs(args: string, repl: ReplControl, { context }: SlashScope): Promise<void> {
+  const table = context.jobs;
+  const kill = /^kill\s+(\S+)$/.exec(args.trim());
+  if (table && kill) {
+    const reply = await table.kill(kill[1]!);
+    repl.write(
+      "unknown" in reply
+        ? `${repl.style.red(terminalLine(reply.unknown))}\n`
+        : `${terminalLine(`${reply.job.id} ${jobState(reply.job)}: ${reply.job.command}`)}\n`,
+    );
+    return;
+  }
+  const list = table?.summaries() ?? [];
+  repl.write(
+    list.length === 0
+      ? `${repl.style.dim("No background jobs")}\n`
+      : `${list.map((job) => `  ${terminalLine(jobLine(job))}`).join("\n")}\n`,
+  );
 }
 
 function clear(_args: string, repl: ReplControl, { context }: SlashScope): void {

@@ -10,6 +10,7 @@ import type { Repl, TurnInput } from "../ui/repl.ts";
 import type { Style } from "../ui/style.ts";
 import { tracePhase } from "../platform/startup_trace.ts";
 import { terminalLine, terminalSafe } from "../platform/terminal_text.ts";
+import { jobLine } from "../jobs/job_notes.ts";
 import type { StartAhead } from "./prompt_ahead.ts";
 import type { CommandIO } from "./command_io.ts";
 
@@ -81,6 +82,8 @@ export function terminalFrontEnd(options: TerminalOptions): TerminalFrontEnd {
     io,
     // MCP servers write these lines and their progress: escapes show as text.
     mcpNotice: (line) => writeErr(`${style.yellow(`warning: ${terminalSafe(line)}`)}\n`),
+    // A background job that ended or waits for input: one line (the model hears next turn).
+    jobChanged: (job) => writeErr(`${style.dim(`[${terminalLine(jobLine(job))}]`)}\n`),
     // On a terminal, progress notifications replace the running tool's line.
     ...(Deno.stderr.isTerminal()
       ? {

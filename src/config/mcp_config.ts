@@ -27,7 +27,11 @@ export interface McpStdioConfig {
 export interface McpServerSandbox {
   read?: true | string[];
   write?: true | string[];
-  net?: boolean;
+  /**
+   * true: the network; a list: those hosts (a launcher's registry; the command sandbox cannot
+   * limit hosts, so it shares the network); false: none, even when the flags grant it.
+   */
+  net?: boolean | string[];
   env?: true | string[];
 }
 
@@ -72,14 +76,10 @@ function sandboxProblem(value: unknown): string | undefined {
     if (!SANDBOX_KEYS.has(key)) {
       return `unknown key "${key}": known keys are ${[...SANDBOX_KEYS].join(", ")}`;
     }
-    if (
-      key === "net" ? typeof grant !== "boolean" : !(
-        grant === true ||
-        (Array.isArray(grant) && grant.every((g) => typeof g === "string" && g !== ""))
-      )
-    ) {
+    const list = Array.isArray(grant) && grant.every((g) => typeof g === "string" && g !== "");
+    if (key === "net" ? !(typeof grant === "boolean" || list) : !(grant === true || list)) {
       return key === "net"
-        ? '"net" expected true or false'
+        ? '"net" expected true, false or a list of hosts'
         : `"${key}" expected true or a list of ${key === "env" ? "variable names" : "paths"}`;
     }
   }

@@ -58,6 +58,12 @@ export interface Settings {
   commandSandbox: "auto" | "required" | "off";
   /** Commands may write `.git` (it is read-only in the command sandbox by default). */
   writableGit: boolean;
+  /** Seconds after which a command run without timeout_ms moves to the background; 0: never. */
+  commandBackgroundAfter: number;
+  /** Start the language servers configured (.lsp.json, opencode's `lsp`) for edit diagnostics. */
+  lsp: boolean;
+  /** Milliseconds a language server may take to answer after an edit before it is skipped. */
+  lspTimeout: number;
   /** The context window in tokens, overriding what the server states (--context-length). */
   contextLength?: number;
   /** Seconds to wait for a model's first streamed byte (prompt processing can take minutes). */
@@ -99,6 +105,8 @@ export interface Settings {
   imageMaxSize: number;
   /** Instruction file names read per folder, the first present wins (project_instructions.ts). */
   instructionFiles: string[];
+  /** How deep subagents may nest (src/sandbox/child_scope.ts): 1 allows children only. */
+  maxAgentDepth: number;
   /**
    * The search engine of `web_search`: a SearXNG base URL, or a URL template with `{query}`.
    * Unset: the tool is not offered and nothing searches (plugins/web_search.ts).
@@ -149,6 +157,9 @@ export const DEFAULT_SETTINGS: Settings = {
   curator: "auto",
   commandSandbox: "auto",
   writableGit: false,
+  commandBackgroundAfter: 60,
+  lsp: true,
+  lspTimeout: 3000,
   firstByteTimeout: 600,
   stallTimeout: 120,
   compactAt: 85,
@@ -161,6 +172,7 @@ export const DEFAULT_SETTINGS: Settings = {
   vision: "auto",
   imageMaxSize: 10 * 1024 * 1024,
   instructionFiles: [...DEFAULT_INSTRUCTION_FILES],
+  maxAgentDepth: 1,
 };
 
 const SETTING_FLAG_KEYS: readonly (keyof SettingFlags)[] = [
@@ -220,6 +232,10 @@ const isLoopGuard: Checker = (v) =>
   v === 0 || (typeof v === "number" && Number.isInteger(v) && v >= 2)
     ? undefined
     : "expected 0 (off) or a whole number from 2: the identical call that is not run again";
+const isWholeOrZero: Checker = (v) =>
+  typeof v === "number" && Number.isInteger(v) && v >= 0
+    ? undefined
+    : "expected 0 (never) or a positive whole number";
 const isBoolean: Checker = (v) => typeof v === "boolean" ? undefined : "expected true or false";
 const isOneOf = (...values: string[]): Checker => (v) =>
   typeof v === "string" && values.includes(v) ? undefined : `expected one of ${values.join(", ")}`;
@@ -261,6 +277,9 @@ const FIELDS: Record<string, [keyof Settings, Checker]> = {
   curator: ["curator", isOneOf("auto", "off")],
   command_sandbox: ["commandSandbox", isOneOf("auto", "required", "off")],
   writable_git: ["writableGit", isBoolean],
+  command_background_after: ["commandBackgroundAfter", isWholeOrZero],
+  lsp: ["lsp", isBoolean],
+  lsp_timeout: ["lspTimeout", isPositive],
   context_length: ["contextLength", isPositive],
   first_byte_timeout: ["firstByteTimeout", isPositive],
   stall_timeout: ["stallTimeout", isPositive],
@@ -280,6 +299,7 @@ const FIELDS: Record<string, [keyof Settings, Checker]> = {
   ],
   image_max_size: ["imageMaxSize", isPositive],
   instruction_files: ["instructionFiles", isFileNameList],
+  max_agent_depth: ["maxAgentDepth", isPositive],
   web_search_url: ["webSearchUrl", isSearchUrl],
   default_model: ["defaultModel", (v) => {
     const parsed = parseModelSource(v);
@@ -318,6 +338,7 @@ export const PROJECT_CONFIG_SAFE_KEYS: readonly string[] = [
   "text_tool_calls",
   "gpu",
   "curator",
+  "lsp_timeout",
   "vision",
   "image_max_size",
 ];

@@ -18,6 +18,19 @@ import {
 import denoJson from "../../deno.json" with { type: "json" };
 import { isStdioServer, type McpServerConfig } from "../config/mcp_config.ts";
 import { type McpCallResult, printable } from "./mcp_result.ts";
+import { MessageReader, type ReadBufferLike } from "./message_reader.ts";
+import { toolOutputsDir } from "../config/folders.ts";
+import { join } from "node:path";
+
+/** A new file for an answer too large to hold, named after its server. */
+function spillFile(outputsDir: string, server: string): string {
+  const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+  const suffix = Math.random().toString(36).slice(2, 8);
+  return join(
+    toolOutputsDir(outputsDir),
+    `mcp-${server.replace(/[^\w-]/g, "_")}-${stamp}-${suffix}.txt`,
+  );
+}
 
 /** A tool as the server lists it. */
 export interface McpToolListing {
@@ -46,6 +59,8 @@ export interface McpConnectionOptions {
   onToolsChanged(tools: McpToolListing[]): void;
   /** Called when the server exits or its connection drops outside a close(). */
   onLost(reason: string): void;
+  /** Where an answer too large to hold is saved (the saved outputs' folder). */
+  outputsDir: string;
 }
 
 const STDERR_TAIL = 2000;
@@ -139,6 +154,22 @@ export class McpConnection {
     }
   }
 
+  /**
+   * Whether the server still answers: a `ping` (any answer counts, an error too) within
+   * `timeoutMs`. A call that timed out may be slow work; a server that answers nothing is frozen.
+   */
+  async ping(timeoutMs: number): Promise<boolean> {
+    if (this.#lost) return false;
+    try {
+      await this.client.ping({ timeout: timeoutMs });
+      return true;
+    } catch (error) {
+      const code = errorCode(error);
+      return error instanceof McpError && code !== ErrorCode.RequestTimeout &&
+        code !== ErrorCode.ConnectionClosed;
+    }
+  }
+
   async close(): Promise<void> {
     this.#closing = true;
     await this.client.close().catch(() => undefined);
@@ -165,7 +196,8 @@ export async function connectMcpServer(
   config: McpServerConfig,
   options: McpConnectionOptions,
 ): Promise<
-  { ok: true; connection: McpConnection; tools: McpToolListing[] } | { ok: false; error: string }
+  | { ok: true; connection: McpConnection; tools: McpToolListing[] }
+  | { ok: false; error: string; stderr: string }
 > {
   let stderr = "";
   const tail = () => stderr.slice(-STDERR_TAIL);
@@ -186,6 +218,11 @@ export async function connectMcpServer(
         ...(config.env ? { env: config.env } : {}),
         cwd: config.cwd ?? options.cwd,
         stderr: "pipe",
+      });
+      // Messages are split without the SDK's quadratic buffer, and one over its 10 MiB limit
+      // is saved to a file instead of ending the connection (message_reader.ts).
+      (stdio as unknown as { _readBuffer: ReadBufferLike })._readBuffer = new MessageReader({
+        spillFile: () => spillFile(options.outputsDir, name),
       });
       stdio.stderr?.on("data", (chunk: Uint8Array | string) => {
         stderr = (stderr + String(chunk)).slice(-STDERR_TAIL * 2);
@@ -260,6 +297,7 @@ export async function connectMcpServer(
     return {
       ok: false,
       error: `${connectErrorText(name, config, error)}${text ? `; its stderr ends: ${text}` : ""}`,
+      stderr: tail(),
     };
   }
 }

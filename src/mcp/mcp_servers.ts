@@ -11,9 +11,22 @@ import type { McpCallFailure, McpConnection, McpToolListing } from "./mcp_server
 import type { McpCallResult } from "./mcp_result.ts";
 import { serverBlockedReason } from "./server_grants.ts";
 import { confinedServer } from "./confined_server.ts";
+import { confinedFailure } from "./start_failure.ts";
+import {
+  askProfile,
+  pendingProfile,
+  type ProfileQuestionIO,
+  saveServerSandbox,
+  unapprovedMessage,
+} from "./profile_approval.ts";
+import { profileSandbox } from "./launcher_profiles.ts";
+import { configDir, savedOutputsRoot } from "../config/folders.ts";
 import type { CommandSandbox } from "../sandbox/command_sandbox.ts";
 import { probeCommandSandbox } from "../sandbox/command_sandbox_probe.ts";
 import { closeExtraFdsOnExec } from "../sandbox/stdio_only.ts";
+
+/** How long a server whose call timed out has to answer a ping before it counts as frozen. */
+const PING_TIMEOUT_MS = 5_000;
 
 // Not a string literal: the SDK stays out of the module graph `deno run` prepares at start-up.
 // The "compile" task embeds it through its --include list.
@@ -56,8 +69,17 @@ export interface McpServersOptions {
    * "auto" mode when left out.
    */
   commandSandbox?: Promise<CommandSandbox>;
-  /** Fills `${VAR}` placeholders of the entries (default: harness's environment). */
+  /** Fills `${VAR}` placeholders of the entries (default: from `environment`). */
   env?: (name: string) => string | undefined;
+  /**
+   * harness's environment: servers' clean environments and launchers' caches (default:
+   * Deno.env).
+   */
+  environment?: Record<string, string>;
+  /** Where an answer too large to hold in memory is saved (default: the saved outputs' root). */
+  outputsDir?: string;
+  /** How long a server whose call timed out has to answer a ping (ms, default 5000). */
+  pingTimeoutMs?: number;
 }
 
 interface Entry extends McpServerState {
@@ -65,6 +87,13 @@ interface Entry extends McpServerState {
   starting?: Promise<void>;
   /** Why its placeholders cannot be filled: it is not started, and says so once. */
   unfilled?: string;
+  /** The entry as configured, placeholders unfilled (where a saved profile goes). */
+  original: McpServerConfig;
+}
+
+/** Whether commands run inside an OS sandbox here (only then has a profile anything to do). */
+function confines(sandbox: CommandSandbox): boolean {
+  return sandbox.confinement.kind === "bwrap" || sandbox.confinement.kind === "sandbox-exec";
 }
 
 /** Every configured server of a run. */
@@ -75,15 +104,19 @@ export class McpServers {
   readonly #closing = new AbortController();
   #closed = false;
 
+  readonly #env: Record<string, string>;
+
   constructor(servers: Record<string, McpServerConfig>, options: McpServersOptions) {
     this.#options = options;
+    this.#env = options.environment ?? Deno.env.toObject();
     // A literal ${...} never reaches a server: placeholders are filled now or the server waits.
-    const env = options.env ?? ((name: string) => Deno.env.get(name));
+    const env = options.env ?? ((name: string) => this.#env[name]);
     this.#entries = Object.entries(servers).map(([name, config]) => {
       const filled = fillPlaceholders(config as unknown as Record<string, unknown>, env);
       return {
         name,
         config: "entry" in filled ? filled.entry as unknown as McpServerConfig : config,
+        original: config,
         status: config.disabled ? "disabled" : "stopped",
         tools: [],
         ...("missing" in filled ? { unfilled: missingVariablesMessage(name, filled.missing) } : {}),
@@ -121,6 +154,39 @@ export class McpServers {
     }
   }
 
+  /**
+   * Shows each launcher profile that is not approved yet (launcher_profiles.ts) and asks once
+   * whether to allow it; an approved one is saved into its entry in the user's config.jsonc.
+   * Call it before start(), where the user can answer; without `io` nothing is asked and such
+   * a server is not started (its line says what it needs and how to approve it).
+   */
+  async approveProfiles(io: ProfileQuestionIO | undefined): Promise<void> {
+    if (io === undefined) return;
+    const home = this.#env.HOME ?? "";
+    for (const entry of this.#entries) {
+      if (entry.status !== "stopped" || entry.unfilled !== undefined) continue;
+      if (serverBlockedReason(entry.name, entry.config, this.#options)) continue;
+      const profile = pendingProfile(entry.config, this.#profileOptions());
+      if (profile === undefined) continue;
+      if (!confines(await this.#sandbox())) return;
+      if (!(await askProfile(entry.name, profile, io, home))) continue;
+      const sandbox = profileSandbox(profile, home);
+      const saved = await saveServerSandbox(
+        `${configDir(this.#env)}/config.jsonc`,
+        entry.name,
+        entry.original,
+        sandbox,
+      );
+      entry.config = { ...entry.config, sandbox };
+      entry.original = { ...entry.original, sandbox };
+      io.write(`${saved}\n`);
+    }
+  }
+
+  #profileOptions() {
+    return { grants: this.#options.grants, env: this.#env, cwd: this.#options.cwd };
+  }
+
   /** Resolves when no server is starting any more, or after `maxWaitMs`. */
   async settled(maxWaitMs: number): Promise<void> {
     const starting = this.#entries.flatMap((e) => e.starting ? [e.starting] : []);
@@ -137,24 +203,38 @@ export class McpServers {
   #sandbox(): Promise<CommandSandbox> {
     this.#options.commandSandbox ??= probeCommandSandbox("auto", {
       grants: this.#options.grants,
-      env: Deno.env.toObject(),
+      env: this.#env,
       workspace: this.#options.cwd,
     });
     return this.#options.commandSandbox;
   }
 
-  /** The entry as the SDK starts it: a stdio server's command inside the command sandbox. */
-  async #launchConfig(entry: Entry): Promise<{ config: McpServerConfig } | { error: string }> {
+  /**
+   * The entry as the SDK starts it: a stdio server's command inside the command sandbox, with
+   * the grants of that sandbox; or why it does not start (`blocked`: a launcher's profile is
+   * not approved).
+   */
+  async #launchConfig(
+    entry: Entry,
+  ): Promise<{ config: McpServerConfig; grants?: Grants } | { error: string; blocked?: true }> {
     if (!isStdioServer(entry.config)) return { config: entry.config };
+    const sandbox = await this.#sandbox();
+    const profile = confines(sandbox)
+      ? pendingProfile(entry.config, this.#profileOptions())
+      : undefined;
+    if (profile !== undefined) {
+      return { error: unapprovedMessage(entry.name, profile, this.#env.HOME ?? ""), blocked: true };
+    }
     const confined = confinedServer(entry.name, entry.config, {
       grants: this.#options.grants,
       cwd: this.#options.cwd,
-      env: Deno.env.toObject(),
-      sandbox: await this.#sandbox(),
+      env: this.#env,
+      sandbox,
     });
     // The SDK starts it right away: only stdin, stdout and stderr may be passed on.
     closeExtraFdsOnExec();
-    return confined.ok ? { config: confined.config } : { error: confined.error };
+    if (!confined.ok) return { error: confined.error };
+    return confines(sandbox) ? confined : { config: confined.config };
   }
 
   #connect(entry: Entry, quiet = false): Promise<void> {
@@ -165,7 +245,7 @@ export class McpServers {
       if (this.#closed) return;
       const launch = await this.#launchConfig(entry);
       if ("error" in launch) {
-        entry.status = "failed";
+        entry.status = launch.blocked ? "blocked" : "failed";
         entry.error = launch.error;
         if (!quiet) this.#options.notice?.(launch.error);
         return;
@@ -176,6 +256,7 @@ export class McpServers {
         connectTimeoutMs: this.#options.connectTimeoutMs ??
           Math.max(60_000, entry.config.timeout_ms ?? 0),
         signal: this.#closing.signal,
+        outputsDir: this.#options.outputsDir ?? savedOutputsRoot(this.#env),
         onToolsChanged: (tools) => {
           entry.tools = tools;
           this.#options.onToolsChanged?.();
@@ -194,17 +275,18 @@ export class McpServers {
         return;
       }
       if (!connected.ok) {
-        const confined = launch.config !== entry.config &&
-          (await this.#sandbox()).confinement.kind !== "none";
         entry.status = "failed";
-        entry.error = confined ? confinedFailure(entry, connected.error) : connected.error;
+        entry.error = launch.grants && isStdioServer(entry.config)
+          ? confinedFailure(entry.name, entry.config, { ...connected, grants: launch.grants })
+          : connected.error;
         if (!quiet) {
+          const hint = launch.grants
+            ? ' (it runs in the command sandbox: add what it needs to the entry\'s "sandbox")'
+            : "";
           this.#options.notice?.(
-            `${entry.error}: fix the entry in mcp_servers, then check with "harness mcp list"` +
-              (confined
-                ? ' (it runs in the command sandbox: add what it needs to the entry, e.g. "sandbox": ' +
-                  '{ "read": ["~/.npm"], "write": ["~/.npm"], "net": true })'
-                : ""),
+            entry.error === connected.error
+              ? `${entry.error}: fix the entry in mcp_servers, then check with "harness mcp list"${hint}`
+              : entry.error,
           );
         }
         return;
@@ -258,11 +340,38 @@ export class McpServers {
     }
     const timeoutMs = options.timeoutMs ?? this.timeoutMs(server);
     const called = await connection.callTool(tool, args, { ...options, timeoutMs });
-    if (!called.ok && called.failure.kind === "crashed" && !this.#closed) {
+    if (called.ok || this.#closed) return called;
+    if (called.failure.kind === "crashed") {
       entry.status = "crashed";
       entry.error = called.failure.message;
     }
+    if (
+      called.failure.kind === "timeout" &&
+      !(await connection.ping(this.#options.pingTimeoutMs ?? PING_TIMEOUT_MS))
+    ) {
+      return { ok: false, failure: this.#frozen(entry, connection, called.failure.message) };
+    }
     return called;
+  }
+
+  /**
+   * A server that answered neither a call nor a ping is frozen whole: it is stopped (in the
+   * background) and started again on its next use, instead of timing out every later call.
+   */
+  #frozen(entry: Entry, connection: McpConnection, timedOut: string): McpCallFailure {
+    entry.status = "crashed";
+    entry.error = "it answered neither a call nor a ping";
+    if (entry.connection === connection) delete entry.connection;
+    void connection.close();
+    this.#options.notice?.(
+      `MCP server "${entry.name}" answered neither a call nor a ping: it was stopped and starts ` +
+        "again on its next use",
+    );
+    return {
+      kind: "timeout",
+      message: `${timedOut}; the server did not answer a ping either, so it was stopped and ` +
+        "starts again on the next call",
+    };
   }
 
   /** Stops every server (stdio servers get their stdin closed, then SIGTERM). */
@@ -276,24 +385,6 @@ export class McpServers {
       if (entry.status !== "disabled" && entry.status !== "blocked") entry.status = "stopped";
     }));
   }
-}
-
-/**
- * A confined server's start failure in the user's terms: bubblewrap's "Can't chdir" means
- * its folder is not readable there, "execvp X: No such file" that the command is missing or
- * outside what its sandbox reads.
- */
-function confinedFailure(entry: Entry, error: string): string {
-  if (!isStdioServer(entry.config)) return error;
-  const folder = /Can't chdir to ([^:]+): No such file or directory/.exec(error)?.[1];
-  if (folder !== undefined) {
-    return `Cannot start MCP server "${entry.name}": its folder "${folder}" is outside what its ` +
-      'command sandbox reads (add it to the entry\'s "sandbox" read list, or grant --allow-read)';
-  }
-  if (!/execvp [^:]+: No such file or directory/.test(error)) return error;
-  return `Cannot start MCP server "${entry.name}": command "${entry.config.command}" was not ` +
-    "found inside the command sandbox (install it, give its full path, or add its folder to " +
-    'the entry\'s "sandbox" read list)';
 }
 
 /**

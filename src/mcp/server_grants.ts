@@ -51,11 +51,24 @@ export function serverGrants(
       ...grants.allow,
       read: add(grants.allow.read, extra.read, path),
       write: add(grants.allow.write, extra.write, path),
-      net: extra.net ? true : grants.allow.net,
+      net: serverNet(grants, extra.net),
       env: add(grants.allow.env, extra.env, (name) => name),
     },
     deny: grants.deny,
   };
+}
+
+/**
+ * The network of a server's sandbox: `true` adds it, `false` takes it away, a list adds those
+ * hosts unless --deny-net names them.
+ */
+function serverNet(grants: Grants, net: boolean | string[] | undefined): Grant {
+  if (net === undefined) return grants.allow.net;
+  if (net === true) return true;
+  if (net === false) return [];
+  if (grants.allow.net === true) return true;
+  const hosts = net.filter((host) => !grantCovers("net", grants.deny.net, `${host}:443`));
+  return [...new Set([...grants.allow.net, ...hosts])];
 }
 
 /**

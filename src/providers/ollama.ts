@@ -23,7 +23,7 @@ import {
   unreachableError,
 } from "./ollama/http_errors.ts";
 import { type OllamaModelInfo, showModel } from "./ollama/show.ts";
-import { ollamaApiJson } from "./ollama/api_json.ts";
+import { ollamaApiJson, ollamaRoot } from "./ollama/api_json.ts";
 import { toOllamaMessages } from "./ollama/wire_messages.ts";
 import { DEFAULT_STREAM_LIMITS, StreamWatchdog } from "./stream_watchdog.ts";
 import { countBytes } from "./received_bytes.ts";
@@ -57,19 +57,6 @@ export interface OllamaProvider extends Provider, ModelLister {
   inspect(signal?: AbortSignal): Promise<Result<OllamaModelInfo, AgentError>>;
   /** The num_ctx sent with each request (after inspect). */
   numCtx(): Promise<number>;
-}
-
-/**
- * Ollama's root URL: the base URL without a trailing slash, /v1 or /api.
- *
- * @example
- * ```ts
- * import { ollamaRoot } from "./ollama.ts";
- * if (ollamaRoot("http://127.0.0.1:11434/v1/") !== "http://127.0.0.1:11434") throw new Error();
- * ```
- */
-export function ollamaRoot(baseUrl: string): string {
-  return baseUrl.replace(/\/+$/, "").replace(/\/(v1|api)$/, "");
 }
 
 /**

@@ -6,7 +6,12 @@
 
 import type { Grants } from "./grants.ts";
 import { closeExtraFdsOnExec } from "./stdio_only.ts";
-import { bwrapArguments, commandRules, sandboxExecProfile } from "./command_sandbox_rules.ts";
+import {
+  bwrapArguments,
+  commandRules,
+  type CommandScratch,
+  sandboxExecProfile,
+} from "./command_sandbox_rules.ts";
 import { type CommandProtection, readOnlyPaths } from "./command_sandbox_protection.ts";
 import { type SeccompSetup, withSeccomp } from "./command_sandbox_seccomp.ts";
 
@@ -35,6 +40,8 @@ export interface CommandSandbox {
   network?: boolean;
   /** Whether descriptors above 2 are closed for commands (stdio_only.ts). */
   stdioOnly?: boolean;
+  /** Plan mode: folders commands write into a throwaway copy of (plan_mode_grants.ts). */
+  scratch?: CommandScratch;
 }
 
 /**
@@ -73,6 +80,13 @@ function protections(sandbox: CommandSandbox): string[] {
     if (sandbox.protection.hidden?.length) parts.push("harness's data and config folders hidden");
   }
   if (sandbox.stdioOnly) parts.push("only stdin, stdout and stderr inherited");
+  if (sandbox.scratch) {
+    parts.push(
+      sandbox.scratch.overlay && sandbox.confinement.kind === "bwrap"
+        ? "plan mode: what commands write in the workspace is thrown away"
+        : "plan mode: the workspace is read-only (bubblewrap 0.9 or later lets builds write a throwaway copy)",
+    );
+  }
   if (sandbox.network && sandbox.confinement.kind === "bwrap") {
     const seccomp = sandbox.seccomp;
     parts.push(
@@ -148,7 +162,12 @@ export function commandLaunch(
       // The private /tmp is the only temp folder a command can write.
       if (!rules.writeAll) env.TMPDIR = "/tmp";
       const bwrapArgs = [
-        ...bwrapArguments(grants, { cwd: request.cwd, readOnly, hidden }),
+        ...bwrapArguments(grants, {
+          cwd: request.cwd,
+          readOnly,
+          hidden,
+          ...(sandbox.scratch ? { scratch: sandbox.scratch } : {}),
+        }),
         "--",
         request.program,
         ...args,

@@ -156,3 +156,45 @@ export async function probeCommandSandbox(
     reason: `harness has no command sandbox on ${os}: commands run with your user's rights`,
   });
 }
+
+/**
+ * The sandbox of plan mode: `sandbox` with the scratch folders (plan_mode_grants.ts) that
+ * commands write into a throwaway overlay. Whether bubblewrap can mount them here is tried once,
+ * with every folder (0.9 added overlays; a setuid bubblewrap refuses them; a folder's file
+ * system may not serve as an overlay's lower layer); without overlays the folders are
+ * read-only and builds that write there fail, but nothing persists either way. The grants
+ * given with it must be plan mode's too.
+ *
+ * @param sandbox The sandbox probed at start.
+ * @param scratch The folders that were writable.
+ * @returns A copy of `sandbox` with `scratch` set.
+ */
+export async function withScratch(
+  sandbox: CommandSandbox,
+  scratch: readonly string[],
+): Promise<CommandSandbox> {
+  const { confinement } = sandbox;
+  const folders = scratch.filter((path) => {
+    try {
+      return Deno.statSync(path).isDirectory;
+    } catch {
+      return false;
+    }
+  });
+  let overlay = false;
+  if (confinement.kind === "bwrap" && folders.length > 0) {
+    const base = ["--unshare-all", "--die-with-parent", "--cap-drop", "ALL", "--ro-bind", "/", "/"];
+    const overlays = folders.flatMap((path) => ["--overlay-src", path, "--tmp-overlay", path]);
+    const failure = await tryRun(confinement.program, [
+      ...base,
+      "--proc",
+      "/proc",
+      "--dev",
+      "/dev",
+      ...overlays,
+      "true",
+    ]);
+    overlay = failure === undefined;
+  }
+  return { ...sandbox, scratch: { paths: [...scratch], overlay } };
+}

@@ -42,6 +42,16 @@ export const BASE_ENV_NAMES: readonly string[] = [
 /** harness's own settings and the API keys it reads: never handed to a command. */
 const NEVER_PASSED = /^(HARNESS_.*|OPENAI_API_KEY|ANTHROPIC_API_KEY)$/;
 
+/**
+ * Plan mode's scratch folders (plan_mode_grants.ts): a command may write them, and what it
+ * writes is thrown away with its sandbox. `overlay` says whether bubblewrap can mount a
+ * throwaway overlay here (0.9 or later, not setuid); without one they are read-only.
+ */
+export interface CommandScratch {
+  paths: readonly string[];
+  overlay: boolean;
+}
+
 /** Where a command may write, read and connect: the grants as the sandbox applies them. */
 export interface CommandRules {
   readAll: boolean;
@@ -115,7 +125,8 @@ function withRealPaths(paths: readonly string[]): string[] {
  * @param grants The user's grants.
  * @param options `cwd`: the folder the command starts in; `readOnly`: paths inside the write
  *   grants to keep read-only (command_sandbox_protection.ts); `hidden`: folders hidden whatever
- *   the read grants (harness's data folder), but for their exceptions.
+ *   the read grants (harness's data folder), but for their exceptions; `scratch`: plan mode's
+ *   throwaway folders.
  * @returns The arguments, ending with `--chdir cwd`.
  *
  * @example
@@ -131,7 +142,12 @@ function withRealPaths(paths: readonly string[]): string[] {
  */
 export function bwrapArguments(
   grants: Grants,
-  options: { cwd: string; readOnly?: readonly string[]; hidden?: readonly HiddenEntry[] },
+  options: {
+    cwd: string;
+    readOnly?: readonly string[];
+    hidden?: readonly HiddenEntry[];
+    scratch?: CommandScratch;
+  },
 ): string[] {
   const rules = commandRules(grants);
   // Started by root, bubblewrap keeps every capability inside its namespaces, enough to
@@ -159,6 +175,13 @@ export function bwrapArguments(
     // Reading everything includes the real folder the command starts in, which the private
     // /tmp (or the empty /run) would otherwise hide.
     args.push("--ro-bind-try", options.cwd, options.cwd);
+  }
+  // Plan mode: what was writable is a throwaway overlay (before the write grants, which would
+  // otherwise be hidden under it), or read-only where no overlay can be made.
+  for (const path of options.scratch?.paths ?? []) {
+    if (options.scratch?.overlay && isFolder(path)) {
+      args.push("--overlay-src", path, "--tmp-overlay", path);
+    } else args.push("--ro-bind-try", path, path);
   }
   if (!rules.writeAll) { for (const path of rules.write) args.push("--bind-try", path, path); }
   args.push(...keptMounts(rules, options));

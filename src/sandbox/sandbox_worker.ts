@@ -52,7 +52,7 @@ const NO_COMMANDS: CommandSandbox = {
 const probed = new WeakMap<Grants, Promise<CommandSandbox>>();
 
 /** The command sandbox of `options`, probing it (mode "auto") once per grants when not given. */
-function commandSandboxOf(options: SandboxOptions): Promise<CommandSandbox> {
+export function commandSandboxOf(options: SandboxOptions): Promise<CommandSandbox> {
   if (options.commandSandbox) return options.commandSandbox;
   let sandbox = probed.get(options.grants);
   if (!sandbox) {

@@ -20,10 +20,22 @@ import {
 } from "./call_end.ts";
 import type { PreviewResult } from "../tools/file_change.ts";
 import { loadToolCatalog, type ToolCatalog, type ToolGroup } from "./tool_catalog.ts";
-import { type SandboxOptions, type SandboxWorker, startSandbox } from "./sandbox_worker.ts";
+import {
+  commandSandboxOf,
+  type SandboxOptions,
+  type SandboxWorker,
+  startSandbox,
+} from "./sandbox_worker.ts";
+import { spawnCommand } from "./command_sandbox.ts";
+import { trackCommandGroup } from "./command_sandbox_groups.ts";
+import { GroupChild } from "./group_child.ts";
+import { toolOutputsDir } from "../config/folders.ts";
 import { EXTERNAL_SEARCH_TOOLS, SearchService } from "./search_service.ts";
 import { splitAllowList, splitChanged } from "./allow_list_split.ts";
 import { ownField } from "../platform/json_values.ts";
+import { JobTable } from "../jobs/job_table.ts";
+import { JOB_TOOLS, type JobSummary } from "../jobs/job_control.ts";
+import { openJobPort } from "../jobs/job_service.ts";
 import { noteMovedEntries } from "./moved_entries.ts";
 
 /** Options of {@linkcode openToolHost} and {@linkcode createToolHost}. */
@@ -49,6 +61,10 @@ export interface ToolHostOptions extends SandboxOptions {
   workerPerTool?: boolean;
   /** false: grep_search and glob never run ripgrep or fd (tests, benchmarks). */
   externalSearch?: boolean;
+  /** A command run without timeout_ms moves to the background after this long [60000]. */
+  backgroundAfterMs?: number;
+  /** Told when a background job ends or starts to wait for input. */
+  onJobChange?(job: JobSummary): void;
 }
 
 const DEFAULT_TIMEOUT_MS = 120_000;
@@ -73,9 +89,12 @@ export class ToolHost implements ToolRunner {
   readonly #split = new Map<ToolGroup, ReadonlyMap<string, number | undefined>>();
   #closed = false;
   #nextId = 1;
+  /** The workspace's jobs: what run_command starts, on this thread (src/jobs/). */
+  readonly jobs: JobTable;
 
   constructor(options: ToolHostOptions) {
     this.#options = options;
+    this.jobs = openJobs(options);
     this.#search = new SearchService({
       grants: options.grants,
       workspace: options.workspace,
@@ -310,6 +329,7 @@ export class ToolHost implements ToolRunner {
     const timeoutMs = ownField(this.#options.timeouts ?? {}, name) ?? call.info.timeoutMs ??
       DEFAULT_TIMEOUT_MS;
     const search = this.#searchFor(call.group, call.info);
+    const jobs = this.#jobsFor(call.info);
     const reply = worker.request(
       {
         type: "run",
@@ -318,10 +338,14 @@ export class ToolHost implements ToolRunner {
         args: call.args,
         state: options.state,
         ...(search ? { search: search.port } : {}),
+        ...(jobs ? { jobs: jobs.port } : {}),
       },
       options.onOutput,
     );
-    void reply.finally(() => search?.close());
+    void reply.finally(() => {
+      search?.close();
+      jobs?.close();
+    });
     const first = await replyOrStop(reply, timeoutMs, options.signal);
     if (first !== "timeout" && first !== "cancelled") return replyEnd(name, first);
     // Let the tool see ctx.signal (run_command kills its process group), then make sure.
@@ -341,6 +365,15 @@ export class ToolHost implements ToolRunner {
       : undefined;
   }
 
+  /** Only harness's own run_command and job tools reach the jobs; only run_command starts one. */
+  #jobsFor(info: ToolInfo): { port: MessagePort; close(): void } | undefined {
+    if (info.origin !== "builtin" || !JOB_TOOLS.has(info.name)) return undefined;
+    return openJobPort(this.jobs, {
+      mayRun: info.name === "run_command",
+      workspace: this.#options.workspace,
+    });
+  }
+
   /** One line for `/tools`: what grep_search and glob search with here. */
   searchNote(): Promise<string> {
     return this.#search.note();
@@ -350,6 +383,7 @@ export class ToolHost implements ToolRunner {
   async close(): Promise<void> {
     this.#closed = true;
     this.#search.close();
+    await this.jobs.close();
     await this.#loading.catch(() => undefined);
     for (const group of this.#groups) {
       const worker = group.worker;
@@ -358,6 +392,23 @@ export class ToolHost implements ToolRunner {
       sandbox?.kill("the tool host was closed");
     }
   }
+}
+
+/**
+ * The jobs of a host: commands started on this (the host) thread in the command sandbox with
+ * the user's grants, their process groups stopped when harness exits, logged beside the saved
+ * outputs so read_file may page through them.
+ */
+function openJobs(options: ToolHostOptions): JobTable {
+  return new JobTable({
+    spawn: async (request) =>
+      new GroupChild(
+        spawnCommand(await commandSandboxOf(options), options.grants, request, trackCommandGroup),
+      ),
+    logDir: toolOutputsDir(options.dataDir),
+    backgroundAfterMs: options.backgroundAfterMs ?? 60_000,
+    ...(options.onJobChange ? { onChange: options.onJobChange } : {}),
+  });
 }
 
 /**

@@ -10,6 +10,7 @@ import type { FileChange } from "../tools/file_change.ts";
 import { readTextFile } from "../tools/builtin/read_text_file.ts";
 import { resolveWorkspacePath } from "../tools/workspace_path.ts";
 import { SearchClient } from "../tools/search/search_client.ts";
+import { JobClient } from "../jobs/job_client.ts";
 import { toolOutputsDir } from "../config/folders.ts";
 import { CommandLauncher } from "./command_sandbox_launcher.ts";
 import { assertMayWrite, installDenyGuard, replaceDenoMember } from "./deny_guard.ts";
@@ -291,6 +292,7 @@ async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promi
     ...toolContext(setup, launcher, { signal: controller.signal, state, name }),
     progress: progressReporter((text) => post({ type: "output", id, text })),
     ...(message.search ? { search: new SearchClient(message.search) } : {}),
+    ...(message.jobs ? { jobs: new JobClient(message.jobs) } : {}),
   };
   try {
     const returned: unknown = await tool.run(message.args, ctx);
@@ -331,6 +333,7 @@ async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promi
   } finally {
     controllers.delete(id);
     message.search?.close();
+    message.jobs?.close();
   }
 }
 

@@ -52,6 +52,8 @@ export type HostToWorker =
     state: Record<string, unknown>;
     /** The port to the host's ripgrep and fd (search_service.ts), for grep_search and glob. */
     search?: MessagePort;
+    /** The port to the host's jobs (src/jobs/job_service.ts), for run_command and job tools. */
+    jobs?: MessagePort;
   }
   /** What a call would change, for the approval prompt (the tool's `preview`). */
   | { type: "preview"; id: number; name: string; args: unknown; state: Record<string, unknown> }
@@ -103,9 +105,11 @@ export type WorkerToHost =
  * The ports a message carries, which the host must transfer, not copy.
  *
  * @param message A message to the tool worker.
- * @returns The search port of a run, the processes' port, else nothing.
+ * @returns The search and jobs ports of a run, the processes' port, else nothing.
  */
 export function transferOf(message: HostToWorker): Transferable[] {
-  if (message.type === "run") return message.search ? [message.search] : [];
+  if (message.type === "run") {
+    return [message.search, message.jobs].filter((port) => port !== undefined);
+  }
   return message.type === "processes" ? [message.port] : [];
 }

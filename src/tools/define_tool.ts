@@ -6,6 +6,7 @@ import type { z } from "zod";
 import type { ToolErrorType } from "../messages.ts";
 import type { FilePreview } from "./file_change.ts";
 import type { SearchClient } from "./search/search_client.ts";
+import type { JobControl } from "../jobs/job_control.ts";
 
 export type RiskLevel = "safe" | "low" | "medium" | "high";
 
@@ -104,6 +105,11 @@ export interface ToolContext {
    * (src/sandbox/search_service.ts): given to the built-in grep_search and glob only.
    */
   search?: SearchClient;
+  /**
+   * The host's jobs (src/jobs/): commands that outlive the call, their output and their end.
+   * Given to the built-in run_command (which starts them) and job tools only.
+   */
+  jobs?: JobControl;
   /**
    * Settings the configuration gives this built-in tool, with a grant of its own
    * (src/sandbox/tool_grants.ts): web_search's engine URL. Given to built-in tools only.

@@ -141,6 +141,22 @@ Deno.test("Conversation.send() is running only while the loop runs", async () =>
   assertEquals([during, conversation.running], [true, false]);
 });
 
+Deno.test("Conversation.send() adds the parts' turn notes to the user's message, each once", async () => {
+  await using h = await openLoopHost();
+  const news = ["[Background jobs since the last message: j1 exited 1 after 4s: npm test]"];
+  const { provider, parts } = setup(h.host, [answer("a"), answer("b")], {
+    turnNotes: () => news.splice(0),
+  });
+  const conversation = Conversation.start(parts, "sys");
+  await conversation.send("first", () => {}, signal());
+  await conversation.send("second", () => {}, signal());
+  const users = provider.requests.map((request) => request.at(-1)?.content);
+  assertEquals(users, [
+    "first\n\n[Background jobs since the last message: j1 exited 1 after 4s: npm test]",
+    "second",
+  ]);
+});
+
 Deno.test("Conversation.send() keeps the tool state across turns and clear() resets it", async () => {
   await using h = await openLoopHost();
   const { parts } = setup(h.host, [

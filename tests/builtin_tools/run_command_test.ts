@@ -111,14 +111,24 @@ Deno.test({
 });
 
 Deno.test({
-  name: "run_command keeps long output whole (up to 32 MiB; OutputCollector cuts beyond)",
+  name: "run_command keeps the head and tail of long output and names the log that holds it all",
   ignore: !unix,
   fn: async () => {
     await using ctx = await makeToolContext();
-    const { output } = await runTool(tool, { command: "seq 1 300000" }, ctx);
+    ctx.outputLimit = 30_000;
+    const result = await tool.run(tool.parameters.parse({ command: "seq 1 300000" }), ctx);
+    const { output } = result;
+    assert(output.length <= 30_000, String(output.length));
     assert(output.startsWith("1\n2\n3\n"), output.slice(0, 20));
     assert(output.endsWith("299999\n300000\nexit_code: 0"), output.slice(-40));
-    assert(output.includes("\n150000\n") && !output.includes("cut here"), "not whole");
+    const saved = /saved to "([^"]+)": read_file it with offset (\d+)/.exec(output);
+    assert(saved, output.slice(14_000, 15_000));
+    const log = await Deno.readTextFile(saved[1]!);
+    assertEquals(log.split("\n").length, 300_001);
+    // The offset named is the first line left out.
+    const first = Number(saved[2]);
+    assert(output.includes(`\n${first - 1}\n[...`) && !output.includes(`\n${first}\n`), output);
+    assertEquals(result.outputBytes, log.length);
   },
 });
 
@@ -138,9 +148,10 @@ Deno.test({
   },
 });
 
-Deno.test("run_command caps timeout_ms at 600000", () => {
+Deno.test("run_command caps timeout_ms at 600000 and leaves it unset by default", () => {
   assert(!tool.parameters.safeParse({ command: "x", timeout_ms: 600_001 }).success);
-  assertEquals(tool.parameters.parse({ command: "x" }).timeout_ms, 120_000);
+  assertEquals(tool.parameters.parse({ command: "x" }).timeout_ms, undefined);
+  assertEquals(tool.parameters.parse({ command: "x" }).background, false);
 });
 
 Deno.test({
@@ -175,5 +186,56 @@ Deno.test({
     );
     assert(output.startsWith("started"), output);
     assert(await waitUntilGone(`sleep ${sleep}`), `background sleep ${sleep} is still running`);
+  },
+});
+
+Deno.test({
+  name: "run_command keeps harness under 250 MB while a command prints 67.5 MB",
+  ignore: Deno.build.os !== "linux",
+  fn: async () => {
+    await using ctx = await makeToolContext();
+    const main = new URL("../../main.ts", import.meta.url).pathname;
+    const args = JSON.stringify({
+      command: `yes ${"0123456789".repeat(7)} | head -c 67500000`,
+    });
+    const child = new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "-A",
+        "--no-prompt",
+        "--unstable-worker-options",
+        "--v8-flags=--optimize-for-size",
+        main,
+        "tool",
+        "run_command",
+        args,
+        "--allow-read=.",
+        "--allow-run",
+      ],
+      cwd: ctx.workspace,
+      env: { XDG_DATA_HOME: ctx.dataDir },
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    // VmHWM is the process's peak resident size; read it until the process is gone.
+    let peakKb = 0;
+    const output = child.output();
+    let done = false;
+    void output.finally(() => done = true);
+    while (!done) {
+      try {
+        const status = Deno.readTextFileSync(`/proc/${child.pid}/status`);
+        peakKb = Math.max(peakKb, Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0));
+      } catch { /* exited */ }
+      await new Promise((settle) => setTimeout(settle, 20));
+    }
+    const { stdout, code } = await output;
+    const text = new TextDecoder().decode(stdout);
+    assertEquals(code, 0, text.slice(-500));
+    assert(
+      text.includes("67.5 MB") || text.includes("64.4 MiB") || text.includes("saved to"),
+      text,
+    );
+    assert(peakKb > 0 && peakKb < 250 * 1024, `peak resident size ${Math.round(peakKb / 1024)} MB`);
   },
 });

@@ -321,3 +321,20 @@ Deno.test("CheckpointRepo records a file that became a folder and restores it", 
   assertEquals(t.read("thing"), "file");
   await repo.close();
 });
+
+Deno.test("CheckpointRepo.diffStat() counts lines added and removed per path", async () => {
+  await using t = await temp({ "a.txt": "one\ntwo\n", "gone.txt": "x\n", "bin.dat": "a" });
+  const repo = await open(t);
+  const before = await repo.snapshot();
+  t.write({ "a.txt": "one\n2\n3\n", "new file.txt": "n\n", "bin.dat": "\u0000\u0001" });
+  Deno.removeSync(join(t.workspace, "gone.txt"));
+  const after = await repo.snapshot();
+  assertEquals(await repo.diffStat(before.commit, after.commit), [
+    { path: "a.txt", added: 2, removed: 1, binary: false },
+    { path: "bin.dat", added: 0, removed: 0, binary: true },
+    { path: "gone.txt", added: 0, removed: 1, binary: false },
+    { path: "new file.txt", added: 1, removed: 0, binary: false },
+  ]);
+  assertEquals(await repo.diffStat(after.commit, after.commit), []);
+  await repo.close();
+});

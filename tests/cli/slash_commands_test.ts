@@ -5,6 +5,7 @@ import { ScriptedProvider } from "../../src/providers/scripted.ts";
 import { noTools } from "../helpers/no_tools.ts";
 import type { ReplControl, SlashCommand } from "../../src/ui/repl.ts";
 import { createStyle } from "../../src/ui/style.ts";
+import { makeToolContext } from "../helpers/tool_context.ts";
 
 function conversation(state: Record<string, unknown> = {}): Conversation {
   return new Conversation({
@@ -62,6 +63,7 @@ Deno.test("slashCommands() /help lists every command, those added after it too",
     "compact",
     "permissions",
     "tasks",
+    "jobs",
     "clear",
     "continue",
     "sessions",
@@ -155,4 +157,21 @@ Deno.test("slashCommands() /compact FOCUS asks for a summary that keeps the focu
   const instruction = provider.requests[0]!.at(-1)!.content;
   match(instruction, /Focus on: the parser fix and its test\. Keep everything about it/);
   assertEquals(current.messages.at(-1)?.content, "Summary kept.");
+});
+
+Deno.test({
+  name: "slashCommands() /jobs lists the background jobs and /jobs kill ID stops one",
+  ignore: Deno.build.os === "windows",
+  fn: async () => {
+    await using ctx = await makeToolContext();
+    await ctx.jobs.run({ command: "sleep 30", cwd: ctx.workspace, background: true, limit: 100 });
+    const commands = slashCommands(context({ jobs: ctx.jobs }));
+    const control = repl();
+    await run(commands, "jobs", control);
+    match(control.out.join(""), /^ {2}j1 running \d+(ms|s): sleep 30\n$/);
+    await run(commands, "jobs kill j1", control);
+    match(control.out.at(-1) ?? "", /^j1 killed after \d+(ms|s): sleep 30\n$/);
+    await run(commands, "jobs kill j9", control);
+    match(control.out.at(-1) ?? "", /No job "j9": the jobs are j1/);
+  },
 });

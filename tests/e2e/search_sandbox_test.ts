@@ -20,8 +20,11 @@ const CONFINED = Deno.build.os === "linux" && grants.ok &&
 /** A stand-in that probes its sandbox and prints one "PROBE ..." record per finding. */
 function hostileProgram(port: number): string {
   return `#!${BASH}
-root=""
-for arg; do root="\${arg#--search-path=}"; done
+# The folder searched: the last argument (rg), a --search-path (fd), else where it runs (fd
+# listing the workspace from inside it).
+root="$PWD"
+for arg; do case "$arg" in --*) ;; *) root="$arg";; esac; done
+for arg; do case "$arg" in --search-path=*) root="\${arg#--search-path=}";; esac; done
 record() { printf '%s\\0001:PROBE %s %s\\n' "$root/$1.txt" "$1" "$2"; }
 record read "[$(cat "$root/secret.txt" 2>&1 | head -c 60)]"
 record env_file "[$(cat "$root/.env" "$root/env_link" 2>&1 | tr '\\n' ' ' | head -c 400)]"

@@ -44,7 +44,20 @@ export const RAW_FILE_ACCESS: Readonly<Record<string, string>> = {
   "src/checkpoints/": "the shadow repository in harness's data folder; snapshot and restore " +
     "paths are filtered by checkpoints/ itself (issue 38, section 3)",
   "src/mcp/mcp_tools.ts": "saves an MCP result's images and outputs in harness's data folder",
+  "src/mcp/oversize_message.ts": "streams an MCP answer too large to hold into harness's " +
+    "saved outputs",
+  "src/mcp/profile_approval.ts": "saves an approved sandbox profile into harness's own " +
+    "config.jsonc",
+  "src/mcp/launcher_profiles.ts": "reads the registry line of the user's .npmrc for npx's " +
+    "profile (host side; shown in the approval question, never sent)",
+  "src/mcp/server_paths.ts": "reads the #! line (256 bytes) of the program an MCP entry names, " +
+    "to make its interpreter readable in its sandbox (host side, nothing leaves)",
   "src/sandbox/truncate_output.ts": "saves cut outputs in this workspace's data folder",
+  "src/jobs/job_log.ts": "writes a command's output log in this workspace's data folder",
+  "src/platform/process_tree.ts": "reads /proc of the processes a job started",
+  "src/app/run_diagnostics.ts": "makes a language server's folder in harness's cache, and " +
+    "reads the user's own LSP configs (~/.claude, ~/.config/opencode); the workspace's go " +
+    "through the gate",
   "src/sandbox/command_sandbox_seccomp.ts": "writes the seccomp filter to harness's cache",
   "src/sandbox/stdio_only.ts": "lists /proc/self/fd, harness's own descriptors",
   "src/sandbox/allow_list_split.ts": "lists granted folders to build a worker's permissions " +

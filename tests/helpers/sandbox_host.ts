@@ -5,7 +5,7 @@
 import { join } from "node:path";
 import { discoverPlugins } from "../../src/plugins/load_plugins.ts";
 import { parseGrantFlags } from "../../src/cli/grant_flags.ts";
-import { probeCommandSandbox } from "../../src/sandbox/command_sandbox_probe.ts";
+import { probeCommandSandbox, withScratch } from "../../src/sandbox/command_sandbox_probe.ts";
 import type { Grants } from "../../src/sandbox/grants.ts";
 import { createToolHost, type ToolHost } from "../../src/sandbox/tool_host.ts";
 import type { ToolResult } from "../../src/messages.ts";
@@ -46,6 +46,11 @@ export interface SandboxHostOptions {
   writableGit?: boolean;
   /** Plugin folders harness would load (kept read-only for commands); default the plugin dir. */
   pluginFolders?: (dirs: SandboxDirs) => string[];
+  /**
+   * Narrows the grants the flags gave before the host starts (plan mode, a child's scope);
+   * `scratch` folders become plan mode's throwaway folders in the command sandbox.
+   */
+  narrow?: (grants: Grants, dirs: SandboxDirs) => { grants: Grants; scratch?: readonly string[] };
 }
 
 /**
@@ -76,7 +81,16 @@ export async function sandboxHost(
   await options.setup?.(dirs);
   const parsed = parseGrantFlags(flags(dirs), { cwd: dirs.workspace });
   if (!parsed.ok) throw new Error(`bad flags: ${JSON.stringify(parsed.error)}`);
-  const grants = parsed.value.grants;
+  const narrowed = options.narrow?.(parsed.value.grants, dirs);
+  const grants = narrowed?.grants ?? parsed.value.grants;
+  const probed = probeCommandSandbox("required", {
+    grants,
+    env: Deno.env.toObject(),
+    workspace: dirs.workspace,
+    pluginFolders: options.pluginFolders?.(dirs) ?? [dirs.pluginDir],
+    writableGit: options.writableGit ?? false,
+  });
+  const scratch = narrowed?.scratch;
   const builtins = new Set(options.builtins ?? ["run_command"]);
   const { files } = await discoverPlugins({
     userDir: null,
@@ -89,13 +103,7 @@ export async function sandboxHost(
     dataDir: join(dirs.outside, ".data"),
     pluginFiles: files.filter((file) => file.origin !== "builtin" || builtins.has(file.name)),
     abortGraceMs: 200,
-    commandSandbox: probeCommandSandbox("required", {
-      grants,
-      env: Deno.env.toObject(),
-      workspace: dirs.workspace,
-      pluginFolders: options.pluginFolders?.(dirs) ?? [dirs.pluginDir],
-      writableGit: options.writableGit ?? false,
-    }),
+    commandSandbox: scratch ? probed.then((sandbox) => withScratch(sandbox, scratch)) : probed,
   });
   return {
     ...dirs,

@@ -11,6 +11,7 @@ import { type CommandSandboxMode } from "../../src/sandbox/command_sandbox.ts";
 import { probeCommandSandbox } from "../../src/sandbox/command_sandbox_probe.ts";
 import { CommandLauncher } from "../../src/sandbox/command_sandbox_launcher.ts";
 import { parseGrantFlags } from "../../src/cli/grant_flags.ts";
+import { JobTable } from "../../src/jobs/job_table.ts";
 
 /** A ToolContext over a temp workspace that removes its folders when disposed. */
 export interface TempToolContext extends ToolContext, AsyncDisposable {
@@ -22,6 +23,10 @@ export interface TempToolContext extends ToolContext, AsyncDisposable {
   read(path: string): Promise<string>;
   /** A temp folder outside the workspace (for symlink-escape tests). */
   outside: string;
+  /** The jobs run_command starts (ctx.jobs), closed on dispose. */
+  jobs: JobTable;
+  /** This context with other commands (`spawn`, `commands` and jobs started through them). */
+  withCommands(commands: CommandLauncher): ToolContext;
 }
 
 /**
@@ -34,7 +39,7 @@ export interface TempToolContext extends ToolContext, AsyncDisposable {
  */
 export async function makeToolContext(
   files: Record<string, string> = {},
-  options: { commandSandbox?: CommandSandboxMode } = {},
+  options: { commandSandbox?: CommandSandboxMode; backgroundAfterMs?: number } = {},
 ): Promise<TempToolContext> {
   const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "harness_tool_test_" }));
   const workspace = join(root, "workspace");
@@ -53,6 +58,17 @@ export async function makeToolContext(
     env: Deno.env.toObject(),
   });
   const commands = new CommandLauncher(sandbox, { grants: grants.value.grants, workspace });
+  const tables: JobTable[] = [];
+  const jobsOf = (launcher: CommandLauncher) => {
+    const table = new JobTable({
+      spawn: (request) => Promise.resolve(launcher.spawn(request.program, request)),
+      logDir: join(dataDir, "tool_outputs"),
+      backgroundAfterMs: options.backgroundAfterMs ?? 60_000,
+    });
+    tables.push(table);
+    return table;
+  };
+  const jobs = jobsOf(commands);
   const ctx: TempToolContext = {
     workspace,
     outside,
@@ -62,7 +78,16 @@ export async function makeToolContext(
     resolve: (path) => resolveWorkspacePath(workspace, path),
     spawn: (program, options) => commands.spawn(program, options),
     commands,
+    jobs,
     abort: (reason) => controller.abort(reason),
+    withCommands(launcher) {
+      return {
+        ...ctx,
+        spawn: (program, spawnOptions) => launcher.spawn(program, spawnOptions),
+        commands: launcher,
+        jobs: jobsOf(launcher),
+      };
+    },
     async write(entries) {
       for (const [path, content] of Object.entries(entries)) {
         const abs = join(workspace, path);
@@ -72,6 +97,7 @@ export async function makeToolContext(
     },
     read: (path) => Deno.readTextFile(join(workspace, path)),
     async [Symbol.asyncDispose]() {
+      for (const table of tables) await table.close();
       await Deno.remove(root, { recursive: true });
     },
   };

@@ -26,12 +26,13 @@ type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ?
   : false;
 
 // Three parts of the context are left out of the declarations, on purpose:
-// - ctx.search (the host's ripgrep and fd) is given to the built-in grep_search and glob only;
+// - ctx.search (the host's ripgrep and fd) is given to the built-in grep_search and glob only,
+//   and ctx.jobs (background commands) to the built-in run_command and job tools only;
 // - of ctx.commands, plugins are told what says how commands run; the rest serves run_command;
 // - ctx.config (web_search's engine) is given to built-in tools with a grant of their own only.
 export const toolContext: Same<
   Omit<Declared.ToolContext, "commands">,
-  Omit<Real.ToolContext, "commands" | "search" | "config">
+  Omit<Real.ToolContext, "commands" | "search" | "jobs" | "config">
 > = true;
 export const commands: Same<
   Declared.ToolContext["commands"],

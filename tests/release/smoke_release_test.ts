@@ -80,7 +80,7 @@ Deno.test({
         llamaInstalled
           ? /^ok {3}in-process model .*: answered "The notes say hello\." after read_file/m
           : /^ok {3}in-process model .*: this build reports: node-llama-cpp is not installed/m,
-        /^start-up: --version \d+ ms \(\d+\.\dx\), -p answer \d+ ms \(\d+\.\dx\); medians of 5 and 3 runs; reference: deno run of an empty script \d+ ms$/m,
+        /^start-up: --version \d+ ms \(\d+\.\dx\), -p answer \d+ ms \(\d+\.\dx\), harness tool \d+ ms \(\d+\.\dx\); medians of 5, 3 and 3 runs; reference: deno run of an empty script \d+ ms$/m,
       ]
     ) match(all, part);
     assertEquals(out.lines.at(-1), "9 passed, 0 failed");
@@ -157,7 +157,7 @@ Deno.test("smoke_release.ts fails every check of a command that is not harness, 
   const checks = checkLines(out.lines);
   assertEquals(checks.length, 9, all);
   assert(checks.every((line) => line.startsWith("FAIL ") && line.includes("exit 3")), all);
-  match(all, /^start-up: --version failed, -p answer failed;/m);
+  match(all, /^start-up: --version failed, -p answer failed, harness tool failed;/m);
   assertEquals(out.lines.at(-1), "0 passed, 9 failed");
 });
 

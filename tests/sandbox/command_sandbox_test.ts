@@ -32,11 +32,7 @@ async function commandContext(
     grants: parsed.value.grants,
     workspace: ctx.workspace,
   });
-  const run: ToolContext = {
-    ...ctx,
-    spawn: (program, spawnOptions) => commands.spawn(program, spawnOptions),
-    commands,
-  };
+  const run: ToolContext = ctx.withCommands(commands);
   return Object.assign(ctx, { run, sandbox });
 }
 

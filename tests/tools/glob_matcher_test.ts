@@ -1,9 +1,12 @@
 // compileGlob's own matcher for `*.ext` and `**/*.ext` against picomatch, on generated paths
-// with dot-names, dots, slashes, spaces, new lines and other scripts.
+// with dot-names, dots, slashes, spaces, new lines and other scripts; and picomatch stays out
+// of the search tools' static imports.
 
 import { deepStrictEqual as assertEquals } from "node:assert/strict";
 import picomatch from "picomatch";
+import { fileURLToPath } from "node:url";
 import { compileGlob } from "../../src/tools/search/glob_matcher.ts";
+import { staticImports } from "../helpers/module_graph.ts";
 
 const PARTS = [
   "a",
@@ -43,9 +46,9 @@ function paths(): string[] {
   return out;
 }
 
-Deno.test("compileGlob's *.ext and **/*.ext answer as picomatch does", () => {
+Deno.test("compileGlob's *.ext and **/*.ext answer as picomatch does", async () => {
   for (const pattern of ["*.ts", "**/*.ts", "*.x", "**/*.x", "*.a_1", "**/*.b.ts"]) {
-    const ours = compileGlob(pattern);
+    const ours = await compileGlob(pattern);
     const theirs = picomatch(pattern, {
       dot: false,
       basename: !pattern.includes("/"),
@@ -55,4 +58,20 @@ Deno.test("compileGlob's *.ext and **/*.ext answer as picomatch does", () => {
       assertEquals(ours.matches(path), theirs(path), `${pattern} on ${JSON.stringify(path)}`);
     }
   }
+});
+
+Deno.test("glob and grep_search load picomatch only for a pattern that needs it", async () => {
+  // In a tool's worker its import cost about 20 ms of every call (issue 45, item 2).
+  const root = fileURLToPath(new URL("../..", import.meta.url));
+  for (const plugin of ["plugins/glob.ts", "plugins/grep_search.ts"]) {
+    const loaded = [...await staticImports(root, plugin)];
+    assertEquals(loaded.filter((path) => path.includes("picomatch")), [], plugin);
+  }
+  // A pattern the own matcher does not answer still gets picomatch's answer.
+  const brace = await compileGlob("src/**/*.{ts,md}");
+  assertEquals([brace.matches("src/a/b.md"), brace.matches("a/b.md"), brace.base], [
+    true,
+    false,
+    "src",
+  ]);
 });

@@ -15,6 +15,7 @@ import { SearchService } from "../../src/sandbox/search_service.ts";
 import type { ToolContext } from "../../src/tools/define_tool.ts";
 import { type GrepOptions, type GrepSummary, grepTree } from "../../src/tools/search/grep_files.ts";
 import { grepWithRg } from "../../src/tools/search/rg_grep.ts";
+import { compileGlob } from "../../src/tools/search/glob_matcher.ts";
 import { listWithFd } from "../../src/tools/search/fd_files.ts";
 import { SearchClient } from "../../src/tools/search/search_client.ts";
 import { resolveWorkspacePath } from "../../src/tools/workspace_path.ts";
@@ -86,13 +87,20 @@ async function toolOutput(
   return (await tool.run(parsed as any, ctx)).output;
 }
 
+/** The search options with file_filter as the tool takes it (a glob, compiled by `same`). */
+type TestOptions = Omit<GrepOptions, "fileFilter"> & { fileFilter?: string };
+
 /** Checks one option set both ways; returns ripgrep's summary. */
 async function same(
   workspace: string,
   search: { open(): SearchClient },
-  options: GrepOptions,
+  given: TestOptions,
 ): Promise<GrepSummary> {
-  const label = JSON.stringify(options);
+  const label = JSON.stringify(given);
+  const { fileFilter: filterGlob, ...rest } = given;
+  const options: GrepOptions = filterGlob === undefined
+    ? rest
+    : { ...rest, fileFilter: await compileGlob(filterGlob, { dot: true }) };
   const ours = grepTree(workspace, "", options);
   const theirs = await grepWithRg(search.open(), workspace, options);
   assert(theirs !== undefined, `ripgrep did not answer ${label}`);
@@ -103,7 +111,7 @@ async function same(
     max_results: options.maxResults,
     include_hidden: options.includeHidden,
     ignore_gitignore: !options.respectGitignore,
-    ...(options.fileFilter ? { file_filter: options.fileFilter } : {}),
+    ...(filterGlob ? { file_filter: filterGlob } : {}),
   };
   assertEquals(
     await toolOutput(grepSearch, args, context(workspace, search.open())),
@@ -113,7 +121,7 @@ async function same(
   return theirs;
 }
 
-function options(pattern: string, extra: Partial<GrepOptions> = {}): GrepOptions {
+function options(pattern: string, extra: Partial<TestOptions> = {}): TestOptions {
   return {
     pattern,
     caseSensitive: false,

@@ -1,9 +1,22 @@
-// One JSON request to Ollama's own API (/api/tags, /api/show) with the provider's errors: a
-// refused connection and an error status become the `provider_*` AgentErrors of
+// Ollama's own API root, and one JSON request to it (/api/tags, /api/show) with the provider's
+// errors: a refused connection and an error status become the `provider_*` AgentErrors of
 // http_errors.ts, and a body that is not JSON reads as undefined (the caller's parser copes).
 
 import { type AgentError, err, ok, type Result } from "../../errors.ts";
 import { errorText, httpError, unreachableError } from "./http_errors.ts";
+
+/**
+ * Ollama's root URL: the base URL without a trailing slash, /v1 or /api.
+ *
+ * @example
+ * ```ts
+ * import { ollamaRoot } from "./api_json.ts";
+ * if (ollamaRoot("http://127.0.0.1:11434/v1/") !== "http://127.0.0.1:11434") throw new Error();
+ * ```
+ */
+export function ollamaRoot(baseUrl: string): string {
+  return baseUrl.replace(/\/+$/, "").replace(/\/(v1|api)$/, "");
+}
 
 /**
  * GETs an endpoint, or POSTs `body` as JSON, and parses the answer.

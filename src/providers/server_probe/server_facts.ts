@@ -4,7 +4,8 @@
 // servers, ollama/show.ts for Ollama). Never throws: what cannot be read is left out.
 
 import { probeContextWindow, type ServerKind } from "../context_window.ts";
-import { ollamaRoot } from "../ollama.ts";
+// Not ../ollama.ts: the whole provider would load on every run's path for one URL helper.
+import { ollamaRoot } from "../ollama/api_json.ts";
 import { showModel } from "../ollama/show.ts";
 
 /** What the server says, where it says it. */

@@ -7,7 +7,7 @@
 // outside it.
 
 import { BINARY, FileReader } from "./file_reader.ts";
-import { compileGlob } from "./glob_matcher.ts";
+import type { GlobMatcher } from "./glob_matcher.ts";
 import { compileSearchPattern } from "./search_pattern.ts";
 import { type WalkDecision, type WalkEntry, walkTree } from "./walk_tree.ts";
 
@@ -27,8 +27,11 @@ export interface GrepOptions {
   /** Text to find; `*` matches any characters within a line. */
   pattern: string;
   caseSensitive: boolean;
-  /** Glob on workspace-relative paths; a glob without `/` matches file names. */
-  fileFilter?: string;
+  /**
+   * Glob on workspace-relative paths, compiled with `dot` (compileGlob); a glob without `/`
+   * matches file names.
+   */
+  fileFilter?: GlobMatcher;
   maxResults: number;
   includeHidden: boolean;
   respectGitignore: boolean;
@@ -219,7 +222,7 @@ export function grepTree(
   options: GrepOptions,
 ): CountedSummary {
   const grep = new FileGrep(options);
-  const filter = options.fileFilter ? compileGlob(options.fileFilter, { dot: true }) : null;
+  const filter = options.fileFilter ?? null;
   const summary = emptySummary();
   const visit = (entry: WalkEntry): WalkDecision => {
     if (entry.kind !== "file") return; // FIFOs and devices could block or never end

@@ -4,7 +4,6 @@
 // the same skipped paths. ripgrep searches on every core in no particular order; when more
 // lines match than asked for, a second, sorted run finds where the walk would have stopped.
 
-import { compileGlob } from "./glob_matcher.ts";
 import { cutLine, type GrepMatch, type GrepOptions, type GrepSummary } from "./grep_files.ts";
 import { deniedOnWalk, walkOrderKey } from "./denied_paths.ts";
 import { type RgLine, RgOutput } from "./rg_output.ts";
@@ -36,7 +35,7 @@ function nameGlobPlan(glob: string): FilterPlan | undefined {
  * is given.
  */
 function filterPlan(workspace: string, options: GrepOptions): FilterPlan | undefined {
-  const filter = (options.fileFilter ?? "").replaceAll("\\", "/").replace(/^\.\//, "");
+  const filter = (options.fileFilter?.source ?? "").replaceAll("\\", "/").replace(/^\.\//, "");
   if (filter === "") return { folder: "" };
   const slash = filter.lastIndexOf("/");
   if (slash === -1) return nameGlobPlan(filter);
@@ -194,7 +193,7 @@ export async function grepWithRg(
     searched = sorted.filesSearched();
     if (!collector.truncated && searched === undefined) return undefined;
   }
-  const filter = options.fileFilter ? compileGlob(options.fileFilter, { dot: true }) : undefined;
+  const filter = options.fileFilter;
   const denied = deniedOnWalk(workspace, "", first.excluded, {
     includeHidden: options.includeHidden,
     respectGitignore: options.respectGitignore,

@@ -163,6 +163,13 @@ export function fdFilesArguments(
   if (options.requireGitFlag) args.push("--no-require-git");
   if (!request.parentIgnores) args.push("--no-ignore-parent");
   if (request.extension !== undefined) args.push(`--extension=${request.extension}`);
-  args.push(`--search-path=${searchPath(root, request.folder)}`);
+  // From the workspace itself (fd's working folder) fd prints paths relative to it: a third
+  // less output to read than with absolute paths on a 38k-file tree.
+  // --print0 would otherwise prefix them with "./".
+  args.push(
+    request.folder === ""
+      ? "--strip-cwd-prefix"
+      : `--search-path=${searchPath(root, request.folder)}`,
+  );
   return args;
 }

@@ -1,0 +1,353 @@
+// The jobs of one workspace, on the host: every command run_command starts (the host starts
+// it, in the command sandbox, so it outlives the tool's call and its worker), the ones in the
+// background under short ids (j1, j2...), what each printed (a JobLog: bounded memory, the rest
+// on disk) and how far job_output has read it. A job that ends in the background is
+// announced at the start of the next turn; every job ends with the session.
+
+import type {
+  CommandOutcome,
+  CommandRun,
+  JobControl,
+  JobKillReply,
+  JobOutputReply,
+  JobSummary,
+} from "./job_control.ts";
+import { JobLog } from "./job_log.ts";
+import { type JobEnd, JobProcess } from "./job_process.ts";
+import { type ShellRequest, shellRequest } from "./shell_command.ts";
+
+/** What a table needs. */
+export interface JobTableOptions {
+  /**
+   * Starts a process in the command sandbox; its `kill` signals the whole process group.
+   * Throws what the sandbox refuses (an error named "CommandRefused") or NotFound.
+   */
+  spawn(request: ShellRequest): Promise<Deno.ChildProcess>;
+  /** Folder of the log files (tools may read_file them). */
+  logDir: string;
+  /** A command run without timeout_ms moves to the background after this long; 0: never. */
+  backgroundAfterMs: number;
+  /** How long SIGTERM gets before SIGKILL [1000]. */
+  killGraceMs?: number;
+  /** How often running jobs are checked for waiting on input [1000]. */
+  inputCheckMs?: number;
+  /** Told when a background job ends or starts to wait for input (the REPL's line). */
+  onChange?(job: JobSummary): void;
+  clock?: () => number;
+}
+
+/** The time limit of a command run without timeout_ms when nothing moves it. */
+export const DEFAULT_COMMAND_TIMEOUT_MS = 120_000;
+/** Progress lines sent while a command runs: at most one per this many ms. */
+const PROGRESS_MS = 100;
+
+/** One command of the table. */
+interface Job {
+  process: JobProcess;
+  command: string;
+  /** Its id once it is in the background. */
+  id?: string;
+  /** Bytes job_output has returned. */
+  cursor: number;
+  /** Its end has been said (announced, or seen by the model in a reply). */
+  told: boolean;
+  /** Its wait for input has been announced. */
+  toldWaiting?: boolean;
+  /** What it last printed when it seemed to wait for input. */
+  waiting?: string;
+}
+
+/** The host's jobs of one workspace. */
+export class JobTable implements JobControl {
+  readonly #options: JobTableOptions;
+  readonly #clock: () => number;
+  readonly #jobs: Job[] = [];
+  #nextId = 1;
+  #nextLog = 1;
+  #checker: ReturnType<typeof setInterval> | undefined;
+  #closed = false;
+  readonly #runId = `${Date.now().toString(36)}-${crypto.randomUUID().slice(0, 6)}`;
+
+  constructor(options: JobTableOptions) {
+    this.#options = options;
+    this.#clock = options.clock ?? Date.now;
+  }
+
+  /** Starts a command; a refusal is the outcome to return. */
+  async #start(request: CommandRun): Promise<Job | Extract<CommandOutcome, { kind: "refused" }>> {
+    if (this.#closed) {
+      return { kind: "refused", errorType: "io_error", message: "The session is ending" };
+    }
+    const stdin = request.background ? "piped" : "null";
+    let child: Deno.ChildProcess;
+    try {
+      child = await this.#options.spawn(shellRequest(request.command, { cwd: request.cwd, stdin }));
+    } catch (error) {
+      const e = error instanceof Error ? error : new Error(String(error));
+      if (e.name === "CommandRefused" || e instanceof Deno.errors.NotCapable) {
+        return { kind: "refused", errorType: "permission_denied", message: e.message };
+      }
+      const shell = Deno.build.os === "windows" ? "cmd.exe" : "sh";
+      return {
+        kind: "refused",
+        errorType: "io_error",
+        message: e instanceof Deno.errors.NotFound
+          ? `Cannot start the shell (${shell}): not found`
+          : `Cannot start the command: ${e.message}`,
+      };
+    }
+    const log = new JobLog({
+      dir: this.#options.logDir,
+      name: `run_command-${this.#runId}-${this.#nextLog++}`,
+    });
+    const process = new JobProcess(child, {
+      log,
+      clock: this.#clock,
+      killGraceMs: this.#options.killGraceMs ?? 1000,
+      stdin: stdin === "piped",
+    });
+    const job: Job = { process, command: request.command, cursor: 0, told: false };
+    this.#jobs.push(job);
+    void process.ended.then(() => this.#ended(job));
+    return job;
+  }
+
+  /** Runs a command line: at once in the background, or waited for (see JobControl.run). */
+  async run(
+    request: CommandRun,
+    options: { onOutput?: (text: string) => void; signal?: AbortSignal } = {},
+  ): Promise<CommandOutcome> {
+    const job = await this.#start(request);
+    if ("kind" in job) return job;
+    if (request.background) {
+      await this.#toBackground(job);
+      return { kind: "background", id: job.id!, text: "", bytes: 0 };
+    }
+    const moves = request.timeoutMs === undefined && this.#options.backgroundAfterMs > 0;
+    const limitMs = request.timeoutMs ??
+      (moves ? this.#options.backgroundAfterMs : DEFAULT_COMMAND_TIMEOUT_MS);
+    const how = await this.#await(job, limitMs, options);
+    const { process } = job;
+    if (how === "time" && moves && !this.#closed) {
+      await this.#toBackground(job);
+      const read = await process.log.read(0, process.log.total, request.limit);
+      job.cursor = process.log.total;
+      return {
+        kind: "background",
+        id: job.id!,
+        movedAfterMs: this.#clock() - process.startedAt,
+        text: read.text,
+        bytes: process.log.total,
+      };
+    }
+    const end = how === "ended"
+      ? process.end!
+      : await process.stop(how === "time" ? "timeout" : "cancelled");
+    return await this.#finish(job, end, request.limit);
+  }
+
+  /** Waits for the end, the time limit or the abort, sending progress meanwhile. */
+  async #await(
+    job: Job,
+    limitMs: number,
+    options: { onOutput?: (text: string) => void; signal?: AbortSignal },
+  ): Promise<"ended" | "time" | "cancelled"> {
+    const { process } = job;
+    const { signal, onOutput } = options;
+    if (signal?.aborted) return "cancelled";
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let onAbort: (() => void) | undefined;
+    const stop = new Promise<"time" | "cancelled">((settle) => {
+      timer = setTimeout(() => settle("time"), limitMs);
+      onAbort = () => settle("cancelled");
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
+    let done = false;
+    const progress = async () => {
+      let sent = 0;
+      while (!done && !process.end) {
+        await process.pulse;
+        if (done || !onOutput) continue;
+        const wait = sent + PROGRESS_MS - this.#clock();
+        if (wait > 0) await new Promise((settle) => setTimeout(settle, wait));
+        if (!done) onOutput(process.log.recent(400));
+        sent = this.#clock();
+      }
+    };
+    void progress();
+    try {
+      return await Promise.race([process.ended.then(() => "ended" as const), stop]);
+    } finally {
+      done = true;
+      clearTimeout(timer);
+      if (onAbort) signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /** The outcome of a command waited for; it leaves the table (its log too, unless named). */
+  async #finish(job: Job, end: JobEnd, limit: number): Promise<CommandOutcome> {
+    const { log } = job.process;
+    const read = await log.read(0, log.total, limit);
+    this.#jobs.splice(this.#jobs.indexOf(job), 1);
+    if (read.cutBytes === 0) await log.discard();
+    const elapsedMs = end.at - job.process.startedAt;
+    if (end.stopped === "timeout" || end.stopped === "cancelled") {
+      return {
+        kind: "stopped",
+        why: end.stopped,
+        status: end.status,
+        elapsedMs,
+        text: read.text,
+        bytes: log.total,
+      };
+    }
+    return {
+      kind: "exited",
+      status: end.status,
+      elapsedMs,
+      text: read.text,
+      bytes: log.total,
+      cutBytes: read.cutBytes,
+      notes: end.notes,
+    };
+  }
+
+  async #toBackground(job: Job): Promise<void> {
+    job.id = `j${this.#nextId++}`;
+    this.#watchInput();
+    // A background job's output is on disk from now on: an editor's terminal can follow it.
+    await job.process.log.save();
+  }
+
+  #ended(job: Job): void {
+    if (job.id !== undefined) this.#options.onChange?.(this.#summary(job));
+  }
+
+  #find(id: string): Job | undefined {
+    return this.#jobs.find((job) => job.id !== undefined && job.id === id.trim());
+  }
+
+  #unknown(id: string): { unknown: string } {
+    const ids = this.#jobs.filter((job) => job.id !== undefined).map((job) => job.id);
+    return {
+      unknown: `No job "${id}"${
+        ids.length > 0 ? `: the jobs are ${ids.join(", ")}` : ": no job was started"
+      }. Call job_list to see them`,
+    };
+  }
+
+  #summary(job: Job): JobSummary {
+    const { process } = job;
+    const end = process.end;
+    return {
+      id: job.id ?? "",
+      command: job.command,
+      state: end === undefined ? "running" : end.stopped ? "killed" : "exited",
+      ...(end ? { status: end.status } : {}),
+      startedAt: process.startedAt,
+      elapsedMs: (end?.at ?? this.#clock()) - process.startedAt,
+      unreadBytes: process.log.total - job.cursor,
+      ...(job.waiting !== undefined && !end ? { waitingForInput: job.waiting } : {}),
+      ...(process.log.path ? { log: process.log.path } : {}),
+      ...(end ? {} : { pid: process.child.pid }),
+    };
+  }
+
+  /** A job's output since the last read, after waiting up to `waitMs` for some or its end. */
+  async output(id: string, options: { limit: number; waitMs: number }): Promise<JobOutputReply> {
+    const job = this.#find(id);
+    if (!job) return this.#unknown(id);
+    const { process } = job;
+    if (options.waitMs > 0 && process.log.total === job.cursor && !process.end) {
+      await settlesWithinMs(process.pulse, options.waitMs);
+    }
+    const total = process.log.total;
+    const read = await process.log.read(job.cursor, total, options.limit);
+    job.cursor = total;
+    if (process.end) job.told = true;
+    return { job: this.#summary(job), text: read.text, cutBytes: read.cutBytes };
+  }
+
+  /** Kills a job and everything it started; its end is then told. */
+  async kill(id: string): Promise<JobKillReply> {
+    const job = this.#find(id);
+    if (!job) return this.#unknown(id);
+    const wasRunning = job.process.end === undefined;
+    await job.process.stop("killed");
+    job.told = true;
+    return { job: this.#summary(job), wasRunning };
+  }
+
+  /** The background jobs, oldest first. */
+  list(): Promise<JobSummary[]> {
+    return Promise.resolve(this.summaries());
+  }
+
+  /** The background jobs, oldest first (synchronously, for /jobs). */
+  summaries(): JobSummary[] {
+    return this.#jobs.filter((job) => job.id !== undefined).map((job) => this.#summary(job));
+  }
+
+  /**
+   * Background jobs that ended and were not told yet, or started to wait for input since the
+   * last call: said to the model at the start of the next turn, each once.
+   */
+  takeNews(): JobSummary[] {
+    const news: JobSummary[] = [];
+    for (const job of this.#jobs) {
+      if (job.id === undefined || job.told) continue;
+      if (job.process.end) {
+        job.told = true;
+        news.push(this.#summary(job));
+      } else if (job.waiting !== undefined && !job.toldWaiting) {
+        job.toldWaiting = true;
+        news.push(this.#summary(job));
+      }
+    }
+    return news;
+  }
+
+  /** Checks the running background jobs for input waits, once a second while any runs. */
+  #watchInput(): void {
+    if (this.#checker !== undefined) return;
+    const checker = setInterval(() => {
+      const running = this.#jobs.filter((job) => job.id !== undefined && !job.process.end);
+      if (running.length === 0) {
+        clearInterval(this.#checker);
+        this.#checker = undefined;
+        return;
+      }
+      for (const job of running) {
+        const waiting = job.process.checkInput();
+        const changed = waiting !== undefined && job.waiting === undefined;
+        if (waiting === undefined) delete job.waiting;
+        else job.waiting = waiting;
+        if (changed) this.#options.onChange?.(this.#summary(job));
+      }
+    }, this.#options.inputCheckMs ?? 1000);
+    Deno.unrefTimer(checker);
+    this.#checker = checker;
+  }
+
+  /**
+   * Ends every running job (the session ends) and refuses new ones.
+   *
+   * @returns The background jobs that were still running.
+   */
+  async close(): Promise<JobSummary[]> {
+    this.#closed = true;
+    clearInterval(this.#checker);
+    this.#checker = undefined;
+    const running = this.#jobs.filter((job) => !job.process.end);
+    const stopped = running.filter((job) => job.id !== undefined).map((job) => this.#summary(job));
+    await Promise.all(running.map((job) => job.process.stop("session_end")));
+    return stopped;
+  }
+}
+
+/** Waits for `promise` or `ms`, whichever comes first. */
+async function settlesWithinMs(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([promise, new Promise((settle) => timer = setTimeout(settle, ms))]);
+  clearTimeout(timer);
+}
