@@ -118,6 +118,7 @@ export class WorkspaceExtras {
       sessionId: () => recorder.id ?? "",
       sandbox: tools.commandSandbox,
       contextLength: () => this.#options.opened.contextLength,
+      gate: tools.gate,
     });
     // Skills announce what was installed since the start and outlive a compaction.
     const turnHooks = tools.skills

@@ -13,6 +13,8 @@ import { claudeCodeToolName, harnessArguments } from "../hooks/hook_tool_names.t
 import type { CallHooks, HookedCall, TurnHooks } from "../agent/turn_hooks.ts";
 import type { ToolResult } from "../messages.ts";
 import { isAbsolute, join } from "node:path";
+import type { FileGate } from "../gate/file_gate.ts";
+import { movedSentence } from "../sandbox/moved_entries.ts";
 
 /** The hooks of a run, as the conversation takes them. */
 export interface RunHooks {
@@ -34,6 +36,8 @@ export interface RunHooksOptions {
   sandbox?: Promise<CommandSandbox>;
   /** The model's window in tokens, when known (what hooks add for the model is cut to a share). */
   contextLength?: () => number | undefined;
+  /** The run's file gate: after hooks ran, it checks what they may have moved (issue 38). */
+  gate?: FileGate;
 }
 
 /**
@@ -59,6 +63,7 @@ export function openRunHooks(
     });
   }
   if (sources.length === 0) return undefined;
+  const gate = options.gate;
   const runner = new HookRunner({
     sources,
     cwd: options.cwd,
@@ -66,8 +71,15 @@ export function openRunHooks(
     permissionMode: options.yes ? "bypassPermissions" : "default",
     model: options.model,
     ...(options.contextLength ? { contextLength: options.contextLength } : {}),
+    ...(gate ? { afterHooks: () => movedNotice(gate) } : {}),
   });
   return { runner, callHooks: callHooksOf(runner, options.cwd), turnHooks: turnHooksOf(runner) };
+}
+
+/** The sentence for entries a hook moved (each said once), or undefined. */
+function movedNotice(gate: FileGate): string | undefined {
+  const moved = gate.verify();
+  return moved.length === 0 ? undefined : movedSentence(moved);
 }
 
 /**

@@ -14,6 +14,7 @@ import {
 import type { Grants } from "../sandbox/grants.ts";
 import { type CommandSandbox, describeCommandSandbox } from "../sandbox/command_sandbox.ts";
 import type { ToolHost } from "../sandbox/tool_host.ts";
+import { noteMovedEntries } from "../sandbox/moved_entries.ts";
 import { CodeTools } from "../code_index/code_tools.ts";
 import { WithCodeTools } from "./with_code_tools.ts";
 import { WithSkillTools } from "./with_skill_tools.ts";
@@ -140,6 +141,7 @@ export async function openRunTools(options: RunToolsOptions): Promise<RunTools> 
       inner: all,
       mcp,
       outputs: workspaceOutputs,
+      gate: tools.gate,
     }, options)
     : all;
   // Only tools the sandbox can run are offered, in compact form for small windows.
@@ -213,7 +215,12 @@ function withCodeTools(host: ToolRunner, options: RunToolsOptions): WithCodeTool
 
 function withMcpTools(
   WithMcpTools: typeof McpToolsModule.WithMcpTools,
-  layer: { inner: ToolRunner; mcp: McpServersModule.McpServers; outputs: string },
+  layer: {
+    inner: ToolRunner;
+    mcp: McpServersModule.McpServers;
+    outputs: string;
+    gate: FileGate;
+  },
   options: RunToolsOptions,
 ): ToolRunner {
   const { settings, frontEnd } = options;
@@ -224,6 +231,8 @@ function withMcpTools(
     toolOutputLimit: settings.toolOutputLimit,
     timeouts: settings.toolTimeouts,
     ...(frontEnd.mcpProgress ? { progress: frontEnd.mcpProgress } : {}),
+    // A server may move what the gate keeps (issue 38): checked as after a command.
+    afterCall: (run) => noteMovedEntries(run, layer.gate),
   });
 }
 

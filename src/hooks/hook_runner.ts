@@ -36,6 +36,11 @@ export interface HookRunnerOptions {
   model: string;
   /** The model's window in tokens, when known: what hooks add for the model is cut to a share. */
   contextLength?: () => number | undefined;
+  /**
+   * Runs after the hooks of an event ran: a hook is a process that may have moved a denied or
+   * protected entry; what it returns (the run's file gate's sentence) joins the notices.
+   */
+  afterHooks?(): string | undefined;
 }
 
 /** A tool call as hooks see it. */
@@ -199,7 +204,9 @@ export class HookRunner {
       }
       return outcome;
     }));
-    return this.#budgeted(event, combineOutcomes(outcomes));
+    const budgeted = this.#budgeted(event, combineOutcomes(outcomes));
+    const moved = this.#options.afterHooks?.();
+    return moved === undefined ? budgeted : { ...budgeted, notices: [...budgeted.notices, moved] };
   }
 
   /**

@@ -56,6 +56,12 @@ export interface WithMcpToolsOptions {
   readyWaitMs?: number;
   /** Shows a progress notification on the running tool's line. */
   progress?(name: string, text: string | null): void;
+  /**
+   * Runs after each call: a stdio server is a process that may have moved a denied or
+   * protected entry, which the run's file gate checks for and the result then says
+   * (sandbox/moved_entries.ts).
+   */
+  afterCall?(run: ToolRun): ToolRun;
 }
 
 /** A ToolRunner with the MCP servers' tools after the inner runner's. */
@@ -214,7 +220,8 @@ export class WithMcpTools implements ToolRunner {
       ...(this.options.toolOutputLimit ? { toolOutputLimit: this.options.toolOutputLimit } : {}),
       ...(savedAnswer ?? {}),
     });
-    return { result: capped, state: options.state };
+    const run = { result: capped, state: options.state };
+    return this.options.afterCall?.(run) ?? run;
   }
 
   /**

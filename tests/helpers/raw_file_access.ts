@@ -68,8 +68,6 @@ export const RAW_FILE_ACCESS: Readonly<Record<string, string>> = {
   "src/cli/mcp_command.ts": "harness mcp import: reads the file the user named on its " +
     "command line and writes harness's own config",
   "src/cli/no_prompt.ts": "reads /proc/self/cmdline, harness's own",
-  "src/ui/completion.ts": "tab completion: names of the workspace's folders, on the user's " +
-    "own screen",
   "src/ui/external_editor.ts": "the temporary file harness writes for the user's editor",
   "src/ui/repl_history.ts": "the REPL history, in harness's data folder",
 };
