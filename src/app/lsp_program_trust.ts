@@ -99,10 +99,11 @@ export async function checkProgramsUnchanged(
   options: { cwd: string; storeFile?: string },
 ): Promise<void> {
   for (const file of files) {
-    const trusted = await trustedHash(
-      file,
-      options.storeFile ? { storeFile: options.storeFile } : {},
-    );
+    // Trust is bound to the workspace it was given in (issue 38), not harness's own folder.
+    const trusted = await trustedHash(file, {
+      workspace: options.cwd,
+      ...(options.storeFile ? { storeFile: options.storeFile } : {}),
+    });
     if ("error" in trusted) {
       const shown = relative(options.cwd, file) || file;
       throw new Error(`it would run "${shown}", which ${trusted.error}`);
