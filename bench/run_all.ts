@@ -21,6 +21,7 @@ const BENCHES: { name: string; file: string; args: string[]; needs?: string }[] 
   { name: "stats", file: "stats_bench.ts", args: [] },
   { name: "search_code", file: "search_code_bench.ts", args: [] },
   { name: "checkpoint", file: "checkpoint_bench.ts", args: [] },
+  { name: "undo_soak", file: "undo_soak_bench.ts", args: ["--files", "10000"] },
   { name: "file_gate", file: "file_gate_bench.ts", args: [] },
   { name: "skills", file: "skills_bench.ts", args: [] },
   { name: "jobs", file: "jobs_bench.ts", args: [] },

@@ -91,6 +91,39 @@ async function readLimited(
   return { bytes, truncated };
 }
 
+/** Media types named as they are in the notes; another is "another text type". */
+const KNOWN_TYPES = new Set([
+  "text/plain",
+  "text/html",
+  "text/markdown",
+  "text/csv",
+  "text/css",
+  "text/xml",
+  "text/javascript",
+  "application/json",
+  "application/ld+json",
+  "application/xml",
+  "application/xhtml+xml",
+  "application/javascript",
+  "application/rss+xml",
+  "application/atom+xml",
+  "application/yaml",
+  "application/x-yaml",
+  "application/toml",
+]);
+
+/**
+ * A Content-Type as the notes name it: a known media type and the charset as the decoder names
+ * it, never the server's own words (a subtype or parameter can say anything).
+ */
+function mediaType(contentType: string): string {
+  if (contentType === "") return "no content type";
+  const type = /^\s*([\w.+-]+\/[\w.+-]+)/.exec(contentType)?.[1]?.toLowerCase() ?? "";
+  const named = KNOWN_TYPES.has(type) ? type : "another text type";
+  const charset = /charset\s*=/i.test(contentType) ? decoderFor(contentType).encoding : undefined;
+  return charset ? `${named}; charset=${charset}` : named;
+}
+
 function decoderFor(contentType: string): TextDecoder {
   const charset = /charset\s*=\s*"?([\w-]+)/i.exec(contentType)?.[1];
   try {
@@ -163,21 +196,28 @@ export default defineTool({
         `${status} for "${url}"${text ? `:\n${fenceUntrusted(text.slice(0, 2000), url)}` : ""}`,
       );
     }
+    // Outside the fence only what harness says: the server's header parameters and the
+    // addresses it redirected to are its text, so they go inside, with the page.
     const notes = [
-      `[${status}, ${contentType || "no content type"}, ${formatBytes(bytes.length)}${
+      `[${status}, ${mediaType(contentType)}, ${formatBytes(bytes.length)}${
         isHtml ? ", HTML reduced to text" : ""
       }]`,
     ];
-    if (hops.length > 0) notes.push(`[redirected to ${hops.map((hop) => hop.href).join(" -> ")}]`);
+    if (hops.length > 0) {
+      notes.push(
+        `[redirected ${hops.length} time${hops.length === 1 ? "" : "s"}: the addresses are the ` +
+          "first line of the fenced text]",
+      );
+      text = `[redirected to ${hops.map((hop) => hop.href).join(" -> ")}]\n${text}`;
+    }
     if (truncated) {
       notes.push(`[body cut at max_bytes = ${max_bytes}; raise max_bytes to read more]`);
     }
     // Notes go first: the host's byte cap (max_output_size, 1 MiB by default, as max_bytes)
     // cuts the end of a long body, and the notes must survive it. The page is fenced as
-    // untrusted text: it is data, never instructions.
-    const source = hops.at(-1)?.href ?? parsed.href;
+    // untrusted text: it is data, never instructions. The fence names the URL asked for.
     return {
-      output: `${notes.join("\n")}\n\n${fenceUntrusted(text, source)}`,
+      output: `${notes.join("\n")}\n\n${fenceUntrusted(text, parsed.href)}`,
       display: `Downloaded ${url} (${formatBytes(bytes.length)}${truncated ? ", cut" : ""})`,
     };
   },

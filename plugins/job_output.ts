@@ -38,6 +38,17 @@ export default defineTool({
       };
     }
     const body = text.endsWith("\n") ? text.slice(0, -1) : text;
-    return { output: `${body}\n[${job.id} ${state}${asks}]`, display: `${job.id}: ${state}` };
+    return {
+      output: `${body}\n[${job.id} ${state}${asks}]`,
+      display: `${job.id}: ${state}`,
+      // The result's metadata says what was cut of the new output and where the log is.
+      ...(reply.cutBytes === 0 ? {} : {
+        outputBytes: reply.bytes,
+        cutOutput: {
+          bytes: reply.cutBytes,
+          ...(reply.path === undefined ? {} : { path: reply.path }),
+        },
+      }),
+    };
   },
 });

@@ -14,13 +14,11 @@ import {
   ToolError,
   type ToolOutput,
 } from "../src/tools/define_tool.ts";
-import { DEFAULT_TOOL_OUTPUT_LIMIT, truncateMiddle } from "../src/sandbox/truncate_output.ts";
+import { DEFAULT_TOOL_OUTPUT_LIMIT } from "../src/sandbox/truncate_output.ts";
 import { type CommandOutcome, type ExitStatus, shortDuration } from "../src/jobs/job_control.ts";
 
 /** Longest timeout a call may ask for. */
 const MAX_TIMEOUT_MS = 600_000;
-/** Characters of output kept in the message of a timed-out or cancelled command (head and tail). */
-const STOPPED_OUTPUT_CHARS = 10_000;
 /** Room left in the result for the notes and the exit line. */
 const NOTES_ROOM = 600;
 
@@ -127,8 +125,9 @@ function commandOutput(
     case "background":
       return backgroundOutput(outcome, call.command);
     case "stopped": {
-      // Error messages are not cut by tool_output_limit: keep them short here.
-      const body = truncateMiddle(bodyOf(outcome.text), { limit: STOPPED_OUTPUT_CHARS }).text;
+      // Error messages are not cut by tool_output_limit: the jobs kept this one's output short
+      // (STOPPED_OUTPUT_BYTES), its marker naming the log when it was cut.
+      const body = bodyOf(outcome.text);
       const exit = exitLine(outcome.status);
       if (outcome.why === "timeout") {
         throw new ToolError(
@@ -151,7 +150,7 @@ function commandOutput(
       if (warning !== undefined) notes.push(warning);
       return {
         output: [bodyOf(outcome.text), ...notes, exitLine(outcome.status)].join("\n"),
-        ...(outcome.cutBytes > 0 ? { outputBytes: outcome.bytes } : {}),
+        ...cutOf(outcome),
         display: `$ ${
           shown(call.command)
         } -> exit ${outcome.status.code} (${outcome.elapsedMs} ms)`,
@@ -176,5 +175,22 @@ function backgroundOutput(
     : `${bodyOf(outcome.text)}\n[still running after ${
       shortDuration(outcome.movedAfterMs)
     }: moved to the background as job ${id}; ${how}]`;
-  return { output, display: `$ ${shown(command)} -> job ${id}` };
+  return { output, display: `$ ${shown(command)} -> job ${id}`, ...cutOf(outcome) };
+}
+
+/**
+ * What a result says of the output the jobs cut: all the command printed, the bytes left out
+ * and the log that holds them (the host puts them in the result's metadata).
+ */
+function cutOf(
+  outcome: { bytes: number; cutBytes: number; path?: string },
+): Pick<ToolOutput, "outputBytes" | "cutOutput"> {
+  if (outcome.cutBytes === 0) return {};
+  return {
+    outputBytes: outcome.bytes,
+    cutOutput: {
+      bytes: outcome.cutBytes,
+      ...(outcome.path === undefined ? {} : { path: outcome.path }),
+    },
+  };
 }

@@ -37,8 +37,16 @@ import { acpPromptText, availableCommands } from "./acp_prompt.ts";
 /** The agent app and a way to end every session's log when the connection closes. */
 export interface AcpAgent {
   app: AgentApp;
-  endSessions(): void;
+  /**
+   * Interrupts every running turn, waits for each to record how it ended (the answer so far,
+   * its calls answered "interrupted"), then ends every session's log: nothing is written
+   * after `session_ended`.
+   */
+  endSessions(): Promise<void>;
 }
+
+/** How long a turn interrupted at the connection's end may take to record its end. */
+const TURN_END_WAIT_MS = 10_000;
 
 /**
  * Builds the ACP agent; connect `app` to a stream with `connect(ndJsonStream(...))`.
@@ -47,7 +55,7 @@ export interface AcpAgent {
  * @returns The app with every handler registered.
  */
 export function createAcpAgent(deps: AcpAgentDeps): AcpAgent {
-  const state: AgentState = { deps, sessions: new Map(), capabilities: {} };
+  const state: AgentState = { deps, sessions: new Map(), capabilities: {}, turns: new Map() };
   const app = agent({ name: "harness" })
     .onRequest(methods.agent.initialize, ({ params }) => {
       state.capabilities = params.clientCapabilities ?? {};
@@ -61,21 +69,35 @@ export function createAcpAgent(deps: AcpAgentDeps): AcpAgent {
       methods.agent.session.load,
       ({ params, client }) => loadSession(state, params, client),
     )
-    .onRequest(
-      methods.agent.session.prompt,
-      ({ params, client }) => promptSession(state, params, client),
-    )
+    .onRequest(methods.agent.session.prompt, ({ params, client }) => {
+      const turn = promptSession(state, params, client);
+      const settled = turn.then(() => {}, () => {});
+      // One prompt runs per session at a time (promptSession refuses a second).
+      if (!state.turns.has(params.sessionId)) {
+        state.turns.set(params.sessionId, settled);
+        void settled.then(() => state.turns.delete(params.sessionId));
+      }
+      return turn;
+    })
     .onNotification(methods.agent.session.cancel, ({ params }) => {
       state.sessions.get(params.sessionId)?.live.running?.abort();
     });
   return {
     app,
-    endSessions() {
+    async endSessions() {
       for (const session of state.sessions.values()) {
         session.live.running?.abort();
         void session.live.terminals?.close();
-        session.conversation.parts.recorder.end();
       }
+      // An interrupted turn still records its end (the partial answer, its open calls); a
+      // turn stuck past the wait is cut off by session_ended, which answers its calls.
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        Promise.all(state.turns.values()),
+        new Promise((done) => timer = setTimeout(done, TURN_END_WAIT_MS)),
+      ]);
+      clearTimeout(timer);
+      for (const session of state.sessions.values()) session.conversation.parts.recorder.end();
       state.sessions.clear();
     },
   };
@@ -87,6 +109,8 @@ interface AgentState {
   sessions: Map<string, AcpSession>;
   /** From initialize; a session opened later uses the editor's fs/* when offered. */
   capabilities: ClientCapabilities;
+  /** The prompt being answered in each session, settled when its turn has recorded its end. */
+  turns: Map<string, Promise<void>>;
 }
 
 /** The answer to initialize: protocol version, what harness supports, and who it is. */
@@ -160,6 +184,8 @@ async function loadSession(
   const workspace = await workspaceFor(deps, params);
   const previous = state.sessions.get(params.sessionId);
   previous?.live.running?.abort();
+  // Its interrupted turn records its end before the log is ended.
+  await state.turns.get(params.sessionId);
   previous?.conversation.parts.recorder.end();
   const opened = openAcpSession(client, deps, {
     workspace,

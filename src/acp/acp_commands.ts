@@ -153,7 +153,11 @@ async function settled(
 async function undo(conversation: Conversation, args: string): Promise<string> {
   const word = choiceOf(args);
   if (word === "bad") return `Unknown word "${args}": send /undo, /undo keep or /undo overwrite`;
-  return await settled("/undo", word, (ask) => undoLastTurn(conversation, ask, () => {}));
+  return await settled(
+    "/undo",
+    word,
+    (ask) => undoLastTurn(conversation, { ask, display: () => {} }),
+  );
 }
 
 async function rewind(conversation: Conversation, args: string): Promise<string> {
@@ -171,6 +175,6 @@ async function rewind(conversation: Conversation, args: string): Promise<string>
   return await settled(
     `/rewind ${number}`,
     word,
-    (ask) => rewindTo(conversation, turn, ask, () => {}),
+    (ask) => rewindTo(conversation, turn, { ask, display: () => {} }),
   );
 }

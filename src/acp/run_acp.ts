@@ -82,7 +82,8 @@ export async function runAcp(flags: RunFlags, grants: Grants, io: AcpIO): Promis
   });
   const connection = agent.app.connect(ndJsonStream(stdout, Deno.stdin.readable));
   await connection.closed;
-  agent.endSessions();
+  // Every turn records its end before the logs end and the store closes.
+  await agent.endSessions();
   await run.close();
   return EXIT.ok;
 }

@@ -25,7 +25,11 @@ import type {
   ConversationTurn,
   ConversationWindow,
 } from "./conversation_parts.ts";
-import { conversationTurns, restoreConversation } from "./conversation_restore.ts";
+import {
+  conversationTurns,
+  restoreConversation,
+  type RestoredFiles,
+} from "./conversation_restore.ts";
 import {
   compactConversation,
   failureStage,
@@ -231,31 +235,28 @@ export class Conversation {
    * @param plan The plan, or undefined when no file needs restoring (a rewind only).
    * @param options `overwrite`: the user's own changes too; `rewindTo`: the messages to keep.
    * @param display Receives the logged events.
-   * @returns The paths restored and kept, or why nothing changed.
+   * @returns The paths restored, removed, kept and left, or why nothing changed.
    */
   restore(
     plan: RestorePlan | undefined,
     options: { overwrite: boolean; rewindTo?: number },
     display: LoopEventSink,
-  ): Promise<{ restored: string[]; kept: string[] } | { error: string }> {
+  ): Promise<RestoredFiles | { error: string }> {
     const checkpoints = this.parts.stages.checkpoints;
-    return restoreConversation(
-      {
-        messages: this.messages,
-        checkpoints,
-        recorder: this.parts.recorder,
-        running: this.#running,
-        rewind: (keep) => {
-          this.messages = this.messages.slice(0, keep);
-          this.#window.forget();
-          checkpoints?.forget(keep);
-          this.#lastStop = undefined;
-        },
-        addNote: (text) => this.#notes.push(text),
+    const host = {
+      messages: this.messages,
+      checkpoints,
+      recorder: this.parts.recorder,
+      running: this.#running,
+      rewind: (keep: number) => {
+        this.messages = this.messages.slice(0, keep);
+        this.#window.forget();
+        checkpoints?.forget(keep);
+        this.#lastStop = undefined;
       },
-      plan,
-      { ...options, display },
-    );
+      addNote: (text: string) => this.#notes.push(text),
+    };
+    return restoreConversation(host, plan, { ...options, display });
   }
 
   /** Starts a conversation with a system prompt (recorded as the first message). */

@@ -5,10 +5,17 @@
 
 import type { Message } from "../messages.ts";
 import type { RestorePlan, TurnCheckpoints } from "../checkpoints/turn_checkpoints.ts";
+import type { CheckpointEvent } from "../checkpoints/turn_record.ts";
 import type { LoopEventSink } from "./loop_events.ts";
 import type { SessionRecorder } from "./session_recorder.ts";
 import type { ConversationTurn } from "./conversation_parts.ts";
 import { STOP_HOOK_PREFIX } from "./turn_stage.ts";
+
+/** What a restore did: paths put back (removed ones too), the user's kept, the rest left. */
+export type RestoredFiles = Pick<
+  Extract<CheckpointEvent, { type: "files_restored" }>,
+  "restored" | "kept" | "removed" | "left"
+>;
 
 /** What a restore does to the conversation. */
 export interface RestoreHost {
@@ -57,24 +64,25 @@ export function conversationTurns(
  * @param plan The plan, or undefined when no file needs restoring (a rewind only).
  * @param options `overwrite`: the user's own changes too; `rewindTo`: the messages to keep.
  * @param display Receives the logged events.
- * @returns The paths restored and kept, or why nothing changed.
+ * @returns The paths restored, removed, kept and left, or why nothing changed.
  */
 export async function restoreConversation(
   host: RestoreHost,
   plan: RestorePlan | undefined,
   options: { overwrite: boolean; rewindTo?: number; display: LoopEventSink },
-): Promise<{ restored: string[]; kept: string[] } | { error: string }> {
+): Promise<RestoredFiles | { error: string }> {
   if (host.running) return { error: "Wait for the turn to end (or press Ctrl-C), then retry" };
   const { display } = options;
-  let restored: string[] = [];
-  let kept: string[] = [];
+  let done: RestoredFiles = { restored: [], kept: [] };
   if (plan && host.checkpoints) {
     const outcome = await host.checkpoints.apply(plan, options.overwrite);
     if ("error" in outcome) return outcome;
     host.recorder.record(outcome.event);
     display(outcome.event);
-    ({ restored, kept } = outcome.event);
+    const { restored, kept, removed, left } = outcome.event;
+    done = { restored, kept, ...(removed ? { removed } : {}), ...(left ? { left } : {}) };
   }
+  const { restored, kept } = done;
   if (options.rewindTo !== undefined) {
     const keep = Math.max(1, Math.min(options.rewindTo, host.messages.length));
     host.rewind(keep);
@@ -89,5 +97,5 @@ export async function restoreConversation(
         `back as they were before it${yours}. Read files again before editing them.]`,
     );
   }
-  return { restored, kept };
+  return done;
 }

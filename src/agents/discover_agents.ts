@@ -6,7 +6,7 @@
 // is named once with the reason; everything else still loads. The nearest definition of a name
 // wins: the project's over the user's.
 
-import { basename, join, resolve } from "node:path";
+import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { instructionFolders } from "../config/project_instructions.ts";
 import {
   type AgentDefinition,
@@ -201,6 +201,30 @@ function candidates(
   return found;
 }
 
+function realPath(path: string): string | undefined {
+  try {
+    return Deno.realPathSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Why a project's agent file is not the project's: a link out of the folder it was found in
+ * (`.claude/agents -> ~/notes`), or a Codex `config_file` naming a file elsewhere. Its content
+ * would become a subagent's instructions from a file the repository does not hold.
+ */
+function outsideProject(file: string, folder: AgentFolder): string | undefined {
+  if (folder.scope !== "project") return undefined;
+  const root = dirname(dirname(folder.dir));
+  const project = realPath(root) ?? resolve(root);
+  const real = realPath(file) ?? resolve(file); // a missing file is said when read
+  const inside = relative(project, real);
+  if (inside !== "" && !inside.startsWith("..") && !isAbsolute(inside)) return undefined;
+  return `it is outside the project ("${real}"): a project's agent files are read only from ` +
+    "the project itself";
+}
+
 function parseFile(file: string, folder: AgentFolder, entry?: CodexAgentEntry): AgentParse {
   const read = readAgentFile(file);
   if ("error" in read) return { skip: read.error };
@@ -228,7 +252,11 @@ function parseFile(file: string, folder: AgentFolder, entry?: CodexAgentEntry): 
  */
 export async function discoverAgents(options: AgentDiscoveryOptions): Promise<DiscoveredAgents> {
   const skipped: SkippedAgent[] = [];
-  const all = candidates(agentFolders(options), skipped);
+  const all = candidates(agentFolders(options), skipped).filter((candidate) => {
+    const outside = outsideProject(candidate.file, candidate.folder);
+    if (outside) skipped.push({ file: candidate.file, reason: outside });
+    return !outside;
+  });
   const project = all.filter((c) => c.folder.scope === "project").map((c) => c.file);
   let allowed = new Set<string>();
   let untrusted = "the project's agent files load only in a trusted folder";

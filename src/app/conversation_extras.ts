@@ -12,12 +12,17 @@ import type { PlacedStage } from "../agent/call_flight.ts";
 import type { TurnStage } from "../agent/turn_stage.ts";
 import { EDIT_NOTE_STAGE } from "../agent/argument_edit.ts";
 import { repairArguments } from "../agent/repair_arguments.ts";
-import type { TurnCheckpoint } from "../checkpoints/turn_checkpoints.ts";
+import type { TurnCheckpoint } from "../checkpoints/turn_record.ts";
+import type { WorkspaceCheckpoints } from "../checkpoints/workspace_checkpoints.ts";
 import type { ImagePart, Message } from "../messages.ts";
 import type { Grants } from "../sandbox/grants.ts";
 import type { OpenedProvider } from "./provider_openers.ts";
 import type { RunTools } from "./run_tools.ts";
-import { checkpointStages, openCheckpoints } from "./run_checkpoints.ts";
+import {
+  checkpointStages,
+  conversationCheckpoints,
+  openWorkspaceCheckpoints,
+} from "./run_checkpoints.ts";
 import { openRunHooks } from "./run_hooks.ts";
 import { modelVision, type VisionVerdict } from "./model_vision.ts";
 import { type ImageGate, imageGateStage, refuseUserImages } from "./image_gate.ts";
@@ -43,6 +48,9 @@ export interface ExtrasOptions {
 export class WorkspaceExtras {
   readonly #options: ExtrasOptions;
   readonly gate: ImageGate;
+
+  /** The workspace's checkpoints, opened with its first conversation (null: off). */
+  #checkpoints: WorkspaceCheckpoints | null | undefined;
 
   /** The answer to "can it see?" per model the run has used (/model switches it). */
   readonly #sight = new WeakMap<OpenedProvider["provider"], () => Promise<VisionVerdict>>();
@@ -91,11 +99,19 @@ export class WorkspaceExtras {
     } = {},
   ): ConversationStages {
     const { settings, grants, cwd, yes, opened, tools } = this.#options;
-    const checkpoints = openCheckpoints(settings, {
-      cwd,
-      grants,
-      sandbox: tools.commandSandbox,
-    }, conversation.resumed?.checkpoints);
+    // One per workspace: its conversations share the repository, the baseline and the claim.
+    if (this.#checkpoints === undefined) {
+      this.#checkpoints = openWorkspaceCheckpoints(settings, {
+        cwd,
+        grants,
+        gate: tools.gate,
+        sandbox: tools.commandSandbox,
+        ...(recorder.id ? { session: recorder.id } : {}),
+      }) ?? null;
+    }
+    const checkpoints = this.#checkpoints
+      ? conversationCheckpoints(this.#checkpoints, conversation.resumed?.checkpoints)
+      : undefined;
     const hooks = openRunHooks(settings, {
       cwd,
       grants,
@@ -103,6 +119,8 @@ export class WorkspaceExtras {
       model: opened.provider.model,
       sessionId: () => recorder.id ?? "",
       sandbox: tools.commandSandbox,
+      contextLength: () => this.#options.opened.contextLength,
+      gate: tools.gate,
     });
     const checkpointing = checkpoints && checkpointStages(checkpoints);
     // Skills announce what was installed since the start and outlive a compaction.
@@ -114,6 +132,7 @@ export class WorkspaceExtras {
         imageGateStage(this.gate),
         ...diagnosticsStages(tools.diagnostics, cwd),
         EDIT_NOTE_STAGE,
+        ...(checkpointing ? [checkpointing.after] : []),
         ...(hooks?.call ?? []),
         ...(checkpointing ? [checkpointing.gate] : []),
         ...(conversation.front ?? []),

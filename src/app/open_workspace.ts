@@ -2,6 +2,7 @@
 // servers, the offered filter) and the approval over them. The REPL, -p and `harness tool`
 // have one, the run's folder; ACP opens one per folder an editor starts sessions in.
 
+import { terminalLine } from "../platform/terminal_text.ts";
 import { err, ok, type Result } from "../errors.ts";
 import type { Settings } from "../config/settings.ts";
 import type { McpServerConfig } from "../config/mcp_config.ts";
@@ -154,7 +155,8 @@ export async function openWorkspace(
     async close() {
       // The background jobs end with the session, with a line saying which.
       const line = sessionEndLine(await tools.jobs.close());
-      if (line !== undefined) frontEnd.io.write(`${line}\n`);
+      // The jobs' commands are the model's text: escapes show as text.
+      if (line !== undefined) frontEnd.io.write(`${terminalLine(line)}\n`);
       await tools.diagnostics.close();
       await tools.set.close();
     },

@@ -1,11 +1,14 @@
 // /undo and /rewind for every front end: plan from the conversation's checkpoints, ask (the
-// front end's way) when the user changed a file the turns also changed, then restore, and
-// say in lines which files came back, which kept the user's edits, and where the
-// conversation now stands. Nothing the user changed is overwritten unless they say so.
+// front end's way) when someone changed a file the turns also changed, say which files the
+// turns created will be removed before it happens, then restore, and say in lines which files
+// came back, which kept the user's edits, which were left and why, and where the
+// conversation now stands. Nothing changed since is overwritten unless the user says so.
 
 import type { Conversation } from "../agent/conversation.ts";
 import type { ConversationTurn } from "../agent/conversation_parts.ts";
+import type { RestoredFiles } from "../agent/conversation_restore.ts";
 import type { LoopEventSink } from "../agent/loop_events.ts";
+import type { RestorePlan } from "../checkpoints/turn_checkpoints.ts";
 
 /** What the user says about files they changed after the turns: overwrite, keep, or stop. */
 export type ConflictAnswer = "overwrite" | "keep" | "cancel";
@@ -20,30 +23,43 @@ export interface RestoreReport {
   lines: string[];
 }
 
+/** How a restore talks to its front end. */
+export interface RestoreIO {
+  /** Settles files the user changed since the turns. */
+  ask: AskConflicts;
+  /** Receives the logged events. */
+  display: LoopEventSink;
+  /**
+   * Shows a line at once, before the files change (the removals to come); without it, those
+   * lines open the report.
+   */
+  say?: (line: string) => void;
+}
+
 /**
  * /undo: puts back the files the last turn that changed files changed (the conversation
  * stays; the model is told with the next message).
  *
  * @param conversation The conversation.
- * @param ask How to settle files the user changed since.
- * @param display Receives the logged event.
+ * @param io How to ask, show events and say what is about to happen.
  * @returns What happened, in lines.
  */
 export async function undoLastTurn(
   conversation: Conversation,
-  ask: AskConflicts,
-  display: LoopEventSink,
+  io: RestoreIO,
 ): Promise<RestoreReport> {
   const plan = await conversation.planRestore("last");
-  if ("error" in plan) return { done: false, lines: [plan.error] };
-  const answer = plan.conflicts.length > 0 ? await ask(plan.conflicts) : "keep";
-  if (answer === "cancel") return { done: false, lines: ["Nothing was changed"] };
-  const done = await conversation.restore(plan, { overwrite: answer === "overwrite" }, display);
-  if ("error" in done) return { done: false, lines: [done.error] };
+  if ("error" in plan) return { done: false, lines: plan.error.split("\n") };
+  const answer = plan.conflicts.length > 0 ? await io.ask(plan.conflicts) : "keep";
+  if (answer === "cancel") return { done: false, lines: [...plan.notes, "Nothing was changed"] };
+  const said = announce(plan, answer, io);
+  const done = await conversation.restore(plan, { overwrite: answer === "overwrite" }, io.display);
+  if ("error" in done) return { done: false, lines: [...said, done.error] };
   const turn = plan.turns[0];
   return {
     done: true,
     lines: [
+      ...said,
       `Undid the file changes of ${turn ? JSON.stringify(turn.prompt) : "the last turn"}`,
       ...outcomeLines(done),
     ],
@@ -56,36 +72,58 @@ export async function undoLastTurn(
  *
  * @param conversation The conversation.
  * @param turn The turn to go back before (from `conversation.turns()`).
- * @param ask How to settle files the user changed since.
- * @param display Receives the logged events.
+ * @param io How to ask, show events and say what is about to happen.
  * @returns What happened, in lines.
  */
 export async function rewindTo(
   conversation: Conversation,
   turn: ConversationTurn,
-  ask: AskConflicts,
-  display: LoopEventSink,
+  io: RestoreIO,
 ): Promise<RestoreReport> {
   let plan = undefined;
   if (turn.files.length > 0) {
     const planned = await conversation.planRestore(turn.messageCount);
-    if ("error" in planned) return { done: false, lines: [planned.error] };
+    if ("error" in planned) return { done: false, lines: planned.error.split("\n") };
     plan = planned;
   }
-  const answer = plan && plan.conflicts.length > 0 ? await ask(plan.conflicts) : "keep";
-  if (answer === "cancel") return { done: false, lines: ["Nothing was changed"] };
+  const answer = plan && plan.conflicts.length > 0 ? await io.ask(plan.conflicts) : "keep";
+  if (answer === "cancel") {
+    return { done: false, lines: [...plan?.notes ?? [], "Nothing was changed"] };
+  }
+  const said = plan ? announce(plan, answer, io) : [];
   const done = await conversation.restore(plan, {
     overwrite: answer === "overwrite",
     rewindTo: turn.messageCount,
-  }, display);
-  if ("error" in done) return { done: false, lines: [done.error] };
+  }, io.display);
+  if ("error" in done) return { done: false, lines: [...said, done.error] };
   return {
     done: true,
     lines: [
+      ...said,
       `Rewound to before ${JSON.stringify(turn.prompt)}: the conversation goes on from there`,
       ...(plan ? outcomeLines(done) : ["No file had changed since"]),
     ],
   };
+}
+
+/**
+ * Says what the restore is about to do that the user may not expect: the plan's notes (a
+ * command ran, a checkpoint failed) and every file it will remove. Said at once where the
+ * front end can; else returned to open the report.
+ */
+function announce(plan: RestorePlan, answer: ConflictAnswer, io: RestoreIO): string[] {
+  const kept = answer === "overwrite" ? [] : plan.conflicts;
+  const removals = plan.removals.filter((path) => !kept.includes(path));
+  const lines = [...plan.notes];
+  if (removals.length > 0) {
+    lines.push(
+      `Removing ${removals.length === 1 ? "a file" : `${removals.length} files`} the turn ` +
+        `created: ${removals.join(", ")}`,
+    );
+  }
+  if (!io.say) return lines;
+  for (const line of lines) io.say(line);
+  return [];
 }
 
 /**
@@ -125,9 +163,13 @@ export function conflictQuestion(conflicts: readonly string[]): string {
     "changes, [k]eep yours and restore the rest, or [c]ancel? ";
 }
 
-function outcomeLines(done: { restored: string[]; kept: string[] }): string[] {
+function outcomeLines(done: RestoredFiles): string[] {
   const lines: string[] = [];
-  if (done.restored.length > 0) lines.push(`Restored: ${done.restored.join(", ")}`);
+  const removed = done.removed ?? [];
+  const written = done.restored.filter((path) => !removed.includes(path));
+  if (written.length > 0) lines.push(`Restored: ${written.join(", ")}`);
+  if (removed.length > 0) lines.push(`Removed (the turn created them): ${removed.join(", ")}`);
   if (done.kept.length > 0) lines.push(`Kept your changes to: ${done.kept.join(", ")}`);
+  for (const { path, why } of done.left ?? []) lines.push(`Left as it is: ${path} (${why})`);
   return lines;
 }

@@ -1,8 +1,9 @@
-// The checkpoints of a run's conversations, for every front end: what they cover (the write
-// grant inside the workspace; all of it when commands can write anywhere), where the shadow
-// repository lives (the data folder, one per workspace), and the git program. A conversation
-// gets its own TurnCheckpoints, with the records a resumed session brings, and their stages:
-// in each turn, and the gate before a call that may change files.
+// The checkpoints of a run's conversations, for every front end: what they may read and write
+// (the workspace's file gate), what they cover (the write grant inside the workspace; all of
+// it when commands can write anywhere), where the shadow repository lives (the data folder,
+// one per workspace) and the git program. A workspace's checkpoints are shared by its
+// conversations; each conversation gets its own TurnCheckpoints, with the records a resumed
+// session brings, and their stages: in each turn, and around a call that may change files.
 
 import { join, relative } from "node:path";
 import type { Settings } from "../config/settings.ts";
@@ -10,13 +11,18 @@ import { dataDir, workspaceDataDir } from "../config/folders.ts";
 import type { Grants } from "../sandbox/grants.ts";
 import type { CommandSandbox } from "../sandbox/command_sandbox.ts";
 import { findProgram } from "../sandbox/command_sandbox_probe.ts";
-import { CheckpointRepo } from "../checkpoints/checkpoint_repo.ts";
-import { type TurnCheckpoint, TurnCheckpoints } from "../checkpoints/turn_checkpoints.ts";
+import type { TurnCheckpoint } from "../checkpoints/turn_record.ts";
+import { TurnCheckpoints } from "../checkpoints/turn_checkpoints.ts";
 import { ShadowGitError } from "../checkpoints/shadow_git.ts";
-import type { PlacedStage } from "../agent/call_flight.ts";
+import type { CallFlight, PlacedStage } from "../agent/call_flight.ts";
+import type { ConversationStages } from "../agent/conversation_parts.ts";
 import type { LoopEventSink } from "../agent/loop_events.ts";
 import type { TurnStage } from "../agent/turn_stage.ts";
 import { mayChangeFiles } from "../tools/tool_entry.ts";
+import type { CheckpointAccess } from "../checkpoints/checkpoint_paths.ts";
+import { WorkspaceCheckpoints } from "../checkpoints/workspace_checkpoints.ts";
+import type { FileGate } from "../gate/file_gate.ts";
+import { openWorkspaceGate } from "./workspace_gate.ts";
 
 /** What a run's checkpoints need. */
 export interface RunCheckpointsOptions {
@@ -28,6 +34,12 @@ export interface RunCheckpointsOptions {
   dataDir?: string;
   /** PATH to find git on (default: this process's). */
   path?: string;
+  /** The first session's id, named to other sessions that start in the folder. */
+  session?: string;
+  /** Watch the folders for commands (default: where the platform's watcher can). */
+  watch?: boolean;
+  /** The workspace's file gate (default: one built from the grants alone). */
+  gate?: FileGate;
 }
 
 /**
@@ -72,9 +84,114 @@ export function checkpointScope(
 }
 
 /**
- * Makes the checkpoints of one conversation, or undefined when they are off (`checkpoints`:
- * false). The repository opens on the first turn that may change files; then, when no write
- * grant reaches the workspace and commands are confined, nothing is ever snapshotted.
+ * What checkpoints may read and write: what the workspace's file gate allows. A snapshot
+ * never takes a file the session may not read (a --deny-read secret, anything outside the
+ * read grant, harness's data folder stays out of the shadow repository), and a restore never
+ * writes where the session may not (outside the write grant, the protected set).
+ *
+ * @param gate The workspace's file gate.
+ * @returns The checks.
+ *
+ * @example
+ * ```ts
+ * import { gateAccess } from "./run_checkpoints.ts";
+ * import { openWorkspaceGate } from "./workspace_gate.ts";
+ * import { emptyGrants } from "../sandbox/grants.ts";
+ * const grants = emptyGrants();
+ * grants.allow.read = ["/w"];
+ * grants.allow.write = ["/w"];
+ * grants.deny.read = ["/w/.env"];
+ * const settings = { plugins: [], namedPluginDirs: [], writableGit: false };
+ * const access = gateAccess(openWorkspaceGate({ settings, grants, cwd: "/w" }));
+ * if (!access.mayRead("/w/a.ts") || access.mayRead("/w/.env") || access.mayRead("/etc/x")) throw new Error();
+ * if (access.mayWrite("/w/.git/config")) throw new Error();
+ * ```
+ */
+export function gateAccess(gate: FileGate): CheckpointAccess {
+  return {
+    mayRead: (path) => gate.check("read", path).ok,
+    mayWrite: (path) => gate.check("write", path).ok && gate.check("read", path).ok,
+  };
+}
+
+/**
+ * The checkpoints of one workspace in this run, shared by its conversations; undefined when
+ * they are off (`checkpoints`: false). Its live claim is taken now, so another session working
+ * in the folder is named at the first turn.
+ *
+ * @param settings `checkpoints` and `checkpoint_max_file_size`.
+ * @param options Workspace, grants, sandbox.
+ * @returns The workspace's checkpoints.
+ */
+export function openWorkspaceCheckpoints(
+  settings: Pick<Settings, "checkpoints" | "checkpointMaxFileSize">,
+  options: RunCheckpointsOptions,
+): WorkspaceCheckpoints | undefined {
+  if (!settings.checkpoints) return undefined;
+  const data = options.dataDir ?? dataDir();
+  return new WorkspaceCheckpoints({
+    workspace: options.cwd,
+    gitDir: workspaceDataDir(join(data, "checkpoints"), options.cwd),
+    owner: crypto.randomUUID().slice(0, 13),
+    ...(options.session ? { session: options.session } : {}),
+    maxFileBytes: settings.checkpointMaxFileSize,
+    access: gateAccess(
+      options.gate ??
+        openWorkspaceGate({ settings: NO_PLUGINS, grants: options.grants, cwd: options.cwd }),
+    ),
+    ...(options.watch === undefined ? {} : { watch: options.watch }),
+    prepare: () => prepare(options),
+  });
+}
+
+/** The settings of a gate built from the grants alone (no run, no plugin folders known). */
+const NO_PLUGINS = { plugins: [], namedPluginDirs: [], writableGit: false };
+
+/** Finds git and the folders to checkpoint, or why no turn can change a file. */
+async function prepare(
+  options: RunCheckpointsOptions,
+): Promise<{ git: string; scope?: readonly string[] } | { inactive: string }> {
+  const run = options.grants.allow.run === true || options.grants.allow.run.length > 0;
+  const sandbox = run ? await options.sandbox : undefined;
+  const confined = sandbox?.confinement.kind === "bwrap" ||
+    sandbox?.confinement.kind === "sandbox-exec";
+  const scope = checkpointScope(options.grants, options.cwd, run && !confined);
+  if (scope === "none") {
+    return { inactive: "no write grant reaches the workspace, so no turn can change a file" };
+  }
+  const git = findProgram("git", options.path ?? Deno.env.get("PATH"));
+  if (git === undefined) {
+    throw new ShadowGitError("git was not found on PATH: install git to have /undo and /rewind");
+  }
+  return { git, ...(scope === undefined ? {} : { scope }) };
+}
+
+/**
+ * The checkpoints of one conversation over its workspace's.
+ *
+ * @param workspace The workspace's checkpoints ({@linkcode openWorkspaceCheckpoints}).
+ * @param records A resumed session's records.
+ * @param options `closesWorkspace`: closing the conversation's checkpoints closes the workspace's.
+ * @returns The conversation's TurnCheckpoints.
+ */
+export function conversationCheckpoints(
+  workspace: WorkspaceCheckpoints,
+  records: readonly TurnCheckpoint[] = [],
+  options: { closesWorkspace?: boolean } = {},
+): TurnCheckpoints {
+  const notice = workspace.takeNotice();
+  return new TurnCheckpoints({
+    open: () => workspace.open(),
+    othersWorking: () => workspace.othersWorking(),
+    records,
+    ...(notice ? { notices: [notice] } : {}),
+    ...(options.closesWorkspace ? { close: () => workspace.close() } : {}),
+  });
+}
+
+/**
+ * Makes the checkpoints of one conversation with a workspace of its own (tests, one-off
+ * runs), or undefined when they are off; closing them closes the workspace's.
  *
  * @param settings `checkpoints` and `checkpoint_max_file_size`.
  * @param options Workspace, grants and sandbox.
@@ -86,86 +203,80 @@ export function openCheckpoints(
   options: RunCheckpointsOptions,
   records: readonly TurnCheckpoint[] = [],
 ): TurnCheckpoints | undefined {
-  if (!settings.checkpoints) return undefined;
-  const maxFileBytes = settings.checkpointMaxFileSize;
-  const owner = crypto.randomUUID().slice(0, 13);
-  return new TurnCheckpoints({
-    async open() {
-      const run = options.grants.allow.run === true || options.grants.allow.run.length > 0;
-      const sandbox = run ? await options.sandbox : undefined;
-      const confined = sandbox?.confinement.kind === "bwrap" ||
-        sandbox?.confinement.kind === "sandbox-exec";
-      const scope = checkpointScope(options.grants, options.cwd, run && !confined);
-      if (scope === "none") {
-        return { inactive: "no write grant reaches the workspace, so no turn can change a file" };
-      }
-      const git = findProgram("git", options.path ?? Deno.env.get("PATH"));
-      if (git === undefined) {
-        throw new ShadowGitError(
-          "git was not found on PATH: install git to have /undo and /rewind",
-        );
-      }
-      return await CheckpointRepo.open({
-        git,
-        workspace: options.cwd,
-        gitDir: workspaceDataDir(join(options.dataDir ?? dataDir(), "checkpoints"), options.cwd),
-        owner,
-        maxFileBytes,
-        ...(scope === undefined ? {} : { scope }),
-      });
-    },
-    maxFileBytes,
-    records,
-  });
+  const workspace = openWorkspaceCheckpoints(settings, options);
+  if (workspace === undefined) return undefined;
+  return conversationCheckpoints(workspace, records, { closesWorkspace: true });
 }
 
-/** The checkpoint feature's stages: in each turn, and the gate before each call's run. */
+/** The checkpoint feature's stages: in each turn, and around each call's run. */
 export interface CheckpointStages {
-  /**
-   * Begins the turn's record before its message is sent, settles it each time the model is
-   * asked again, and ends it (logging the files changed) when the turn ends.
-   */
+  /** Begins the turn's record before its message is sent, and ends it when the turn ends. */
   turn: TurnStage;
-  /** A call that may change files waits for the turn's snapshot before it runs. */
+  /**
+   * Before a call that may change files runs, the state of what it names (or a mark for a
+   * command); the record is logged then, so a turn cut short can be undone.
+   */
   gate: PlacedStage;
+  /** After such a call ran: the state of what it changed, logged again. */
+  after: PlacedStage;
 }
 
 /**
  * The stages of a conversation's checkpoints.
  *
- * @param checkpoints The conversation's TurnCheckpoints ({@linkcode openCheckpoints}).
- * @returns The turn stage and the gate.
+ * @param checkpoints The conversation's TurnCheckpoints ({@linkcode conversationCheckpoints}).
+ * @returns The turn stage and the stages around the run.
  */
 export function checkpointStages(checkpoints: TurnCheckpoints): CheckpointStages {
-  const warn = (sink: LoopEventSink) => {
+  const logged = (sink: LoopEventSink, checkpoint?: TurnCheckpoint) => {
     for (const message of checkpoints.takeWarnings()) sink({ type: "warning", message });
+    if (checkpoint) sink({ type: "checkpoint", checkpoint });
   };
+  const changes = (flight: CallFlight) => mayChangeFiles(flight.entry!.info);
   return {
     turn: {
       name: "checkpoints",
-      send(message) {
+      send(message, turn) {
         const { at, said } = message.position();
         checkpoints.begin(at, said);
+        // Said before anything changes: another session working in the folder.
+        logged(turn.sink);
         return Promise.resolve(undefined);
       },
-      // The model is asked again: the files its calls changed are snapshotted meanwhile.
-      request: () => checkpoints.settle(),
       async end(turn) {
-        const checkpoint = await checkpoints.end();
-        warn(turn.sink);
-        if (checkpoint) turn.sink({ type: "checkpoint", checkpoint });
+        logged(turn.sink, await checkpoints.end());
       },
     },
     gate: {
       name: "checkpoint",
       before: "run",
       async run(flight, scope) {
-        if (!mayChangeFiles(flight.entry!.info)) return undefined;
-        await checkpoints.beforeChange();
-        checkpoints.changed();
-        warn(scope.sink);
+        if (!changes(flight)) return undefined;
+        const { info } = flight.entry!;
+        const call = { id: flight.call.id, name: info.name, args: flight.args, info };
+        const progress = (message: string) => scope.sink({ type: "warning", message });
+        logged(scope.sink, await checkpoints.beforeCall(call, progress));
+        return undefined;
+      },
+    },
+    after: {
+      name: "checkpoint_after",
+      after: "run",
+      async run(flight, scope) {
+        if (changes(flight)) logged(scope.sink, await checkpoints.afterCall(flight.call.id));
         return undefined;
       },
     },
   };
+}
+
+/**
+ * A conversation's stages when checkpoints are its only feature (benchmarks, tests of undo).
+ *
+ * @param checkpoints The conversation's TurnCheckpoints.
+ * @returns Its stages: the checkpoints' around each call and in each turn.
+ */
+export function checkpointedStages(checkpoints: TurnCheckpoints): ConversationStages {
+  const { gate, after, turn } = checkpointStages(checkpoints);
+  return { call: [gate, after], turn: [turn], checkpoints };
 }

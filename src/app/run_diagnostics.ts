@@ -5,7 +5,7 @@
 // grants let commands read and its own installation, writes only its cache folder, and has no
 // network. harness never downloads a server; without a sandbox none starts.
 
-import { dirname, isAbsolute, join, relative } from "node:path";
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import type { Settings } from "../config/settings.ts";
 import { cacheDir } from "../config/folders.ts";
 import type { Grants } from "../sandbox/grants.ts";
@@ -21,6 +21,11 @@ import type { LspServerConfig } from "../diagnostics/lsp_config.ts";
 import { findLspServers } from "../diagnostics/lsp_sources.ts";
 import type { FileGate } from "../gate/file_gate.ts";
 import { readGatedTextFile } from "../gate/gated_files.ts";
+import {
+  checkProgramsUnchanged,
+  serversWithTrustedPrograms,
+  serverWorkspaceFiles,
+} from "./lsp_program_trust.ts";
 
 /** What a workspace's diagnostics are opened with. */
 export interface RunDiagnosticsOptions {
@@ -32,6 +37,8 @@ export interface RunDiagnosticsOptions {
   interactive: boolean;
   /** The workspace's file gate: the workspace's own config files are read through it. */
   gate: FileGate;
+  /** The trust store (tests); default trustStoreFile(). */
+  trustStore?: string;
 }
 
 /** How the trust question names a project's language server files. */
@@ -44,13 +51,44 @@ const LSP_WORDING = {
 };
 
 /**
- * What a language server may touch: read what commands may read, and the folder its program
- * is installed in; write only its own cache folder; no network.
+ * The folder a server's program is installed in (its package: the folder above its `bin`), or
+ * undefined. Never a folder that holds the workspace or the home folder: a program in the
+ * workspace (`./lsp.sh`) or at the top of the home folder would otherwise read the projects
+ * beside the workspace, the whole home folder or, for `/x`, everything.
  */
-export function serverGrants(user: Grants, program: string, cache: string): Grants {
+function installFolder(program: string, workspace: string): string | undefined {
+  const home = Deno.env.get("HOME");
+  const holds = (folder: string, path: string) => {
+    const inside = relative(folder, path);
+    return inside === "" || (!inside.startsWith("..") && !isAbsolute(inside));
+  };
+  for (const folder of [dirname(dirname(program)), dirname(program)]) {
+    if (holds(folder, workspace) || (home && holds(folder, home))) continue;
+    return folder;
+  }
+  return undefined;
+}
+
+/**
+ * What a language server may touch: read what commands may read, and the folder its program
+ * is installed in (see installFolder); write only its own cache folder; no network.
+ *
+ * @param user The session's grants.
+ * @param program The server's program, links resolved.
+ * @param cache Its cache folder.
+ * @param workspace The workspace (default: the folder harness runs in).
+ */
+export function serverGrants(
+  user: Grants,
+  program: string,
+  cache: string,
+  workspace = Deno.cwd(),
+): Grants {
   const grants = emptyGrants();
-  const install = dirname(dirname(program));
-  grants.allow.read = user.allow.read === true ? true : [...user.allow.read, install, cache];
+  const install = installFolder(program, workspace);
+  grants.allow.read = user.allow.read === true
+    ? true
+    : [...user.allow.read, ...(install ? [install] : []), cache];
   grants.deny.read = user.deny.read;
   grants.allow.write = [cache];
   grants.allow.env = user.allow.env;
@@ -67,8 +105,9 @@ export async function startServer(
   if (kind !== "bwrap" && kind !== "sandbox-exec") {
     throw new Error("language servers start only in the command sandbox, and none works here");
   }
+  // A relative command is the workspace's (an editor's workspace need not be harness's folder).
   const found = config.command.includes("/")
-    ? config.command
+    ? resolve(options.cwd, config.command)
     : findProgram(config.command, sandbox.env.PATH ?? Deno.env.get("PATH"));
   if (found === undefined) throw new Error(`"${config.command}" is not installed (not on PATH)`);
   const program = await Deno.realPath(found).catch(() => found);
@@ -76,7 +115,7 @@ export async function startServer(
   await Deno.mkdir(cache, { recursive: true, mode: 0o700 });
   return new GroupChild(spawnCommand(
     sandbox,
-    serverGrants(options.grants, program, cache),
+    serverGrants(options.grants, program, cache, options.cwd),
     {
       program: found,
       args: config.args,
@@ -118,12 +157,34 @@ export function openRunDiagnostics(options: RunDiagnosticsOptions): EditDiagnost
         interactive: options.interactive,
         cwd: options.cwd,
         wording: LSP_WORDING,
+        ...(options.trustStore ? { storeFile: options.trustStore } : {}),
       })).load,
   });
+  // What a server runs from the workspace (a trusted config's ./lsp.sh, a file its arguments
+  // name) is trusted by its own bytes, and checked again when the server starts.
+  const trust = {
+    cwd: options.cwd,
+    ...(options.trustStore ? { storeFile: options.trustStore } : {}),
+  };
+  const filesOf = async () => {
+    const path = (await options.sandbox).env.PATH ?? Deno.env.get("PATH");
+    return (config: LspServerConfig) =>
+      serverWorkspaceFiles(config, { cwd: options.cwd, grants: options.grants, path });
+  };
   const servers = new LanguageServers({
-    servers: found.then((read) => read.servers, () => []),
+    servers: found.then(async (read) =>
+      serversWithTrustedPrograms(read.servers, {
+        files: await filesOf(),
+        io: options.io,
+        interactive: options.interactive,
+        ...trust,
+      })
+    ).catch(() => []),
     workspace: options.cwd,
-    start: (config) => startServer(config, options),
+    start: async (config) => {
+      await checkProgramsUnchanged((await filesOf())(config), trust);
+      return startServer(config, options);
+    },
     timeoutMs: options.settings.lspTimeout,
   });
   return new EditDiagnostics({ workspace: options.cwd, servers });

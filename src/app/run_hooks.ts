@@ -12,6 +12,8 @@ import { type HookSpawner, spawnAsUser } from "../hooks/run_hook_command.ts";
 import type { PlacedStage } from "../agent/call_flight.ts";
 import type { TurnStage } from "../agent/turn_stage.ts";
 import { hookCallStages, hookTurnStage } from "./hook_stages.ts";
+import type { FileGate } from "../gate/file_gate.ts";
+import { movedSentence } from "../sandbox/moved_entries.ts";
 
 /** The hooks of a run, as the conversation takes them: stages. */
 export interface RunHooks {
@@ -33,6 +35,10 @@ export interface RunHooksOptions {
   sessionId(): string;
   /** The command sandbox's check (probed here, when it found none, for a project's hooks). */
   sandbox?: Promise<CommandSandbox>;
+  /** The model's window in tokens, when known (what hooks add for the model is cut to a share). */
+  contextLength?: () => number | undefined;
+  /** The run's file gate: after hooks ran, it checks what they may have moved (issue 38). */
+  gate?: FileGate;
 }
 
 /**
@@ -58,14 +64,23 @@ export function openRunHooks(
     });
   }
   if (sources.length === 0) return undefined;
+  const gate = options.gate;
   const runner = new HookRunner({
     sources,
     cwd: options.cwd,
     sessionId: options.sessionId,
     permissionMode: options.yes ? "bypassPermissions" : "default",
     model: options.model,
+    ...(options.contextLength ? { contextLength: options.contextLength } : {}),
+    ...(gate ? { afterHooks: () => movedNotice(gate) } : {}),
   });
   return { runner, call: hookCallStages(runner, options.cwd), turn: hookTurnStage(runner) };
+}
+
+/** The sentence for entries a hook moved (each said once), or undefined. */
+function movedNotice(gate: FileGate): string | undefined {
+  const moved = gate.verify();
+  return moved.length === 0 ? undefined : movedSentence(moved);
 }
 
 /**

@@ -164,7 +164,8 @@ export async function openRunSkills(options: RunSkillsOptions): Promise<RunSkill
       return catalog;
     },
     async added() {
-      const now = await discoverSkills(discovery(false, quiet));
+      // Through the gate as at the start: a skill made since in a --deny-read folder stays out.
+      const now = withoutRefused(await discoverSkills(discovery(false, quiet)), refused);
       const fresh = now.skills.filter((skill) => !known.has(skillKey(skill.name)));
       for (const skill of fresh) {
         known.add(skillKey(skill.name));

@@ -6,10 +6,17 @@
 
 import type { Settings } from "../config/settings.ts";
 import type { McpServerConfig } from "../config/mcp_config.ts";
-import { configDir, dataDir, homeDir, savedOutputsRoot } from "../config/folders.ts";
+import {
+  configDir,
+  dataDir,
+  homeDir,
+  savedOutputsRoot,
+  workspaceDataDir,
+} from "../config/folders.ts";
 import type { Grants } from "../sandbox/grants.ts";
 import { type CommandSandbox, describeCommandSandbox } from "../sandbox/command_sandbox.ts";
 import type { ToolHost } from "../sandbox/tool_host.ts";
+import { noteMovedEntries } from "../sandbox/moved_entries.ts";
 import { CodeTools } from "../code_index/code_tools.ts";
 import { codeToolStages } from "./code_tool_stages.ts";
 import type { ToolEntry, ToolSource } from "../tools/tool_entry.ts";
@@ -93,6 +100,8 @@ export interface RunTools {
 export async function openRunTools(options: RunToolsOptions): Promise<RunTools> {
   const { settings, grants, cwd, frontEnd } = options;
   const outputsDir = frontEnd.outputsDir ?? savedOutputsRoot();
+  // The workspace's own saved outputs, as the tool host's: its read_file may read them.
+  const workspaceOutputs = workspaceDataDir(outputsDir, cwd);
   const tools = await openTools({
     settings,
     grants,
@@ -105,7 +114,11 @@ export async function openRunTools(options: RunToolsOptions): Promise<RunTools> 
     background: frontEnd.listsToolsLater === true,
     ...(frontEnd.jobChanged ? { onJobChange: (job) => frontEnd.jobChanged?.(job) } : {}),
   });
-  const mcp = await openMcp(options, tools.commandSandbox, outputsDir);
+  const mcp = await openMcp(options, {
+    sandbox: tools.commandSandbox,
+    outputs: workspaceOutputs,
+    gate: tools.gate,
+  });
   const skills = await openSkills(options, tools.gate);
   const code = codeTools(options);
   const sources: ToolSource[] = [tools.host, code];
@@ -207,8 +220,7 @@ function skillSource(skills: SkillTools): ToolSource {
  */
 async function openMcp(
   options: RunToolsOptions,
-  commandSandbox: Promise<CommandSandbox>,
-  outputsDir: string,
+  layer: { sandbox: Promise<CommandSandbox>; outputs: string; gate: FileGate },
 ): Promise<{ servers: McpServersModule.McpServers; source: ToolSource } | undefined> {
   const { settings, frontEnd, grants, cwd } = options;
   const configured = { ...settings.mcpServers, ...options.mcpServers };
@@ -222,17 +234,19 @@ async function openMcp(
     cwd,
     notice: (line) => frontEnd.mcpNotice(line),
     // Stdio servers start in the same command sandbox as commands (issue 26).
-    commandSandbox,
-    outputsDir,
+    commandSandbox: layer.sandbox,
+    outputsDir: layer.outputs,
   });
   // A launcher's profile (npx, uvx, ...) is asked about once, where the user can answer.
   await servers.approveProfiles(frontEnd.interactive ? frontEnd.io : undefined);
   const source = new McpTools(servers, {
-    dataDir: outputsDir,
+    dataDir: layer.outputs,
     maxOutputSize: settings.maxOutputSize,
     toolOutputLimit: settings.toolOutputLimit,
     timeouts: settings.toolTimeouts,
     ...(frontEnd.mcpProgress ? { progress: frontEnd.mcpProgress } : {}),
+    // A server may move what the gate keeps (issue 38): checked as after a command.
+    afterCall: (run) => noteMovedEntries(run, layer.gate),
   });
   return { servers, source };
 }

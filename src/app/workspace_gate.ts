@@ -1,7 +1,8 @@
 // The file gate of one workspace (gate/file_gate.ts), built once when the workspace opens,
 // before any tool, editor, mention or command touches a file: the grants, the deny lists, the
 // protected set (whatever the flags: .git, .harness, plugin folders, harness's own folders,
-// git's program paths) and harness's data folder hidden but for this workspace's outputs.
+// git's program paths), harness's data folder hidden but for this workspace's outputs and its
+// config folder hidden but for the user's skills and plugins.
 
 import { resolve } from "node:path";
 import type { Settings } from "../config/settings.ts";

@@ -9,22 +9,11 @@ import type { Settings } from "../config/settings.ts";
 import { configDir, dataDir, homeDir } from "../config/folders.ts";
 import { type LoadedInstructions, loadInstructions } from "../config/project_instructions.ts";
 import { FileGate } from "../gate/file_gate.ts";
+import { readingRules } from "../gate/protected_set.ts";
 import type { Grants } from "../sandbox/grants.ts";
-/**
- * A gate for reading when the run's is not open yet (the banner): the same read decisions,
- * without the protected set, which only writes meet.
- */
+/** A gate for reading when the run's is not open yet (the banner): the same read decisions. */
 function readingGate(grants: Grants): FileGate {
-  const list = (grant: Grants["allow"]["read"]) => grant === true ? true as const : [...grant];
-  return FileGate.open({
-    read: list(grants.allow.read),
-    write: [],
-    denyRead: list(grants.deny.read),
-    denyWrite: [],
-    protected: [],
-    protectedNames: [],
-    hidden: [{ path: dataDir(), except: [] }],
-  });
+  return FileGate.open(readingRules(grants, { config: configDir(), data: dataDir() }));
 }
 
 /**
@@ -61,12 +50,13 @@ export function loadWorkspaceInstructions(
     home: homeDir(),
     refused(path, scope) {
       // The workspace's files (where they really are) need no read grant; the user's own
-      // file in harness's config folder none at all.
+      // file in harness's config folder none at all, and it is the user's to read there,
+      // where the gate hides the rest of that folder from tools and commands.
       const verdict = gate.check("read", path, { ungranted: cwd });
-      if (verdict.ok || (scope === "user" && verdict.refusal.reason === "not_granted")) {
-        return undefined;
-      }
-      return verdict.refusal.message;
+      if (verdict.ok) return undefined;
+      const reason = verdict.refusal.reason;
+      const own = scope === "user" && (reason === "not_granted" || reason === "hidden");
+      return own ? undefined : verdict.refusal.message;
     },
   });
 }

@@ -1,9 +1,12 @@
-// Lines added and removed per path between two trees of a shadow repository (shadow_git.ts):
-// what a subagent changed, for the footer harness writes under its report. The shadow
+// Lines added and removed per path between two trees of a shadow repository (shadow_git.ts),
+// or between the before and after states of a turn's record: what a subagent changed, for
+// the footer harness writes under its report. The shadow
 // repository marks every path -diff, which git's numstat obeys (every file "binary"), so a
 // --text patch without context is counted instead, one block per path.
 
 import { gitText, type ShadowRepo } from "./shadow_git.ts";
+import { removeQuietly, type ShadowStore } from "./shadow_store.ts";
+import { type FileState, isContent } from "./file_state.ts";
 
 /** One path's change between two snapshots. */
 export interface PathStat {
@@ -55,4 +58,34 @@ export async function diffStat(repo: ShadowRepo, a: string, b: string): Promise<
   return names.split("\0").filter((path) => path !== "").map((path, i) =>
     countPatchLines(path, blocks[i] ?? "")
   );
+}
+
+/**
+ * Lines added and removed per path between the states a turn's record holds (before and
+ * after each file it changed): what a subagent's turns changed. Each side becomes a tree of
+ * its known contents; a path absent (or unknown) on one side counts as added or removed whole.
+ *
+ * @param store The shadow repository the states' blobs are in.
+ * @param states Path -> [before, after], as TurnCheckpoint.states holds them.
+ * @returns One entry per changed path.
+ * @throws ShadowGitError when git fails.
+ */
+export async function diffStatOfStates(
+  store: ShadowStore,
+  states: Readonly<Record<string, readonly [FileState, FileState]>>,
+): Promise<PathStat[]> {
+  const tree = async (side: 0 | 1) => {
+    const index = store.scratchIndex("diff");
+    try {
+      const entries = Object.entries(states).filter(([, pair]) => isContent(pair[side]));
+      await gitText(store.repo, ["update-index", "-z", "--index-info"], {
+        indexFile: index,
+        stdin: entries.map(([path, pair]) => `${pair[side]}\t${path}\0`).join(""),
+      });
+      return (await gitText(store.repo, ["write-tree"], { indexFile: index })).trim();
+    } finally {
+      removeQuietly(index);
+    }
+  };
+  return await diffStat(store.repo, await tree(0), await tree(1));
 }

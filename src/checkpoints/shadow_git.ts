@@ -14,7 +14,7 @@ export interface ShadowRepo {
   gitDir: string;
   /** The workspace. */
   workTree: string;
-  /** The index this process uses (each process has its own; see checkpoint_repo.ts). */
+  /** The index this process uses (each process has its own; see command_baseline.ts). */
   indexFile: string;
 }
 
@@ -198,6 +198,40 @@ export async function gitText(
   return new TextDecoder().decode(out.stdout);
 }
 
+/**
+ * Runs git and waits for it without giving up the thread (at exit, where nothing async runs
+ * to its end); no stdin. Returns stdout as text, or throws `ShadowGitError`.
+ *
+ * @param repo The shadow repository.
+ * @param args git's arguments.
+ * @param options `indexFile`: another index for this run.
+ * @returns stdout, decoded as UTF-8.
+ */
+export function gitTextSync(
+  repo: ShadowRepo,
+  args: readonly string[],
+  options: { indexFile?: string } = {},
+): string {
+  const env = gitEnvironment(
+    options.indexFile ? { ...repo, indexFile: options.indexFile } : repo,
+    Deno.env.get("PATH"),
+  );
+  const out = new Deno.Command(repo.git, {
+    args: ["-c", "core.fsmonitor=false", ...args],
+    cwd: repo.workTree,
+    env,
+    clearEnv: true,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).outputSync();
+  if (out.code !== 0) {
+    const stderr = new TextDecoder().decode(out.stderr);
+    throw new ShadowGitError(`git ${args[0]} failed (exit ${out.code}): ${firstLine(stderr)}`);
+  }
+  return new TextDecoder().decode(out.stdout);
+}
+
 /** A git run that failed; the checkpoint store turns it into a note for the user. */
 export class ShadowGitError extends Error {
   constructor(message: string) {
@@ -224,16 +258,38 @@ export async function initShadowRepo(repo: ShadowRepo): Promise<void> {
     exists = Deno.statSync(join(repo.gitDir, "objects")).isDirectory;
   } catch { /* a new repository */ }
   ensurePrivateDir(repo.gitDir);
-  if (!exists) {
-    // An empty template: no sample hooks, no description file.
-    await gitText(repo, ["init", "--quiet", "--template=", "--initial-branch=main"]);
-  }
-  Deno.writeTextFileSync(join(repo.gitDir, "config"), CONFIG);
+  if (!exists) await initOnce(repo);
+  // Renamed into place: another session's git run never reads a half-written config.
+  writeWhole(join(repo.gitDir, "config"), CONFIG);
   ensurePrivateDir(join(repo.gitDir, "info"));
-  Deno.writeTextFileSync(join(repo.gitDir, "info", "attributes"), ATTRIBUTES);
+  writeWhole(join(repo.gitDir, "info", "attributes"), ATTRIBUTES);
   const hooks = join(repo.gitDir, "hooks");
   try {
     Deno.removeSync(hooks, { recursive: true });
   } catch { /* absent */ }
   ensurePrivateDir(hooks);
+}
+
+/**
+ * `git init` with an empty template (no sample hooks, no description file). Two sessions
+ * starting in a new workspace at once both init it: the one that meets the other's lock on
+ * the config tries again once that init is done (init is safe on an existing repository).
+ */
+async function initOnce(repo: ShadowRepo): Promise<void> {
+  const args = ["init", "--quiet", "--template=", "--initial-branch=main"];
+  for (let attempt = 0;; attempt++) {
+    const out = await runGit(repo, args);
+    if (out.code === 0) return;
+    if (attempt >= 5 || !/lock/i.test(out.stderr)) {
+      throw new ShadowGitError(`git init failed (exit ${out.code}): ${firstLine(out.stderr)}`);
+    }
+    await new Promise((done) => setTimeout(done, 20 * 2 ** attempt));
+  }
+}
+
+/** Writes a file of the shadow repository whole: a temporary file renamed over it. */
+function writeWhole(path: string, text: string): void {
+  const temporary = `${path}.${crypto.randomUUID().slice(0, 8)}.tmp`;
+  Deno.writeTextFileSync(temporary, text);
+  Deno.renameSync(temporary, path);
 }

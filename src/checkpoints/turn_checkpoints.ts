@@ -1,103 +1,82 @@
-// The checkpoints of one conversation: before the first call of a turn that may change files,
-// a snapshot of the workspace; when the turn ends, another; a turn that changed files gives a
-// record (where its user message sits, both snapshots, the files) for the conversation to log.
-// Snapshots are taken while the model works where they can be, so a call rarely waits for one.
-// /undo and /rewind plan a restore from the records and show the files the user changed
-// meanwhile as conflicts; nothing of theirs is overwritten unless they say so.
+// The checkpoints of one conversation. A turn's record holds only what its own calls changed:
+// before a file tool writes, the state of the file it names; before a command runs, nothing
+// but a mark, and after it, what changed in the folder while it ran (command_baseline.ts). The
+// record is logged before the first change and after each call, so a turn cut short still
+// has one; a failed snapshot spoils only its own turn. /undo and /rewind plan from the records
+// (restore_plan.ts): the user's changes since are asked about, only created files are removed.
 
-import type { CheckpointRepo, SkippedPath } from "./checkpoint_repo.ts";
+import { callChanges, type CheckpointedCall } from "./call_changes.ts";
+import { fileOfArgument } from "./checkpoint_paths.ts";
+import type { CommandWindow } from "./command_baseline.ts";
+import { type FileState, UNKNOWN } from "./file_state.ts";
+import {
+  failedTurnNotes,
+  planPaths,
+  resolveTurn,
+  type RestoreOutcome,
+  type RestorePlan,
+  turnNotes,
+} from "./restore_plan.ts";
+import { addRecord, markUndone, recordId, type TurnCheckpoint } from "./turn_record.ts";
+import { type CheckpointWorkspace, RetryLater } from "./workspace_checkpoints.ts";
 
-/** One turn that changed files, as the session log keeps it. */
-export interface TurnCheckpoint {
-  /** Messages the conversation held before this turn's user message; -1 after a compaction. */
-  messageCount: number;
-  /** The start of the user's message, for lists. */
-  prompt: string;
-  /** Snapshot before the turn's first change. */
-  before: string;
-  /** Snapshot when the turn ended. */
-  after: string;
-  /** Workspace-relative paths the turn changed. */
-  files: string[];
-  /** The files were restored to `before` (by /undo or /rewind). */
-  undone?: boolean;
-}
+export type { CheckpointEvent, TurnCheckpoint } from "./turn_record.ts";
+export type { RestoreOutcome, RestorePlan } from "./restore_plan.ts";
 
-/** What checkpoints tell the conversation (recorded in the session log, shown to the user). */
-export type CheckpointEvent =
-  | { type: "checkpoint"; checkpoint: TurnCheckpoint }
-  | {
-    type: "files_restored";
-    /** `before` snapshots of the turns undone, newest first. */
-    turns: string[];
-    /** The snapshot the files were restored from. */
-    to: string;
-    /** The workspace as it was just before the restore (so it can be looked up later). */
-    saved: string;
-    restored: string[];
-    /** Files the user had changed and chose to keep. */
-    kept: string[];
-  };
-
-/** A restore to be confirmed: what it would write, and what the user changed meanwhile. */
-export interface RestorePlan {
-  /** The turns it undoes, newest first. */
-  turns: TurnCheckpoint[];
-  /** The snapshot files go back to (the oldest turn's `before`). */
-  to: string;
-  /** Every path the turns changed. */
-  paths: string[];
-  /** Paths the user changed after a turn changed them: kept unless they say overwrite. */
-  conflicts: string[];
-  /** The workspace now, snapshotted before anything is written. */
-  saved: string;
-}
-
-/** How a restore ended: the event to log, or why nothing was restored. */
-export type RestoreOutcome =
-  | { event: Extract<CheckpointEvent, { type: "files_restored" }> }
-  | { error: string };
-
-/** How a conversation's checkpoints reach the repository. */
+/** How a conversation's checkpoints reach the workspace's. */
 export interface TurnCheckpointsOptions {
-  /**
-   * Opens the workspace's shadow repository (on the first turn that may change files), or
-   * says why none is needed (nothing a turn does can change the workspace's files).
-   */
-  open(): Promise<CheckpointRepo | { inactive: string }>;
-  /** The size limit, for the note on skipped files. */
-  maxFileBytes: number;
+  /** The workspace's repository and baseline, or why nothing is checkpointed. */
+  open(): Promise<CheckpointWorkspace | { inactive: string }>;
   /** Records loaded from the session log (a resumed session). */
   records?: readonly TurnCheckpoint[];
+  /** Lines for the user at the first turn (another session working in the folder). */
+  notices?: readonly string[];
+  /** What closing the conversation's checkpoints also closes (a workspace of its own). */
+  close?(): Promise<void>;
+  /** Whether another session works in the folder now (default: none). */
+  othersWorking?(): boolean;
 }
 
+/** A call that may change files, between its start and its end. */
+interface OpenCall {
+  paths?: string[];
+  window?: CommandWindow;
+  /** Another session worked in the folder when the command started. */
+  shared?: boolean;
+}
+
+/** The turn being recorded. */
 interface OpenTurn {
+  id: string;
+  started: number;
   messageCount: number;
   prompt: string;
-  before?: Promise<string | undefined>;
-  /** The snapshot started with the turn, so the one before its first change finds it current. */
-  early?: Promise<string | undefined>;
-  /** A call that may have changed files ran since the last snapshot was started. */
-  dirty: boolean;
-  /** The snapshot started while the model works on its next answer. */
-  after?: Promise<string | undefined>;
+  /** Path -> [before, after]; "cut-short" after while a call changing it runs. */
+  states: Map<string, [FileState, FileState]>;
+  commands: string[];
+  /** Paths a command changed while another session worked in the folder. */
+  shared: Set<string>;
+  calls: Map<string, OpenCall>;
+  failed?: string;
+  /** A record of it was handed out to be logged. */
+  logged: boolean;
 }
 
 /** The checkpoints of one conversation. */
 export class TurnCheckpoints {
   readonly #options: TurnCheckpointsOptions;
-  #records: TurnCheckpoint[];
-  #repo: Promise<CheckpointRepo | undefined> | undefined;
+  #records: TurnCheckpoint[] = [];
   #off: string | undefined;
   #turn: OpenTurn | undefined;
-  /** A snapshot was taken in this conversation: the repository is open and its index current. */
-  #warm = false;
-  /** Lines for the user (files left out, checkpoints turned off), taken by the conversation. */
-  #warnings: string[] = [];
+  #warnings: string[];
+  #failures: string[] = [];
+  /** The last time the repository could not be opened, why. */
+  #lastError: string | undefined;
 
   constructor(options: TurnCheckpointsOptions) {
     this.#options = options;
-    this.#records = [...(options.records ?? [])];
+    for (const record of options.records ?? []) addRecord(this.#records, record);
+    this.#warnings = [...(options.notices ?? [])];
   }
 
   /** Why checkpoints are off for this conversation, if they are. */
@@ -105,9 +84,14 @@ export class TurnCheckpoints {
     return this.#off;
   }
 
-  /** The lines for the user gathered since the last call (files left out, errors). */
+  /** The lines for the user gathered since the last call. */
   takeWarnings(): string[] {
     return this.#warnings.splice(0);
+  }
+
+  /** Why checkpoints of this conversation's turns failed (each failed turn once). */
+  failures(): readonly string[] {
+    return this.#failures;
   }
 
   /** The turns that changed files, oldest first. */
@@ -122,78 +106,143 @@ export class TurnCheckpoints {
    * @param prompt The user's message.
    */
   begin(messageCount: number, prompt: string): void {
-    const turn: OpenTurn = { messageCount, prompt: firstLine(prompt), dirty: false };
-    // Once the conversation has taken a snapshot, each turn takes one at once, while the model
-    // works: it records the user's edits since the last turn, so the snapshot before the turn's
-    // first change is usually a scan that finds nothing new. (Before that, a conversation that
-    // never changes files does not hash the workspace.)
-    if (this.#warm && this.#off === undefined) turn.early = this.#snapshot();
-    this.#turn = turn;
+    this.#turn = {
+      id: crypto.randomUUID(),
+      started: Date.now(),
+      messageCount,
+      prompt: firstLine(prompt),
+      states: new Map(),
+      commands: [],
+      shared: new Set(),
+      calls: new Map(),
+      logged: false,
+    };
   }
 
   /**
-   * Called before each call that may change files: the first one of a turn takes the
-   * snapshot the turn can be undone to; later ones wait for it. Never fails: a git error
-   * turns checkpoints off with one warning.
-   */
-  async beforeChange(): Promise<void> {
-    const turn = this.#turn;
-    if (turn === undefined || this.#off !== undefined) return;
-    turn.before ??= (turn.early ?? Promise.resolve(undefined)).then(() => this.#snapshot());
-    await turn.before;
-  }
-
-  /** A call that may have changed files has run. */
-  changed(): void {
-    if (this.#turn?.before !== undefined) this.#turn.dirty = true;
-  }
-
-  /**
-   * The model is asked again: after calls that may have changed files, the snapshot the turn
-   * may end on is taken now, while the model works (a turn that ends here does not wait for it).
-   */
-  settle(): void {
-    const turn = this.#turn;
-    if (turn === undefined || !turn.dirty || this.#off !== undefined) return;
-    turn.dirty = false;
-    turn.after = this.#snapshot();
-  }
-
-  /**
-   * The turn ended: when it may have changed files, a snapshot of the result (the one taken
-   * while the model gave its last answer, unless a call ran after it), and the record of the
-   * files it changed (for the caller to log).
+   * Before a call that may change files runs: the state of the files it names, or a mark
+   * for a command. Never fails: an error fails this turn's checkpoint alone, with a warning.
    *
-   * @returns The record, or undefined when the turn changed nothing.
+   * @param call The call and its tool.
+   * @param progress Told a line when the first reading of the folder is slow.
+   * @returns The record to log now (so a turn cut short can be undone), if there is one.
+   */
+  async beforeCall(
+    call: CheckpointedCall,
+    progress?: (line: string) => void,
+  ): Promise<TurnCheckpoint | undefined> {
+    const turn = this.#turn;
+    if (turn === undefined || turn.failed !== undefined) return undefined;
+    const workspace = await this.#workspace();
+    if (workspace === undefined) return undefined;
+    const changes = callChanges(call);
+    try {
+      if (changes.kind === "files") {
+        const root = workspace.store.options.workspace;
+        const paths = changes.paths.flatMap((given) => fileOfArgument(root, given) ?? []);
+        const fresh = paths.filter((path) => !turn.states.has(path));
+        const read = await workspace.store.read(fresh);
+        for (const path of fresh) turn.states.set(path, [read.get(path)!, UNKNOWN.cutShort]);
+        for (const path of paths) turn.states.get(path)![1] = UNKNOWN.cutShort;
+        turn.calls.set(call.id, { paths });
+      } else {
+        const window = await workspace.commands.begin(progress);
+        turn.commands.push(changes.label);
+        turn.calls.set(call.id, { window, shared: this.#options.othersWorking?.() ?? false });
+      }
+    } catch (error) {
+      this.#failTurn(turn, error);
+    }
+    return this.#record(turn, true);
+  }
+
+  /**
+   * After a call ran: the state of what it changed.
+   *
+   * @param callId The call's id.
+   * @returns The record to log now, if the call was one that may change files.
+   */
+  async afterCall(callId: string): Promise<TurnCheckpoint | undefined> {
+    const turn = this.#turn;
+    const call = turn?.calls.get(callId);
+    if (turn === undefined || call === undefined) return undefined;
+    turn.calls.delete(callId);
+    if (turn.failed !== undefined) return undefined;
+    await this.#settle(turn, call);
+    return this.#record(turn, true);
+  }
+
+  /** Reads what one call changed into the turn. */
+  async #settle(turn: OpenTurn, call: OpenCall): Promise<void> {
+    const workspace = await this.#workspace();
+    if (workspace === undefined) return;
+    try {
+      if (call.paths) {
+        const read = await workspace.store.read(call.paths);
+        for (const path of call.paths) turn.states.get(path)![1] = read.get(path)!;
+      } else if (call.window) {
+        for (const change of await workspace.commands.end(call.window)) {
+          if (call.shared) turn.shared.add(change.path);
+          const known = turn.states.get(change.path);
+          if (known) known[1] = change.after;
+          else turn.states.set(change.path, [change.before, change.after]);
+        }
+      }
+    } catch (error) {
+      this.#failTurn(turn, error);
+    }
+  }
+
+  /**
+   * The turn ended (also when it was interrupted): calls still open are read, and the final
+   * record made.
+   *
+   * @returns The record to log, or undefined when the turn changed nothing and logged nothing.
    */
   async end(): Promise<TurnCheckpoint | undefined> {
     const turn = this.#turn;
     this.#turn = undefined;
-    if (turn?.before === undefined) return undefined;
-    const before = await turn.before;
-    if (before === undefined) return undefined;
-    const after = turn.dirty || turn.after === undefined
-      ? await this.#snapshot()
-      : await turn.after;
-    if (after === undefined) return undefined;
-    const repo = await this.#repo;
-    const files = await this.#guard(() => repo!.changedPaths(before, after));
-    if (files === undefined || files.length === 0) return undefined;
-    const checkpoint: TurnCheckpoint = {
+    if (turn === undefined) return undefined;
+    for (const call of turn.calls.values()) {
+      if (turn.failed === undefined) await this.#settle(turn, call);
+    }
+    turn.calls.clear();
+    const record = this.#record(turn, false);
+    if (record === undefined) return undefined;
+    if (record.files.length > 0 || record.failed !== undefined) {
+      addRecord(this.#records, record);
+      const workspace = await this.#workspace();
+      workspace?.store.keeper.keepLater([...turn.states.values()].flat());
+    }
+    return record;
+  }
+
+  /** The record of a turn, or undefined when there is nothing to log. */
+  #record(turn: OpenTurn, open: boolean): TurnCheckpoint | undefined {
+    const states: Record<string, [FileState, FileState]> = {};
+    for (const [path, [before, after]] of [...turn.states].sort(([a], [b]) => a < b ? -1 : 1)) {
+      if (before !== after) states[path] = [before, after];
+    }
+    const files = Object.keys(states);
+    const worth = files.length > 0 || turn.failed !== undefined || turn.commands.length > 0;
+    if (!worth && !turn.logged) return undefined;
+    turn.logged = true;
+    return {
+      turn: turn.id,
       messageCount: turn.messageCount,
       prompt: turn.prompt,
-      before,
-      after,
+      started: turn.started,
       files,
+      states,
+      ...(turn.commands.length > 0 ? { commands: [...turn.commands] } : {}),
+      ...(shared(turn, files).length > 0 ? { shared: shared(turn, files) } : {}),
+      ...(open ? { open: true } : {}),
+      ...(turn.failed !== undefined ? { failed: turn.failed } : {}),
     };
-    this.#records.push(checkpoint);
-    void repo!.keep().catch(() => {});
-    return checkpoint;
   }
 
   /**
-   * Plans undoing the turns from the given one on (those not undone yet): which files go
-   * back, and which the user changed after a turn did (the workspace now, and between turns).
+   * Plans undoing the turns from the given one on (those not undone yet).
    *
    * @param fromMessageCount The first turn to undo, by where its user message sits; "last":
    *   the latest turn not undone yet.
@@ -201,34 +250,39 @@ export class TurnCheckpoints {
    */
   async plan(fromMessageCount: number | "last"): Promise<RestorePlan | { error: string }> {
     if (this.#off !== undefined) return { error: `Checkpoints are off: ${this.#off}` };
-    const open = this.#records.filter((record) => !record.undone);
-    const turns = fromMessageCount === "last"
-      ? open.slice(-1)
-      : open.filter((record) => record.messageCount >= fromMessageCount);
-    if (turns.length === 0) {
+    const open = this.#records.filter((record) => !record.undone && record.files.length > 0);
+    const chosen = fromMessageCount === "last"
+      ? open.filter((record) => record.failed === undefined).slice(-1)
+      : open.filter((record) => record.messageCount >= fromMessageCount && !record.failed);
+    const notes = failedTurnNotes(open, chosen, fromMessageCount);
+    if (chosen.length === 0) {
       return {
-        error: fromMessageCount === "last"
-          ? "No turn has changed files yet in this conversation (or every change was undone)"
-          : "No file was changed from that turn on",
+        error: [
+          ...notes,
+          fromMessageCount === "last"
+            ? "No turn has changed files yet in this conversation (or every change was undone)"
+            : "No file was changed from that turn on",
+        ].join("\n"),
       };
     }
-    const repo = await this.#openRepo();
-    if (repo === undefined) return { error: `Checkpoints are off: ${this.#off}` };
-    const saved = await this.#snapshot();
-    if (saved === undefined) return { error: `Checkpoints are off: ${this.#off}` };
-    const planned = await this.#guard(async () => {
-      const paths = new Set(turns.flatMap((turn) => turn.files));
-      // What changed after each turn but not by a turn: the next turn's start, or now.
-      const touched = new Set<string>();
-      for (const [index, turn] of turns.entries()) {
-        const next = turns[index + 1]?.before ?? saved;
-        for (const path of await repo.changedPaths(turn.after, next)) touched.add(path);
-      }
-      const conflicts = [...paths].filter((path) => touched.has(path)).sort();
-      return { paths: [...paths].sort(), conflicts };
-    });
-    if (planned === undefined) return { error: `Checkpoints are off: ${this.#off}` };
-    return { turns: [...turns].reverse(), to: turns[0]!.before, saved, ...planned };
+    const workspace = await this.#workspace();
+    if (workspace === undefined) return { error: this.#unavailable() };
+    try {
+      const resolved = await Promise.all(
+        chosen.map((record) => resolveTurn(workspace.store, record)),
+      );
+      const paths = [...new Set(chosen.flatMap((record) => record.files))];
+      const now = await workspace.store.read(paths);
+      const saved = await workspace.store.keeper.keep(now.values()) ?? "";
+      return {
+        turns: [...chosen].reverse(),
+        ...planPaths(resolved, now),
+        notes: [...notes, ...turnNotes(chosen)],
+        saved,
+      };
+    } catch (error) {
+      return { error: `Could not read the files to restore: ${(error as Error).message}` };
+    }
   }
 
   /**
@@ -236,27 +290,35 @@ export class TurnCheckpoints {
    *
    * @param plan What {@linkcode plan} returned.
    * @param overwrite The user said to overwrite their own changes too.
-   * @returns The event to log (paths restored and kept), or why nothing could be restored.
+   * @returns The event to log, or why nothing could be restored.
    */
   async apply(plan: RestorePlan, overwrite: boolean): Promise<RestoreOutcome> {
-    const repo = await this.#openRepo();
-    if (repo === undefined) return { error: `Checkpoints are off: ${this.#off}` };
+    const workspace = await this.#workspace();
+    if (workspace === undefined) return { error: this.#unavailable() };
     const kept = overwrite ? [] : plan.conflicts;
-    const restored = plan.paths.filter((path) => !kept.includes(path));
+    const entries = Object.entries(plan.targets).filter(([path]) => !kept.includes(path));
+    let outcome;
+    const starts = plan.turns.flatMap((turn) => turn.started ?? []);
     try {
-      await repo.restore(plan.to, restored);
+      outcome = await workspace.store.write(
+        entries,
+        starts.length === plan.turns.length ? { foldersBornSince: Math.min(...starts) } : {},
+      );
     } catch (error) {
       return { error: `Could not restore the files: ${(error as Error).message}` };
     }
-    markUndone(this.#records, plan.turns.map((turn) => turn.before));
+    const ids = plan.turns.map(recordId);
+    markUndone(this.#records, ids);
+    const left = [...plan.left, ...outcome.refused];
     return {
       event: {
         type: "files_restored",
-        turns: plan.turns.map((turn) => turn.before),
-        to: plan.to,
+        turns: ids,
         saved: plan.saved,
-        restored,
+        restored: [...outcome.written, ...outcome.removed].sort(),
         kept,
+        ...(outcome.removed.length > 0 ? { removed: outcome.removed } : {}),
+        ...(left.length > 0 ? { left } : {}),
       },
     };
   }
@@ -272,86 +334,58 @@ export class TurnCheckpoints {
     this.#records = this.#records.map((record) => ({ ...record, messageCount: -1 }));
   }
 
-  /** Closes the repository (its snapshots stay). */
+  /** Closes what the conversation's checkpoints own (records and snapshots stay). */
   async close(): Promise<void> {
-    const repo = await this.#repo;
-    await repo?.close();
+    await this.#options.close?.();
   }
 
-  #openRepo(): Promise<CheckpointRepo | undefined> {
-    this.#repo ??= this.#options.open().then((opened) => {
+  /** Why /undo cannot reach the repository now. */
+  #unavailable(): string {
+    return this.#off !== undefined
+      ? `Checkpoints are off: ${this.#off}`
+      : `Could not open the checkpoints' repository: ${this.#lastError ?? "unknown error"}; ` +
+        "try again";
+  }
+
+  /** The workspace's checkpoints, or undefined when they are off (said once). */
+  async #workspace(): Promise<CheckpointWorkspace | undefined> {
+    if (this.#off !== undefined) return undefined;
+    try {
+      const opened = await this.#options.open();
       if (!("inactive" in opened)) return opened;
       this.#off = opened.inactive; // nothing to warn about: no turn can change a file
-      return undefined;
-    }, (error) => {
-      this.#turnOff((error as Error).message);
-      return undefined;
-    });
-    return this.#repo;
-  }
-
-  async #snapshot(): Promise<string | undefined> {
-    const repo = await this.#openRepo();
-    if (repo === undefined) return undefined;
-    const snapshot = await this.#guard(() => repo.snapshot());
-    if (snapshot === undefined) return undefined;
-    this.#warm = true;
-    for (const note of snapshot.skipped) this.#warnings.push(skippedNote(note, this.#options));
-    return snapshot.commit;
-  }
-
-  /** Runs a git step; a failure turns checkpoints off (once, with a warning). */
-  async #guard<T>(step: () => Promise<T>): Promise<T | undefined> {
-    try {
-      return await step();
     } catch (error) {
-      this.#turnOff((error as Error).message);
-      return undefined;
+      if (error instanceof RetryLater) {
+        this.#lastError = error.message;
+        if (this.#turn && this.#turn.failed === undefined) this.#failTurn(this.#turn, error);
+        return undefined;
+      }
+      this.#off = (error as Error).message;
+      this.#failures.push(this.#off);
+      this.#warnings.push(
+        `Checkpoints are off for this session: ${this.#off}; /undo cannot restore files`,
+      );
     }
+    return undefined;
   }
 
-  #turnOff(reason: string): void {
-    if (this.#off !== undefined) return;
-    this.#off = reason;
+  #failTurn(turn: OpenTurn, error: unknown): void {
+    const reason = (error as Error).message;
+    turn.failed = reason;
+    this.#failures.push(reason);
     this.#warnings.push(
-      `Checkpoints are off for this session: ${reason}; /undo cannot restore files changed ` +
-        "from now on",
+      `The checkpoint of this turn failed: ${reason}; /undo cannot put back the files it ` +
+        "changes (earlier turns still can)",
     );
   }
 }
 
-/**
- * Marks the records whose `before` snapshot is in `befores` as undone (replay does the same
- * with a logged `files_restored`).
- *
- * @param records The records, changed in place.
- * @param befores The `before` snapshots of the undone turns.
- *
- * @example
- * ```ts
- * import { markUndone, type TurnCheckpoint } from "./turn_checkpoints.ts";
- * const records: TurnCheckpoint[] = [
- *   { messageCount: 1, prompt: "p", before: "a", after: "b", files: ["x"] },
- * ];
- * markUndone(records, ["a"]);
- * if (records[0]?.undone !== true) throw new Error();
- * ```
- */
-export function markUndone(records: TurnCheckpoint[], befores: readonly string[]): void {
-  for (const record of records) if (befores.includes(record.before)) record.undone = true;
+/** The turn's files a command changed while another session worked in the folder. */
+function shared(turn: OpenTurn, files: readonly string[]): string[] {
+  return files.filter((path) => turn.shared.has(path));
 }
 
 function firstLine(text: string): string {
   const line = text.trim().split("\n")[0] ?? "";
   return line.length > 80 ? `${line.slice(0, 79)}…` : line;
-}
-
-function skippedNote(note: SkippedPath, options: { maxFileBytes: number }): string {
-  if (note.why === "repository") {
-    return `Checkpoints leave out "${note.path}": it is a git repository of its own, so /undo ` +
-      "cannot restore its files (commit them there)";
-  }
-  const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
-  return `Checkpoints leave out "${note.path}" (${mib(note.bytes ?? 0)}, over the ` +
-    `${mib(options.maxFileBytes)} of checkpoint_max_file_size): /undo cannot restore it`;
 }

@@ -7,6 +7,7 @@ import { configDir, homeDir } from "../config/folders.ts";
 import { markTrusted, trustedHash } from "../permissions/project_trust.ts";
 import { EXIT } from "../app/exit_codes.ts";
 import type { CommandIO } from "./command_io.ts";
+import { terminalSafe } from "../platform/terminal_text.ts";
 
 const UNTRUSTED = 'untrusted: run "harness COMMAND trust" here after reading them';
 
@@ -26,7 +27,10 @@ function trustAll(io: CommandIO, trusted: string[]) {
   return async (files: readonly string[]) => {
     for (const file of files) {
       await markTrusted(file, {
-        io: { write: io.printError, readLine: () => Promise.resolve(null) },
+        io: {
+          write: (text) => io.printError(terminalSafe(text)),
+          readLine: () => Promise.resolve(null),
+        },
       });
       trusted.push(file);
     }
@@ -54,7 +58,8 @@ export async function runLibraryCommand(
     const { discoverAgents } = await import("../agents/discover_agents.ts");
     const { formatAgentList } = await import("../agents/agent_report.ts");
     const found = await discoverAgents({ cwd, home, configDir: configDir(), trusted: check });
-    console.log(formatAgentList(found, { cwd, home }));
+    // Names and descriptions come with the repository: escapes show as text.
+    console.log(terminalSafe(formatAgentList(found, { cwd, home })));
   } else {
     const { discoverSkills } = await import("../skills/skill_files.ts");
     const { formatSkillList } = await import("../skills/skill_report.ts");
@@ -66,7 +71,7 @@ export async function runLibraryCommand(
       // Listing follows links anywhere: it reads SKILL.md only, and says where each leads.
       readable: () => true,
     });
-    console.log(formatSkillList(found, { cwd, home }));
+    console.log(terminalSafe(formatSkillList(found, { cwd, home })));
   }
   if (command.trust) {
     console.log(

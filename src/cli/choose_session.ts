@@ -26,8 +26,9 @@ export function chooseSession(
       return { exit: EXIT.runtime };
     }
     if (!found.value) {
+      // A runtime condition (what the log holds), not a mistake in the command line.
       io.fatal.printError(`No session to continue in "${cwd}": start one with "harness"`);
-      return { exit: EXIT.usage };
+      return { exit: EXIT.runtime };
     }
     return found.value.id;
   }

@@ -56,7 +56,7 @@ export async function trustPluginFiles(
       io.printError(`Cannot trust "${relative(cwd, file)}": ${hashed.error}`);
       return EXIT.usage;
     }
-    await markTrusted(file, { io: quiet });
+    await markTrusted(file, { io: quiet, workspace: cwd });
     console.log(`Trusted ${relative(cwd, file) || file} (sha256 ${hashed.hash.slice(0, 12)})`);
   }
   return EXIT.ok;

@@ -32,6 +32,9 @@ export function restoreCommands(ask: RestoreAsk): SlashCommand[] {
     const answers: Record<string, ConflictAnswer> = { o: "overwrite", k: "keep" };
     return answers[key.toLowerCase()] ?? "cancel";
   };
+  // Said before the files change: what the restore removes, that a command ran.
+  const say = (repl: ReplControl) => (line: string) =>
+    repl.write(`${repl.style.yellow(terminalLine(line))}\n`);
   const show = (repl: ReplControl, report: RestoreReport) => {
     const [first = "", ...rest] = report.lines.map((line) => terminalLine(line));
     repl.write(`${report.done ? first : repl.style.yellow(first)}\n`);
@@ -42,7 +45,14 @@ export function restoreCommands(ask: RestoreAsk): SlashCommand[] {
       name: "undo",
       summary: "put back the files the last turn changed (the conversation stays)",
       async run(_args, repl) {
-        show(repl, await undoLastTurn(repl.conversation, conflicts(repl), () => {}));
+        show(
+          repl,
+          await undoLastTurn(repl.conversation, {
+            ask: conflicts(repl),
+            display: () => {},
+            say: say(repl),
+          }),
+        );
       },
     },
     {
@@ -73,7 +83,14 @@ export function restoreCommands(ask: RestoreAsk): SlashCommand[] {
           );
           return;
         }
-        show(repl, await rewindTo(repl.conversation, turn, conflicts(repl), () => {}));
+        show(
+          repl,
+          await rewindTo(repl.conversation, turn, {
+            ask: conflicts(repl),
+            display: () => {},
+            say: say(repl),
+          }),
+        );
       },
     },
   ];

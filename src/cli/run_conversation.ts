@@ -75,7 +75,7 @@ export async function runConversation(
     ahead,
     fatalIo,
     ...(replModule
-      ? { makeRepl: () => replModule.createRepl({ terminal, style, cwd, ahead }) }
+      ? { makeRepl: () => replModule.createRepl({ terminal, style, cwd, ahead, grants }) }
       : {}),
     chooseSession(store) {
       const chosen = chooseSession(flags, store, cwd, { fatal: fatalIo, plain: io });

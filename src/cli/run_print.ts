@@ -80,8 +80,12 @@ export async function runPrint(
   // The session ends before the result is printed, so the result can say if it was not saved.
   conversation.parts.recorder.end();
   const unsaved = options.unsaved?.();
+  const checkpointError = conversation.parts.stages.checkpoints?.failures().join("; ") || undefined;
   const final = () =>
-    finalJson(outcome, sessionId, { sessionError: unsaved && formatAgentError(unsaved) });
+    finalJson(outcome, sessionId, {
+      sessionError: unsaved && formatAgentError(unsaved),
+      checkpointError,
+    });
   switch (options.format) {
     case "text":
       if (outcome.text) {

@@ -2,14 +2,16 @@
 // the slash commands or the approval prompts): making the REPL, its approval prompter, its
 // slash commands and banner, and running it until the user leaves.
 
-import { homeDir } from "../config/folders.ts";
+import { configDir, dataDir, homeDir } from "../config/folders.ts";
+import { FileGate } from "../gate/file_gate.ts";
+import { readingRules } from "../gate/protected_set.ts";
 import process from "node:process";
 import type { Run, Workspace } from "../app/open_run.ts";
 import type { LazyApprover } from "../app/run_approver.ts";
 import type { RunFlags } from "../app/run_flags.ts";
 import type { Conversation } from "../agent/conversation.ts";
 import type { Prompter } from "../permissions/prompt_types.ts";
-import { formatGrants } from "../sandbox/grants.ts";
+import { formatGrants, type Grants } from "../sandbox/grants.ts";
 import { describeCommandSandbox } from "../sandbox/command_sandbox.ts";
 import { exitOnSignals } from "../sandbox/command_sandbox_groups.ts";
 import { formatServerStates } from "../mcp/mcp_servers.ts";
@@ -41,9 +43,18 @@ import type { TerminalSessions } from "./terminal_sessions.ts";
  * @param options The terminal, style, folder (its input history) and the prompt shown ahead.
  */
 export function createRepl(
-  options: { terminal: boolean; style: Style; cwd: string; ahead: StartAhead | undefined },
+  options: {
+    terminal: boolean;
+    style: Style;
+    cwd: string;
+    ahead: StartAhead | undefined;
+    /** The run's grants: Tab lists paths through a reading gate until the run's is open. */
+    grants?: Grants;
+  },
 ): Repl {
-  const { terminal } = options;
+  const { terminal, grants } = options;
+  const completionGate = grants &&
+    FileGate.open(readingRules(grants, { config: configDir(), data: dataDir() }));
   return new Repl({
     input: process.stdin,
     output: process.stdout,
@@ -56,6 +67,7 @@ export function createRepl(
     promptShown: options.ahead?.shown !== undefined,
     openEditor: (text) => editInEditor(text),
     workspace: options.cwd,
+    ...(completionGate ? { completionGate } : {}),
     addSignalListener: terminal ? undefined : (handler) => {
       Deno.addSignalListener("SIGINT", handler);
       return () => Deno.removeSignalListener("SIGINT", handler);
@@ -190,6 +202,8 @@ export async function runRepl(
     ...offered.commands,
   );
   repl.setCommands(commands);
+  // Tab lists only what the run's file gate lets the session list (issue 38).
+  repl.setCompletionGate(tools.gate);
   if (!ahead?.shown) {
     repl.setBanner(formatBanner({
       model: opened.provider.model,

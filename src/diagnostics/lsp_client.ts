@@ -13,6 +13,10 @@ interface Incoming {
 }
 
 const HEADER_END = "\r\n\r\n";
+/** Bytes a header may take: a real one is one or two short lines. */
+const MAX_HEADER_BYTES = 1024;
+/** Bytes one message may take: a file's diagnostics fit many times over. */
+const MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
 
 /** One server process and the messages to and from it. */
 export class LspClient {
@@ -74,11 +78,16 @@ export class LspClient {
         joined.set(chunk, buffer.length);
         buffer = joined;
         while (true) {
-          const head = decoder.decode(buffer.subarray(0, Math.min(buffer.length, 1024)));
+          const head = decoder.decode(
+            buffer.subarray(0, Math.min(buffer.length, MAX_HEADER_BYTES)),
+          );
           const end = head.indexOf(HEADER_END);
+          if (end < 0 && buffer.length >= MAX_HEADER_BYTES) throw new Error("a header never ends");
           if (end < 0) break;
           const length = Number(/content-length:\s*(\d+)/i.exec(head.slice(0, end))?.[1]);
           if (!Number.isFinite(length)) throw new Error("a message without Content-Length");
+          // A server cannot make harness hold more than one bounded message.
+          if (length > MAX_MESSAGE_BYTES) throw new Error("a message over the size limit");
           const start = new TextEncoder().encode(head.slice(0, end + HEADER_END.length)).length;
           if (buffer.length < start + length) break;
           const body = decoder.decode(buffer.subarray(start, start + length));
@@ -86,7 +95,13 @@ export class LspClient {
           this.#receive(JSON.parse(body) as Incoming);
         }
       }
-    } catch { /* a broken stream ends the client */ }
+    } catch {
+      // A broken stream or a server that breaks the protocol ends the client; the server is
+      // stopped, so it cannot go on writing into a pipe nobody reads.
+      try {
+        this.#child.kill("SIGKILL");
+      } catch { /* gone */ }
+    }
   }
 
   #receive(message: Incoming): void {

@@ -15,6 +15,7 @@ import type {
   GateRules,
   GateVerdict,
   GateView,
+  HiddenEntry,
   IdentityRole,
   MovedEntry,
   ProtectedEntry,
@@ -37,6 +38,11 @@ function identityKey(dev: number, ino: number): string {
 /** An entry's `dev:ino`, or undefined where the system gives no inode (Windows). */
 function keyOf(info: Deno.FileInfo | undefined): string | undefined {
   return info && info.ino !== null ? identityKey(info.dev, info.ino) : undefined;
+}
+
+/** A moved entry's key: its role and path (a replaced entry's new occupant keeps both). */
+function movedKey(entry: { role: IdentityRole; path: string }): string {
+  return `${entry.role}\0${entry.path}`;
 }
 
 function parentOf(path: string): string {
@@ -94,7 +100,7 @@ export class FileGate {
   readonly #caseInsensitive: boolean;
   /** Recorded identities by `dev:ino`. */
   readonly #identities = new Map<string, RecordedIdentity>();
-  /** Entries already reported moved, by path and role. */
+  /** Entries already reported moved (movedKey). */
   readonly #reported = new Set<string>();
   /** Every entry found moved this session, in order. */
   readonly #moved: MovedEntry[] = [];
@@ -203,37 +209,50 @@ export class FileGate {
 
   /**
    * Checks that every recorded entry still resolves to the identity it had (run after each
-   * command). An entry that moved stays refused under any name; its new occupant is recorded
-   * too, so both are known from now on.
+   * command, MCP call and hook). An entry that moved stays refused under any name; its new
+   * occupant is recorded too, so both are known from now on.
    *
-   * @returns The entries found moved since the last check (each is reported once).
+   * @returns The entries found moved and not reported before (each is reported once).
    */
   verify(): MovedEntry[] {
-    const found: MovedEntry[] = [];
-    for (const identity of [...this.#identities.values()]) {
-      const info = lstatOrUndefined(identity.path);
-      if (keyOf(info) === identityKey(identity.dev, identity.ino)) continue;
-      const key = `${identity.role}\0${identity.path}`;
-      if (this.#reported.has(key)) continue;
-      this.#reported.add(key);
-      found.push({ path: identity.path, role: identity.role, now: info ? "replaced" : "missing" });
-      if (info) this.#record(identity.path, identity.role);
-    }
-    this.#moved.push(...found);
+    this.#scan();
+    const found = this.#moved.filter((entry) => !this.#reported.has(movedKey(entry)));
+    for (const entry of found) this.#reported.add(movedKey(entry));
     return found;
   }
 
   /**
-   * Why nothing may be approved without asking any more, once {@linkcode FileGate.verify}
-   * found an entry moved this session; undefined while none has.
+   * Why nothing may be approved without asking any more: the first entry found moved this
+   * session. It looks again first, so a move made by anything that ran since the last
+   * {@linkcode FileGate.verify} (a hook, an MCP server between its calls, a command still
+   * running) stops auto-approval before the next call, reported or not.
    *
-   * @returns A sentence naming the first entry that moved.
+   * @returns A sentence naming the first entry that moved; undefined while none has.
    */
   autoApprovalStop(): string | undefined {
+    this.#scan();
     const first = this.#moved[0];
     if (first === undefined) return undefined;
     return `Auto-approval is off for this session: "${first.path}" (${roleName(first.role)}) ` +
-      `was ${first.now === "missing" ? "moved or removed" : "replaced"} by a command`;
+      `was ${first.now === "missing" ? "moved or removed" : "replaced"} since harness started`;
+  }
+
+  /** Finds the recorded entries that no longer resolve to their identity (each once). */
+  #scan(): void {
+    const seen = new Set(this.#moved.map(movedKey));
+    for (const identity of [...this.#identities.values()]) {
+      const info = lstatOrUndefined(identity.path);
+      if (keyOf(info) === identityKey(identity.dev, identity.ino)) continue;
+      const entry: MovedEntry = {
+        path: identity.path,
+        role: identity.role,
+        now: info ? "replaced" : "missing",
+      };
+      if (seen.has(movedKey(entry))) continue;
+      seen.add(movedKey(entry));
+      this.#moved.push(entry);
+      if (info) this.#record(identity.path, identity.role);
+    }
   }
 
   #record(path: string, role: IdentityRole): void {
@@ -271,8 +290,9 @@ export class FileGate {
     return list === true || list.some((entry) => this.#inside(entry, target));
   }
 
-  #hidden(target: string): boolean {
-    return this.#rules.hidden.some((entry) =>
+  /** The hidden folder `target` is in (and not in one of its exceptions), if any. */
+  #hidden(target: string): HiddenEntry | undefined {
+    return this.#rules.hidden.find((entry) =>
       this.#inside(entry.path, target) && !entry.except.some((e) => this.#inside(e, target))
     );
   }
@@ -302,7 +322,8 @@ export class FileGate {
       path: shown,
       message,
     });
-    if (this.#hidden(target)) return refuse("hidden", hiddenSentence(access, shown));
+    const hidden = this.#hidden(target);
+    if (hidden) return refuse("hidden", hiddenSentence(access, shown, hidden.kind));
     if (access === "read" || access === "list" || access === "stat") {
       if (this.#covers(rules.denyRead, target)) {
         return refuse("denied", `Requires read access to "${shown}": it is denied by --deny-read`);

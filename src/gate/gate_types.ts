@@ -17,10 +17,15 @@ export interface ProtectedEntry {
   source?: string;
 }
 
-/** A folder never read, listed or written for anyone (harness's data), but for `except`. */
+/**
+ * A folder never read, listed or written for anyone (harness's data folder; its config folder,
+ * which holds the API key and what decides trust), but for `except`.
+ */
 export interface HiddenEntry {
   path: string;
-  /** Folders inside `path` that stay visible (this workspace's saved outputs). */
+  /** Which of harness's folders it is: each has its own sentence. */
+  kind: "data" | "config";
+  /** What inside `path` stays visible (this workspace's saved outputs; skills, plugins). */
   except: string[];
 }
 

@@ -154,3 +154,49 @@ export async function readGatedDir(gate: FileGate, path: string): Promise<Deno.D
   }
   return entries;
 }
+
+/**
+ * Lists a folder through the gate, synchronously (Tab completion answers while a key is
+ * pressed): entries the gate would refuse to inspect are left out. Undefined when the gate
+ * refuses the folder or it cannot be listed.
+ *
+ * @example
+ * ```ts
+ * import { FileGate } from "./file_gate.ts";
+ * import { readGatedDirSync } from "./gated_files.ts";
+ * const dir = Deno.realPathSync(Deno.makeTempDirSync());
+ * Deno.writeTextFileSync(`${dir}/a.txt`, "");
+ * Deno.writeTextFileSync(`${dir}/.env`, "");
+ * const gate = FileGate.open({
+ *   read: [dir], write: [], denyRead: [`${dir}/.env`], denyWrite: [],
+ *   protected: [], protectedNames: [], hidden: [],
+ * });
+ * if (readGatedDirSync(gate, dir)?.map((e) => e.name).join() !== "a.txt") throw new Error();
+ * Deno.removeSync(dir, { recursive: true });
+ * ```
+ */
+export function readGatedDirSync(gate: FileGate, path: string): Deno.DirEntry[] | undefined {
+  const verdict = gate.check("list", path);
+  if (!verdict.ok) return undefined;
+  try {
+    return [...Deno.readDirSync(verdict.real)].filter((entry) =>
+      gate.check("stat", paths.join(verdict.real, entry.name)).ok
+    );
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Reads a small text file through the gate, synchronously; undefined when the gate refuses it
+ * or it cannot be read.
+ */
+export function readGatedTextFileSync(gate: FileGate, path: string): string | undefined {
+  const verdict = gate.check("read", path);
+  if (!verdict.ok) return undefined;
+  try {
+    return Deno.readTextFileSync(verdict.real);
+  } catch {
+    return undefined;
+  }
+}

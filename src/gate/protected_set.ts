@@ -3,7 +3,9 @@
 // folders a `.git` file points to), `.harness/` of the workspace and of each write grant,
 // harness's config and cache folders, every plugin folder it loads, and every place git reads
 // programs from (git_programs.ts). harness's data folder is hidden whole, but for this
-// workspace's saved outputs. file_gate.ts enforces these rules; the command sandbox mounts them.
+// workspace's saved outputs, and so is its config folder (the API key, the trust store, the
+// policies), but for the user's skills and plugins. file_gate.ts enforces these rules; the
+// command sandbox mounts them.
 
 import { paths } from "../platform/paths.ts";
 import type { GateRules, HiddenEntry, ProtectedEntry } from "./gate_types.ts";
@@ -142,8 +144,56 @@ function gitEntries(roots: readonly string[], inputs: GateInputs): ProtectedEntr
 }
 
 /**
- * The gate's rules for a run: the grants' path lists, the protected set and the hidden data
- * folder. A protected or hidden folder that holds the workspace is left out: the user works in
+ * What commands, tools and plugins may still read of harness's config folder: the user's
+ * skills (their text and scripts are for the model and its commands) and plugins (imported
+ * into their workers). The rest holds secrets (`api_key`, MCP servers' tokens) or decides
+ * trust (settings, hooks, policies, the trust store), and is hidden.
+ */
+export const CONFIG_VISIBLE: readonly string[] = ["plugins", "skills"];
+
+/**
+ * The folders of harness hidden from everyone it works for, whatever the read grant: its
+ * data folder (sessions, checkpoints, every workspace's saved outputs) but for `outputsDir`,
+ * and its config folder but for {@linkcode CONFIG_VISIBLE}; each under its path and, for a
+ * link, where it leads. A folder that holds the workspace is left out (the user works there).
+ *
+ * @param harness harness's config and data folders.
+ * @param options `outputsDir`: this workspace's saved outputs; `workspace`: the workspace.
+ * @returns The hidden entries.
+ *
+ * @example
+ * ```ts
+ * import { harnessHiddenFolders } from "./protected_set.ts";
+ * const hidden = harnessHiddenFolders({ config: "/h/.config/harness", data: "/h/.local/share/harness" });
+ * const config = hidden.find((e) => e.path === "/h/.config/harness");
+ * if (!config?.except.includes("/h/.config/harness/skills")) throw new Error();
+ * ```
+ */
+export function harnessHiddenFolders(
+  harness: { config: string; data: string },
+  options: { outputsDir?: string | undefined; workspace?: string } = {},
+): HiddenEntry[] {
+  const { workspace } = options;
+  const holdsWorkspace = (path: string) =>
+    workspace !== undefined &&
+    (isInside(path, workspace) || isInside(realOrSelf(path), realOrSelf(workspace)));
+  const spellings = (paths: readonly string[]) => [
+    ...new Set(paths.flatMap((path) => [resolve(path), realOrSelf(path)])),
+  ];
+  const outputs = options.outputsDir === undefined ? [] : [options.outputsDir];
+  const folders: [HiddenEntry["kind"], string, string[]][] = [
+    ["data", harness.data, outputs],
+    ["config", harness.config, CONFIG_VISIBLE.map((name) => join(harness.config, name))],
+  ];
+  return folders.filter(([, path]) => !holdsWorkspace(path)).flatMap(([kind, path, visible]) => {
+    const except = spellings(visible);
+    return spellings([path]).map((spelling) => ({ path: spelling, kind, except }));
+  });
+}
+
+/**
+ * The gate's rules for a run: the grants' path lists, the protected set and harness's hidden
+ * folders (harnessHiddenFolders). A protected or hidden folder that holds the workspace is left out: the user works in
  * there on purpose (harness started in its own config folder).
  *
  * @param inputs The workspace, grants, plugin and harness folders and `--writable-git`.
@@ -188,14 +238,10 @@ export function gateRules(inputs: GateInputs): GateRules {
       kept.push({ ...entry, path });
     }
   }
-  const outputs = inputs.outputsDir;
-  const except = outputs === undefined ? [] : [...new Set([outputs, realOrSelf(outputs)])];
-  const hidden: HiddenEntry[] = holdsWorkspace(inputs.harness.data)
-    ? []
-    : [...new Set([inputs.harness.data, realOrSelf(inputs.harness.data)])].map((path) => ({
-      path,
-      except,
-    }));
+  const hidden = harnessHiddenFolders(inputs.harness, {
+    outputsDir: inputs.outputsDir,
+    workspace,
+  });
   const list = (grant: true | readonly string[]) => grant === true ? true as const : [...grant];
   return {
     read: list(grants.allow.read),
@@ -205,5 +251,41 @@ export function gateRules(inputs: GateInputs): GateRules {
     protected: kept,
     protectedNames: inputs.writableGit ? [] : [".git"],
     hidden,
+  };
+}
+
+/**
+ * The rules of a gate for reading before the run's gate is built (the banner's instruction
+ * files, Tab completion while the workspace opens): the read grant, `--deny-read` and
+ * harness's hidden folders. No write is allowed, so the protected set plays no part.
+ *
+ * @param grants The run's grants.
+ * @param harness harness's config and data folders.
+ * @returns Rules for `FileGate.open`.
+ *
+ * @example
+ * ```ts
+ * import { readingRules } from "./protected_set.ts";
+ * const rules = readingRules(
+ *   { allow: { read: ["/w"], write: ["/w"] }, deny: { read: ["/w/.env"], write: [] } },
+ *   { config: "/h/.config/harness", data: "/h/.local/share/harness" },
+ * );
+ * if (rules.write !== true && rules.write.length !== 0) throw new Error();
+ * if (rules.hidden.length !== 2) throw new Error();
+ * ```
+ */
+export function readingRules(
+  grants: GrantPaths,
+  harness: { config: string; data: string },
+): GateRules {
+  const list = (grant: true | readonly string[]) => grant === true ? true as const : [...grant];
+  return {
+    read: list(grants.allow.read),
+    write: [],
+    denyRead: list(grants.deny.read),
+    denyWrite: [],
+    protected: [],
+    protectedNames: [],
+    hidden: harnessHiddenFolders(harness),
   };
 }

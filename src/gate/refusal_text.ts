@@ -1,7 +1,7 @@
 // The sentences of the file gate's refusals: what was refused and why, in the words the user
 // knows (the flag, .git, harness's folders), and what to do next where there is something.
 
-import type { FileAccess, IdentityRole, ProtectedEntry } from "./gate_types.ts";
+import type { FileAccess, HiddenEntry, IdentityRole, ProtectedEntry } from "./gate_types.ts";
 
 /**
  * What a recorded entry is, in the words the user knows it by.
@@ -21,7 +21,7 @@ export function roleName(role: IdentityRole): string {
     case "protected":
       return "protected by harness";
     case "hidden":
-      return "harness's data folder";
+      return "hidden by harness";
     default: {
       const never: never = role;
       throw new Error(`unknown role ${JSON.stringify(never)}`);
@@ -34,10 +34,27 @@ export function verbOf(access: FileAccess): string {
   return access === "stat" ? "inspect" : access;
 }
 
-/** Why harness's data folder is refused. */
-export function hiddenSentence(access: FileAccess, path: string): string {
-  return `Cannot ${verbOf(access)} "${path}": harness's data folder (sessions, checkpoints, ` +
-    "the code index, saved outputs of every workspace) is hidden from tools, the editor and " +
+/**
+ * Why a folder harness hides is refused: its data folder, or its config folder.
+ *
+ * @example
+ * ```ts
+ * import { hiddenSentence } from "./refusal_text.ts";
+ * const line = hiddenSentence("read", "/h/.config/harness/config.jsonc", "config");
+ * if (!line.includes("API key")) throw new Error(line);
+ * ```
+ */
+export function hiddenSentence(
+  access: FileAccess,
+  path: string,
+  kind: HiddenEntry["kind"],
+): string {
+  const what = kind === "config"
+    ? "harness's config folder (settings with the API key, hooks, policies, the trust store; " +
+      "only its skills and plugins stay readable)"
+    : "harness's data folder (sessions, checkpoints, the code index, saved outputs of every " +
+      "workspace)";
+  return `Cannot ${verbOf(access)} "${path}": ${what} is hidden from tools, the editor and ` +
     "commands";
 }
 

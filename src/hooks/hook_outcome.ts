@@ -7,6 +7,7 @@
 import type { HookEvent } from "../config/hooks_config.ts";
 import { isRecord } from "../platform/json_values.ts";
 import type { HookRun } from "./run_hook_command.ts";
+import { stderrExcerpt } from "./hook_text_budget.ts";
 
 /** What the hooks of one event decided. */
 export interface HookOutcome {
@@ -62,13 +63,19 @@ export function readHookRun(event: HookEvent, run: HookRun, label: string): Hook
   const stderr = run.stderr.trim();
   if (run.code === 2) {
     const reason = stderr || `blocked by the ${event} hook "${label}"`;
-    if (event === "SessionStart") outcome.notices.push(`${event} hook "${label}": ${reason}`);
-    else outcome.block = reason;
+    if (event === "SessionStart") {
+      outcome.notices.push(`${event} hook "${label}": ${stderrExcerpt(reason)}`);
+    } else {
+      outcome.block = reason; // the runner cuts it to its budget
+    }
     return outcome;
   }
   if (run.code !== 0) {
+    // A few short lines: a failing hook may print megabytes.
     outcome.notices.push(
-      `${event} hook "${label}" failed (exit ${run.code})${stderr ? `: ${stderr}` : ""}`,
+      `${event} hook "${label}" failed (exit ${run.code})${
+        stderr ? `: ${stderrExcerpt(stderr)}` : ""
+      }`,
     );
     return outcome;
   }

@@ -7,6 +7,7 @@ import { type HookEvent, type HooksConfig, matcherSelects } from "../config/hook
 import { combineOutcomes, type HookOutcome, readHookRun } from "./hook_outcome.ts";
 import { claudeCodeInput, claudeCodeToolName } from "./hook_tool_names.ts";
 import { type HookSpawner, runHookCommand } from "./run_hook_command.ts";
+import { budgetHookText, stderrExcerpt } from "./hook_text_budget.ts";
 
 /** Claude Code's default timeout of a hook command, in seconds. */
 export const DEFAULT_HOOK_TIMEOUT_SECONDS = 60;
@@ -33,6 +34,13 @@ export interface HookRunnerOptions {
   permissionMode: string;
   /** The model, for SessionStart. */
   model: string;
+  /** The model's window in tokens, when known: what hooks add for the model is cut to a share. */
+  contextLength?: () => number | undefined;
+  /**
+   * Runs after the hooks of an event ran: a hook is a process that may have moved a denied or
+   * protected entry; what it returns (the run's file gate's sentence) joins the notices.
+   */
+  afterHooks?(): string | undefined;
 }
 
 /** A tool call as hooks see it. */
@@ -196,7 +204,29 @@ export class HookRunner {
       }
       return outcome;
     }));
-    return combineOutcomes(outcomes);
+    const budgeted = this.#budgeted(event, combineOutcomes(outcomes));
+    const moved = this.#options.afterHooks?.();
+    return moved === undefined ? budgeted : { ...budgeted, notices: [...budgeted.notices, moved] };
+  }
+
+  /**
+   * What the hooks add for the model, cut to its share of the window (a note says where);
+   * a prompt's block reason, which the user reads, cut to a few lines.
+   */
+  #budgeted(event: HookEvent, outcome: HookOutcome): HookOutcome {
+    const windowTokens = this.#options.contextLength?.();
+    const cut = (text: string) => {
+      const budgeted = budgetHookText(text, { event, windowTokens });
+      if (budgeted.notice) outcome.notices.push(budgeted.notice);
+      return budgeted.text;
+    };
+    if (outcome.context !== undefined) outcome.context = cut(outcome.context);
+    if (outcome.block !== undefined) {
+      outcome.block = event === "UserPromptSubmit"
+        ? stderrExcerpt(outcome.block)
+        : cut(outcome.block);
+    }
+    return outcome;
   }
 }
 

@@ -1,7 +1,12 @@
 // Runs one hook command: `sh -c COMMAND` in the workspace with the event's JSON on stdin, in
-// its own process group, stopped (the whole group) at its timeout or when the turn is
-// interrupted. A user's hook runs as the user's own script; a project's runs through the
-// command sandbox's launcher, confined by the user's grants. Output is capped.
+// its own process group, stopped (the whole group, and on Linux every process it started, even
+// one that left the group with setsid) at its timeout or when the turn is interrupted. A
+// process that outlives the hook cannot hold the turn: harness stops reading its pipes at the
+// timeout, or shortly after the hook's own process exits. A user's hook runs as the user's own
+// script; a project's runs through the command sandbox's launcher, confined by the user's
+// grants. Output is capped.
+
+import { processDescendants } from "./process_tree.ts";
 
 /** How the process of a hook is started. */
 export type HookSpawner = (request: {
@@ -24,6 +29,13 @@ export interface HookRun {
 
 /** Bytes kept of a hook's stdout and of its stderr. */
 export const HOOK_OUTPUT_LIMIT = 256 * 1024;
+
+/**
+ * How long the pipes are still read after the hook's own process exited: output it wrote is
+ * already in them; a process it left running in the background (a `setsid` server) that
+ * holds them open is not waited for.
+ */
+const DRAIN_AFTER_EXIT_MS = 500;
 
 /**
  * Starts a hook as the user's own process: the user's environment plus the given variables,
@@ -84,23 +96,15 @@ export async function runHookCommand(
     return { code: null, stdout: "", stderr: "", timedOut: false, startError: describe(error) };
   }
   let timedOut = false;
-  const stop = () => {
-    try {
-      // The whole group: a script's children (a `sleep`, a server) go with it.
-      if (Deno.build.os === "windows") child.kill("SIGKILL");
-      else Deno.kill(-child.pid, "SIGKILL");
-    } catch {
-      try {
-        child.kill("SIGKILL");
-      } catch { /* already gone */ }
-    }
-  };
+  const stop = () => stopHook(child);
   const timer = setTimeout(() => {
     timedOut = true;
     stop();
   }, options.timeoutMs);
   const onAbort = () => stop();
   options.signal?.addEventListener("abort", onAbort, { once: true });
+  // Closes harness's ends of the pipes: a process the hook left holding them cannot hold the turn.
+  const stopReading = new AbortController();
   try {
     const writing = (async () => {
       const writer = child.stdin.getWriter();
@@ -108,35 +112,91 @@ export async function runHookCommand(
       await writer.write(new TextEncoder().encode(options.input)).catch(() => {});
       await writer.close().catch(() => {});
     })();
-    const [stdout, stderr, status] = await Promise.all([
-      readCapped(child.stdout),
-      readCapped(child.stderr),
-      child.status,
+    const output = Promise.all([
+      readCapped(child.stdout, stopReading.signal),
+      readCapped(child.stderr, stopReading.signal),
     ]);
-    await writing;
+    const status = await child.status;
     const stopped = timedOut || options.signal?.aborted === true;
+    // After a timeout or an interrupt nothing more is read; after a normal exit, what is left
+    // in the pipes for a moment.
+    await firstOf(output, stopped ? 0 : DRAIN_AFTER_EXIT_MS);
+    stopReading.abort();
+    const [stdout, stderr] = await output;
+    await firstOf(writing, 0);
     return { code: stopped ? null : status.code, stdout, stderr, timedOut };
   } finally {
     clearTimeout(timer);
+    stopReading.abort();
     options.signal?.removeEventListener("abort", onAbort);
   }
 }
 
-/** Reads a stream to its end, keeping the first HOOK_OUTPUT_LIMIT bytes. */
-async function readCapped(stream: ReadableStream<Uint8Array>): Promise<string> {
+/**
+ * Stops a hook: on Linux first every process it started (found through /proc while its own
+ * process still holds them, so a child that called setsid is found too), then its process
+ * group, then the process itself.
+ */
+function stopHook(child: Deno.ChildProcess): void {
+  const kill = (pid: number) => {
+    try {
+      Deno.kill(pid, "SIGKILL");
+    } catch { /* already gone */ }
+  };
+  if (Deno.build.os === "linux") { for (const pid of processDescendants(child.pid)) kill(pid); }
+  try {
+    // The whole group: a script's children (a `sleep`, a server) go with it.
+    if (Deno.build.os === "windows") child.kill("SIGKILL");
+    else Deno.kill(-child.pid, "SIGKILL");
+  } catch {
+    try {
+      child.kill("SIGKILL");
+    } catch { /* already gone */ }
+  }
+}
+
+/** Waits for `work`, at most `ms` milliseconds (0: only what is already settled). */
+async function firstOf(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([
+    work.then(() => {}, () => {}),
+    new Promise<void>((done) => timer = setTimeout(done, ms)),
+  ]);
+  clearTimeout(timer);
+}
+
+/**
+ * Reads a stream to its end, or until `stop` (the reader is cancelled, which closes harness's
+ * end of the pipe), keeping the first HOOK_OUTPUT_LIMIT bytes.
+ */
+async function readCapped(
+  stream: ReadableStream<Uint8Array>,
+  stop: AbortSignal,
+): Promise<string> {
   const chunks: Uint8Array[] = [];
   let size = 0;
   let cut = 0;
-  for await (const chunk of stream) {
-    const room = HOOK_OUTPUT_LIMIT - size;
-    if (room <= 0) {
-      cut += chunk.length;
-      continue;
+  const reader = stream.getReader();
+  const cancel = () => void reader.cancel().catch(() => {});
+  stop.addEventListener("abort", cancel, { once: true });
+  try {
+    while (true) {
+      const next = await reader.read().catch(() => ({ done: true as const, value: undefined }));
+      if (next.done) break;
+      const chunk = next.value;
+      const room = HOOK_OUTPUT_LIMIT - size;
+      if (room <= 0) {
+        cut += chunk.length;
+        continue;
+      }
+      const kept = chunk.length > room ? chunk.subarray(0, room) : chunk;
+      chunks.push(kept);
+      size += kept.length;
+      cut += chunk.length - kept.length;
     }
-    const kept = chunk.length > room ? chunk.subarray(0, room) : chunk;
-    chunks.push(kept);
-    size += kept.length;
-    cut += chunk.length - kept.length;
+  } finally {
+    stop.removeEventListener("abort", cancel);
+    if (stop.aborted) cancel();
   }
   const bytes = new Uint8Array(size);
   let offset = 0;

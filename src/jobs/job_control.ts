@@ -16,6 +16,12 @@ export interface CommandRun {
   limit: number;
 }
 
+/**
+ * Bytes of output a stopped command's result keeps (head and tail), the marker aside: it goes
+ * into an error message, which tool_output_limit does not cut.
+ */
+export const STOPPED_OUTPUT_BYTES = 9_000;
+
 /** How a command's exit reads: its code, and the signal that ended it. */
 export interface ExitStatus {
   code: number;
@@ -34,6 +40,8 @@ export type CommandOutcome =
     bytes: number;
     /** Bytes left out of `text`. */
     cutBytes: number;
+    /** The log file `text` names when it was cut: the whole output, or its start past the cap. */
+    path?: string;
     /** Lines said after the output (leftover processes stopped). */
     notes: string[];
   }
@@ -42,8 +50,11 @@ export type CommandOutcome =
     why: "timeout" | "cancelled";
     status: ExitStatus;
     elapsedMs: number;
+    /** The output, head and tail kept within STOPPED_OUTPUT_BYTES. */
     text: string;
     bytes: number;
+    cutBytes: number;
+    path?: string;
   }
   | {
     kind: "background";
@@ -53,6 +64,8 @@ export type CommandOutcome =
     /** The output so far (read: job_output returns what follows). */
     text: string;
     bytes: number;
+    cutBytes: number;
+    path?: string;
   }
   | { kind: "refused"; errorType: "permission_denied" | "io_error"; message: string };
 
@@ -84,6 +97,10 @@ export type JobOutputReply =
     /** New output since the last read (head and tail kept within the limit), or "". */
     text: string;
     cutBytes: number;
+    /** All the job printed so far, in bytes. */
+    bytes: number;
+    /** The log file `text` names when it was cut. */
+    path?: string;
   };
 
 /** What job_kill returns. */

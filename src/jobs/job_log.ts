@@ -6,6 +6,7 @@
 
 import { join } from "node:path";
 import { humanSize } from "../platform/human_size.ts";
+import { ensurePrivateDir } from "../config/folders.ts";
 
 /** Sizes of a log (defaults in brackets). */
 export interface JobLogOptions {
@@ -143,9 +144,9 @@ export class JobLog {
     }
   }
 
-  /** Opens the log file (owner-only, in an owner-only folder). */
+  /** Opens the log file (owner-only, in a folder made owner-only though it existed). */
   async #spill(): Promise<void> {
-    await Deno.mkdir(this.#options.dir, { recursive: true, mode: 0o700 });
+    ensurePrivateDir(this.#options.dir);
     const path = join(this.#options.dir, `${this.#options.name}.log`);
     this.#file = await Deno.open(path, { write: true, createNew: true, mode: 0o600 });
     this.#path = path;
@@ -238,8 +239,18 @@ export class JobLog {
     return out.subarray(0, at);
   }
 
-  /** 1-based number of the line that byte `offset` is on. */
-  async lineAt(offset: number): Promise<number> {
+  /**
+   * 1-based number of the line that byte `offset` is on; undefined for an offset in the part
+   * that was not kept (past the file's cap, before the ring).
+   */
+  async lineAt(offset: number): Promise<number | undefined> {
+    const ringStart = this.total - this.#ringLength;
+    if (offset >= ringStart) {
+      // Counted back from the end: the ring holds every byte from its start to the end.
+      const after = concat(this.#ring).subarray(offset - ringStart);
+      return this.lines - countNewlines(after) + 1;
+    }
+    if (offset > this.#options.fileBytes) return undefined;
     let base: [number, number] = [0, 0];
     for (const entry of this.#index) {
       if (entry[0] > offset) break;
@@ -277,21 +288,41 @@ export class JobLog {
     const tailStart = to - tail.length;
     const path = await this.save();
     const firstCut = await this.lineAt(headEnd);
-    const lastCut = (await this.lineAt(tailStart)) - 1;
-    const where = path === undefined
-      ? ""
-      : `; the whole output (${humanSize(this.total)}) is saved to "${path}": read_file it ` +
-        `with offset ${firstCut} to see them`;
-    const lines = lastCut >= firstCut ? `lines ${firstCut}-${lastCut} (` : "(";
+    const lastCut = await this.lineAt(tailStart);
+    const lines = firstCut !== undefined && lastCut !== undefined && lastCut - 1 >= firstCut
+      ? `lines ${firstCut}-${lastCut - 1} (`
+      : "(";
     const before = head.at(-1) === NEWLINE || head.length === 0 ? "" : "\n";
-    const marker = `${before}[... ${lines}${
-      humanSize(tailStart - headEnd)
-    }) cut here${where} ...]\n`;
+    const marker = `${before}[... ${lines}${humanSize(tailStart - headEnd)}) cut here${
+      this.#where(path, headEnd, firstCut)
+    } ...]\n`;
     return {
       text: `${decoder.decode(head)}${marker}${decoder.decode(tail)}`,
       cutBytes: tailStart - headEnd,
       ...(path ? { path } : {}),
     };
+  }
+
+  /**
+   * Where the part cut from byte `headEnd` on can be read, for the marker: the file, what it
+   * holds (the whole output, or its start when the output passed the file's cap) and the
+   * read_file offset, or that the part was not kept.
+   */
+  #where(path: string | undefined, headEnd: number, firstCut: number | undefined): string {
+    if (path === undefined) return "";
+    const size = humanSize(this.total);
+    const cap = this.#options.fileBytes;
+    if (this.total <= cap) {
+      return `; the whole output (${size}) saved to "${path}": read_file it with offset ` +
+        `${firstCut} to see them`;
+    }
+    const kept = humanSize(cap);
+    if (firstCut === undefined || headEnd >= cap) {
+      return `; the log "${path}" keeps only the first ${kept} of the ${size} output, so ` +
+        "this part was not kept";
+    }
+    return `; the first ${kept} of the ${size} output saved to "${path}": read_file it with ` +
+      `offset ${firstCut} to see what it holds of them`;
   }
 
   /** Closes the file (the output has ended); what was written stays readable. */

@@ -4,15 +4,16 @@
 // on disk) and how far job_output has read it. A job that ends in the background is
 // announced at the start of the next turn; every job ends with the session.
 
-import type {
-  CommandOutcome,
-  CommandRun,
-  JobControl,
-  JobKillReply,
-  JobOutputReply,
-  JobSummary,
+import {
+  type CommandOutcome,
+  type CommandRun,
+  type JobControl,
+  type JobKillReply,
+  type JobOutputReply,
+  type JobSummary,
+  STOPPED_OUTPUT_BYTES,
 } from "./job_control.ts";
-import { JobLog } from "./job_log.ts";
+import { JobLog, type LogRead } from "./job_log.ts";
 import { type JobEnd, JobProcess } from "./job_process.ts";
 import { type ShellRequest, shellRequest } from "./shell_command.ts";
 
@@ -25,6 +26,8 @@ export interface JobTableOptions {
   spawn(request: ShellRequest): Promise<Deno.ChildProcess>;
   /** Folder of the log files (tools may read_file them). */
   logDir: string;
+  /** Bytes a log file holds at most [256 MiB, JobLog's default]. */
+  logBytes?: number;
   /** A command run without timeout_ms moves to the background after this long; 0: never. */
   backgroundAfterMs: number;
   /** How long SIGTERM gets before SIGKILL [1000]. */
@@ -99,6 +102,7 @@ export class JobTable implements JobControl {
     const log = new JobLog({
       dir: this.#options.logDir,
       name: `run_command-${this.#runId}-${this.#nextLog++}`,
+      ...(this.#options.logBytes === undefined ? {} : { fileBytes: this.#options.logBytes }),
     });
     const process = new JobProcess(child, {
       log,
@@ -121,7 +125,7 @@ export class JobTable implements JobControl {
     if ("kind" in job) return job;
     if (request.background) {
       await this.#toBackground(job);
-      return { kind: "background", id: job.id!, text: "", bytes: 0 };
+      return { kind: "background", id: job.id!, text: "", bytes: 0, cutBytes: 0 };
     }
     const moves = request.timeoutMs === undefined && this.#options.backgroundAfterMs > 0;
     const limitMs = request.timeoutMs ??
@@ -138,6 +142,7 @@ export class JobTable implements JobControl {
         movedAfterMs: this.#clock() - process.startedAt,
         text: read.text,
         bytes: process.log.total,
+        ...cutOf(read),
       };
     }
     const end = how === "ended"
@@ -187,29 +192,15 @@ export class JobTable implements JobControl {
   /** The outcome of a command waited for; it leaves the table (its log too, unless named). */
   async #finish(job: Job, end: JobEnd, limit: number): Promise<CommandOutcome> {
     const { log } = job.process;
-    const read = await log.read(0, log.total, limit);
+    const why = end.stopped === "timeout" || end.stopped === "cancelled" ? end.stopped : undefined;
+    // A stopped command's output goes into an error message: read it shorter.
+    const read = await log.read(0, log.total, why ? Math.min(limit, STOPPED_OUTPUT_BYTES) : limit);
     this.#jobs.splice(this.#jobs.indexOf(job), 1);
     if (read.cutBytes === 0) await log.discard();
     const elapsedMs = end.at - job.process.startedAt;
-    if (end.stopped === "timeout" || end.stopped === "cancelled") {
-      return {
-        kind: "stopped",
-        why: end.stopped,
-        status: end.status,
-        elapsedMs,
-        text: read.text,
-        bytes: log.total,
-      };
-    }
-    return {
-      kind: "exited",
-      status: end.status,
-      elapsedMs,
-      text: read.text,
-      bytes: log.total,
-      cutBytes: read.cutBytes,
-      notes: end.notes,
-    };
+    const output = { elapsedMs, status: end.status, text: read.text, bytes: log.total };
+    if (why) return { kind: "stopped", why, ...output, ...cutOf(read) };
+    return { kind: "exited", ...output, ...cutOf(read), notes: end.notes };
   }
 
   async #toBackground(job: Job): Promise<void> {
@@ -265,7 +256,7 @@ export class JobTable implements JobControl {
     const read = await process.log.read(job.cursor, total, options.limit);
     job.cursor = total;
     if (process.end) job.told = true;
-    return { job: this.#summary(job), text: read.text, cutBytes: read.cutBytes };
+    return { job: this.#summary(job), text: read.text, bytes: total, ...cutOf(read) };
   }
 
   /** Kills a job and everything it started; its end is then told. */
@@ -343,6 +334,14 @@ export class JobTable implements JobControl {
     await Promise.all(running.map((job) => job.process.stop("session_end")));
     return stopped;
   }
+}
+
+/** How much a read left out, and the log that names it (only when it cut something). */
+function cutOf(read: LogRead): { cutBytes: number; path?: string } {
+  return {
+    cutBytes: read.cutBytes,
+    ...(read.cutBytes > 0 && read.path !== undefined ? { path: read.path } : {}),
+  };
 }
 
 /** Waits for `promise` or `ms`, whichever comes first. */

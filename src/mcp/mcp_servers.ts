@@ -20,7 +20,7 @@ import {
   unapprovedMessage,
 } from "./profile_approval.ts";
 import { profileSandbox } from "./launcher_profiles.ts";
-import { configDir, savedOutputsRoot } from "../config/folders.ts";
+import { configDir, savedOutputsRoot, workspaceDataDir } from "../config/folders.ts";
 import type { CommandSandbox } from "../sandbox/command_sandbox.ts";
 import { probeCommandSandbox } from "../sandbox/command_sandbox_probe.ts";
 import { closeExtraFdsOnExec } from "../sandbox/stdio_only.ts";
@@ -76,7 +76,11 @@ export interface McpServersOptions {
    * Deno.env).
    */
   environment?: Record<string, string>;
-  /** Where an answer too large to hold in memory is saved (default: the saved outputs' root). */
+  /**
+   * The workspace's data folder: an answer too large to hold in memory is saved in its
+   * tool_outputs, where the workspace's read_file may read it (default: the workspace's folder
+   * under the saved outputs' root, as the tool host's).
+   */
   outputsDir?: string;
   /** How long a server whose call timed out has to answer a ping (ms, default 5000). */
   pingTimeoutMs?: number;
@@ -256,7 +260,8 @@ export class McpServers {
         connectTimeoutMs: this.#options.connectTimeoutMs ??
           Math.max(60_000, entry.config.timeout_ms ?? 0),
         signal: this.#closing.signal,
-        outputsDir: this.#options.outputsDir ?? savedOutputsRoot(this.#env),
+        outputsDir: this.#options.outputsDir ??
+          workspaceDataDir(savedOutputsRoot(this.#env), this.#options.cwd),
         onToolsChanged: (tools) => {
           entry.tools = tools;
           this.#options.onToolsChanged?.();

@@ -7,9 +7,10 @@ import { err, ok, type Result } from "../errors.ts";
 import { makeToolResult, type ToolErrorType } from "../messages.ts";
 import type { RiskLevel } from "../tools/define_tool.ts";
 import type { EntryCall, ToolEntry, ToolInfo, ToolRun, ToolSource } from "../tools/tool_entry.ts";
-import { truncateToolResult } from "../sandbox/truncate_output.ts";
+import { savedOutputFile, type ToolCut, truncateToolResult } from "../sandbox/truncate_output.ts";
+import { SAVED_ANSWER_META } from "./message_reader.ts";
 import { type McpCallResult, mcpMediaBlocks, mcpResultText, printable } from "./mcp_result.ts";
-import { toolOutputsDir } from "../config/folders.ts";
+import { ensurePrivateDir, toolOutputsDir } from "../config/folders.ts";
 import type { McpServers } from "./mcp_servers.ts";
 import type { McpToolListing } from "./mcp_server.ts";
 import { mcpToolName } from "./tool_names.ts";
@@ -55,6 +56,12 @@ export interface McpToolsOptions {
   readyWaitMs?: number;
   /** Shows a progress notification on the running tool's line. */
   progress?(name: string, text: string | null): void;
+  /**
+   * Runs after each call: a stdio server is a process that may have moved a denied or
+   * protected entry, which the run's file gate checks for and the result then says
+   * (sandbox/moved_entries.ts).
+   */
+  afterCall?(run: ToolRun): ToolRun;
 }
 
 /** The MCP servers' tools, as entries of the tool set. */
@@ -161,7 +168,9 @@ export class McpTools implements ToolSource {
     let errorType: ToolErrorType = "none";
     let data: string | undefined;
     let message: string | undefined;
+    let savedAnswer: { toolCut: ToolCut; outputBytes: number } | undefined;
     if (called.ok) {
+      savedAnswer = await this.#savedAnswer(called.result);
       const savedTo = await this.#saveMedia(name, called.result);
       const { text, isError } = mcpResultText(called.result, { savedTo });
       if (isError) {
@@ -194,8 +203,30 @@ export class McpTools implements ToolSource {
       ...(this.options.dataDir ? { dataDir: this.options.dataDir } : {}),
       ...(this.options.maxOutputSize ? { maxOutputSize: this.options.maxOutputSize } : {}),
       ...(this.options.toolOutputLimit ? { toolOutputLimit: this.options.toolOutputLimit } : {}),
+      ...(savedAnswer ?? {}),
     });
-    return { result: capped, state: options.state };
+    const run = { result: capped, state: options.state };
+    return this.options.afterCall?.(run) ?? run;
+  }
+
+  /**
+   * What was cut of an answer too large to hold (message_reader.ts saved its text), for the
+   * result's metadata: the file is named only when it is one of the workspace's saved outputs.
+   */
+  async #savedAnswer(
+    result: McpCallResult,
+  ): Promise<{ toolCut: ToolCut; outputBytes: number } | undefined> {
+    const meta = (result as { _meta?: Record<string, unknown> })._meta?.[SAVED_ANSWER_META];
+    if (typeof meta !== "object" || meta === null) return undefined;
+    const { path, bytes, cut } = meta as { path?: unknown; bytes?: unknown; cut?: unknown };
+    if (!Number.isSafeInteger(bytes) || !Number.isSafeInteger(cut)) return undefined;
+    const saved = typeof path === "string" && this.options.dataDir !== undefined
+      ? await savedOutputFile(path, this.options.dataDir)
+      : undefined;
+    return {
+      toolCut: { bytes: cut as number, ...(saved ? { saved } : {}) },
+      outputBytes: bytes as number,
+    };
   }
 
   /**
@@ -209,10 +240,13 @@ export class McpTools implements ToolSource {
     const dir = toolOutputsDir(this.options.dataDir);
     const stamp = new Date().toISOString().replace(/[:.]/g, "-");
     try {
-      await Deno.mkdir(dir, { recursive: true });
+      // Owner-only, as the cut outputs beside them (also when the folders already existed).
+      ensurePrivateDir(this.options.dataDir);
+      ensurePrivateDir(dir);
       for (const block of media) {
         const file = `${dir}/${name}-${stamp}-${block.index}.${block.extension}`;
-        await Deno.writeFile(file, Uint8Array.from(atob(block.data), (c) => c.charCodeAt(0)));
+        const bytes = Uint8Array.from(atob(block.data), (c) => c.charCodeAt(0));
+        await Deno.writeFile(file, bytes, { mode: 0o600, createNew: true });
         saved.set(block.index, file);
       }
     } catch {

@@ -13,6 +13,14 @@ import { type OversizeMessage, OversizeSpill } from "./oversize_message.ts";
 /** The SDK's limit on one message held in memory (STDIO_DEFAULT_MAX_BUFFER_SIZE). */
 export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 
+/**
+ * The `_meta` key of an answer harness saved to a file: `{ path, bytes, cut }` (the text's
+ * bytes, and those left out of the answer). WithMcpTools puts it in the result's metadata once
+ * it has checked the file is one of the workspace's saved outputs (a server can send the key
+ * too).
+ */
+export const SAVED_ANSWER_META = "harness/saved_answer";
+
 const NEWLINE = 10;
 
 /** The methods the SDK's stdio transport calls on its read buffer. */
@@ -53,7 +61,16 @@ function oversizeAnswer(message: OversizeMessage, limit: number): JSONRPCMessage
   if (message.kinds.has("error")) {
     return { jsonrpc: "2.0", id: message.id, error: { code: -32603, message: text } };
   }
-  return { jsonrpc: "2.0", id: message.id, result: { content: [{ type: "text", text }] } };
+  const saved = {
+    path: message.file,
+    bytes: message.textBytes,
+    cut: message.textBytes - new TextEncoder().encode(message.head).length,
+  };
+  return {
+    jsonrpc: "2.0",
+    id: message.id,
+    result: { content: [{ type: "text", text }], _meta: { [SAVED_ANSWER_META]: saved } },
+  };
 }
 
 /** Splits stdout into messages; see the module comment. */

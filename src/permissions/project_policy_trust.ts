@@ -73,6 +73,7 @@ export async function trustProjectPolicy(
     io: allows ? options.io : quiet,
     interactive: options.interactive && allows,
     wording: POLICY_WORDING,
+    workspace,
     ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
     ...(options.storeFile !== undefined ? { storeFile: options.storeFile } : {}),
   });
@@ -115,6 +116,8 @@ export async function keepProjectPolicyTrusted(
     before,
     after,
     io: options.io,
+    // The workspace of `.harness/policies.jsonc`, as trustProjectPolicy binds it.
+    workspace: paths.resolve(file, "..", ".."),
     ...(options.storeFile !== undefined ? { storeFile: options.storeFile } : {}),
   });
 }

@@ -1,9 +1,11 @@
 // Trust for files a cloned repository brings that run code or loosen rules: project plugins
-// (`./plugins`) and the project policy file. New or changed files (by SHA-256 of the file, for
-// a plugin with every local file it imports) are listed and asked about once, and the answer is
-// kept in the trust store (config/trust_store.ts) under the file's real path: the same bytes in
-// another folder are asked about again. The tool host checks again (trustedHash) before each
-// import, so a plugin or helper changed during the session does not run.
+// (`./plugins`), the project policy file, custom commands, skills. New or changed files (by
+// SHA-256 of the file, for a plugin with every local file it imports) are listed and asked
+// about once, and the answer is kept in the trust store (config/trust_store.ts) under the
+// file's real path, bound to the workspace's real path: the same bytes in another folder, and
+// the same files linked into another workspace, are asked about again. The tool host checks
+// again (trustedHash) before each import, so a plugin or helper changed during the session
+// does not run.
 
 import { basename, dirname, relative } from "node:path";
 import { type FilePin, importGraphHash } from "../platform/import_graph.ts";
@@ -16,6 +18,7 @@ import {
   writeTrustStore,
 } from "../config/trust_store.ts";
 import { terminalLine } from "../platform/terminal_text.ts";
+import { sha256Hex } from "../platform/sha256_hex.ts";
 
 /** The I/O trust needs: a one-line answer and output. */
 export interface TrustIO {
@@ -39,6 +42,8 @@ export interface ProjectTrustOptions {
   storeFile?: string;
   /** Folder that file names are shown relative to (default: the working directory). */
   cwd?: string;
+  /** The workspace trust is bound to (default: `cwd`). */
+  workspace?: string;
   /** How the files are named in messages (default: project plugins). */
   wording?: TrustWording;
 }
@@ -112,11 +117,33 @@ export async function trustHash(file: string): Promise<TrustHash | { error: stri
 }
 
 /**
+ * What a decision is recorded with: a file's trust hash bound to the workspace's real path, so
+ * that trust given in one workspace does not carry to another that links the same files in
+ * (a `plugins` link to a folder trusted elsewhere). Messages show the content's hash.
+ *
+ * @param hash The file's trust hash ({@linkcode trustHash}).
+ * @param workspace The workspace the file is used in (links resolved).
+ * @returns The hex digest stored.
+ *
+ * @example
+ * ```ts
+ * import { placedDigest } from "./project_trust.ts";
+ * if (await placedDigest("ab", "/nowhere/a") === await placedDigest("ab", "/nowhere/b")) {
+ *   throw new Error();
+ * }
+ * ```
+ */
+export async function placedDigest(hash: string, workspace: string): Promise<string> {
+  return sha256Hex(JSON.stringify({ content: hash, workspace: await trustPath(workspace) }));
+}
+
+/**
  * Whether the user trusts `file` as it is now (its trust hash is stored as trusted). The
  * tool host asks this before each import of a project plugin.
  *
  * @param file The plugin file.
- * @param options The store location (default trustStoreFile()).
+ * @param options The store location (default trustStoreFile()) and the workspace it is used
+ *   in (default: the working directory).
  * @returns `{ hash }` when trusted, else the reason, in words for the user.
  *
  * @example
@@ -133,12 +160,13 @@ export async function trustHash(file: string): Promise<TrustHash | { error: stri
  */
 export async function trustedHash(
   file: string,
-  options: { storeFile?: string } = {},
+  options: { storeFile?: string; workspace?: string } = {},
 ): Promise<TrustHash | { error: string }> {
   const hashed = await trustHash(file);
   if ("error" in hashed) return hashed;
   const store = await readTrustStore(options.storeFile ?? trustStoreFile(), { write: () => {} });
-  if (trustState(store, await trustPath(file), hashed.hash) === "trusted") return hashed;
+  const digest = await placedDigest(hashed.hash, options.workspace ?? Deno.cwd());
+  if (trustState(store, await trustPath(file), digest) === "trusted") return hashed;
   return {
     error: `it changed since you trusted it (sha256 ${hashed.hash.slice(0, 12)}): ` +
       "restart harness in this folder to review it",
@@ -175,13 +203,20 @@ export async function checkProjectTrust(
   const words = options.wording ?? PLUGIN_WORDING;
   const storeFile = options.storeFile ?? trustStoreFile();
   const cwd = options.cwd ?? Deno.cwd();
+  const workspace = options.workspace ?? cwd;
   // File names come with the repository: escapes show as text.
   const show = (file: string) => terminalLine(relative(cwd, file) || basename(file));
   if (files.length === 0) return { load: [], skipped: [] };
   const store = await readTrustStore(storeFile, io);
   const load: string[] = [];
   const skipped: string[] = [];
-  const pending: { file: string; real: string; hash: string; changed: boolean }[] = [];
+  const pending: {
+    file: string;
+    real: string;
+    hash: string;
+    digest: string;
+    changed: boolean;
+  }[] = [];
   for (const file of files) {
     const hashed = await trustHash(file);
     if ("error" in hashed) {
@@ -191,7 +226,8 @@ export async function checkProjectTrust(
     }
     const hash = hashed.hash;
     const real = await trustPath(file);
-    const state = trustState(store, real, hash);
+    const digest = await placedDigest(hash, workspace);
+    const state = trustState(store, real, digest);
     if (state === "trusted") load.push(file);
     else if (state === "declined") {
       io.write(
@@ -202,7 +238,7 @@ export async function checkProjectTrust(
       );
       skipped.push(file);
     } else {
-      pending.push({ file, real, hash, changed: state === "changed" });
+      pending.push({ file, real, hash, digest, changed: state === "changed" });
     }
   }
   if (pending.length === 0) return { load, skipped };
@@ -238,7 +274,7 @@ export async function checkProjectTrust(
   }
   for (const p of pending) {
     // The decision replaces the file's old one: an older version is not trusted again.
-    recordTrust(store, p.real, { sha256: p.hash, trusted });
+    recordTrust(store, p.real, { sha256: p.digest, trusted });
     (trusted ? load : skipped).push(p.file);
   }
   if (!trusted) {
@@ -253,7 +289,8 @@ export async function checkProjectTrust(
  * user approved into a trusted project policy file.
  *
  * @param file The file.
- * @param options I/O for errors and the store location.
+ * @param options I/O for errors, the store location and the workspace the file is trusted in
+ *   (default: the working directory).
  *
  * @example
  * ```ts
@@ -269,13 +306,14 @@ export async function checkProjectTrust(
  */
 export async function markTrusted(
   file: string,
-  options: { io: TrustIO; storeFile?: string },
+  options: { io: TrustIO; storeFile?: string; workspace?: string },
 ): Promise<void> {
   const storeFile = options.storeFile ?? trustStoreFile();
   const store = await readTrustStore(storeFile, options.io);
   const hashed = await trustHash(file);
   if ("error" in hashed) throw new Error(`Cannot trust "${file}": ${hashed.error}`);
-  recordTrust(store, await trustPath(file), { sha256: hashed.hash, trusted: true });
+  const digest = await placedDigest(hashed.hash, options.workspace ?? Deno.cwd());
+  recordTrust(store, await trustPath(file), { sha256: digest, trusted: true });
   await writeTrustStore(storeFile, store, options.io);
 }
 
@@ -285,7 +323,8 @@ export async function markTrusted(
  * so whatever else wrote to the file meanwhile (the model, with a write grant) is asked about.
  *
  * @param file The file harness changed.
- * @param options The content's SHA-256 before and after the change, I/O and the store.
+ * @param options The content's SHA-256 before and after the change, I/O, the store and the
+ *   workspace (default: the working directory).
  * @returns Whether the file is trusted now.
  *
  * @example
@@ -307,15 +346,18 @@ export async function markTrusted(
  */
 export async function carryTrust(
   file: string,
-  options: { before: string; after: string; io: TrustIO; storeFile?: string },
+  options: { before: string; after: string; io: TrustIO; storeFile?: string; workspace?: string },
 ): Promise<boolean> {
   const storeFile = options.storeFile ?? trustStoreFile();
   const store = await readTrustStore(storeFile, options.io);
   const real = await trustPath(file);
-  if (trustState(store, real, options.before) !== "trusted") return false;
+  const workspace = options.workspace ?? Deno.cwd();
+  if (trustState(store, real, await placedDigest(options.before, workspace)) !== "trusted") {
+    return false;
+  }
   const now = await trustHash(file);
   if (!("hash" in now) || now.hash !== options.after) return false;
-  recordTrust(store, real, { sha256: options.after, trusted: true });
+  recordTrust(store, real, { sha256: await placedDigest(options.after, workspace), trusted: true });
   await writeTrustStore(storeFile, store, options.io);
   return true;
 }

@@ -204,6 +204,12 @@ export interface ToolOutput {
    * metadata then give the real size.
    */
   outputBytes?: number;
+  /**
+   * Set when the tool cut its own output: the bytes it left out, and the file that holds the
+   * whole output when harness saved it among the workspace's saved outputs (a plugin cannot
+   * write there: harness names only a file of its own saved outputs).
+   */
+  cutOutput?: { bytes: number; path?: string };
 }
 
 export interface ToolDefinition<Parameters extends ZodType = ZodType> {

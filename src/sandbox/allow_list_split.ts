@@ -9,6 +9,7 @@ import { join } from "node:path";
 import type { EffectivePermissions, WorkerPermissions } from "./effective_permissions.ts";
 import { covers } from "./permission_value.ts";
 import { realPathIfExists } from "../platform/real_path_if_exists.ts";
+import type { HiddenEntry } from "../gate/gate_types.ts";
 
 /** A worker's permissions with denied reads left out, and the folders that were split. */
 export interface SplitPermissions {
@@ -62,11 +63,39 @@ function entriesWithout(
   return kept;
 }
 
+/** `list` with every `denied` path (and links to one) left out, folders split along the way. */
+function splitAround(
+  list: readonly string[],
+  denied: readonly string[],
+  split: Map<string, number | undefined>,
+): string[] {
+  let kept = [...list];
+  for (const target of denied) {
+    kept = kept.flatMap((entry) => {
+      if (covers("read", target, entry)) return [];
+      if (!covers("read", entry, target)) return [entry];
+      return entriesWithout(entry, target, denied, split);
+    });
+  }
+  return kept;
+}
+
+/** Each path and, where it exists, its real path. */
+function withRealPaths(paths: readonly string[]): string[] {
+  return [
+    ...new Set(paths.flatMap((p) => [p, realPathIfExists(p)].filter((x) => x !== undefined))),
+  ];
+}
+
 /**
  * The worker permissions of `effective` whose read list leaves out every --deny-read path
  * inside it (and links to them), so that Deno itself refuses them, node:fs included. Reads
  * the folders along the way; runs on the host. Writes stay with the deny guard: a list
  * split the same way would refuse creating any new file beside a denied one.
+ *
+ * @param effective The tool's permissions and deny lists.
+ * @param hidden Folders left out the same way whatever the grant (harness's data and config
+ *   folders, gate/protected_set.ts), but for their exceptions where the grant covers them.
  *
  * @example
  * ```ts
@@ -83,26 +112,26 @@ function entriesWithout(
  * await Deno.remove(dir, { recursive: true });
  * ```
  */
-export function splitAllowList(effective: EffectivePermissions): SplitPermissions {
+export function splitAllowList(
+  effective: EffectivePermissions,
+  hidden: readonly HiddenEntry[] = [],
+): SplitPermissions {
   const split = new Map<string, number | undefined>();
   const granted = effective.permissions.read;
-  const guarded = effective.guard.read ?? [];
-  if (granted === false || guarded.length === 0) {
+  const guarded = withRealPaths(effective.guard.read ?? []);
+  if (granted === false || guarded.length + hidden.length === 0) {
     return { permissions: effective.permissions, split };
   }
-  const denied = [
-    ...new Set(guarded.flatMap((d) => [d, realPathIfExists(d)].filter((p) => p !== undefined))),
-  ];
-  let list = granted === true ? ["/"] : [...granted];
-  for (const target of denied) {
-    list = list.flatMap((entry) => {
-      if (covers("read", target, entry)) return [];
-      if (!covers("read", entry, target)) return [entry];
-      return entriesWithout(entry, target, denied, split);
-    });
-  }
+  const start = granted === true ? ["/"] : [...granted];
+  const list = splitAround(start, [...guarded, ...withRealPaths(hidden.map((e) => e.path))], split);
+  // What a hidden folder keeps visible (this workspace's outputs, the user's skills and
+  // plugins), where the grant reaches it, still without the --deny-read paths inside.
+  const visible = hidden.flatMap((entry) => entry.except).filter((path) =>
+    realPathIfExists(path) !== undefined && start.some((entry) => covers("read", entry, path))
+  );
+  const read = [...list, ...splitAround(visible, guarded, split)];
   return {
-    permissions: { ...effective.permissions, read: list.length > 0 ? list : false },
+    permissions: { ...effective.permissions, read: read.length > 0 ? [...new Set(read)] : false },
     split,
   };
 }

@@ -8,7 +8,7 @@ import { makeToolResult, type ToolErrorType } from "../messages.ts";
 import type { ToolRun } from "../tools/tool_entry.ts";
 import type { Reply } from "./sandbox_worker.ts";
 import type { PreviewResult } from "../tools/file_change.ts";
-import { truncateToolResult } from "./truncate_output.ts";
+import { savedOutputFile, type ToolCut, truncateToolResult } from "./truncate_output.ts";
 import { checkedImages } from "./tool_images.ts";
 
 /** How a call ended, before it is a result: what the tool replied, or why there is no reply. */
@@ -19,6 +19,8 @@ export interface CallEnd {
   message?: string;
   /** The tool cut its own output (run_command): how many bytes it had. */
   outputBytes?: number;
+  /** The tool cut its own output: the bytes it left out, and the file it names (unchecked). */
+  cutOutput?: { bytes: number; path?: string };
   /** The terminal's line for the call. */
   display?: string;
   /** The tool ended the run (task_complete). */
@@ -110,6 +112,7 @@ export function replyEnd(name: string, reply: Reply): CallEnd {
       return {
         data: reply.output,
         ...(reply.outputBytes === undefined ? {} : { outputBytes: reply.outputBytes }),
+        ...(reply.cutOutput === undefined ? {} : { cutOutput: reply.cutOutput }),
         state: reply.state,
         ...(reply.display === undefined ? {} : { display: reply.display }),
         ...(reply.final ? { final: true } : {}),
@@ -161,7 +164,9 @@ export function stoppedEnd(
 
 /**
  * The ToolRun of a call's end: the structured result, timed since `started`, its output cut
- * to the limits (the full output saved under `dataDir` when the context limit cuts it), the
+ * to the limits (the full output saved under `dataDir` when the context limit cuts it; a tool
+ * that cut its own output, run_command, has its file named only when it is one of the saved
+ * outputs under `dataDir`), the
  * state, display and final flag the tool reported, and its images (checked by their first
  * bytes and hashed here; one that is not an image is left out with a note in the output).
  *
@@ -203,6 +208,7 @@ export async function callResult(
     ...(limits.maxOutputSize ? { maxOutputSize: limits.maxOutputSize } : {}),
     ...(limits.toolOutputLimit ? { toolOutputLimit: limits.toolOutputLimit } : {}),
     ...(end.outputBytes === undefined ? {} : { outputBytes: end.outputBytes }),
+    ...(end.cutOutput === undefined ? {} : { toolCut: await toolCutOf(end.cutOutput, limits) }),
   });
   return {
     result: truncated,
@@ -231,4 +237,15 @@ export function previewOf(reply: Reply): PreviewResult | undefined {
   }
   if (reply.type === "failed") return { error: reply.message };
   return { error: reply.type === "lost" ? reply.reason : "unexpected reply" };
+}
+
+/** A tool's own cut, naming its file only when it is one of the workspace's saved outputs. */
+async function toolCutOf(
+  cut: { bytes: number; path?: string },
+  limits: { dataDir?: string },
+): Promise<ToolCut> {
+  const saved = cut.path === undefined || limits.dataDir === undefined
+    ? undefined
+    : await savedOutputFile(cut.path, limits.dataDir);
+  return { bytes: cut.bytes, ...(saved ? { saved } : {}) };
 }

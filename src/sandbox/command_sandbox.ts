@@ -77,7 +77,7 @@ function protections(sandbox: CommandSandbox): string[] {
         : ".git read-only (--writable-git lets commands commit)",
       ".harness, plugin and harness folders read-only",
     );
-    if (sandbox.protection.hidden?.length) parts.push("harness's data folder hidden");
+    if (sandbox.protection.hidden?.length) parts.push("harness's data and config folders hidden");
   }
   if (sandbox.stdioOnly) parts.push("only stdin, stdout and stderr inherited");
   if (sandbox.scratch) {

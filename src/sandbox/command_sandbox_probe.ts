@@ -9,6 +9,7 @@ import type { CommandSandbox, CommandSandboxMode, Confinement } from "./command_
 import { commandEnvironment, commandRules } from "./command_sandbox_rules.ts";
 import { commandProtection, protectionFromGate } from "./command_sandbox_protection.ts";
 import type { GateRules } from "../gate/gate_types.ts";
+import { harnessHiddenFolders } from "../gate/protected_set.ts";
 import { type SeccompSetup, seccompSetup } from "./command_sandbox_seccomp.ts";
 import { closeExtraFdsOnExec } from "./stdio_only.ts";
 import { cacheDir, configDir, dataDir } from "../config/folders.ts";
@@ -57,8 +58,8 @@ async function tryRun(program: string, args: string[]): Promise<string | undefin
  * @param options `grants` and `env` make the clean environment; `os` defaults to this one;
  *   `bwrap` overrides the program found on `env.PATH` (tests). `workspace` (default: the
  *   cwd), `pluginFolders` and `writableGit` decide what stays read-only inside the write
- *   grants, with harness's own folders (from `env`; the data folder is hidden); `gateRules`,
- *   when given, decides all of that instead (gate/protected_set.ts).
+ *   grants, with harness's own folders (from `env`; its data and config folders are hidden);
+ *   `gateRules`, when given, decides all of that instead (gate/protected_set.ts).
  * @returns The sandbox to hand to workers; `confinement.reason` says in one line why
  *   commands run unconfined.
  */
@@ -88,7 +89,10 @@ export async function probeCommandSandbox(
       writeRoots: rules.writeAll ? [] : rules.write,
       folders: [...(options.pluginFolders ?? []), ...own.filter((dir) => dir !== undefined)],
       writableGit: options.writableGit ?? false,
-      hidden: [{ path: dataDir(options.env), except: [] }],
+      hidden: harnessHiddenFolders(
+        { config: configDir(options.env), data: dataDir(options.env) },
+        { workspace },
+      ),
     });
   const sandbox = (confinement: Confinement, seccomp?: SeccompSetup): CommandSandbox => ({
     mode,

@@ -8,6 +8,7 @@ import { commandRules, SYSTEM_READ_PATHS } from "./command_sandbox_rules.ts";
 import type { Grants } from "./grants.ts";
 import { grantCovers } from "./permission_value.ts";
 import { protectedCandidates } from "./command_sandbox_protection.ts";
+import type { HiddenEntry } from "../gate/gate_types.ts";
 
 /** Messages of a write refused by a read-only mount (EROFS). */
 const READ_ONLY = /([^\s'"`:]*\/[^\s'"`:]*)?['"`]?:?\s*Read-only file system/;
@@ -82,6 +83,25 @@ function hiddenPathIn(output: string, hidden: readonly string[], cwd: string): s
   return undefined;
 }
 
+/** The line for a failure naming a path in one of harness's hidden folders, or undefined. */
+function harnessFolderIn(
+  output: string,
+  hidden: readonly HiddenEntry[],
+  cwd: string,
+): string | undefined {
+  for (const entry of hidden) {
+    const path = hiddenPathIn(output, [entry.path], cwd);
+    if (path === undefined || grantCovers("read", entry.except, resolve(cwd, path))) continue;
+    const what = entry.kind === "config"
+      ? "harness's config folder (settings with the API key, hooks, policies, the trust store) " +
+        "is hidden from commands whatever the read grant; only its skills/ and plugins/ show"
+      : "harness's data folder (sessions, checkpoints, every workspace's saved outputs) is " +
+        "hidden from commands whatever the read grant; this workspace's saved outputs show";
+    return `[the command sandbox hides "${path}": ${what}]`;
+  }
+  return undefined;
+}
+
 /**
  * One line saying what the sandbox blocked and which flag would allow it, or undefined
  * when the output shows nothing the sandbox explains (or commands are not confined).
@@ -108,11 +128,14 @@ export function explainBlocked(
   const { kind } = options.sandbox.confinement;
   if (kind === "none" || kind === "unused") return undefined;
   const rules = commandRules(options.grants);
-  const hidden = hiddenPathIn(output, rules.hideRead, options.cwd ?? Deno.cwd());
+  const cwd = options.cwd ?? Deno.cwd();
+  const hidden = hiddenPathIn(output, rules.hideRead, cwd);
   if (hidden !== undefined) {
     return `[the command sandbox hides "${hidden}" from commands: --deny-read covers it; ` +
       "ask the user if the task needs it]";
   }
+  const own = harnessFolderIn(output, options.sandbox.protection?.hidden ?? [], cwd);
+  if (own !== undefined) return own;
   const readOnly = READ_ONLY.exec(output);
   const kept = readOnly ? keptPathIn(output, options) : undefined;
   if (kept !== undefined) return kept;

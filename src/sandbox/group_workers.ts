@@ -28,18 +28,27 @@ export class GroupWorkers {
     this.#host = host;
   }
 
-  /** The group's live worker, started or replaced as needed. */
+  /**
+   * The group's live worker, started or replaced as needed, for a caller about to send it a
+   * request. It is reserved until the caller's task ends, so refreshSplit (another call
+   * changed a split folder) does not kill it between being handed out and the request (which
+   * then keeps it busy).
+   */
   worker(group: ToolGroup): Promise<SandboxWorker> {
+    const handOut = (worker: SandboxWorker) => {
+      worker.reserve();
+      return worker;
+    };
     const pending = group.worker;
-    if (!pending) return this.#restart(group, pending);
+    if (!pending) return this.#restart(group, pending).then(handOut);
     return pending.then(
       (worker) => {
         if (!worker.dead && this.#outdated(group, worker)) {
           worker.kill("a folder its read list was split around has changed");
         }
-        return worker.dead ? this.#restart(group, pending) : worker;
+        return worker.dead ? this.#restart(group, pending).then(handOut) : handOut(worker);
       },
-      () => this.#restart(group, pending),
+      () => this.#restart(group, pending).then(handOut),
     );
   }
 
@@ -77,14 +86,11 @@ export class GroupWorkers {
     // For plugin code, Deno itself refuses --deny-read paths inside the grant, node:fs
     // included. Built-in tools keep the whole folders (they list the workspace itself): their
     // node:fs reads ask the deny guard first (platform/read_check.ts).
-    // harness's data folder is left out the same way (the gate hides it even under -R).
-    const hidden = this.#host.options.gate?.rules.hidden.map((entry) => entry.path) ?? [];
+    // harness's data and config folders are left out the same way (the gate hides them even
+    // under -R), but for what they keep visible.
     const { permissions, split } = this.#host.builtin(group)
       ? { permissions: group.effective.permissions, split: new Map() }
-      : splitAllowList({
-        ...group.effective,
-        guard: { ...guard, read: [...(guard.read ?? []), ...hidden] },
-      });
+      : splitAllowList(group.effective, this.#host.options.gate?.rules.hidden ?? []);
     this.#split.set(group, split);
     const sandbox = await startSandbox({
       permissions,

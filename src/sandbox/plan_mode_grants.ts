@@ -104,7 +104,7 @@ export function planModeGrants(grants: Grants, options: PlanModeOptions): PlanMo
  * import { planGateRules } from "./plan_mode_grants.ts";
  * const rules = planGateRules({
  *   read: true, write: ["/d/plans/s1"], denyRead: [], denyWrite: [], protected: [],
- *   protectedNames: [".git"], hidden: [{ path: "/d", except: [] }],
+ *   protectedNames: [".git"], hidden: [{ path: "/d", kind: "data", except: [] }],
  * }, "/d/plans/s1");
  * if (rules.hidden[0]?.except.join() !== "/d/plans/s1") throw new Error();
  * ```

@@ -75,6 +75,8 @@ export class SandboxWorker {
   #worker: Worker;
   readonly loaded: Promise<Loaded | { type: "lost"; reason: string }>;
   readonly #pending = new Map<number, (reply: Reply) => void>();
+  /** Callers handed this worker in the current task, about to send it a request. */
+  readonly #reserved = new Set<symbol>();
   /** Where output a running request reports goes, by request id. */
   readonly #outputs = new Map<number, (text: string) => void>();
   /** The processes this worker's tools started (`ctx.spawn`), started by this thread. */
@@ -194,6 +196,9 @@ export class SandboxWorker {
     if (this.dead) {
       return Promise.resolve({ type: "lost", reason: "the tool's worker has stopped" });
     }
+    // The reservation this request was handed out under ends: the request keeps it busy.
+    const first = this.#reserved.values().next();
+    if (!first.done) this.#reserved.delete(first.value);
     return new Promise((settle) => {
       this.#pending.set(message.id, (reply) => {
         this.#outputs.delete(message.id);
@@ -204,9 +209,20 @@ export class SandboxWorker {
     });
   }
 
-  /** Whether a request is waiting for its answer. */
+  /** Whether a request is waiting for its answer, or one is about to be sent (reserve). */
   get busy(): boolean {
-    return this.#pending.size > 0;
+    return this.#pending.size > 0 || this.#reserved.size > 0;
+  }
+
+  /**
+   * Counts the worker busy until its next request is sent, or the current task ends: it was
+   * just handed to a caller that sends it a request before then (only promise callbacks run
+   * in between).
+   */
+  reserve(): void {
+    const token = Symbol("reserved");
+    this.#reserved.add(token);
+    setTimeout(() => this.#reserved.delete(token), 0);
   }
 
   post(message: HostToWorker): void {

@@ -145,7 +145,9 @@ export class SearchService {
       const confinement: Confinement = given?.mode === "off"
         ? { kind: "none", reason: 'command_sandbox is "off"' }
         : foundConfinement(env);
-      return sandboxFor({ mode: given?.mode ?? "auto", confinement }, env);
+      // Without --allow-run too, the file gate's hidden folders stay hidden from the search.
+      const protection = given?.protection ? { protection: given.protection } : {};
+      return sandboxFor({ mode: given?.mode ?? "auto", confinement, ...protection }, env);
     })();
     return this.#sandbox;
   }

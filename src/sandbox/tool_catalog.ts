@@ -198,7 +198,9 @@ export async function loadToolCatalog(options: CatalogOptions): Promise<ToolCata
   await Promise.all(
     files.filter((file) => pinned(file, options)).map(async (file) => {
       if (file.origin === "project") {
+        // Trusted in this workspace: a folder trusted elsewhere and linked in asks again.
         const trusted = await trustedHash(file.path, {
+          workspace: options.workspace,
           ...(options.trustStoreFile ? { storeFile: options.trustStoreFile } : {}),
         });
         if ("hash" in trusted) pins.set(file.path, trusted.pins ?? []);

@@ -165,6 +165,11 @@ export class ToolHost implements ToolSource {
     return `Unknown tool "${name}": available tools are ${names}`;
   }
 
+  /**
+   * The group's worker for a caller about to send it a request. It is reserved until the
+   * caller's task ends, so #refreshSplit (another call changed a split folder) does not kill
+   * it between being handed out and the request (which then keeps it busy).
+   */
   #worker(group: ToolGroup): Promise<SandboxWorker> {
     return this.#workers.worker(group);
   }

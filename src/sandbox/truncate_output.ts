@@ -3,10 +3,12 @@
 // (`tool_output_limit`, default 30,000 characters) that keeps head and tail and can save the
 // output whole (up to 33 MiB) under the session's data folder so the model can read_file it;
 // the note says what the file holds and how large the output really was. That folder is the
-// workspace's own (workspaceDataDir), and folders and files are owner-only.
+// workspace's own (workspaceDataDir), and folders and files are owner-only. A tool that cut
+// its own output and saved it there (run_command's job log) gets the same metadata, naming
+// its file once the host has checked it is one of that folder's.
 
 import { humanSize } from "../platform/human_size.ts";
-import { join } from "node:path";
+import { dirname, isAbsolute, join, normalize } from "node:path";
 import { makeToolResult, type ToolResult } from "../messages.ts";
 import { ensurePrivateDir, toolOutputsDir } from "../config/folders.ts";
 
@@ -14,7 +16,7 @@ import { ensurePrivateDir, toolOutputsDir } from "../config/folders.ts";
 export const DEFAULT_MAX_OUTPUT_SIZE = 1024 * 1024;
 /** Default cap on what the model sees of one tool output, in characters. */
 export const DEFAULT_TOOL_OUTPUT_LIMIT = 30_000;
-/** Most bytes of one output saved to a file for the model to read_file (run_command keeps 32 MiB). */
+/** Most bytes of one output saved to a file for the model to read_file (a job log keeps more). */
 export const MAX_SAVED_OUTPUT_BYTES = 33 * 1024 * 1024;
 
 /**
@@ -50,7 +52,8 @@ function safeEnd(text: string, index: number): number {
 /**
  * Keeps the head and tail of `text` so the result stays within `limit` characters, with a
  * marker saying how much was cut (and where the output is saved, when `fullOutputPath` is
- * given: `saved` says what the file holds, by default "full output").
+ * given: `saved` says what the file holds, by default "full output"). `cut` counts the
+ * characters left out, `cutBytes` their UTF-8 bytes.
  *
  * @example
  * ```ts
@@ -67,8 +70,8 @@ export function truncateMiddle(
     /** What the saved file holds, e.g. "the whole output (2.1 MB)". */
     saved?: string;
   },
-): { text: string; cut: number } {
-  if (text.length <= options.limit) return { text, cut: 0 };
+): { text: string; cut: number; cutBytes: number } {
+  if (text.length <= options.limit) return { text, cut: 0, cutBytes: 0 };
   const saved = `${options.saved ?? "full output"} saved to`;
   const where = options.fullOutputPath === undefined
     ? ""
@@ -83,8 +86,20 @@ export function truncateMiddle(
   return {
     text: `${text.slice(0, headLength)}${markerFor(cut)}${text.slice(tailStart)}`,
     cut,
+    cutBytes: byteLength(text.slice(headLength, tailStart)),
   };
 }
+
+/**
+ * A tool's own cut (ToolOutput.cutOutput): the bytes it left out, and the saved output that
+ * holds the whole output or its start, as the host found it ({@linkcode savedOutputFile}).
+ */
+export interface ToolCut {
+  bytes: number;
+  saved?: { path: string; bytes: number };
+}
+
+type Truncated = NonNullable<ToolResult["metadata"]["truncated"]>;
 
 /**
  * Applies both caps to a result's `data` and records the cut in `metadata.truncated`
@@ -93,7 +108,9 @@ export function truncateMiddle(
  * start beyond) is written to `<dataDir>/tool_outputs/<tool>-<time>.txt`, readable only by
  * its owner (folders 0700, file 0600, also when the folders already existed); the note and
  * `metadata.truncated` give what the file holds and how large the output was (`outputBytes`:
- * what the tool produced before it cut its output itself, as run_command does).
+ * what the tool produced before it cut its output itself). A tool that cut its own output
+ * (`toolCut`, run_command) gets metadata in bytes though the caps cut nothing more, naming
+ * the file it saved instead of a new one.
  *
  * @example
  * ```ts
@@ -111,16 +128,17 @@ export async function truncateToolResult(
     dataDir?: string;
     tool?: string;
     outputBytes?: number;
+    toolCut?: ToolCut;
   },
 ): Promise<ToolResult> {
   if (result.data === null) return result;
   const limit = options.toolOutputLimit ?? DEFAULT_TOOL_OUTPUT_LIMIT;
   const capped = truncateBytes(result.data, options.maxOutputSize ?? DEFAULT_MAX_OUTPUT_SIZE);
+  if (options.toolCut !== undefined) {
+    return withTruncated(result, toolCutAgain(result.data, capped, { ...options, limit }));
+  }
   if (capped.cut === 0 && capped.text.length <= limit) return result;
-  let truncated: NonNullable<ToolResult["metadata"]["truncated"]> = {
-    cut: capped.cut,
-    unit: "bytes",
-  };
+  let truncated: Truncated = { cut: capped.cut, unit: "bytes" };
   let text = capped.text;
   if (text.length > limit) {
     const saved = options.dataDir === undefined
@@ -139,15 +157,90 @@ export async function truncateToolResult(
       output_bytes: saved.outputBytes,
     };
   }
+  return withTruncated(result, { text, truncated });
+}
+
+/**
+ * The text and metadata of an output the tool cut itself: cut again by the caps when it is
+ * still too long (pointing to the tool's file, or to none), with the bytes both cuts left out.
+ */
+function toolCutAgain(
+  data: string,
+  capped: { text: string; cut: number },
+  options: { limit: number; outputBytes?: number; toolCut?: ToolCut },
+): { text: string; truncated: Truncated } {
+  const { bytes, saved } = options.toolCut!;
+  const outputBytes = options.outputBytes ?? byteLength(data);
+  let text = capped.text;
+  let cut = bytes + capped.cut;
+  if (text.length > options.limit) {
+    const what = saved === undefined
+      ? undefined
+      : saved.bytes >= outputBytes
+      ? `the whole output (${humanSize(outputBytes)})`
+      : `the first ${humanSize(saved.bytes)} of the ${humanSize(outputBytes)} output`;
+    const middle = truncateMiddle(text, {
+      limit: options.limit,
+      ...(saved === undefined ? {} : { fullOutputPath: saved.path, saved: what! }),
+    });
+    cut += middle.cutBytes;
+    text = middle.text;
+  }
+  return {
+    text,
+    truncated: {
+      cut,
+      unit: "bytes",
+      ...(saved === undefined ? {} : { full_output_path: saved.path, saved_bytes: saved.bytes }),
+      output_bytes: outputBytes,
+    },
+  };
+}
+
+function byteLength(text: string): number {
+  return new TextEncoder().encode(text).length;
+}
+
+/** A copy of `result` with `text` as its data and `truncated` in its metadata. */
+function withTruncated(
+  result: ToolResult,
+  cut: { text: string; truncated: Truncated },
+): ToolResult {
   const next = makeToolResult({
-    data: text,
+    data: cut.text,
     errorType: result.error_type,
     executionTimeMs: result.metadata.execution_time_ms,
     now: new Date(result.metadata.timestamp),
     ...(result.error_message === null ? {} : { errorMessage: result.error_message }),
   });
-  next.metadata.truncated = truncated;
+  next.metadata.truncated = cut.truncated;
   return next;
+}
+
+/**
+ * The file a tool names as its saved output (ToolOutput.cutOutput.path), with its size, when
+ * it is one of this workspace's saved outputs: a regular file (not a link) right in
+ * `<dataDir>/tool_outputs`. Anything else is not harness's to name.
+ *
+ * @example
+ * ```ts
+ * import { savedOutputFile } from "./truncate_output.ts";
+ * if (await savedOutputFile("/etc/passwd", "/tmp/data") !== undefined) throw new Error();
+ * ```
+ */
+export async function savedOutputFile(
+  path: string,
+  dataDir: string,
+): Promise<{ path: string; bytes: number } | undefined> {
+  const dir = toolOutputsDir(dataDir);
+  if (!isAbsolute(path) || normalize(path) !== path || dirname(path) !== dir) return undefined;
+  try {
+    // lstat: a link is not a file of harness's, wherever it points.
+    const info = await Deno.lstat(path);
+    return info.isFile ? { path, bytes: info.size } : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -95,6 +95,8 @@ export type WorkerToHost =
     images?: { data: Uint8Array; name?: string }[];
     /** ToolOutput.outputBytes. */
     outputBytes?: number;
+    /** ToolOutput.cutOutput, checked for its types only (the host checks the path). */
+    cutOutput?: { bytes: number; path?: string };
     state: Record<string, unknown>;
   }
   | {

@@ -92,14 +92,16 @@ export function returnedReply(
     const message = `Tool "${name}" returned ${shown(returned)}: expected { output: string }`;
     return { type: "failed", id, errorType: "internal_error", message, state };
   }
-  const { output: text, display, final, images, outputBytes } = output as {
+  const { output: text, display, final, images, outputBytes, cutOutput } = output as {
     output: string;
     display?: unknown;
     final?: unknown;
     images?: unknown;
     outputBytes?: unknown;
+    cutOutput?: unknown;
   };
   const pictures = imagesOf(images);
+  const cut = cutOutputOf(cutOutput);
   return {
     type: "done",
     id,
@@ -109,7 +111,16 @@ export function returnedReply(
     ...(final === true ? { final: true } : {}),
     ...(pictures.length > 0 ? { images: pictures } : {}),
     ...(Number.isSafeInteger(outputBytes) ? { outputBytes: outputBytes as number } : {}),
+    ...(cut ? { cutOutput: cut } : {}),
   };
+}
+
+/** A tool's `cutOutput`, when its fields have their types (the host checks the path). */
+function cutOutputOf(value: unknown): { bytes: number; path?: string } | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  const { bytes, path } = value as { bytes?: unknown; path?: unknown };
+  if (!Number.isSafeInteger(bytes) || (bytes as number) < 0) return undefined;
+  return { bytes: bytes as number, ...(typeof path === "string" ? { path } : {}) };
 }
 
 /** The images a tool returned, as bytes with a name; anything else in the list is dropped. */

@@ -6,6 +6,7 @@ import { type AgentError, err, ok, type Result } from "../errors.ts";
 import type { Message } from "../messages.ts";
 import { replayEvents } from "./replay.ts";
 import { isSessionEventType, type SessionEvent } from "./session_events.ts";
+import { payloadProblem } from "./event_shapes.ts";
 
 /**
  * One export line (no trailing newline).
@@ -68,7 +69,14 @@ export function parseJsonl(text: string): Result<SessionEvent[], AgentError> {
     if (typeof type !== "string" || !isSessionEventType(type)) {
       return bad(`unknown event type ${JSON.stringify(type)}`);
     }
-    if (typeof payload !== "object" || payload === null) return bad("no payload object");
+    if (typeof payload !== "object" || payload === null || Array.isArray(payload)) {
+      return bad("no payload object");
+    }
+    // Replay, resume and export read these fields: a file cannot hand them another shape.
+    const problem = payloadProblem(type, payload as Record<string, unknown>);
+    if (problem !== undefined) {
+      return bad(`its ${type} payload is not one harness logs: ${problem}`);
+    }
     events.push({ type, at: typeof at === "string" ? at : "", payload } as SessionEvent);
   }
   return ok(events);

@@ -131,7 +131,7 @@ export function createLogWriter(log: EventLog, sessionId: string): SessionLogWri
         file: log.path,
         action: "write",
         reason: `${describe(error)}: this session is no longer being recorded; ` +
-          `free disk space or check the file, then resume with --resume ${sessionId}`,
+          `${writeAdvice(describe(error))}, then resume with --resume ${sessionId}`,
       });
     }
   };
@@ -202,4 +202,24 @@ export function createLogWriter(log: EventLog, sessionId: string): SessionLogWri
  */
 export function createNullLogWriter(): SessionLogWriter {
   return { id: null, record() {}, recordCleared() {}, end() {} };
+}
+
+/**
+ * What to do after a failed write: free disk space only when the error says the disk is full
+ * (or failing); a closed or locked database is not a full disk.
+ *
+ * @param message The error's message.
+ * @returns Advice, lower case, for after a colon.
+ *
+ * @example
+ * ```ts
+ * import { writeAdvice } from "./log_writer.ts";
+ * if (!writeAdvice("database or disk is full").includes("disk space")) throw new Error();
+ * if (writeAdvice("database is not open").includes("disk")) throw new Error();
+ * ```
+ */
+export function writeAdvice(message: string): string {
+  return /full|no space|disk i\/o|too large|quota/i.test(message)
+    ? "free disk space or check the file"
+    : "check the file";
 }

@@ -21,6 +21,11 @@ export interface SessionStoreOptions {
   synchronous?: "FULL" | "NORMAL";
   /** Told once per writer when a write fails (default: printed to stderr). */
   onWriteError?: (error: AgentError) => void;
+  /**
+   * Told what the user should know about the file as it opens (an empty database file, which
+   * SQLite would silently treat as a new log); default: printed to stderr.
+   */
+  onNotice?: (message: string) => void;
   clock?: () => Date;
   newId?: () => string;
 }
@@ -70,8 +75,16 @@ export function openSessionStore(
   options: SessionStoreOptions = {},
 ): Result<SessionStore, AgentError> {
   const path = options.path ?? defaultSessionDatabasePath(options.env ?? Deno.env.toObject());
+  const empty = isEmptyFile(path);
   const db = openDatabase(path, options.synchronous ? { synchronous: options.synchronous } : {});
   if (!db.ok) return db;
+  if (empty) {
+    (options.onNotice ?? ((message) => console.error(`Warning: ${message}`)))(
+      `The session database "${path}" was an empty file (0 bytes), so harness starts a new ` +
+        "session log in it: sessions recorded there before are gone (restore the file from a " +
+        "backup to get them back)",
+    );
+  }
   const log: EventLog = {
     path,
     db: db.value,
@@ -80,4 +93,14 @@ export function openSessionStore(
       ((error) => console.error(`Warning ${formatAgentError(error)}`)),
   };
   return ok(new SqliteSessionStore(log, options.newId ?? (() => crypto.randomUUID())));
+}
+
+/** Whether `path` is an existing file of 0 bytes (a new database file does not exist yet). */
+function isEmptyFile(path: string): boolean {
+  try {
+    const info = Deno.statSync(path);
+    return info.isFile && info.size === 0;
+  } catch {
+    return false;
+  }
 }

@@ -6,7 +6,7 @@ import type { ImagePart, Message, ToolResult } from "../messages.ts";
 import { makeToolResult } from "../messages.ts";
 import type { ImageRef, SessionEvent } from "./session_events.ts";
 import { compactedMessages } from "../agent/compaction.ts";
-import { markUndone, type TurnCheckpoint } from "../checkpoints/turn_checkpoints.ts";
+import { addRecord, markUndone, type TurnCheckpoint } from "../checkpoints/turn_record.ts";
 
 /** A tool call that has no result in the log (the harness stopped while it was pending). */
 export interface UnansweredCall {
@@ -157,7 +157,8 @@ export function replayEvents(
         checkpoints = detached(checkpoints);
         break;
       case "checkpoint_recorded":
-        checkpoints.push({ ...event.payload });
+        // A turn is logged as it goes: its last record counts.
+        addRecord(checkpoints, event.payload);
         break;
       case "files_restored":
         markUndone(checkpoints, event.payload.turns);

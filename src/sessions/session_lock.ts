@@ -2,8 +2,11 @@
 // (flock) on its own file under the database's folder: locks/<id>.lock. The kernel releases
 // it when the process ends, however it ends, so a crash never leaves a session locked. Lock
 // files are kept (an unlinked lock file could be locked by two processes through two inodes);
-// `harness sessions delete` removes the session's.
+// `harness sessions delete` removes the session's. An id is a file name only when it is one
+// harness could have made: another (an imported file's) is named by its hash, so no id reaches
+// a file outside locks/.
 
+import { createHash } from "node:crypto";
 import { dirname, join } from "node:path";
 
 /** A held session lock. */
@@ -11,9 +14,37 @@ export interface SessionLock {
   release(): void;
 }
 
-/** The lock file of session `id` in the database at `databasePath`. */
+/** Session ids harness makes (UUIDs) and accepts from a file: a plain file name. */
+const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
+
+/**
+ * Whether a string can be a session's id: letters, digits, `_`, `.` and `-`, starting with a
+ * letter or digit, at most 128 characters (so never a path).
+ *
+ * @example
+ * ```ts
+ * import { isSessionId } from "./session_lock.ts";
+ * if (!isSessionId(crypto.randomUUID()) || isSessionId("../x") || isSessionId("")) throw new Error();
+ * ```
+ */
+export function isSessionId(id: string): boolean {
+  return SESSION_ID.test(id);
+}
+
+/**
+ * The lock file of session `id` in the database at `databasePath`: always inside its `locks`
+ * folder, whatever the id holds.
+ *
+ * @example
+ * ```ts
+ * import { sessionLockPath } from "./session_lock.ts";
+ * if (sessionLockPath("/d/harness.db", "s1") !== "/d/locks/s1.lock") throw new Error();
+ * if (!sessionLockPath("/d/harness.db", "../../x").startsWith("/d/locks/id-")) throw new Error();
+ * ```
+ */
 export function sessionLockPath(databasePath: string, id: string): string {
-  return join(dirname(databasePath), "locks", `${id}.lock`);
+  const name = isSessionId(id) ? id : `id-${createHash("sha256").update(id).digest("hex")}`;
+  return join(dirname(databasePath), "locks", `${name}.lock`);
 }
 
 /**

@@ -11,6 +11,7 @@ import {
   createLogWriter,
   type EventLog,
   type SessionLogWriter,
+  writeAdvice,
 } from "./log_writer.ts";
 import {
   hasMessageIndex,
@@ -317,7 +318,7 @@ export class SqliteSessionStore implements SessionStore {
     const fix = /malformed|not a database|corrupt/i.test(message)
       ? "move it aside (sqlite3's .recover may save its sessions) or run with --no-session"
       : action === "write"
-      ? "free disk space or check the file, or run with --no-session"
+      ? `${writeAdvice(message)}, or run with --no-session`
       : "check the file, or run with --no-session";
     return { kind: "session_store", file: this.log.path, action, reason: `${message}: ${fix}` };
   }

@@ -2,10 +2,25 @@
 // success by error type, run time, approvals and how long they took, loop-guard and limit
 // stops, prompt tokens processed and reused, and the trends behind the terminal charts. Each
 // number is an SQL aggregate over the partial indexes of schema migration 4, so no tool
-// result is parsed, in SQL or in JavaScript.
+// result is parsed, in SQL or in JavaScript. When a damaged row (a payload that is not JSON)
+// makes a query fail, the numbers are taken again without the damaged rows, which the result
+// names by session: one damaged row spoils only its own session (usage_stats_sql.ts).
 
 import type { DatabaseSync, SQLInputValue, SQLOutputValue } from "node:sqlite";
-import { payloadField as f } from "./schema.ts";
+import {
+  COUNTED,
+  DECISIONS,
+  type FieldReading,
+  GUARDED,
+  INDEXED,
+  RESULTS,
+  scope,
+  SIDE_REQUESTS,
+  STOPS,
+  TURNS,
+  type UsageStatsOptions,
+  usageStatsSql,
+} from "./usage_stats_sql.ts";
 import {
   type ApprovalStats,
   type ModelStats,
@@ -14,124 +29,9 @@ import {
   type UsageStats,
 } from "./usage_stats_types.ts";
 
-/** Which events count: those at or after `since`, of one session, or all. */
-export interface UsageStatsOptions {
-  /** ISO time; events before it are left out. */
-  since?: string;
-  /** Only this session (the REPL's /stats). */
-  sessionId?: string;
-  /** Sessions listed in the tokens-per-session trend (default 40, the most recent). */
-  trendSessions?: number;
-  /** Calls per day by the machine's calendar days (default) or UTC days. */
-  days?: "local" | "utc";
-}
+export type { UsageStatsOptions } from "./usage_stats_sql.ts";
 
 type Row = Record<string, SQLOutputValue>;
-
-/** The WHERE clause of events of `types` in the options' scope, and its parameters. */
-function scope(
-  options: UsageStatsOptions,
-  types: string,
-): { where: string; params: SQLInputValue[] } {
-  const where = [types];
-  const params: SQLInputValue[] = [];
-  if (options.since !== undefined) {
-    where.push("at >= ?");
-    params.push(options.since);
-  }
-  if (options.sessionId !== undefined) {
-    where.push("session_id = ?");
-    params.push(options.sessionId);
-  }
-  return { where: where.join(" AND "), params };
-}
-
-const RESULTS = "type = 'tool_call_finished'";
-const DECISIONS = "type = 'permission_decided'";
-const TURNS = "type = 'assistant_message'";
-const STOPS = "type IN ('turn_ended', 'limit_reached')";
-const SIDE_REQUESTS = "type = 'side_request'";
-
-/** How long the turn waited for the user: from the event just before the decision. */
-const WAIT_MS = `round((unixepoch(at, 'subsec') - unixepoch((SELECT p.at FROM events p
-  WHERE p.session_id = events.session_id AND p.seq < events.seq ORDER BY p.seq DESC LIMIT 1),
-  'subsec')) * 1000)`;
-
-/** The SQL of each part of the statistics, given the scope's WHERE clause. */
-const USAGE_STATS_SQL = {
-  results: (where: string) =>
-    `SELECT ${f("$.name")} AS tool, ${f("$.status")} AS status, count(*) AS n
-    FROM events WHERE ${where} GROUP BY 1, 2`,
-  /** Run times of the calls that ran: a call the loop never ran reports 0 ms. */
-  runTimes: (where: string) =>
-    percentileSql(
-      `SELECT ${f("$.name")} AS k, ${f("$.result.metadata.execution_time_ms")} AS v
-      FROM events WHERE ${where} AND ${f("$.result.metadata.execution_time_ms")} > 0`,
-    ),
-  callsPerDay: (where: string, days: "local" | "utc") =>
-    `SELECT date(at${days === "local" ? ", 'localtime'" : ""}) AS day, count(*) AS n
-    FROM events WHERE ${where} GROUP BY 1 ORDER BY 1`,
-  callsPerModel: (where: string) =>
-    `SELECT s.model, count(*) AS n FROM events JOIN sessions s ON s.id = events.session_id
-    WHERE ${where} GROUP BY 1`,
-  decisions: (where: string) =>
-    `SELECT ${f("$.name")} AS tool, ${f("$.by")} AS decided_by, ${f("$.decision")} AS decision,
-      ${f("$.changedArguments")} IS NOT NULL AS changed, count(*) AS n
-    FROM events WHERE ${where} GROUP BY 1, 2, 3, 4`,
-  /** One row per decision the user made (a few per session): percentiles are taken here. */
-  waits: (where: string) =>
-    `SELECT ${f("$.name")} AS k, ${WAIT_MS} AS v
-    FROM events WHERE ${where} AND ${f("$.by")} = 'user'`,
-  tokens: (where: string) =>
-    `SELECT s.model, count(*) AS turns, count(DISTINCT events.session_id) AS sessions,
-      ${tokenSums()}
-    FROM events JOIN sessions s ON s.id = events.session_id WHERE ${where} GROUP BY 1`,
-  tokensPerSession: (where: string) =>
-    `SELECT events.session_id AS id, s.started_at, s.model,
-      sum(${f("$.usage.promptTokens")}) AS prompt, sum(${
-      f("$.usage.completionTokens")
-    }) AS generated
-    FROM events JOIN sessions s ON s.id = events.session_id WHERE ${where}
-    GROUP BY 1 ORDER BY s.started_at DESC, 1 DESC LIMIT ?`,
-  sideRequests: (where: string) =>
-    `SELECT ${f("$.side")} AS side, count(*) AS n,
-      coalesce(sum(${f("$.usage.promptTokens")}), 0) AS prompt,
-      coalesce(sum(${f("$.usage.completionTokens")}), 0) AS generated
-    FROM events WHERE ${where} GROUP BY 1`,
-  stops: (where: string) =>
-    `SELECT type, ${f("$.stopReason")} AS reason, ${f("$.limit")} AS kind,
-      coalesce(substr(${
-      f("$.errorMessage")
-    }, 1, ${REPEATED_FAILURE_PREFIX.length}) = ?, 0) AS guard,
-      count(*) AS n
-    FROM events WHERE ${where} GROUP BY 1, 2, 3, 4`,
-};
-
-/** Token sums of model turns; reuse counts only where the server said, the rest is unknown. */
-function tokenSums(): string {
-  const prompt = f("$.usage.promptTokens");
-  const reused = `min(${f("$.usage.reusedTokens")}, ${prompt})`;
-  const known = `${f("$.usage.reusedTokens")} IS NOT NULL`;
-  return `
-    sum(${prompt} IS NULL AND ${f("$.usage.completionTokens")} IS NULL) AS silent,
-    coalesce(sum(${prompt}), 0) AS prompt,
-    coalesce(sum(${f("$.usage.completionTokens")}), 0) AS generated,
-    coalesce(sum(CASE WHEN ${known} THEN ${reused} END), 0) AS reused,
-    coalesce(sum(CASE WHEN ${known} THEN ${prompt} - ${reused} END), 0) AS processed,
-    coalesce(sum(CASE WHEN NOT ${known} THEN ${prompt} END), 0) AS unknown`;
-}
-
-/**
- * Nearest-rank median and 95th percentile of `v` per `k`, of a query selecting k and v: the
- * rows at rank ceil(n * p / 100).
- */
-function percentileSql(values: string): string {
-  return `WITH v AS (${values}),
-    r AS (SELECT k, v, row_number() OVER (PARTITION BY k ORDER BY v) AS rn,
-      count(*) OVER (PARTITION BY k) AS n FROM v)
-    SELECT k, v, rn = max(1, (n * 50 + 99) / 100) AS p50, rn = max(1, (n * 95 + 99) / 100) AS p95
-    FROM r WHERE rn = max(1, (n * 50 + 99) / 100) OR rn = max(1, (n * 95 + 99) / 100)`;
-}
 
 /** The percentile rows by key: `{ p50, p95 }` in milliseconds. */
 function percentiles(rows: Row[]): Map<string, { p50: number; p95: number }> {
@@ -198,14 +98,87 @@ function emptyApprovals(): ApprovalStats {
  * ```
  */
 export function queryUsageStats(db: DatabaseSync, options: UsageStatsOptions = {}): UsageStats {
-  const all = (sql: string, ...params: SQLInputValue[]) => db.prepare(sql).all(...params);
-  const results = scope(options, RESULTS);
-  const decisions = scope(options, DECISIONS);
-  const turns = scope(options, TURNS);
-  const stopScope = scope(options, STOPS);
-  const sides = scope(options, SIDE_REQUESTS);
-  const Q = USAGE_STATS_SQL;
+  try {
+    return statsWith(db, options, INDEXED);
+  } catch (error) {
+    // json_extract fails a whole query on one payload that is not JSON: take the numbers
+    // again without such rows, and name the sessions they belong to.
+    if (!(error instanceof Error) || !/\bJSON\b/.test(error.message)) throw error;
+    const { where, params } = scope(options, COUNTED, INDEXED);
+    const damaged = db.prepare(usageStatsSql(INDEXED).damaged(where)).all(...params)
+      .map((row) => ({ sessionId: str(row.id), events: count(row.n) }));
+    return { ...statsWith(db, options, GUARDED), damaged };
+  }
+}
 
+/** The statistics with payload fields read as `reading` says. */
+function statsWith(
+  db: DatabaseSync,
+  options: UsageStatsOptions,
+  reading: FieldReading,
+): UsageStats {
+  const all = (sql: string, ...params: SQLInputValue[]) => db.prepare(sql).all(...params);
+  const Q = usageStatsSql(reading);
+  const results = scope(options, RESULTS, reading);
+  const turns = scope(options, TURNS, reading);
+  const stopScope = scope(options, STOPS, reading);
+  const sides = scope(options, SIDE_REQUESTS, reading);
+  const { tools, approvals } = toolStats(db, options, reading);
+  const sessions = Number(db.prepare(Q.sessions(turns.where)).get(...turns.params)?.n ?? 0);
+  return {
+    ...(options.since === undefined ? {} : { since: options.since }),
+    ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
+    sessions,
+    tools,
+    models: modelStats(
+      all(Q.tokens(turns.where), ...turns.params),
+      all(Q.callsPerModel(results.where), ...results.params),
+    ),
+    sideRequests: all(Q.sideRequests(sides.where), ...sides.params).map((row) => ({
+      side: str(row.side),
+      requests: count(row.n),
+      promptTokens: count(row.prompt),
+      generatedTokens: count(row.generated),
+    })).sort((a, b) => b.requests - a.requests || a.side.localeCompare(b.side)),
+    approvals,
+    stops: {
+      ...stopStats(
+        all(
+          Q.stops(stopScope.where, REPEATED_FAILURE_PREFIX.length),
+          REPEATED_FAILURE_PREFIX,
+          ...stopScope.params,
+        ),
+      ),
+      loopGuard: tools.reduce((n, t) => n + (t.errors.repeated_call ?? 0), 0),
+    },
+    trends: {
+      callsPerDay: all(Q.callsPerDay(results.where, options.days ?? "local"), ...results.params)
+        .map((row) => ({ day: str(row.day), calls: count(row.n) })),
+      tokensPerSession: all(
+        Q.tokensPerSession(turns.where),
+        ...turns.params,
+        options.trendSessions ?? 40,
+      ).reverse().map((row) => ({
+        sessionId: str(row.id),
+        startedAt: str(row.started_at),
+        model: str(row.model),
+        promptTokens: count(row.prompt),
+        generatedTokens: count(row.generated),
+      })),
+    },
+  };
+}
+
+/** Each tool's calls, results, run times and approvals, and the approvals of all tools. */
+function toolStats(
+  db: DatabaseSync,
+  options: UsageStatsOptions,
+  reading: FieldReading,
+): { tools: ToolStats[]; approvals: ApprovalStats } {
+  const all = (sql: string, ...params: SQLInputValue[]) => db.prepare(sql).all(...params);
+  const Q = usageStatsSql(reading);
+  const results = scope(options, RESULTS, reading);
+  const decisions = scope(options, DECISIONS, reading);
   const tools = new Map<string, ToolStats>();
   const tool = (name: string): ToolStats => {
     let entry = tools.get(name);
@@ -235,20 +208,11 @@ export function queryUsageStats(db: DatabaseSync, options: UsageStatsOptions = {
   for (const [name, p] of percentiles(all(Q.runTimes(results.where), ...results.params))) {
     Object.assign(tool(name), { medianMs: p.p50, p95Ms: p.p95 });
   }
-
   const approvals = emptyApprovals();
   for (const row of all(Q.decisions(decisions.where), ...decisions.params)) {
-    const a = tool(str(row.tool)).approvals;
     const n = count(row.n);
-    const allowed = str(row.decision) === "allow";
-    const key = str(row.decided_by) !== "user"
-      ? allowed ? "ruleAllowed" : "ruleDenied"
-      : !allowed
-      ? "denied"
-      : count(row.changed) === 1
-      ? "changed"
-      : "approved";
-    a[key] += n;
+    const key = decisionKey(str(row.decided_by), str(row.decision), count(row.changed) === 1);
+    tool(str(row.tool)).approvals[key] += n;
     approvals[key] += n;
   }
   const waits = new Map<string, number[]>();
@@ -267,46 +231,23 @@ export function queryUsageStats(db: DatabaseSync, options: UsageStatsOptions = {
   const everyWait = [...waits.values()].flat();
   approvals.medianWaitMs = nearestRank(everyWait, 50);
   approvals.p95WaitMs = nearestRank(everyWait, 95);
+  const list = [...tools.values()].map((t) => ({
+    ...t,
+    successRate: t.calls === 0 ? null : t.successes / t.calls,
+  })).sort((a, b) => b.calls - a.calls || a.tool.localeCompare(b.tool));
+  return { tools: list, approvals };
+}
 
-  return {
-    ...(options.since === undefined ? {} : { since: options.since }),
-    ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
-    sessions: countSessions(db, options),
-    tools: [...tools.values()].map((t) => ({
-      ...t,
-      successRate: t.calls === 0 ? null : t.successes / t.calls,
-    })).sort((a, b) => b.calls - a.calls || a.tool.localeCompare(b.tool)),
-    models: modelStats(
-      all(Q.tokens(turns.where), ...turns.params),
-      all(Q.callsPerModel(results.where), ...results.params),
-    ),
-    sideRequests: all(Q.sideRequests(sides.where), ...sides.params).map((row) => ({
-      side: str(row.side),
-      requests: count(row.n),
-      promptTokens: count(row.prompt),
-      generatedTokens: count(row.generated),
-    })).sort((a, b) => b.requests - a.requests || a.side.localeCompare(b.side)),
-    approvals,
-    stops: {
-      ...stopStats(all(Q.stops(stopScope.where), REPEATED_FAILURE_PREFIX, ...stopScope.params)),
-      loopGuard: [...tools.values()].reduce((n, t) => n + (t.errors.repeated_call ?? 0), 0),
-    },
-    trends: {
-      callsPerDay: all(Q.callsPerDay(results.where, options.days ?? "local"), ...results.params)
-        .map((row) => ({ day: str(row.day), calls: count(row.n) })),
-      tokensPerSession: all(
-        Q.tokensPerSession(turns.where),
-        ...turns.params,
-        options.trendSessions ?? 40,
-      ).reverse().map((row) => ({
-        sessionId: str(row.id),
-        startedAt: str(row.started_at),
-        model: str(row.model),
-        promptTokens: count(row.prompt),
-        generatedTokens: count(row.generated),
-      })),
-    },
-  };
+/** Which count a decision adds to: the user's answer, or a rule's (or the mode's). */
+function decisionKey(
+  by: string,
+  decision: string,
+  changed: boolean,
+): "approved" | "denied" | "changed" | "ruleAllowed" | "ruleDenied" {
+  const allowed = decision === "allow";
+  if (by !== "user") return allowed ? "ruleAllowed" : "ruleDenied";
+  if (!allowed) return "denied";
+  return changed ? "changed" : "approved";
 }
 
 function modelStats(tokenRows: Row[], callRows: Row[]): ModelStats[] {
@@ -348,21 +289,14 @@ function stopStats(rows: Row[]): UsageStats["stops"] {
   return stops;
 }
 
-/** Sessions with a model turn in scope. */
-function countSessions(db: DatabaseSync, options: UsageStatsOptions): number {
-  const { where, params } = scope(options, TURNS);
-  const sql = `SELECT count(DISTINCT session_id) AS n FROM events WHERE ${where}`;
-  return Number(db.prepare(sql).get(...params)?.n ?? 0);
-}
-
 /** Every query of {@linkcode queryUsageStats} for a scope, with its parameters (for the plan test). */
 export function usageStatsQueries(options: UsageStatsOptions = {}): [string, SQLInputValue[]][] {
-  const results = scope(options, RESULTS);
-  const decisions = scope(options, DECISIONS);
-  const turns = scope(options, TURNS);
-  const stops = scope(options, STOPS);
-  const sides = scope(options, SIDE_REQUESTS);
-  const Q = USAGE_STATS_SQL;
+  const results = scope(options, RESULTS, INDEXED);
+  const decisions = scope(options, DECISIONS, INDEXED);
+  const turns = scope(options, TURNS, INDEXED);
+  const stops = scope(options, STOPS, INDEXED);
+  const sides = scope(options, SIDE_REQUESTS, INDEXED);
+  const Q = usageStatsSql(INDEXED);
   return [
     [Q.sideRequests(sides.where), sides.params],
     [Q.results(results.where), results.params],
@@ -373,7 +307,10 @@ export function usageStatsQueries(options: UsageStatsOptions = {}): [string, SQL
     [Q.waits(decisions.where), decisions.params],
     [Q.tokens(turns.where), turns.params],
     [Q.tokensPerSession(turns.where), [...turns.params, 40]],
-    [Q.stops(stops.where), [REPEATED_FAILURE_PREFIX, ...stops.params]],
-    [`SELECT count(DISTINCT session_id) AS n FROM events WHERE ${turns.where}`, turns.params],
+    [Q.stops(stops.where, REPEATED_FAILURE_PREFIX.length), [
+      REPEATED_FAILURE_PREFIX,
+      ...stops.params,
+    ]],
+    [Q.sessions(turns.where), turns.params],
   ];
 }

@@ -83,6 +83,11 @@ export interface UsageStats {
   sessionId?: string;
   /** Sessions in which a model answered in the window. */
   sessions: number;
+  /**
+   * Sessions with rows whose payload is not JSON (a disk fault, an edit of the file), found
+   * when one made a query fail: those rows are left out of every number. Absent otherwise.
+   */
+  damaged?: { sessionId: string; events: number }[];
   /** Most called first. */
   tools: ToolStats[];
   /** Most turns first. */

@@ -6,7 +6,7 @@
 // user's home, and in ~/.config/harness/skills/. Read unchanged and leniently: a skill is
 // skipped only without a description, and each skipped file is named once with the reason.
 
-import { basename, join, relative, resolve, sep } from "node:path";
+import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { fieldText, listField, readFrontMatter } from "../config/front_matter.ts";
 import { skillKey, type SkillPlaces, type SkillRoot, skillRoots } from "./skill_roots.ts";
 
@@ -96,10 +96,28 @@ interface Walk {
   readable: (real: string) => boolean;
 }
 
+/**
+ * Whether a project's skills folder (or its dot folder) is a link that leaves the project
+ * folder it is found in for a place the read grant does not cover: a cloned repository's
+ * `.claude/skills -> ~/elsewhere` would make that folder readable through `skill`.
+ */
+function leavesProject(root: SkillRoot, rootReal: string, walk: Walk): boolean {
+  if (root.scope !== "project") return false;
+  const project = realPath(dirname(dirname(root.dir)));
+  if (project !== undefined && inside(project, rootReal)) return false;
+  if (walk.readable(rootReal)) return false;
+  walk.skipped.push({
+    file: root.dir,
+    reason:
+      `it links to "${rootReal}", outside the read grant: allow it with --allow-read=${rootReal}`,
+  });
+  return true;
+}
+
 /** Looks for skill folders under one root, at most three folders deep. */
 function walkRoot(root: SkillRoot, walk: Walk): void {
   const rootReal = realPath(root.dir);
-  if (rootReal === undefined) return;
+  if (rootReal === undefined || leavesProject(root, rootReal, walk)) return;
   const visit = (dir: string, real: string, depth: number) => {
     if (walk.seen.has(real)) return;
     walk.seen.add(real);

@@ -126,6 +126,19 @@ export function skillText(skill: SkillDefinition, readable?: boolean): string {
   return lines.join("\n");
 }
 
+/** The first `limit` bytes of a file at most (it may grow between a stat and the read). */
+function readAtMost(path: string, limit: number): Uint8Array {
+  using file = Deno.openSync(path, { read: true });
+  const buffer = new Uint8Array(limit);
+  let filled = 0;
+  while (filled < limit) {
+    const read = file.readSync(buffer.subarray(filled));
+    if (read === null) break;
+    filled += read;
+  }
+  return buffer.subarray(0, filled);
+}
+
 function argsError(issues: string[]): Result<unknown, string[]> {
   return { ok: false, error: issues };
 }
@@ -272,10 +285,11 @@ export class SkillTools {
       }
       const why = this.#options.refused?.(real);
       if (why !== undefined) return fail(why);
-      const bytes = Deno.readFileSync(real);
-      if (bytes.length > MAX_SKILL_READ_BYTES) {
-        return fail(`"${file}" is over ${MAX_SKILL_READ_BYTES / 1024} KiB`);
-      }
+      // Its size before its bytes: a huge (or sparse) file is never held in memory.
+      const over = () => fail(`"${file}" is over ${MAX_SKILL_READ_BYTES / 1024} KiB`);
+      if (Deno.statSync(real).size > MAX_SKILL_READ_BYTES) return over();
+      const bytes = readAtMost(real, MAX_SKILL_READ_BYTES + 1);
+      if (bytes.length > MAX_SKILL_READ_BYTES) return over();
       text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
     } catch (error) {
       return fail(

@@ -4,7 +4,7 @@
 // tests/tools/builtin_tools_test.ts checks that each handle names a file of plugins/ (or a
 // code tool).
 
-import type { ToolEntry, ToolInfo, ToolSource } from "./tool_entry.ts";
+import type { ToolEntry, ToolSource } from "./tool_entry.ts";
 
 /** A built-in tool: its name, and the arguments core code calls it with. */
 export interface ToolHandle<Args = unknown> {
@@ -65,7 +65,7 @@ export const FILE_TOOLS: readonly ToolHandle[] = [READ_FILE, ...FILE_WRITE_TOOLS
  * ```
  */
 export function isTool(
-  info: Pick<ToolInfo, "name" | "origin"> | undefined,
+  info: { name: string; origin: string } | undefined,
   handles: ToolHandle | readonly ToolHandle[],
 ): boolean {
   if (info?.origin !== "builtin") return false;

@@ -140,6 +140,13 @@ export interface ToolOutput {
    * printed). The result's note and metadata then give the real size.
    */
   outputBytes?: number;
+  /**
+   * Set when the tool cut its own output: the bytes it left out, and the file that holds the
+   * whole output (or its start, past a cap) when harness saved it among the workspace's saved
+   * outputs (run_command's and job_output's job log). The result's metadata says what was cut
+   * and names the file; the host names only a file of its own saved outputs.
+   */
+  cutOutput?: { bytes: number; path?: string };
 }
 
 /** A tool definition, the default export of a plugin file. */

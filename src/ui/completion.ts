@@ -1,19 +1,25 @@
 // Tab completion at the REPL prompt: `/` completes slash commands (built-in and custom),
 // `@` completes paths of the workspace as the file tools name them: folders end in `/`,
 // files and folders .gitignore excludes are left out, and nothing outside the workspace is
-// offered. Names only reach the user's screen; a mention is still read through the sandbox.
+// offered. Folders are listed through the run's file gate, so a name it hides (--deny-read,
+// harness's folders, a link out of the read grant) never reaches the screen; before the gate
+// is known, no path is offered. A mention is still read through the sandbox.
 
 import { join } from "node:path";
+import type { FileGate } from "../gate/file_gate.ts";
+import { readGatedDirSync, readGatedTextFileSync } from "../gate/gated_files.ts";
 import { GitignoreRules } from "../tools/search/gitignore_rules.ts";
 
 /** Most completions offered at once. */
 const MAX_COMPLETIONS = 200;
 
-/** What completion knows: the command names and the workspace. */
+/** What completion knows: the command names, the workspace and the run's file gate. */
 export interface CompletionSource {
   /** Slash command names without the `/`. */
   commands(): readonly string[];
   workspace: string;
+  /** The run's file gate; paths are offered only once it is known. */
+  gate?: FileGate;
 }
 
 /**
@@ -40,7 +46,9 @@ export function complete(line: string, source: CompletionSource): [string[], str
   const word = /(?:^|\s)(@(?:[^\s\\]|\\\s)*)$/.exec(line)?.[1];
   if (word === undefined) return [[], line];
   const typed = word.slice(1).replace(/\\(\s)/g, "$1");
-  return [completePath(typed, source.workspace).map((path) => `@${escapeSpaces(path)}`), word];
+  if (source.gate === undefined) return [[], word];
+  const found = completePath(typed, source.workspace, source.gate);
+  return [found.map((path) => `@${escapeSpaces(path)}`), word];
 }
 
 function escapeSpaces(path: string): string {
@@ -48,25 +56,23 @@ function escapeSpaces(path: string): string {
 }
 
 /**
- * The workspace paths that start with `typed`: entries of its folder, folders with a
- * trailing `/`, without what .gitignore excludes, `.git`, or (unless typed) hidden names.
+ * The workspace paths that start with `typed`: entries of its folder the gate lets the
+ * session list, folders with a trailing `/`, without what .gitignore excludes, `.git`, or
+ * (unless typed) hidden names.
  *
  * @param typed A workspace-relative path being typed.
  * @param workspace The workspace folder.
+ * @param gate The run's file gate.
  * @returns The matching paths, sorted.
  */
-export function completePath(typed: string, workspace: string): string[] {
+export function completePath(typed: string, workspace: string, gate: FileGate): string[] {
   const slash = typed.lastIndexOf("/");
   const folder = slash === -1 ? "" : typed.slice(0, slash + 1);
   const start = typed.slice(slash + 1);
   if (typed.startsWith("/") || folder.split("/").some((part) => part === "..")) return [];
-  let entries: Deno.DirEntry[];
-  try {
-    entries = [...Deno.readDirSync(join(workspace, folder))];
-  } catch {
-    return [];
-  }
-  const ignored = gitignoreOf(workspace, folder);
+  const entries = readGatedDirSync(gate, join(workspace, folder));
+  if (entries === undefined) return [];
+  const ignored = gitignoreOf(workspace, folder, gate);
   const found: string[] = [];
   for (const entry of entries) {
     const { name } = entry;
@@ -96,17 +102,15 @@ function isFolder(path: string): boolean {
 function gitignoreOf(
   workspace: string,
   folder: string,
+  gate: FileGate,
 ): (entry: { path: string; name: string; isDir: boolean }) => boolean {
   const levels: { rules: GitignoreRules; from: number }[] = [];
   const parts = folder.split("/").filter((part) => part !== "");
   for (let depth = 0; depth <= parts.length; depth++) {
     const dir = parts.slice(0, depth).join("/");
-    try {
-      const text = Deno.readTextFileSync(join(workspace, dir, ".gitignore"));
-      levels.push({ rules: GitignoreRules.parse(text), from: dir === "" ? 0 : dir.length + 1 });
-    } catch {
-      // No .gitignore at this level.
-    }
+    const text = readGatedTextFileSync(gate, join(workspace, dir, ".gitignore"));
+    if (text === undefined) continue; // none at this level, or one the gate refuses
+    levels.push({ rules: GitignoreRules.parse(text), from: dir === "" ? 0 : dir.length + 1 });
   }
   return (entry) => {
     for (let i = levels.length - 1; i >= 0; i--) {

@@ -31,6 +31,8 @@ export interface FinalJson {
   partial?: true;
   /** Why the session log could not be written (the run exits 1); absent when it was saved. */
   session_error?: string;
+  /** Why the checkpoint of the turn failed (/undo cannot put its files back); absent when not. */
+  checkpoint_error?: string;
 }
 
 /**
@@ -61,7 +63,7 @@ function argumentsValue(args: unknown): unknown {
 export function finalJson(
   outcome: TurnOutcome,
   sessionId: string | null,
-  options: { sessionError?: string | undefined } = {},
+  options: { sessionError?: string | undefined; checkpointError?: string | undefined } = {},
 ): FinalJson {
   const out: FinalJson = {
     result: outcome.text,
@@ -94,6 +96,7 @@ export function finalJson(
   if (outcome.errorMessage) out.error = outcome.errorMessage;
   if (outcome.partial) out.partial = true;
   if (options.sessionError) out.session_error = options.sessionError;
+  if (options.checkpointError) out.checkpoint_error = options.checkpointError;
   return out;
 }
 

@@ -2,6 +2,7 @@
 // tool call (tool, arguments, status, time, size), a spinner until the first token, and
 // warnings. Used by the REPL and by `-p --output-format text` (on stderr there).
 
+import { recordLine } from "../checkpoints/turn_record.ts";
 import type { LoopEvent } from "../agent/loop_events.ts";
 import type { ToolResult } from "../messages.ts";
 import { humanSize } from "../platform/human_size.ts";
@@ -134,14 +135,10 @@ function noticeLine(
           `${event.tokensAfter} (the full history stays in the session log)`,
       );
     case "checkpoint": {
-      if (options.oneShot) return undefined;
-      const files = event.checkpoint.files;
-      const named = files.slice(0, 3).map((file) => terminalLine(file)).join(", ");
-      const more = files.length > 3 ? ` and ${files.length - 3} more` : "";
-      return style.dim(
-        `Changed ${files.length} file${files.length === 1 ? "" : "s"}: ${named}${more} ` +
-          "(/undo puts them back)",
-      );
+      // A record logged while the turn runs is not news; the last one is.
+      const { checkpoint } = event;
+      if (options.oneShot || checkpoint.open || checkpoint.files.length === 0) return undefined;
+      return style.dim(terminalLine(recordLine(checkpoint)));
     }
   }
 }

@@ -15,6 +15,7 @@ import { terminalLine } from "../platform/terminal_text.ts";
 import type { ImagePart } from "../messages.ts";
 import { LineQueue } from "./line_queue.ts";
 import { complete } from "./completion.ts";
+import type { FileGate } from "../gate/file_gate.ts";
 
 /** Answers one key or one line for prompts raised during a turn (permission questions). */
 export interface TurnInput {
@@ -69,6 +70,11 @@ export interface ReplOptions {
   openEditor?: (text: string) => Promise<string | undefined>;
   /** The workspace, for Tab completion of `@` paths (slash commands complete without it). */
   workspace?: string;
+  /**
+   * The gate Tab lists `@` paths through until setCompletionGate gives the run's: one for
+   * reading built from the grants. Without either, no path is offered.
+   */
+  completionGate?: FileGate;
 }
 
 /**
@@ -98,6 +104,7 @@ export class Repl {
   #lastEmptyInterrupt = 0;
   #removeSignal: (() => void) | undefined;
   #commands: SlashCommand[];
+  #completionGate: FileGate | undefined;
   #banner: string;
   #conversation: Conversation | undefined;
   /** Input ended (piped stdin is read ahead); queued lines are still processed. */
@@ -120,6 +127,7 @@ export class Repl {
   constructor(options: ReplOptions) {
     this.#options = options;
     this.#commands = options.commands;
+    this.#completionGate = options.completionGate;
     this.#banner = options.banner;
     const { style } = options;
     this.#rl = createInterface({
@@ -135,6 +143,7 @@ export class Repl {
         complete(line, {
           commands: () => this.#commands.map((command) => command.name),
           workspace: options.workspace ?? Deno.cwd(),
+          ...(this.#completionGate ? { gate: this.#completionGate } : {}),
         }),
     });
     this.#view = new ReadlineComposerView(this.#rl, {
@@ -285,6 +294,14 @@ export class Repl {
     if (!this.#options.terminal || this.#turn || this.#rlClosed || this.#exiting) return;
     if (!this.#waitingForLine) return;
     this.#rl.prompt(true);
+  }
+
+  /**
+   * The run's file gate, once the workspace is open: Tab completes `@` paths only through it
+   * (none before).
+   */
+  setCompletionGate(gate: FileGate): void {
+    this.#completionGate = gate;
   }
 
   /** Slash commands (set after construction when they need parts built later). */

@@ -95,9 +95,10 @@ export function formatUsageStats(stats: UsageStats, style: Style): string {
     : `Usage ${stats.since === undefined ? "of all sessions" : `since ${stats.since}`} ` +
       `(${stats.sessions} session${stats.sessions === 1 ? "" : "s"})`;
   if (stats.sessions === 0) {
-    return stats.since === undefined
+    const none = stats.since === undefined
       ? "No sessions recorded yet"
       : `No sessions since ${stats.since}`;
+    return [none, ...damagedLines(stats, style)].join("\n");
   }
   const out = [style.bold(scope), ""];
   out.push(...toolLines(stats, style), "");
@@ -106,7 +107,18 @@ export function formatUsageStats(stats: UsageStats, style: Style): string {
   if (stats.sideRequests.length > 0) out.push(sideRequestLine(stats), "");
   out.push(stopLine(stats));
   out.push(...trendLines(stats, style));
+  out.push(...damagedLines(stats, style));
   return out.join("\n");
+}
+
+/** The sessions whose damaged rows were left out, by name. */
+function damagedLines(stats: UsageStats, style: Style): string[] {
+  return (stats.damaged ?? []).map(({ sessionId, events }) =>
+    style.yellow(
+      `Left out ${events} unreadable event${events === 1 ? "" : "s"} of session ` +
+        `${terminalLine(sessionId)}: its log is damaged (harness sessions names it too)`,
+    )
+  );
 }
 
 function toolLines(stats: UsageStats, style: Style): string[] {

@@ -71,7 +71,8 @@ Deno.test("/undo puts back the files the last turn changed and the model is told
   const display = new EventLog();
   await t.conversation.send("first", display.sink, signal());
   await t.conversation.send("second", display.sink, signal());
-  assertEquals(display.of("checkpoint").map((e) => e.checkpoint.files), [["a.txt"], ["a.txt"]]);
+  const ended = display.of("checkpoint").filter((e) => !e.checkpoint.open);
+  assertEquals(ended.map((e) => e.checkpoint.files), [["a.txt"], ["a.txt"]]);
   const plan = await t.conversation.planRestore("last");
   assert(!("error" in plan));
   assertEquals([plan.paths, plan.conflicts], [["a.txt"], []]);
@@ -84,11 +85,16 @@ Deno.test("/undo puts back the files the last turn changed and the model is told
     said.startsWith('and now?\n\n[The user undid the file changes of the turn "second"'),
     said,
   );
+  // Each turn's record is logged before its call, after it, and when the turn ends.
   assertEquals(
-    t.logged.map((e) => e.type).filter((type) =>
-      type === "checkpoint" || type === "files_restored"
+    t.logged.flatMap((e) =>
+      e.type === "checkpoint"
+        ? [e.checkpoint.open ? "open" : "ended"]
+        : e.type === "files_restored"
+        ? [e.type]
+        : []
     ),
-    ["checkpoint", "checkpoint", "files_restored"],
+    ["open", "open", "ended", "open", "open", "ended", "files_restored"],
   );
 });
 
@@ -112,7 +118,7 @@ Deno.test({
     assertEquals(plan.paths, ["a.txt", "b.txt", "c.txt"]);
     assertEquals(plan.conflicts, ["c.txt"]);
     const done = await t.conversation.restore(plan, { overwrite: false }, new EventLog().sink);
-    assertEquals(done, { restored: ["a.txt", "b.txt"], kept: ["c.txt"] });
+    assertEquals(done, { restored: ["a.txt", "b.txt"], kept: ["c.txt"], removed: ["b.txt"] });
     assertEquals(await t.read("a.txt"), "keep me");
     assertEquals(await t.read("b.txt"), undefined);
     assertEquals(await t.read("c.txt"), "my own edit");

@@ -228,3 +228,53 @@ Deno.test({
     assertEquals(toolResult(provider.requests[1]!).success, true);
   },
 });
+
+Deno.test({
+  name: "hooks that print megabytes add at most a share of the window to the message, and say so",
+  ignore: !posix,
+  async fn() {
+    await using h = await openLoopHost({ builtins: true });
+    const flood = (mib: number) => `head -c ${mib * 1024 * 1024} /dev/zero | tr '\\0' x`;
+    const { conversation, provider } = await conversationWith(
+      { UserPromptSubmit: [{ hooks: [command(flood(50))] }] },
+      [answer("ok")],
+      h,
+    );
+    const display = new EventLog();
+    await conversation.send("hi", display.sink, signal());
+    const sent = provider.requests[0]!.at(-1)!.content;
+    // The server's window is not known here: harness assumes 8,192 tokens; 10% of it each.
+    assert(sent.length < 4_000, `the message carried ${sent.length} characters of hook output`);
+    assert(sent.startsWith("hi\n\n"), sent.slice(0, 20));
+    assert(sent.includes("[Hook output cut here:"), "the model is told where it was cut");
+    const warnings = display.of("warning").map((e) => e.message);
+    assert(
+      warnings.some((w) => w.startsWith("UserPromptSubmit hook output cut for the model")),
+      warnings.join("\n"),
+    );
+  },
+});
+
+Deno.test({
+  name: "a failing hook's stderr is shown to the user as a few short lines",
+  ignore: !posix,
+  async fn() {
+    await using h = await openLoopHost({ builtins: true });
+    const noisy = `for i in $(seq 1 500); do echo "traceback line $i $(printf '%0300d' 0)" >&2; ` +
+      `done; exit 1`;
+    const { conversation } = await conversationWith(
+      { UserPromptSubmit: [{ hooks: [command(noisy)] }] },
+      [answer("ok")],
+      h,
+    );
+    const display = new EventLog();
+    await conversation.send("hi", display.sink, signal());
+    const notice = display.of("warning").map((e) => e.message).find((w) => w.includes("failed"));
+    assert(notice, "the failure is said");
+    const lines = notice.split("\n");
+    assert(lines.length <= 4, `${lines.length} lines`);
+    // The first line names the hook (its command, shortened) before the excerpt.
+    assert(lines.every((line) => line.length <= 320), "each line is short");
+    assertEquals(lines.at(-1), "(497 more lines)");
+  },
+});

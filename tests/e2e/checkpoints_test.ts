@@ -9,6 +9,8 @@ import { reply, startFakeLlmServer } from "../helpers/fake_llm_server.ts";
 import { type CliSandbox, cliSandbox } from "../helpers/run_cli.ts";
 import { startPty } from "../helpers/pty.ts";
 import { startAcpClient } from "../helpers/acp_client.ts";
+import { gitWrapper } from "../helpers/undo_host.ts";
+import { workspaceDataDir } from "../../src/config/folders.ts";
 
 const linux = Deno.build.os === "linux";
 const grants = ["--allow-read=.", "--allow-write=."];
@@ -58,8 +60,10 @@ Deno.test({
     await using pty = startPty(sandbox, ["--continue", ...model, ...grants]);
     await pty.waitFor((o) => o.includes("> "), "the prompt");
     await pty.type("/undo\r");
-    await pty.waitFor((o) => o.includes("Restored: a.txt, new.txt"), "the undo report");
+    await pty.waitFor((o) => o.includes("Removed (the turn created them): new.txt"), "the report");
+    assert(pty.output.includes("Removing a file the turn created: new.txt"));
     assert(pty.output.includes('Undid the file changes of "rewrite a.txt"'));
+    assert(pty.output.includes("Restored: a.txt"));
     assertEquals(await read(`${sandbox.cwd}/a.txt`), "original\n");
     assertEquals(await read(`${sandbox.cwd}/new.txt`), undefined);
     await pty.type("/undo\r");
@@ -197,5 +201,87 @@ Deno.test({
     await prompt("start again");
     const sent = server.requests.at(-1)!.messages.map((m) => m.role);
     assertEquals(sent, ["system", "user"], "the conversation went back before the first message");
+  },
+});
+
+Deno.test({
+  name: "a turn cut short by kill -9 can be undone after --continue",
+  ignore: !linux,
+  async fn() {
+    await using sandbox = await cliSandbox();
+    await Deno.writeTextFile(`${sandbox.cwd}/a.txt`, "original\n");
+    await using server = startFakeLlmServer([
+      reply().toolCall("write_file", { path: "a.txt", content: "by the model\n" }),
+      reply().text("Still think").hang(),
+    ]);
+    const model = ["--base-url", server.baseUrl, "--model", "m"];
+    const child = sandbox.spawn(["-p", "rewrite a.txt", "--yes", ...model, ...grants]);
+    // The second request means the write ran and its record was logged.
+    const deadline = Date.now() + 20_000;
+    while (server.requests.length < 2 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assertEquals(await read(`${sandbox.cwd}/a.txt`), "by the model\n");
+    child.kill("SIGKILL");
+    assertEquals((await child.output()).signal, "SIGKILL");
+    await using pty = startPty(sandbox, ["--continue", ...model, ...grants]);
+    await pty.waitFor((o) => o.includes("> "), "the prompt");
+    await pty.type("/undo\r");
+    await pty.waitFor((o) => o.includes("Restored: a.txt"), "the undo report");
+    assert(pty.output.includes("was cut short"), pty.output);
+    assertEquals(await read(`${sandbox.cwd}/a.txt`), "original\n");
+    await pty.type("\x04");
+    assertEquals(await pty.exit(), 0);
+  },
+});
+
+Deno.test({
+  name: "harness -p --output-format json says that checkpoints failed",
+  ignore: !linux,
+  async fn() {
+    await using sandbox = await cliSandbox();
+    const git = gitWrapper(sandbox.home);
+    Deno.writeTextFileSync(git.fail, "");
+    await using server = startFakeLlmServer([
+      reply().toolCall("write_file", { path: "a.txt", content: "x" }),
+      reply().text("Done."),
+    ]);
+    const out = await sandbox.run(
+      ["-p", "write", "--output-format", "json", ...yesArgs(server)],
+      { env: { PATH: git.path } },
+    );
+    assertEquals(out.code, 0, out.stderr);
+    const final = JSON.parse(out.stdout.trim().split("\n").at(-1)!);
+    assertEquals(final.result, "Done.");
+    assert(String(final.checkpoint_error).includes("No space left on device"), out.stdout);
+  },
+});
+
+Deno.test({
+  name: "harness leaves no index file of its own in the shadow repository when it exits",
+  ignore: !linux,
+  async fn() {
+    await using sandbox = await cliSandbox();
+    // Files for the baseline index the first command writes.
+    for (let i = 0; i < 20; i++) await Deno.writeTextFile(`${sandbox.cwd}/f${i}.txt`, `${i}`);
+    await using server = startFakeLlmServer([
+      reply().toolCall("run_command", { command: "echo x > x.txt" }),
+      reply().text("Done."),
+    ]);
+    const out = await sandbox.run(["-p", "make x", "--allow-run", ...yesArgs(server)]);
+    assertEquals(out.code, 0, out.stderr);
+    assertEquals(await read(`${sandbox.cwd}/x.txt`), "x\n");
+    const gitDir = workspaceDataDir(
+      `${sandbox.env.XDG_DATA_HOME}/harness/checkpoints`,
+      await Deno.realPath(sandbox.cwd),
+    );
+    const names = [...Deno.readDirSync(gitDir)].map((entry) => entry.name);
+    assertEquals(names.filter((name) => /^(index-|watch-)/.test(name)), [], names.join(" "));
+    // The turn's blobs were named by a kept commit on the way out.
+    const refs = new Deno.Command("git", {
+      args: [`--git-dir=${gitDir}`, "for-each-ref", "--format=%(refname)", "refs/harness/"],
+      stdout: "piped",
+    }).outputSync();
+    assertEquals(new TextDecoder().decode(refs.stdout).trim().split("\n").length, 1);
   },
 });

@@ -77,13 +77,13 @@ for (const { mode, signal, sandbox: commandSandbox } of CASES) {
 }
 
 Deno.test({
-  name: "/exit stops a background job a command left running (command sandbox off)",
+  name: "/exit stops a background job the model started (command sandbox off)",
   ignore: !linux,
   async fn() {
     await using sandbox = await cliSandbox();
     const background = uniqueSleep();
     await using server = startFakeLlmServer([
-      reply().toolCall("run_command", { command: `sleep ${background} > /dev/null 2>&1 &` }),
+      reply().toolCall("run_command", { command: `sleep ${background}`, background: true }),
       reply().text("started it"),
     ]);
     const child = sandbox.spawn([
@@ -111,6 +111,31 @@ Deno.test({
       assert(await waitUntilGone(`sleep ${background}`), `the job outlived harness: ${stderr}`);
     } finally {
       for (const pid of processesWith(`sleep ${background}`)) Deno.kill(pid, "SIGKILL");
+    }
+  },
+});
+
+Deno.test({
+  name: "a process a command left running with & ends with the command (command sandbox off)",
+  ignore: !linux,
+  async fn() {
+    await using sandbox = await cliSandbox();
+    const leftover = uniqueSleep();
+    try {
+      const run = await sandbox.run([
+        "--allow-run",
+        "-R",
+        "--command-sandbox=off",
+        "tool",
+        "run_command",
+        JSON.stringify({ command: `sleep ${leftover} > /dev/null 2>&1 &` }),
+      ]);
+      assert(run.code === 0, run.stderr);
+      // As in bubblewrap's PID namespace: what a command starts does not outlive it (a server
+      // that must keep running is a job, background: true).
+      assert(await waitUntilGone(`sleep ${leftover}`), "the & process outlived its command");
+    } finally {
+      for (const pid of processesWith(`sleep ${leftover}`)) Deno.kill(pid, "SIGKILL");
     }
   },
 });

@@ -204,3 +204,45 @@ Deno.test({
     assertEquals(server.pairingErrors, []);
   },
 });
+
+Deno.test("read_file opens the saved full output that a cut MCP result names", async () => {
+  await using sandbox = await cliSandbox();
+  await writeConfig(sandbox.home, { bad: fixtureServer });
+  // The second reply reads the file the first result named, as a model would.
+  await using server = startFakeLlmServer((request, number) => {
+    if (number === 1) return reply().toolCall("bad__big", {});
+    if (number > 2) return reply().text("Read it.");
+    const result = JSON.parse(String(request.messages.at(-1)?.content));
+    const path = result.metadata.truncated?.full_output_path ?? "missing";
+    return reply().toolCall("read_file", { path, offset: 1, limit: 1 });
+  });
+  const out = await sandbox.run([
+    "-p",
+    "big",
+    "--base-url",
+    server.baseUrl,
+    "--model",
+    "m",
+    "--output-format",
+    "json",
+    "--allow-read=.",
+    `--allow-run=${DENO}`,
+    "--yes",
+  ]);
+  assertEquals(out.code, 0, out.stderr);
+  const calls = lastJsonLine(out.stdout).tool_calls as {
+    name: string;
+    result: { success: boolean; data: string; metadata: { truncated?: Record<string, unknown> } };
+  }[];
+  const path = String(calls[0]?.result.metadata.truncated?.full_output_path);
+  // Saved in this workspace's own folder (outputs/<hash>/tool_outputs), where only its own
+  // sessions' read_file may read.
+  assert(
+    /\/harness\/outputs\/[0-9a-f]{16}\/tool_outputs\/bad__big-/.test(path) &&
+      path.startsWith(sandbox.env.XDG_DATA_HOME!),
+    path,
+  );
+  assertEquals(calls[1]?.name, "read_file");
+  assert(calls[1]?.result.success, JSON.stringify(calls[1]?.result));
+  assert(calls[1]?.result.data.startsWith(`1: ${"z".repeat(100)}`), calls[1]?.result.data);
+});

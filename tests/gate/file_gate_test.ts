@@ -107,7 +107,7 @@ Deno.test("FileGate.check() hides the data folder even when everything is readab
   const gate = FileGate.open(rules({
     read: true,
     write: true,
-    hidden: [{ path: data, except: [outputs] }],
+    hidden: [{ path: data, kind: "data", except: [outputs] }],
   }));
   assertEquals(reason(gate, "read", join(data, "sessions.db")), "hidden");
   assertEquals(reason(gate, "list", join(data, "outputs")), "hidden");
@@ -142,6 +142,21 @@ Deno.test("FileGate: a denied folder or a protected one renamed is refused by id
   );
   const found = gate.verify().map((m) => `${m.role}:${m.path.slice(w.length)}:${m.now}`);
   assertEquals(found.sort(), ["deny_read:/secrets:missing", "protected:/tools/plugins:missing"]);
+  assertEquals(gate.verify(), []);
+});
+
+Deno.test("FileGate.autoApprovalStop() looks again: a move since the last check stops it", async () => {
+  await using t = await tree();
+  const w = String(t);
+  await Deno.mkdir(join(w, "secrets"));
+  const gate = FileGate.open(rules({ read: [w], write: [w], denyRead: [join(w, "secrets")] }));
+  assertEquals(gate.autoApprovalStop(), undefined);
+  // Nothing called verify() since (a hook ran, a server moved it between its calls).
+  await Deno.rename(join(w, "secrets"), join(w, "open"));
+  const stop = gate.autoApprovalStop();
+  assert(stop?.includes(`"${join(w, "secrets")}" (--deny-read) was moved or removed`), stop);
+  // It is still reported once, by the next check after a call.
+  assertEquals(gate.verify().map((m) => m.path), [join(w, "secrets")]);
   assertEquals(gate.verify(), []);
 });
 

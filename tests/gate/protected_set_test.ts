@@ -1,6 +1,7 @@
 // The protected set as gateRules computes it at start: the repositories' git folders (a
 // worktree's too), .harness, plugin and harness folders, git's program paths; the data folder
-// hidden but for this workspace's outputs; nothing that holds the workspace itself.
+// hidden but for this workspace's outputs, the config folder but for skills and plugins;
+// nothing that holds the workspace itself.
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { join } from "node:path";
@@ -40,7 +41,13 @@ Deno.test("gateRules() protects a worktree's git folders and what its config run
     ) assert(kinds.includes(expected), `${expected} in ${kinds.join(" ")}`);
     assertEquals(rules.hidden, [{
       path: join(root, "data"),
+      kind: "data",
       except: [join(root, "data", "outputs", "x")],
+    }, {
+      // The API key, hooks, policies and trust store: hidden but for skills and plugins.
+      path: join(root, "cfg"),
+      kind: "config",
+      except: [join(root, "cfg", "plugins"), join(root, "cfg", "skills")],
     }]);
     assertEquals(rules.protectedNames, [".git"]);
     const writable = gateRules({
@@ -68,6 +75,6 @@ Deno.test("gateRules() leaves out a protected or hidden folder that holds the wo
     writableGit: false,
   });
   assert(!rules.protected.some((e) => e.kind === "harness"), JSON.stringify(rules.protected));
-  assertEquals(rules.hidden.length, 1);
+  assertEquals(rules.hidden.map((e) => e.kind), ["data"]);
   assertEquals(rules.read, true);
 });

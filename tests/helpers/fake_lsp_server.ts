@@ -7,6 +7,8 @@
 // - "silent": never publishes;
 // - "probe": tries to write a file in the workspace and to reach the network, and publishes
 //   what happened as diagnostics of the first document opened;
+// - "read": reads the file FAKE_LSP_READ names and publishes its first line (or why it could
+//   not) as the diagnostic of each version;
 // - "watchful": exits at once when initialize names a processId that is not alive here (as
 //   pyright does: in the command sandbox's PID namespace harness's pid is not).
 
@@ -64,6 +66,17 @@ async function probe(): Promise<unknown[]> {
   }));
 }
 
+async function readProbe(): Promise<unknown[]> {
+  let message: string;
+  try {
+    const text = await Deno.readTextFile(Deno.env.get("FAKE_LSP_READ") ?? "");
+    message = `read: ${text.split("\n")[0]}`;
+  } catch (error) {
+    message = `read refused: ${(error as Error).name}`;
+  }
+  return [{ range: { start: { line: 0, character: 0 } }, severity: 1, message }];
+}
+
 async function handle(message: Record<string, unknown>): Promise<void> {
   const params = message.params as {
     rootPath?: string;
@@ -98,6 +111,7 @@ async function handle(message: Record<string, unknown>): Promise<void> {
       texts.set(uri, text);
       if (mode === "silent") return;
       if (mode === "probe") return publish(uri, version, await probe());
+      if (mode === "read") return publish(uri, version, await readProbe());
       if (mode === "stale") publish(uri, version - 1, errorsOf(old));
       if (mode === "unversioned") {
         publish(uri, undefined, errorsOf(old));

@@ -60,6 +60,7 @@ export const RAW_FILE_ACCESS: Readonly<Record<string, string>> = {
     "through the gate",
   "src/sandbox/command_sandbox_seccomp.ts": "writes the seccomp filter to harness's cache",
   "src/sandbox/stdio_only.ts": "lists /proc/self/fd, harness's own descriptors",
+  "src/hooks/process_tree.ts": "reads /proc (pids and parents) to stop what a hook started",
   "src/sandbox/allow_list_split.ts": "lists granted folders to build a worker's permissions " +
     "(names only, on the host)",
   "src/sandbox/hard_links.ts": "walks the write grants for linked files (names only)",
@@ -67,8 +68,6 @@ export const RAW_FILE_ACCESS: Readonly<Record<string, string>> = {
   "src/cli/mcp_command.ts": "harness mcp import: reads the file the user named on its " +
     "command line and writes harness's own config",
   "src/cli/no_prompt.ts": "reads /proc/self/cmdline, harness's own",
-  "src/ui/completion.ts": "tab completion: names of the workspace's folders, on the user's " +
-    "own screen",
   "src/ui/external_editor.ts": "the temporary file harness writes for the user's editor",
   "src/ui/repl_history.ts": "the REPL history, in harness's data folder",
 };

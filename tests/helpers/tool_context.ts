@@ -35,12 +35,13 @@ export interface TempToolContext extends ToolContext, AsyncDisposable {
  *
  * @param files Optional files to create (relative path -> content).
  * @param options `commandSandbox`: how commands started with `ctx.spawn` run (default
- *   "auto": in bubblewrap where it works).
+ *   "auto": in bubblewrap where it works); `backgroundAfterMs` and `logBytes` for the jobs.
  * @returns The context; dispose it to delete the temp folders.
  */
 export async function makeToolContext(
   files: Record<string, string> = {},
-  options: { commandSandbox?: CommandSandboxMode; backgroundAfterMs?: number } = {},
+  options: { commandSandbox?: CommandSandboxMode; backgroundAfterMs?: number; logBytes?: number } =
+    {},
 ): Promise<TempToolContext> {
   const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "harness_tool_test_" }));
   const workspace = join(root, "workspace");
@@ -65,6 +66,7 @@ export async function makeToolContext(
       spawn: (request) => Promise.resolve(launcher.spawn(request.program, request)),
       logDir: join(dataDir, "tool_outputs"),
       backgroundAfterMs: options.backgroundAfterMs ?? 60_000,
+      ...(options.logBytes === undefined ? {} : { logBytes: options.logBytes }),
     });
     tables.push(table);
     return table;

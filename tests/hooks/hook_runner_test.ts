@@ -254,3 +254,89 @@ Deno.test({
     assert(Date.now() - started < 1900, "the two commands ran at the same time");
   },
 });
+
+/** Whether a process is still running (a zombie nobody reaped counts as gone). */
+function running(pid: number): boolean {
+  try {
+    return !/^State:\s+Z/m.test(Deno.readTextFileSync(`/proc/${pid}/status`));
+  } catch {
+    return false;
+  }
+}
+
+Deno.test({
+  name:
+    "HookRunner: a hook timing out with a setsid child holding its output ends the turn, child too",
+  ignore: Deno.build.os !== "linux",
+  async fn() {
+    await using ws = await workspace();
+    const pidFile = join(ws.dir, "child.pid");
+    const started = Date.now();
+    const outcome = await runner(ws.dir, {
+      Stop: on(undefined, `setsid sleep 60 & echo $! > '${pidFile}'; sleep 30`, 1),
+    }).stop(false, "done");
+    const took = Date.now() - started;
+    const pid = Number(Deno.readTextFileSync(pidFile).trim());
+    try {
+      assert(took < 10_000, `the turn waited ${took} ms for the child holding the pipes`);
+      assert(
+        outcome.notices[0]?.endsWith("timed out and was stopped after 1 s"),
+        outcome.notices[0],
+      );
+      assertEquals(running(pid), false, "the child that left the process group was stopped too");
+    } finally {
+      if (running(pid)) Deno.kill(pid, "SIGKILL");
+    }
+  },
+});
+
+Deno.test({
+  name: "HookRunner: a hook that exits leaving a setsid child on its pipes does not hold the turn",
+  ignore: Deno.build.os !== "linux",
+  async fn() {
+    await using ws = await workspace();
+    const pidFile = join(ws.dir, "child.pid");
+    const started = Date.now();
+    const outcome = await runner(ws.dir, {
+      UserPromptSubmit: on(undefined, `setsid sleep 60 & echo $! > '${pidFile}'; echo ready`, 30),
+    }).userPromptSubmit("hi");
+    const took = Date.now() - started;
+    const pid = Number(Deno.readTextFileSync(pidFile).trim());
+    try {
+      assert(took < 10_000, `the turn waited ${took} ms for the child holding the pipes`);
+      assertEquals(outcome, { context: "ready", notices: [] });
+    } finally {
+      if (running(pid)) Deno.kill(pid, "SIGKILL");
+    }
+  },
+});
+
+Deno.test({
+  name: "HookRunner: SessionStart context is cut to a share of the model's window, with a notice",
+  ignore: !posix,
+  async fn() {
+    await using ws = await workspace();
+    const hooks = new HookRunner({
+      sources: [{
+        origin: "user",
+        spawn: spawnAsUser,
+        hooks: { SessionStart: on(undefined, "head -c 5000000 /dev/zero | tr '\\0' y") },
+      }],
+      cwd: ws.dir,
+      sessionId: () => "s",
+      permissionMode: "default",
+      model: "m",
+      contextLength: () => 4096,
+    });
+    const outcome = await hooks.sessionStart("startup");
+    // 10% of 4,096 tokens, about 4 characters each, and the note.
+    assert(outcome.context!.length < 1800, `${outcome.context!.length} characters`);
+    assert(outcome.context!.endsWith("(hooks may add about 10% of the 4,096-token window)]"));
+    assertEquals(outcome.notices.length, 1);
+    assert(
+      /^SessionStart hook output cut for the model: [\d,]+ characters, the first 1,636 kept \(about 10% of the 4,096-token window\)$/
+        .test(outcome.notices[0]!),
+      outcome.notices[0],
+    );
+  },
+});

@@ -29,7 +29,7 @@ Deno.test("JobLog.read() keeps head and tail on line boundaries and names the li
   assertEquals(log.lines, 5000);
   const read = await log.read(0, log.total, 2000);
   const marker =
-    /\[\.\.\. lines (\d+)-(\d+) \(.+\) cut here; the whole output .* is saved to "(.+)": read_file it with offset (\d+) to see them \.\.\.\]\n/
+    /\[\.\.\. lines (\d+)-(\d+) \(.+\) cut here; the whole output .* saved to "(.+)": read_file it with offset (\d+) to see them \.\.\.\]\n/
       .exec(read.text);
   assert(marker, read.text);
   const [, first, last, path, offset] = marker;
@@ -59,4 +59,57 @@ Deno.test("JobLog keeps at most its file cap on disk and the newest bytes in mem
   assertEquals(read.cutBytes, 250);
   assertEquals(log.recent(10), "000000039\n");
   log.close();
+});
+
+Deno.test("JobLog.read() names what its file holds past the cap, and a part it did not keep", async () => {
+  await using dir = await tempDir();
+  const log = new JobLog({
+    dir: dir.path,
+    name: "d",
+    memoryBytes: 10,
+    fileBytes: 1000,
+    ringBytes: 500,
+  });
+  // 400 lines of 10 bytes: line n reads n - 1, zero-padded.
+  for (let i = 0; i < 400; i++) await log.append(encoder.encode(`${String(i).padStart(9, "0")}\n`));
+  const read = await log.read(0, log.total, 200);
+  const marker =
+    /\[\.\.\. lines (\d+)-(\d+) \(.+\) cut here; the first 1000 B of the 3\.9 KB output saved to "(.+)": read_file it with offset (\d+) to see what it holds of them \.\.\.\]\n/
+      .exec(read.text);
+  assert(marker, read.text);
+  const [, first, last, path, offset] = marker;
+  assertEquals(offset, first);
+  assertEquals(path, log.path);
+  // The line numbers are exact on both sides, though the tail comes from the ring.
+  assert(read.text.includes(`${String(Number(first) - 2).padStart(9, "0")}\n[...`), read.text);
+  assert(read.text.includes(`]\n${String(Number(last)).padStart(9, "0")}\n`), read.text);
+  assert(read.text.endsWith("000000399\n"), read.text);
+  assertEquals((await Deno.stat(path!)).size, 1000);
+
+  // A read wholly past the file's cap has nothing for read_file to show.
+  const late = await log.read(2000, log.total, 200);
+  assert(
+    late.text.includes(
+      "keeps only the first 1000 B of the 3.9 KB output, so this part was not kept",
+    ),
+    late.text,
+  );
+  assert(!late.text.includes("read_file"), late.text);
+  log.close();
+});
+
+Deno.test({
+  name: "JobLog makes its folder owner-only though it existed, and its file too",
+  ignore: Deno.build.os === "windows",
+  fn: async () => {
+    await using dir = await tempDir();
+    const logs = join(dir.path, "logs");
+    await Deno.mkdir(logs, { mode: 0o755 });
+    await Deno.chmod(logs, 0o755);
+    const log = new JobLog({ dir: logs, name: "e", memoryBytes: 4 });
+    await log.append(encoder.encode("secret output\n"));
+    assertEquals((await Deno.stat(logs)).mode! & 0o777, 0o700);
+    assertEquals((await Deno.stat(log.path!)).mode! & 0o777, 0o600);
+    log.close();
+  },
 });

@@ -95,6 +95,7 @@ async function probe(bytes: number, outputs: string) {
     peakAfterMb: number;
     success: boolean;
     data: string | null;
+    truncated?: Record<string, unknown>;
     error: string | null;
     echoAfter: string | null;
   };
@@ -117,6 +118,15 @@ Deno.test({
       assert(file?.startsWith(join(outputs, "tool_outputs")), r.data ?? "");
       const saved = await Deno.readTextFile(file ?? "");
       assertEquals(saved.length, 12_000_000);
+      // The result's metadata says so, as for a cut command output.
+      const head = r.data!.slice(0, r.data!.indexOf("\n[... the server's answer"));
+      assertEquals(r.truncated, {
+        cut: 12_000_000 - head.length,
+        unit: "bytes",
+        full_output_path: file,
+        saved_bytes: 12_000_000,
+        output_bytes: 12_000_000,
+      });
       assert(saved.startsWith("0123456789abcdefghijklmnopqrstuvwxyz \n".slice(0, 37)));
       assertEquals(r.echoAfter, "echo: after");
     } finally {

@@ -18,7 +18,7 @@ import { McpServers } from "../../src/mcp/mcp_servers.ts";
 import { McpTools } from "../../src/mcp/mcp_tools.ts";
 import type { McpServerConfig } from "../../src/config/mcp_config.ts";
 import { toolsByName } from "../helpers/tools_by_name.ts";
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
 import { DENO_READ } from "../helpers/deno_in_sandbox.ts";
 
 const FIXTURE = new URL("../fixtures/mcp/misbehaving_server.ts", import.meta.url).pathname;
@@ -119,6 +119,8 @@ Deno.test("McpTools maps isError to a failed tool_error result and images to a n
 
 Deno.test("McpTools keeps an image result as a file the note names", async () => {
   const dataDir = await Deno.makeTempDir();
+  // Readable by everyone, as an older harness or the user left it: harness closes it.
+  if (Deno.build.os !== "windows") await Deno.chmod(dataDir, 0o755);
   try {
     await using t = await open({ bad: fixture() }, { dataDir });
     const image = await t.runner.run("bad__image", {}, { state });
@@ -126,6 +128,12 @@ Deno.test("McpTools keeps an image result as a file the note names", async () =>
     assert(saved !== undefined, image.result.data!);
     assert(saved.endsWith(".png"));
     assertEquals([...await Deno.readFile(saved)].slice(1, 4), [80, 78, 71]); // "PNG"
+    if (Deno.build.os !== "windows") {
+      // Owner-only, as the cut outputs beside it.
+      assertEquals((await Deno.stat(saved)).mode! & 0o777, 0o600);
+      assertEquals((await Deno.stat(dirname(saved))).mode! & 0o777, 0o700);
+      assertEquals((await Deno.stat(dataDir)).mode! & 0o777, 0o700);
+    }
   } finally {
     await Deno.remove(dataDir, { recursive: true });
   }
@@ -140,6 +148,26 @@ Deno.test("McpTools caps a long result and saves the full output like built-in t
     const saved = run.result.metadata.truncated?.full_output_path;
     assert(saved !== undefined);
     assertEquals((await Deno.readTextFile(saved)).length, 200_000);
+  } finally {
+    await Deno.remove(dataDir, { recursive: true });
+  }
+});
+
+Deno.test("McpTools names a saved answer only when it is one of the workspace's outputs", async () => {
+  // Attack: the server sends the _meta key harness gives an answer it saved to a file, naming
+  // a file of its choosing, so that the result's metadata (and fit_request) point there.
+  const dataDir = await Deno.makeTempDir();
+  try {
+    await Deno.mkdir(join(dataDir, "tool_outputs"));
+    const own = join(dataDir, "tool_outputs", "mcp-h-1.txt");
+    await Deno.writeTextFile(own, "saved answer");
+    await using t = await open({ h: fixture({ MODE: "heavy" }) }, { dataDir });
+    const metadataFor = async (path: string) =>
+      (await t.runner.run("h__forged_saved", { text: path }, { state })).result.metadata.truncated;
+    const refused = { cut: 495, unit: "bytes", output_bytes: 500 };
+    assertEquals(await metadataFor("/etc/passwd"), refused);
+    assertEquals(await metadataFor(join(dataDir, "tool_outputs", "..", "x")), refused);
+    assertEquals(await metadataFor(own), { ...refused, full_output_path: own, saved_bytes: 12 });
   } finally {
     await Deno.remove(dataDir, { recursive: true });
   }

@@ -31,7 +31,7 @@ async function project(dir: string) {
   await Deno.writeTextFile(plugin, PLUGIN);
   await Deno.writeTextFile(helper, 'export const answer = () => "hello";\n');
   const storeFile = join(workspace, "trusted_plugins.json");
-  await markTrusted(plugin, { io: silent, storeFile });
+  await markTrusted(plugin, { io: silent, storeFile, workspace });
   const parsed = parseGrantFlags([`--allow-read=${workspace}`], { cwd: workspace });
   if (!parsed.ok) throw new Error("bad flags");
   const open = () =>

@@ -49,7 +49,7 @@ Deno.test("trusting projA's policy file does not trust the same bytes in projB",
   const fileB = join(b, ".harness", "policies.jsonc");
   await Deno.writeTextFile(fileA, POLICY);
   await Deno.writeTextFile(fileB, POLICY);
-  await markTrusted(fileA, { io: silent, storeFile: store });
+  await markTrusted(fileA, { io: silent, storeFile: store, workspace: a });
   assert(await policyTrusted(fileA, store), "projA's own file lost its trust");
   assertEquals(await policyTrusted(fileB, store), false);
 });
@@ -95,9 +95,9 @@ Deno.test("an old version is not trusted again once a newer one was (no stale ha
   const { a, store } = await projects(dir.path);
   const file = join(a, ".harness", "policies.jsonc");
   await Deno.writeTextFile(file, POLICY);
-  await markTrusted(file, { io: silent, storeFile: store });
+  await markTrusted(file, { io: silent, storeFile: store, workspace: a });
   await Deno.writeTextFile(file, POLICY.replace("npm test", "npm run lint"));
-  await markTrusted(file, { io: silent, storeFile: store });
+  await markTrusted(file, { io: silent, storeFile: store, workspace: a });
   await Deno.writeTextFile(file, POLICY);
   assertEquals(await policyTrusted(file, store), false);
   // One record per file.
@@ -110,7 +110,7 @@ Deno.test("a trusted path that now leads elsewhere through a symbolic link asks 
   const { a, b, store } = await projects(dir.path);
   const file = join(a, ".harness", "policies.jsonc");
   await Deno.writeTextFile(file, POLICY);
-  await markTrusted(file, { io: silent, storeFile: store });
+  await markTrusted(file, { io: silent, storeFile: store, workspace: a });
   // Same bytes, another place: the trusted path is now a link to a file the model controls.
   const elsewhere = join(b, "policies.jsonc");
   await Deno.writeTextFile(elsewhere, POLICY);
@@ -124,7 +124,7 @@ Deno.test("saving an approved rule keeps trust only for the content the user tru
   const { a, store } = await projects(dir.path);
   const file = join(a, ".harness", "policies.jsonc");
   await Deno.writeTextFile(file, POLICY);
-  await markTrusted(file, { io: silent, storeFile: store });
+  await markTrusted(file, { io: silent, storeFile: store, workspace: a });
   const { keepProjectPolicyTrusted } = await import(
     "../../src/permissions/project_policy_trust.ts"
   );
@@ -155,4 +155,29 @@ Deno.test("saving an approved rule keeps trust only for the content the user tru
     ...again.value.hashes,
   });
   assertEquals(await policyTrusted(file, store), false);
+});
+
+Deno.test("a plugin folder trusted in projA and linked into projB asks again there", async () => {
+  await using dir = await tempDir();
+  const { a, b, store } = await projects(dir.path);
+  await Deno.mkdir(join(a, "plugins"));
+  await Deno.writeTextFile(join(a, "plugins", "deploy.ts"), "export default {};\n");
+  // projB's `plugins` is a link to projA's: the same files, by real path, in another place.
+  await Deno.symlink(join(a, "plugins"), join(b, "plugins"));
+  const inA = join(a, "plugins", "deploy.ts");
+  const inB = join(b, "plugins", "deploy.ts");
+  await checkProjectTrust([inA], { io: yes, interactive: true, storeFile: store, cwd: a });
+  const inProjB = await checkProjectTrust([inB], {
+    io: silent,
+    interactive: false,
+    storeFile: store,
+    cwd: b,
+  });
+  assertEquals(inProjB.load, []);
+  // The tool host's check before each import says the same.
+  assert("error" in await trustedHash(inB, { storeFile: store, workspace: b }));
+  assert("hash" in await trustedHash(inA, { storeFile: store, workspace: a }));
+  // So does `harness plugin trust` run in projA, for projB.
+  await markTrusted(inA, { io: silent, storeFile: store, workspace: a });
+  assert("error" in await trustedHash(inB, { storeFile: store, workspace: b }));
 });

@@ -54,7 +54,13 @@ Deno.test("checkProjectTrust() lists new plugins with short hashes and remembers
 Deno.test("checkProjectTrust() re-asks after a plugin changes", async () => {
   await using dir = await tempDir();
   const { a, b, store } = await setup(dir.path);
-  await checkProjectTrust([a, b], { io: scriptedIO(["yes"]), interactive: true, storeFile: store });
+  const cwd = dir.path;
+  await checkProjectTrust([a, b], {
+    io: scriptedIO(["yes"]),
+    interactive: true,
+    storeFile: store,
+    cwd,
+  });
   await Deno.writeTextFile(a, "export default { name: 'a', changed: true };\n");
   const io = scriptedIO(["n"]);
   const result = await checkProjectTrust([a, b], {
@@ -71,7 +77,12 @@ Deno.test("checkProjectTrust() re-asks after a plugin changes", async () => {
   }
   // The "no" is remembered for that version: skipped with a note, not asked again.
   const later = scriptedIO([]);
-  const third = await checkProjectTrust([a, b], { io: later, interactive: true, storeFile: store });
+  const third = await checkProjectTrust([a, b], {
+    io: later,
+    interactive: true,
+    storeFile: store,
+    cwd,
+  });
   if (later.asked !== 0 || third.skipped.join() !== a || !later.output.includes("declined")) {
     throw new Error(later.output);
   }
@@ -79,7 +90,12 @@ Deno.test("checkProjectTrust() re-asks after a plugin changes", async () => {
   // about a file is kept (issue 26, item 8: no stale hashes).
   await Deno.writeTextFile(a, "export default { name: 'a' };\n");
   const backIO = scriptedIO([]);
-  const back = await checkProjectTrust([a], { io: backIO, interactive: true, storeFile: store });
+  const back = await checkProjectTrust([a], {
+    io: backIO,
+    interactive: true,
+    storeFile: store,
+    cwd,
+  });
   if (back.load.length !== 0 || backIO.asked !== 1) throw new Error(JSON.stringify(back));
 });
 

@@ -204,7 +204,7 @@ Deno.test("bwrapArguments() pins the folders above kept paths and hides the data
     const m = mounts(bwrapArguments(grants, {
       cwd: w,
       readOnly: [join(w, "tools", "plugins")],
-      hidden: [{ path: data, except: [join(data, "outputs", "h")] }],
+      hidden: [{ path: data, kind: "data", except: [join(data, "outputs", "h")] }],
     }));
     // Bound onto themselves, before what is mounted inside them: writable, never renamed.
     for (const pin of [join(w, "a"), join(w, "a", "secrets"), join(w, "tools")]) {

@@ -18,9 +18,11 @@ Deno.test("truncateMiddle() keeps head and tail within the limit", () => {
   assert(r.text.length <= 300, String(r.text.length));
   assert(r.text.startsWith(text.slice(0, 50)) && r.text.endsWith(text.slice(-50)));
   assert(r.text.includes(`[... ${r.cut} characters cut; full output saved to "/d/out.txt"`));
-  assertEquals(truncateMiddle("ok", { limit: 10 }), { text: "ok", cut: 0 });
+  assertEquals(truncateMiddle("ok", { limit: 10 }), { text: "ok", cut: 0, cutBytes: 0 });
   const emoji = truncateMiddle("😀".repeat(500), { limit: 101 });
   assert(!/[\ud800-\udbff](?![\udc00-\udfff])/.test(emoji.text), "no lone high surrogate");
+  // Two UTF-16 units and four UTF-8 bytes each.
+  assertEquals(emoji.cutBytes, emoji.cut * 2);
 });
 
 Deno.test("truncateToolResult() applies the byte cap and records it", async () => {
@@ -85,6 +87,40 @@ Deno.test("truncateToolResult() says what the file holds when the tool cut its o
     assertEquals(r.metadata.truncated?.output_bytes, 3 * 1024 * 1024);
     assert(!r.data!.includes("whole output"), r.data!);
     assert(r.data!.includes("48.8 KB of the 3.0 MB output (its start and end;"), r.data!);
+  } finally {
+    await Deno.remove(dataDir, { recursive: true });
+  }
+});
+
+Deno.test("truncateToolResult() cuts a tool's own cut output again, naming the tool's file", async () => {
+  const dataDir = await Deno.makeTempDir();
+  try {
+    const data = "é".repeat(6000); // 12,000 bytes, as a job log's head and tail with notes
+    const saved = { path: `${dataDir}/tool_outputs/run_command-a-1.log`, bytes: 300_000 };
+    const r = await truncateToolResult(makeToolResult({ data }), {
+      toolOutputLimit: 5_000,
+      dataDir,
+      tool: "run_command",
+      outputBytes: 400_000,
+      toolCut: { bytes: 388_000, saved },
+    });
+    assert(r.data!.length <= 5_000, String(r.data!.length));
+    assert(
+      r.data!.includes(`the first 293.0 KB of the 390.6 KB output saved to "${saved.path}"`),
+      r.data!,
+    );
+    const truncated = r.metadata.truncated!;
+    // Both cuts, in bytes: the tool's and the two-byte characters cut here.
+    const cutHere = 6000 - (r.data!.match(/é/g) ?? []).length;
+    assertEquals(truncated, {
+      cut: 388_000 + 2 * cutHere,
+      unit: "bytes",
+      full_output_path: saved.path,
+      saved_bytes: 300_000,
+      output_bytes: 400_000,
+    });
+    // No second file was saved.
+    assertEquals(await Array.fromAsync(Deno.readDir(dataDir)), []);
   } finally {
     await Deno.remove(dataDir, { recursive: true });
   }

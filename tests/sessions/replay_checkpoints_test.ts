@@ -40,7 +40,6 @@ Deno.test("checkpoints, undos and a rewind come back on resume as they were", as
     w.record({
       type: "files_restored",
       turns: ["s5"],
-      to: "s5",
       saved: "now",
       restored: ["a.txt"],
       kept: [],
@@ -54,6 +53,41 @@ Deno.test("checkpoints, undos and a rewind come back on resume as they were", as
       "s1",
       false,
     ]]);
+    store.value.close();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a turn's records logged as it goes come back as one: the last logged counts", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const store = openSessionStore({ path: join(dir, "h.db") });
+    assert(store.ok);
+    const writer = store.value.startSession(info);
+    assert(writer.ok);
+    const w = writer.value;
+    const a = "100644 1111111111111111111111111111111111111111";
+    const b = "100644 2222222222222222222222222222222222222222";
+    const record = (more: Partial<TurnCheckpoint>): TurnCheckpoint => ({
+      turn: "t1",
+      messageCount: 1,
+      prompt: "p",
+      files: ["a.txt"],
+      states: { "a.txt": [a, "cut-short"] },
+      open: true,
+      ...more,
+    });
+    w.record({ type: "message", message: { kind: "system", content: "sys" } });
+    w.record({ type: "message", message: { kind: "user", content: "p" } });
+    w.record({ type: "checkpoint", checkpoint: record({}) });
+    w.record({ type: "checkpoint", checkpoint: record({ states: { "a.txt": [a, b] } }) });
+    // Killed here: the turn never ended; its last record says what it changed.
+    const loaded = store.value.loadSession(w.id!);
+    assert(loaded.ok);
+    assertEquals(loaded.value.checkpoints.length, 1);
+    assertEquals(loaded.value.checkpoints[0]!.states, { "a.txt": [a, b] });
+    assertEquals(loaded.value.checkpoints[0]!.open, true);
     store.value.close();
   } finally {
     await Deno.remove(dir, { recursive: true });

@@ -4,7 +4,8 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { join } from "node:path";
 import { formatTaskFooter } from "../../src/tools/builtin/task_footer.ts";
-import { CheckpointRepo } from "../../src/checkpoints/checkpoint_repo.ts";
+import { ShadowStore } from "../../src/checkpoints/shadow_store.ts";
+import { diffStatOfStates } from "../../src/checkpoints/diff_stat.ts";
 import { tempDir } from "../helpers/temp_dir.ts";
 
 Deno.test("formatTaskFooter() states a real checkpoint diffstat and the commands run", async () => {
@@ -12,22 +13,28 @@ Deno.test("formatTaskFooter() states a real checkpoint diffstat and the commands
   const workspace = join(dir.path, "ws");
   await Deno.mkdir(join(workspace, "src"), { recursive: true });
   await Deno.writeTextFile(join(workspace, "src", "a.ts"), "one\n");
-  const repo = await CheckpointRepo.open({
+  const store = await ShadowStore.open({
     git: "git",
     workspace,
     gitDir: join(dir.path, "shadow"),
     owner: "child-1",
     maxFileBytes: 1 << 20,
+    access: { mayRead: () => true, mayWrite: () => true },
   });
-  const before = await repo.snapshot();
+  // The states a turn's record holds for the files its calls changed, before and after.
+  const paths = ["src/a.ts", "notes.md"];
+  const before = await store.read(paths);
   await Deno.writeTextFile(join(workspace, "src", "a.ts"), "one\ntwo\nthree\n");
   await Deno.writeTextFile(join(workspace, "notes.md"), "n\n");
-  const after = await repo.snapshot();
+  const after = await store.read(paths);
+  const states = Object.fromEntries(
+    paths.map((path) => [path, [before.get(path)!, after.get(path)!] as const]),
+  );
   const text = formatTaskFooter({
-    changed: await repo.diffStat(before.commit, after.commit),
+    changed: await diffStatOfStates(store, states),
     commands: ["deno test\n  --filter x", "git diff"],
   });
-  await repo.close();
+  await store.close();
   assertEquals(text.split("\n"), [
     "[harness: what this subagent did, as harness recorded it]",
     "files changed: 2 files, +3 -0",

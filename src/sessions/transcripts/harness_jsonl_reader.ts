@@ -1,13 +1,18 @@
 // Reads harness's own JSONL export (`harness sessions export ID --format jsonl`): the session's
-// events exactly as logged, so importing it and exporting it again gives the same bytes. The
-// session keeps its id; a line that is not an event stops the import with its line number.
+// events as logged, each checked against the shape harness logs (a line that is not an event
+// stops the import with its line number). The session keeps its id, which must be one harness
+// could have made. What belongs to the machine and run that recorded it is left out, each line
+// named: its system prompt (a resumed import gets this run's, as other agents' transcripts do)
+// and its checkpoint records, which name snapshots of that machine's shadow repository, so
+// /undo never acts on them. The rest exports again to the same lines.
 
 import type { Result } from "../../errors.ts";
 import { err, formatAgentError, ok } from "../../errors.ts";
 import { parseJsonl } from "../jsonl.ts";
-import type { ImportedSession, TimedEvent } from "./imported_session.ts";
+import type { ImportedSession, SkippedLine, TimedEvent } from "./imported_session.ts";
 import { type JsonLine, record } from "./transcript_lines.ts";
 import { isSessionEventType } from "../session_events.ts";
+import { isSessionId } from "../session_lock.ts";
 
 /**
  * Tells whether JSON Lines look like a harness export.
@@ -31,14 +36,21 @@ export function looksLikeHarnessExport(lines: readonly JsonLine[]): boolean {
 export function readHarnessExport(source: string, file: string): Result<ImportedSession, string> {
   const parsed = parseJsonl(source);
   if (!parsed.ok) return err(formatAgentError(parsed.error).replace(/^Cannot import session /, ""));
-  const events = parsed.value as TimedEvent[];
-  const started = events[0];
+  const all = parsed.value as TimedEvent[];
+  const started = all[0];
   if (started?.type !== "session_started") {
     return err('line 1 is not the session_started event: give a whole "harness sessions export"');
   }
   const firstLine = source.split("\n").find((line) => line.trim() !== "") ?? "{}";
   const id = String(JSON.parse(firstLine).session_id ?? "");
   if (id === "") return err('line 1 has no "session_id": give a whole "harness sessions export"');
+  if (!isSessionId(id)) {
+    return err(
+      `line 1's session_id ${JSON.stringify(id.slice(0, 80))} is not an id harness makes ` +
+        '(letters, digits, "_", "." and "-"): give a whole "harness sessions export"',
+    );
+  }
+  const { events, skipped } = withoutLocalEvents(all, source);
   const info = started.payload;
   const count = (type: TimedEvent["type"]) => events.filter((event) => event.type === type).length;
   return ok({
@@ -48,10 +60,34 @@ export function readHarnessExport(source: string, file: string): Result<Imported
     ...(info.model ? { model: info.model } : {}),
     startedAt: started.at,
     events,
-    skipped: [],
+    skipped,
     keptAsText: 0,
     interrupted: 0,
     messages: count("user_message") + count("assistant_message"),
     toolCalls: count("tool_call_requested"),
   });
+}
+
+/** Why an event of the recording run is left out of an import. */
+const LOCAL_EVENTS: Partial<Record<TimedEvent["type"], string>> = {
+  system_message: "its system prompt (this run's is used)",
+  checkpoint_recorded: "checkpoint records (snapshots of the machine that exported it)",
+  files_restored: "checkpoint records (snapshots of the machine that exported it)",
+};
+
+/** The events without those of the recording run, and the lines left out. */
+function withoutLocalEvents(
+  all: readonly TimedEvent[],
+  source: string,
+): { events: TimedEvent[]; skipped: SkippedLine[] } {
+  // parseJsonl skips blank lines: the events' own line numbers, for the report.
+  const lines = source.split("\n").flatMap((line, index) => line.trim() === "" ? [] : [index + 1]);
+  const events: TimedEvent[] = [];
+  const skipped: SkippedLine[] = [];
+  all.forEach((event, index) => {
+    const reason = LOCAL_EVENTS[event.type];
+    if (reason === undefined) events.push(event);
+    else skipped.push({ line: lines[index] ?? index + 1, reason });
+  });
+  return { events, skipped };
 }

@@ -1,6 +1,6 @@
 // The footer harness writes under a subagent's report, so the parent never relies on the
-// child's own claim of what it did: the files it changed, as a diffstat between the checkpoints
-// taken before and after it (CheckpointRepo.diffStat), and the commands it ran, as the session
+// child's own claim of what it did: the files it changed, as a diffstat of the states its
+// turns' checkpoints recorded (diff_stat.ts's diffStatOfStates), and the commands it ran, as the session
 // log recorded them. Pure: the task tool gathers both and appends this.
 
 import type { PathStat } from "../../checkpoints/diff_stat.ts";
