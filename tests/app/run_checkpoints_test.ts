@@ -9,7 +9,7 @@ import { Conversation } from "../../src/agent/conversation.ts";
 import { answer, callTools, ScriptedProvider } from "../../src/providers/scripted.ts";
 import {
   checkpointScope,
-  checkpointStages,
+  checkpointedStages,
   openCheckpoints,
 } from "../../src/app/run_checkpoints.ts";
 import { parseGrantFlags } from "../../src/cli/grant_flags.ts";
@@ -30,7 +30,6 @@ async function setup(steps: ConstructorParameters<typeof ScriptedProvider>[0], g
   assert(checkpoints);
   const logged: LoopEvent[] = [];
   const provider = new ScriptedProvider(steps);
-  const stages = checkpointStages(checkpoints);
   const conversation = new Conversation({
     provider,
     tools: toolScope(h.host),
@@ -38,7 +37,7 @@ async function setup(steps: ConstructorParameters<typeof ScriptedProvider>[0], g
     recorder: { id: "s", record: (event) => void logged.push(event), end: () => {} },
     limits: { maxIterations: 6, maxToolCalls: 5 },
     window: {},
-    stages: { call: [stages.gate], turn: [stages.turn], checkpoints },
+    stages: checkpointedStages(checkpoints),
   }, { messages: [{ kind: "system", content: "sys" }] });
   const file = (path: string) => join(h.workspace, path);
   return {

@@ -25,7 +25,14 @@ export interface RunPlaces {
 const MACHINE: [string, string][] = [[Deno.execPath(), "<deno>"]];
 
 /** Keys whose values are times. */
-const TIME_KEYS = new Set(["execution_time_ms", "timestamp", "elapsedMs", "at", "durationMs"]);
+const TIME_KEYS = new Set([
+  "execution_time_ms",
+  "timestamp",
+  "elapsedMs",
+  "at",
+  "durationMs",
+  "started",
+]);
 
 /**
  * Replaces what changes between runs by fixed marks, in every string of a value.
@@ -47,7 +54,7 @@ export function normalise(value: unknown, places: RunPlaces, ids = new Map<strin
     out = out.replace(/\b\d{4}-\d{2}-\d{2} \d{2}:\d{2}\b/g, "<minute>");
     out = out.replace(/\bToday is \d{4}-\d{2}-\d{2}/g, "Today is <date>");
     out = out.replace(/\b[0-9a-f]{40}\b/g, "<hash>");
-    out = out.replace(/"(execution_time_ms|timestamp|elapsedMs)":\s?[\d.]+/g, '"$1":"<t>"');
+    out = out.replace(/"(execution_time_ms|timestamp|elapsedMs|started)":\s?[\d.]+/g, '"$1":"<t>"');
     out = out.replace(/\b\d+(\.\d+)? ?ms\b|\b\d+\.\d+ ?s\b/g, "<t>");
     // Random ids: call ids harness made up, session and request ids.
     return out.replace(
