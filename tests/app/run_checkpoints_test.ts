@@ -8,8 +8,8 @@ import { join } from "node:path";
 import { Conversation } from "../../src/agent/conversation.ts";
 import { answer, callTools, ScriptedProvider } from "../../src/providers/scripted.ts";
 import {
-  checkpointScope,
   checkpointedStages,
+  checkpointScope,
   openCheckpoints,
 } from "../../src/app/run_checkpoints.ts";
 import { parseGrantFlags } from "../../src/cli/grant_flags.ts";
