@@ -11,8 +11,10 @@ import type { EffectivePermissions, WorkerPermissions } from "./effective_permis
 import type { Grants } from "./grants.ts";
 import type { ToolGrants } from "./tool_grants.ts";
 import { dirname } from "node:path";
+import { tracePhase } from "../platform/startup_trace.ts";
 import { fileURLToPath } from "node:url";
 import { localImports } from "../platform/import_graph.ts";
+import { harnessUrl, ownWorkerUrl } from "../platform/own_modules.ts";
 import { covers, grantCovers } from "./permission_value.ts";
 import { FileGate } from "../gate/file_gate.ts";
 import { type ConsoleRelay, STDERR_RELAY } from "./console_relay.ts";
@@ -62,9 +64,8 @@ export function commandSandboxOf(options: SandboxOptions): Promise<CommandSandbo
   return sandbox;
 }
 
-const WORKER_URL = new URL("./tool_worker.ts", import.meta.url).href;
 /** The harness's own source folder: plugins may import its modules (define_tool.ts, ...). */
-const HARNESS_SRC = fileURLToPath(new URL("../", import.meta.url));
+const HARNESS_SRC = fileURLToPath(harnessUrl("src/"));
 
 export type Reply = WorkerToHost | { type: "lost"; reason: string };
 export type Loaded = Extract<WorkerToHost, { type: "loaded" }>;
@@ -128,7 +129,8 @@ export class SandboxWorker {
    * which Deno checks against the worker's own permissions (tests/sandbox/plugin_escape_test.ts).
    */
   #start(): Worker {
-    const worker = new Worker(WORKER_URL, {
+    tracePhase("tool worker starting");
+    const worker = new Worker(ownWorkerUrl("src/sandbox/tool_worker.ts"), {
       type: "module",
       name: this.#name,
       deno: { permissions: this.#permissions },
@@ -156,6 +158,7 @@ export class SandboxWorker {
   #receive(message: WorkerToHost): void {
     switch (message.type) {
       case "loaded":
+        tracePhase("tool worker loaded");
         this.#settleLoad(message);
         return;
       case "imported":

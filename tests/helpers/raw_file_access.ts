@@ -32,6 +32,8 @@ export const RAW_FILE_ACCESS: Readonly<Record<string, string>> = {
   "src/permissions/policy_file.ts": "the user's and the project's policy files, and writing " +
     "the rule the user chose with Always",
   "src/permissions/project_trust.ts": "hashes project plugin files for trust (only a hash leaves)",
+  "src/platform/bundle_manifest.ts": "reads harness's own .bundle/current.json at start, before " +
+    "any workspace or grant exists",
   "src/platform/import_graph.ts": "reads plugin files to find and hash their local imports",
   "src/platform/image_file.ts": "opens an image its caller named: prompt_images.ts after the " +
     "gate, tools in their worker",

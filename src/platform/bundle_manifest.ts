@@ -1,0 +1,111 @@
+// Whether harness's bundle is fresh. scripts/build_bundle.ts builds the bundle into
+// .bundle/KEY/ beside main.ts and writes .bundle/current.json: the bundle's folder, the Deno
+// that built it, and every file it was built from (each local module, deno.json, deno.lock)
+// with its size and times. main.ts runs the bundle only while every one of those files still
+// has them, so an edit anywhere in the source runs the source until the bundle is rebuilt;
+// the rebuild starts in the background (one at a time). A build that failed records its
+// inputs in failed.json and is not tried again until one of them changes. HARNESS_BUNDLE=0
+// runs the source whatever the bundle.
+
+import { harnessUrl } from "./own_modules.ts";
+
+/** One file a bundle was built from: its path in the checkout, size, mtime and ctime (ms). */
+export type InputStamp = [path: string, size: number, mtime: number, ctime: number];
+
+/** .bundle/current.json (and failed.json, without a folder). */
+export interface BundleManifest {
+  /** The bundle's folder under .bundle/ (its run entry is run.js there). */
+  folder: string;
+  /** The Deno version that built it. */
+  deno: string;
+  inputs: InputStamp[];
+}
+
+/** The folder every bundle and manifest lives in. */
+export const BUNDLE_ROOT: URL = harnessUrl(".bundle/");
+
+/**
+ * A file's stamp, or undefined when it cannot be read (gone: the bundle is stale).
+ *
+ * @param path The file's path in the checkout.
+ */
+export function stampOf(path: string): InputStamp | undefined {
+  try {
+    const info = Deno.statSync(harnessUrl(path));
+    return [path, info.size, info.mtime?.getTime() ?? 0, info.ctime?.getTime() ?? 0];
+  } catch {
+    return undefined;
+  }
+}
+
+function sameStamp(stamp: InputStamp): boolean {
+  const now = stampOf(stamp[0]);
+  return now !== undefined && now[1] === stamp[1] && now[2] === stamp[2] &&
+    now[3] === stamp[3];
+}
+
+/**
+ * Reads a manifest of .bundle/ and checks it against the files it lists.
+ *
+ * @param name "current.json" or "failed.json".
+ * @returns The manifest when this Deno built it and no input changed since.
+ */
+export function unchangedManifest(name: string): BundleManifest | undefined {
+  let manifest: BundleManifest;
+  try {
+    manifest = JSON.parse(Deno.readTextFileSync(new URL(name, BUNDLE_ROOT)));
+  } catch {
+    return undefined; // no bundle built here yet, or a half-written one
+  }
+  if (manifest.deno !== Deno.version.deno || !Array.isArray(manifest.inputs)) return undefined;
+  // A compiled binary's files cannot change (and carry no times of their own).
+  if (Deno.build.standalone) return manifest;
+  return manifest.inputs.every(sameStamp) ? manifest : undefined;
+}
+
+/**
+ * The run entry of the current bundle when it is fresh.
+ *
+ * @returns The URL of .bundle/KEY/run.js, or undefined: run the source.
+ *
+ * @example
+ * ```ts
+ * import { freshBundle } from "./bundle_manifest.ts";
+ * const entry = freshBundle();
+ * if (entry !== undefined && !entry.href.endsWith("/run.js")) throw new Error(entry.href);
+ * ```
+ */
+export function freshBundle(): URL | undefined {
+  const manifest = unchangedManifest("current.json");
+  if (manifest === undefined || !/^[\w-]+$/.test(manifest.folder)) return undefined;
+  return new URL(`${manifest.folder}/run.js`, BUNDLE_ROOT);
+}
+
+/**
+ * Starts scripts/build_bundle.ts in the background, unless the last build failed on these
+ * very files or a build is under way. Nothing of it is shown; it outlives this process.
+ */
+export function startBundleBuild(): void {
+  if (unchangedManifest("failed.json") !== undefined) return;
+  try {
+    const lock = Deno.statSync(new URL("build.lock", BUNDLE_ROOT));
+    if (Date.now() - (lock.mtime?.getTime() ?? 0) < BUILD_LOCK_MS) return;
+  } catch {
+    // no build under way
+  }
+  try {
+    const script = harnessUrl("scripts/build_bundle.ts");
+    const child = new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", "--no-prompt", script.href, "--quiet"],
+      stdin: "null",
+      stdout: "null",
+      stderr: "null",
+    }).spawn();
+    child.unref();
+  } catch {
+    // a checkout without the script, or no permission to run Deno: the source runs
+  }
+}
+
+/** How long a build may hold .bundle/build.lock before another may take it over. */
+export const BUILD_LOCK_MS = 5 * 60_000;
