@@ -13,8 +13,8 @@ import { join, relative } from "node:path";
 import { fileURLToPath as fromFileUrl } from "node:url";
 import {
   BUILD_LOCK_MS,
-  BUNDLE_ROOT,
   type BundleManifest,
+  bundleRoot,
   freshBundle,
   type InputStamp,
   stampOf,
@@ -22,7 +22,7 @@ import {
 import { HARNESS_ROOT } from "../src/platform/own_modules.ts";
 
 const ROOT = fromFileUrl(HARNESS_ROOT);
-const OUT = fromFileUrl(BUNDLE_ROOT);
+const OUT = fromFileUrl(bundleRoot());
 /** Packages whose files harness reads through import.meta.resolve: left to Deno to resolve. */
 const EXTERNAL = ["web-tree-sitter", "@vscode/tree-sitter-wasm", "tree-sitter-wasms"];
 const KEEP_MS = 7 * 24 * 3600_000;

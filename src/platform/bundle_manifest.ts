@@ -7,7 +7,7 @@
 // inputs in failed.json and is not tried again until one of them changes. HARNESS_BUNDLE=0
 // runs the source whatever the bundle.
 
-import { harnessUrl } from "./own_modules.ts";
+import { HARNESS_ROOT } from "./own_modules.ts";
 
 /** One file a bundle was built from: its path in the checkout, size, mtime and ctime (ms). */
 export type InputStamp = [path: string, size: number, mtime: number, ctime: number];
@@ -21,25 +21,28 @@ export interface BundleManifest {
   inputs: InputStamp[];
 }
 
-/** The folder every bundle and manifest lives in. */
-export const BUNDLE_ROOT: URL = harnessUrl(".bundle/");
+/** The folder every bundle and manifest of a checkout lives in. */
+export function bundleRoot(root: URL = HARNESS_ROOT): URL {
+  return new URL(".bundle/", root);
+}
 
 /**
  * A file's stamp, or undefined when it cannot be read (gone: the bundle is stale).
  *
  * @param path The file's path in the checkout.
+ * @param root The checkout (default: this one).
  */
-export function stampOf(path: string): InputStamp | undefined {
+export function stampOf(path: string, root: URL = HARNESS_ROOT): InputStamp | undefined {
   try {
-    const info = Deno.statSync(harnessUrl(path));
+    const info = Deno.statSync(new URL(path, root));
     return [path, info.size, info.mtime?.getTime() ?? 0, info.ctime?.getTime() ?? 0];
   } catch {
     return undefined;
   }
 }
 
-function sameStamp(stamp: InputStamp): boolean {
-  const now = stampOf(stamp[0]);
+function sameStamp(stamp: InputStamp, root: URL): boolean {
+  const now = stampOf(stamp[0], root);
   return now !== undefined && now[1] === stamp[1] && now[2] === stamp[2] &&
     now[3] === stamp[3];
 }
@@ -48,24 +51,29 @@ function sameStamp(stamp: InputStamp): boolean {
  * Reads a manifest of .bundle/ and checks it against the files it lists.
  *
  * @param name "current.json" or "failed.json".
+ * @param root The checkout (default: this one).
  * @returns The manifest when this Deno built it and no input changed since.
  */
-export function unchangedManifest(name: string): BundleManifest | undefined {
+export function unchangedManifest(
+  name: string,
+  root: URL = HARNESS_ROOT,
+): BundleManifest | undefined {
   let manifest: BundleManifest;
   try {
-    manifest = JSON.parse(Deno.readTextFileSync(new URL(name, BUNDLE_ROOT)));
+    manifest = JSON.parse(Deno.readTextFileSync(new URL(name, bundleRoot(root))));
   } catch {
     return undefined; // no bundle built here yet, or a half-written one
   }
   if (manifest.deno !== Deno.version.deno || !Array.isArray(manifest.inputs)) return undefined;
   // A compiled binary's files cannot change (and carry no times of their own).
   if (Deno.build.standalone) return manifest;
-  return manifest.inputs.every(sameStamp) ? manifest : undefined;
+  return manifest.inputs.every((stamp) => sameStamp(stamp, root)) ? manifest : undefined;
 }
 
 /**
  * The run entry of the current bundle when it is fresh.
  *
+ * @param root The checkout (default: this one).
  * @returns The URL of .bundle/KEY/run.js, or undefined: run the source.
  *
  * @example
@@ -75,10 +83,10 @@ export function unchangedManifest(name: string): BundleManifest | undefined {
  * if (entry !== undefined && !entry.href.endsWith("/run.js")) throw new Error(entry.href);
  * ```
  */
-export function freshBundle(): URL | undefined {
-  const manifest = unchangedManifest("current.json");
+export function freshBundle(root: URL = HARNESS_ROOT): URL | undefined {
+  const manifest = unchangedManifest("current.json", root);
   if (manifest === undefined || !/^[\w-]+$/.test(manifest.folder)) return undefined;
-  return new URL(`${manifest.folder}/run.js`, BUNDLE_ROOT);
+  return new URL(`${manifest.folder}/run.js`, bundleRoot(root));
 }
 
 /**
@@ -88,13 +96,13 @@ export function freshBundle(): URL | undefined {
 export function startBundleBuild(): void {
   if (unchangedManifest("failed.json") !== undefined) return;
   try {
-    const lock = Deno.statSync(new URL("build.lock", BUNDLE_ROOT));
+    const lock = Deno.statSync(new URL("build.lock", bundleRoot()));
     if (Date.now() - (lock.mtime?.getTime() ?? 0) < BUILD_LOCK_MS) return;
   } catch {
     // no build under way
   }
   try {
-    const script = harnessUrl("scripts/build_bundle.ts");
+    const script = new URL("scripts/build_bundle.ts", HARNESS_ROOT);
     const child = new Deno.Command(Deno.execPath(), {
       args: ["run", "-A", "--no-prompt", script.href, "--quiet"],
       stdin: "null",
