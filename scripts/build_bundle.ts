@@ -24,7 +24,13 @@ import { HARNESS_ROOT } from "../src/platform/own_modules.ts";
 const ROOT = fromFileUrl(HARNESS_ROOT);
 const OUT = fromFileUrl(bundleRoot());
 /** Packages whose files harness reads through import.meta.resolve: left to Deno to resolve. */
-const EXTERNAL = ["web-tree-sitter", "@vscode/tree-sitter-wasm", "tree-sitter-wasms"];
+const EXTERNAL = [
+  "web-tree-sitter",
+  "@vscode/tree-sitter-wasm",
+  "tree-sitter-wasms",
+  "yaml",
+  "@modelcontextprotocol/sdk",
+];
 const KEEP_MS = 7 * 24 * 3600_000;
 
 const { values } = parseArgs({
@@ -62,7 +68,8 @@ function workerEntry(): string {
 
 /** Every file of the checkout the entries reach (literal imports, dynamic ones too). */
 async function inputsOf(entries: string[], stage: string): Promise<string[]> {
-  const files = new Set(["deno.json", "deno.lock"]);
+  // The build's own rules (what stays external) make a bundle too.
+  const files = new Set(["deno.json", "deno.lock", "scripts/build_bundle.ts"]);
   for (const entry of entries) {
     const info = JSON.parse(await deno(["info", "--json", "--config", "deno.json", entry]));
     for (const module of info.modules as { specifier: string }[]) {

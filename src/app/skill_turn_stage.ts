@@ -7,7 +7,6 @@ import type { TurnStage } from "../agent/turn_stage.ts";
 import type { Message } from "../messages.ts";
 import { oneLine } from "../skills/skill_catalog.ts";
 import type { SkillDefinition } from "../skills/skill_files.ts";
-import { skillsInMessages, skillText } from "../skills/skill_tools.ts";
 import type { RunSkills } from "./run_skills.ts";
 
 /**
@@ -43,7 +42,7 @@ export function skillTurnStage(
   let loaded = new Set<string>();
   const remember = () => {
     for (const name of skills.tools.takeLoaded()) loaded.add(name);
-    for (const name of skillsInMessages(messages())) loaded.add(name);
+    for (const name of skills.tools.inMessages(messages())) loaded.add(name);
   };
   return {
     name: "skills",
@@ -69,13 +68,13 @@ export function skillTurnStage(
       if (source === "clear") loaded = new Set();
       if (source !== "compact") return Promise.resolve(undefined);
       for (const name of skills.tools.takeLoaded()) loaded.add(name);
-      const present = skillsInMessages(messages());
+      const present = skills.tools.inMessages(messages());
       const again = [...loaded].filter((name) => !present.has(name))
         .flatMap((name) => skills.tools.get(name) ?? []);
       if (again.length === 0) return Promise.resolve(undefined);
       return Promise.resolve([
         "The skills you loaded before the conversation was compacted, as you read them:",
-        ...again.map((skill) => skillText(skill)),
+        ...again.map((skill) => skills.tools.textOf(skill)),
       ].join("\n\n"));
     },
   };

@@ -164,6 +164,16 @@ export class SkillTools {
     this.#offered = skills.length > 0;
   }
 
+  /** The names of the skills whose text is in `messages` ({@linkcode skillsInMessages}). */
+  inMessages(messages: readonly Message[]): Set<string> {
+    return skillsInMessages(messages);
+  }
+
+  /** A skill's text as the model reads it ({@linkcode skillText}). */
+  textOf(skill: SkillDefinition): string {
+    return skillText(skill);
+  }
+
   /** The tools (none when no skill was installed at the start). */
   list(): readonly ToolInfo[] {
     if (!this.#offered) return [];
