@@ -2,10 +2,11 @@
 // `deno bundle`), which main.ts imports instead of src/cli/run_cli.ts while it is fresh: one
 // file and a few chunks load faster than the hundreds of modules of a run from source. Every
 // module harness imports only when needed is a literal import here, so the bundler makes it a
-// chunk of its own, loaded when first needed as from source; the tool worker is the bundle's
-// second entry (tool_worker.js: the worker and the built-in tools).
+// chunk of its own, loaded when first needed as from source. The tool worker is the bundle's
+// other entry: tool_worker.js with every built-in tool, and tool_worker_NAME.js with one. The
+// build's generated run.js hands this table to own_modules.ts with the built-in tools' list.
 
-import { type OwnModulePath, useBundledModules } from "./src/platform/own_modules.ts";
+import type { BundledModules, OwnModulePath } from "./src/platform/own_modules.ts";
 import type { runAcp as RunAcp } from "./src/acp/run_acp.ts";
 
 export { runCli } from "./src/cli/run_cli.ts";
@@ -23,11 +24,12 @@ const modules: Record<OwnModulePath, () => Promise<unknown>> = {
   "src/mcp/mcp_server.ts": () => import("./src/mcp/mcp_server.ts"),
 };
 
-useBundledModules({
+/** The bundle's lazy modules and workers, without the built-in tools' list. */
+export const BUNDLED: BundledModules = {
   modules,
   // The index and change-watcher workers load from source: off the start-up path.
   workers: { "src/sandbox/tool_worker.ts": new URL("./tool_worker.js", import.meta.url).href },
-});
+};
 
 /** `harness acp`'s front end, from the bundle's chunk. */
 export async function loadRunAcp(): Promise<typeof RunAcp> {

@@ -1,11 +1,18 @@
 // Whether harness's bundle is fresh. scripts/build_bundle.ts builds the bundle into
-// .bundle/KEY/ beside main.ts and writes .bundle/current.json: the bundle's folder, the Deno
-// that built it, and every file it was built from (each local module, deno.json, deno.lock)
-// with its size and times. main.ts runs the bundle only while every one of those files still
-// has them, so an edit anywhere in the source runs the source until the bundle is rebuilt;
-// the rebuild starts in the background (one at a time). A build that failed records its
-// inputs in failed.json and is not tried again until one of them changes. HARNESS_BUNDLE=0
-// runs the source whatever the bundle.
+// .bundle/KEY/ beside main.ts and writes .bundle/current.json: the bundle's folder, the
+// checkout it was built in, the Deno that built it, every file it was built from (each local
+// module, deno.json, deno.lock) and every file it wrote, with their size and times. main.ts
+// runs the bundle only while every one of those files still has them, so an edit anywhere in
+// the source runs the source until the bundle is rebuilt, and a bundle file changed after the
+// build (garbled, or written by anyone but the build) is never run; the rebuild starts in the
+// background (one at a time). A build that failed records its inputs in failed.json and is
+// not tried again until one of them changes. HARNESS_BUNDLE=0 runs the source whatever the
+// bundle.
+//
+// The bundle is harness's own cache of its source: it lives in the checkout (never in the
+// folder harness works on), is found from main.ts's own URL, and is written only by the build
+// script, so only whoever can write the checkout's source can write it. The gate protects it
+// from tools, commands and editors whatever the grants (src/gate/protected_set.ts).
 
 import { HARNESS_ROOT } from "./own_modules.ts";
 
@@ -16,9 +23,13 @@ export type InputStamp = [path: string, size: number, mtime: number, ctime: numb
 export interface BundleManifest {
   /** The bundle's folder under .bundle/ (its run entry is run.js there). */
   folder: string;
+  /** The checkout it was built in, as a URL: a bundle copied from another is not run. */
+  root: string;
   /** The Deno version that built it. */
   deno: string;
   inputs: InputStamp[];
+  /** The files the build wrote, as .bundle/FOLDER/NAME (none in failed.json). */
+  outputs: InputStamp[];
 }
 
 /** The folder every bundle and manifest of a checkout lives in. */
@@ -64,10 +75,15 @@ export function unchangedManifest(
   } catch {
     return undefined; // no bundle built here yet, or a half-written one
   }
-  if (manifest.deno !== Deno.version.deno || !Array.isArray(manifest.inputs)) return undefined;
+  if (
+    manifest.deno !== Deno.version.deno || !Array.isArray(manifest.inputs) ||
+    !Array.isArray(manifest.outputs)
+  ) return undefined;
   // A compiled binary's files cannot change (and carry no times of their own).
   if (Deno.build.standalone) return manifest;
-  return manifest.inputs.every((stamp) => sameStamp(stamp, root)) ? manifest : undefined;
+  if (manifest.root !== root.href) return undefined;
+  const stamps = [...manifest.inputs, ...manifest.outputs];
+  return stamps.every((stamp) => sameStamp(stamp, root)) ? manifest : undefined;
 }
 
 /**
@@ -86,7 +102,10 @@ export function unchangedManifest(
 export function freshBundle(root: URL = HARNESS_ROOT): URL | undefined {
   const manifest = unchangedManifest("current.json", root);
   if (manifest === undefined || !/^[\w-]+$/.test(manifest.folder)) return undefined;
-  return new URL(`${manifest.folder}/run.js`, bundleRoot(root));
+  const entry = `.bundle/${manifest.folder}/run.js`;
+  // Only a file the build wrote, and checked above, runs.
+  if (!manifest.outputs.some(([path]) => path === entry)) return undefined;
+  return new URL(entry, root);
 }
 
 /**
@@ -100,6 +119,11 @@ export function startBundleBuild(): void {
     if (Date.now() - (lock.mtime?.getTime() ?? 0) < BUILD_LOCK_MS) return;
   } catch {
     // no build under way
+  }
+  try {
+    Deno.mkdirSync(bundleRoot(), { recursive: true });
+  } catch {
+    return; // a checkout this user cannot write (installed for all users): the source runs
   }
   try {
     const script = new URL("scripts/build_bundle.ts", HARNESS_ROOT);

@@ -35,6 +35,11 @@ export type OwnWorkerPath =
 export interface BundledModules {
   modules: Record<OwnModulePath, () => Promise<unknown>>;
   workers: Partial<Record<OwnWorkerPath, string>>;
+  /**
+   * The built-in tools the tool worker serves from the bundle ("plugins/ls.ts"): each also has
+   * a worker entry of its own, tool_worker_NAME.js beside tool_worker.js, with only that tool.
+   */
+  builtins?: readonly string[];
 }
 
 let bundled: BundledModules | undefined;
@@ -72,6 +77,38 @@ export async function loadOwnModule<T>(path: OwnModulePath): Promise<T> {
  */
 export function ownWorkerUrl(path: OwnWorkerPath): string {
   return bundled?.workers[path] ?? new URL(path, HARNESS_ROOT).href;
+}
+
+/**
+ * Whether the bundle's tool worker serves a built-in tool without importing its file.
+ *
+ * @param path The plugin's file, absolute.
+ */
+export function servedFromBundle(path: string): boolean {
+  if (!bundled?.builtins) return false;
+  return bundled.builtins.some((builtin) =>
+    new URL(builtin, HARNESS_ROOT).pathname === toUrlPath(path)
+  );
+}
+
+/**
+ * The tool worker to start for a group of tools: the bundle's entry of one built-in tool when
+ * the group is that tool alone (a one-shot call loads nothing else), else the whole worker.
+ *
+ * @param plugins The group's plugin files, absolute.
+ */
+export function toolWorkerUrl(plugins: readonly string[]): string {
+  const all = ownWorkerUrl("src/sandbox/tool_worker.ts");
+  const [only] = plugins;
+  if (plugins.length !== 1 || only === undefined || !servedFromBundle(only)) return all;
+  const name = only.replace(/^.*[\\/]/, "").replace(/\.(ts|js)$/, "");
+  return new URL(`tool_worker_${name}.js`, all).href;
+}
+
+/** A path's form in a file URL (forward slashes, percent-encoded as URL does). */
+function toUrlPath(path: string): string {
+  const slashed = path.replaceAll("\\", "/");
+  return new URL(`file://${slashed.startsWith("/") ? "" : "/"}${slashed}`).pathname;
 }
 
 /**

@@ -14,7 +14,7 @@ import { dirname } from "node:path";
 import { tracePhase } from "../platform/startup_trace.ts";
 import { fileURLToPath } from "node:url";
 import { localImports } from "../platform/import_graph.ts";
-import { harnessUrl, ownWorkerUrl } from "../platform/own_modules.ts";
+import { harnessUrl, servedFromBundle, toolWorkerUrl } from "../platform/own_modules.ts";
 import { covers, grantCovers } from "./permission_value.ts";
 import { FileGate } from "../gate/file_gate.ts";
 import { type ConsoleRelay, STDERR_RELAY } from "./console_relay.ts";
@@ -86,6 +86,8 @@ export class SandboxWorker {
   readonly #permissions: WorkerPermissions;
   readonly #load: LoadMessage;
   readonly #name: string;
+  /** The worker's module: the bundle's for its tools, or the source's. */
+  readonly #url: string;
   #settleLoad: (reply: Loaded | { type: "lost"; reason: string }) => void = () => {};
   /** A serving worker that has answered "load" can be recycled instead of killed. */
   #recyclable = false;
@@ -116,6 +118,7 @@ export class SandboxWorker {
     this.#permissions = { ...permissions, run: false };
     this.#load = load;
     this.#name = name;
+    this.#url = toolWorkerUrl(load.plugins.map((plugin) => plugin.path));
     void this.loaded.then((
       reply,
     ) => (this.#recyclable = reply.type === "loaded" && load.mode === "serve"));
@@ -130,7 +133,7 @@ export class SandboxWorker {
    */
   #start(): Worker {
     tracePhase("tool worker starting");
-    const worker = new Worker(ownWorkerUrl("src/sandbox/tool_worker.ts"), {
+    const worker = new Worker(this.#url, {
       type: "module",
       name: this.#name,
       deno: { permissions: this.#permissions },
@@ -330,9 +333,13 @@ export async function startSandbox(
 ): Promise<SandboxWorker> {
   const { permissions, options } = config;
   // Importing a plugin needs read access to its files; grant what the sandbox lacks and let
-  // the worker revoke it once the plugins are loaded.
+  // the worker revoke it once the plugins are loaded. A built-in tool the bundle's worker
+  // serves is not imported (unless pinned: the worker hashes its files first).
   const granted = permissions.read === true ? undefined : permissions.read || [];
-  const revokeRead = granted ? await importGrants(config.plugins, granted) : [];
+  const imported = config.plugins.filter((plugin) =>
+    plugin.pins !== undefined || !servedFromBundle(plugin.path)
+  );
+  const revokeRead = granted ? await importGrants(imported, granted) : [];
   // A tool that may read (the workspace) may also read the full outputs harness saved for
   // results it cut (truncate_output.ts), which those results name.
   const outputs = granted && granted.length > 0 ? [toolOutputsDir(options.dataDir)] : [];

@@ -85,12 +85,15 @@ Deno.test("a -p run with tool calls answers the same bundled and from source", a
   await Deno.writeTextFile(join(sandbox.cwd, "a.txt"), "alpha\nbeta\n");
   const script = () => [
     reply().toolCall("read_file", { path: "a.txt" }),
+    // The syntax check loads tree-sitter (a package the bundle leaves to Deno) on this edit.
+    reply().toolCall("edit_file", { path: "b.py", old_string: "x = 1", new_string: "def g(:" }),
     reply().toolCall("grep_search", { pattern: "beta" }),
     reply().toolCall("get_working_directory", {}),
     reply().text("done"),
   ];
   const runs: { stdout: string; requests: unknown[] }[] = [];
   for (const env of [BUNDLED, SOURCE]) {
+    await Deno.writeTextFile(join(sandbox.cwd, "b.py"), "x = 1\n");
     await using server = startFakeLlmServer(script());
     const out = await sandbox.run([
       "--base-url",
@@ -98,6 +101,7 @@ Deno.test("a -p run with tool calls answers the same bundled and from source", a
       "--model",
       "m",
       "--allow-read=.",
+      "--allow-write=.",
       "--yes",
       "--no-session",
       "-p",
@@ -120,5 +124,6 @@ Deno.test("a -p run with tool calls answers the same bundled and from source", a
   });
   assertEquals(bundled!.calls, source!.calls);
   assert(JSON.stringify(bundled!.calls).includes("beta"), JSON.stringify(bundled!.calls));
+  assert(/b\.py:1:\d+: error: missing/.test(bundled!.requests), "no problem reported");
   assertEquals(bundled!.requests, source!.requests);
 });

@@ -1,5 +1,6 @@
-// The bundle runs only while every file it was built from is unchanged: an edit, a file gone,
-// another Deno or a half-written manifest run the source (src/platform/bundle_manifest.ts).
+// The bundle runs only while every file it was built from and every file it wrote are
+// unchanged, in the checkout it was built in: an edit, a file gone, another Deno, another
+// checkout or a half-written manifest run the source (src/platform/bundle_manifest.ts).
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { join } from "node:path";
@@ -19,10 +20,13 @@ async function checkout(): Promise<{ dir: string; root: URL } & AsyncDisposable>
   await Deno.writeTextFile(join(dir, "src", "a.ts"), "export const a = 1;\n");
   await Deno.writeTextFile(join(dir, "deno.json"), "{}\n");
   await Deno.mkdir(join(dir, ".bundle", "k1"), { recursive: true });
+  await Deno.writeTextFile(join(dir, ".bundle", "k1", "run.js"), "export {};\n");
   const manifest: BundleManifest = {
     folder: "k1",
+    root: root.href,
     deno: Deno.version.deno,
     inputs: ["src/a.ts", "deno.json"].map((path) => stampOf(path, root)!),
+    outputs: [stampOf(".bundle/k1/run.js", root)!],
   };
   await Deno.writeTextFile(join(dir, ".bundle", "current.json"), JSON.stringify(manifest));
   return {
@@ -72,6 +76,34 @@ Deno.test("a removed input, another Deno or a broken manifest run the source", a
     // A folder name that would leave .bundle/ is not followed.
     await Deno.writeTextFile(path, JSON.stringify({ ...manifest, folder: "../../tmp" }));
     assertEquals(freshBundle(c.root), undefined);
+    // Nor a folder whose run entry the build did not write.
+    await Deno.writeTextFile(path, JSON.stringify({ ...manifest, outputs: [] }));
+    assertEquals(freshBundle(c.root), undefined);
+  }
+});
+
+Deno.test("a bundle file written after the build, or another checkout's manifest, run the source", async () => {
+  {
+    await using c = await checkout();
+    await Deno.writeTextFile(join(c.dir, ".bundle", "k1", "run.js"), 'console.log("x");\n');
+    assertEquals(freshBundle(c.root), undefined);
+  }
+  {
+    await using c = await checkout();
+    await using other = await checkout();
+    const manifest = JSON.parse(
+      await Deno.readTextFile(join(other.dir, ".bundle", "current.json")),
+    ) as BundleManifest;
+    // Every stamp of c's files, but built for the other checkout.
+    const copied = { ...manifest, inputs: unchangedManifest("current.json", c.root)!.inputs };
+    copied.outputs = [stampOf(".bundle/k1/run.js", c.root)!];
+    await Deno.writeTextFile(join(c.dir, ".bundle", "current.json"), JSON.stringify(copied));
+    assertEquals(freshBundle(c.root), undefined);
+    await Deno.writeTextFile(
+      join(c.dir, ".bundle", "current.json"),
+      JSON.stringify({ ...copied, root: c.root.href }),
+    );
+    assert(freshBundle(c.root) !== undefined);
   }
 });
 
