@@ -33,8 +33,9 @@ export type ImageLookup = (ref: ImageRef) => ImagePart | undefined;
  * block even when they were logged later (a recovered call), a second result for the same
  * call and a result for an unknown call are dropped, `conversation_cleared` keeps only
  * the system prompt, `conversation_compacted` continues from the summary, and
- * `conversation_rewound` keeps the messages before the turn rewound to. Images come back
- * through `images`; one it cannot find is left out with a note in the message.
+ * `conversation_rewound` keeps the messages before the turn rewound to, and inert records are
+ * passed over. Images come back through `images`; one it cannot find is left out with a note
+ * in the message.
  *
  * @param events The session's events in log order.
  * @param images Finds the bytes of the images messages name (none: images are left out).
@@ -72,6 +73,9 @@ export function replayEvents(
   };
 
   for (const event of events) {
+    // An inert record belongs to the run that recorded it (an imported export's system prompt
+    // and checkpoints): it is exported as it came, never used.
+    if (event.inert) continue;
     switch (event.type) {
       case "system_message":
         // An imported session's system prompt is logged at its first resume: it goes first.
