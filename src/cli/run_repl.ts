@@ -26,7 +26,12 @@ import { tracePhase } from "../platform/startup_trace.ts";
 import { formatBanner, YES_MODE } from "./banner.ts";
 import { formatSessions } from "./choose_session.ts";
 import { slashCommands } from "./slash_commands.ts";
-import { customSlashCommands, initCommand, modelCommand } from "./workspace_slash_commands.ts";
+import {
+  customSlashCommands,
+  initCommand,
+  modelCommand,
+  skillSlashCommands,
+} from "./workspace_slash_commands.ts";
 import { formatInstructionsReport } from "../app/instructions_report.ts";
 import { prepareMessage } from "../app/prepare_message.ts";
 import { pastedImages } from "../app/prompt_images.ts";
@@ -200,6 +205,12 @@ export async function runRepl(
     modelCommand(run, settings),
     ...offered.commands,
   );
+  // The skills, as /skill-name words, under names no other command has.
+  if (tools.skills) {
+    commands.push(
+      ...skillSlashCommands(tools.skills, new Set(commands.map((command) => command.name))),
+    );
+  }
   repl.setCommands(commands);
   // Tab lists only what the run's file gate lets the session list (issue 38).
   repl.setCompletionGate(tools.gate);

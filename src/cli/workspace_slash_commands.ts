@@ -1,6 +1,6 @@
 // The REPL's slash commands that come from the workspace and the server: /init (a starter
-// AGENTS.md), /model (list the server's models, switch keeping the conversation) and the
-// user's and project's custom commands (app/custom_commands.ts).
+// AGENTS.md), /model (list the server's models, switch keeping the conversation), the user's
+// and project's custom commands (app/custom_commands.ts) and the skills (app/run_skills.ts).
 
 import type { Settings } from "../config/settings.ts";
 import { formatAgentError } from "../errors.ts";
@@ -8,6 +8,7 @@ import type { Run } from "../app/open_run.ts";
 import type { CustomCommand } from "../app/custom_commands.ts";
 import { expandCommand } from "../app/custom_commands.ts";
 import { initPrompt } from "../app/init_prompt.ts";
+import type { RunSkills } from "../app/run_skills.ts";
 import type { LoadedInstructions } from "../config/project_instructions.ts";
 import type { SlashCommand } from "../ui/repl.ts";
 import { terminalLine } from "../platform/terminal_text.ts";
@@ -41,6 +42,28 @@ export function customSlashCommands(
     });
   }
   return { commands: slash, skipped };
+}
+
+/**
+ * The skills as slash commands (`/skill-name words`), as Claude Code offers them: each sends
+ * the skill's text with the words put in. Names another command has are left out.
+ *
+ * @param skills The workspace's skills.
+ * @param taken The names of the other commands.
+ * @returns The slash commands.
+ */
+export function skillSlashCommands(
+  skills: Pick<RunSkills, "commands" | "commandCall">,
+  taken: ReadonlySet<string>,
+): SlashCommand[] {
+  return skills.commands(taken).map((skill) => ({
+    name: skill.name,
+    summary: `${skill.description}${skill.hint ? ` ${skill.hint}` : ""} (skill)`,
+    run: async (args, repl) => {
+      const text = skills.commandCall(`/${skill.name} ${args}`);
+      if (text !== undefined) await repl.runTurn(text);
+    },
+  }));
 }
 
 /** /init: asks the model to write (or improve) the workspace's AGENTS.md from the code map. */
