@@ -80,6 +80,9 @@ export function openAcpSession(
   const { workspace, cwd, capabilities } = where;
   // The id is known once the session log answered; the prompter asks for it then.
   let sessionId = "";
+  // The session's background jobs are its own: the workspace's other sessions never see them.
+  const jobOwner = `acp-${crypto.randomUUID()}`;
+  const jobs = workspace.workspace.tools.jobs.scope(jobOwner);
   const live: AcpSession["live"] = {
     diffs: [],
     ...(capabilities.terminal
@@ -93,7 +96,7 @@ export function openAcpSession(
             void client.notify(methods.client.session.update, { sessionId, update }).catch(
               () => {},
             ),
-          jobs: () => workspace.workspace.tools.jobs.summaries(),
+          jobs: () => jobs.summaries(),
         }),
       }
       : {}),
@@ -134,6 +137,7 @@ export function openAcpSession(
   });
   const seat = {
     tools,
+    jobOwner,
     approver: {
       approve(request: Parameters<LazyApprover["approve"]>[0], signal?: AbortSignal) {
         live.currentCall = {

@@ -19,6 +19,7 @@ import { modelVision, type VisionVerdict } from "./model_vision.ts";
 import { type ImageGate, refuseUserImages, withImageGate } from "./image_gate.ts";
 import { imageMentions, mentionedImage } from "./prompt_images.ts";
 import { jobNews } from "../jobs/job_notes.ts";
+import { withJobOwner } from "./job_owner.ts";
 import { withDiagnostics } from "./with_diagnostics.ts";
 import { skillTurnHooks } from "./skill_turn_hooks.ts";
 
@@ -76,26 +77,33 @@ export class WorkspaceExtras {
   }
 
   /**
-   * The tools with the image gate (a picture reaches only a model that can see) and the
-   * diagnostics after each edit.
+   * The tools with the image gate (a picture reaches only a model that can see), the
+   * diagnostics after each edit, and, for one of several conversations of the workspace, its
+   * own background jobs (`jobOwner`).
    */
-  tools(runner: ToolRunner): ToolRunner {
+  tools(runner: ToolRunner, jobOwner?: string): ToolRunner {
     const { tools, cwd } = this.#options;
-    return withDiagnostics(withImageGate(runner, this.gate), tools.diagnostics, cwd);
+    const owned = jobOwner === undefined ? runner : withJobOwner(runner, jobOwner);
+    return withDiagnostics(withImageGate(owned, this.gate), tools.diagnostics, cwd);
   }
 
   /**
    * The extras of one conversation.
    *
    * @param recorder Its session log (hooks see its id).
-   * @param resumed A resumed session's checkpoints.
-   * @param messages The conversation's messages, once it exists (the skills' hooks read them).
+   * @param options `resumed`: a resumed session's checkpoints; `messages`: the conversation's
+   *   messages, once it exists (the skills' hooks read them); `jobOwner`: whose background
+   *   jobs its turn notes tell (one of several conversations of the workspace).
    */
   forConversation(
     recorder: SessionRecorder,
-    resumed?: { checkpoints: readonly TurnCheckpoint[] },
-    messages: () => readonly Message[] = () => [],
+    options: {
+      resumed?: { checkpoints: readonly TurnCheckpoint[] };
+      messages?: () => readonly Message[];
+      jobOwner?: string;
+    } = {},
   ): ConversationExtras {
+    const { resumed, messages = () => [] } = options;
     const { settings, grants, cwd, yes, opened, tools } = this.#options;
     // One per workspace: its conversations share the repository, the baseline and the claim.
     if (this.#checkpoints === undefined) {
@@ -132,7 +140,7 @@ export class WorkspaceExtras {
       prepareMessage: (text, given) => this.#prepare(text, given),
       // Background jobs that ended (or wait for input) since the last message.
       turnNotes: () => {
-        const news = jobNews(tools.jobs.takeNews());
+        const news = jobNews(tools.jobs.scope(options.jobOwner ?? "").takeNews());
         return news === undefined ? [] : [news];
       },
     };

@@ -43,6 +43,11 @@ export interface ConversationSeat {
   approver: Approver;
   /** The workspace's offered tools, wrapped (ACP's editor files); default: as offered. */
   tools?: ToolRunner;
+  /**
+   * Names the conversation's background jobs when the workspace has several conversations
+   * at once (ACP): it starts, sees and is told of its own only. Default: the front end's one.
+   */
+  jobOwner?: string;
 }
 
 /** Makes the conversations of one workspace. */
@@ -90,10 +95,14 @@ export function runSessions(options: RunSessionsOptions): RunSessions {
     const { provider } = opened;
     return {
       provider,
-      tools: extras.tools(seat.tools ?? tools.runner),
+      tools: extras.tools(seat.tools ?? tools.runner, seat.jobOwner),
       approver: seat.approver,
       recorder,
-      ...extras.forConversation(recorder, resumed, messages),
+      ...extras.forConversation(recorder, {
+        ...(resumed ? { resumed } : {}),
+        ...(messages ? { messages } : {}),
+        ...(seat.jobOwner === undefined ? {} : { jobOwner: seat.jobOwner }),
+      }),
       limits: { maxIterations: settings.maxIterations, maxToolCalls: settings.maxToolCalls },
       parseArguments: repairArguments,
       ...(opened.contextLength ? { contextLength: opened.contextLength } : {}),

@@ -329,7 +329,7 @@ export class ToolHost implements ToolRunner {
     const timeoutMs = ownField(this.#options.timeouts ?? {}, name) ?? call.info.timeoutMs ??
       DEFAULT_TIMEOUT_MS;
     const search = this.#searchFor(call.group, call.info);
-    const jobs = this.#jobsFor(call.info);
+    const jobs = this.#jobsFor(call.info, options.jobOwner);
     const reply = worker.request(
       {
         type: "run",
@@ -365,10 +365,13 @@ export class ToolHost implements ToolRunner {
       : undefined;
   }
 
-  /** Only harness's own run_command and job tools reach the jobs; only run_command starts one. */
-  #jobsFor(info: ToolInfo): { port: MessagePort; close(): void } | undefined {
+  /**
+   * Only harness's own run_command and job tools reach the jobs, those of the call's session;
+   * only run_command starts one.
+   */
+  #jobsFor(info: ToolInfo, owner = ""): { port: MessagePort; close(): void } | undefined {
     if (info.origin !== "builtin" || !JOB_TOOLS.has(info.name)) return undefined;
-    return openJobPort(this.jobs, {
+    return openJobPort(this.jobs.scope(owner), {
       mayRun: info.name === "run_command",
       workspace: this.#options.workspace,
     });

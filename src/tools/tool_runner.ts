@@ -58,6 +58,11 @@ export interface ToolRunner {
       state: Record<string, unknown>;
       /** Output the tool reports while it runs (run_command's latest lines). */
       onOutput?: (text: string) => void;
+      /**
+       * The session whose background jobs the call starts and sees (JobTable.scope): an ACP
+       * editor's conversations share a workspace. Left out: the front end's one session.
+       */
+      jobOwner?: string;
     },
   ): Promise<ToolRun>;
   /**
