@@ -96,7 +96,7 @@ export function openAcpSession(
             void client.notify(methods.client.session.update, { sessionId, update }).catch(
               () => {},
             ),
-          jobs: () => jobs.summaries(),
+          jobs,
         }),
       }
       : {}),

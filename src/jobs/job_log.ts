@@ -33,6 +33,16 @@ export interface LogRead {
 }
 
 const INDEX_STEP = 64 * 1024;
+/** Bytes handed to a new follower at a time, of the output kept so far. */
+const FOLLOW_STEP = 64 * 1024;
+
+/** What follows a log as it grows (a terminal's copy of the output: job_terminal_view.ts). */
+export interface LogFollower {
+  /** One chunk, in order; a failure stops only this follower. */
+  chunk(bytes: Uint8Array): Promise<void>;
+  /** The output has ended. */
+  end(): void;
+}
 const NEWLINE = 0x0a;
 
 /** Whether a byte continues a UTF-8 sequence (10xxxxxx). */
@@ -86,6 +96,7 @@ export class JobLog {
   readonly #index: [number, number][] = [[0, 0]];
   #closed = false;
   #queue: Promise<void> = Promise.resolve();
+  #followers: LogFollower[] = [];
 
   constructor(options: JobLogOptions) {
     this.#options = {
@@ -118,6 +129,7 @@ export class JobLog {
     this.total += chunk.length;
     this.lines += countNewlines(chunk);
     this.#remember(chunk);
+    await this.#tell(chunk);
     if (this.#file === undefined && this.total <= this.#options.memoryBytes) {
       this.#memory.push(chunk);
       return;
@@ -129,6 +141,33 @@ export class JobLog {
       return;
     }
     await this.#write(chunk);
+  }
+
+  /**
+   * Hands `follower` the output kept so far, then each chunk as it comes, and the end.
+   *
+   * @returns Once the output so far was handed.
+   */
+  follow(follower: LogFollower): Promise<void> {
+    const followed = this.#queue.then(async () => {
+      for (let from = 0; from < this.total; from += FOLLOW_STEP) {
+        const { bytes } = await this.#bytes(from, Math.min(this.total, from + FOLLOW_STEP));
+        await follower.chunk(bytes);
+      }
+      if (this.#closed) follower.end();
+      else this.#followers.push(follower);
+    });
+    this.#queue = followed.catch(() => {});
+    return followed;
+  }
+
+  async #tell(chunk: Uint8Array): Promise<void> {
+    for (const follower of this.#followers) {
+      await follower.chunk(chunk).catch(() => {
+        this.#followers = this.#followers.filter((each) => each !== follower);
+        follower.end();
+      });
+    }
   }
 
   /** Keeps the newest bytes in the ring. */
@@ -329,6 +368,7 @@ export class JobLog {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
+    for (const follower of this.#followers.splice(0)) follower.end();
     try {
       this.#file?.close();
     } catch { /* closed already */ }

@@ -18,6 +18,7 @@ import {
 import { JobLog, type LogRead } from "./job_log.ts";
 import { type JobEnd, JobProcess, settlesWithin } from "./job_process.ts";
 import { type ShellRequest, shellRequest } from "./shell_command.ts";
+import { openTerminalView } from "./job_terminal_view.ts";
 
 /** What a table needs. */
 export interface JobTableOptions {
@@ -50,6 +51,11 @@ export interface JobScope extends JobControl {
   summaries(): JobSummary[];
   /** Its background jobs that ended or began to wait for input since the last call. */
   takeNews(): JobSummary[];
+  /**
+   * A copy of a background job's output that a terminal may show as it comes: colours kept,
+   * other escapes dropped (job_terminal_view.ts). Undefined for a job it does not have.
+   */
+  terminalView(id: string): Promise<string | undefined>;
 }
 
 /** The owner of the jobs of a front end with one conversation at a time (the REPL, -p). */
@@ -71,6 +77,8 @@ interface Job {
   toldWaiting?: boolean;
   /** What it last printed when it seemed to wait for input. */
   waiting?: string;
+  /** Its terminal copy, once asked for. */
+  view?: Promise<string | undefined>;
 }
 
 /**
@@ -112,6 +120,7 @@ export class JobTable implements JobScope {
         list: () => Promise.resolve(this.#summaries(owner)),
         summaries: () => this.#summaries(owner),
         takeNews: () => this.#takeNews(owner),
+        terminalView: (id) => this.#terminalView(owner, id),
       };
       this.#scopes.set(owner, scope);
     }
@@ -285,6 +294,22 @@ export class JobTable implements JobScope {
     job.cursor = total;
     if (process.end) job.told = true;
     return { job: this.#summary(job), text: read.text, bytes: total, ...cutOf(read) };
+  }
+
+  /** A background job's terminal copy (see JobScope.terminalView). */
+  terminalView(id: string): Promise<string | undefined> {
+    return this.#terminalView(DEFAULT_OWNER, id);
+  }
+
+  #terminalView(owner: string, id: string): Promise<string | undefined> {
+    const job = this.#find(owner, id);
+    if (!job) return Promise.resolve(undefined);
+    job.view ??= job.process.log.save().then((path) =>
+      path === undefined
+        ? undefined
+        : openTerminalView(job.process.log, path.replace(/\.log$/, ".terminal.log"))
+    );
+    return job.view;
   }
 
   /** Kills a job and everything it started; its end is then told. */
