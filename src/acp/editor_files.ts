@@ -3,7 +3,7 @@
 // buffers are seen, edits show in the editor), still bounded by the Deno grants, which are
 // checked here on the host before anything is delegated. Edits also report a diff.
 
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, isAbsolute, join } from "node:path";
 import type { Result } from "../errors.ts";
 import { makeToolResult, type ToolErrorType, type ToolResult } from "../messages.ts";
 import type { Grants } from "../sandbox/grants.ts";
@@ -113,7 +113,10 @@ export function withEditorFiles(inner: ToolRunner, options: EditorFilesOptions):
     async run(name, args, runOptions): Promise<ToolRun> {
       const a = record(args);
       const state = runOptions.state;
-      if (name === "read_file" && fs.read && builtin(name)) {
+      // An absolute path names a file outside the workspace (a saved output, a loaded skill's
+      // folder): not the editor's, so the sandboxed read_file reads it, where the gate allows.
+      const inWorkspace = typeof a.path !== "string" || !isAbsolute(a.path);
+      if (name === "read_file" && fs.read && builtin(name) && inWorkspace) {
         return { result: await readThroughEditor(a, options), state };
       }
       if (

@@ -20,12 +20,7 @@ import {
 } from "../skills/skill_files.ts";
 import { skillKey } from "../skills/skill_roots.ts";
 import { oneLine, skillBudget, type SkillCatalog, skillCatalog } from "../skills/skill_catalog.ts";
-import {
-  FIND_SKILL_TOOL_INFO,
-  SKILL_TOOL_INFO,
-  skillText,
-  SkillTools,
-} from "../skills/skill_tools.ts";
+import { FIND_SKILL_TOOL_INFO, SKILL_TOOL_INFO, SkillTools } from "../skills/skill_tools.ts";
 
 /** How the project's SKILL.md files are named in trust questions. */
 const SKILL_WORDING = {
@@ -80,7 +75,7 @@ export interface SkillCommand {
   hint?: string;
 }
 
-/** Whether commands (and so the read grant) can read a path. */
+/** Whether the read grant covers a path (a project's skills folder may link only there). */
 function readableBy(grants: Grants): (path: string) => boolean {
   return (path) =>
     grantCovers("read", grants.allow.read, path) && !grantCovers("read", grants.deny.read, path);
@@ -147,8 +142,9 @@ export async function openRunSkills(options: RunSkillsOptions): Promise<RunSkill
       return searchable;
     },
     messages: options.messages,
-    readable,
     refused,
+    // A loaded skill's folder becomes readable for the session through the one gate.
+    ...(options.gate ? { grantRead: options.gate.grantRead.bind(options.gate) } : {}),
   });
   const known = new Set(found.skills.map((skill) => skillKey(skill.name)));
   // Later checks say nothing about untrusted files: the start already did.
@@ -228,6 +224,6 @@ export function skillCommandCall(text: string, tools: SkillTools): string | unde
   const skill = match ? tools.get(match[1]!) : undefined;
   if (!skill || skill.name !== match![1]) return undefined;
   const words = match![2]?.trim() ?? "";
-  const body = expandArguments(skill.body, words);
-  return `${skillText({ ...skill, body })}${words ? "" : `\n\nUse the skill "${skill.name}".`}`;
+  const sent = tools.text(skill, expandArguments(skill.body, words));
+  return `${sent}${words ? "" : `\n\nUse the skill "${skill.name}".`}`;
 }

@@ -7,7 +7,7 @@ import type { TurnHooks } from "../agent/turn_hooks.ts";
 import type { Message } from "../messages.ts";
 import { oneLine } from "../skills/skill_catalog.ts";
 import type { SkillDefinition } from "../skills/skill_files.ts";
-import { skillsInMessages, skillText } from "../skills/skill_tools.ts";
+import { skillsInMessages } from "../skills/skill_tools.ts";
 import type { RunSkills } from "./run_skills.ts";
 
 /** The note a skill installed mid-session goes to the model with. */
@@ -74,7 +74,7 @@ export function skillTurnHooks(
       if (again.length === 0) return verdict;
       const text = [
         "The skills you loaded before the conversation was compacted, as you read them:",
-        ...again.map((skill) => skillText(skill)),
+        ...again.map((skill) => skills.tools.text(skill)),
       ].join("\n\n");
       return { ...verdict, context: join(verdict.context, text) };
     },

@@ -37,6 +37,8 @@ import { JobTable } from "../jobs/job_table.ts";
 import { JOB_TOOLS, type JobSummary } from "../jobs/job_control.ts";
 import { openJobPort } from "../jobs/job_service.ts";
 import { noteMovedEntries } from "./moved_entries.ts";
+import { withSessionReads } from "../gate/session_reads.ts";
+import type { EffectivePermissions } from "./effective_permissions.ts";
 
 /** Options of {@linkcode openToolHost} and {@linkcode createToolHost}. */
 export interface ToolHostOptions extends SandboxOptions {
@@ -87,6 +89,8 @@ export class ToolHost implements ToolRunner {
   readonly #search: SearchService;
   /** The folders each group's worker had its read list split around, and their times. */
   readonly #split = new Map<ToolGroup, ReadonlyMap<string, number | undefined>>();
+  /** How many of the gate's session folders (a loaded skill's) each group's worker reads. */
+  readonly #reads = new Map<ToolGroup, number>();
   #closed = false;
   #nextId = 1;
   /** The workspace's jobs: what run_command starts, on this thread (src/jobs/). */
@@ -160,7 +164,7 @@ export class ToolHost implements ToolRunner {
     return pending.then(
       (worker) => {
         if (!worker.dead && this.#outdated(group, worker)) {
-          worker.kill("a folder its read list was split around has changed");
+          worker.kill("its read list has changed");
         }
         return worker.dead ? this.#restart(group, pending).then(handOut) : handOut(worker);
       },
@@ -175,7 +179,7 @@ export class ToolHost implements ToolRunner {
       const pending = group.worker;
       void pending?.then((worker) => {
         if (worker.dead || group.worker !== pending || !this.#outdated(group, worker)) return;
-        worker.kill("a folder its read list was split around has changed");
+        worker.kill("its read list has changed");
         void this.#restart(group, pending).catch(() => undefined);
       }, () => undefined);
     }
@@ -193,8 +197,37 @@ export class ToolHost implements ToolRunner {
    * its folders hold: a file made since would be refused. A busy one is kept for now.
    */
   #outdated(group: ToolGroup, worker: SandboxWorker): boolean {
+    if (worker.busy) return false;
+    // A skill loaded since: the folder it made readable is not in this worker's permissions.
+    const reads = this.#reads.get(group);
+    if (reads !== undefined && reads !== this.#sessionReads(group).length) return true;
     const split = this.#split.get(group);
-    return split !== undefined && split.size > 0 && !worker.busy && splitChanged(split);
+    return split !== undefined && split.size > 0 && splitChanged(split);
+  }
+
+  /**
+   * The gate's session folders (a loaded skill's, read-only) a group's worker may read: those
+   * of harness's own tools that read files (they resolve every path they open, so a link in
+   * the folder cannot carry them out of it). The command sandbox gets the same list.
+   */
+  #sessionReads(group: ToolGroup): readonly string[] {
+    const reads = this.#options.gate?.sessionReads() ?? [];
+    if (reads.length === 0 || !this.#builtin(group)) return [];
+    const declares = group.plugins.some((plugin) =>
+      this.#tools.find((tool) => tool.name === plugin.name)?.permissions?.read !== undefined
+    );
+    return declares ? reads : [];
+  }
+
+  /** A group's effective permissions with its session folders added to the read list. */
+  #effective(group: ToolGroup): EffectivePermissions {
+    const reads = this.#sessionReads(group);
+    if (reads.length === 0) return group.effective;
+    const { permissions } = group.effective;
+    const read = permissions.read === true
+      ? true
+      : [...new Set([...(permissions.read || []), ...reads])];
+    return { ...group.effective, permissions: { ...permissions, read } };
   }
 
   /** Starts a fresh worker unless another call already replaced `stale`. */
@@ -205,15 +238,18 @@ export class ToolHost implements ToolRunner {
   }
 
   async #startWorker(group: ToolGroup): Promise<SandboxWorker> {
-    const { guard } = group.effective;
+    const effective = this.#effective(group);
+    const { guard } = effective;
+    const readRoots = this.#sessionReads(group);
+    this.#reads.set(group, readRoots.length);
     // For plugin code, Deno itself refuses --deny-read paths inside the grant, node:fs
     // included. Built-in tools keep the whole folders (they list the workspace itself): their
     // node:fs reads ask the deny guard first (platform/read_check.ts).
     // harness's data and config folders are left out the same way (the gate hides them even
     // under -R), but for what they keep visible.
     const { permissions, split } = this.#builtin(group)
-      ? { permissions: group.effective.permissions, split: new Map() }
-      : splitAllowList(group.effective, this.#options.gate?.rules.hidden ?? []);
+      ? { permissions: effective.permissions, split: new Map() }
+      : splitAllowList(effective, this.#options.gate?.rules.hidden ?? []);
     this.#split.set(group, split);
     const sandbox = await startSandbox({
       permissions,
@@ -223,6 +259,7 @@ export class ToolHost implements ToolRunner {
       mode: "serve",
       name: `harness-tools-${group.plugins.map((p) => p.name).join("+").slice(0, 80)}`,
       ...(group.config ? { toolConfig: group.config } : {}),
+      ...(readRoots.length > 0 ? { readRoots: [...readRoots] } : {}),
     });
     sandbox.onImported = (message) => void this.#catalog?.remember(message, group);
     await sandbox.loaded;
@@ -361,7 +398,7 @@ export class ToolHost implements ToolRunner {
   #searchFor(group: ToolGroup, info: ToolInfo): { port: MessagePort; close(): void } | undefined {
     const own = EXTERNAL_SEARCH_TOOLS.has(info.name) && info.origin === "builtin";
     return own && this.#options.externalSearch !== false
-      ? this.#search.open(group.effective)
+      ? this.#search.open(this.#effective(group))
       : undefined;
   }
 
@@ -404,9 +441,15 @@ export class ToolHost implements ToolRunner {
  */
 function openJobs(options: ToolHostOptions): JobTable {
   return new JobTable({
+    // A loaded skill's folder is readable for the session's commands too (read-only).
     spawn: async (request) =>
       new GroupChild(
-        spawnCommand(await commandSandboxOf(options), options.grants, request, trackCommandGroup),
+        spawnCommand(
+          await commandSandboxOf(options),
+          withSessionReads(options.grants, options.gate?.sessionReads() ?? []),
+          request,
+          trackCommandGroup,
+        ),
       ),
     logDir: toolOutputsDir(options.dataDir),
     backgroundAfterMs: options.backgroundAfterMs ?? 60_000,
