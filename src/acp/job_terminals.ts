@@ -7,7 +7,7 @@
 // ends with the job (`--pid`).
 
 import type { SessionUpdate } from "@agentclientprotocol/sdk";
-import type { JobScope } from "../jobs/job_table.ts";
+import type { JobScope } from "../jobs/job_control.ts";
 
 /** What the terminals need of the session. */
 export interface JobTerminalsOptions {

@@ -9,9 +9,9 @@
 import {
   type CommandOutcome,
   type CommandRun,
-  type JobControl,
   type JobKillReply,
   type JobOutputReply,
+  type JobScope,
   type JobSummary,
   STOPPED_OUTPUT_BYTES,
 } from "./job_control.ts";
@@ -44,19 +44,6 @@ export interface JobTableOptions {
 
 /** The time limit of a command run without timeout_ms when nothing moves it. */
 export const DEFAULT_COMMAND_TIMEOUT_MS = 120_000;
-
-/** One session's jobs: what its tools, its turn notes and its editor terminals see. */
-export interface JobScope extends JobControl {
-  /** Its background jobs, oldest first (synchronously, for /jobs and the editor). */
-  summaries(): JobSummary[];
-  /** Its background jobs that ended or began to wait for input since the last call. */
-  takeNews(): JobSummary[];
-  /**
-   * A copy of a background job's output that a terminal may show as it comes: colours kept,
-   * other escapes dropped (job_terminal_view.ts). Undefined for a job it does not have.
-   */
-  terminalView(id: string): Promise<string | undefined>;
-}
 
 /** The owner of the jobs of a front end with one conversation at a time (the REPL, -p). */
 const DEFAULT_OWNER = "";

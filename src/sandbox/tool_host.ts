@@ -38,7 +38,7 @@ import { JOB_TOOLS, type JobSummary } from "../jobs/job_control.ts";
 import { openJobPort } from "../jobs/job_service.ts";
 import { noteMovedEntries } from "./moved_entries.ts";
 import { withSessionReads } from "../gate/session_reads.ts";
-import type { EffectivePermissions } from "./effective_permissions.ts";
+import { type EffectivePermissions, withReadFolders } from "./effective_permissions.ts";
 
 /** Options of {@linkcode openToolHost} and {@linkcode createToolHost}. */
 export interface ToolHostOptions extends SandboxOptions {
@@ -221,13 +221,7 @@ export class ToolHost implements ToolRunner {
 
   /** A group's effective permissions with its session folders added to the read list. */
   #effective(group: ToolGroup): EffectivePermissions {
-    const reads = this.#sessionReads(group);
-    if (reads.length === 0) return group.effective;
-    const { permissions } = group.effective;
-    const read = permissions.read === true
-      ? true
-      : [...new Set([...(permissions.read || []), ...reads])];
-    return { ...group.effective, permissions: { ...permissions, read } };
+    return withReadFolders(group.effective, this.#sessionReads(group));
   }
 
   /** Starts a fresh worker unless another call already replaced `stale`. */
