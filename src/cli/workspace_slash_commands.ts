@@ -15,15 +15,18 @@ import { terminalLine } from "../platform/terminal_text.ts";
 
 /**
  * The custom commands as slash commands: each sends its text as the user's message (its @
- * mentions attached). Names a built-in command has are left out.
+ * mentions attached). Names a built-in command has are left out. Then the skills, under the
+ * names left (skillSlashCommands).
  *
  * @param commands The workspace's custom commands.
  * @param builtin The names of the built-in commands.
+ * @param skills The workspace's skills, when any.
  * @returns The slash commands and a line for each name left out.
  */
 export function customSlashCommands(
   commands: readonly CustomCommand[],
   builtin: ReadonlySet<string>,
+  skills?: Pick<RunSkills, "commands" | "commandCall">,
 ): { commands: SlashCommand[]; skipped: string[] } {
   const skipped: string[] = [];
   const slash: SlashCommand[] = [];
@@ -40,6 +43,10 @@ export function customSlashCommands(
         await repl.runTurn(expandCommand(command, args));
       },
     });
+  }
+  if (skills) {
+    const taken = new Set([...builtin, ...slash.map((command) => command.name)]);
+    slash.push(...skillSlashCommands(skills, taken));
   }
   return { commands: slash, skipped };
 }

@@ -87,8 +87,6 @@ export async function settleProjectConfig(
   options: ConfigTrustOptions & {
     env?: (name: string) => string | undefined;
     scope?: ConfigTrustScope;
-    /** Lines the question shows under the keys (the variables its MCP servers read). */
-    details?: readonly string[];
   },
 ): Promise<boolean> {
   const { io, scope } = options;
@@ -126,7 +124,9 @@ export async function settleProjectConfig(
       "can run code, send your API key and conversation elsewhere or change the model's " +
       "instructions\n",
   );
-  for (const line of options.details ?? []) io.write(`  ${line}\n`);
+  // Each variable of the environment its MCP servers read, and where the value goes.
+  const { configVariableFlows } = await import("./mcp_variable_flows.ts");
+  for (const line of await configVariableFlows(text)) io.write(`  ${line}\n`);
   if (scope) writeScripts(scope.scripts, options);
   const answer = await io.readLine("Trust this file and apply them? [y/N] ");
   if (answer === null) {

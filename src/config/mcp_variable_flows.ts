@@ -59,3 +59,25 @@ export function variableFlows(servers: Readonly<Record<string, McpServerConfig>>
   }
   return lines;
 }
+
+/**
+ * {@linkcode variableFlows} of a config file's text: the lines for its `mcp_servers`.
+ *
+ * @param text The config's JSONC text (already checked by parseConfigText).
+ * @returns The lines (none without servers that read a variable).
+ *
+ * @example
+ * ```ts
+ * import { configVariableFlows } from "./mcp_variable_flows.ts";
+ * const lines = await configVariableFlows('{ "mcp_servers": { "x": { "command": "n", "env": { "K": "${K}" } } } }');
+ * if (lines[0] !== 'MCP server "x" reads $K into the environment of "n" as K') throw new Error(lines[0]);
+ * ```
+ */
+export async function configVariableFlows(text: string): Promise<string[]> {
+  const { parse } = await import("jsonc-parser");
+  const value = parse(text.replace(/^\uFEFF/, ""), [], { allowTrailingComma: true });
+  const servers = typeof value === "object" && value !== null ? value.mcp_servers : undefined;
+  return typeof servers === "object" && servers !== null && !Array.isArray(servers)
+    ? variableFlows(servers as Record<string, McpServerConfig>)
+    : [];
+}

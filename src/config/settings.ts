@@ -460,10 +460,7 @@ async function trustedPart(
     workspace: realPathIfExists(cwd) ?? cwd,
     scripts: await configScripts(settings, cwd),
   };
-  // The question names each variable of the environment its MCP servers read, and where it goes.
-  const { variableFlows } = await import("./mcp_variable_flows.ts");
-  const details = variableFlows(settings.mcpServers ?? {});
-  if (await settleProjectConfig(file, text, keys, { ...trust, scope, details })) return settings;
+  if (await settleProjectConfig(file, text, keys, { ...trust, scope })) return settings;
   const safe: Record<string, unknown> = { ...settings };
   for (const [, [name]] of acting) delete safe[name];
   return safe as Partial<Settings>;

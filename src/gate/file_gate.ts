@@ -24,55 +24,17 @@ import type {
 } from "./gate_types.ts";
 import { hiddenSentence, protectedSentence, roleName, verbOf } from "./refusal_text.ts";
 import { readGrantRefusal } from "./session_reads.ts";
+import {
+  identityKey,
+  keyOf,
+  lstatOrUndefined,
+  movedKey,
+  parentOf,
+  realOf,
+  realPathSync,
+} from "./gate_paths.ts";
 
 const { join, relative, resolve, sep } = paths;
-
-// Taken when this module loads, before a tool worker's deny guard wraps Deno's functions:
-// the gate asks the file system through these, so it never checks itself.
-const lstatSync = Deno.lstatSync;
-const realPathSync = Deno.realPathSync;
-
-function identityKey(dev: number, ino: number): string {
-  return `${dev}:${ino}`;
-}
-
-/** An entry's `dev:ino`, or undefined where the system gives no inode (Windows). */
-function keyOf(info: Deno.FileInfo | undefined): string | undefined {
-  return info && info.ino !== null ? identityKey(info.dev, info.ino) : undefined;
-}
-
-/** A moved entry's key: its role and path (a replaced entry's new occupant keeps both). */
-function movedKey(entry: { role: IdentityRole; path: string }): string {
-  return `${entry.role}\0${entry.path}`;
-}
-
-function parentOf(path: string): string {
-  return resolve(path, "..");
-}
-
-function lstatOrUndefined(path: string): Deno.FileInfo | undefined {
-  try {
-    return lstatSync(path);
-  } catch {
-    return undefined; // missing, or outside what this thread may read
-  }
-}
-
-/** The real path of `path`: links resolved, for a path not yet made those of its folders. */
-function realOf(path: string): string {
-  const rest: string[] = [];
-  for (let current = path;;) {
-    try {
-      const real = realPathSync(current);
-      return rest.length === 0 ? real : join(real, ...rest.reverse());
-    } catch {
-      const parent = parentOf(current);
-      if (parent === current) return path;
-      rest.push(relative(parent, current));
-      current = parent;
-    }
-  }
-}
 
 /**
  * The one file gate of a run. Build it with {@linkcode FileGate.open} on the host, or with

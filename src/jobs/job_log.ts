@@ -7,6 +7,7 @@
 import { join } from "node:path";
 import { humanSize } from "../platform/human_size.ts";
 import { ensurePrivateDir } from "../config/folders.ts";
+import type { LogFollower } from "./job_terminal_view.ts";
 
 /** Sizes of a log (defaults in brackets). */
 export interface JobLogOptions {
@@ -36,13 +37,6 @@ const INDEX_STEP = 64 * 1024;
 /** Bytes handed to a new follower at a time, of the output kept so far. */
 const FOLLOW_STEP = 64 * 1024;
 
-/** What follows a log as it grows (a terminal's copy of the output: job_terminal_view.ts). */
-export interface LogFollower {
-  /** One chunk, in order; a failure stops only this follower. */
-  chunk(bytes: Uint8Array): Promise<void>;
-  /** The output has ended. */
-  end(): void;
-}
 const NEWLINE = 0x0a;
 
 /** Whether a byte continues a UTF-8 sequence (10xxxxxx). */

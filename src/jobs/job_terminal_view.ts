@@ -4,17 +4,27 @@
 // what a command prints cannot write the clipboard (OSC 52), retitle the window or drive the
 // terminal. The copy is owner-only, beside the job's log, and grows with it.
 
-import type { JobLog } from "./job_log.ts";
 import { TerminalStreamFilter } from "../platform/terminal_text.ts";
+
+/** What follows a log as it grows (JobLog.follow): each chunk in order, then the end. */
+export interface LogFollower {
+  /** One chunk, in order; a failure stops only this follower. */
+  chunk(bytes: Uint8Array): Promise<void>;
+  /** The output has ended. */
+  end(): void;
+}
 
 /**
  * Starts the terminal copy of `log` at `path` (a new file).
  *
- * @param log The job's log.
+ * @param log The job's log (JobLog).
  * @param path Where the copy goes.
  * @returns The path once the output so far is in it, or undefined when it cannot be made.
  */
-export async function openTerminalView(log: JobLog, path: string): Promise<string | undefined> {
+export async function openTerminalView(
+  log: { follow(follower: LogFollower): Promise<void> },
+  path: string,
+): Promise<string | undefined> {
   let file: Deno.FsFile;
   try {
     file = await Deno.open(path, { write: true, createNew: true, mode: 0o600 });

@@ -24,7 +24,6 @@ import { configDir, savedOutputsRoot, workspaceDataDir } from "../config/folders
 import type { CommandSandbox } from "../sandbox/command_sandbox.ts";
 import { probeCommandSandbox } from "../sandbox/command_sandbox_probe.ts";
 import { closeExtraFdsOnExec } from "../sandbox/stdio_only.ts";
-import { terminalLine, terminalSafe } from "../platform/terminal_text.ts";
 
 /** How long a server whose call timed out has to answer a ping before it counts as frozen. */
 const PING_TIMEOUT_MS = 5_000;
@@ -410,23 +409,17 @@ export function formatServerStates(states: readonly McpServerState[]): string {
   if (states.length === 0) {
     return 'No MCP servers configured: add one with "harness mcp add NAME -- COMMAND ARGS..."';
   }
-  // Names, command lines and errors come from a config file and the servers: each field stays
-  // on its own line, its escapes shown as text.
   return states.map((state) => {
-    const where = terminalLine(
-      "command" in state.config
-        ? [state.config.command, ...(state.config.args ?? [])].join(" ")
-        : state.config.url,
-    );
+    const where = "command" in state.config
+      ? [state.config.command, ...(state.config.args ?? [])].join(" ")
+      : state.config.url;
     const count = state.status === "ready" || state.tools.length > 0
       ? `  ${state.tools.length} tool${state.tools.length === 1 ? "" : "s"}`
       : "";
-    const error = state.error
-      ? `\n    ${terminalSafe(state.error).replaceAll("\n", "\n    ")}`
-      : "";
+    const error = state.error ? `\n    ${state.error}` : "";
     const took = state.status === "ready" && state.readyMs !== undefined
       ? ` in ${(state.readyMs / 1000).toFixed(1)} s`
       : "";
-    return `${terminalLine(state.name)}  ${state.status}${took}${count}  ${where}${error}`;
+    return `${state.name}  ${state.status}${took}${count}  ${where}${error}`;
   }).join("\n");
 }

@@ -72,10 +72,7 @@ export function replayEvents(
     trailingCalls = new Set();
   };
 
-  for (const event of events) {
-    // An inert record belongs to the run that recorded it (an imported export's system prompt
-    // and checkpoints): it is exported as it came, never used.
-    if (event.inert) continue;
+  for (const event of withoutInert(events)) {
     switch (event.type) {
       case "system_message":
         // An imported session's system prompt is logged at its first resume: it goes first.
@@ -198,6 +195,14 @@ export function replayEvents(
     }
   }
   return { messages, state, unanswered: [...pending.values()], checkpoints };
+}
+
+/**
+ * The events but inert records: those belong to the run that recorded them (an imported
+ * export's system prompt and checkpoints), exported as they came and never used.
+ */
+function* withoutInert(events: Iterable<SessionEvent>): Iterable<SessionEvent> {
+  for (const event of events) if (!event.inert) yield event;
 }
 
 /** Checkpoints after the messages they sat before are gone: their files can still be undone. */
