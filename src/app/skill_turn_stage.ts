@@ -74,7 +74,7 @@ export function skillTurnStage(
       if (again.length === 0) return Promise.resolve(undefined);
       return Promise.resolve([
         "The skills you loaded before the conversation was compacted, as you read them:",
-        ...again.map((skill) => skills.tools.textOf(skill)),
+        ...again.map((skill) => skills.tools.text(skill)),
       ].join("\n\n"));
     },
   };
