@@ -6,7 +6,10 @@
 // One build at a time (.bundle/build.lock); a folder of an older bundle stays for the runs
 // still using it and is removed after a week. A failed build records its inputs in
 // failed.json and is not retried until one changes.
-// Usage: deno run -A scripts/build_bundle.ts [--quiet] [--if-stale]
+// --if-stale builds only when the bundle is not fresh (after waiting for a build under way);
+// --prune (for `deno compile --include .bundle`: the "compile" task, release.yml) does the same
+// and leaves nothing in .bundle/ but the current bundle and its manifest.
+// Usage: deno run -A scripts/build_bundle.ts [--quiet] [--if-stale] [--prune]
 
 import { parseArgs } from "node:util";
 import { join, relative } from "node:path";
@@ -35,7 +38,11 @@ const KEEP_MS = 7 * 24 * 3600_000;
 
 const { values } = parseArgs({
   args: Deno.args,
-  options: { quiet: { type: "boolean" }, "if-stale": { type: "boolean" } },
+  options: {
+    quiet: { type: "boolean" },
+    "if-stale": { type: "boolean" },
+    prune: { type: "boolean" },
+  },
 });
 const say = (text: string) => values.quiet || console.error(text);
 
@@ -232,13 +239,19 @@ async function build(): Promise<string> {
   }
 }
 
-/** Removes the folders of bundles older than a week (never the current one). */
-function removeOld(current: string): void {
+/**
+ * Removes the folders of bundles older than `keepMs` (never the current one); with no time
+ * kept, everything else in .bundle/ too.
+ */
+function removeOld(current: string, keepMs: number): void {
   for (const entry of Deno.readDirSync(OUT)) {
-    if (!entry.isDirectory || entry.name === current) continue;
+    if (entry.name === current || entry.name === "current.json" || entry.name === "build.lock") {
+      continue;
+    }
     const path = join(OUT, entry.name);
+    if (!entry.isDirectory && keepMs > 0) continue;
     const age = Date.now() - (Deno.statSync(path).mtime?.getTime() ?? 0);
-    if (age > KEEP_MS) Deno.removeSync(path, { recursive: true });
+    if (age > keepMs) Deno.removeSync(path, { recursive: true });
   }
 }
 
@@ -261,18 +274,26 @@ function lock(): boolean {
 
 async function main(): Promise<number> {
   await Deno.mkdir(OUT, { recursive: true });
-  if (!lock()) {
-    say("another build of the bundle is under way");
-    return 0;
+  // A background build leaves a build under way to finish; --if-stale and --prune wait for it
+  // (a build older than BUILD_LOCK_MS is taken over) and then look again.
+  const wait = values["if-stale"] || values.prune;
+  while (!lock()) {
+    if (!wait) {
+      say("another build of the bundle is under way");
+      return 0;
+    }
+    await new Promise((settle) => setTimeout(settle, 250));
   }
   try {
-    if (values["if-stale"] && freshBundle() !== undefined) {
+    const fresh = values["if-stale"] || values.prune ? freshBundle() : undefined;
+    if (fresh !== undefined) {
+      if (values.prune) removeOld(fresh.href.split("/").at(-2)!, 0);
       say("the bundle is fresh");
       return 0;
     }
     const started = performance.now();
     const folder = await build();
-    removeOld(folder);
+    removeOld(folder, values.prune ? 0 : KEEP_MS);
     say(`bundle built in .bundle/${folder} (${(performance.now() - started).toFixed(0)} ms)`);
     return 0;
   } catch (error) {

@@ -44,16 +44,31 @@ export function bundleRoot(root: URL = HARNESS_ROOT): URL {
  * @param root The checkout (default: this one).
  */
 export function stampOf(path: string, root: URL = HARNESS_ROOT): InputStamp | undefined {
+  return stampAt(folderOf(root), path);
+}
+
+/**
+ * The checkout's folder as a path ending in "/", for Deno's file calls: a run checks some 700
+ * stamps before it starts, and a path string stats in half the time of a URL.
+ */
+function folderOf(root: URL): string {
+  const path = decodeURIComponent(root.pathname);
+  if (Deno.build.os !== "windows") return path;
+  // file:///C:/x/ is C:/x/; file://server/share/x/ is //server/share/x/.
+  return root.host === "" ? path.slice(1) : `//${root.host}${path}`;
+}
+
+function stampAt(folder: string, path: string): InputStamp | undefined {
   try {
-    const info = Deno.statSync(new URL(path, root));
+    const info = Deno.statSync(folder + path);
     return [path, info.size, info.mtime?.getTime() ?? 0, info.ctime?.getTime() ?? 0];
   } catch {
     return undefined;
   }
 }
 
-function sameStamp(stamp: InputStamp, root: URL): boolean {
-  const now = stampOf(stamp[0], root);
+function sameStamp(stamp: InputStamp, folder: string): boolean {
+  const now = stampAt(folder, stamp[0]);
   return now !== undefined && now[1] === stamp[1] && now[2] === stamp[2] &&
     now[3] === stamp[3];
 }
@@ -82,8 +97,9 @@ export function unchangedManifest(
   // A compiled binary's files cannot change (and carry no times of their own).
   if (Deno.build.standalone) return manifest;
   if (manifest.root !== root.href) return undefined;
+  const folder = folderOf(root);
   const stamps = [...manifest.inputs, ...manifest.outputs];
-  return stamps.every((stamp) => sameStamp(stamp, root)) ? manifest : undefined;
+  return stamps.every((stamp) => sameStamp(stamp, folder)) ? manifest : undefined;
 }
 
 /**

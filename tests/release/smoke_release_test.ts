@@ -65,11 +65,12 @@ Deno.test({
     const all = out.lines.join("\n");
     assertEquals(out.code, 0, `${all}\n${out.stderr}`);
     const checks = checkLines(out.lines);
-    assertEquals(checks.length, 9, all);
+    assertEquals(checks.length, 10, all);
     assert(checks.every((line) => line.startsWith("ok   ")), all);
     for (
       const part of [
         /^ok {3}--version: harness \d+\.\d+\.\d+/m,
+        /^ok {3}start-up path \(the bundle\): ran from (the bundle|source)/m,
         /^ok {3}-p answers from the loopback model server: printed "pong"/m,
         /^ok {3}harness index .*\(4 parsed, 0 removed, 0 skipped\)/m,
         /^ok {3}MCP stdio server .* "echo: over stdio"/m,
@@ -83,7 +84,7 @@ Deno.test({
         /^start-up: --version \d+ ms \(\d+\.\dx\), -p answer \d+ ms \(\d+\.\dx\), harness tool \d+ ms \(\d+\.\dx\); medians of 5, 3 and 3 runs; reference: deno run of an empty script \d+ ms$/m,
       ]
     ) match(all, part);
-    assertEquals(out.lines.at(-1), "9 passed, 0 failed");
+    assertEquals(out.lines.at(-1), "10 passed, 0 failed");
     // `deno run` is not a file: no binary size.
     assert(!all.includes("binary size"), all);
   },
