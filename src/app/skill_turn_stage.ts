@@ -7,8 +7,14 @@ import type { TurnStage } from "../agent/turn_stage.ts";
 import type { Message } from "../messages.ts";
 import { oneLine } from "../skills/skill_catalog.ts";
 import type { SkillDefinition } from "../skills/skill_files.ts";
-import { skillsInMessages, skillText } from "../skills/skill_tools.ts";
-import type { RunSkills } from "./run_skills.ts";
+import { skillsInMessages, skillText, type SkillTools } from "../skills/skill_tools.ts";
+
+/** What the stage reads of a workspace's skills (app/run_skills.ts's RunSkills has it). */
+export interface TurnSkills {
+  tools: SkillTools;
+  /** Skills installed since the start, each returned once. */
+  added(): Promise<SkillDefinition[]>;
+}
 
 /**
  * The note a skill installed mid-session goes to the model with.
@@ -37,7 +43,7 @@ export function announceSkills(skills: readonly SkillDefinition[]): string {
  * @returns The stage.
  */
 export function skillTurnStage(
-  skills: RunSkills,
+  skills: TurnSkills,
   messages: () => readonly Message[],
 ): TurnStage {
   let loaded = new Set<string>();
