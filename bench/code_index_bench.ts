@@ -97,7 +97,7 @@ const HARNESS_QUESTIONS: Question[] = [
   },
   {
     ask: "analyzeCommand splits 'git status && rm -rf x' wrongly; where is the splitter?",
-    file: "src/permissions/split_command.ts",
+    file: "src/shell/split_command.ts",
     name: "analyzeCommand",
     describe:
       "Shell commands with && and pipes are split into sub-commands for the permission check; where?",

@@ -74,7 +74,7 @@ const QUESTIONS: Question[] = [
   },
   {
     ask: "Shell commands with && and pipes are split into sub-commands for the permission check",
-    files: ["src/permissions/split_command.ts"],
+    files: ["src/shell/split_command.ts"],
   },
   {
     ask: "Broken JSON in the model's tool arguments gets fixed up; where?",

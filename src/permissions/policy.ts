@@ -5,8 +5,8 @@
 import { posix } from "node:path";
 import picomatch from "picomatch";
 import type { RiskLevel } from "../tools/define_tool.ts";
-import { REDIRECT_WORD, type SubCommand } from "./command_analysis.ts";
-import { analyzeCommand } from "./split_command.ts";
+import { REDIRECT_WORD, type SubCommand } from "../shell/command_analysis.ts";
+import { analyzeCommand } from "../shell/split_command.ts";
 import { isRecord, ownField } from "../platform/json_values.ts";
 
 export type PolicyAction = "allow" | "ask" | "deny";

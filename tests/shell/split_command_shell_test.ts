@@ -8,7 +8,7 @@
 // Commands only name probes; the temp folder is the working directory.
 
 import { join } from "node:path";
-import { analyzeCommand } from "../../src/permissions/split_command.ts";
+import { analyzeCommand } from "../../src/shell/split_command.ts";
 
 const PROBES = ["rm", "git", "id", "ls", "python3", "grep", "cat", "make", "curl", "r"];
 const REAL = ["env", "nice", "nohup", "stdbuf", "timeout", "setsid", "xargs", "find", "true"];

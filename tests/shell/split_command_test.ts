@@ -1,4 +1,4 @@
-import { analyzeCommand, splitCommand } from "../../src/permissions/split_command.ts";
+import { analyzeCommand, splitCommand } from "../../src/shell/split_command.ts";
 
 function assertEquals(actual: unknown, expected: unknown, message = ""): void {
   const a = JSON.stringify(actual);
