@@ -9,7 +9,7 @@
 
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { discoverPlugins } from "../src/plugins/load_plugins.ts";
+import { discoverPlugins } from "../src/plugin_loader/load_plugins.ts";
 import {
   commandLaunch,
   type CommandSandbox,

@@ -7,7 +7,7 @@
 // Run: deno run -A --unstable-worker-options bench/context_bench.ts
 
 import { join } from "node:path";
-import { discoverPlugins } from "../src/plugins/load_plugins.ts";
+import { discoverPlugins } from "../src/plugin_loader/load_plugins.ts";
 import { parseGrantFlags } from "../src/cli/grant_flags.ts";
 import { createToolHost } from "../src/sandbox/tool_host.ts";
 import { COMPACT_SCHEMA_BELOW, offerTools } from "../src/sandbox/tool_offer.ts";

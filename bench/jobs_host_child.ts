@@ -3,7 +3,7 @@
 // killed with SIGKILL (what `kill -9` of harness does to it).
 
 import { createToolHost } from "../src/sandbox/tool_host.ts";
-import { discoverPlugins } from "../src/plugins/load_plugins.ts";
+import { discoverPlugins } from "../src/plugin_loader/load_plugins.ts";
 import { parseGrantFlags } from "../src/cli/grant_flags.ts";
 
 const [workspace, command] = Deno.args;

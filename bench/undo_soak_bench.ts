@@ -16,7 +16,7 @@ import { fileURLToPath } from "node:url";
 import { Conversation } from "../src/agent/conversation.ts";
 import { answer, callTools, ScriptedProvider } from "../src/providers/scripted.ts";
 import { parseGrantFlags } from "../src/cli/grant_flags.ts";
-import { discoverPlugins } from "../src/plugins/load_plugins.ts";
+import { discoverPlugins } from "../src/plugin_loader/load_plugins.ts";
 import { createToolHost } from "../src/sandbox/tool_host.ts";
 import { checkpointedStages, openCheckpoints } from "../src/app/run_checkpoints.ts";
 import { ToolSet } from "../src/tools/tool_set.ts";

@@ -147,7 +147,7 @@ Deno.test("architecture: the order of rooms", () => {
     ["config", "mcp"],
     ["config", "permissions"],
     ["permissions", "sandbox"],
-    ["plugins", "sandbox"],
+    ["plugin_loader", "sandbox"],
     ["platform", "config"],
     ["neutral", "platform"],
     ["builtin_tools", "agent"],
@@ -173,7 +173,7 @@ Deno.test("architecture: the order of rooms", () => {
     ["agent", "providers"],
     ["sessions", "agent"],
     ["sandbox", "tools"],
-    ["sandbox", "plugins"],
+    ["sandbox", "plugin_loader"],
     ["providers", "platform"],
     ["providers", "neutral"],
   ];

@@ -32,7 +32,7 @@ export async function runCommand(
     case "version":
       return EXIT.ok;
     case "plugin_new": {
-      const { writePluginSkeleton } = await import("../plugins/plugin_skeleton.ts");
+      const { writePluginSkeleton } = await import("../plugin_loader/plugin_skeleton.ts");
       const written = await writePluginSkeleton({ dir: join(cwd, "plugins"), name: command.name });
       if (!written.ok) {
         io.printError(formatAgentError(written.error));

@@ -4,7 +4,7 @@
 
 import { join, relative, resolve } from "node:path";
 import { formatAgentError } from "../errors.ts";
-import { discoverPlugins } from "../plugins/load_plugins.ts";
+import { discoverPlugins } from "../plugin_loader/load_plugins.ts";
 import { markTrusted, trustHash } from "../permissions/project_trust.ts";
 import { EXIT } from "../app/exit_codes.ts";
 import type { CommandIO } from "./command_io.ts";

@@ -575,7 +575,7 @@ export async function loadSettings(
 /**
  * The first of `dirs` that does not exist or is not a folder. A missing `--plugins` folder is
  * an error, a config file's a warning; the default ones (./plugins, the user folder) stay
- * optional and are not checked: src/plugins/load_plugins.ts skips them when missing.
+ * optional and are not checked: src/plugin_loader/load_plugins.ts skips them when missing.
  */
 async function missingPluginFolder(
   dirs: readonly string[],

@@ -24,7 +24,7 @@ import {
   transferOf,
   type WorkerToHost,
 } from "./worker_protocol.ts";
-import type { PluginRef } from "../plugins/plugin_definition.ts";
+import type { PluginRef } from "../plugin_loader/plugin_definition.ts";
 
 /** What every worker of one host shares. */
 export interface SandboxOptions {

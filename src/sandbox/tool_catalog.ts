@@ -8,9 +8,13 @@
 import { pathToFileURL } from "node:url";
 import denoJson from "../../deno.json" with { type: "json" };
 import type { AgentError } from "../errors.ts";
-import type { PluginFile, PluginOrigin } from "../plugins/load_plugins.ts";
+import type { PluginFile, PluginOrigin } from "../plugin_loader/load_plugins.ts";
 import { trustedHash } from "../permissions/project_trust.ts";
-import { type CachedToolInfo, fingerprintFiles, SchemaCache } from "../plugins/schema_cache.ts";
+import {
+  type CachedToolInfo,
+  fingerprintFiles,
+  SchemaCache,
+} from "../plugin_loader/schema_cache.ts";
 import type { ToolPermissions } from "../tools/define_tool.ts";
 import type { ToolInfo } from "../tools/tool_entry.ts";
 import {
@@ -18,7 +22,7 @@ import {
   effectivePermissions,
   noPermissions,
 } from "./effective_permissions.ts";
-import { builtinRisk } from "../plugins/builtin_risks.ts";
+import { builtinRisk } from "../plugin_loader/builtin_risks.ts";
 import { type FilePin, importGraphPins, localImports } from "../platform/import_graph.ts";
 import { grantCovers } from "./permission_value.ts";
 import { grantFor } from "./tool_grants.ts";
@@ -28,7 +32,7 @@ import {
   type SandboxWorker,
   startSandbox,
 } from "./sandbox_worker.ts";
-import type { LoadFailure, PluginRef, WireToolInfo } from "../plugins/plugin_definition.ts";
+import type { LoadFailure, PluginRef, WireToolInfo } from "../plugin_loader/plugin_definition.ts";
 
 /** Tools that share effective permissions, and so one worker. */
 export interface ToolGroup {

@@ -8,7 +8,7 @@
 
 import type { AgentError, Result } from "../errors.ts";
 import { err, ok } from "../errors.ts";
-import type { PluginFile } from "../plugins/load_plugins.ts";
+import type { PluginFile } from "../plugin_loader/load_plugins.ts";
 import type { EntryCall, ToolEntry, ToolInfo, ToolRun, ToolSource } from "../tools/tool_entry.ts";
 import {
   type CallEnd,
@@ -38,9 +38,9 @@ import { noteMovedEntries } from "./moved_entries.ts";
 
 /** Options of {@linkcode openToolHost} and {@linkcode createToolHost}. */
 export interface ToolHostOptions extends SandboxOptions {
-  /** Plugin files in discovery order (see src/plugins/load_plugins.ts). */
+  /** Plugin files in discovery order (see src/plugin_loader/load_plugins.ts). */
   pluginFiles: PluginFile[];
-  /** Schema cache file (see src/plugins/schema_cache.ts); without it every plugin is imported. */
+  /** Schema cache file (see src/plugin_loader/schema_cache.ts); without it every plugin is imported. */
   schemaCacheFile?: string;
   /** Project trust store (default: trustStoreFile() of src/config/trust_store.ts). */
   trustStoreFile?: string;

@@ -28,13 +28,13 @@ import {
   shown,
   wireInfo,
   type WireToolInfo,
-} from "../plugins/plugin_definition.ts";
+} from "../plugin_loader/plugin_definition.ts";
 import { RemoteProcesses } from "./remote_process.ts";
 import type { HostToWorker, LoadMessage, WorkerToHost } from "./worker_protocol.ts";
 
 export type { HostToWorker, WorkerToHost } from "./worker_protocol.ts";
-export type { PluginRef, WireToolInfo } from "../plugins/plugin_definition.ts";
-export { describeIssues } from "../plugins/plugin_definition.ts";
+export type { PluginRef, WireToolInfo } from "../plugin_loader/plugin_definition.ts";
+export { describeIssues } from "../plugin_loader/plugin_definition.ts";
 
 interface WorkerScope {
   postMessage(message: WorkerToHost): void;

@@ -4,7 +4,7 @@
 // "processes" message (ctx.spawn) carries, which are transferred (transferOf).
 
 import type { ToolErrorType } from "../messages.ts";
-import type { LoadFailure, PluginRef, WireToolInfo } from "../plugins/plugin_definition.ts";
+import type { LoadFailure, PluginRef, WireToolInfo } from "../plugin_loader/plugin_definition.ts";
 import type { FileChange } from "../tools/file_change.ts";
 import type { CommandSandbox } from "./command_sandbox.ts";
 import type { Grants } from "./grants.ts";

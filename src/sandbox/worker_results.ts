@@ -5,7 +5,7 @@
 
 import type { ToolErrorType } from "../messages.ts";
 import { ToolError } from "../tools/define_tool.ts";
-import { shown } from "../plugins/plugin_definition.ts";
+import { shown } from "../plugin_loader/plugin_definition.ts";
 import { describeNotCapable } from "./describe_not_capable.ts";
 import type { Grants } from "./grants.ts";
 import type { WorkerToHost } from "./worker_protocol.ts";

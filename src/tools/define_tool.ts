@@ -61,7 +61,7 @@ export interface CommandRunner {
 /**
  * What a tool's `run` receives besides its arguments. harness_plugin_dts.ts declares the same
  * for plugin files, except what only built-in tools use; a test compares the two
- * (tests/plugins/harness_plugin_dts_test.ts): change both alike.
+ * (tests/plugin_loader/harness_plugin_dts_test.ts): change both alike.
  */
 export interface ToolContext {
   /** Absolute workspace root (the harness's working directory). */

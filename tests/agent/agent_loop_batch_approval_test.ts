@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { runAgentLoop } from "../../src/agent/agent_loop.ts";
 import type { Message } from "../../src/messages.ts";
 import { answer, callTools, ScriptedProvider } from "../../src/providers/scripted.ts";
-import { discoverPlugins } from "../../src/plugins/load_plugins.ts";
+import { discoverPlugins } from "../../src/plugin_loader/load_plugins.ts";
 import { parseGrantFlags } from "../../src/cli/grant_flags.ts";
 import { createToolHost, type ToolHost } from "../../src/sandbox/tool_host.ts";
 import { createPolicyApprover } from "../../src/permissions/policy_approver.ts";

@@ -13,7 +13,7 @@ import type {
   ApprovalRequest,
   Approver,
 } from "../../src/permissions/approver.ts";
-import { discoverPlugins } from "../../src/plugins/load_plugins.ts";
+import { discoverPlugins } from "../../src/plugin_loader/load_plugins.ts";
 import { parseGrantFlags } from "../../src/cli/grant_flags.ts";
 import { createToolHost, type ToolHost } from "../../src/sandbox/tool_host.ts";
 import type { ToolSource } from "../../src/tools/tool_entry.ts";

@@ -119,9 +119,10 @@ export function roomOf(file: string): string {
  * types and platform/'s leaf helpers at the bottom; the model providers; config/ (settings and
  * folders, the trust stores); checkpoints (the shadow git repository) and hooks (Claude Code's
  * hook protocol); the tools' definitions; the shell-command analyser (shell/) and the policy
- * it serves; the agent and skill files users have; plugins and the sandbox that runs them;
- * the built-in tools; the code graph and MCP; the agent loop and the session log that records
- * it; app/, which assembles a run; then the terminal (ui/) and the two front ends, and main.ts.
+ * it serves; the agent and skill files users have; the plugin loader and the sandbox that
+ * runs plugins; the built-in tools; the code graph and MCP; the agent loop and the session log
+ * that records it; app/, which assembles a run; then the terminal (ui/) and the two front
+ * ends, and main.ts.
  */
 export const ROOM_ORDER: readonly string[] = [
   "neutral",
@@ -137,7 +138,7 @@ export const ROOM_ORDER: readonly string[] = [
   "permissions",
   "agents",
   "skills",
-  "plugins",
+  "plugin_loader",
   "sandbox",
   "builtin_tools",
   "code_index",

@@ -35,7 +35,8 @@ export const RAW_FILE_ACCESS: Readonly<Record<string, string>> = {
   "src/platform/import_graph.ts": "reads plugin files to find and hash their local imports",
   "src/platform/image_file.ts": "opens an image its caller named: prompt_images.ts after the " +
     "gate, tools in their worker",
-  "src/plugins/": "lists and scaffolds plugin folders, caches schemas in harness's cache folder",
+  "src/plugin_loader/":
+    "lists and scaffolds plugin folders, caches schemas in harness's cache folder",
   "src/skills/": "finds SKILL.md folders (a project's only once trusted) and reads a skill's " +
     "files for the model after the gate's check (app/run_skills.ts gives it the refusal)",
   "src/agents/": "lists agent files (a project's only once trusted) for harness agents",

@@ -5,7 +5,7 @@
 import { ok as assert } from "node:assert/strict";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { discoverPlugins } from "../../src/plugins/load_plugins.ts";
+import { discoverPlugins } from "../../src/plugin_loader/load_plugins.ts";
 import { type CommandSandboxMode } from "../../src/sandbox/command_sandbox.ts";
 import { probeCommandSandbox } from "../../src/sandbox/command_sandbox_probe.ts";
 import { parseGrantFlags } from "../../src/cli/grant_flags.ts";

@@ -7,7 +7,7 @@ import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/stric
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseGrantFlags } from "../../src/cli/grant_flags.ts";
-import { discoverPlugins } from "../../src/plugins/load_plugins.ts";
+import { discoverPlugins } from "../../src/plugin_loader/load_plugins.ts";
 import { findProgram, probeCommandSandbox } from "../../src/sandbox/command_sandbox_probe.ts";
 import { effectivePermissions } from "../../src/sandbox/effective_permissions.ts";
 import { SearchService } from "../../src/sandbox/search_service.ts";

@@ -5,7 +5,7 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import type { PluginFile } from "../../src/plugins/load_plugins.ts";
+import type { PluginFile } from "../../src/plugin_loader/load_plugins.ts";
 import { emptyGrants } from "../../src/sandbox/grants.ts";
 import { openToolHost } from "../../src/sandbox/tool_host.ts";
 

@@ -8,7 +8,7 @@ import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/stric
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseGrantFlags } from "../../src/cli/grant_flags.ts";
-import type { PluginOrigin } from "../../src/plugins/load_plugins.ts";
+import type { PluginOrigin } from "../../src/plugin_loader/load_plugins.ts";
 import { createToolHost } from "../../src/sandbox/tool_host.ts";
 import { tempDir } from "../helpers/temp_dir.ts";
 

@@ -1,7 +1,7 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { builtinPluginDir, discoverPlugins } from "../../src/plugins/load_plugins.ts";
+import { builtinPluginDir, discoverPlugins } from "../../src/plugin_loader/load_plugins.ts";
 import { userPluginDir } from "../../src/config/folders.ts";
 
 async function tempTree(files: string[]): Promise<string & AsyncDisposable> {

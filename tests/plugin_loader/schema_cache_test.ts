@@ -5,7 +5,7 @@
 
 import { deepStrictEqual as assertEquals } from "node:assert/strict";
 import { join } from "node:path";
-import { fingerprintFiles, SchemaCache } from "../../src/plugins/schema_cache.ts";
+import { fingerprintFiles, SchemaCache } from "../../src/plugin_loader/schema_cache.ts";
 import { localImports } from "../../src/platform/import_graph.ts";
 import { tempDir } from "../helpers/temp_dir.ts";
 

@@ -3,7 +3,7 @@
 // declarations are self-contained: a plugin folder type-checks with `deno check` and no
 // deno.json, and the declared `z` is a subset of the real zod 4 the sandbox worker passes in.
 // The plugin contract is a copy of src/tools/define_tool.ts's, which
-// tests/plugins/harness_plugin_dts_test.ts holds to it type by type.
+// tests/plugin_loader/harness_plugin_dts_test.ts holds to it type by type.
 
 /**
  * Contents of `harness_plugin.d.ts`: types for factory-form plugins (`PluginApi`, `Infer`,

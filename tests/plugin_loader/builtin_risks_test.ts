@@ -1,8 +1,8 @@
 import { deepStrictEqual as assertEquals } from "node:assert/strict";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { builtinPluginDir } from "../../src/plugins/load_plugins.ts";
-import { BUILTIN_RISKS } from "../../src/plugins/builtin_risks.ts";
+import { builtinPluginDir } from "../../src/plugin_loader/load_plugins.ts";
+import { BUILTIN_RISKS } from "../../src/plugin_loader/builtin_risks.ts";
 
 Deno.test("BUILTIN_RISKS holds the risk each plugins/ file declares", async () => {
   const declared: Record<string, string> = {};

@@ -4,7 +4,7 @@
 // plugin, so a restart does not re-import unchanged plugins. Stored as one JSON file under
 // $XDG_CACHE_HOME/harness (or ~/.cache/harness); a broken file or entry is ignored and
 // rewritten. Other processes can write that file, so the host never takes a built-in tool's
-// risk from it (see src/plugins/builtin_risks.ts). Each plugin's fingerprint is kept with the
+// risk from it (see src/plugin_loader/builtin_risks.ts). Each plugin's fingerprint is kept with the
 // size and modification time of its files: while none changed, it is not computed again.
 
 import { dirname, join } from "node:path";

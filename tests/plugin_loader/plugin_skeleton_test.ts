@@ -8,8 +8,11 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { z } from "zod";
 import { defineTool, type ToolDefinition, ToolError } from "../../src/tools/define_tool.ts";
-import { HARNESS_PLUGIN_DTS } from "../../src/plugins/harness_plugin_dts.ts";
-import { pluginSkeletonSource, writePluginSkeleton } from "../../src/plugins/plugin_skeleton.ts";
+import { HARNESS_PLUGIN_DTS } from "../../src/plugin_loader/harness_plugin_dts.ts";
+import {
+  pluginSkeletonSource,
+  writePluginSkeleton,
+} from "../../src/plugin_loader/plugin_skeleton.ts";
 import { expectToolError, makeToolContext, runTool } from "../helpers/tool_context.ts";
 
 const REPO_CONFIG = fileURLToPath(new URL("../../deno.json", import.meta.url));

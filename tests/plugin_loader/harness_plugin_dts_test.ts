@@ -6,7 +6,7 @@
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { ok as assert } from "node:assert/strict";
-import { HARNESS_PLUGIN_DTS } from "../../src/plugins/harness_plugin_dts.ts";
+import { HARNESS_PLUGIN_DTS } from "../../src/plugin_loader/harness_plugin_dts.ts";
 import { tempDir } from "../helpers/temp_dir.ts";
 
 const REPO = fileURLToPath(new URL("../../", import.meta.url));

@@ -8,7 +8,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { z } from "zod";
 import { defineTool, type ToolDefinition, ToolError } from "../../src/tools/define_tool.ts";
-import { HARNESS_PLUGIN_DTS } from "../../src/plugins/harness_plugin_dts.ts";
+import { HARNESS_PLUGIN_DTS } from "../../src/plugin_loader/harness_plugin_dts.ts";
 import { expectToolError, makeToolContext, runTool } from "../helpers/tool_context.ts";
 
 const FIXTURES = fileURLToPath(new URL("../fixtures/dropped_plugin/", import.meta.url));
