@@ -15,7 +15,7 @@ import { Conversation } from "../src/agent/conversation.ts";
 import { createOpenAICompatProvider } from "../src/providers/openai_compat.ts";
 import { parseGrantFlags } from "../src/cli/grant_flags.ts";
 import { discoverPlugins } from "../src/plugin_loader/load_plugins.ts";
-import { createToolHost } from "../src/sandbox/tool_host.ts";
+import { createToolHost } from "../src/sandbox/workers/tool_host.ts";
 import { checkpointedStages, openCheckpoints } from "../src/app/run_checkpoints.ts";
 import { ToolSet } from "../src/tools/tool_set.ts";
 import { ShadowStore } from "../src/checkpoints/shadow_store.ts";

@@ -11,7 +11,7 @@
 import { parseArgs } from "node:util";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createToolHost, type ToolHost } from "../src/sandbox/tool_host.ts";
+import { createToolHost, type ToolHost } from "../src/sandbox/workers/tool_host.ts";
 import { discoverPlugins } from "../src/plugin_loader/load_plugins.ts";
 import { parseGrantFlags } from "../src/cli/grant_flags.ts";
 import { toolResultMessage } from "../src/messages.ts";

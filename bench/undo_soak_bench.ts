@@ -17,7 +17,7 @@ import { Conversation } from "../src/agent/conversation.ts";
 import { answer, callTools, ScriptedProvider } from "../src/providers/scripted.ts";
 import { parseGrantFlags } from "../src/cli/grant_flags.ts";
 import { discoverPlugins } from "../src/plugin_loader/load_plugins.ts";
-import { createToolHost } from "../src/sandbox/tool_host.ts";
+import { createToolHost } from "../src/sandbox/workers/tool_host.ts";
 import { checkpointedStages, openCheckpoints } from "../src/app/run_checkpoints.ts";
 import { ToolSet } from "../src/tools/tool_set.ts";
 import { openSessionStore } from "../src/sessions/open_session_store.ts";

@@ -7,7 +7,7 @@
 // sandboxed edits are diffed on disk by two stages around the run.
 
 import { basename, dirname, join } from "node:path";
-import type { Grants } from "../sandbox/grants.ts";
+import type { Grants } from "../sandbox/grants/grants.ts";
 import type { FileGate } from "../gate/file_gate.ts";
 import {
   GateRefused,
@@ -16,8 +16,8 @@ import {
   readGatedTextFile,
   statGated,
 } from "../gate/gated_files.ts";
-import { grantCovers } from "../sandbox/permission_value.ts";
-import { flagFor } from "../sandbox/describe_not_capable.ts";
+import { grantCovers } from "../sandbox/grants/permission_value.ts";
+import { flagFor } from "../sandbox/grants/describe_not_capable.ts";
 import { sniffImageType } from "../platform/image_file.ts";
 import { ToolError } from "../tools/define_tool.ts";
 import type { FilePort, FileStat, ListedEntry } from "../tools/file_port.ts";

@@ -6,7 +6,7 @@ import { terminalLine } from "../platform/terminal_text.ts";
 import { err, ok, type Result } from "../errors.ts";
 import type { Settings } from "../config/settings.ts";
 import type { McpServerConfig } from "../config/mcp_config.ts";
-import type { Grants } from "../sandbox/grants.ts";
+import type { Grants } from "../sandbox/grants/grants.ts";
 import type { Conversation } from "../agent/conversation.ts";
 import type { Provider } from "../providers/provider.ts";
 import type { EmbeddingServer } from "../providers/embeddings/embedding_setup.ts";

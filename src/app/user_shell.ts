@@ -3,7 +3,7 @@
 // the grants, with a clean environment. Its output is shown and becomes a message of the
 // conversation, so the next message can refer to it.
 
-import type { ToolOffer } from "../sandbox/tool_offer.ts";
+import type { ToolOffer } from "../sandbox/grants/tool_offer.ts";
 import { isTool, RUN_COMMAND } from "../tools/builtin_tools.ts";
 
 /** What a `!command` did. */

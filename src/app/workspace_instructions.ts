@@ -10,7 +10,7 @@ import { configDir, dataDir, homeDir } from "../config/folders.ts";
 import { type LoadedInstructions, loadInstructions } from "../config/project_instructions.ts";
 import { FileGate } from "../gate/file_gate.ts";
 import { readingRules } from "../gate/protected_set.ts";
-import type { Grants } from "../sandbox/grants.ts";
+import type { Grants } from "../sandbox/grants/grants.ts";
 /** A gate for reading when the run's is not open yet (the banner): the same read decisions. */
 function readingGate(grants: Grants): FileGate {
   return FileGate.open(readingRules(grants, { config: configDir(), data: dataDir() }));
@@ -29,7 +29,7 @@ function readingGate(grants: Grants): FileGate {
  * ```ts
  * import { loadWorkspaceInstructions } from "./workspace_instructions.ts";
  * import { DEFAULT_SETTINGS } from "../config/settings.ts";
- * import { emptyGrants } from "../sandbox/grants.ts";
+ * import { emptyGrants } from "../sandbox/grants/grants.ts";
  * const dir = Deno.makeTempDirSync();
  * Deno.writeTextFileSync(`${dir}/AGENTS.md`, "Run the tests.");
  * const grants = emptyGrants();

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import type { Command } from "./args.ts";
 import type { RunFlags } from "../app/run_flags.ts";
 import { savedOutputsRoot } from "../config/folders.ts";
-import type { Grants } from "../sandbox/grants.ts";
+import type { Grants } from "../sandbox/grants/grants.ts";
 import { EXIT } from "../app/exit_codes.ts";
 import { makeToolResult } from "../messages.ts";
 import type { FrontEnd } from "../app/front_end.ts";

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import type { Command } from "./args.ts";
 import type { CommandIO } from "./command_io.ts";
 import { formatAgentError } from "../errors.ts";
-import type { Grants } from "../sandbox/grants.ts";
+import type { Grants } from "../sandbox/grants/grants.ts";
 import { EXIT } from "../app/exit_codes.ts";
 import type { RunFlags } from "../app/run_flags.ts";
 

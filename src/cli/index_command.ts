@@ -4,7 +4,7 @@
 
 import { dataDir } from "../config/folders.ts";
 import { EXIT } from "../app/exit_codes.ts";
-import type { Grants } from "../sandbox/grants.ts";
+import type { Grants } from "../sandbox/grants/grants.ts";
 import type { CommandIO } from "./command_io.ts";
 
 const encoder = new TextEncoder();

@@ -105,7 +105,7 @@ export interface Settings {
   imageMaxSize: number;
   /** Instruction file names read per folder, the first present wins (project_instructions.ts). */
   instructionFiles: string[];
-  /** How deep subagents may nest (src/sandbox/child_scope.ts): 1 allows children only. */
+  /** How deep subagents may nest (src/sandbox/grants/child_scope.ts): 1 allows children only. */
   maxAgentDepth: number;
   /**
    * The search engine of `web_search`: a SearXNG base URL, or a URL template with `{query}`.

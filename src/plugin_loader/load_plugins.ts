@@ -1,7 +1,7 @@
 // Plugin discovery: lists the tool files the sandbox should load, in precedence order
 // (built-in, user, project, --plugins folders). It only reads folder listings on the trusted
 // main thread; importing and validating the files happens inside a sandbox worker
-// (src/sandbox/tool_worker.ts), driven by src/sandbox/tool_host.ts.
+// (src/sandbox/workers/tool_worker.ts), driven by src/sandbox/workers/tool_host.ts.
 
 import { join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";

@@ -1,6 +1,6 @@
 // What a plugin file must export, checked inside the sandbox worker: the definition schema,
 // plain-word zod issues, importing a plugin (factory form gets `{ z, ToolError, defineTool }`)
-// and the JSON Schema the model sees. Used by src/sandbox/tool_worker.ts.
+// and the JSON Schema the model sees. Used by src/sandbox/workers/tool_worker.ts.
 
 import { z } from "zod";
 import {

@@ -11,7 +11,7 @@ import type { Message } from "../../src/messages.ts";
 import { answer, callTools, ScriptedProvider } from "../../src/providers/scripted.ts";
 import { discoverPlugins } from "../../src/plugin_loader/load_plugins.ts";
 import { parseGrantFlags } from "../../src/cli/grant_flags.ts";
-import { createToolHost, type ToolHost } from "../../src/sandbox/tool_host.ts";
+import { createToolHost, type ToolHost } from "../../src/sandbox/workers/tool_host.ts";
 import { createPolicyApprover } from "../../src/permissions/policy_approver.ts";
 import { createPrompter } from "../../src/ui/prompter.ts";
 import type { KeyIO } from "../../src/permissions/prompt_types.ts";

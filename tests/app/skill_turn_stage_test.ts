@@ -8,7 +8,7 @@ import { dirname, join } from "node:path";
 import { openRunSkills } from "../../src/app/run_skills.ts";
 import { skillTurnStage } from "../../src/app/skill_turn_stage.ts";
 import { type Message, toolResultMessage } from "../../src/messages.ts";
-import { emptyGrants } from "../../src/sandbox/grants.ts";
+import { emptyGrants } from "../../src/sandbox/grants/grants.ts";
 import type { TurnStage } from "../../src/agent/turn_stage.ts";
 import { outgoingMessage, readyMessage } from "../../src/agent/turn_kernel.ts";
 import { realFile } from "../helpers/real_files.ts";

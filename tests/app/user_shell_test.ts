@@ -5,7 +5,7 @@ import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/stric
 import { join } from "node:path";
 import { runUserShell } from "../../src/app/user_shell.ts";
 import { type LoopHost, openLoopHost, toolScope } from "../helpers/loop_host.ts";
-import { offerTools } from "../../src/sandbox/tool_offer.ts";
+import { offerTools } from "../../src/sandbox/grants/tool_offer.ts";
 import { parseGrantFlags } from "../../src/cli/grant_flags.ts";
 
 /** What a `!command` of the loop host's workspace runs with (every tool offered). */

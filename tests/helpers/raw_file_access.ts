@@ -53,18 +53,19 @@ export const RAW_FILE_ACCESS: Readonly<Record<string, string>> = {
     "profile (host side; shown in the approval question, never sent)",
   "src/mcp/server_paths.ts": "reads the #! line (256 bytes) of the program an MCP entry names, " +
     "to make its interpreter readable in its sandbox (host side, nothing leaves)",
-  "src/sandbox/truncate_output.ts": "saves cut outputs in this workspace's data folder",
+  "src/sandbox/workers/truncate_output.ts": "saves cut outputs in this workspace's data folder",
   "src/jobs/job_log.ts": "writes a command's output log in this workspace's data folder",
   "src/platform/process_tree.ts": "reads /proc of the processes a job started",
   "src/app/run_diagnostics.ts": "makes a language server's folder in harness's cache, and " +
     "reads the user's own LSP configs (~/.claude, ~/.config/opencode); the workspace's go " +
     "through the gate",
-  "src/sandbox/command_sandbox_seccomp.ts": "writes the seccomp filter to harness's cache",
-  "src/sandbox/stdio_only.ts": "lists /proc/self/fd, harness's own descriptors",
+  "src/sandbox/commands/command_sandbox_seccomp.ts": "writes the seccomp filter to harness's cache",
+  "src/sandbox/commands/stdio_only.ts": "lists /proc/self/fd, harness's own descriptors",
   "src/hooks/process_tree.ts": "reads /proc (pids and parents) to stop what a hook started",
-  "src/sandbox/allow_list_split.ts": "lists granted folders to build a worker's permissions " +
+  "src/sandbox/workers/allow_list_split.ts":
+    "lists granted folders to build a worker's permissions " +
     "(names only, on the host)",
-  "src/sandbox/hard_links.ts": "walks the write grants for linked files (names only)",
+  "src/sandbox/grants/hard_links.ts": "walks the write grants for linked files (names only)",
   "src/providers/": "model files the user named or harness downloaded into its cache",
   "src/cli/mcp_command.ts": "harness mcp import: reads the file the user named on its " +
     "command line and writes harness's own config",

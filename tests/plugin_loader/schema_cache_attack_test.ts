@@ -6,7 +6,7 @@ import { deepStrictEqual as assertEquals } from "node:assert/strict";
 import { join } from "node:path";
 import { builtinPluginDir, discoverPlugins } from "../../src/plugin_loader/load_plugins.ts";
 import { parseGrantFlags } from "../../src/cli/grant_flags.ts";
-import { createToolHost } from "../../src/sandbox/tool_host.ts";
+import { createToolHost } from "../../src/sandbox/workers/tool_host.ts";
 
 const FORGE = (target: string, victim: string) => `
 const forged = {
