@@ -187,6 +187,7 @@ Deno.test("architecture: the order of rooms", () => {
     ["mcp", "acp"],
     ["app", "ui"],
     ["app", "cli"],
+    ["turn_input", "app"],
     ["cli", "main"],
     ["nowhere", "tools"],
   ];
@@ -201,6 +202,8 @@ Deno.test("architecture: the order of rooms", () => {
     ["acp", "app"],
     ["app", "agent"],
     ["app", "mcp"],
+    ["app", "turn_input"],
+    ["cli", "turn_input"],
     ["ui", "agent"],
     ["agent", "tools"],
     ["agent", "providers"],

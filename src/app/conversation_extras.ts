@@ -26,8 +26,8 @@ import {
 import { openRunHooks } from "./run_hooks.ts";
 import { modelVision, type VisionVerdict } from "./model_vision.ts";
 import { type ImageGate, imageGateStage, refuseUserImages } from "./image_gate.ts";
-import { imageMentions, mentionedImage } from "./prompt_images.ts";
-import { skillTurnStage } from "./skill_turn_stage.ts";
+import { imageMentions, mentionedImage } from "../turn_input/prompt_images.ts";
+import { skillTurnStage } from "../turn_input/skill_turn_stage.ts";
 import { jobNews } from "../jobs/job_notes.ts";
 import type { JobTable } from "../jobs/job_table.ts";
 import { diagnosticsStages } from "./diagnostics_stages.ts";

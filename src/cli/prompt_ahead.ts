@@ -5,7 +5,7 @@
 
 import type { RunFlags } from "../app/run_flags.ts";
 import { EXIT } from "../app/exit_codes.ts";
-import { loadWorkspaceInstructions } from "../app/workspace_instructions.ts";
+import { loadWorkspaceInstructions } from "../turn_input/workspace_instructions.ts";
 import { formatBanner } from "./banner.ts";
 import { loadSettings, type Settings } from "../config/settings.ts";
 import { formatAgentError } from "../errors.ts";

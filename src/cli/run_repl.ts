@@ -27,11 +27,11 @@ import { formatBanner, YES_MODE } from "./banner.ts";
 import { formatSessions } from "./choose_session.ts";
 import { slashCommands } from "./slash_commands.ts";
 import { customSlashCommands, initCommand, modelCommand } from "./workspace_slash_commands.ts";
-import { formatInstructionsReport } from "../app/instructions_report.ts";
-import { prepareMessage } from "../app/prepare_message.ts";
-import type { ShellTools } from "../app/user_shell.ts";
+import { formatInstructionsReport } from "../turn_input/instructions_report.ts";
+import { prepareMessage } from "../turn_input/prepare_message.ts";
+import type { ShellTools } from "../turn_input/user_shell.ts";
 import { CODE_MAP, isTool, RUN_COMMAND } from "../tools/builtin_tools.ts";
-import { pastedImages } from "../app/prompt_images.ts";
+import { pastedImages } from "../turn_input/prompt_images.ts";
 import { terminalLine, terminalSafe } from "../platform/terminal_text.ts";
 
 import type { StartAhead } from "./prompt_ahead.ts";
@@ -98,7 +98,7 @@ async function runShellLine(
   repl: ReplControl,
   tools: ShellTools,
 ): Promise<void> {
-  const { runUserShell } = await import("../app/user_shell.ts");
+  const { runUserShell } = await import("../turn_input/user_shell.ts");
   const outcome = await repl.interruptible((_display, signal) =>
     runUserShell(command, tools, { signal, state: repl.conversation.state })
   );

@@ -39,7 +39,7 @@ export interface SlashContext {
   sessionStats?(sessionId: string | null, style: Style): Promise<string>;
   /** How /undo and /rewind ask about files the user changed (a key) and which message (a line). */
   restore?: RestoreAsk;
-  /** /context's lines about the instruction files (app/instructions_report.ts). */
+  /** /context's lines about the instruction files (turn_input/instructions_report.ts). */
   instructionsReport?(): string;
   /** The background jobs run_command started (/jobs lists them, /jobs kill ID stops one). */
   jobs?: Pick<JobTable, "summaries" | "kill">;

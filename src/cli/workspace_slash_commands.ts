@@ -1,13 +1,13 @@
 // The REPL's slash commands that come from the workspace and the server: /init (a starter
 // AGENTS.md), /model (list the server's models, switch keeping the conversation) and the
-// user's and project's custom commands (app/custom_commands.ts).
+// user's and project's custom commands (turn_input/custom_commands.ts).
 
 import type { Settings } from "../config/settings.ts";
 import { formatAgentError } from "../errors.ts";
 import type { Run } from "../app/open_run.ts";
-import type { CustomCommand } from "../app/custom_commands.ts";
-import { expandCommand } from "../app/custom_commands.ts";
-import { initPrompt } from "../app/init_prompt.ts";
+import type { CustomCommand } from "../turn_input/custom_commands.ts";
+import { expandCommand } from "../turn_input/custom_commands.ts";
+import { initPrompt } from "../turn_input/init_prompt.ts";
 import type { LoadedInstructions } from "../config/project_instructions.ts";
 import type { SlashCommand } from "../ui/repl.ts";
 import { terminalLine } from "../platform/terminal_text.ts";

@@ -131,9 +131,10 @@ export function roomOf(file: string): string {
  * hook protocol); the tools' definitions; the shell-command analyser (shell/) and the policy
  * it serves; the agent and skill files users have; the plugin loader; the sandbox, from the
  * grants up through the command sandbox and the processes tools start to the tool workers;
- * the built-in tools; the code graph and MCP; the agent loop and the session log
- * that records it; app/, which assembles a run; then the terminal (ui/) and the two front
- * ends, and main.ts.
+ * the built-in tools; the code graph and MCP; the agent loop and the session log that records
+ * it; what a user's turn brings in (turn_input/: mentions, images, custom commands,
+ * instructions, the skills' turn stage); app/, which assembles a run; then the terminal (ui/)
+ * and the two front ends, and main.ts.
  */
 export const ROOM_ORDER: readonly string[] = [
   "neutral",
@@ -160,6 +161,7 @@ export const ROOM_ORDER: readonly string[] = [
   "mcp",
   "agent",
   "sessions",
+  "turn_input",
   "app",
   "ui",
   "acp",

@@ -27,7 +27,7 @@ export const RAW_FILE_ACCESS: Readonly<Record<string, string>> = {
   "src/config/trusted_scripts.ts": "hashes the scripts a project config names, for trust only",
   "src/config/project_instructions.ts": "reads only the instruction files its caller's gate " +
     "allowed (the refused option)",
-  "src/app/custom_commands.ts": "reads the user's command folder and the project files " +
+  "src/turn_input/custom_commands.ts": "reads the user's command folder and the project files " +
     "workspace_commands.ts passed through the gate",
   "src/permissions/policy_file.ts": "the user's and the project's policy files, and writing " +
     "the rule the user chose with Always",

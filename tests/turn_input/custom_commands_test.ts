@@ -9,7 +9,7 @@ import {
   expandCommand,
   loadCustomCommands,
   parseCommandFile,
-} from "../../src/app/custom_commands.ts";
+} from "../../src/turn_input/custom_commands.ts";
 import { tempDir } from "../helpers/temp_dir.ts";
 
 async function write(path: string, text: string): Promise<void> {

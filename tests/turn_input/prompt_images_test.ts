@@ -3,7 +3,7 @@
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { join } from "node:path";
-import { mentionedImage, pastedImages } from "../../src/app/prompt_images.ts";
+import { mentionedImage, pastedImages } from "../../src/turn_input/prompt_images.ts";
 import { FileGate } from "../../src/gate/file_gate.ts";
 import { openLoopHost } from "../helpers/loop_host.ts";
 

@@ -27,7 +27,7 @@ export interface MentionSource<I = never> {
   run(tool: typeof READ_FILE | typeof LS, args: { path: string }): Promise<MentionToolResult>;
   /**
    * Attaches an image (`@pic.png`): the part to send, or why not. Without it an image path is
-   * left alone here (the run's image handling, app/prompt_images.ts, reads it).
+   * left alone here (the run's image handling, turn_input/prompt_images.ts, reads it).
    */
   image?(path: string): Promise<{ ok: true; part: I } | { ok: false; message: string }>;
 }

@@ -6,7 +6,7 @@ import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/stric
 import { cpSync, mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { openRunSkills } from "../../src/app/run_skills.ts";
-import { skillTurnStage } from "../../src/app/skill_turn_stage.ts";
+import { skillTurnStage } from "../../src/turn_input/skill_turn_stage.ts";
 import { type Message, toolResultMessage } from "../../src/messages.ts";
 import { emptyGrants } from "../../src/sandbox/grants/grants.ts";
 import type { TurnStage } from "../../src/agent/turn_stage.ts";

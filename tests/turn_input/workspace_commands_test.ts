@@ -3,7 +3,7 @@
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { join } from "node:path";
-import { loadWorkspaceCommands } from "../../src/app/workspace_commands.ts";
+import { loadWorkspaceCommands } from "../../src/turn_input/workspace_commands.ts";
 import { FileGate } from "../../src/gate/file_gate.ts";
 
 Deno.test("loadWorkspaceCommands() skips a project command file the gate refuses, before asking", async () => {

@@ -4,8 +4,8 @@
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { join } from "node:path";
-import { expandMentions, parseMentions } from "../../src/app/mentions.ts";
-import { mentionSourceOf } from "../../src/app/mention_source.ts";
+import { expandMentions, parseMentions } from "../../src/turn_input/mentions.ts";
+import { mentionSourceOf } from "../../src/turn_input/mention_source.ts";
 import { openLoopHost } from "../helpers/loop_host.ts";
 
 Deno.test("parseMentions() finds paths, quoted paths and escaped spaces, and leaves e-mail alone", () => {

@@ -3,7 +3,7 @@
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { join } from "node:path";
-import { runUserShell } from "../../src/app/user_shell.ts";
+import { runUserShell } from "../../src/turn_input/user_shell.ts";
 import { type LoopHost, openLoopHost, toolScope } from "../helpers/loop_host.ts";
 import { offerTools } from "../../src/sandbox/grants/tool_offer.ts";
 import { parseGrantFlags } from "../../src/cli/grant_flags.ts";

@@ -1,6 +1,6 @@
 // What every front end does with a user's message before a turn: `/name args` of a custom
 // command becomes its text, and the @ mentions in it are attached through the sandbox
-// (app/mentions.ts), a policy rule that denies the read denying the mention too.
+// (turn_input/mentions.ts), a policy rule that denies the read denying the mention too.
 
 import { type CustomCommand, expandCommand } from "./custom_commands.ts";
 import { expandMentions, type MentionSource, parseMentions } from "./mentions.ts";
