@@ -25,8 +25,12 @@ import { formatTranscript } from "../ui/transcript.ts";
 import { tracePhase } from "../platform/startup_trace.ts";
 import { formatBanner, YES_MODE } from "./banner.ts";
 import { formatSessions } from "./choose_session.ts";
-import { slashCommands } from "./slash_commands.ts";
-import { customSlashCommands, initCommand, modelCommand } from "./workspace_slash_commands.ts";
+import { slashCommands } from "./slash/slash_commands.ts";
+import {
+  customSlashCommands,
+  initCommand,
+  modelCommand,
+} from "./slash/workspace_slash_commands.ts";
 import { formatInstructionsReport } from "../turn_input/instructions_report.ts";
 import { prepareMessage } from "../turn_input/prepare_message.ts";
 import type { ShellTools } from "../turn_input/user_shell.ts";
@@ -161,7 +165,7 @@ export async function runRepl(
     },
     sessionsList: () => formatSessions(run.store, at.cwd),
     sessionStats: async (id, style) =>
-      (await import("./stats_command.ts")).sessionStatsText(run.store, id, style),
+      (await import("./commands/stats_command.ts")).sessionStatsText(run.store, id, style),
     ...(mcp ? { mcpReport: () => formatServerStates(mcp.states()) } : {}),
     skillsReport: async () => {
       const { formatSkillList } = await import("../skills/skill_report.ts");

@@ -67,7 +67,7 @@ export const RAW_FILE_ACCESS: Readonly<Record<string, string>> = {
     "(names only, on the host)",
   "src/sandbox/grants/hard_links.ts": "walks the write grants for linked files (names only)",
   "src/providers/": "model files the user named or harness downloaded into its cache",
-  "src/cli/mcp_command.ts": "harness mcp import: reads the file the user named on its " +
+  "src/cli/commands/mcp_command.ts": "harness mcp import: reads the file the user named on its " +
     "command line and writes harness's own config",
   "src/cli/no_prompt.ts": "reads /proc/self/cmdline, harness's own",
   "src/ui/external_editor.ts": "the temporary file harness writes for the user's editor",

@@ -4,12 +4,12 @@
 // when it runs.
 
 import { join } from "node:path";
-import type { Command } from "./args.ts";
-import type { CommandIO } from "./command_io.ts";
-import { formatAgentError } from "../errors.ts";
-import type { Grants } from "../sandbox/grants/grants.ts";
-import { EXIT } from "../app/exit_codes.ts";
-import type { RunFlags } from "../app/run_flags.ts";
+import type { Command } from "../args.ts";
+import type { CommandIO } from "../command_io.ts";
+import { formatAgentError } from "../../errors.ts";
+import type { Grants } from "../../sandbox/grants/grants.ts";
+import { EXIT } from "../../app/exit_codes.ts";
+import type { RunFlags } from "../../app/run_flags.ts";
 
 /** The editor front end, `harness acp` (main.ts hands in src/acp/run_acp.ts's runAcp). */
 export type EditorFrontEnd = (flags: RunFlags, grants: Grants, io: CommandIO) => Promise<number>;
@@ -32,7 +32,7 @@ export async function runCommand(
     case "version":
       return EXIT.ok;
     case "plugin_new": {
-      const { writePluginSkeleton } = await import("../plugin_loader/plugin_skeleton.ts");
+      const { writePluginSkeleton } = await import("../../plugin_loader/plugin_skeleton.ts");
       const written = await writePluginSkeleton({ dir: join(cwd, "plugins"), name: command.name });
       if (!written.ok) {
         io.printError(formatAgentError(written.error));
@@ -40,7 +40,7 @@ export async function runCommand(
       }
       console.log(`Wrote ${written.value.pluginPath}\nWrote ${written.value.typesPath}`);
       // You just made it: it is trusted as written (an edit asks again, or plugin trust).
-      const { markTrusted } = await import("../permissions/project_trust.ts");
+      const { markTrusted } = await import("../../permissions/project_trust.ts");
       await markTrusted(written.value.pluginPath, {
         io: { write: io.printError, readLine: () => Promise.resolve(null) },
       });

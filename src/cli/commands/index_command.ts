@@ -2,10 +2,10 @@
 // with a progress line on stderr, then prints counts and time. It reads files under the same
 // read grant as the tools, so it needs --allow-read for the folder.
 
-import { dataDir } from "../config/folders.ts";
-import { EXIT } from "../app/exit_codes.ts";
-import type { Grants } from "../sandbox/grants/grants.ts";
-import type { CommandIO } from "./command_io.ts";
+import { dataDir } from "../../config/folders.ts";
+import { EXIT } from "../../app/exit_codes.ts";
+import type { Grants } from "../../sandbox/grants/grants.ts";
+import type { CommandIO } from "../command_io.ts";
 
 const encoder = new TextEncoder();
 
@@ -28,8 +28,8 @@ function progressLine(done: number, total: number, startedMs: number): string {
  */
 export async function runIndexCommand(grants: Grants, cwd: string, io: CommandIO): Promise<number> {
   const [{ GraphStore, graphStorePath }, { indexWorkspace }] = await Promise.all([
-    import("../code_index/graph_store.ts"),
-    import("../code_index/index_workspace.ts"),
+    import("../../code_index/graph_store.ts"),
+    import("../../code_index/index_workspace.ts"),
   ]);
   const store = GraphStore.open(await graphStorePath(dataDir(), cwd));
   const started = performance.now();

@@ -2,22 +2,22 @@
 // sessions; import reads other agents' transcripts too (src/sessions/transcripts/).
 
 import { resolve } from "node:path";
-import { commandLineGate } from "../app/workspace_gate.ts";
-import { writeGatedTextFile } from "../gate/gated_files.ts";
-import type { Command } from "./args.ts";
-import { formatAgentError } from "../errors.ts";
-import { EXIT } from "../app/exit_codes.ts";
-import type { CommandIO } from "./command_io.ts";
-import { openSessionStore } from "../sessions/open_session_store.ts";
-import { type SearchHit, type SessionSummary, turnCount } from "../sessions/query_sessions.ts";
-import { jsonTerminalSafe, terminalLine, terminalSafe } from "../platform/terminal_text.ts";
-import type { SessionStore } from "../sessions/session_store_types.ts";
-import { sessionMarkdown } from "../sessions/session_markdown.ts";
+import { commandLineGate } from "../../app/workspace_gate.ts";
+import { writeGatedTextFile } from "../../gate/gated_files.ts";
+import type { Command } from "../args.ts";
+import { formatAgentError } from "../../errors.ts";
+import { EXIT } from "../../app/exit_codes.ts";
+import type { CommandIO } from "../command_io.ts";
+import { openSessionStore } from "../../sessions/open_session_store.ts";
+import { type SearchHit, type SessionSummary, turnCount } from "../../sessions/query_sessions.ts";
+import { jsonTerminalSafe, terminalLine, terminalSafe } from "../../platform/terminal_text.ts";
+import type { SessionStore } from "../../sessions/session_store_types.ts";
+import { sessionMarkdown } from "../../sessions/session_markdown.ts";
 import {
   type ImportReport,
   importTranscripts,
-} from "../sessions/transcripts/import_transcripts.ts";
-import { localTranscriptFiles } from "../sessions/transcripts/transcript_files.ts";
+} from "../../sessions/transcripts/import_transcripts.ts";
+import { localTranscriptFiles } from "../../sessions/transcripts/transcript_files.ts";
 
 /** Rows listed when --limit is left out. */
 const DEFAULT_LIMIT = 50;

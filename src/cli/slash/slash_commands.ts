@@ -3,18 +3,18 @@
 // summary, handler); each handler is a small function over the REPL control surface and the
 // context.
 
-import type { Conversation } from "../agent/conversation.ts";
-import type { Style } from "../ui/style.ts";
-import type { ReplControl, SlashCommand } from "../ui/repl.ts";
-import type { ToolInfo } from "../tools/tool_entry.ts";
-import type { UnavailableTool } from "../sandbox/grants/tool_offer.ts";
-import { formatContextReport } from "../agent/context_report.ts";
-import { formatTaskChecklist } from "../tools/builtin/task_checklist.ts";
-import { terminalLine, terminalSafe } from "../platform/terminal_text.ts";
+import type { Conversation } from "../../agent/conversation.ts";
+import type { Style } from "../../ui/style.ts";
+import type { ReplControl, SlashCommand } from "../../ui/repl.ts";
+import type { ToolInfo } from "../../tools/tool_entry.ts";
+import type { UnavailableTool } from "../../sandbox/grants/tool_offer.ts";
+import { formatContextReport } from "../../agent/context_report.ts";
+import { formatTaskChecklist } from "../../tools/builtin/task_checklist.ts";
+import { terminalLine, terminalSafe } from "../../platform/terminal_text.ts";
 import { type RestoreAsk, restoreCommands } from "./restore_commands.ts";
-import type { JobTable } from "../jobs/job_table.ts";
-import { jobLine } from "../jobs/job_notes.ts";
-import { jobState } from "../jobs/job_control.ts";
+import type { JobTable } from "../../jobs/job_table.ts";
+import { jobLine } from "../../jobs/job_notes.ts";
+import { jobState } from "../../jobs/job_control.ts";
 
 export interface SlashContext {
   /** The tools, once their list has loaded (start-up loads it in the background). */
@@ -35,7 +35,7 @@ export interface SlashContext {
   mcpReport?(): string;
   /** The skills with where each came from, and the ones skipped (src/skills/skill_report.ts). */
   skillsReport?(): Promise<string>;
-  /** The usage report of one session (src/cli/stats_command.ts), or why there is none. */
+  /** The usage report of one session (src/cli/commands/stats_command.ts), or why there is none. */
   sessionStats?(sessionId: string | null, style: Style): Promise<string>;
   /** How /undo and /rewind ask about files the user changed (a key) and which message (a line). */
   restore?: RestoreAsk;

@@ -4,21 +4,21 @@
 
 import { deepStrictEqual as assertEquals, match, ok as assert } from "node:assert/strict";
 import { dirname } from "node:path";
-import { shellQuote } from "../helpers/pty.ts";
-import { type CliSandbox, cliSandbox, MAIN } from "../helpers/run_cli.ts";
+import { shellQuote } from "../../helpers/pty.ts";
+import { type CliSandbox, cliSandbox, MAIN } from "../../helpers/run_cli.ts";
 import {
   defaultSessionDatabasePath,
   openSessionStore,
-} from "../../src/sessions/open_session_store.ts";
-import { formatSessionList } from "../../src/cli/sessions_command.ts";
-import { turnCount } from "../../src/sessions/query_sessions.ts";
-import type { SessionSummary } from "../../src/sessions/query_sessions.ts";
+} from "../../../src/sessions/open_session_store.ts";
+import { formatSessionList } from "../../../src/cli/commands/sessions_command.ts";
+import { turnCount } from "../../../src/sessions/query_sessions.ts";
+import type { SessionSummary } from "../../../src/sessions/query_sessions.ts";
 import {
   makeToolResult,
   type Message,
   toolCallMessage,
   toolResultMessage,
-} from "../../src/messages.ts";
+} from "../../../src/messages.ts";
 
 const ONE_TURN = "e1dd0000-0000-4000-8000-000000000001";
 const TWO_TURNS = "f2ee0000-0000-4000-8000-000000000002";

@@ -3,16 +3,19 @@
 // tool calls come back native, as text or not at all, prompt and generation speed, vision.
 // Prints what it found and what to set; exit 0 when harness can work with it, 1 otherwise.
 
-import type { RunFlags } from "../app/run_flags.ts";
-import { type CommandIO, settingsOrExit } from "./command_io.ts";
-import { EXIT } from "../app/exit_codes.ts";
-import { openProvider } from "../app/open_provider.ts";
-import type { Settings } from "../config/settings.ts";
-import { formatAgentError } from "../errors.ts";
-import { probeServer, type ServerProbe } from "../providers/server_probe/probe_server.ts";
-import { CANARY_MAX_TOKENS } from "../providers/server_probe/tool_call_canary.ts";
-import { type EmbeddingProbe, probeEmbeddings } from "../providers/embeddings/probe_embeddings.ts";
-import { jsonTerminalSafe, terminalSafe } from "../platform/terminal_text.ts";
+import type { RunFlags } from "../../app/run_flags.ts";
+import { type CommandIO, settingsOrExit } from "../command_io.ts";
+import { EXIT } from "../../app/exit_codes.ts";
+import { openProvider } from "../../app/open_provider.ts";
+import type { Settings } from "../../config/settings.ts";
+import { formatAgentError } from "../../errors.ts";
+import { probeServer, type ServerProbe } from "../../providers/server_probe/probe_server.ts";
+import { CANARY_MAX_TOKENS } from "../../providers/server_probe/tool_call_canary.ts";
+import {
+  type EmbeddingProbe,
+  probeEmbeddings,
+} from "../../providers/embeddings/probe_embeddings.ts";
+import { jsonTerminalSafe, terminalSafe } from "../../platform/terminal_text.ts";
 
 /** What `harness doctor --json` prints: the probe's findings and the verdict. */
 export interface DoctorReport {

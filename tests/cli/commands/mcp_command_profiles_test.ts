@@ -7,8 +7,8 @@
 import { deepStrictEqual as assertEquals, match } from "node:assert/strict";
 import { join } from "node:path";
 import { parse } from "jsonc-parser";
-import { cliSandbox } from "../helpers/run_cli.ts";
-import { EVERYTHING_PACKAGE, HAS_NPM, serverEverything } from "../helpers/server_everything.ts";
+import { cliSandbox } from "../../helpers/run_cli.ts";
+import { EVERYTHING_PACKAGE, HAS_NPM, serverEverything } from "../../helpers/server_everything.ts";
 
 const ignore = Deno.build.os !== "linux" || !HAS_NPM;
 /** This machine's npm cache, which the test home uses too (the package is in it already). */

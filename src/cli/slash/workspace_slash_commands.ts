@@ -2,15 +2,15 @@
 // AGENTS.md), /model (list the server's models, switch keeping the conversation) and the
 // user's and project's custom commands (turn_input/custom_commands.ts).
 
-import type { Settings } from "../config/settings.ts";
-import { formatAgentError } from "../errors.ts";
-import type { Run } from "../app/open_run.ts";
-import type { CustomCommand } from "../turn_input/custom_commands.ts";
-import { expandCommand } from "../turn_input/custom_commands.ts";
-import { initPrompt } from "../turn_input/init_prompt.ts";
-import type { LoadedInstructions } from "../config/project_instructions.ts";
-import type { SlashCommand } from "../ui/repl.ts";
-import { terminalLine } from "../platform/terminal_text.ts";
+import type { Settings } from "../../config/settings.ts";
+import { formatAgentError } from "../../errors.ts";
+import type { Run } from "../../app/open_run.ts";
+import type { CustomCommand } from "../../turn_input/custom_commands.ts";
+import { expandCommand } from "../../turn_input/custom_commands.ts";
+import { initPrompt } from "../../turn_input/init_prompt.ts";
+import type { LoadedInstructions } from "../../config/project_instructions.ts";
+import type { SlashCommand } from "../../ui/repl.ts";
+import { terminalLine } from "../../platform/terminal_text.ts";
 
 /**
  * The custom commands as slash commands: each sends its text as the user's message (its @
@@ -71,7 +71,7 @@ export function modelCommand(run: Run, settings: Settings): SlashCommand {
     summary: "list the server's models, or switch: /model NAME",
     run: async (args, repl) => {
       const { style } = repl;
-      const { listServerModels, openServerModel } = await import("../app/switch_model.ts");
+      const { listServerModels, openServerModel } = await import("../../app/switch_model.ts");
       const current = run.provider.provider.model;
       const listed = await listServerModels(settings, run.provider);
       if (!listed.ok) {

@@ -4,8 +4,8 @@
 
 import { deepStrictEqual as assertEquals, match } from "node:assert/strict";
 import { cpSync, mkdirSync, writeFileSync } from "node:fs";
-import { cliSandbox } from "../helpers/run_cli.ts";
-import { realFile } from "../helpers/real_files.ts";
+import { cliSandbox } from "../../helpers/run_cli.ts";
+import { realFile } from "../../helpers/real_files.ts";
 
 Deno.test("harness agents lists the agent files found, and the project's once trusted", async () => {
   await using sandbox = await cliSandbox();

@@ -6,9 +6,9 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { cliSandbox } from "../helpers/run_cli.ts";
+import { cliSandbox } from "../../helpers/run_cli.ts";
 
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 
 interface InfoModule {
   specifier: string;
@@ -49,7 +49,7 @@ function matching(modules: Set<string>, patterns: RegExp[]): string[] {
 }
 
 Deno.test("harness tool prepares no session log or MCP module", async () => {
-  const prepared = await preparedGraph("src/cli/direct_commands.ts");
+  const prepared = await preparedGraph("src/cli/commands/direct_commands.ts");
   assertEquals(
     matching(prepared, [/^src\/sessions\//, /^src\/mcp\//, /modelcontextprotocol/, /npm:\/openai/]),
     [],

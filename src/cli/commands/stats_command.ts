@@ -2,16 +2,16 @@
 // model. The numbers come from sessions/usage_stats.ts, the text report from
 // ui/stats_report.ts; --json prints the same numbers as one object.
 
-import type { Command } from "./args.ts";
-import { type AgentError, err, formatAgentError, ok, type Result } from "../errors.ts";
-import { EXIT } from "../app/exit_codes.ts";
-import type { CommandIO } from "./command_io.ts";
-import { openSessionStore } from "../sessions/open_session_store.ts";
-import { createStyle, wantsColor } from "../ui/style.ts";
-import { formatUsageStats } from "../ui/stats_report.ts";
-import type { Style } from "../ui/style.ts";
-import type { SessionStore } from "../sessions/session_store_types.ts";
-import { jsonTerminalSafe } from "../platform/terminal_text.ts";
+import type { Command } from "../args.ts";
+import { type AgentError, err, formatAgentError, ok, type Result } from "../../errors.ts";
+import { EXIT } from "../../app/exit_codes.ts";
+import type { CommandIO } from "../command_io.ts";
+import { openSessionStore } from "../../sessions/open_session_store.ts";
+import { createStyle, wantsColor } from "../../ui/style.ts";
+import { formatUsageStats } from "../../ui/stats_report.ts";
+import type { Style } from "../../ui/style.ts";
+import type { SessionStore } from "../../sessions/session_store_types.ts";
+import { jsonTerminalSafe } from "../../platform/terminal_text.ts";
 
 const UNITS: Record<string, number> = { h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 };
 

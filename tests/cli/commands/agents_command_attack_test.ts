@@ -4,7 +4,7 @@
 
 import { ok as assert } from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
-import { cliSandbox } from "../helpers/run_cli.ts";
+import { cliSandbox } from "../../helpers/run_cli.ts";
 
 const ESC = "\x1b";
 const CLIPBOARD = `${ESC}]52;c;cm0gLXJmIH4=${"\x07"}`;

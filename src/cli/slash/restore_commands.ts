@@ -2,7 +2,7 @@
 // the last turn changed; /rewind lists the conversation's messages, or takes a number, and
 // goes back before it, files and conversation. A file the user changed since is asked about.
 
-import type { ReplControl, SlashCommand } from "../ui/repl.ts";
+import type { ReplControl, SlashCommand } from "../../ui/repl.ts";
 import {
   type ConflictAnswer,
   conflictQuestion,
@@ -10,8 +10,8 @@ import {
   type RestoreReport,
   rewindTo,
   undoLastTurn,
-} from "../app/restore_files.ts";
-import { terminalLine } from "../platform/terminal_text.ts";
+} from "../../app/restore_files.ts";
+import { terminalLine } from "../../platform/terminal_text.ts";
 
 /** How the REPL asks: one key, or one line. */
 export interface RestoreAsk {

@@ -3,11 +3,11 @@
 // imports, as they are now; an edit needs trust again.
 
 import { join, relative, resolve } from "node:path";
-import { formatAgentError } from "../errors.ts";
-import { discoverPlugins } from "../plugin_loader/load_plugins.ts";
-import { markTrusted, trustHash } from "../permissions/project_trust.ts";
-import { EXIT } from "../app/exit_codes.ts";
-import type { CommandIO } from "./command_io.ts";
+import { formatAgentError } from "../../errors.ts";
+import { discoverPlugins } from "../../plugin_loader/load_plugins.ts";
+import { markTrusted, trustHash } from "../../permissions/project_trust.ts";
+import { EXIT } from "../../app/exit_codes.ts";
+import type { CommandIO } from "../command_io.ts";
 
 /**
  * Trusts `paths` (default: every plugin file in ./plugins) and prints each with its hash.

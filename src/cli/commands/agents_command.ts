@@ -3,11 +3,11 @@
 // and why), or trust the project's files as they are now, as `harness plugin trust` does for
 // plugins. Listing asks nothing: untrusted project files are listed as skipped.
 
-import { configDir, homeDir } from "../config/folders.ts";
-import { markTrusted, trustedHash } from "../permissions/project_trust.ts";
-import { EXIT } from "../app/exit_codes.ts";
-import type { CommandIO } from "./command_io.ts";
-import { terminalSafe } from "../platform/terminal_text.ts";
+import { configDir, homeDir } from "../../config/folders.ts";
+import { markTrusted, trustedHash } from "../../permissions/project_trust.ts";
+import { EXIT } from "../../app/exit_codes.ts";
+import type { CommandIO } from "../command_io.ts";
+import { terminalSafe } from "../../platform/terminal_text.ts";
 
 const UNTRUSTED = 'untrusted: run "harness COMMAND trust" here after reading them';
 
@@ -55,14 +55,14 @@ export async function runLibraryCommand(
   const trusted: string[] = [];
   const check = command.trust ? trustAll(io, trusted) : readOnlyTrust(command.kind);
   if (command.kind === "agents") {
-    const { discoverAgents } = await import("../agents/discover_agents.ts");
-    const { formatAgentList } = await import("../agents/agent_report.ts");
+    const { discoverAgents } = await import("../../agents/discover_agents.ts");
+    const { formatAgentList } = await import("../../agents/agent_report.ts");
     const found = await discoverAgents({ cwd, home, configDir: configDir(), trusted: check });
     // Names and descriptions come with the repository: escapes show as text.
     console.log(terminalSafe(formatAgentList(found, { cwd, home })));
   } else {
-    const { discoverSkills } = await import("../skills/skill_files.ts");
-    const { formatSkillList } = await import("../skills/skill_report.ts");
+    const { discoverSkills } = await import("../../skills/skill_files.ts");
+    const { formatSkillList } = await import("../../skills/skill_report.ts");
     const found = await discoverSkills({
       cwd,
       home,

@@ -3,11 +3,11 @@
 
 import { deepStrictEqual as assertEquals, match } from "node:assert/strict";
 import { parse } from "jsonc-parser";
-import { cliSandbox } from "../helpers/run_cli.ts";
-import { realFile } from "../helpers/real_files.ts";
-import { DENO_READ } from "../helpers/deno_in_sandbox.ts";
+import { cliSandbox } from "../../helpers/run_cli.ts";
+import { realFile } from "../../helpers/real_files.ts";
+import { DENO_READ } from "../../helpers/deno_in_sandbox.ts";
 
-const FIXTURE = new URL("../fixtures/mcp/misbehaving_server.ts", import.meta.url).pathname;
+const FIXTURE = new URL("../../fixtures/mcp/misbehaving_server.ts", import.meta.url).pathname;
 const DENO = Deno.execPath();
 
 function configFile(home: string): string {

@@ -1,11 +1,11 @@
 import { deepStrictEqual as assertEquals, match } from "node:assert/strict";
-import { slashCommands, type SlashContext } from "../../src/cli/slash_commands.ts";
-import { Conversation } from "../../src/agent/conversation.ts";
-import { ScriptedProvider } from "../../src/providers/scripted.ts";
-import { noTools } from "../helpers/no_tools.ts";
-import type { ReplControl, SlashCommand } from "../../src/ui/repl.ts";
-import { createStyle } from "../../src/ui/style.ts";
-import { makeToolContext } from "../helpers/tool_context.ts";
+import { slashCommands, type SlashContext } from "../../../src/cli/slash/slash_commands.ts";
+import { Conversation } from "../../../src/agent/conversation.ts";
+import { ScriptedProvider } from "../../../src/providers/scripted.ts";
+import { noTools } from "../../helpers/no_tools.ts";
+import type { ReplControl, SlashCommand } from "../../../src/ui/repl.ts";
+import { createStyle } from "../../../src/ui/style.ts";
+import { makeToolContext } from "../../helpers/tool_context.ts";
 
 function conversation(state: Record<string, unknown> = {}): Conversation {
   return new Conversation({

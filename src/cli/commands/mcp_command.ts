@@ -2,19 +2,19 @@
 // (~/.config/harness/config.jsonc), editing it with jsonc-parser so comments and layout stay,
 // and checks servers by starting them under the same grants as a run.
 
-import { loadSettings } from "../config/settings.ts";
-import { configDir, homeDir } from "../config/folders.ts";
-import { paths } from "../platform/paths.ts";
-import { formatAgentError } from "../errors.ts";
-import { EXIT } from "../app/exit_codes.ts";
-import type { Grants } from "../sandbox/grants/grants.ts";
-import { checkMcpServer, isStdioServer, type McpServerConfig } from "../config/mcp_config.ts";
-import { offerProfile, type ProfileQuestionIO } from "../mcp/profile_approval.ts";
-import { formatServerStates, McpServers } from "../mcp/mcp_servers.ts";
-import { probeCommandSandbox } from "../sandbox/commands/command_sandbox_probe.ts";
-import { parseFlags } from "./parse_flags.ts";
-import type { CommandIO } from "./command_io.ts";
-import { jsonDepth, MAX_JSON_DEPTH } from "../platform/json_depth.ts";
+import { loadSettings } from "../../config/settings.ts";
+import { configDir, homeDir } from "../../config/folders.ts";
+import { paths } from "../../platform/paths.ts";
+import { formatAgentError } from "../../errors.ts";
+import { EXIT } from "../../app/exit_codes.ts";
+import type { Grants } from "../../sandbox/grants/grants.ts";
+import { checkMcpServer, isStdioServer, type McpServerConfig } from "../../config/mcp_config.ts";
+import { offerProfile, type ProfileQuestionIO } from "../../mcp/profile_approval.ts";
+import { formatServerStates, McpServers } from "../../mcp/mcp_servers.ts";
+import { probeCommandSandbox } from "../../sandbox/commands/command_sandbox_probe.ts";
+import { parseFlags } from "../parse_flags.ts";
+import type { CommandIO } from "../command_io.ts";
+import { jsonDepth, MAX_JSON_DEPTH } from "../../platform/json_depth.ts";
 
 export const MCP_USAGE = `Usage:
   harness mcp add NAME [--env KEY=VALUE]... -- COMMAND [ARGS...]   a stdio server
@@ -87,7 +87,7 @@ async function readUserConfig(
     text = "{}\n";
   }
   if (text.trim() === "") text = "{}\n";
-  const { parseConfigText } = await import("../config/settings.ts");
+  const { parseConfigText } = await import("../../config/settings.ts");
   const parsed = await parseConfigText(file, text);
   if (!parsed.ok) return { error: formatAgentError(parsed.error) };
   return { text: text.replace(/^\uFEFF/, ""), servers: parsed.value.mcpServers ?? {} };
@@ -209,7 +209,7 @@ async function addServer(
 /** Questions on stderr, answered on stdin (end of input answers no). */
 function questionIO(): ProfileQuestionIO {
   return {
-    readLine: async (prompt) => (await import("./read_stdin_line.ts")).readStdinLine(prompt),
+    readLine: async (prompt) => (await import("../read_stdin_line.ts")).readStdinLine(prompt),
     write: (text) => Deno.stderr.writeSync(new TextEncoder().encode(text)),
   };
 }
@@ -323,7 +323,9 @@ async function importServers(file: string, io: CommandIO, grants: Grants): Promi
     io.printError(String((value as { error: string }).error));
     return EXIT.usage;
   }
-  const { foreignMcpServers, neededVariables } = await import("../config/foreign_mcp_servers.ts");
+  const { foreignMcpServers, neededVariables } = await import(
+    "../../config/foreign_mcp_servers.ts"
+  );
   const found = foreignMcpServers(value, { file: paths.resolve(file), home: homeDir() });
   if (!found) {
     io.printError(

@@ -3,19 +3,19 @@
 // same plugins and policy rules as the REPL, without trust prompts. `harness tool` is the
 // user's own call, so rules that would ask do not stop it; deny rules do.
 
-import { readStdinLine } from "./read_stdin_line.ts";
+import { readStdinLine } from "../read_stdin_line.ts";
 import { join } from "node:path";
-import type { Command } from "./args.ts";
-import type { RunFlags } from "../app/run_flags.ts";
-import { savedOutputsRoot } from "../config/folders.ts";
-import type { Grants } from "../sandbox/grants/grants.ts";
-import { EXIT } from "../app/exit_codes.ts";
-import { makeToolResult } from "../messages.ts";
-import type { FrontEnd } from "../app/front_end.ts";
-import { openToolsRun, type ToolsRun } from "../app/open_tools_run.ts";
-import { type CommandIO, settingsOrExit } from "./command_io.ts";
-import { jsonTerminalSafe, terminalSafe } from "../platform/terminal_text.ts";
-import { tracePhase } from "../platform/startup_trace.ts";
+import type { Command } from "../args.ts";
+import type { RunFlags } from "../../app/run_flags.ts";
+import { savedOutputsRoot } from "../../config/folders.ts";
+import type { Grants } from "../../sandbox/grants/grants.ts";
+import { EXIT } from "../../app/exit_codes.ts";
+import { makeToolResult } from "../../messages.ts";
+import type { FrontEnd } from "../../app/front_end.ts";
+import { openToolsRun, type ToolsRun } from "../../app/open_tools_run.ts";
+import { type CommandIO, settingsOrExit } from "../command_io.ts";
+import { jsonTerminalSafe, terminalSafe } from "../../platform/terminal_text.ts";
+import { tracePhase } from "../../platform/startup_trace.ts";
 
 /**
  * Reads the settings and the command's JSON arguments, then opens the folder's tools and
@@ -116,7 +116,7 @@ export async function runToolCommand(
     }
     const broken = await checkedRules(run, io);
     if (broken !== undefined) return broken;
-    const { evaluatePolicy } = await import("../permissions/policy.ts");
+    const { evaluatePolicy } = await import("../../permissions/policy.ts");
     const policy = evaluatePolicy(
       { tool: command.name, args: validated.value, risk: info.risk },
       run.workspace.approval.rules,
@@ -176,7 +176,7 @@ export async function runPolicyExplain(
     const broken = await checkedRules(run, io);
     if (broken !== undefined) return broken;
     const mode = command.flags.yes ? "yes" : "interactive";
-    const { explainDecision } = await import("../permissions/explain.ts");
+    const { explainDecision } = await import("../../permissions/explain.ts");
     const explained = explainDecision(
       { tool: command.tool, args, risk: info.risk },
       run.workspace.approval.rules,
