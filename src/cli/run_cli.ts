@@ -18,8 +18,8 @@ import type * as DirectCommands from "./commands/direct_commands.ts";
 // list; tests/release/compile_includes_test.ts keeps that list complete.
 const PROMPT_AHEAD_MODULE = "./prompt_ahead.ts";
 const RUN_COMMAND_MODULE = "./commands/dispatch_command.ts";
-// A run skips dispatch_command.ts: its literal imports of every other command (MCP, code
-// index, doctor, ...) made Deno prepare their module graphs first, about 30 ms of a -p run.
+// A run skips cli/commands/dispatch_command.ts: its literal imports of every other command (MCP,
+// code index, doctor, ...) made Deno prepare their module graphs first, about 30 ms of a -p run.
 const RUN_CONVERSATION_MODULE = "./run_conversation.ts";
 // `harness tool` and `policy explain` skip it too: plugin authors run `harness tool` in a loop.
 const DIRECT_COMMANDS_MODULE = "./commands/direct_commands.ts";

@@ -1,7 +1,7 @@
-// The risk level of each built-in tool, held in source: the tool list may come from the
-// schema cache (a file other processes can write), and the approver decides from risk, so a
-// built-in tool's risk never comes from there. tests/plugin_loader/builtin_risks_test.ts checks this
-// table against plugins/*.ts.
+// The risk level of each built-in tool, held in source: the tool list may come from the schema
+// cache (a file other processes can write), and the approver decides from risk, so a built-in
+// tool's risk never comes from there. tests/plugin_loader/builtin_risks_test.ts checks this table
+// against plugins/*.ts.
 
 import type { RiskLevel } from "../tools/define_tool.ts";
 

@@ -1,7 +1,7 @@
 // Shell command analysis for permission rules. `run_command` receives one shell string; a rule
 // like `git *` must hold for every simple command inside it, so this module splits a command
 // at `&&`, `||`, `;`, `|`, `&`, newlines, subshells, `$(...)`, backticks and `bash -c '...'`,
-// and strips wrappers (`sudo`, `env X=1`, `timeout 5`, ...). Pure; used by policy.ts.
+// and strips wrappers (`sudo`, `env X=1`, `timeout 5`, ...). Pure; used by permissions/policy.ts.
 //
 // The analysis errs in opposite directions for the two kinds of rule:
 // - Allow rules may vouch only for what is provably the named program with plain arguments.

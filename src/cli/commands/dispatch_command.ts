@@ -1,7 +1,8 @@
-// Runs a parsed subcommand: `harness tool`, `harness sessions`, `harness policy explain`,
-// `harness plugin new`, `harness mcp`, `harness agents`, `harness skills`, and `harness acp` through the editor front end main.ts
-// hands in (run_cli.ts starts the REPL and -p runs itself). Each command's module is imported
-// when it runs.
+// Runs a parsed subcommand, each from its module in this folder: `harness tool` and `harness
+// policy explain`, `sessions`, `plugin new` and `plugin trust`, `mcp`, `agents`, `skills`,
+// `index`, `stats`, `doctor`, and `harness acp` through the editor front end main.ts hands in
+// (cli/run_cli.ts starts the REPL and -p runs itself). Each command's module is imported when it
+// runs.
 
 import { join } from "node:path";
 import type { Command } from "../args.ts";

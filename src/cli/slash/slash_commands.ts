@@ -1,7 +1,7 @@
-// The REPL's slash commands: /help, /tools, /mcp, /skills, /context, /compact, /permissions, /tasks,
-// /jobs, /clear, /continue, /undo, /rewind, /sessions, /resume, /stats, /exit. A table of rows (name,
-// summary, handler); each handler is a small function over the REPL control surface and the
-// context.
+// The REPL's slash commands: /help, /tools, /mcp, /skills, /context, /compact, /permissions,
+// /tasks, /jobs, /clear, /continue, /undo, /rewind, /sessions, /resume, /stats, /exit. A table of
+// rows (name, summary, handler); each handler is a small function over the REPL control surface and
+// the context.
 
 import type { Conversation } from "../../agent/conversation.ts";
 import type { Style } from "../../ui/style.ts";

@@ -1,8 +1,8 @@
 // The command sandbox: processes that tools start (run_command, `ctx.spawn`) run under the
-// operating system's sandbox built from the user's grants (command_sandbox_rules.ts). The
-// host checks once at start which confinement works here (command_sandbox_probe.ts) and
-// sends the answer to the tool workers; they have no `run` permission, so the host starts
-// every process (process_host.ts) through `spawnCommand`, with only stdin, stdout and stderr.
+// operating system's sandbox built from the user's grants (command_sandbox_rules.ts). The host
+// checks once at start which confinement works here (command_sandbox_probe.ts) and sends the answer
+// to the tool workers; they have no `run` permission, so the host starts every process
+// (processes/process_host.ts) through `spawnCommand`, with only stdin, stdout and stderr.
 
 import type { Grants } from "../grants/grants.ts";
 import { closeExtraFdsOnExec } from "./stdio_only.ts";
@@ -40,7 +40,7 @@ export interface CommandSandbox {
   network?: boolean;
   /** Whether descriptors above 2 are closed for commands (stdio_only.ts). */
   stdioOnly?: boolean;
-  /** Plan mode: folders commands write into a throwaway copy of (plan_mode_grants.ts). */
+  /** Plan mode: folders commands write into a throwaway copy of (grants/plan_mode_grants.ts). */
   scratch?: CommandScratch;
 }
 
@@ -216,7 +216,7 @@ export function groupHasMembers(pid: number): boolean {
  * Starts `request` in the sandbox as the leader of a new session and process group, so
  * `Deno.kill(-child.pid, signal)` stops everything it started, with only stdin, stdout and
  * stderr open. On Linux the sandbox also dies with the thread that started it. Runs on the
- * host: tool workers have no `run` permission and ask for processes (process_host.ts).
+ * host: tool workers have no `run` permission and ask for processes (processes/process_host.ts).
  *
  * @param onGroup Told the group id when the process starts and when it ends (the host
  *   stops live groups when harness exits).

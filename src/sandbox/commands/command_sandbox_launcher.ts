@@ -1,6 +1,6 @@
 // What a tool sees of the command sandbox (`ctx.spawn`, `ctx.commands`): starts processes
 // confined by the grants and words what the sandbox did for the tool's result. In a tool
-// worker, processes start on the host (`start`: remote_process.ts); elsewhere (tests, the
+// worker, processes start on the host (`start`: processes/remote_process.ts); elsewhere (tests, the
 // host itself) directly, their process groups reported through `onGroup`.
 
 import type { CommandRunner, SpawnOptions } from "../../tools/define_tool.ts";

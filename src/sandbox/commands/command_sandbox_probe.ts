@@ -158,7 +158,7 @@ export async function probeCommandSandbox(
 }
 
 /**
- * The sandbox of plan mode: `sandbox` with the scratch folders (plan_mode_grants.ts) that
+ * The sandbox of plan mode: `sandbox` with the scratch folders (grants/plan_mode_grants.ts) that
  * commands write into a throwaway overlay. Whether bubblewrap can mount them here is tried once,
  * with every folder (0.9 added overlays; a setuid bubblewrap refuses them; a folder's file
  * system may not serve as an overlay's lower layer); without overlays the folders are

@@ -43,7 +43,7 @@ export const BASE_ENV_NAMES: readonly string[] = [
 const NEVER_PASSED = /^(HARNESS_.*|OPENAI_API_KEY|ANTHROPIC_API_KEY)$/;
 
 /**
- * Plan mode's scratch folders (plan_mode_grants.ts): a command may write them, and what it
+ * Plan mode's scratch folders (grants/plan_mode_grants.ts): a command may write them, and what it
  * writes is thrown away with its sandbox. `overlay` says whether bubblewrap can mount a
  * throwaway overlay here (0.9 or later, not setuid); without one they are read-only.
  */

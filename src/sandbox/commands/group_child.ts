@@ -1,6 +1,6 @@
 // A started process as `ctx.spawn` returns it where the process starts in the same thread
 // (tests, the host): Deno's child, except that `kill` signals its whole process group.
-// In a tool worker the same shape comes from the host (remote_process.ts).
+// In a tool worker the same shape comes from the host (processes/remote_process.ts).
 
 import { signalGroup } from "./command_sandbox_groups.ts";
 

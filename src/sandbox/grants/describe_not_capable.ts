@@ -1,5 +1,5 @@
 // Turns a sandbox denial into advice: which flag would allow the operation, or why the grants
-// already in force do not. tool_worker.ts calls describeNotCapable when a tool hits
+// already in force do not. workers/tool_worker.ts calls describeNotCapable when a tool hits
 // `Deno.errors.NotCapable`, so the model and the user see the fix instead of Deno's text.
 
 import type { Grants } from "./grants.ts";

@@ -1,6 +1,7 @@
-// Narrows the user's grants to one tool's sandbox. tool_catalog.ts groups tools by the result
-// and each group's Worker gets `permissions` as its `deno.permissions`; deny entries a Worker
-// cannot express come back in `guard` for deny_guard.ts to enforce inside the worker.
+// Narrows the user's grants to one tool's sandbox. workers/tool_catalog.ts groups tools by the
+// result and each group's Worker gets `permissions` as its `deno.permissions`; deny entries a
+// Worker cannot express come back in `guard` for workers/deny_guard.ts to enforce inside the
+// worker.
 
 import type { ToolPermissions } from "../../tools/define_tool.ts";
 import type { Grants } from "./grants.ts";
@@ -13,7 +14,7 @@ export type WorkerPermissions = Record<PermissionName, boolean | string[]> & { i
 /** A tool's effective sandbox: worker permissions plus denials Deno cannot express there. */
 export interface EffectivePermissions {
   permissions: WorkerPermissions;
-  /** Deny entries the worker enforces with a guard around Deno APIs (see tool_worker.ts). */
+  /** Deny entries the worker enforces with a guard around Deno APIs (workers/tool_worker.ts). */
   guard: Partial<Record<PermissionName, string[]>>;
 }
 

@@ -1,6 +1,6 @@
 // What a single allow or deny value means: paths are stored absolute and shown relative to
 // the cwd, and `covers` decides whether a value matches a target. grants.ts parses and
-// formats with these; effective_permissions.ts and deny_guard.ts match with them.
+// formats with these; effective_permissions.ts and workers/deny_guard.ts match with them.
 
 import { paths } from "../../platform/paths.ts";
 import type { Grant, PermissionName } from "./permission_name.ts";

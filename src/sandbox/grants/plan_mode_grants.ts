@@ -2,7 +2,7 @@
 // its plan, nothing else. `planModeGrants` is a pure function from the user's grants to narrowed
 // ones: the write grant becomes the plan folder alone (so every tool worker loses the rest), and
 // what commands could write becomes "scratch", which the command sandbox mounts as a throwaway
-// overlay (command_sandbox_rules.ts), so builds and tests run and nothing persists.
+// overlay (commands/command_sandbox_rules.ts), so builds and tests run and nothing persists.
 
 import type { GateRules } from "../../gate/gate_types.ts";
 import type { Grants } from "./grants.ts";

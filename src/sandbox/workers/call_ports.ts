@@ -1,8 +1,8 @@
 // The ports a call's worker gets beside its arguments, each for harness's own tools only: the
-// host's ripgrep and fd (search_service.ts) for grep_search and glob, the host's file port
-// (file_channel.ts: the editor's, under ACP) for the built-in file tools, and the host's jobs
-// (src/jobs/job_service.ts) for run_command and the job tools. A plugin from elsewhere keeps
-// only its own worker's access, which its grants bound.
+// host's ripgrep and fd (processes/search_service.ts) for grep_search and glob, the host's file
+// port (file_channel.ts: the editor's, under ACP) for the built-in file tools, and the host's jobs
+// (src/jobs/job_service.ts) for run_command and the job tools. A plugin from elsewhere keeps only
+// its own worker's access, which its grants bound.
 
 import type { ToolInfo } from "../../tools/tool_entry.ts";
 import { changePort, type FilePort } from "../../tools/file_port.ts";

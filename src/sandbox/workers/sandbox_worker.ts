@@ -40,7 +40,7 @@ export interface SandboxOptions {
   gate?: FileGate;
   /** Where tools' printed output goes (default: stderr, sanitised and capped). */
   consoleRelay?: ConsoleRelay;
-  /** Built-in tools' own grants from the configuration (web_search's engine, tool_grants.ts). */
+  /** Built-in tools' own grants from the config (web_search's engine: grants/tool_grants.ts). */
   toolGrants?: ToolGrants;
 }
 
@@ -125,7 +125,8 @@ export class SandboxWorker {
    * Starts the tool worker from this (the host) thread. Deno checks the imports of a worker's
    * main module graph against its parent's permissions, and that graph is harness's own code
    * (tool_worker.ts and what it imports); plugins are imported later with computed URLs,
-   * which Deno checks against the worker's own permissions (tests/sandbox/plugin_escape_test.ts).
+   * which Deno checks against the worker's own permissions
+   * (tests/sandbox/workers/tool_host_plugin_escape_test.ts).
    */
   #start(): Worker {
     const worker = new Worker(WORKER_URL, {

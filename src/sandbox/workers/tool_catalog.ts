@@ -44,7 +44,7 @@ export interface ToolGroup {
   effective: EffectivePermissions;
   plugins: PluginRef[];
   worker?: Promise<SandboxWorker>;
-  /** `ctx.config` of a built-in tool the configuration grants something (tool_grants.ts). */
+  /** `ctx.config` of a built-in tool the configuration grants something (grants/tool_grants.ts). */
   config?: Record<string, Readonly<Record<string, string>>>;
 }
 

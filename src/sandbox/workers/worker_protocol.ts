@@ -54,7 +54,7 @@ export type HostToWorker =
     name: string;
     args: unknown;
     state: Record<string, unknown>;
-    /** The port to the host's ripgrep and fd (search_service.ts), for grep_search and glob. */
+    /** The port to the host's ripgrep and fd (processes/search_service.ts): grep_search, glob. */
     search?: MessagePort;
     /** The channel to the host's file port (file_channel.ts: the editor's), for `ctx.files`. */
     files?: MessagePort;
@@ -72,8 +72,8 @@ export type HostToWorker =
   }
   | { type: "abort"; id: number; reason: string }
   /**
-   * The worker's end of its channel to the host for `ctx.spawn` (process_protocol.ts), sent
-   * after "load" to each tool worker (a replaced one gets a new channel).
+   * The worker's end of its channel to the host for `ctx.spawn` (processes/process_protocol.ts),
+   * sent after "load" to each tool worker (a replaced one gets a new channel).
    */
   | { type: "processes"; port: MessagePort };
 

@@ -1,5 +1,5 @@
-// `harness tool` and `harness policy explain` (src/cli/commands/direct_commands.ts) load only what one
-// call needs: no conversation, provider, session log (SQLite), checkpoints, hooks or MCP.
+// `harness tool` and `harness policy explain` (src/cli/commands/direct_commands.ts) load only what
+// one call needs: no conversation, provider, session log (SQLite), checkpoints, hooks or MCP.
 // Plugin authors run `harness tool` in a loop, so its start-up is theirs to wait for.
 
 import { ok as assert } from "node:assert/strict";
