@@ -48,6 +48,30 @@ export interface ToolScope {
   mode?: ToolMode;
   /** Where the built-in file tools read and write (the editor's, under ACP); default: their own. */
   files?: FilePort;
+  /**
+   * Whose background jobs the calls start and see (JobTable.scope): one of an editor's
+   * sessions sharing the workspace. Left out: the front end's one session.
+   */
+  jobOwner?: string;
+}
+
+/**
+ * What a conversation's calls bring besides the offer: its file port and its jobs' owner.
+ *
+ * @example
+ * ```ts
+ * import { callSeat, type ToolScope } from "./tool_offer.ts";
+ * const scope = { jobOwner: "s1" } as unknown as ToolScope;
+ * if (JSON.stringify(callSeat(scope)) !== '{"jobOwner":"s1"}') throw new Error();
+ * ```
+ */
+export function callSeat(
+  scope: Pick<ToolScope, "files" | "jobOwner">,
+): { files?: FilePort; jobOwner?: string } {
+  return {
+    ...(scope.files ? { files: scope.files } : {}),
+    ...(scope.jobOwner ? { jobOwner: scope.jobOwner } : {}),
+  };
 }
 
 /** A tool left out, and the flag that would let it run. */

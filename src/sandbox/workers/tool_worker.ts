@@ -288,7 +288,8 @@ function toolContext(
   const config = call.name === undefined ? undefined : load.toolConfig?.[call.name];
   return {
     workspace,
-    resolve: (path: string) => resolveWorkspacePath(workspace, path, outputsDir),
+    resolve: (path: string) =>
+      resolveWorkspacePath(workspace, path, [outputsDir, ...(load.readRoots ?? [])]),
     signal: call.signal,
     dataDir: load.dataDir,
     state: call.state,
