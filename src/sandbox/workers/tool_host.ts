@@ -236,14 +236,8 @@ export class ToolHost implements ToolSource {
     const id = this.#nextId++;
     const info = this.#tools.find((tool) => tool.name === name);
     const port = info && filesPort(info, files, { changes: true });
-    const request = worker.request({
-      type: "preview",
-      id,
-      name,
-      args,
-      state,
-      ...(port ? { files: port.port } : {}),
-    });
+    const portField = port ? { files: port.port } : {};
+    const request = worker.request({ type: "preview", id, name, args, state, ...portField });
     void request.finally(() => port?.close());
     const reply = await within(request, PREVIEW_TIMEOUT_MS);
     if (reply === undefined) {
