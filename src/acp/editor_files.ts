@@ -21,7 +21,7 @@ import { grantCovers } from "../sandbox/grants/permission_value.ts";
 import { flagFor } from "../sandbox/grants/describe_not_capable.ts";
 import { sniffImageType } from "../platform/image_file.ts";
 import { ToolError } from "../tools/define_tool.ts";
-import type { FilePort, FileStat, ListedEntry } from "../tools/file_port.ts";
+import { type FilePort, type FileStat, type ListedEntry, listedEntry } from "../tools/file_port.ts";
 import { MAX_TEXT_FILE_BYTES } from "../tools/builtin/read_text_file.ts";
 import { resolveWorkspacePath } from "../tools/workspace_path.ts";
 import { toolOutputsDir } from "../config/folders.ts";
@@ -222,16 +222,7 @@ export function editorFiles(fs: EditorFs, options: EditorFilesOptions): FilePort
     async list(abs): Promise<ListedEntry[]> {
       editorGate(options, "read", abs);
       const entries = await gated(() => readGatedDir(options.gate, abs));
-      return entries.map((entry) => ({
-        name: entry.name,
-        kind: entry.isFile
-          ? "file"
-          : entry.isDirectory
-          ? "directory"
-          : entry.isSymlink
-          ? "symlink"
-          : "other",
-      }));
+      return entries.map(listedEntry);
     },
   };
 }
