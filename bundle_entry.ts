@@ -14,8 +14,8 @@ export { runCli } from "./src/cli/run_cli.ts";
 const modules: Record<OwnModulePath, () => Promise<unknown>> = {
   "src/cli/prompt_ahead.ts": () => import("./src/cli/prompt_ahead.ts"),
   "src/cli/run_conversation.ts": () => import("./src/cli/run_conversation.ts"),
-  "src/cli/direct_commands.ts": () => import("./src/cli/direct_commands.ts"),
-  "src/cli/dispatch_command.ts": () => import("./src/cli/dispatch_command.ts"),
+  "src/cli/commands/direct_commands.ts": () => import("./src/cli/commands/direct_commands.ts"),
+  "src/cli/commands/dispatch_command.ts": () => import("./src/cli/commands/dispatch_command.ts"),
   "src/cli/run_repl.ts": () => import("./src/cli/run_repl.ts"),
   "src/acp/run_acp.ts": () => import("./src/acp/run_acp.ts"),
   "src/sessions/open_session_store.ts": () => import("./src/sessions/open_session_store.ts"),
@@ -28,7 +28,9 @@ const modules: Record<OwnModulePath, () => Promise<unknown>> = {
 export const BUNDLED: BundledModules = {
   modules,
   // The index and change-watcher workers load from source: off the start-up path.
-  workers: { "src/sandbox/tool_worker.ts": new URL("./tool_worker.js", import.meta.url).href },
+  workers: {
+    "src/sandbox/workers/tool_worker.ts": new URL("./tool_worker.js", import.meta.url).href,
+  },
 };
 
 /** `harness acp`'s front end, from the bundle's chunk. */

@@ -8,10 +8,10 @@ import { parseGrantFlags } from "../cli/grant_flags.ts";
 import { tracePhase } from "../platform/startup_trace.ts";
 import { loadOwnModule } from "../platform/own_modules.ts";
 import type * as PromptAhead from "./prompt_ahead.ts";
-import type * as RunCommand from "./dispatch_command.ts";
-import type { EditorFrontEnd } from "./dispatch_command.ts";
+import type * as RunCommand from "./commands/dispatch_command.ts";
+import type { EditorFrontEnd } from "./commands/dispatch_command.ts";
 import type * as RunConversation from "./run_conversation.ts";
-import type * as DirectCommands from "./direct_commands.ts";
+import type * as DirectCommands from "./commands/direct_commands.ts";
 
 // Each command's modules load through src/platform/own_modules.ts, like main.ts's import of
 // this file: from source, a literal import would make `deno run` prepare every command's
@@ -77,7 +77,9 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     }
     case "tool":
     case "policy_explain": {
-      const direct = await loadOwnModule<typeof DirectCommands>("src/cli/direct_commands.ts");
+      const direct = await loadOwnModule<typeof DirectCommands>(
+        "src/cli/commands/direct_commands.ts",
+      );
       tracePhase("direct_commands.ts imported");
       const cwd = Deno.cwd();
       return command.kind === "tool"
@@ -85,7 +87,9 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
         : await direct.runPolicyExplain(command, grants.value.grants, cwd, io);
     }
     default: {
-      const { runCommand } = await loadOwnModule<typeof RunCommand>("src/cli/dispatch_command.ts");
+      const { runCommand } = await loadOwnModule<typeof RunCommand>(
+        "src/cli/commands/dispatch_command.ts",
+      );
       tracePhase("dispatch_command.ts imported");
       return await runCommand(command, grants.value.grants, io);
     }

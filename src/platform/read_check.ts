@@ -1,6 +1,6 @@
 // The read half of a sandbox worker's deny guard, for code that opens files through node:fs.
 // Deno's node:fs opens files with its own ops, not through the Deno functions the guard
-// (src/sandbox/deny_guard.ts) wraps, so a --deny-read entry inside an allowed folder does not
+// (src/sandbox/workers/deny_guard.ts) wraps, so a --deny-read entry inside an allowed folder does not
 // stop it. The guard registers its check here and harness's own node:fs readers call it
 // first. A plugin that imports node:fs itself is not covered (docs/security.md#sandbox-limits).
 // The check is kept on the worker's global object, not in this module: the bundled tool worker

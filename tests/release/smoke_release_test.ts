@@ -7,9 +7,9 @@ import { deepStrictEqual as assertEquals, match, ok as assert } from "node:asser
 import { cp } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { describeCommandSandbox } from "../../src/sandbox/command_sandbox.ts";
-import { probeCommandSandbox } from "../../src/sandbox/command_sandbox_probe.ts";
-import { emptyGrants } from "../../src/sandbox/grants.ts";
+import { describeCommandSandbox } from "../../src/sandbox/commands/command_sandbox.ts";
+import { probeCommandSandbox } from "../../src/sandbox/commands/command_sandbox_probe.ts";
+import { emptyGrants } from "../../src/sandbox/grants/grants.ts";
 import {
   installedVersion,
   NODE_LLAMA_CPP_VERSION,
@@ -131,6 +131,13 @@ Deno.test({
       assert(all.includes(`binary size: 0.0 MiB (${script.length} bytes)`), all);
       assert(all.includes(`this build reports: ${NO_LLAMA_MESSAGE}`), all);
       assertEquals(out.lines.at(-1), "2 passed, 0 failed");
+      // A binary embeds its bundle: one that starts from source fails the start-up path.
+      const path = await smoke(["--only", "start-up path"], [binary]);
+      assertEquals(path.code, 1, path.lines.join("\n"));
+      match(
+        path.lines.join("\n"),
+        /^FAIL start-up path \(the bundle\): the binary ran from source/m,
+      );
     } finally {
       await Deno.remove(copy, { recursive: true });
     }
@@ -156,10 +163,10 @@ Deno.test("smoke_release.ts fails every check of a command that is not harness, 
   const all = out.lines.join("\n");
   assertEquals(out.code, 1, all);
   const checks = checkLines(out.lines);
-  assertEquals(checks.length, 9, all);
+  assertEquals(checks.length, 10, all);
   assert(checks.every((line) => line.startsWith("FAIL ") && line.includes("exit 3")), all);
   match(all, /^start-up: --version failed, -p answer failed, harness tool failed;/m);
-  assertEquals(out.lines.at(-1), "0 passed, 9 failed");
+  assertEquals(out.lines.at(-1), "0 passed, 10 failed");
 });
 
 Deno.test("smoke_release.ts refuses bad options with exit 2 and usage", async () => {
