@@ -8,9 +8,8 @@
 // policies), but for the user's skills and plugins. file_gate.ts enforces these rules; the
 // command sandbox mounts them.
 
-import { fileURLToPath } from "node:url";
 import { paths } from "../platform/paths.ts";
-import { bundleRoot } from "../platform/bundle_manifest.ts";
+import { bundleFolder } from "../platform/bundle_manifest.ts";
 import type { GateRules, HiddenEntry, ProtectedEntry } from "./gate_types.ts";
 import { gitProgramPaths } from "./git_programs.ts";
 
@@ -228,7 +227,7 @@ export function gateRules(inputs: GateInputs): GateRules {
     { path: inputs.harness.config, kind: "harness" },
     ...(inputs.harness.cache ? [{ path: inputs.harness.cache, kind: "harness" as const }] : []),
     // harness's bundle of its own code (main.ts runs it): only its build writes there.
-    { path: fileURLToPath(bundleRoot()), kind: "harness" },
+    { path: resolve(bundleFolder()), kind: "harness" },
   ];
   const holdsWorkspace = (path: string) =>
     isInside(path, workspace) || isInside(realOrSelf(path), realOrSelf(workspace));

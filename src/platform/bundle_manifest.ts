@@ -38,6 +38,15 @@ export function bundleRoot(root: URL = HARNESS_ROOT): URL {
 }
 
 /**
+ * The folder every bundle of a checkout lives in, as a path (the gate protects it).
+ *
+ * @param root The checkout (default: this one).
+ */
+export function bundleFolder(root: URL = HARNESS_ROOT): string {
+  return `${folderOf(root)}.bundle`;
+}
+
+/**
  * A file's stamp, or undefined when it cannot be read (gone: the bundle is stale).
  *
  * @param path The file's path in the checkout.
