@@ -39,6 +39,7 @@ import type { JobTable } from "../jobs/job_table.ts";
 import type { EditDiagnostics } from "../diagnostics/edit_diagnostics.ts";
 import { openRunDiagnostics } from "./run_diagnostics.ts";
 import { webSearchGrants } from "./web_search_setup.ts";
+import { ScopedTools } from "./scoped_tools.ts";
 
 // Not string literals: a run without MCP servers never loads the MCP modules. The "compile"
 // task embeds them through its --include list.
@@ -94,6 +95,8 @@ export interface RunTools {
   commandNote(): string;
   /** The workspace's file gate: every file access for this workspace asks it. */
   gate: FileGate;
+  /** The tools of narrowed scopes (subagents, plan mode), built from their own grants. */
+  scoped: ScopedTools;
 }
 
 /** Opens the tools of a workspace (their list in the background when the front end says). */
@@ -121,10 +124,8 @@ export async function openRunTools(options: RunToolsOptions): Promise<RunTools> 
   });
   const skills = await openSkills(options, tools.gate);
   const code = codeTools(options);
-  const sources: ToolSource[] = [tools.host, code];
-  if (skills) sources.push(skillSource(skills.tools));
-  if (mcp) sources.push(mcp.source);
-  const set = new ToolSet(sources);
+  const readers: ToolSource[] = [code, ...(skills ? [skillSource(skills.tools)] : [])];
+  const set = new ToolSet([tools.host, ...readers, ...(mcp ? [mcp.source] : [])]);
   // Built-in tools' own grants (web_search's engine) decide whether they can run.
   const toolGrants = webSearchGrants(settings.webSearchUrl);
   const scope: ToolScope = { set, grants, workspace: cwd, ...(toolGrants ? { toolGrants } : {}) };
@@ -163,6 +164,15 @@ export async function openRunTools(options: RunToolsOptions): Promise<RunTools> 
     }),
     commandNote: () => commandNote,
     gate: tools.gate,
+    scoped: new ScopedTools({
+      ...tools,
+      settings,
+      grants,
+      cwd,
+      outputsRoot: outputsDir,
+      set,
+      readers,
+    }),
   };
 }
 

@@ -91,7 +91,11 @@ export class ToolHost implements ToolSource {
   /** The workspace's jobs: what run_command starts, on this thread (src/jobs/). */
   readonly jobs: JobTable;
 
-  constructor(options: ToolHostOptions) {
+  /**
+   * @param options The grants, plugins and limits.
+   * @param catalog The tool list when another host listed it (a narrowed host's).
+   */
+  constructor(options: ToolHostOptions, catalog?: Promise<ToolCatalog>) {
     this.#options = options;
     this.jobs = openJobs(options);
     this.#search = new SearchService({
@@ -104,7 +108,7 @@ export class ToolHost implements ToolSource {
       builtin: (group) => this.#builtin(group),
       imported: (message, group) => void this.#catalog?.remember(message, group),
     });
-    this.#loading = loadToolCatalog(options).then((catalog) => {
+    this.#loading = (catalog ?? loadToolCatalog(options)).then((catalog) => {
       this.#catalog = catalog;
       this.#tools = catalog.tools;
       this.#entries = catalog.tools.map((info) => this.#entry(info));
@@ -118,6 +122,21 @@ export class ToolHost implements ToolSource {
       }
       return catalog;
     });
+  }
+
+  /**
+   * A host of the same plugins, pinned as this one listed them, under other grants with their
+   * own gate and command sandbox (a subagent's, plan mode's): its workers are its own, built
+   * from those grants, and it is closed apart from this one.
+   *
+   * @param narrowing The grants, gate, command sandbox and plan folder it runs under.
+   * @returns The new host.
+   */
+  narrowed(
+    narrowing: Pick<ToolHostOptions, "grants" | "gate" | "commandSandbox" | "planFolder">,
+  ): ToolHost {
+    const options: ToolHostOptions = { ...this.#options, ...narrowing };
+    return new ToolHost(options, this.#loading.then((catalog) => catalog.narrowed(options)));
   }
 
   /** Resolves when the tool list is known (plugins listed from the cache or imported). */

@@ -288,7 +288,11 @@ function toolContext(
   const config = call.name === undefined ? undefined : load.toolConfig?.[call.name];
   return {
     workspace,
-    resolve: (path: string) => resolveWorkspacePath(workspace, path, outputsDir),
+    resolve: (path: string) =>
+      resolveWorkspacePath(workspace, path, [
+        outputsDir,
+        ...(load.planFolder ? [load.planFolder] : []),
+      ]),
     signal: call.signal,
     dataDir: load.dataDir,
     state: call.state,
