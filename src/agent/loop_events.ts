@@ -53,6 +53,11 @@ export type LoopEvent =
   | { type: "state_changed"; state: Record<string, unknown> }
   /** A turn's file changes were recorded (checkpoint), or files were put back (/undo, /rewind). */
   | CheckpointEvent
+  /**
+   * An event of a subagent's conversation (the `task` tool's child), under the call that
+   * started it: `taskId` names the child (a later `task` call may continue it).
+   */
+  | { type: "subagent"; callId: string; taskId: string; agent: string; event: LoopEvent }
   /** The conversation went back to before a user message (/rewind): it keeps `messageCount`. */
   | { type: "rewound"; messageCount: number }
   | { type: "done"; stopReason: StopReasonOut; text: string; errorMessage?: string };

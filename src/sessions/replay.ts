@@ -4,7 +4,7 @@
 
 import type { ImagePart, Message, ToolResult } from "../messages.ts";
 import { makeToolResult } from "../messages.ts";
-import type { ImageRef, SessionEvent } from "./session_events.ts";
+import { type ImageRef, type SessionEvent, subagentOf } from "./session_events.ts";
 import { compactedMessages } from "../agent/compaction.ts";
 import { addRecord, markUndone, type TurnCheckpoint } from "../checkpoints/turn_record.ts";
 
@@ -71,7 +71,7 @@ export function replayEvents(
     trailingCalls = new Set();
   };
 
-  for (const event of events) {
+  for (const event of ownEvents(events)) {
     switch (event.type) {
       case "system_message":
         // An imported session's system prompt is logged at its first resume: it goes first.
@@ -194,6 +194,11 @@ export function replayEvents(
     }
   }
   return { messages, state, unanswered: [...pending.values()], checkpoints };
+}
+
+/** The session's own events: its subagents' (the `task` tool's children) are not its messages. */
+function* ownEvents(events: Iterable<SessionEvent>): Iterable<SessionEvent> {
+  for (const event of events) if (subagentOf(event) === undefined) yield event;
 }
 
 /** Checkpoints after the messages they sat before are gone: their files can still be undone. */
