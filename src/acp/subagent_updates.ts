@@ -5,24 +5,11 @@
 // children's calls never share one.
 
 import type { SessionUpdate } from "@agentclientprotocol/sdk";
-import type { LoopEvent } from "../agent/loop_events.ts";
+import { childCallId, type LoopEvent } from "../agent/loop_events.ts";
 import { toolCallUpdate, toolLocations, toolResultUpdate } from "./tool_updates.ts";
 
 /** A subagent's event as the loop reports it. */
 export type SubagentEvent = Extract<LoopEvent, { type: "subagent" }>;
-
-/**
- * The editor's id of a child's call.
- *
- * @example
- * ```ts
- * import { childCallId } from "./subagent_updates.ts";
- * if (childCallId("t2", "call_1") !== "t2/call_1") throw new Error();
- * ```
- */
-export function childCallId(taskId: string, callId: string): string {
-  return `${taskId}/${callId}`;
-}
 
 /**
  * The update a subagent's event sends, if any: its calls as tool calls of their own.

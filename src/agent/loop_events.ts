@@ -63,3 +63,18 @@ export type LoopEvent =
   | { type: "done"; stopReason: StopReasonOut; text: string; errorMessage?: string };
 
 export type LoopEventSink = (event: LoopEvent) => void;
+
+/**
+ * How a subagent's call is named outside its own conversation (the editor's tool calls, its
+ * permission requests): its task's id and its own call id, so two children's calls never
+ * share a name.
+ *
+ * @example
+ * ```ts
+ * import { childCallId } from "./loop_events.ts";
+ * if (childCallId("2", "call_1") !== "2/call_1") throw new Error();
+ * ```
+ */
+export function childCallId(taskId: string, callId: string): string {
+  return `${taskId}/${callId}`;
+}

@@ -40,6 +40,7 @@ import type { EditDiagnostics } from "../diagnostics/edit_diagnostics.ts";
 import { openRunDiagnostics } from "./run_diagnostics.ts";
 import { webSearchGrants } from "./web_search_setup.ts";
 import { ScopedTools } from "./scoped_tools.ts";
+import { type AgentCatalog, openAgentCatalog } from "./agent_catalog.ts";
 
 // Not string literals: a run without MCP servers never loads the MCP modules. The "compile"
 // task embeds them through its --include list.
@@ -97,6 +98,8 @@ export interface RunTools {
   gate: FileGate;
   /** The tools of narrowed scopes (subagents, plan mode), built from their own grants. */
   scoped: ScopedTools;
+  /** The agents `task` can start (src/agents/), the project's only once trusted. */
+  agents: AgentCatalog;
 }
 
 /** Opens the tools of a workspace (their list in the background when the front end says). */
@@ -123,6 +126,7 @@ export async function openRunTools(options: RunToolsOptions): Promise<RunTools> 
     gate: tools.gate,
   });
   const skills = await openSkills(options, tools.gate);
+  const agents = await openAgents(options, tools.gate);
   const code = codeTools(options);
   const readers: ToolSource[] = [code, ...(skills ? [skillSource(skills.tools)] : [])];
   const set = new ToolSet([tools.host, ...readers, ...(mcp ? [mcp.source] : [])]);
@@ -164,6 +168,7 @@ export async function openRunTools(options: RunToolsOptions): Promise<RunTools> 
     }),
     commandNote: () => commandNote,
     gate: tools.gate,
+    agents,
     scoped: new ScopedTools({
       ...tools,
       settings,
@@ -279,6 +284,12 @@ async function openSkills(
     interactive: frontEnd.interactive,
     messages: options.messages,
   });
+}
+
+/** The agents `task` can start: found once, the project's asked about as plugins are. */
+function openAgents(options: RunToolsOptions, gate: FileGate): Promise<AgentCatalog> {
+  const { cwd, frontEnd } = options;
+  return openAgentCatalog({ cwd, gate, io: frontEnd.io, interactive: frontEnd.interactive });
 }
 
 /** The last user and assistant messages, the code map's hint of what matters now. */

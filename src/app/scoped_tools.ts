@@ -16,6 +16,7 @@ import { planGateRules } from "../sandbox/plan_mode_grants.ts";
 import { grantCovers } from "../sandbox/permission_value.ts";
 import type { ToolHost } from "../sandbox/tool_host.ts";
 import type { ToolSource } from "../tools/tool_entry.ts";
+import type { ToolScope } from "../sandbox/tool_offer.ts";
 import { ToolSet } from "../tools/tool_set.ts";
 import { openWorkspaceGate } from "./workspace_gate.ts";
 
@@ -144,4 +145,22 @@ export class ScopedTools {
     this.#sets.clear();
     await Promise.all(sets.map((scoped) => scoped.host.close()));
   }
+}
+
+/**
+ * The grants a conversation's tools run under now: plan mode's while its calls run in a
+ * narrowed set, else its own (or the workspace's).
+ *
+ * @param tools The conversation's tool scope.
+ * @param grants The workspace's grants.
+ * @returns The scope its subagents start from.
+ */
+export function scopeNow(tools: ToolScope, grants: Grants): ScopeRequest {
+  const calls = tools.calls;
+  if (calls === undefined) return { grants: tools.grants ?? grants };
+  return {
+    grants: calls.grants,
+    ...(calls.scratch ? { scratch: calls.scratch } : {}),
+    ...(calls.planFolder ? { planFolder: calls.planFolder } : {}),
+  };
 }

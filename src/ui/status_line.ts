@@ -111,6 +111,37 @@ export function subagentStep(
   }
 }
 
+/** A line that fits the terminal's width. */
+function fitted(plain: string, width: number): string {
+  return plain.length > width - 1 ? plain.slice(0, width - 2) + "…" : plain;
+}
+
+/** The running subagents' lines: each one's agent, task, latest step and time so far. */
+class ChildLines {
+  readonly #children = new Map<string, ChildStep & { started: number }>();
+
+  constructor(readonly now: () => number) {}
+
+  /** A child's latest step, or undefined once it ended. */
+  set(taskId: string, step: ChildStep | undefined): void {
+    if (step === undefined) {
+      this.#children.delete(taskId);
+      return;
+    }
+    const started = this.#children.get(taskId)?.started ?? this.now();
+    this.#children.set(taskId, { agent: step.agent, doing: plainText(step.doing), started });
+  }
+
+  /** One indented line per running child. */
+  lines(): string[] {
+    return [...this.#children].map(([task, child]) =>
+      `    ${terminalLine(child.agent)} (task ${task}) · ${child.doing} · ${
+        Math.floor((this.now() - child.started) / 1000)
+      } s`
+    );
+  }
+}
+
 /**
  * Returns the status line's controls; nothing is drawn until a turn or a tool starts.
  *
@@ -148,19 +179,9 @@ export function createStatusLine(options: StatusLineOptions): StatusLine {
   // While a tool runs (on a terminal): its call, the time so far and, when the tool reports
   // output as it goes (run_command), the last line of it, redrawn in place.
   const running = new Map<string, { name: string; args: unknown; started: number; last: string }>();
-  const children = new Map<string, { agent: string; doing: string; started: number }>();
   const now = options.now ?? (() => performance.now());
-  const width = () => options.columns?.() ?? 100;
-  const fit = (plain: string) =>
-    plain.length > width() - 1 ? plain.slice(0, width() - 2) + "…" : plain;
-  const childLines = () =>
-    [...children].map(([task, child]) =>
-      style.dim(fit(
-        `    ${terminalLine(child.agent)} (task ${task}) · ${child.doing} · ${
-          Math.floor((now() - child.started) / 1000)
-        } s`,
-      ))
-    );
+  const fit = (plain: string) => fitted(plain, options.columns?.() ?? 100);
+  const children = new ChildLines(now);
   const drawRunning = () => {
     const calls = [...running.values()];
     const call = calls.at(-1);
@@ -172,7 +193,7 @@ export function createStatusLine(options: StatusLineOptions): StatusLine {
     const plain = `${FRAMES[Math.floor(now() / 80) % FRAMES.length]} ${terminalLine(call.name)} ${
       terminalLine(shortArgs(call.args, 60))
     } · ${seconds} s${others}${last}`;
-    const rows = [style.dim(fit(plain)), ...childLines()];
+    const rows = [plain, ...children.lines()].map((row) => style.dim(fit(row)));
     const clear = cleared();
     extraLines = rows.length - 1;
     options.note(`${clear}${rows.join("\n")}`);
@@ -216,13 +237,7 @@ export function createStatusLine(options: StatusLineOptions): StatusLine {
       running.delete(callId);
       if (running.size > 0) startRunning();
     },
-    child(taskId, step) {
-      if (step === undefined) children.delete(taskId);
-      else {
-        const started = children.get(taskId)?.started ?? now();
-        children.set(taskId, { agent: step.agent, doing: plainText(step.doing), started });
-      }
-    },
+    child: (taskId, step) => children.set(taskId, step),
     stop,
   };
 }

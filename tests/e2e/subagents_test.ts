@@ -1,0 +1,131 @@
+// End-to-end tests of the `task` tool through `harness -p` (the real CLI as a subprocess against
+// the scripted SSE server): a child conversation built from the agent's body, the project's
+// instructions and the task alone; its report back with a task id and harness's own footer
+// (the files its checkpoints recorded, the commands it ran); a follow-up with the task id; the
+// child's calls under its task id in the JSON output and in the session log.
+
+import { deepStrictEqual as assertEquals, match, ok as assert } from "node:assert/strict";
+import { reply, startFakeLlmServer } from "../helpers/fake_llm_server.ts";
+import { cliSandbox, lastJsonLine } from "../helpers/run_cli.ts";
+import { isChildRequest, subagentResponder, taskMessage } from "../helpers/subagent_script.ts";
+
+const FLAGS = ["--model", "m", "--output-format", "json", "--yes"];
+
+function toolResults(request: { messages: { role: string; content?: unknown }[] } | undefined) {
+  return (request?.messages ?? []).filter((m) => m.role === "tool").map((m) =>
+    JSON.parse(String(m.content)) as {
+      success: boolean;
+      data: string | null;
+      error_message: string;
+    }
+  );
+}
+
+Deno.test("task starts a child that sees only its agent, the project's instructions and the task", async () => {
+  await using sandbox = await cliSandbox();
+  await Deno.writeTextFile(`${sandbox.cwd}/AGENTS.md`, "Project rule: quote line numbers.\n");
+  await Deno.writeTextFile(`${sandbox.cwd}/a.txt`, "the answer is 42\n");
+  const task = "Read a.txt, write its answer to b.txt and run echo checked";
+  await using server = startFakeLlmServer(subagentResponder({
+    parent: [
+      reply().toolCall("task", { agent: "general", prompt: task }),
+      reply().text("The subagent did it."),
+    ],
+    children: {
+      [task]: [
+        reply().toolCall("read_file", { path: "a.txt" }),
+        reply().toolCall("write_file", { path: "b.txt", content: "42\n" }),
+        reply().toolCall("run_command", { command: "echo checked" }),
+        reply().text("a.txt:1 says 42; I wrote b.txt."),
+      ],
+    },
+  }));
+  const out = await sandbox.run([
+    "-p",
+    "Delegate the chore to a subagent",
+    "--base-url",
+    server.baseUrl,
+    ...FLAGS,
+    "--allow-read=.",
+    "--allow-write=.",
+    "--allow-run",
+  ]);
+  assertEquals(out.code, 0, out.stderr);
+  assertEquals(server.pairingErrors, []);
+  const child = server.requests.filter(isChildRequest);
+  assertEquals(child.length, 4);
+  // The child's first request: its system prompt (agent, project instructions) and the task.
+  const first = child[0]!;
+  assertEquals(first.messages.map((m) => m.role), ["system", "user"]);
+  match(String(first.messages[0]!.content), /subagent "general"/);
+  match(String(first.messages[0]!.content), /Project rule: quote line numbers\./);
+  assertEquals(taskMessage(first), task);
+  assert(!JSON.stringify(first.messages).includes("Delegate the chore"), "no parent history");
+  // Its tools: the parent's, without task (max_agent_depth 1).
+  const names = (first.tools ?? []).map((t) => (t as { function: { name: string } }).function.name);
+  assert(names.includes("write_file") && !names.includes("task"), names.join());
+  // The parent reads the report, its task id and harness's footer.
+  const parentRequests = server.requests.filter((r) => !isChildRequest(r));
+  const report = toolResults(parentRequests[1])[0]!;
+  assert(report.success, JSON.stringify(report));
+  const data = report.data ?? "";
+  match(data, /^task_id: 1 \(agent "general"\)/);
+  match(data, /a\.txt:1 says 42; I wrote b\.txt\./);
+  match(data, /\[harness: what this subagent did, as harness recorded it\]/);
+  match(data, /files changed: 1 file, \+1 -0\n {2}b\.txt \+1 -0/);
+  match(data, /commands run: 1\n {2}\$ echo checked/);
+  assertEquals(await Deno.readTextFile(`${sandbox.cwd}/b.txt`), "42\n");
+  // -p's JSON keeps the child's calls under its task.
+  const json = lastJsonLine(out.stdout);
+  const calls = json.tool_calls as {
+    name: string;
+    subagent?: { task_id: string; agent: string; tool_calls: { name: string }[] };
+  }[];
+  assertEquals(calls.map((c) => c.name), ["task"]);
+  assertEquals(calls[0]?.subagent?.task_id, "1");
+  assertEquals(calls[0]?.subagent?.tool_calls.map((c) => c.name), [
+    "read_file",
+    "write_file",
+    "run_command",
+  ]);
+  // The session log keeps the child's events, marked with its task.
+  const exported = await sandbox.run(["sessions", "export", String(json.session_id)]);
+  assertEquals(exported.code, 0, exported.stderr);
+  const events = exported.stdout.trim().split("\n").map((line) => JSON.parse(line));
+  const marked = events.filter((e) => e.payload?.task === "1");
+  assert(marked.some((e) => e.type === "tool_call_requested" && e.payload.name === "write_file"));
+  assert(marked.every((e) => e.payload.agent === "general"));
+});
+
+Deno.test("task with a task_id sends the same child a follow-up; an unknown id says what to do", async () => {
+  await using sandbox = await cliSandbox();
+  const task = "Remember the number 7";
+  await using server = startFakeLlmServer(subagentResponder({
+    parent: [
+      reply().toolCall("task", { agent: "general", prompt: task }),
+      reply().toolCall("task", { agent: "general", prompt: "What was it?", task_id: "1" }),
+      reply().toolCall("task", { agent: "general", prompt: "And now?", task_id: "9" }),
+      reply().text("done"),
+    ],
+    children: { [task]: [reply().text("Noted: 7."), reply().text("It was 7.")] },
+  }));
+  const out = await sandbox.run([
+    "-p",
+    "go",
+    "--base-url",
+    server.baseUrl,
+    ...FLAGS,
+    "--allow-read=.",
+  ]);
+  assertEquals(out.code, 0, out.stderr);
+  const child = server.requests.filter(isChildRequest);
+  assertEquals(child.length, 2);
+  // The follow-up carries the child's own history.
+  assertEquals(child[1]!.messages.map((m) => m.role), ["system", "user", "assistant", "user"]);
+  assertEquals(child[1]!.messages.at(-1)?.content, "What was it?");
+  const parentRequests = server.requests.filter((r) => !isChildRequest(r));
+  match(toolResults(parentRequests[2]).at(-1)!.data ?? "", /^task_id: 1 .*\n\nIt was 7\./s);
+  const unknown = toolResults(parentRequests[3]).at(-1)!;
+  assertEquals(unknown.success, false);
+  match(unknown.error_message, /No task "9" in this conversation: call task without task_id/);
+});
