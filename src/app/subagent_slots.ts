@@ -19,7 +19,6 @@ export class SubagentSlots {
   readonly #server: SlotsServer;
   #for: OpenedProvider | undefined;
   #scheduler: Promise<SlotScheduler> | undefined;
-  #known: SlotScheduler | undefined;
   /** Where the scheduler's notes go now (the turn of the conversation whose child waits). */
   #listener: ((text: string) => void) | undefined;
 
@@ -32,13 +31,12 @@ export class SubagentSlots {
     const opened = this.#server.opened();
     if (this.#scheduler && this.#for === opened) return this.#scheduler;
     this.#for = opened;
-    this.#known = undefined;
     const server: SlotServer | undefined = opened.baseUrl && opened.provider.name === "openai"
       ? { baseUrl: opened.baseUrl, ...(this.#server.apiKey ? { apiKey: this.#server.apiKey } : {}) }
       : undefined;
     this.#scheduler = (server ? probeSlotLayout(server) : Promise.resolve(undefined)).then(
-      (layout) => {
-        const scheduler = new SlotScheduler({
+      (layout) =>
+        new SlotScheduler({
           layout: layout ?? { kind: "unmanaged" },
           ...(server ? { actions: llamaSlotActions(server) } : {}),
           // One file per process: conversations of other harness processes keep theirs.
@@ -46,17 +44,14 @@ export class SubagentSlots {
           // Sessions sharing one server spread over its slots.
           parentSlot: Deno.pid,
           onNote: (text) => this.#listener?.(text),
-        });
-        if (this.#for === opened) this.#known = scheduler;
-        return scheduler;
-      },
+        }),
     );
     return this.#scheduler;
   }
 
-  /** The slot parent conversations pin, once the layout is known; undefined: any. */
-  parentSlot(): number | undefined {
-    return this.#known?.parentSlot;
+  /** The slot parent conversations pin (the layout is asked for first); undefined: any. */
+  async parentSlot(): Promise<number | undefined> {
+    return (await this.scheduler()).parentSlot;
   }
 
   /**

@@ -221,7 +221,7 @@ class Delegation implements ToolSource {
     );
     if (!scope.ok) return { failure: describeChildRefusal(scope.error) };
     const taskId = `${this.#seat.taskPrefix}${++this.#count}`;
-    const child = this.#build(agent, taskId, { ...scope.value, ...narrowing });
+    const child = this.#build(agent, taskId, { ...narrowing, ...scope.value });
     this.#children.set(taskId, child);
     return { child };
   }

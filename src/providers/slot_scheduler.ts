@@ -180,8 +180,9 @@ export class SlotScheduler {
 
 /**
  * A provider whose requests pin a slot (`ModelRequest.slot`): a subagent's its lease's, the
- * parent's its own. `slot()` is read at each request; undefined lets the server choose. Every
- * other member is the provider's own.
+ * parent's its own. `slot()` is read at each request (awaited, so the first request can wait
+ * for the server's layout); undefined lets the server choose. Every other member is the
+ * provider's own.
  *
  * @param provider The run's provider.
  * @param slot The slot to pin now.
@@ -197,14 +198,17 @@ export class SlotScheduler {
  * if (asked !== 1 || pinned.name !== "scripted") throw new Error();
  * ```
  */
-export function pinnedProvider(provider: Provider, slot: () => number | undefined): Provider {
+export function pinnedProvider(
+  provider: Provider,
+  slot: () => number | undefined | Promise<number | undefined>,
+): Provider {
   return {
     name: provider.name,
     model: provider.model,
     ...(provider.countTokens ? { countTokens: provider.countTokens.bind(provider) } : {}),
-    complete(request, onEvent) {
-      const pinned = slot();
-      return provider.complete(
+    async complete(request, onEvent) {
+      const pinned = await slot();
+      return await provider.complete(
         pinned === undefined ? request : { ...request, slot: pinned },
         onEvent,
       );

@@ -129,3 +129,55 @@ Deno.test("task with a task_id sends the same child a follow-up; an unknown id s
   assertEquals(unknown.success, false);
   match(unknown.error_message, /No task "9" in this conversation: call task without task_id/);
 });
+
+Deno.test("task calls of one reply run together up to the server's slots, each child on its own", async () => {
+  await using sandbox = await cliSandbox();
+  // llama-server with three slots: the parent keeps one, two children run at once.
+  const props = { total_slots: 3, default_generation_settings: { n_ctx: 8192 } };
+  const tasks = ["Look at A", "Look at B", "Look at C"];
+  await using server = startFakeLlmServer(
+    subagentResponder({
+      parent: [
+        reply().toolCall("task", { agent: "general", prompt: tasks[0] })
+          .toolCall("task", { agent: "general", prompt: tasks[1] })
+          .toolCall("task", { agent: "general", prompt: tasks[2] }),
+        reply().text("All three looked."),
+      ],
+      children: Object.fromEntries(tasks.map((task) => [task, [reply().delay(400).text("seen")]])),
+    }),
+    { routes: { "/props": props } },
+  );
+  const out = await sandbox.run([
+    "-p",
+    "go",
+    "--base-url",
+    server.baseUrl,
+    ...FLAGS,
+    "--allow-read=.",
+  ]);
+  assertEquals(out.code, 0, out.stderr);
+  const at = (task: string) =>
+    server.requests.findIndex((r) => isChildRequest(r) && taskMessage(r) === task);
+  const [a, b, c] = tasks.map(at);
+  const times = server.times;
+  // A and B overlapped; C started only once one of them had ended (a slot was free again).
+  assert(times[b!]!.received < times[a!]!.ended!, JSON.stringify(times));
+  const firstEnd = Math.min(times[a!]!.ended!, times[b!]!.ended!);
+  assert(times[c!]!.received >= firstEnd, JSON.stringify(times));
+  // Every request pinned a slot: the parent's own, each child one of the other two.
+  const parentSlots = new Set(
+    server.requests.filter((r) => !isChildRequest(r)).map((r) => r.id_slot),
+  );
+  assertEquals(parentSlots.size, 1);
+  const parentSlot = [...parentSlots][0];
+  assert(typeof parentSlot === "number");
+  const childSlots = [a, b, c].map((i) => server.requests[i!]!.id_slot);
+  assert(
+    childSlots.every((slot) => typeof slot === "number" && slot !== parentSlot),
+    childSlots.join(),
+  );
+  assert(server.requests[a!]!.id_slot !== server.requests[b!]!.id_slot);
+  // Three reports, in call order, each under its own task id.
+  const report = toolResults(server.requests.filter((r) => !isChildRequest(r))[1]);
+  assertEquals(report.map((r) => /^task_id: (\d+)/.exec(r.data ?? "")?.[1]), ["1", "2", "3"]);
+});
