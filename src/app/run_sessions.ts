@@ -23,6 +23,7 @@ import { WorkspaceExtras } from "./conversation_extras.ts";
 import type { RunApproval } from "./run_approver.ts";
 import { Subagents } from "./subagents.ts";
 import { scopeNow } from "./scoped_tools.ts";
+import { PlanMode } from "./plan_mode.ts";
 
 export interface RunSessionsOptions {
   settings: Settings;
@@ -198,6 +199,17 @@ function conversationParts(
   const { options, extras, subagents } = makings;
   const { settings, tools } = options;
   const { seat, recorder } = conversation;
+  const plan = new PlanMode({
+    settings,
+    cwd: options.cwd,
+    grants: options.grants,
+    tools,
+    sessionId: () => recorder.id,
+  });
+  const stages = extras.forConversation(recorder, {
+    ...conversation.conversation,
+    ...(seat.stages ? { front: seat.stages } : {}),
+  });
   const parts: ConversationParts = {
     provider: options.opened.provider,
     tools: { ...tools.scope, ...(seat.files ? { files: seat.files } : {}) },
@@ -209,10 +221,7 @@ function conversationParts(
       loopGuard: settings.loopGuard,
     },
     window: conversationWindow(options),
-    stages: extras.forConversation(recorder, {
-      ...conversation.conversation,
-      ...(seat.stages ? { front: seat.stages } : {}),
-    }),
+    stages: { ...stages, turn: [plan.stage, ...stages.turn] },
   };
   const attached: ConversationParts = subagents.attach(parts, {
     ...(seat.prompter ? { prompter: seat.prompter } : {}),
@@ -223,6 +232,7 @@ function conversationParts(
     // Plan mode narrows the grants its subagents start from, as its own.
     narrowing: () => scopeNow(attached.tools, options.grants),
   });
+  plan.bind(attached);
   return attached;
 }
 
