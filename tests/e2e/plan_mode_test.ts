@@ -133,3 +133,39 @@ Deno.test({
     );
   },
 });
+
+Deno.test({
+  name: "/plan in the REPL: keep planning stays in plan mode; start fresh sends only the plan",
+  ignore: !confined,
+  async fn() {
+    await using sandbox = await cliSandbox();
+    let plan = "";
+    await using server = startFakeLlmServer((request, n) => {
+      if (n === 1) plan = planFileOf(request);
+      const script = [
+        () => reply().toolCall("write_file", { path: plan, content: "# Plan\nchange a.txt\n" }),
+        () => reply().text("Planned."),
+        () => reply().text("Implementing."),
+      ];
+      return script[n - 1]?.();
+    });
+    const out = await sandbox.run([
+      "--base-url",
+      server.baseUrl,
+      "--model",
+      "m",
+      "--allow-read=.",
+      "--allow-write=.",
+      "--yes",
+    ], { stdin: "/plan\nplan the change\n/plan\n2\n/plan\n3\n/exit\n" });
+    assertEquals(out.code, 0, out.stderr);
+    match(out.stdout, /Still in plan mode/);
+    assertEquals(out.stdout.match(/Leave plan mode\?/g)?.length, 2);
+    assertEquals(server.requests.length, 3);
+    // The fresh conversation: its system prompt and the plan, nothing of the planning.
+    const fresh = server.requests[2]!.messages;
+    assertEquals(fresh.map((m) => m.role), ["system", "user"]);
+    match(String(fresh[1]!.content), /^Implement this plan:\n\n# Plan\nchange a\.txt/);
+    assert(!JSON.stringify(fresh).includes("plan the change"), JSON.stringify(fresh));
+  },
+});
