@@ -181,3 +181,47 @@ Deno.test("task calls of one reply run together up to the server's slots, each c
   const report = toolResults(server.requests.filter((r) => !isChildRequest(r))[1]);
   assertEquals(report.map((r) => /^task_id: (\d+)/.exec(r.data ?? "")?.[1]), ["1", "2", "3"]);
 });
+
+Deno.test("harness stats counts a subagent's calls and requests with the parent's", async () => {
+  await using sandbox = await cliSandbox();
+  await Deno.writeTextFile(`${sandbox.cwd}/a.txt`, "alpha\n");
+  const task = "Read a.txt";
+  await using server = startFakeLlmServer(subagentResponder({
+    parent: [
+      reply().toolCall("task", { agent: "general", prompt: task }).usage(100, 5),
+      reply().text("Done.").usage(160, 3),
+    ],
+    children: {
+      [task]: [
+        reply().toolCall("read_file", { path: "a.txt" }).usage(50, 4),
+        reply().toolCall("read_file", { path: "missing.txt" }).usage(70, 4),
+        reply().text("a.txt says alpha.").usage(90, 6),
+      ],
+    },
+  }));
+  const run = await sandbox.run([
+    "-p",
+    "Delegate",
+    "--base-url",
+    server.baseUrl,
+    ...FLAGS,
+    "--allow-read=.",
+  ]);
+  assertEquals(run.code, 0, run.stderr);
+  const out = await sandbox.run(["stats", "--json"]);
+  assertEquals(out.code, 0, out.stderr);
+  const stats = lastJsonLine(out.stdout) as {
+    sessions: number;
+    tools: { tool: string; calls: number; successes: number; errors: Record<string, number> }[];
+    models: { model: string; turns: number; promptTokens: number; generatedTokens: number }[];
+  };
+  assertEquals(stats.sessions, 1);
+  const byName = Object.fromEntries(stats.tools.map((t) => [t.tool, t]));
+  assertEquals([byName.task?.calls, byName.task?.successes], [1, 1]);
+  assertEquals(
+    [byName.read_file?.calls, byName.read_file?.successes, byName.read_file?.errors],
+    [2, 1, { not_found: 1 }],
+  );
+  const [model] = stats.models;
+  assertEquals([model?.turns, model?.promptTokens, model?.generatedTokens], [5, 470, 22]);
+});
