@@ -60,8 +60,9 @@ export function taskReport(child: ReportedChild, ran: ChildRun, facts: ReportFac
   });
   const left = describeLeftOut(name, child.scope.leftOut);
   const head = [`task_id: ${child.id} (agent "${name}")`, ...(left ? [`[${left}]`] : [])];
-  const display =
-    `${name} (task ${child.id}): ${outcome.stopReason}, ${ran.commands.length} commands`;
+  // What the child ran without is the user's to know too: it may be a typo in the file.
+  const display = `${name} (task ${child.id}): ${outcome.stopReason}, ${ran.commands.length} ` +
+    `commands${left ? `. ${left}` : ""}`;
   const { state } = facts;
   switch (outcome.stopReason) {
     case "answered":
