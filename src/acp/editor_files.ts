@@ -6,9 +6,10 @@
 // editor or the disk is asked; each write reports its diff. Without the editor's files, the
 // sandboxed edits are diffed on disk by two stages around the run.
 
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, join, relative } from "node:path";
 import type { Grants } from "../sandbox/grants.ts";
 import type { FileGate } from "../gate/file_gate.ts";
+import { withSessionReads } from "../gate/session_reads.ts";
 import {
   GateRefused,
   readGatedDir,
@@ -70,7 +71,10 @@ function realTarget(abs: string): string {
  * @throws {ToolError} permission_denied, saying which flag would allow it or why not.
  */
 function editorGate(options: EditorFilesOptions, kind: "read" | "write", abs: string): void {
-  const { grants } = options;
+  // A loaded skill's folder is readable for the session: the gate's list, as for the workers.
+  const grants = kind === "read"
+    ? withSessionReads(options.grants, options.gate.sessionReads())
+    : options.grants;
   const allows = (path: string) =>
     grantCovers(kind, grants.allow[kind], path) && !grantCovers(kind, grants.deny[kind], path);
   if (!allows(abs) || !allows(realTarget(abs))) {
@@ -136,7 +140,11 @@ export function editorFiles(fs: EditorFs, options: EditorFilesOptions): FilePort
   return {
     async read(abs, path, read = {}) {
       editorGate(options, "read", abs);
-      if (await diskImage(options.gate, abs)) return await diskBytes(options.gate, abs, read.head);
+      // A file outside the workspace (a loaded skill's) is not the editor's: read from disk.
+      const outside = relative(options.workspace, abs).startsWith("..");
+      if (outside || await diskImage(options.gate, abs)) {
+        return await diskBytes(options.gate, abs, read.head);
+      }
       let text = ahead.get(abs);
       ahead.delete(abs);
       if (text === undefined) {

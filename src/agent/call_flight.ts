@@ -72,6 +72,8 @@ export interface CallScope {
   clock: () => number;
   /** Where the built-in file tools read and write (the editor's, under ACP). */
   files?: FilePort;
+  /** Whose background jobs the calls start and see (one of an editor's sessions). */
+  jobOwner?: string;
   /** Runs the stages placed before "approve" again, for a call the user changed. */
   rescreen(flight: CallFlight): Promise<CallExit | undefined>;
 }

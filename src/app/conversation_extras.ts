@@ -31,7 +31,7 @@ import { type ImageGate, imageGateStage, refuseUserImages } from "./image_gate.t
 import { imageMentions, mentionedImage } from "./prompt_images.ts";
 import { skillTurnStage } from "./skill_turn_stage.ts";
 import { jobNews } from "../jobs/job_notes.ts";
-import type { JobTable } from "../jobs/job_table.ts";
+import type { JobScope } from "../jobs/job_control.ts";
 import { diagnosticsStages } from "./diagnostics_stages.ts";
 
 /** What the extras of a workspace's conversations are made from. */
@@ -91,7 +91,9 @@ export class WorkspaceExtras {
    * @param resumed A resumed session's checkpoints.
    * @param conversation A resumed session's checkpoints, the conversation's messages once it
    *   exists (the skills' stage reads them), the front end's own call stages (ACP's diffs), and
-   *   whether it is a subagent's (the news of the workspace's jobs are its parent's).
+   *   whose background jobs its turns are told of (`jobOwner`: one of several conversations of
+   *   the workspace, JobTable.scope), and whether it is a subagent's (the news of its jobs
+   *   are its parent's).
    */
   forConversation(
     recorder: SessionRecorder,
@@ -100,6 +102,7 @@ export class WorkspaceExtras {
       messages?: () => readonly Message[];
       front?: readonly PlacedStage[];
       child?: boolean;
+      jobOwner?: string;
     } = {},
   ): ConversationStages {
     const { settings, grants, cwd, yes, opened, tools } = this.#options;
@@ -145,7 +148,9 @@ export class WorkspaceExtras {
         this.#imagesStage(),
         ...(hooks ? [hooks.turn] : []),
         ...(skills ? [skills] : []),
-        ...(conversation.child ? [] : [jobNewsStage(tools.jobs)]),
+        ...(conversation.child
+          ? []
+          : [jobNewsStage(tools.jobs.scope(conversation.jobOwner ?? ""))]),
         ...(checkpointing ? [checkpointing.turn] : []),
       ],
       parse: repairArguments,
@@ -215,7 +220,7 @@ export class WorkspaceExtras {
 }
 
 /** Background jobs that ended (or wait for input) since the last message: said with the next. */
-function jobNewsStage(jobs: JobTable): TurnStage {
+function jobNewsStage(jobs: JobScope): TurnStage {
   return {
     name: "job_news",
     send(message) {

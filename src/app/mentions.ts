@@ -117,9 +117,9 @@ function bare(text: string, from: number): { path: string; end: number } {
  *
  * @example
  * ```ts
- * import { expandMentions } from "./mentions.ts";
- * const source = {
- *   run: (_tool: "read_file" | "ls", args: { path: string }) =>
+ * import { expandMentions, type MentionSource } from "./mentions.ts";
+ * const source: MentionSource = {
+ *   run: (_tool, args) =>
  *     Promise.resolve(args.path === "a.txt"
  *       ? { ok: true as const, output: "1: hello" }
  *       : { ok: false as const, errorType: "not_found", message: "no such file" }),

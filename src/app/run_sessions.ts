@@ -17,6 +17,7 @@ import { formatGrants, type Grants } from "../sandbox/grants.ts";
 import type { LoadedSession, SessionStore } from "../sessions/session_store_types.ts";
 import type { FilePort } from "../tools/file_port.ts";
 import type { PlacedStage } from "../agent/call_flight.ts";
+import { callSeat } from "../sandbox/tool_offer.ts";
 import type { OpenedProvider } from "./provider_openers.ts";
 import type { RunTools } from "./run_tools.ts";
 import { WorkspaceExtras } from "./conversation_extras.ts";
@@ -54,6 +55,11 @@ export interface ConversationSeat {
   files?: FilePort;
   /** Stages of the front end's own on each call's path (ACP: diffs of edits). */
   stages?: readonly PlacedStage[];
+  /**
+   * Names the conversation's background jobs when the workspace has several conversations
+   * at once (ACP): it starts, sees and is told of its own only. Default: the front end's one.
+   */
+  jobOwner?: string;
 }
 
 /** Makes the conversations of one workspace. */
@@ -73,6 +79,14 @@ export interface RunSessions {
   ): Result<{ conversation: Conversation; loaded: LoadedSession }, AgentError>;
   /** The system prompt a new conversation starts with. */
   systemPrompt(): string;
+}
+
+/** What a seat adds to each conversation's stages: the front end's own, and its jobs' owner. */
+function frontOf(seat: ConversationSeat): { front?: readonly PlacedStage[]; jobOwner?: string } {
+  return {
+    ...(seat.stages ? { front: seat.stages } : {}),
+    ...(seat.jobOwner === undefined ? {} : { jobOwner: seat.jobOwner }),
+  };
 }
 
 /** The conversations of one workspace, sharing its provider, tools and store. */
@@ -208,11 +222,11 @@ function conversationParts(
   });
   const stages = extras.forConversation(recorder, {
     ...conversation.conversation,
-    ...(seat.stages ? { front: seat.stages } : {}),
+    ...frontOf(seat),
   });
   const parts: ConversationParts = {
     provider: options.opened.provider,
-    tools: { ...tools.scope, ...(seat.files ? { files: seat.files } : {}) },
+    tools: { ...tools.scope, ...callSeat(seat) },
     approver: seat.approver,
     recorder,
     limits: {

@@ -7,7 +7,7 @@ import type { TurnStage } from "../agent/turn_stage.ts";
 import type { Message } from "../messages.ts";
 import { oneLine } from "../skills/skill_catalog.ts";
 import type { SkillDefinition } from "../skills/skill_files.ts";
-import { skillsInMessages, skillText } from "../skills/skill_tools.ts";
+import { skillsInMessages } from "../skills/skill_tools.ts";
 import type { RunSkills } from "./run_skills.ts";
 
 /**
@@ -75,7 +75,7 @@ export function skillTurnStage(
       if (again.length === 0) return Promise.resolve(undefined);
       return Promise.resolve([
         "The skills you loaded before the conversation was compacted, as you read them:",
-        ...again.map((skill) => skillText(skill)),
+        ...again.map((skill) => skills.tools.text(skill)),
       ].join("\n\n"));
     },
   };

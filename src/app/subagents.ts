@@ -246,6 +246,8 @@ class Delegation implements ToolSource {
       scope,
       tools: {
         ...options.tools.scope,
+        // Its background jobs are its parent's conversation's (an editor's session).
+        ...(parts.tools.jobOwner === undefined ? {} : { jobOwner: parts.tools.jobOwner }),
         set: scoped.set,
         grants: scope.grants,
         mode: { kind: "tools", names: scope.tools },

@@ -205,10 +205,10 @@ export async function runRepl(
     fresh,
     restore: questions(repl),
   });
-  // /init, /model and the custom commands (a project's asked about first, as its plugins are).
+  // /init, /model, the custom commands (a project's asked about first) and the skills.
   const builtin = new Set([...commands.map((command) => command.name), "init", "model"]);
   const custom = await parts.workspace.commands();
-  const offered = customSlashCommands(custom.commands, builtin);
+  const offered = customSlashCommands(custom.commands, builtin, tools.skills);
   for (const line of [...custom.problems, ...offered.skipped]) {
     repl.turnInput.write(`${style.dim(terminalLine(line))}\n`);
   }

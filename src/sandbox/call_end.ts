@@ -226,7 +226,8 @@ export async function callResult(
  * @example
  * ```ts
  * import { previewOf } from "./call_end.ts";
- * if (previewOf({ type: "previewed", id: 1, error: "no file" })?.error !== "no file") throw new Error();
+ * const none = previewOf({ type: "previewed", id: 1, error: "no file" });
+ * if (!none || !("error" in none) || none.error !== "no file") throw new Error();
  * if (previewOf({ type: "previewed", id: 1 }) !== undefined) throw new Error();
  * ```
  */

@@ -58,12 +58,19 @@ export function filesPort(
  * Opens the ports a call of a tool gets.
  *
  * @param services The host's search, jobs and workspace.
- * @param call The tool, its group's permissions, and the file port the call brings.
+ * @param call The tool, its group's permissions, the file port the call brings, and whose
+ *   background jobs it reaches.
  * @returns The ports and their closing (once the reply came).
  */
 export function openCallPorts(
   services: PortServices,
-  call: { info: ToolInfo; effective: EffectivePermissions; files?: FilePort | undefined },
+  call: {
+    info: ToolInfo;
+    effective: EffectivePermissions;
+    files?: FilePort | undefined;
+    /** The session whose jobs the call reaches (JobTable.scope); default the front end's. */
+    jobOwner?: string | undefined;
+  },
 ): CallPorts {
   const { info } = call;
   const searches = EXTERNAL_SEARCH_TOOLS.has(info.name) && info.origin === "builtin" &&
@@ -72,7 +79,7 @@ export function openCallPorts(
     search: searches ? services.search.open(call.effective) : undefined,
     files: filesPort(info, call.files),
     jobs: isTool(info, JOB_TOOLS)
-      ? openJobPort(services.jobs, {
+      ? openJobPort(services.jobs.scope(call.jobOwner ?? ""), {
         mayRun: isTool(info, RUN_COMMAND),
         workspace: services.workspace,
       })

@@ -1,12 +1,14 @@
 // The workers of a tool host's groups (tool_catalog.ts): each started on its group's first
-// call, and replaced when it died (a hang, an abort, a crash) or when a folder its read list
+// call, and replaced when it died (a hang, an abort, a crash), when a folder its read list
 // was split around (--deny-read inside a grant) has changed, so a file made since is not
-// refused. tool_host.ts asks it for a group's worker before each request.
+// refused, or when the file gate granted a folder it should read (a loaded skill's). tool_host.ts
+// asks it for a group's worker before each request.
 
 import type { Imported, SandboxOptions, SandboxWorker } from "./sandbox_worker.ts";
 import { startSandbox } from "./sandbox_worker.ts";
 import type { ToolGroup } from "./tool_catalog.ts";
 import { splitAllowList, splitChanged } from "./allow_list_split.ts";
+import { withReadFolders } from "./effective_permissions.ts";
 
 /** What the workers need of their host. */
 export interface GroupWorkersHost {
@@ -15,6 +17,11 @@ export interface GroupWorkersHost {
   builtin(group: ToolGroup): boolean;
   /** A worker imported its plugins (the host refreshes its schema cache). */
   imported(message: Imported, group: ToolGroup): void;
+  /**
+   * The gate's session folders (a loaded skill's, read-only) the group's worker reads and
+   * `ctx.resolve` takes by absolute path; the list only grows.
+   */
+  readFolders(group: ToolGroup): readonly string[];
 }
 
 /** The groups' workers. */
@@ -22,6 +29,8 @@ export class GroupWorkers {
   readonly #host: GroupWorkersHost;
   /** The folders each group's worker had its read list split around, and their times. */
   readonly #split = new Map<ToolGroup, ReadonlyMap<string, number | undefined>>();
+  /** How many session folders each group's worker was started with. */
+  readonly #reads = new Map<ToolGroup, number>();
   #closed = false;
 
   constructor(host: GroupWorkersHost) {
@@ -44,7 +53,7 @@ export class GroupWorkers {
     return pending.then(
       (worker) => {
         if (!worker.dead && this.#outdated(group, worker)) {
-          worker.kill("a folder its read list was split around has changed");
+          worker.kill("its read list has changed");
         }
         return worker.dead ? this.#restart(group, pending).then(handOut) : handOut(worker);
       },
@@ -59,7 +68,7 @@ export class GroupWorkers {
       const pending = group.worker;
       void pending?.then((worker) => {
         if (worker.dead || group.worker !== pending || !this.#outdated(group, worker)) return;
-        worker.kill("a folder its read list was split around has changed");
+        worker.kill("its read list has changed");
         void this.#restart(group, pending).catch(() => undefined);
       }, () => undefined);
     }
@@ -70,8 +79,12 @@ export class GroupWorkers {
    * its folders hold: a file made since would be refused. A busy one is kept for now.
    */
   #outdated(group: ToolGroup, worker: SandboxWorker): boolean {
+    if (worker.busy) return false;
+    // A skill loaded since: the folder the gate granted is not in this worker's permissions.
+    const reads = this.#reads.get(group);
+    if (reads !== undefined && reads !== this.#host.readFolders(group).length) return true;
     const split = this.#split.get(group);
-    return split !== undefined && split.size > 0 && !worker.busy && splitChanged(split);
+    return split !== undefined && split.size > 0 && splitChanged(split);
   }
 
   /** Starts a fresh worker unless another call already replaced `stale`. */
@@ -82,15 +95,18 @@ export class GroupWorkers {
   }
 
   async #start(group: ToolGroup): Promise<SandboxWorker> {
-    const { guard } = group.effective;
+    const readRoots = this.#host.readFolders(group);
+    this.#reads.set(group, readRoots.length);
+    const effective = withReadFolders(group.effective, readRoots);
+    const { guard } = effective;
     // For plugin code, Deno itself refuses --deny-read paths inside the grant, node:fs
     // included. Built-in tools keep the whole folders (they list the workspace itself): their
     // node:fs reads ask the deny guard first (platform/read_check.ts).
     // harness's data and config folders are left out the same way (the gate hides them even
     // under -R), but for what they keep visible.
     const { permissions, split } = this.#host.builtin(group)
-      ? { permissions: group.effective.permissions, split: new Map() }
-      : splitAllowList(group.effective, this.#host.options.gate?.rules.hidden ?? []);
+      ? { permissions: effective.permissions, split: new Map() }
+      : splitAllowList(effective, this.#host.options.gate?.rules.hidden ?? []);
     this.#split.set(group, split);
     const sandbox = await startSandbox({
       permissions,
@@ -100,6 +116,7 @@ export class GroupWorkers {
       mode: "serve",
       name: `harness-tools-${group.plugins.map((p) => p.name).join("+").slice(0, 80)}`,
       ...(group.config ? { toolConfig: group.config } : {}),
+      ...(readRoots.length > 0 ? { readRoots: [...readRoots] } : {}),
     });
     sandbox.onImported = (message) => this.#host.imported(message, group);
     await sandbox.loaded;

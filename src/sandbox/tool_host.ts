@@ -35,6 +35,8 @@ import { ownField } from "../platform/json_values.ts";
 import { JobTable } from "../jobs/job_table.ts";
 import type { JobSummary } from "../jobs/job_control.ts";
 import { noteMovedEntries } from "./moved_entries.ts";
+import { withSessionReads } from "../gate/session_reads.ts";
+import { withReadFolders } from "./effective_permissions.ts";
 
 /** Options of {@linkcode openToolHost} and {@linkcode createToolHost}. */
 export interface ToolHostOptions extends SandboxOptions {
@@ -107,6 +109,7 @@ export class ToolHost implements ToolSource {
       options,
       builtin: (group) => this.#builtin(group),
       imported: (message, group) => void this.#catalog?.remember(message, group),
+      readFolders: (group) => this.#readFolders(group),
     });
     this.#loading = (catalog ?? loadToolCatalog(options)).then((catalog) => {
       this.#catalog = catalog;
@@ -191,6 +194,13 @@ export class ToolHost implements ToolSource {
    */
   #worker(group: ToolGroup): Promise<SandboxWorker> {
     return this.#workers.worker(group);
+  }
+
+  /** The gate's session folders (a loaded skill's) the built-in read tools' workers read. */
+  #readFolders(group: ToolGroup): readonly string[] {
+    const reads = (name: string) => this.#tools.find((t) => t.name === name)?.permissions?.read;
+    const readers = this.#builtin(group) && group.plugins.some((p) => reads(p.name));
+    return readers ? this.#options.gate?.sessionReads() ?? [] : [];
   }
 
   /** Whether a group holds only built-in tools. */
@@ -306,7 +316,12 @@ export class ToolHost implements ToolSource {
       DEFAULT_TIMEOUT_MS;
     const ports = openCallPorts(
       { ...this.#options, search: this.#search, jobs: this.jobs },
-      { info: call.info, effective: call.group.effective, files: options.files },
+      {
+        info: call.info,
+        effective: withReadFolders(call.group.effective, this.#readFolders(call.group)),
+        files: options.files,
+        jobOwner: options.jobOwner,
+      },
     );
     const reply = worker.request(
       { type: "run", id, name, args: call.args, state: options.state, ...ports.ports },
@@ -341,14 +356,19 @@ export class ToolHost implements ToolSource {
 
 /**
  * The jobs of a host: commands started on this (the host) thread in the command sandbox with
- * the user's grants, their process groups stopped when harness exits, logged beside the saved
- * outputs so read_file may page through them.
+ * the user's grants and the gate's session folders (read-only), their process groups stopped
+ * when harness exits, logged beside the saved outputs so read_file may page through them.
  */
 function openJobs(options: ToolHostOptions): JobTable {
   return new JobTable({
     spawn: async (request) =>
       new GroupChild(
-        spawnCommand(await commandSandboxOf(options), options.grants, request, trackCommandGroup),
+        spawnCommand(
+          await commandSandboxOf(options),
+          withSessionReads(options.grants, options.gate?.sessionReads() ?? []),
+          request,
+          trackCommandGroup,
+        ),
       ),
     logDir: toolOutputsDir(options.dataDir),
     backgroundAfterMs: options.backgroundAfterMs ?? 60_000,

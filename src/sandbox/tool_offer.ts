@@ -51,6 +51,11 @@ export interface ToolScope {
   files?: FilePort;
   /** Where the calls run when not in `set` (plan mode's tools, built from its grants). */
   calls?: NarrowedCalls;
+  /**
+   * Whose background jobs the calls start and see (JobTable.scope): one of an editor's
+   * sessions sharing the workspace. Left out: the front end's one session.
+   */
+  jobOwner?: string;
 }
 
 /**
@@ -68,6 +73,25 @@ export interface NarrowedCalls {
   planFolder?: string;
   /** What a call of an offered tool the narrowed set lacks is told (an MCP server's tool). */
   lacking: string;
+}
+
+/**
+ * What a conversation's calls bring besides the offer: its file port and its jobs' owner.
+ *
+ * @example
+ * ```ts
+ * import { callSeat, type ToolScope } from "./tool_offer.ts";
+ * const scope = { jobOwner: "s1" } as unknown as ToolScope;
+ * if (JSON.stringify(callSeat(scope)) !== '{"jobOwner":"s1"}') throw new Error();
+ * ```
+ */
+export function callSeat(
+  scope: Pick<ToolScope, "files" | "jobOwner">,
+): { files?: FilePort; jobOwner?: string } {
+  return {
+    ...(scope.files ? { files: scope.files } : {}),
+    ...(scope.jobOwner ? { jobOwner: scope.jobOwner } : {}),
+  };
 }
 
 /** A tool left out, and the flag that would let it run. */

@@ -291,6 +291,7 @@ function toolContext(
     resolve: (path: string) =>
       resolveWorkspacePath(workspace, path, [
         outputsDir,
+        ...(load.readRoots ?? []),
         ...(load.planFolder ? [load.planFolder] : []),
       ]),
     signal: call.signal,

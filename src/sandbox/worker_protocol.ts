@@ -40,6 +40,11 @@ export interface LoadMessage {
   commands: CommandSandbox;
   /** `ctx.config` of the worker's built-in tools that have settings, by tool name. */
   toolConfig?: Record<string, Readonly<Record<string, string>>>;
+  /**
+   * Folders outside the workspace whose files `ctx.resolve` takes by absolute path (a loaded
+   * skill's, from the gate's session reads); the worker's permissions read them, never write.
+   */
+  readRoots?: string[];
 }
 
 /** Messages from the host. */

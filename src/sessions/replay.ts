@@ -33,8 +33,9 @@ export type ImageLookup = (ref: ImageRef) => ImagePart | undefined;
  * block even when they were logged later (a recovered call), a second result for the same
  * call and a result for an unknown call are dropped, `conversation_cleared` keeps only
  * the system prompt, `conversation_compacted` continues from the summary, and
- * `conversation_rewound` keeps the messages before the turn rewound to. Images come back
- * through `images`; one it cannot find is left out with a note in the message.
+ * `conversation_rewound` keeps the messages before the turn rewound to, and inert records are
+ * passed over. Images come back through `images`; one it cannot find is left out with a note
+ * in the message.
  *
  * @param events The session's events in log order.
  * @param images Finds the bytes of the images messages name (none: images are left out).
@@ -196,9 +197,15 @@ export function replayEvents(
   return { messages, state, unanswered: [...pending.values()], checkpoints };
 }
 
-/** The session's own events: its subagents' (the `task` tool's children) are not its messages. */
+/**
+ * The session's own events: not its subagents' (the `task` tool's children are not its
+ * messages), nor inert records, which belong to the run that recorded them (an imported
+ * export's system prompt and checkpoints), exported as they came and never used.
+ */
 function* ownEvents(events: Iterable<SessionEvent>): Iterable<SessionEvent> {
-  for (const event of events) if (subagentOf(event) === undefined) yield event;
+  for (const event of events) {
+    if (!event.inert && subagentOf(event) === undefined) yield event;
+  }
 }
 
 /** Checkpoints after the messages they sat before are gone: their files can still be undone. */

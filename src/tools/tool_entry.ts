@@ -61,6 +61,11 @@ export interface EntryCall {
    * ACP. Left out, the tool uses its worker's own file access.
    */
   files?: FilePort;
+  /**
+   * The session whose background jobs the call starts and sees (JobTable.scope): an editor's
+   * conversations share a workspace. Left out: the front end's one session.
+   */
+  jobOwner?: string;
 }
 
 /**

@@ -33,7 +33,7 @@ function realPathOfExistingPrefix(path: string): string {
 }
 
 /** True when `path` (absolute) is really inside `root`, symbolic links resolved. */
-function isReallyInside(root: string, path: string): boolean {
+function isInsideRoot(root: string, path: string): boolean {
   if (!isInside(root, resolve(path))) return false;
   try {
     return isInside(realpathSync(root), realPathOfExistingPrefix(resolve(path)));
@@ -47,9 +47,9 @@ function isReallyInside(root: string, path: string): boolean {
  *
  * @param workspace Absolute path of the workspace root.
  * @param path The path the model gave.
- * @param roots Folders outside the workspace whose absolute paths are accepted too: where
- *   harness saves the full outputs of cut results (results name them), and plan mode's plan
- *   folder (the one place it may write).
+ * @param roots Folders whose absolute paths are accepted too, links resolved inside them:
+ *   where harness saves the full outputs of cut results (results name them), the folders
+ *   of skills the session loaded, and plan mode's plan folder (the one place it may write).
  * @returns The real absolute path: symbolic links resolved (for a path that does not exist
  *   yet, those of its nearest existing folder), so opening it opens what was checked.
  * @throws {ToolError} `validation_failed` for absolute paths, `..` escapes and symlinks
@@ -65,12 +65,13 @@ function isReallyInside(root: string, path: string): boolean {
 export function resolveWorkspacePath(
   workspace: string,
   path: string,
-  roots: readonly string[] = [],
+  roots: string | readonly string[] = [],
 ): string {
   if (path.includes("\0")) {
     throw new ToolError("validation_failed", `Path "${path}" contains a NUL byte`);
   }
-  if (isAbsolute(path) && roots.some((root) => isReallyInside(root, path))) {
+  const outside = typeof roots === "string" ? [roots] : roots;
+  if (isAbsolute(path) && outside.some((root) => isInsideRoot(root, path))) {
     return realPathOfExistingPrefix(resolve(path));
   }
   if (isAbsolute(path)) {
