@@ -17,8 +17,8 @@ import type { TurnCheckpoint } from "../checkpoints/turn_record.ts";
 import type { Approver } from "../permissions/approver.ts";
 import type { Provider } from "../providers/provider.ts";
 import type { Message } from "../messages.ts";
-import type { ChildScope } from "../sandbox/child_scope.ts";
-import type { ToolScope } from "../sandbox/tool_offer.ts";
+import type { ChildScope } from "../sandbox/grants/child_scope.ts";
+import type { ToolScope } from "../sandbox/grants/tool_offer.ts";
 import { RUN_COMMAND, TASK_COMPLETE } from "../tools/builtin_tools.ts";
 
 /** What a child is built from. */

@@ -14,10 +14,10 @@ import { dataDir, ensurePrivateDir, homeDir, workspaceDataDir } from "../config/
 import type { ConversationParts } from "../agent/conversation_parts.ts";
 import type { TurnStage } from "../agent/turn_stage.ts";
 import { makeGatedDir, readGatedTextFile } from "../gate/gated_files.ts";
-import type { Grants } from "../sandbox/grants.ts";
-import { planModeGrants } from "../sandbox/plan_mode_grants.ts";
-import { grantCovers } from "../sandbox/permission_value.ts";
-import type { ToolScope } from "../sandbox/tool_offer.ts";
+import type { Grants } from "../sandbox/grants/grants.ts";
+import { planModeGrants } from "../sandbox/grants/plan_mode_grants.ts";
+import { grantCovers } from "../sandbox/grants/permission_value.ts";
+import type { ToolScope } from "../sandbox/grants/tool_offer.ts";
 import type { RunTools } from "./run_tools.ts";
 import type { ScopedSet } from "./scoped_tools.ts";
 

@@ -13,11 +13,11 @@ import { buildSystemPrompt, type PromptInstructions } from "../agent/system_prom
 import type { TokenCounter } from "../providers/token_counter.ts";
 import type { Approver } from "../permissions/approver.ts";
 import type { Prompter } from "../permissions/prompt_types.ts";
-import { formatGrants, type Grants } from "../sandbox/grants.ts";
+import { formatGrants, type Grants } from "../sandbox/grants/grants.ts";
 import type { LoadedSession, SessionStore } from "../sessions/session_store_types.ts";
 import type { FilePort } from "../tools/file_port.ts";
 import type { PlacedStage } from "../agent/call_flight.ts";
-import { callSeat } from "../sandbox/tool_offer.ts";
+import { callSeat } from "../sandbox/grants/tool_offer.ts";
 import type { OpenedProvider } from "./provider_openers.ts";
 import type { RunTools } from "./run_tools.ts";
 import { WorkspaceExtras } from "./conversation_extras.ts";

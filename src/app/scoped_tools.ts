@@ -8,15 +8,15 @@
 
 import type { Settings } from "../config/settings.ts";
 import type { FileGate } from "../gate/file_gate.ts";
-import type { Grants } from "../sandbox/grants.ts";
-import type { CommandSandbox } from "../sandbox/command_sandbox.ts";
-import { probeCommandSandbox, withScratch } from "../sandbox/command_sandbox_probe.ts";
-import { protectionFromGate } from "../sandbox/command_sandbox_protection.ts";
-import { planGateRules } from "../sandbox/plan_mode_grants.ts";
-import { grantCovers } from "../sandbox/permission_value.ts";
-import type { ToolHost } from "../sandbox/tool_host.ts";
+import type { Grants } from "../sandbox/grants/grants.ts";
+import type { CommandSandbox } from "../sandbox/commands/command_sandbox.ts";
+import { probeCommandSandbox, withScratch } from "../sandbox/commands/command_sandbox_probe.ts";
+import { protectionFromGate } from "../sandbox/commands/command_sandbox_protection.ts";
+import { planGateRules } from "../sandbox/grants/plan_mode_grants.ts";
+import { grantCovers } from "../sandbox/grants/permission_value.ts";
+import type { ToolHost } from "../sandbox/workers/tool_host.ts";
 import type { ToolSource } from "../tools/tool_entry.ts";
-import type { ToolScope } from "../sandbox/tool_offer.ts";
+import type { ToolScope } from "../sandbox/grants/tool_offer.ts";
 import { ToolSet } from "../tools/tool_set.ts";
 import { openWorkspaceGate } from "./workspace_gate.ts";
 

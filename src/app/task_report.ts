@@ -6,7 +6,7 @@
 
 import { makeToolResult } from "../messages.ts";
 import type { PathStat } from "../checkpoints/diff_stat.ts";
-import { describeLeftOut, type LeftOutTool } from "../sandbox/child_scope.ts";
+import { describeLeftOut, type LeftOutTool } from "../sandbox/grants/child_scope.ts";
 import { formatTaskFooter } from "../tools/builtin/task_footer.ts";
 import type { ToolRun } from "../tools/tool_entry.ts";
 import type { ChildRun } from "./child_task.ts";

@@ -7,7 +7,7 @@ import { err, ok, type Result } from "../errors.ts";
 import { makeToolResult, type ToolResult } from "../messages.ts";
 import type { AgentDefinition } from "../agents/agent_definition.ts";
 import type { EntryCall, ToolEntry, ToolInfo, ToolRun } from "../tools/tool_entry.ts";
-import { TASK_TOOL } from "../sandbox/child_scope.ts";
+import { TASK_TOOL } from "../sandbox/grants/child_scope.ts";
 
 /** A validated `task` call. */
 export interface TaskArgs {

@@ -19,8 +19,8 @@ import {
 import { FileGate } from "../gate/file_gate.ts";
 import { gateRules } from "../gate/protected_set.ts";
 import type { GateRules } from "../gate/gate_types.ts";
-import { builtinPluginDir } from "../plugins/load_plugins.ts";
-import { emptyGrants, type Grants } from "../sandbox/grants.ts";
+import { builtinPluginDir } from "../plugin_loader/load_plugins.ts";
+import { emptyGrants, type Grants } from "../sandbox/grants/grants.ts";
 
 /** What a workspace's gate is built from. */
 export interface WorkspaceGateOptions {
