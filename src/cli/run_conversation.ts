@@ -241,7 +241,7 @@ async function runPrintMode(
 ): Promise<number> {
   // --plan: the prompt is answered in plan mode (its plan is the answer).
   if (flags.plan) {
-    const { startPlanning } = await import("./plan_command.ts");
+    const { startPlanning } = await import("./slash/plan_command.ts");
     if (!await startPlanning(conversation, flags, writeErr)) return EXIT.usage;
   }
   const controller = new AbortController();

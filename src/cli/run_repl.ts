@@ -41,7 +41,7 @@ import { terminalLine, terminalSafe } from "../platform/terminal_text.ts";
 import type { StartAhead } from "./prompt_ahead.ts";
 import type { TerminalSessions } from "./terminal_sessions.ts";
 import type { RestoreAsk } from "./slash/restore_commands.ts";
-import { planCommand, startPlanning } from "./plan_command.ts";
+import { planCommand, startPlanning } from "./slash/plan_command.ts";
 import { planModeOf } from "../app/plan_mode.ts";
 
 /**

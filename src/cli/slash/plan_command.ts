@@ -3,11 +3,11 @@
 // off, the model told to carry it out), keep planning, or start fresh with only the plan (a
 // new conversation whose first message is the plan).
 
-import type { Conversation } from "../agent/conversation.ts";
-import type { RunFlags } from "../app/run_flags.ts";
-import { type PlanExit, planModeOf } from "../app/plan_mode.ts";
-import type { ReplControl, SlashCommand } from "../ui/repl.ts";
-import { terminalLine, terminalSafe } from "../platform/terminal_text.ts";
+import type { Conversation } from "../../agent/conversation.ts";
+import type { RunFlags } from "../../app/run_flags.ts";
+import { type PlanExit, planModeOf } from "../../app/plan_mode.ts";
+import type { ReplControl, SlashCommand } from "../../ui/repl.ts";
+import { terminalLine, terminalSafe } from "../../platform/terminal_text.ts";
 
 /** What /plan needs besides the REPL. */
 export interface PlanCommandContext {
