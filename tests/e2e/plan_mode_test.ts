@@ -26,7 +26,12 @@ function planFileOf(request: RecordedRequest): string {
 
 function results(request: RecordedRequest | undefined) {
   return (request?.messages ?? []).filter((m) => m.role === "tool").map((m) =>
-    JSON.parse(String(m.content)) as { success: boolean; data: string | null; error_type: string }
+    JSON.parse(String(m.content)) as {
+      success: boolean;
+      data: string | null;
+      error_type: string;
+      error_message: string | null;
+    }
   );
 }
 
@@ -54,6 +59,11 @@ Deno.test({
     const last = server.requests.at(-1);
     const [edit, command, written] = results(last);
     assertEquals(edit?.error_type, "permission_denied", JSON.stringify(edit));
+    // The refusal says plan mode is why (a flag would not help), not to restart with one.
+    match(
+      String(edit?.error_message),
+      /plan mode writes only the plan folder ".+": write the plan/,
+    );
     assert(command?.success, JSON.stringify(command));
     assert(written?.success, JSON.stringify(written));
     assertEquals(await Deno.readTextFile(`${sandbox.cwd}/a.txt`), "before\n");
