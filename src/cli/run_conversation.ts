@@ -90,6 +90,7 @@ export async function runConversation(
     yes: flags.yes,
     ...(flags.policies !== undefined ? { policies: flags.policies } : {}),
     noSession: flags.noSession,
+    ...(ahead?.provider ? { provider: ahead.provider } : {}),
     onWriteError(error) {
       if (printMode) io.printError(formatAgentError(error));
       else console.error(`Warning ${formatAgentError(error)}`);
