@@ -8,8 +8,7 @@ import { cliSandbox } from "../helpers/run_cli.ts";
 
 /**
  * A scripted server that counts the GETs it receives, by path. It states no window, so every
- * window probe runs to its end: /api/ps and /api/v0/models are asked by that probe alone
- * (/props is also asked by the subagents' slot layout, src/app/subagent_slots.ts).
+ * window probe runs to its end.
  */
 function countingServer(answers: number) {
   const gets: Record<string, number> = {};
@@ -33,7 +32,8 @@ Deno.test("harness -p asks the server for its window once, then sends its one re
   const out = await sandbox.run(["-p", "hi", "--base-url", server.baseUrl, "--model", "m"]);
   assertEquals(out.code, 0, out.stderr);
   assertEquals(out.stdout, "Done.\n");
-  assertEquals([gets["/api/ps"], gets["/api/v0/models"]], [1, 1], JSON.stringify(gets));
+  // /props once: the subagents' slot layout is read from the window probe's answer.
+  assertEquals([gets["/props"], gets["/api/ps"], gets["/api/v0/models"]], [1, 1, 1]);
   assertEquals(server.requests.length, 1);
 });
 
@@ -44,7 +44,8 @@ Deno.test("the REPL asks the server for its window once, with the model list", a
   // No --model: the server's only model is used, listed once by the provider opened ahead.
   const out = await sandbox.run(["--base-url", server.baseUrl], { stdin: "hi\n" });
   assertEquals(out.code, 0, out.stderr);
-  assertEquals([gets["/api/ps"], gets["/api/v0/models"]], [1, 1], JSON.stringify(gets));
+  // /props once: the subagents' slot layout is read from the window probe's answer.
+  assertEquals([gets["/props"], gets["/api/ps"], gets["/api/v0/models"]], [1, 1, 1]);
   // The model list, and the window probe that reads vLLM's max_model_len from the same path.
   assertEquals(gets["/v1/models"], 2, JSON.stringify(gets));
   assertEquals(server.requests.length, 1);
