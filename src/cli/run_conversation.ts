@@ -137,8 +137,7 @@ export async function runConversation(
   }
   let conversation = first;
   const repl = screen.repl();
-  const live = () => repl?.conversation ?? conversation;
-  workspace.value.follow(live);
+  workspace.value.follow(() => repl?.conversation ?? conversation);
 
   let exitCode: number;
   if (repl === undefined || replModule === undefined) {
