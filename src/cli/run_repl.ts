@@ -245,12 +245,17 @@ export async function runRepl(
   // is done.
   const redraw = () => repl.redrawPrompt();
   const host = tools.host;
-  void host.ready().then(() => tracePhase("tool list ready")).finally(redraw);
-  void host.warmUp().then(() => tracePhase("sandbox worker started")).finally(redraw);
+  const background = [
+    host.ready().then(() => tracePhase("tool list ready")),
+    host.warmUp().then(() => tracePhase("sandbox worker started")),
+    approver.loaded().then(() => tracePhase("policy engine loaded")),
+  ];
   if (mcp) {
     mcp.start();
-    void mcp.settled(60_000).then(() => tracePhase("MCP servers' tools ready")).finally(redraw);
+    background.push(mcp.settled(60_000).then(() => tracePhase("MCP servers' tools ready")));
   }
-  void approver.loaded().then(() => tracePhase("policy engine loaded")).finally(redraw);
+  for (const work of background) void work.finally(redraw);
+  // When all of it is done, nothing more loads behind the prompt (the pty tests wait for this).
+  void Promise.allSettled(background).then(() => tracePhase("start-up settled")).finally(redraw);
   return await running;
 }
