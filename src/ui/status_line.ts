@@ -16,6 +16,11 @@ export interface StatusLineOptions {
   now?: () => number;
   /** Terminal width, so the running line never wraps. */
   columns?: () => number;
+  /**
+   * Calls `redraw` every `ms` until the returned function is called (tests inject one that
+   * they tick themselves); setInterval by default.
+   */
+  repeat?: (redraw: () => void, ms: number) => () => void;
 }
 
 /** The redrawn line's controls, one per kind of loop event that changes it. */
@@ -85,12 +90,16 @@ export function shortArgs(args: unknown, max: number): string {
  */
 export function createStatusLine(options: StatusLineOptions): StatusLine {
   const { style } = options;
-  let spinnerTimer: ReturnType<typeof setInterval> | undefined;
+  const repeat = options.repeat ?? ((redraw, ms) => {
+    const timer = setInterval(redraw, ms);
+    return () => clearInterval(timer);
+  });
+  let stopTimer: (() => void) | undefined;
   let spinnerShown = false;
 
   const stop = () => {
-    if (spinnerTimer !== undefined) clearInterval(spinnerTimer);
-    spinnerTimer = undefined;
+    stopTimer?.();
+    stopTimer = undefined;
     if (spinnerShown) options.note("\r\x1b[2K");
     spinnerShown = false;
   };
@@ -116,8 +125,8 @@ export function createStatusLine(options: StatusLineOptions): StatusLine {
   };
   const startRunning = () => {
     if (!options.spinner) return;
-    if (spinnerTimer !== undefined) clearInterval(spinnerTimer);
-    spinnerTimer = setInterval(drawRunning, 100);
+    stopTimer?.();
+    stopTimer = repeat(drawRunning, 100);
     drawRunning();
   };
   // What the spinner says: "thinking", then the wait so far, or the server's prompt progress.
@@ -126,7 +135,7 @@ export function createStatusLine(options: StatusLineOptions): StatusLine {
     if (!options.spinner) return;
     let frame = 0;
     spinnerLabel = "thinking";
-    spinnerTimer = setInterval(() => {
+    stopTimer = repeat(() => {
       spinnerShown = true;
       options.note(`\r\x1b[2K${style.dim(`${FRAMES[frame++ % FRAMES.length]} ${spinnerLabel}`)}`);
     }, 80);
