@@ -6,7 +6,7 @@ import { type CustomCommand, expandCommand } from "./custom_commands.ts";
 import { expandMentions, type MentionSource, parseMentions } from "./mentions.ts";
 import { mentionSourceOf } from "./mention_source.ts";
 import type { LoadedRule } from "../permissions/policy.ts";
-import type { ToolRunner } from "../tools/tool_runner.ts";
+import type { ToolSource } from "../tools/tool_entry.ts";
 
 /** A message ready to send, or why it is not sent. */
 export type PreparedMessage =
@@ -18,7 +18,7 @@ export type PreparedMessage =
 export interface MessageWorkspace {
   cwd: string;
   /** The sandboxed tools as the host runs them (read_file and ls are never curated here). */
-  host: ToolRunner;
+  host: ToolSource;
   /** The policy rules in force. */
   rules: () => readonly LoadedRule[];
 }

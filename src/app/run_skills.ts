@@ -10,7 +10,7 @@ import { checkProjectTrust, type TrustIO } from "../permissions/project_trust.ts
 import type { Grants } from "../sandbox/grants.ts";
 import { grantCovers } from "../sandbox/permission_value.ts";
 import type { TokenCounter } from "../providers/token_counter.ts";
-import { toToolSchema } from "../tools/tool_runner.ts";
+import { toToolSchema } from "../tools/tool_entry.ts";
 import {
   type DiscoveredSkills,
   discoverSkills,

@@ -115,7 +115,7 @@ export async function runConversation(
   );
   if (printMode) {
     tools.mcp?.start();
-    await tools.runner.ready(); // nothing to show meanwhile: list the real tools
+    await tools.set.ready(); // nothing to show meanwhile: list the real tools
     const problem = await approval.rulesProblem;
     if (problem !== undefined) {
       fatalIo.printError(problem);

@@ -125,14 +125,6 @@ export interface JobControl {
   list(): Promise<JobSummary[]>;
 }
 
-/** The tools given `ctx.jobs`: only run_command may start a job. */
-export const JOB_TOOLS: ReadonlySet<string> = new Set([
-  "run_command",
-  "job_output",
-  "job_kill",
-  "job_list",
-]);
-
 /**
  * A duration as a few characters: `850ms`, `12s`, `3m12s`, `2h05m`.
  *

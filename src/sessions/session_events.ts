@@ -107,13 +107,6 @@ export type UnstampedEvent = {
   [K in SessionEventType]: { type: K; payload: SessionEventPayloads[K] };
 }[SessionEventType];
 
-/** Event types written for message text, searched by full-text search. */
-export const MESSAGE_EVENT_TYPES: readonly SessionEventType[] = [
-  "system_message",
-  "user_message",
-  "assistant_message",
-];
-
 const EVENT_TYPES: ReadonlySet<string> = new Set<SessionEventType>([
   "session_started",
   "system_message",

@@ -7,7 +7,7 @@
 
 import type { Result } from "../errors.ts";
 import { makeToolResult, type Message, type ToolResult } from "../messages.ts";
-import type { ToolInfo } from "../tools/tool_runner.ts";
+import type { ToolInfo } from "../tools/tool_entry.ts";
 import { type SkillDefinition, skillFolderFiles } from "./skill_files.ts";
 import { skillKey } from "./skill_roots.ts";
 import { SkillIndex } from "./skill_search.ts";

@@ -39,10 +39,14 @@ Deno.test("harness acp reads and writes files through the editor within the gran
   const sessionId = await acp.newSession();
   const done = await acp.agent.request("session/prompt", { sessionId, prompt: text("go") });
   assertEquals(done.stopReason, "end_turn");
+  // An edit's preview (for the diagnostics after it) reads the buffer too: the tool's plan,
+  // then the text before.
   assertEquals(acp.fsCalls, [
     `read ${notes}`,
     `read ${sandbox.cwd}/out.txt`,
     `write ${sandbox.cwd}/out.txt`,
+    `read ${notes}`,
+    `read ${notes}`,
     `read ${notes}`,
     `write ${notes}`,
   ]);
