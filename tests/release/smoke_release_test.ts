@@ -129,6 +129,7 @@ Deno.test({
       match(all, /in-process model: message/);
       assert(all.includes(`binary size: 0.0 MiB (${script.length} bytes)`), all);
       assert(all.includes(`this build reports: ${NO_LLAMA_MESSAGE}`), all);
+      assert(!all.includes("start-up:"), `--only measures no start-up times:\n${all}`);
       assertEquals(out.lines.at(-1), "2 passed, 0 failed");
     } finally {
       await Deno.remove(copy, { recursive: true });
