@@ -9,7 +9,7 @@ import type { Workspace } from "../app/open_run.ts";
 import type { LazyApprover } from "../app/run_approver.ts";
 import type { RunSessions } from "../app/run_sessions.ts";
 import type { AgentError, Result } from "../errors.ts";
-import type { Grants } from "../sandbox/grants.ts";
+import type { Grants } from "../sandbox/grants/grants.ts";
 import type { LoadedSession } from "../sessions/session_store_types.ts";
 import type { Conversation } from "../agent/conversation.ts";
 import { createAcpPrompter, type PromptedCall } from "./acp_prompter.ts";
@@ -18,6 +18,7 @@ import type { FilePort } from "../tools/file_port.ts";
 import type { PlacedStage } from "../agent/call_flight.ts";
 import { toolKind, toolTitle } from "./tool_updates.ts";
 import { JobTerminals } from "./job_terminals.ts";
+import type { JobScope } from "../jobs/job_control.ts";
 import type { McpServer } from "@agentclientprotocol/sdk";
 
 /** A workspace folder's tools and rules, and the conversations made over them. */
@@ -81,22 +82,13 @@ export function openAcpSession(
   const { workspace, cwd, capabilities } = where;
   // The id is known once the session log answered; the prompter asks for it then.
   let sessionId = "";
+  // The session's background jobs are its own: the workspace's other sessions never see them.
+  const jobOwner = `acp-${crypto.randomUUID()}`;
+  const jobs = workspace.workspace.tools.jobs.scope(jobOwner);
   const live: AcpSession["live"] = {
     diffs: [],
     ...(capabilities.terminal
-      ? {
-        terminals: new JobTerminals({
-          create: (params) =>
-            client.request(methods.client.terminal.create, { sessionId, cwd, ...params }),
-          release: (terminalId) =>
-            client.request(methods.client.terminal.release, { sessionId, terminalId }),
-          send: (update) =>
-            void client.notify(methods.client.session.update, { sessionId, update }).catch(
-              () => {},
-            ),
-          jobs: () => workspace.workspace.tools.jobs.summaries(),
-        }),
-      }
+      ? { terminals: jobTerminals(client, { sessionId: () => sessionId, cwd, jobs }) }
       : {}),
   };
   const prompter = createAcpPrompter({
@@ -112,6 +104,7 @@ export function openAcpSession(
   const approver = workspace.workspace.approval.approver(prompter);
   const seat = {
     ...editorSeat(client, { deps, where, live, sessionId: () => sessionId }),
+    jobOwner,
     approver: {
       approve(request: Parameters<LazyApprover["approve"]>[0], signal?: AbortSignal) {
         live.currentCall = {
@@ -147,6 +140,33 @@ export function openAcpSession(
     live,
   };
   return { ok: true, value: { session, ...(loaded ? { loaded } : {}) } };
+}
+
+/** The editor's terminals that follow a session's background jobs. */
+function jobTerminals(
+  client: AgentContext,
+  session: { sessionId: () => string; cwd: string; jobs: JobScope },
+): JobTerminals {
+  const { cwd, jobs } = session;
+  return new JobTerminals({
+    create: (params) =>
+      client.request(methods.client.terminal.create, {
+        sessionId: session.sessionId(),
+        cwd,
+        ...params,
+      }),
+    release: (terminalId) =>
+      client.request(methods.client.terminal.release, {
+        sessionId: session.sessionId(),
+        terminalId,
+      }),
+    send: (update) =>
+      void client.notify(methods.client.session.update, {
+        sessionId: session.sessionId(),
+        update,
+      }).catch(() => {}),
+    jobs,
+  });
 }
 
 /**

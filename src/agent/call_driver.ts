@@ -18,7 +18,7 @@ import {
 } from "./call_flight.ts";
 import { KERNEL, parseJsonArguments } from "./call_stages.ts";
 import type { LoopEventSink } from "./loop_events.ts";
-import { offerTools, type ToolScope } from "../sandbox/tool_offer.ts";
+import { callSeat, offerTools, type ToolScope } from "../sandbox/grants/tool_offer.ts";
 
 /** A stage of the path, by name. */
 export type NamedStage = Pick<PlacedStage, "name" | "run">;
@@ -194,7 +194,7 @@ export function driveToolCall(
     parse: options.parseArguments ?? parseJsonArguments,
     signal,
     clock: options.clock ?? (() => performance.now()),
-    ...(options.tools.files ? { files: options.tools.files } : {}),
+    ...callSeat(options.tools),
   }, path);
   return driveCall(call, scope, path);
 }

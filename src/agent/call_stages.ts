@@ -209,6 +209,7 @@ const run: CallStage = async (flight, scope) => {
     state: scope.state(),
     onOutput: (text) => scope.sink({ type: "tool_output", callId: call.id, name: call.name, text }),
     ...(scope.files ? { files: scope.files } : {}),
+    ...(scope.jobOwner ? { jobOwner: scope.jobOwner } : {}),
   });
   if (ran.result.error_type === "cancelled") {
     flight.run = { result: ran.result, state: ran.state };

@@ -8,6 +8,7 @@
 import { makeToolResult, sumUsage, type ToolCall, type ToolResult } from "../messages.ts";
 import { toolResultMessage } from "../messages.ts";
 import { readsOnly } from "../tools/tool_entry.ts";
+import { callSeat } from "../sandbox/grants/tool_offer.ts";
 import type { ToolCallStatus } from "../tools/tool_call.ts";
 import type { CallFlight, CallScope } from "./call_flight.ts";
 import { type CallPath, callPath, ended, prepareCall, runCall, scopeOf } from "./call_driver.ts";
@@ -48,7 +49,7 @@ export async function runCalls(calls: ToolCall[], turn: LoopTurn): Promise<Stop 
     parse: options.parseArguments ?? parseJsonArguments,
     signal,
     clock: options.clock ?? (() => performance.now()),
-    ...(options.tools.files ? { files: options.tools.files } : {}),
+    ...callSeat(options.tools),
   }, path);
   let stop: Stop | undefined;
   for (let index = 0; index < calls.length;) {

@@ -15,7 +15,7 @@ import { repairArguments } from "../agent/repair_arguments.ts";
 import type { TurnCheckpoint } from "../checkpoints/turn_record.ts";
 import type { WorkspaceCheckpoints } from "../checkpoints/workspace_checkpoints.ts";
 import type { ImagePart, Message } from "../messages.ts";
-import type { Grants } from "../sandbox/grants.ts";
+import type { Grants } from "../sandbox/grants/grants.ts";
 import type { OpenedProvider } from "./provider_openers.ts";
 import type { RunTools } from "./run_tools.ts";
 import {
@@ -26,10 +26,10 @@ import {
 import { openRunHooks } from "./run_hooks.ts";
 import { modelVision, type VisionVerdict } from "./model_vision.ts";
 import { type ImageGate, imageGateStage, refuseUserImages } from "./image_gate.ts";
-import { imageMentions, mentionedImage } from "./prompt_images.ts";
-import { skillTurnStage } from "./skill_turn_stage.ts";
+import { imageMentions, mentionedImage } from "../turn_input/prompt_images.ts";
+import { skillTurnStage } from "../turn_input/skill_turn_stage.ts";
 import { jobNews } from "../jobs/job_notes.ts";
-import type { JobTable } from "../jobs/job_table.ts";
+import type { JobScope } from "../jobs/job_control.ts";
 import { diagnosticsStages } from "./diagnostics_stages.ts";
 
 /** What the extras of a workspace's conversations are made from. */
@@ -88,7 +88,9 @@ export class WorkspaceExtras {
    * @param recorder Its session log (hooks see its id).
    * @param resumed A resumed session's checkpoints.
    * @param conversation A resumed session's checkpoints, the conversation's messages once it
-   *   exists (the skills' stage reads them), and the front end's own call stages (ACP's diffs).
+   *   exists (the skills' stage reads them), the front end's own call stages (ACP's diffs), and
+   *   whose background jobs its turns are told of (`jobOwner`: one of several conversations of
+   *   the workspace, JobTable.scope).
    */
   forConversation(
     recorder: SessionRecorder,
@@ -96,6 +98,7 @@ export class WorkspaceExtras {
       resumed?: { checkpoints: readonly TurnCheckpoint[] };
       messages?: () => readonly Message[];
       front?: readonly PlacedStage[];
+      jobOwner?: string;
     } = {},
   ): ConversationStages {
     const { settings, grants, cwd, yes, opened, tools } = this.#options;
@@ -141,7 +144,7 @@ export class WorkspaceExtras {
         this.#imagesStage(),
         ...(hooks ? [hooks.turn] : []),
         ...(skills ? [skills] : []),
-        jobNewsStage(tools.jobs),
+        jobNewsStage(tools.jobs.scope(conversation.jobOwner ?? "")),
         ...(checkpointing ? [checkpointing.turn] : []),
       ],
       parse: repairArguments,
@@ -188,7 +191,7 @@ export class WorkspaceExtras {
 }
 
 /** Background jobs that ended (or wait for input) since the last message: said with the next. */
-function jobNewsStage(jobs: JobTable): TurnStage {
+function jobNewsStage(jobs: JobScope): TurnStage {
   return {
     name: "job_news",
     send(message) {

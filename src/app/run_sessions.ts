@@ -12,10 +12,11 @@ import type { SessionRecorder } from "../agent/session_recorder.ts";
 import { buildSystemPrompt, type PromptInstructions } from "../agent/system_prompt.ts";
 import type { TokenCounter } from "../providers/token_counter.ts";
 import type { Approver } from "../permissions/approver.ts";
-import { formatGrants, type Grants } from "../sandbox/grants.ts";
+import { formatGrants, type Grants } from "../sandbox/grants/grants.ts";
 import type { LoadedSession, SessionStore } from "../sessions/session_store_types.ts";
 import type { FilePort } from "../tools/file_port.ts";
 import type { PlacedStage } from "../agent/call_flight.ts";
+import { callSeat } from "../sandbox/grants/tool_offer.ts";
 import type { OpenedProvider } from "./provider_openers.ts";
 import type { RunTools } from "./run_tools.ts";
 import { WorkspaceExtras } from "./conversation_extras.ts";
@@ -45,6 +46,11 @@ export interface ConversationSeat {
   files?: FilePort;
   /** Stages of the front end's own on each call's path (ACP: diffs of edits). */
   stages?: readonly PlacedStage[];
+  /**
+   * Names the conversation's background jobs when the workspace has several conversations
+   * at once (ACP): it starts, sees and is told of its own only. Default: the front end's one.
+   */
+  jobOwner?: string;
 }
 
 /** Makes the conversations of one workspace. */
@@ -64,6 +70,14 @@ export interface RunSessions {
   ): Result<{ conversation: Conversation; loaded: LoadedSession }, AgentError>;
   /** The system prompt a new conversation starts with. */
   systemPrompt(): string;
+}
+
+/** What a seat adds to each conversation's stages: the front end's own, and its jobs' owner. */
+function frontOf(seat: ConversationSeat): { front?: readonly PlacedStage[]; jobOwner?: string } {
+  return {
+    ...(seat.stages ? { front: seat.stages } : {}),
+    ...(seat.jobOwner === undefined ? {} : { jobOwner: seat.jobOwner }),
+  };
 }
 
 /** The conversations of one workspace, sharing its provider, tools and store. */
@@ -88,7 +102,7 @@ export function runSessions(options: RunSessionsOptions): RunSessions {
     conversation: Parameters<WorkspaceExtras["forConversation"]>[1] = {},
   ): ConversationParts => ({
     provider: options.opened.provider,
-    tools: { ...tools.scope, ...(seat.files ? { files: seat.files } : {}) },
+    tools: { ...tools.scope, ...callSeat(seat) },
     approver: seat.approver,
     recorder,
     limits: {
@@ -97,10 +111,7 @@ export function runSessions(options: RunSessionsOptions): RunSessions {
       loopGuard: settings.loopGuard,
     },
     window: conversationWindow(options),
-    stages: extras.forConversation(recorder, {
-      ...conversation,
-      ...(seat.stages ? { front: seat.stages } : {}),
-    }),
+    stages: extras.forConversation(recorder, { ...conversation, ...frontOf(seat) }),
   });
   // The plugins may still be loading (the REPL's prompt does not wait for them): until the
   // host has listed them, their files' names stand in (the code tools are listed at once).

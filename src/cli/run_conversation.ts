@@ -6,13 +6,13 @@ import type { RunFlags } from "../app/run_flags.ts";
 import { type CommandIO, settingsOrExit } from "./command_io.ts";
 import { chooseSession } from "./choose_session.ts";
 import { openRun, type Workspace } from "../app/open_run.ts";
-import type { PreparedMessage } from "../app/prepare_message.ts";
+import type { PreparedMessage } from "../turn_input/prepare_message.ts";
 import { terminalLine } from "../platform/terminal_text.ts";
 import { formatAgentError } from "../errors.ts";
 import type { Conversation } from "../agent/conversation.ts";
 import { EXIT } from "../app/exit_codes.ts";
 import { printEarlyFailure, runPrint } from "./run_print.ts";
-import type { Grants } from "../sandbox/grants.ts";
+import type { Grants } from "../sandbox/grants/grants.ts";
 import type { SessionStore } from "../sessions/session_store_types.ts";
 import type { StartAhead } from "./prompt_ahead.ts";
 import { createStyle, type Style, wantsColor } from "../ui/style.ts";
@@ -191,20 +191,20 @@ function firstConversation(
 }
 
 /**
- * The -p prompt as it is sent: `/name args` of a custom command becomes its text (commands
- * load only for such a prompt), then the @ mentions are attached.
+ * The -p prompt as it is sent: `/name args` of a custom command or a skill becomes its text
+ * (commands load only for such a prompt), then the @ mentions are attached.
  */
 async function preparePrompt(prompt: string, workspace: Workspace): Promise<PreparedMessage> {
   // A plain prompt loads nothing more.
   if (!prompt.includes("@") && !prompt.trimStart().startsWith("/")) {
     return { send: prompt, notes: [], attached: [], images: [] };
   }
-  const { customCommandCall, prepareMessage } = await import("../app/prepare_message.ts");
+  const { customCommandCall, prepareMessage } = await import("../turn_input/prepare_message.ts");
   let text = prompt;
   if (text.trimStart().startsWith("/")) {
     const loaded = await workspace.commands();
     for (const line of loaded.problems) writeErr(`${terminalLine(line)}\n`);
-    text = customCommandCall(text, loaded.commands) ?? text;
+    text = customCommandCall(text, loaded.commands, workspace.tools.skills) ?? text;
   }
   return await prepareMessage(text, {
     cwd: workspace.cwd,
