@@ -125,6 +125,7 @@ export async function openRun(
           return run.provider;
         },
         tools: workspace.tools,
+        approval: workspace.approval,
         yes: request.yes,
         instructions: workspace.instructions.files,
         get tokenCounter() {

@@ -239,6 +239,11 @@ async function runPrintMode(
   style: Style,
   store: SessionStore,
 ): Promise<number> {
+  // --plan: the prompt is answered in plan mode (its plan is the answer).
+  if (flags.plan) {
+    const { startPlanning } = await import("./slash/plan_command.ts");
+    if (!await startPlanning(conversation, flags, writeErr)) return EXIT.usage;
+  }
   const controller = new AbortController();
   const onSignal = () => controller.abort();
   const signals: Deno.Signal[] = Deno.build.os === "windows"

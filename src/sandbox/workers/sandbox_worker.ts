@@ -42,6 +42,12 @@ export interface SandboxOptions {
   consoleRelay?: ConsoleRelay;
   /** Built-in tools' own grants from the config (web_search's engine: grants/tool_grants.ts). */
   toolGrants?: ToolGrants;
+  /**
+   * Plan mode's plan folder (plan_mode_grants.ts), when it is outside the workspace: the file
+   * tools take absolute paths inside it, and a tool that declares the workspace may write there
+   * too (the grants then allow nothing else).
+   */
+  planFolder?: string;
 }
 
 const NO_COMMANDS: CommandSandbox = {
@@ -352,6 +358,7 @@ export async function startSandbox(
       grants: options.grants,
       workspace: options.workspace,
       dataDir: options.dataDir,
+      ...(options.planFolder ? { planFolder: options.planFolder } : {}),
       cwd: Deno.cwd(),
       importTimeoutMs: options.importTimeoutMs ?? 5_000,
       ...(options.toolOutputLimit ? { outputLimit: options.toolOutputLimit } : {}),
