@@ -147,6 +147,12 @@ class ChildLines {
   }
 }
 
+/** The default of `repeat`: `redraw` every `ms` until the returned function is called. */
+function everyInterval(redraw: () => void, ms: number): () => void {
+  const timer = setInterval(redraw, ms);
+  return () => clearInterval(timer);
+}
+
 /**
  * Returns the status line's controls; nothing is drawn until a turn or a tool starts.
  *
@@ -168,10 +174,7 @@ class ChildLines {
  */
 export function createStatusLine(options: StatusLineOptions): StatusLine {
   const { style } = options;
-  const repeat = options.repeat ?? ((redraw, ms) => {
-    const timer = setInterval(redraw, ms);
-    return () => clearInterval(timer);
-  });
+  const repeat = options.repeat ?? everyInterval;
   let stopTimer: (() => void) | undefined;
   let spinnerShown = false;
 
@@ -238,9 +241,7 @@ export function createStatusLine(options: StatusLineOptions): StatusLine {
     toolOutput(callId, text) {
       const call = running.get(callId);
       const lastLine = text.split(/\r?\n/).map((l) => l.trim()).filter(Boolean).at(-1);
-      if (call && lastLine) {
-        call.last = plainText(lastLine);
-      }
+      if (call && lastLine) call.last = plainText(lastLine);
     },
     toolFinished(callId) {
       running.delete(callId);
