@@ -42,13 +42,9 @@ import type { JobTable } from "../jobs/job_table.ts";
 import type { EditDiagnostics } from "../diagnostics/edit_diagnostics.ts";
 import { openRunDiagnostics } from "./run_diagnostics.ts";
 import { webSearchGrants } from "./web_search_setup.ts";
+import { loadOwnModule } from "../platform/own_modules.ts";
 import { ScopedTools } from "./scoped_tools.ts";
 import { type AgentCatalog, openAgentCatalog } from "./agent_catalog.ts";
-
-// Not string literals: a run without MCP servers never loads the MCP modules. The "compile"
-// task embeds them through its --include list.
-const MCP_SERVERS_MODULE = "../mcp/mcp_servers.ts";
-const MCP_TOOLS_MODULE = "../mcp/mcp_tools.ts";
 
 export interface RunToolsOptions {
   settings: Settings;
@@ -243,9 +239,10 @@ async function openMcp(
   const { settings, frontEnd, grants, cwd } = options;
   const configured = { ...settings.mcpServers, ...options.mcpServers };
   if (Object.keys(configured).length === 0) return undefined;
+  // Loaded here (own_modules.ts): a run without MCP servers never loads the MCP modules.
   const [{ McpServers }, { McpTools }] = await Promise.all([
-    import(MCP_SERVERS_MODULE) as Promise<typeof McpServersModule>,
-    import(MCP_TOOLS_MODULE) as Promise<typeof McpToolsModule>,
+    loadOwnModule<typeof McpServersModule>("src/mcp/mcp_servers.ts"),
+    loadOwnModule<typeof McpToolsModule>("src/mcp/mcp_tools.ts"),
   ]);
   const servers = new McpServers(configured, {
     grants,

@@ -5,7 +5,7 @@
 // inside the sandbox worker (it only reads the file system).
 
 import { isAbsolute, relative, resolve, sep } from "node:path";
-import { realpathSync } from "node:fs";
+import { realPathSync as realpathSync } from "../platform/real_path.ts";
 import { ToolError } from "./define_tool.ts";
 
 function isInside(root: string, target: string): boolean {
