@@ -14,16 +14,22 @@ import { PLUGIN_CHECKS } from "./smoke_plugin_checks.ts";
 import { platformChecks } from "./smoke_platform_checks.ts";
 
 const USAGE = "Usage: deno run -A scripts/smoke_release.ts [--model-file answer|message] " +
-  "[--only TEXT]... -- COMMAND...\n" +
+  "[--only TEXT]... [--runs N] -- COMMAND...\n" +
   "  COMMAND starts harness, e.g. ./dist/harness or " +
   "deno run -A --unstable-worker-options main.ts\n" +
   "  --model-file  what the in-process model check expects (default: answer for a deno run " +
   "of a checkout with vendor/llama installed, else message)\n" +
-  "  --only TEXT   run only the checks whose name contains TEXT (repeatable)";
+  "  --only TEXT   run only the checks whose name contains TEXT (repeatable; the start-up\n" +
+  "                times are measured in a full run only)\n" +
+  "  --runs N      runs of each start-up time (default: 5 of --version and of the reference,\n" +
+  "                3 of -p and of harness tool)";
 
-/** Runs of each kind for the start-up medians. */
-const VERSION_RUNS = 5;
-const ANSWER_RUNS = 3;
+/** Runs of each kind for the start-up medians: --version and the reference, -p and tool. */
+interface StartUpRuns {
+  version: number;
+  answer: number;
+}
+const DEFAULT_RUNS: StartUpRuns = { version: 5, answer: 3 };
 
 /**
  * Where the in-process model check expects an answer: a `deno run` of a checkout where
@@ -43,11 +49,11 @@ function median(values: number[]): number {
 }
 
 /** The reference of the start-up times: the Deno running this script runs an empty script. */
-async function emptyDenoMs(): Promise<number[]> {
+async function emptyDenoMs(runs: number): Promise<number[]> {
   const empty = await Deno.makeTempFile({ prefix: "harness_smoke_empty_", suffix: ".js" });
   const times: number[] = [];
   try {
-    for (let i = 0; i < VERSION_RUNS; i++) {
+    for (let i = 0; i < runs; i++) {
       const started = performance.now();
       await new Deno.Command(Deno.execPath(), {
         args: ["run", empty],
@@ -67,23 +73,23 @@ async function emptyDenoMs(): Promise<number[]> {
  * Medians of `--version`, a `-p` answer and a `harness tool` call, in milliseconds, and as
  * ratios to the reference.
  */
-async function startUpTimes(ctx: SmokeContext): Promise<string> {
-  const reference = median(await emptyDenoMs());
+async function startUpTimes(ctx: SmokeContext, runs: StartUpRuns): Promise<string> {
+  const reference = median(await emptyDenoMs(runs.version));
   const folder = await ctx.folder();
   const version: number[] = [];
-  for (let i = 0; i < VERSION_RUNS; i++) {
+  for (let i = 0; i < runs.version; i++) {
     const run = await ctx.harness.run(folder, ["--version"]);
     if (run.code === 0) version.push(run.ms);
   }
   const answer: number[] = [];
   const args = ["-p", "hello", "--base-url", ctx.server.baseUrl, "--model", SMOKE_MODEL];
-  for (let i = 0; i < ANSWER_RUNS; i++) {
+  for (let i = 0; i < runs.answer; i++) {
     const run = await ctx.harness.run(folder, args);
     if (run.code === 0 && run.stdout.trim() === PONG) answer.push(run.ms);
   }
   // A one-shot tool call: plugin authors run it in a loop (issue 45's goal: under 250 ms).
   const tool: number[] = [];
-  for (let i = 0; i < ANSWER_RUNS; i++) {
+  for (let i = 0; i < runs.answer; i++) {
     const run = await ctx.harness.run(folder, ["tool", "get_working_directory", "{}"]);
     if (run.code === 0) tool.push(run.ms);
   }
@@ -93,7 +99,7 @@ async function startUpTimes(ctx: SmokeContext): Promise<string> {
       : "failed";
   return `start-up: --version ${ms(version)}, -p answer ${ms(answer)}, harness tool ${
     ms(tool)
-  }; medians of ${VERSION_RUNS}, ${ANSWER_RUNS} and ${ANSWER_RUNS} runs; reference: deno run ` +
+  }; medians of ${runs.version}, ${runs.answer} and ${runs.answer} runs; reference: deno run ` +
     `of an empty script ${reference.toFixed(0)} ms`;
 }
 
@@ -107,18 +113,22 @@ interface SmokeOptions {
   command: string[];
   modelFile: ModelFileExpectation | undefined;
   checks: SmokeCheck[];
+  /** Whether to time start-up too: a full run (no --only). */
+  timed: boolean;
+  runs: StartUpRuns;
 }
 
 /** Parses `[options] -- COMMAND...`; a number is the exit code after printing usage. */
 function parseOptions(argv: string[]): SmokeOptions | number {
   const split = argv.indexOf("--");
-  let values: { "model-file"?: string; only?: string[]; help?: boolean };
+  let values: { "model-file"?: string; only?: string[]; runs?: string; help?: boolean };
   try {
     ({ values } = parseArgs({
       args: split < 0 ? [] : argv.slice(0, split),
       options: {
         "model-file": { type: "string" },
         only: { type: "string", multiple: true },
+        runs: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     }));
@@ -143,7 +153,18 @@ function parseOptions(argv: string[]): SmokeOptions | number {
     console.error(`No check matches --only ${only.join(", ")}\n${USAGE}`);
     return 2;
   }
-  return { command, modelFile, checks };
+  const runs = values.runs === undefined ? undefined : Number(values.runs);
+  if (runs !== undefined && !(Number.isInteger(runs) && runs > 0)) {
+    console.error(`Invalid --runs "${values.runs}": use a whole number above 0\n${USAGE}`);
+    return 2;
+  }
+  return {
+    command,
+    modelFile,
+    checks,
+    timed: only.length === 0,
+    runs: runs === undefined ? DEFAULT_RUNS : { version: runs, answer: runs },
+  };
 }
 
 /** Runs every check; returns the exit code. */
@@ -192,7 +213,7 @@ async function main(argv: string[]): Promise<number> {
         failed++;
       }
     }
-    console.log(await startUpTimes(ctx));
+    if (options.timed) console.log(await startUpTimes(ctx, options.runs));
   } finally {
     await Deno.remove(root, { recursive: true }).catch(() => {});
   }

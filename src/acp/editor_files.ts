@@ -77,9 +77,15 @@ function editorGate(options: EditorFilesOptions, kind: "read" | "write", abs: st
   const outputs = kind === "read" ? savedOutputOf(options, abs) : undefined;
   const reads = [...options.gate.sessionReads(), ...(outputs === undefined ? [] : [outputs])];
   const grants = kind === "read" ? withSessionReads(options.grants, reads) : options.grants;
-  const allows = (path: string) =>
-    grantCovers(kind, grants.allow[kind], path) && !grantCovers(kind, grants.deny[kind], path);
-  if (!allows(abs) || !allows(realTarget(abs))) {
+  const spellings = [abs, realTarget(abs)];
+  if (spellings.some((path) => grantCovers(kind, grants.deny[kind], path))) {
+    // A flag cannot undo a --deny-* the user gave: say which one refuses it.
+    throw new ToolError(
+      "permission_denied",
+      `Requires ${kind} access to "${abs}": it is denied by --deny-${kind}`,
+    );
+  }
+  if (!spellings.every((path) => grantCovers(kind, grants.allow[kind], path))) {
     throw new ToolError(
       "permission_denied",
       `Requires ${kind} access to "${abs}": restart harness with ${flagFor(kind, abs)}`,

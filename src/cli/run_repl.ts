@@ -266,17 +266,27 @@ export async function runRepl(
   const running = repl.run(conversation).finally(removeExitSignals);
   ahead?.attached();
   tracePhase("REPL reading input");
-  // While the user types: list the tools and start the busiest sandbox worker. Each may load
-  // modules lazily, which under `deno run` clears the prompt line: it is drawn again when each
-  // is done.
-  const redraw = () => repl.redrawPrompt();
+  // While the user types: list the tools and start the busiest sandbox worker.
   const host = tools.host;
-  void host.ready().then(() => tracePhase("tool list ready")).finally(redraw);
-  void host.warmUp().then(() => tracePhase("sandbox worker started")).finally(redraw);
+  const background = [
+    host.ready().then(() => tracePhase("tool list ready")),
+    host.warmUp().then(() => tracePhase("sandbox worker started")),
+    approver.loaded().then(() => tracePhase("policy engine loaded")),
+  ];
   if (mcp) {
     mcp.start();
-    void mcp.settled(60_000).then(() => tracePhase("MCP servers' tools ready")).finally(redraw);
+    background.push(mcp.settled(60_000).then(() => tracePhase("MCP servers' tools ready")));
   }
-  void approver.loaded().then(() => tracePhase("policy engine loaded")).finally(redraw);
+  redrawAsLoaded(background, () => repl.redrawPrompt());
   return await running;
+}
+
+/**
+ * Draws the prompt again as each piece of start-up work behind it ends: each may load modules
+ * lazily, which under `deno run` clears the prompt line. When all of it is done, nothing more
+ * loads behind the prompt: traced as "start-up settled" (the pty tests wait for it).
+ */
+function redrawAsLoaded(background: readonly Promise<unknown>[], redraw: () => void): void {
+  for (const work of background) void work.finally(redraw);
+  void Promise.allSettled(background).then(() => tracePhase("start-up settled")).finally(redraw);
 }

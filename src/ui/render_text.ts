@@ -29,6 +29,8 @@ export interface TextRendererOptions {
   now?: () => number;
   /** Terminal width, so the running line never wraps. */
   columns?: () => number;
+  /** Starts the status line's redraw timer (tests drive their own); see status_line.ts. */
+  repeat?: (redraw: () => void, ms: number) => () => void;
 }
 
 /**

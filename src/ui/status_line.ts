@@ -18,6 +18,11 @@ export interface StatusLineOptions {
   now?: () => number;
   /** Terminal width, so the running line never wraps. */
   columns?: () => number;
+  /**
+   * Calls `redraw` every `ms` until the returned function is called (tests inject one that
+   * they tick themselves); setInterval by default.
+   */
+  repeat?: (redraw: () => void, ms: number) => () => void;
 }
 
 /** A subagent's latest step, as its line shows it. */
@@ -142,6 +147,12 @@ class ChildLines {
   }
 }
 
+/** The default of `repeat`: `redraw` every `ms` until the returned function is called. */
+function everyInterval(redraw: () => void, ms: number): () => void {
+  const timer = setInterval(redraw, ms);
+  return () => clearInterval(timer);
+}
+
 /**
  * Returns the status line's controls; nothing is drawn until a turn or a tool starts.
  *
@@ -163,15 +174,16 @@ class ChildLines {
  */
 export function createStatusLine(options: StatusLineOptions): StatusLine {
   const { style } = options;
-  let spinnerTimer: ReturnType<typeof setInterval> | undefined;
+  const repeat = options.repeat ?? everyInterval;
+  let stopTimer: (() => void) | undefined;
   let spinnerShown = false;
 
   /** Lines drawn below the first (one per subagent), cleared with it. */
   let extraLines = 0;
   const cleared = () => "\r\x1b[2K" + "\x1b[1A\r\x1b[2K".repeat(extraLines);
   const stop = () => {
-    if (spinnerTimer !== undefined) clearInterval(spinnerTimer);
-    spinnerTimer = undefined;
+    stopTimer?.();
+    stopTimer = undefined;
     if (spinnerShown) options.note(cleared());
     spinnerShown = false;
     extraLines = 0;
@@ -200,8 +212,8 @@ export function createStatusLine(options: StatusLineOptions): StatusLine {
   };
   const startRunning = () => {
     if (!options.spinner) return;
-    if (spinnerTimer !== undefined) clearInterval(spinnerTimer);
-    spinnerTimer = setInterval(drawRunning, 100);
+    stopTimer?.();
+    stopTimer = repeat(drawRunning, 100);
     drawRunning();
   };
   // What the spinner says: "thinking", then the wait so far, or the server's prompt progress.
@@ -210,7 +222,7 @@ export function createStatusLine(options: StatusLineOptions): StatusLine {
     if (!options.spinner) return;
     let frame = 0;
     spinnerLabel = "thinking";
-    spinnerTimer = setInterval(() => {
+    stopTimer = repeat(() => {
       spinnerShown = true;
       options.note(`\r\x1b[2K${style.dim(`${FRAMES[frame++ % FRAMES.length]} ${spinnerLabel}`)}`);
     }, 80);
@@ -229,9 +241,7 @@ export function createStatusLine(options: StatusLineOptions): StatusLine {
     toolOutput(callId, text) {
       const call = running.get(callId);
       const lastLine = text.split(/\r?\n/).map((l) => l.trim()).filter(Boolean).at(-1);
-      if (call && lastLine) {
-        call.last = plainText(lastLine);
-      }
+      if (call && lastLine) call.last = plainText(lastLine);
     },
     toolFinished(callId) {
       running.delete(callId);

@@ -35,88 +35,6 @@ function options(
 
 const echoCall = { id: "c1", name: "echo", arguments: '{"text":"rm -rf build"}' };
 
-Deno.test("driveToolCall() runs the arguments the user changed the call to, and tells the model", async () => {
-  await using h = await openLoopHost();
-  const { log, options: o } = options(h.host, () => ({
-    decision: "allow",
-    by: "user",
-    editedArgs: { text: "rm -rf build/tmp" },
-  }));
-  const driven = await driveToolCall(echoCall, o, new AbortController().signal);
-  assertEquals(driven.state.status, "succeeded");
-  assertEquals(driven.args, { text: "rm -rf build/tmp" });
-  assertEquals(driven.editedFrom, { text: "rm -rf build" });
-  assertEquals(
-    driven.result?.data,
-    'The user changed this call before running it: text was "rm -rf build", ran ' +
-      '"rm -rf build/tmp"\n\nrm -rf build/tmp',
-  );
-  assertEquals(log.events[1], {
-    type: "tool_started",
-    callId: "c1",
-    name: "echo",
-    args: { text: "rm -rf build/tmp" },
-  });
-  // The log keeps the user's version beside the model's (in the tool_call event).
-  const decided = eventFromLoopEvent(log.events[0]!);
-  assert(decided?.type === "permission_decided");
-  assertEquals(decided.payload.changedArguments, '{"text":"rm -rf build/tmp"}');
-});
-
-Deno.test("driveToolCall() offers the edit seam: the arguments as sent and the schema check", async () => {
-  await using h = await openLoopHost();
-  const { approver, options: o } = options(h.host, () => ({ decision: "deny", by: "user" }));
-  await driveToolCall(echoCall, o, new AbortController().signal);
-  const edit = approver.requests[0]?.edit;
-  assert(edit);
-  assertEquals(edit.sent, { text: "rm -rf build" });
-  assertEquals(await edit.validate({ text: "ok", limit: 2 }), {
-    ok: true,
-    value: { text: "ok", limit: 2 },
-  });
-  const wrong = await edit.validate({ text: 5 });
-  assert(!wrong.ok && wrong.issues.join().includes("text"), JSON.stringify(wrong));
-  assertEquals(await edit.validate([1]), {
-    ok: false,
-    issues: ["the arguments must be one JSON object"],
-  });
-});
-
-Deno.test("driveToolCall() refuses edited arguments that fail the schema, whoever allowed them", async () => {
-  await using h = await openLoopHost();
-  const { log, options: o } = options(h.host, () => ({
-    decision: "allow",
-    by: "user",
-    editedArgs: { text: 5 },
-  }));
-  const driven = await driveToolCall(echoCall, o, new AbortController().signal);
-  assertEquals(driven.state.status, "denied");
-  assertEquals(driven.result?.error_type, "permission_denied");
-  assert(driven.result?.error_message?.startsWith("The user changed this call into invalid"));
-  assertEquals(log.types(), ["permission_decided"]);
-});
-
-Deno.test("driveToolCall() tells a failed edited call's change before its error", async () => {
-  await using h = await openLoopHost();
-  const { options: o } = options(h.host, () => ({
-    decision: "allow",
-    by: "user",
-    editedArgs: { how: "not_found" },
-  }));
-  const driven = await driveToolCall(
-    { id: "c2", name: "fail", arguments: '{"how":"error"}' },
-    o,
-    new AbortController().signal,
-  );
-  assertEquals(driven.result?.success, false);
-  assert(
-    driven.result?.error_message?.startsWith(
-      'The user changed this call before running it: how was "error", ran "not_found"\n\n',
-    ),
-    driven.result?.error_message ?? "",
-  );
-});
-
 /**
  * PreToolUse hooks (a real shell command) that block a call whose text names "secret" and
  * rewrite one that names "tmp"; each call's input is logged to `log`.
@@ -193,4 +111,97 @@ Deno.test({
     assertEquals(driven.state.status, "succeeded");
     assertEquals(driven.args, { text: "ls build" });
   },
+});
+
+// The tests below share one tool host: each would otherwise start its own sandbox worker and
+// load the fixture plugins, which costs more than what it checks. Each step builds its own
+// parts; the host holds no state between calls but its workers.
+Deno.test("edited calls over one tool host (the fixture plugins, no grants)", async (t) => {
+  await using h = await openLoopHost();
+  await t.step(
+    "driveToolCall() runs the arguments the user changed the call to, and tells the model",
+    async () => {
+      const { log, options: o } = options(h.host, () => ({
+        decision: "allow",
+        by: "user",
+        editedArgs: { text: "rm -rf build/tmp" },
+      }));
+      const driven = await driveToolCall(echoCall, o, new AbortController().signal);
+      assertEquals(driven.state.status, "succeeded");
+      assertEquals(driven.args, { text: "rm -rf build/tmp" });
+      assertEquals(driven.editedFrom, { text: "rm -rf build" });
+      assertEquals(
+        driven.result?.data,
+        'The user changed this call before running it: text was "rm -rf build", ran ' +
+          '"rm -rf build/tmp"\n\nrm -rf build/tmp',
+      );
+      assertEquals(log.events[1], {
+        type: "tool_started",
+        callId: "c1",
+        name: "echo",
+        args: { text: "rm -rf build/tmp" },
+      });
+      // The log keeps the user's version beside the model's (in the tool_call event).
+      const decided = eventFromLoopEvent(log.events[0]!);
+      assert(decided?.type === "permission_decided");
+      assertEquals(decided.payload.changedArguments, '{"text":"rm -rf build/tmp"}');
+    },
+  );
+
+  await t.step(
+    "driveToolCall() offers the edit seam: the arguments as sent and the schema check",
+    async () => {
+      const { approver, options: o } = options(h.host, () => ({ decision: "deny", by: "user" }));
+      await driveToolCall(echoCall, o, new AbortController().signal);
+      const edit = approver.requests[0]?.edit;
+      assert(edit);
+      assertEquals(edit.sent, { text: "rm -rf build" });
+      assertEquals(await edit.validate({ text: "ok", limit: 2 }), {
+        ok: true,
+        value: { text: "ok", limit: 2 },
+      });
+      const wrong = await edit.validate({ text: 5 });
+      assert(!wrong.ok && wrong.issues.join().includes("text"), JSON.stringify(wrong));
+      assertEquals(await edit.validate([1]), {
+        ok: false,
+        issues: ["the arguments must be one JSON object"],
+      });
+    },
+  );
+
+  await t.step(
+    "driveToolCall() refuses edited arguments that fail the schema, whoever allowed them",
+    async () => {
+      const { log, options: o } = options(h.host, () => ({
+        decision: "allow",
+        by: "user",
+        editedArgs: { text: 5 },
+      }));
+      const driven = await driveToolCall(echoCall, o, new AbortController().signal);
+      assertEquals(driven.state.status, "denied");
+      assertEquals(driven.result?.error_type, "permission_denied");
+      assert(driven.result?.error_message?.startsWith("The user changed this call into invalid"));
+      assertEquals(log.types(), ["permission_decided"]);
+    },
+  );
+
+  await t.step("driveToolCall() tells a failed edited call's change before its error", async () => {
+    const { options: o } = options(h.host, () => ({
+      decision: "allow",
+      by: "user",
+      editedArgs: { how: "not_found" },
+    }));
+    const driven = await driveToolCall(
+      { id: "c2", name: "fail", arguments: '{"how":"error"}' },
+      o,
+      new AbortController().signal,
+    );
+    assertEquals(driven.result?.success, false);
+    assert(
+      driven.result?.error_message?.startsWith(
+        'The user changed this call before running it: how was "error", ran "not_found"\n\n',
+      ),
+      driven.result?.error_message ?? "",
+    );
+  });
 });

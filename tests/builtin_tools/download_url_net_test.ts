@@ -4,7 +4,8 @@
 // sandbox worker: every hop and every spelling must meet the deny list.
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
-import { cliSandbox } from "../helpers/run_cli.ts";
+import { cliSandbox, lastJsonLine } from "../helpers/run_cli.ts";
+import { reply, startFakeLlmServer } from "../helpers/fake_llm_server.ts";
 
 const SECRET = "B-SECRET-BODY";
 
@@ -62,27 +63,59 @@ Deno.test("download_url checks every redirect hop against an --allow-net list", 
   assertEquals(result.error_type, "permission_denied", run.stdout + run.stderr);
 });
 
+const SPELLINGS = [
+  "localhost",
+  "localhost.",
+  "LOCALHOST",
+  "[::ffff:127.0.0.1]",
+  "2130706433",
+  "0x7f.1",
+  "127.1",
+  "0.0.0.0",
+];
+
+// One harness run asks for all eight in one message (the same CLI flags and sandbox worker as
+// `harness tool`, one process instead of eight); each call's result is checked on its own.
 Deno.test("download_url meets --deny-net=127.0.0.1 under every spelling of the host", async () => {
   await using hosts = servers();
-  for (
-    const host of [
-      "localhost",
-      "localhost.",
-      "LOCALHOST",
-      "[::ffff:127.0.0.1]",
-      "2130706433",
-      "0x7f.1",
-      "127.1",
-      "0.0.0.0",
-    ]
-  ) {
-    const { run, result } = await download(
-      ["--allow-net", "--deny-net=127.0.0.1"],
-      `http://${host}:${hosts.b}/`,
-    );
-    assert(!run.stdout.includes(SECRET), `${host}: ${run.stdout}`);
-    assertEquals(result.error_type, "permission_denied", `${host}: ${run.stdout}${run.stderr}`);
+  await using sandbox = await cliSandbox();
+  const calls = reply();
+  for (const host of SPELLINGS) {
+    calls.toolCall("download_url", { url: `http://${host}:${hosts.b}/` });
   }
+  await using model = startFakeLlmServer([calls, reply().text("done")]);
+  const run = await sandbox.run([
+    "-p",
+    "fetch them",
+    "--base-url",
+    model.baseUrl,
+    "--model",
+    "m",
+    "--output-format",
+    "json",
+    "--allow-net",
+    "--deny-net=127.0.0.1",
+    "--yes",
+  ]);
+  assertEquals(run.code, 0, run.stdout + run.stderr);
+  const results = lastJsonLine(run.stdout).tool_calls as {
+    arguments: { url: string };
+    result: { success: boolean; error_type: string };
+  }[];
+  assertEquals(
+    results.map((call) => call.arguments.url),
+    SPELLINGS.map((host) => `http://${host}:${hosts.b}/`),
+  );
+  for (const [i, host] of SPELLINGS.entries()) {
+    assertEquals(
+      results[i]?.result.error_type,
+      "permission_denied",
+      `${host}: ${run.stdout}${run.stderr}`,
+    );
+  }
+  assert(!run.stdout.includes(SECRET), run.stdout);
+  // Nor did the secret reach the model in a tool result.
+  assert(!JSON.stringify(model.requests).includes(SECRET), JSON.stringify(model.requests));
 });
 
 Deno.test("download_url meets --deny-net=localhost when the URL gives the address", async () => {

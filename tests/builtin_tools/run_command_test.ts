@@ -1,7 +1,7 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import tool from "../../plugins/run_command.ts";
 import { expectToolError, makeToolContext, runTool } from "../helpers/tool_context.ts";
-import { uniqueSleep, waitUntilGone } from "../helpers/processes.ts";
+import { uniqueSleep, waitUntilGone, waitUntilRunning } from "../helpers/processes.ts";
 
 const unix = Deno.build.os !== "windows";
 
@@ -83,8 +83,9 @@ Deno.test({
   ignore: !unix,
   fn: async () => {
     await using ctx = await makeToolContext();
-    setTimeout(() => ctx.abort(), 300);
     const sleep = uniqueSleep();
+    // Abort once the command's group runs (the grandchild is up).
+    void waitUntilRunning(`sleep ${sleep}`).then(() => ctx.abort());
     const message = await expectToolError(
       tool,
       { command: `sleep ${sleep} & sleep 30` },

@@ -41,7 +41,10 @@ async function call(tools: CodeTools, name: string, args: Record<string, unknown
   return run.result.data ?? "";
 }
 
-Deno.test("find_definition answers exact, case-insensitive and fuzzy lookups", async () => {
+// One project and one index for the queries below: each CodeTools starts an indexing worker
+// and indexes the workspace, which costs far more than the queries themselves. The steps run in
+// order; code_map's adds a file, and the last reuses the index the wide grant built.
+Deno.test("the code tools over one project's index", async (t) => {
   await using p = await project();
   const tools = new CodeTools({
     workspace: p.dir,
@@ -49,92 +52,68 @@ Deno.test("find_definition answers exact, case-insensitive and fuzzy lookups", a
     dataDir: p.data,
   });
   try {
-    match(
-      await call(tools, "find_definition", { name: "loadConfig" }),
-      /^1 match for "loadConfig"\nsrc\/config.ts:3: export function loadConfig\(\): AppConfig \{$/,
-    );
-    match(
-      await call(tools, "find_definition", { name: "loadconfig" }),
-      /case-insensitive match.*\nsrc\/config.ts:3:/,
-    );
-    match(
-      await call(tools, "find_definition", { name: "loadConfg" }),
-      /fuzzy match.*\nsrc\/config.ts:3:/,
-    );
-    match(
-      await call(tools, "find_definition", { name: "AppConfig", kind: "interface" }),
-      /src\/config.ts:1:/,
-    );
-    match(
-      await call(tools, "find_definition", { name: "nothingLikeThis" }),
-      /^No definition of "nothingLikeThis" found$/,
-    );
+    await t.step("find_definition answers exact, case-insensitive and fuzzy lookups", async () => {
+      match(
+        await call(tools, "find_definition", { name: "loadConfig" }),
+        /^1 match for "loadConfig"\nsrc\/config.ts:3: export function loadConfig\(\): AppConfig \{$/,
+      );
+      match(
+        await call(tools, "find_definition", { name: "loadconfig" }),
+        /case-insensitive match.*\nsrc\/config.ts:3:/,
+      );
+      match(
+        await call(tools, "find_definition", { name: "loadConfg" }),
+        /fuzzy match.*\nsrc\/config.ts:3:/,
+      );
+      match(
+        await call(tools, "find_definition", { name: "AppConfig", kind: "interface" }),
+        /src\/config.ts:1:/,
+      );
+      match(
+        await call(tools, "find_definition", { name: "nothingLikeThis" }),
+        /^No definition of "nothingLikeThis" found$/,
+      );
+    });
+
+    await t.step("find_references lists the lines that use a name", async () => {
+      assertEquals(
+        await call(tools, "find_references", { name: "loadConfig" }),
+        '1 reference to "loadConfig"\nsrc/server.ts:4: const c = loadConfig();',
+      );
+    });
+
+    await t.step("code_map outlines the workspace within its token budget", async () => {
+      const map = await call(tools, "code_map", { path: "src" });
+      assert(map.startsWith("src/config.ts\n"), map);
+      match(map, / {2}3-5: export function loadConfig\(\): AppConfig \{/);
+      assert(!map.includes("private/"), map);
+      const many = Array.from({ length: 40 }, (_, i) => `export function generated${i}() {}`);
+      await Deno.writeTextFile(`${p.dir}/src/many.ts`, many.join("\n"));
+      const small = await call(tools, "code_map", { max_tokens: 64 });
+      assert(small.length < 64 * 4 + 80, small);
+      match(small, /more definitions left out for the budget/);
+    });
+
+    await t.step("code tools hide what an earlier, wider grant indexed", async () => {
+      match(await call(tools, "find_definition", { name: "secretLoader" }), /private\/keys.ts:1:/);
+      tools.close();
+      // Same index database, narrower flags: the private folder must not show.
+      const narrow = new CodeTools({
+        workspace: p.dir,
+        grants: grantsFor(["--allow-read=.", "--deny-read=private"], p.dir),
+        dataDir: p.data,
+      });
+      try {
+        const found = await call(narrow, "find_definition", { name: "secretLoader" });
+        assert(!found.includes("private/"), found);
+        const map = await call(narrow, "code_map", {});
+        assert(!map.includes("secretLoader"), map);
+      } finally {
+        narrow.close();
+      }
+    });
   } finally {
     tools.close();
-  }
-});
-
-Deno.test("find_references lists the lines that use a name", async () => {
-  await using p = await project();
-  const tools = new CodeTools({
-    workspace: p.dir,
-    grants: grantsFor(["--allow-read=."], p.dir),
-    dataDir: p.data,
-  });
-  try {
-    assertEquals(
-      await call(tools, "find_references", { name: "loadConfig" }),
-      '1 reference to "loadConfig"\nsrc/server.ts:4: const c = loadConfig();',
-    );
-  } finally {
-    tools.close();
-  }
-});
-
-Deno.test("code_map outlines the workspace within its token budget", async () => {
-  await using p = await project();
-  const tools = new CodeTools({
-    workspace: p.dir,
-    grants: grantsFor(["--allow-read=."], p.dir),
-    dataDir: p.data,
-  });
-  try {
-    const map = await call(tools, "code_map", { path: "src" });
-    assert(map.startsWith("src/config.ts\n"), map);
-    match(map, / {2}3-5: export function loadConfig\(\): AppConfig \{/);
-    assert(!map.includes("private/"), map);
-    const many = Array.from({ length: 40 }, (_, i) => `export function generated${i}() {}`);
-    await Deno.writeTextFile(`${p.dir}/src/many.ts`, many.join("\n"));
-    const small = await call(tools, "code_map", { max_tokens: 64 });
-    assert(small.length < 64 * 4 + 80, small);
-    match(small, /more definitions left out for the budget/);
-  } finally {
-    tools.close();
-  }
-});
-
-Deno.test("code tools hide what an earlier, wider grant indexed", async () => {
-  await using p = await project();
-  const wide = new CodeTools({
-    workspace: p.dir,
-    grants: grantsFor(["--allow-read=."], p.dir),
-    dataDir: p.data,
-  });
-  match(await call(wide, "find_definition", { name: "secretLoader" }), /private\/keys.ts:1:/);
-  wide.close();
-  // Same index database, narrower flags: the private folder must not show.
-  const narrow = new CodeTools({
-    workspace: p.dir,
-    grants: grantsFor(["--allow-read=.", "--deny-read=private"], p.dir),
-    dataDir: p.data,
-  });
-  try {
-    const found = await call(narrow, "find_definition", { name: "secretLoader" });
-    assert(!found.includes("private/"), found);
-    const map = await call(narrow, "code_map", {});
-    assert(!map.includes("secretLoader"), map);
-  } finally {
-    narrow.close();
   }
 });
 

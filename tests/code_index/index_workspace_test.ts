@@ -5,6 +5,7 @@ import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/stric
 import { fileURLToPath } from "node:url";
 import { GraphStore } from "../../src/code_index/graph_store.ts";
 import { indexWorkspace } from "../../src/code_index/index_workspace.ts";
+import { IndexWorkers } from "../../src/code_index/index_workers.ts";
 import { type Grants } from "../../src/sandbox/grants/grants.ts";
 import { parseGrantFlags } from "../../src/cli/grant_flags.ts";
 
@@ -14,6 +15,16 @@ async function tempWorkspace(): Promise<{ dir: string } & AsyncDisposable> {
     dir,
     [Symbol.asyncDispose]: () => Deno.remove(dir, { recursive: true }).catch(() => {}),
   };
+}
+
+/**
+ * The indexing worker a test's later runs share, as a session's runs do: each worker loads
+ * tree-sitter and its grammars, which costs more than indexing these few files. The very first
+ * run below starts and stops its own (indexWorkspace's default, as `harness index` runs).
+ */
+function sharedWorkers(dir: string, grants: Grants): IndexWorkers & Disposable {
+  const workers = new IndexWorkers(dir, grants);
+  return Object.assign(workers, { [Symbol.dispose]: () => workers.close() });
 }
 
 function grantsFor(flags: string[], cwd: string): Grants {
@@ -35,22 +46,23 @@ Deno.test("indexWorkspace() indexes once, then only what changed (edit, rename, 
   const first = await indexWorkspace({ workspace: ws.dir, grants, store });
   assertEquals([first.files, first.parsed, first.removed], [2, 2, 0]);
   assertEquals(names(store), ["a.ts:alpha", "b.py:beta"]);
+  using workers = sharedWorkers(ws.dir, grants);
 
-  const warm = await indexWorkspace({ workspace: ws.dir, grants, store });
+  const warm = await indexWorkspace({ workspace: ws.dir, grants, store, workers });
   assertEquals([warm.files, warm.parsed], [2, 0]);
 
   await Deno.writeTextFile(`${ws.dir}/a.ts`, "export function alphaTwo() {}\n");
-  const edited = await indexWorkspace({ workspace: ws.dir, grants, store });
+  const edited = await indexWorkspace({ workspace: ws.dir, grants, store, workers });
   assertEquals(edited.parsed, 1);
   assertEquals(names(store), ["a.ts:alphaTwo", "b.py:beta"]);
 
   await Deno.rename(`${ws.dir}/b.py`, `${ws.dir}/c.py`);
-  const renamed = await indexWorkspace({ workspace: ws.dir, grants, store });
+  const renamed = await indexWorkspace({ workspace: ws.dir, grants, store, workers });
   assertEquals([renamed.parsed, renamed.removed], [1, 1]);
   assertEquals(names(store), ["a.ts:alphaTwo", "c.py:beta"]);
 
   await Deno.remove(`${ws.dir}/a.ts`);
-  const deleted = await indexWorkspace({ workspace: ws.dir, grants, store });
+  const deleted = await indexWorkspace({ workspace: ws.dir, grants, store, workers });
   assertEquals(deleted.removed, 1);
   assertEquals(names(store), ["c.py:beta"]);
   assertEquals(store.referencesNamed("alpha").length, 1);
@@ -62,11 +74,12 @@ Deno.test("indexWorkspace() touches a file whose mtime changed but content did n
   await Deno.writeTextFile(`${ws.dir}/a.ts`, "export function alpha() {}\n");
   const store = GraphStore.open(":memory:");
   const grants = grantsFor(["--allow-read=."], ws.dir);
-  await indexWorkspace({ workspace: ws.dir, grants, store });
+  using workers = sharedWorkers(ws.dir, grants);
+  await indexWorkspace({ workspace: ws.dir, grants, store, workers });
   await Deno.utime(`${ws.dir}/a.ts`, new Date(), new Date(Date.now() + 5000));
-  const touched = await indexWorkspace({ workspace: ws.dir, grants, store });
+  const touched = await indexWorkspace({ workspace: ws.dir, grants, store, workers });
   assertEquals(touched.parsed, 0);
-  const again = await indexWorkspace({ workspace: ws.dir, grants, store });
+  const again = await indexWorkspace({ workspace: ws.dir, grants, store, workers });
   assertEquals(again.parsed, 0);
   store.close();
 });
@@ -80,10 +93,11 @@ Deno.test("indexWorkspace() follows .gitignore changes and skips node_modules", 
   await Deno.writeTextFile(`${ws.dir}/main.ts`, "export function main() {}\n");
   const store = GraphStore.open(":memory:");
   const grants = grantsFor(["--allow-read=."], ws.dir);
-  await indexWorkspace({ workspace: ws.dir, grants, store });
+  using workers = sharedWorkers(ws.dir, grants);
+  await indexWorkspace({ workspace: ws.dir, grants, store, workers });
   assertEquals(names(store), ["gen/out.ts:generated", "main.ts:main"]);
   await Deno.writeTextFile(`${ws.dir}/.gitignore`, "gen/\n");
-  const ignored = await indexWorkspace({ workspace: ws.dir, grants, store });
+  const ignored = await indexWorkspace({ workspace: ws.dir, grants, store, workers });
   assertEquals(ignored.removed, 1);
   assertEquals(names(store), ["main.ts:main"]);
   store.close();
@@ -123,10 +137,17 @@ Deno.test("indexWorkspace() refreshes only the named files", async () => {
   await Deno.writeTextFile(`${ws.dir}/b.ts`, "export function beta() {}\n");
   const store = GraphStore.open(":memory:");
   const grants = grantsFor(["--allow-read=."], ws.dir);
-  await indexWorkspace({ workspace: ws.dir, grants, store });
+  using workers = sharedWorkers(ws.dir, grants);
+  await indexWorkspace({ workspace: ws.dir, grants, store, workers });
   await Deno.writeTextFile(`${ws.dir}/a.ts`, "export function gamma() {}\n");
   await Deno.writeTextFile(`${ws.dir}/b.ts`, "export function delta() {}\n");
-  const partial = await indexWorkspace({ workspace: ws.dir, grants, store, only: ["a.ts"] });
+  const partial = await indexWorkspace({
+    workspace: ws.dir,
+    grants,
+    store,
+    only: ["a.ts"],
+    workers,
+  });
   assertEquals(partial.parsed, 1);
   assertEquals(names(store), ["a.ts:gamma", "b.ts:beta"]);
   store.close();

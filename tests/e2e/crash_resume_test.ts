@@ -4,6 +4,7 @@
 
 import { deepStrictEqual as assertEquals, match } from "node:assert/strict";
 import { reply, startFakeLlmServer } from "../helpers/fake_llm_server.ts";
+import { uniqueSleep, waitUntilRunning } from "../helpers/processes.ts";
 import { cliSandbox } from "../helpers/run_cli.ts";
 
 Deno.test({
@@ -11,8 +12,9 @@ Deno.test({
   ignore: Deno.build.os === "windows",
   async fn() {
     await using sandbox = await cliSandbox();
+    const sleep = `sleep ${uniqueSleep()}`;
     await using server = startFakeLlmServer([
-      reply().toolCall("run_command", { command: "sleep 30" }),
+      reply().toolCall("run_command", { command: sleep }),
       reply().text("Resumed fine."),
     ]);
     const base = [
@@ -25,10 +27,8 @@ Deno.test({
       "--allow-read=.",
     ];
     const child = sandbox.spawn(["-p", "sleep a while", ...base]);
-    // Wait until the model has asked for the call and the command is running.
-    const deadline = Date.now() + 20_000;
-    while (server.requests.length < 1 && Date.now() < deadline) await delay(50);
-    await delay(1500);
+    // The command runs: the call's start is in the session log (written before it starts).
+    assertEquals(await waitUntilRunning(sleep), true, "the command did not start");
     child.kill("SIGKILL");
     const killed = await child.output();
     assertEquals(killed.signal, "SIGKILL");
@@ -45,7 +45,3 @@ Deno.test({
     assertEquals(server.pairingErrors, []);
   },
 });
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}

@@ -12,7 +12,7 @@ import {
 } from "../../src/providers/llama_cpp/node_llama_cpp.ts";
 import { makeScriptedGguf } from "../fixtures/make_scripted_gguf.ts";
 import { type CliSandbox, cliSandbox, lastJsonLine } from "../helpers/run_cli.ts";
-import { startModelFileServer } from "../helpers/model_file_server.ts";
+import { chunkSaved, startModelFileServer } from "../helpers/model_file_server.ts";
 import { lastScreenLine, startPty } from "../helpers/pty.ts";
 
 const installed = await installedVersion() === NODE_LLAMA_CPP_VERSION;
@@ -163,15 +163,11 @@ noServerTest("an interrupted download of the default model continues on the next
   // chunks only the last (2 MiB) completes.
   server.stallAfter(2.5 * 1024 * 1024);
   const child = sandbox.spawn(["-p", "hi", "--yes", ...CTX]);
-  const deadline = Date.now() + 30_000;
-  while (server.bytesSent() < 7 * 1024 * 1024 && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  await new Promise((r) => setTimeout(r, 1000)); // the complete chunk is saved
+  const partial = `${sandbox.home}/.cache/harness/models/big.gguf.ipull`;
+  await chunkSaved(partial, big.length);
   child.kill("SIGINT"); // Ctrl-C
   const first = await child.output();
   assert(first.code !== 0);
-  const partial = `${sandbox.home}/.cache/harness/models/big.gguf.ipull`;
   assert((await Deno.stat(partial)).isFile, "the partial download stays");
 
   server.stallAfter(undefined);

@@ -4,7 +4,8 @@
 
 import { deepStrictEqual as assertEquals, match } from "node:assert/strict";
 import { reply, startFakeLlmServer } from "../helpers/fake_llm_server.ts";
-import { cliSandbox } from "../helpers/run_cli.ts";
+import { uniqueSleep, waitUntilRunning } from "../helpers/processes.ts";
+import { cliSandbox, watchOutput } from "../helpers/run_cli.ts";
 
 const posix = Deno.build.os !== "windows";
 
@@ -23,19 +24,18 @@ Deno.test({
     await using sandbox = await cliSandbox();
     await using server = startFakeLlmServer([reply().hang(), reply().text("after the interrupt")]);
     const child = sandbox.spawn(["--base-url", server.baseUrl, "--model", "m"]);
+    const output = watchOutput(child);
     const stdin = child.stdin.getWriter();
     const encode = (text: string) => new TextEncoder().encode(text);
     await stdin.write(encode("first\n"));
     await waitFor(() => server.requests.length === 1);
     child.kill("SIGINT");
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await output.waitFor("Interrupted");
     await stdin.write(encode("second\n/exit\n"));
     await stdin.close();
-    const out = await child.output();
-    const stdout = new TextDecoder().decode(out.stdout);
-    assertEquals(out.code, 0, new TextDecoder().decode(out.stderr));
-    match(stdout, /Interrupted/);
-    match(stdout, /after the interrupt/);
+    const out = await output.end();
+    assertEquals(out.code, 0, out.stderr);
+    match(out.stdout, /after the interrupt/);
     const last = server.requests[1]!.messages;
     assertEquals(last.filter((m) => m.role === "user").map((m) => m.content), ["first", "second"]);
   },
@@ -46,8 +46,9 @@ Deno.test({
   ignore: !posix,
   async fn() {
     await using sandbox = await cliSandbox();
+    const sleep = `sleep ${uniqueSleep()}`;
     await using server = startFakeLlmServer([
-      reply().toolCall("run_command", { command: "sleep 30" }),
+      reply().toolCall("run_command", { command: sleep }),
       reply().text("ok, stopped"),
     ]);
     const child = sandbox.spawn([
@@ -59,21 +60,20 @@ Deno.test({
       "--allow-run",
       "-R",
     ]);
+    const output = watchOutput(child);
     const stdin = child.stdin.getWriter();
     const encode = (text: string) => new TextEncoder().encode(text);
     await stdin.write(encode("sleep please\n"));
-    await waitFor(() => server.requests.length === 1);
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    assertEquals(await waitUntilRunning(sleep), true, "the command did not start");
     const started = Date.now();
     child.kill("SIGINT");
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await output.waitFor("Interrupted");
     await stdin.write(encode("what now?\n/exit\n"));
     await stdin.close();
-    const out = await child.output();
-    const stdout = new TextDecoder().decode(out.stdout);
-    assertEquals(out.code, 0, new TextDecoder().decode(out.stderr));
+    const out = await output.end();
+    assertEquals(out.code, 0, out.stderr);
     if (Date.now() - started > 15_000) throw new Error("the interrupt did not stop the command");
-    match(stdout, /ok, stopped/);
+    match(out.stdout, /ok, stopped/);
     const messages = server.requests[1]!.messages;
     const result = JSON.parse(String(messages.find((m) => m.role === "tool")?.content));
     assertEquals(result.error_type, "cancelled");

@@ -3,7 +3,7 @@
 
 import { deepStrictEqual as assertEquals, match, ok as assert } from "node:assert/strict";
 import { reply, startFakeLlmServer } from "../helpers/fake_llm_server.ts";
-import { cliSandbox, lastJsonLine } from "../helpers/run_cli.ts";
+import { cliSandbox, lastJsonLine, watchOutput } from "../helpers/run_cli.ts";
 import { DENO_READ } from "../helpers/deno_in_sandbox.ts";
 
 const FIXTURE = new URL("../fixtures/mcp/misbehaving_server.ts", import.meta.url).pathname;
@@ -181,6 +181,7 @@ Deno.test({
       "--yes",
       `--allow-run=${DENO}`,
     ]);
+    const output = watchOutput(child);
     const stdin = child.stdin.getWriter();
     const encode = (text: string) => new TextEncoder().encode(text);
     await stdin.write(encode("hang please\n"));
@@ -190,12 +191,12 @@ Deno.test({
       await new Promise((r) => setTimeout(r, 100));
     }
     child.kill("SIGINT");
-    await new Promise((r) => setTimeout(r, 500));
+    await output.waitFor("Interrupted");
     await stdin.write(encode("what now?\n/exit\n"));
     await stdin.close();
-    const out = await child.output();
-    assertEquals(out.code, 0, new TextDecoder().decode(out.stderr));
-    match(new TextDecoder().decode(out.stdout), /ok, stopped/);
+    const out = await output.end();
+    assertEquals(out.code, 0, out.stderr);
+    match(out.stdout, /ok, stopped/);
     const result = JSON.parse(
       String(server.requests[1]!.messages.find((m) => m.role === "tool")?.content),
     );

@@ -29,13 +29,15 @@ Deno.test({
     // The REPL asks the terminal for bracketed paste.
     await pty.waitFor((out) => out.includes("\x1b[?2004h"), "bracketed paste turned on");
     await pty.type(`${PASTE_START}first line\rsecond line${PASTE_END}`);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await pty.waitFor((out) => out.includes("second line"), "the paste on screen");
     assertEquals(server.requests.length, 0);
     await pty.type("\r");
     await pty.waitFor((out) => out.includes("got it"), "the answer");
-    assertEquals(lastUserMessage(server), "first line\nsecond line");
     await pty.type("\x04");
     assertEquals(await pty.exit(), 0);
+    // A line the paste's Enter sent early would have been a request of its own.
+    assertEquals(server.requests.length, 1);
+    assertEquals(lastUserMessage(server), "first line\nsecond line");
   },
 });
 
@@ -70,7 +72,7 @@ Deno.test({
     await pty.type("one\x1b\r");
     await pty.waitFor((out) => out.includes("… "), "the continuation prompt");
     await pty.type("two\n");
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await pty.waitFor((out) => out.split("… ").length > 2, "the second continuation prompt");
     await pty.type("three\r");
     await pty.waitFor((out) => out.includes("three lines"), "the answer");
     assertEquals(server.requests.length, 1);

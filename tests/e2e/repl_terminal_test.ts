@@ -5,7 +5,13 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { reply, startFakeLlmServer } from "../helpers/fake_llm_server.ts";
 import { type CliSandbox, cliSandbox } from "../helpers/run_cli.ts";
-import { lastScreenLine, type PtySession, startPty } from "../helpers/pty.ts";
+import {
+  lastScreenLine,
+  type PtySession,
+  startPty,
+  startupSettled,
+  TRACE_STARTUP,
+} from "../helpers/pty.ts";
 
 const linux = Deno.build.os === "linux";
 
@@ -57,13 +63,13 @@ Deno.test({
     await using server = startFakeLlmServer([reply().text("only answer").delay(1500)]);
     await using pty = await duringTurn(sandbox, server);
     await pty.type("never sent\r");
-    await new Promise((resolve) => setTimeout(resolve, 100));
     await pty.type("\x1b");
     await pty.waitFor((out) => out.includes("only answer"), "the answer");
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    assertEquals(server.requests.length, 1);
+    // A line still queued would be sent as the turn ends, before the Ctrl-D typed after it.
     await pty.type("\x04");
     assertEquals(await pty.exit(), 0);
+    assertEquals(server.requests.length, 1);
+    assert(!pty.output.includes("never sent  (queued)"), pty.output);
   },
 });
 
@@ -91,12 +97,13 @@ Deno.test({
   async fn() {
     await using sandbox = await cliSandbox();
     await using server = startFakeLlmServer([reply().text("hello")]);
-    await using pty = startPty(sandbox, ["--base-url", server.baseUrl, "--model", "m"]);
+    await using pty = startPty(sandbox, ["--base-url", server.baseUrl, "--model", "m"], {
+      env: TRACE_STARTUP,
+    });
     await pty.waitFor((out) => out.includes("> "), "the prompt");
     // Late writes (lazy module loads, the sandbox's workers) must not leave the line blank
     // once start-up has settled.
-    await new Promise((resolve) => setTimeout(resolve, 6000));
-    assertEquals(lastScreenLine(pty.output).trim(), ">");
+    await startupSettled(pty);
     await pty.type("hi\r");
     await pty.waitFor((out) => out.includes("hello"), "the answer");
     await pty.waitFor((out) => lastScreenLine(out).trim() === ">", "the prompt after the answer");
@@ -116,10 +123,9 @@ Deno.test({
     assertEquals(first.code, 0, first.stderr);
     const id = JSON.parse(first.stdout.trim().split("\n").at(-1)!).session_id as string;
     {
-      await using pty = startPty(sandbox, ["--resume", id, ...args]);
+      await using pty = startPty(sandbox, ["--resume", id, ...args], { env: TRACE_STARTUP });
       await pty.waitFor((out) => out.includes("Resumed session"), "the resume note");
-      await new Promise((resolve) => setTimeout(resolve, 6000));
-      assertEquals(lastScreenLine(pty.output).trim(), ">");
+      await startupSettled(pty);
       await pty.type("\x04");
       assertEquals(await pty.exit(), 0);
     }
@@ -128,12 +134,11 @@ Deno.test({
       `${sandbox.cwd}/.harness/policies.jsonc`,
       '{ "rules": [ { "tool": "ls", "action": "allow" } ] }',
     );
-    await using pty = startPty(sandbox, args);
+    await using pty = startPty(sandbox, args, { env: TRACE_STARTUP });
     await pty.waitFor((out) => out.includes("Trust its allow rules?"), "the trust question");
     await pty.type("y\r");
     await pty.waitFor((out) => lastScreenLine(out).trim() === ">", "the prompt");
-    await new Promise((resolve) => setTimeout(resolve, 6000));
-    assertEquals(lastScreenLine(pty.output).trim(), ">");
+    await startupSettled(pty);
     await pty.type("\x04");
     assertEquals(await pty.exit(), 0);
   },

@@ -6,7 +6,9 @@
 // diff of the two recordings: the editor gets the terminal's own tools (their messages;
 // insert_lines through the editor too, so its buffer changes, not the disk, and no checkpoint
 // records it), an edit's preview reads the buffer (for the diagnostics after it), and a
-// --deny-read path is refused by the worker's guard, which says the flag that denies it.
+// --deny-read path is refused, saying the flag that denies it. Recorded again for issue 41's
+// task tool (offered in every request: 88 tokens) and the editor's port naming --deny-write
+// for a write (the worker's guard no longer refuses the path's stat before the port does).
 
 import type { ContentBlock } from "@agentclientprotocol/sdk";
 import { reply, startFakeLlmServer } from "../helpers/fake_llm_server.ts";

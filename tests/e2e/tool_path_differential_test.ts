@@ -1,7 +1,8 @@
 // A differential test of the tool path: scripted conversations run through the real CLI
 // against the fake model server, and what they leave (the session log, every request the
 // model received, what the CLI printed; normalised by tests/helpers/session_record.ts) must
-// equal fixtures recorded from the version before the tool path was rebuilt (issue 39). The
+// equal fixtures recorded from the version before the tool path was rebuilt (issue 39; recorded
+// again for issue 41's task tool, the only change then: the tool list and 88 tokens). The
 // scenarios cover tool calls and their failures, approvals (allow, deny, edit, together),
 // hooks, images, MCP, the code tools, checkpoints, the loop guard and repeated failures, and
 // compaction; tool_path_differential_acp_test.ts adds the editor's files over ACP.

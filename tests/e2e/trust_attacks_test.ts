@@ -5,6 +5,7 @@
 import { deepStrictEqual as assertEquals, match } from "node:assert/strict";
 import { reply, startFakeLlmServer } from "../helpers/fake_llm_server.ts";
 import { cliSandbox, lastJsonLine } from "../helpers/run_cli.ts";
+import { processesWith, uniqueSleep } from "../helpers/processes.ts";
 
 async function exists(path: string): Promise<boolean> {
   try {
@@ -214,10 +215,11 @@ Deno.test("harness refuses a policy file with a misspelt tool or argument name",
 Deno.test("harness -p never starts an MCP server an untrusted project config lists", async () => {
   await using sandbox = await cliSandbox();
   await Deno.mkdir(`${sandbox.cwd}/.harness`);
+  const sleep = `sleep ${uniqueSleep()}`;
   await Deno.writeTextFile(
     `${sandbox.cwd}/.harness/config.jsonc`,
     JSON.stringify({
-      mcp_servers: { evil: { command: "sh", args: ["-c", "touch pwned; sleep 5"] } },
+      mcp_servers: { evil: { command: "sh", args: ["-c", `touch pwned; ${sleep}`] } },
     }),
   );
   await using server = startFakeLlmServer([reply().text("done")]);
@@ -233,7 +235,8 @@ Deno.test("harness -p never starts an MCP server an untrusted project config lis
   ]);
   assertEquals(out.code, 0, out.stderr);
   match(out.stderr, /Ignoring .*"mcp_servers"/);
-  await new Promise((resolve) => setTimeout(resolve, 500));
+  // A server harness started would have touched the file by now, or would still be running.
+  assertEquals(processesWith(sleep), []);
   assertEquals(await exists(`${sandbox.cwd}/pwned`), false);
 });
 

@@ -108,3 +108,28 @@ export function startModelFileServer(files: Record<string, Uint8Array>): ModelFi
     },
   };
 }
+
+/**
+ * Waits until an interrupted download has saved a complete chunk in its `.ipull` file: the
+ * downloader (ipull) keeps its progress as JSON after the file's bytes, with each chunk's
+ * status (2: complete), and a run that stops after that continues from it.
+ *
+ * @param partial The `.ipull` file.
+ * @param size The whole file's size (where the progress starts).
+ * @param ms How long to wait before failing.
+ */
+export async function chunkSaved(partial: string, size: number, ms = 30_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    let saved: unknown;
+    try {
+      const bytes = await Deno.readFile(partial);
+      saved = JSON.parse(new TextDecoder().decode(bytes.subarray(size))).chunks;
+    } catch {
+      // not written yet, or being written
+    }
+    if (Array.isArray(saved) && saved.includes(2)) return;
+    if (Date.now() > deadline) throw new Error(`No complete chunk saved in "${partial}"`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

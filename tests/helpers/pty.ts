@@ -18,8 +18,17 @@ export interface PtySession extends AsyncDisposable {
   exit(): Promise<number>;
 }
 
-/** Starts `harness ARGS` in the sandbox on a pseudo-terminal of 100 columns. */
-export function startPty(sandbox: CliSandbox, args: string[]): PtySession {
+/**
+ * Starts `harness ARGS` in the sandbox on a pseudo-terminal of 100 columns.
+ *
+ * @param options env: variables added to the sandbox's (HARNESS_TRACE_STARTUP for
+ *   {@linkcode startupSettled}).
+ */
+export function startPty(
+  sandbox: CliSandbox,
+  args: string[],
+  options: { env?: Record<string, string> } = {},
+): PtySession {
   const argv = [Deno.execPath(), "run", "-A", "--no-prompt", "--unstable-worker-options", MAIN];
   const child = new Deno.Command("script", {
     args: [
@@ -28,7 +37,7 @@ export function startPty(sandbox: CliSandbox, args: string[]): PtySession {
       "/dev/null",
     ],
     cwd: sandbox.cwd,
-    env: sandbox.env,
+    env: { ...sandbox.env, ...options.env },
     stdin: "piped",
     stdout: "piped",
     stderr: "piped",
@@ -90,6 +99,27 @@ export async function startReplPty(sandbox: CliSandbox, args: string[]): Promise
     throw error;
   }
   return pty;
+}
+
+/** The environment that makes the REPL say when its start-up has settled. */
+export const TRACE_STARTUP = { HARNESS_TRACE_STARTUP: "1" };
+
+/** The output without the start-up trace's lines, as the terminal shows it untraced. */
+export function withoutTrace(output: string): string {
+  return output.replace(/startup +\d+\.\d ms {2}[^\r\n]*\r\n/g, "");
+}
+
+/**
+ * Waits until everything the REPL loads in the background after showing its prompt is done
+ * (its start-up trace says "start-up settled": start it with {@linkcode TRACE_STARTUP}) and
+ * the prompt has been drawn again after that, as the last line on screen.
+ */
+export async function startupSettled(pty: PtySession): Promise<void> {
+  await pty.waitFor((out) => out.includes("  start-up settled\r\n"), "start-up to settle");
+  await pty.waitFor((out) => {
+    const after = out.slice(out.lastIndexOf("  start-up settled\r\n"));
+    return after.includes("> ") && lastScreenLine(out).trim() === ">";
+  }, "the prompt drawn after start-up settled");
 }
 
 /**

@@ -118,3 +118,50 @@ export function lastJsonLine(stdout: string): Record<string, unknown> {
   const lines = stdout.trim().split("\n");
   return JSON.parse(lines[lines.length - 1] ?? "null");
 }
+
+/** A started CLI's output, read as it comes. */
+export interface WatchedOutput {
+  /** Stdout so far. */
+  readonly stdout: string;
+  /** Waits until stdout contains `text` (or the process ends without it: then throws). */
+  waitFor(text: string): Promise<void>;
+  /** Waits for the exit; returns its code and everything printed. */
+  end(): Promise<CliResult>;
+}
+
+/**
+ * Reads a child's stdout and stderr as they come, so a test can wait for a line and then act.
+ *
+ * @param child A child from {@linkcode CliSandbox.spawn}.
+ */
+export function watchOutput(child: Deno.ChildProcess): WatchedOutput {
+  let stdout = "";
+  const waiters = new Set<() => void>();
+  const reading = (async () => {
+    for await (const text of child.stdout.pipeThrough(new TextDecoderStream())) {
+      stdout += text;
+      for (const wake of waiters) wake();
+    }
+  })();
+  const stderr = new Response(child.stderr).text();
+  return {
+    get stdout() {
+      return stdout;
+    },
+    async waitFor(text) {
+      while (!stdout.includes(text)) {
+        const more = new Promise<"more">((wake) => waiters.add(() => wake("more")));
+        if (await Promise.race([more, reading.then(() => "ended" as const)]) === "ended") {
+          if (stdout.includes(text)) return;
+          throw new Error(`The output ended without "${text}":\n${stdout}\n${await stderr}`);
+        }
+        waiters.clear();
+      }
+    },
+    async end() {
+      const { code } = await child.status;
+      await reading;
+      return { code, stdout, stderr: await stderr };
+    },
+  };
+}

@@ -1,8 +1,11 @@
 // Test fixture step: the reference MCP server `@modelcontextprotocol/server-everything`,
-// installed from the npm registry with npm into a temp folder outside any workspace (once per
-// test process), as a user installs a server that another client's config names.
+// installed from the npm registry with npm into a folder outside any workspace, as a user
+// installs a server that another client's config names. One install serves every test file
+// of a run and later runs (a folder in the system's temp folder, named after the version,
+// written under a file lock and marked complete last).
 
 import { join } from "node:path";
+import { tmpdir } from "node:os";
 
 /** The version the tests install (npx entries name it too, so npm's cache serves both). */
 export const EVERYTHING_PACKAGE = "@modelcontextprotocol/server-everything@2026.8.31";
@@ -20,17 +23,31 @@ export const HAS_NPM: boolean = (() => {
 })();
 
 /**
- * Installs the server (npm's cache makes later runs fast) and returns its entry point,
+ * Installs the server once (npm's cache makes it fast) and returns its entry point,
  * `.../node_modules/@modelcontextprotocol/server-everything/dist/index.js`.
  */
 export function serverEverything(): Promise<string> {
-  installed ??= (async () => {
-    const prefix = await Deno.makeTempDir({ prefix: "harness_mcp_everything_" });
+  const version = EVERYTHING_PACKAGE.split("@").at(-1);
+  installed ??= installOnce(join(tmpdir(), `harness_test_mcp_server_everything_${version}`));
+  return installed;
+}
+
+/** Installs into `folder` unless an install there is complete; other test files wait. */
+async function installOnce(folder: string): Promise<string> {
+  const entry = join(folder, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+  const done = join(folder, "installed");
+  await Deno.mkdir(folder, { recursive: true });
+  using lock = await Deno.open(`${folder}.lock`, { create: true, write: true });
+  await lock.lock(true);
+  try {
+    if (await Deno.stat(done).then(() => true, () => false)) return entry;
+    // A run stopped mid-install left a partial folder: start afresh.
+    await Deno.remove(join(folder, "node_modules"), { recursive: true }).catch(() => {});
     const out = await new Deno.Command("npm", {
       args: [
         "install",
         "--prefix",
-        prefix,
+        folder,
         "--no-audit",
         "--no-fund",
         "--prefer-offline",
@@ -43,14 +60,9 @@ export function serverEverything(): Promise<string> {
     if (!out.success) {
       throw new Error(`npm install failed: ${new TextDecoder().decode(out.stderr)}`);
     }
-    globalThis.addEventListener("unload", () => {
-      try {
-        Deno.removeSync(prefix, { recursive: true });
-      } catch {
-        // already gone
-      }
-    });
-    return join(prefix, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-  })();
-  return installed;
+    await Deno.writeTextFile(done, `${EVERYTHING_PACKAGE}\n`);
+    return entry;
+  } finally {
+    await lock.unlock();
+  }
 }

@@ -3,7 +3,7 @@
 // wing such as src/sandbox/workers/ has tests/sandbox/workers/; plugins/ for the room
 // builtin_tools; src/messages.ts and errors.ts at the top). Shared helpers live in
 // tests/helpers/, data in tests/fixtures/, tests of the whole program in tests/e2e/, of the
-// release files in tests/release/ and of the docs pages in tests/docs/.
+// release files in tests/release/ and of the docs pages and examples in tests/docs/.
 
 import { roomOf, WINGS } from "./module_graph.ts";
 
@@ -13,7 +13,7 @@ export const TEST_FOLDERS_OUTSIDE_ROOMS: Readonly<Record<string, string>> = {
   fixtures: "files tests read or run",
   e2e: "the whole program, run as the binary runs (main.ts)",
   release: "the release files: deno.json's tasks, the workflows, install.sh",
-  docs: "the docs pages (README.md, docs/*.md), held to the code",
+  docs: "the docs pages (README.md, docs/*.md) and the code's @example blocks, held to the code",
 };
 
 /** Project-wide tests at the top of tests/, beside the neutral types' tests. */

@@ -175,15 +175,7 @@ Deno.test({
     assert(outcome.notices[0]!.startsWith(`Stop hook "sleep 30 & echo $!`));
     assert(outcome.notices[0]!.endsWith(`" timed out and was stopped after 1 s`));
     const pid = Number(Deno.readTextFileSync(pidFile).trim());
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    // Gone, or a zombie nobody has reaped yet (a container's init may not).
-    let alive = true;
-    try {
-      alive = !/^State:\s+Z/m.test(Deno.readTextFileSync(`/proc/${pid}/status`));
-    } catch {
-      alive = false;
-    }
-    assertEquals(alive, false, "the hook's child was stopped too");
+    assertEquals(await stops(pid), true, "the hook's child was stopped too");
   },
 });
 
@@ -256,12 +248,20 @@ Deno.test({
 });
 
 /** Whether a process is still running (a zombie nobody reaped counts as gone). */
+/** Whether `pid` runs: not gone, nor a zombie nobody has reaped yet (a container's init may not). */
 function running(pid: number): boolean {
   try {
     return !/^State:\s+Z/m.test(Deno.readTextFileSync(`/proc/${pid}/status`));
   } catch {
     return false;
   }
+}
+
+/** Whether `pid` stops running within 5 s (a kill, once sent, lands a moment later). */
+async function stops(pid: number): Promise<boolean> {
+  const deadline = Date.now() + 5_000;
+  while (running(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  return !running(pid);
 }
 
 Deno.test({
@@ -283,7 +283,7 @@ Deno.test({
         outcome.notices[0]?.endsWith("timed out and was stopped after 1 s"),
         outcome.notices[0],
       );
-      assertEquals(running(pid), false, "the child that left the process group was stopped too");
+      assertEquals(await stops(pid), true, "the child that left the process group was stopped too");
     } finally {
       if (running(pid)) Deno.kill(pid, "SIGKILL");
     }

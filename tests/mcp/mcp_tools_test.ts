@@ -327,17 +327,24 @@ Deno.test("McpServers gives up on a server that never answers initialize", async
 Deno.test("McpServers.close() stops a server still starting instead of waiting for it", async () => {
   const grants = emptyGrants();
   grants.allow.run = [DENO];
-  const mcp = new McpServers({ bad: fixture({ MODE: "hang_init" }) }, {
+  const dir = await Deno.makeTempDir({ prefix: "harness_mcp_close_" });
+  const log = `${dir}/calls.log`;
+  const mcp = new McpServers({ bad: fixture({ MODE: "hang_init", CALL_LOG: log }) }, {
     grants,
     cwd: Deno.cwd(),
     connectTimeoutMs: 30_000,
   });
   mcp.start();
-  await new Promise((r) => setTimeout(r, 500));
+  // The server runs and holds its answer to initialize: the start is under way.
+  for (let i = 0; !(await Deno.readTextFile(log).catch(() => "")).startsWith("initialize"); i++) {
+    assert(i < 1500, "the server never received initialize");
+    await new Promise((r) => setTimeout(r, 20));
+  }
   const started = performance.now();
   await mcp.close();
   assert(performance.now() - started < 5_000, `close took ${performance.now() - started} ms`);
   assertEquals(mcp.states()[0]?.status, "stopped");
+  await Deno.remove(dir, { recursive: true });
 });
 
 Deno.test("McpServers does not start a stdio server whose command --allow-run does not grant", async () => {

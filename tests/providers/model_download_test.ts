@@ -11,7 +11,7 @@ import {
   NODE_LLAMA_CPP_VERSION,
 } from "../../src/providers/llama_cpp/node_llama_cpp.ts";
 import { makeScriptedGguf } from "../fixtures/make_scripted_gguf.ts";
-import { startModelFileServer } from "../helpers/model_file_server.ts";
+import { chunkSaved, startModelFileServer } from "../helpers/model_file_server.ts";
 
 const installed = await installedVersion() === NODE_LLAMA_CPP_VERSION;
 const REASON = "node-llama-cpp is not installed (run `deno task install-llama`)";
@@ -97,8 +97,7 @@ downloadTest("fetchModel() continues an interrupted download with Range requests
     signal: stop.signal,
     onProgress: (done) => void (seen = done),
   });
-  while (server.bytesSent() < 7 * 1024 * 1024) await new Promise((r) => setTimeout(r, 20));
-  await new Promise((r) => setTimeout(r, 500)); // the chunk is written and its progress saved
+  await chunkSaved(`${dir}/big.gguf.ipull`, size);
   stop.abort();
   const first = await interrupted;
   assert(!first.ok);

@@ -60,8 +60,9 @@ function checkLines(lines: string[]): string[] {
 Deno.test({
   name: "smoke_release.ts passes every check against deno run main.ts and prints start-up times",
   async fn() {
-    // On Linux confinement needs bubblewrap; CI installs it (.ci/install_system_packages).
-    const out = await smoke([], [...DENO_RUN, MAIN]);
+    // On Linux confinement needs bubblewrap; CI installs it (.ci/install_system_packages). One
+    // run of each start-up time: the release workflow takes the medians of 5 and 3.
+    const out = await smoke(["--runs", "1"], [...DENO_RUN, MAIN]);
     const all = out.lines.join("\n");
     assertEquals(out.code, 0, `${all}\n${out.stderr}`);
     const checks = checkLines(out.lines);
@@ -81,7 +82,7 @@ Deno.test({
         llamaInstalled
           ? /^ok {3}in-process model .*: answered "The notes say hello\." after read_file/m
           : /^ok {3}in-process model .*: this build reports: node-llama-cpp is not installed/m,
-        /^start-up: --version \d+ ms \(\d+\.\dx\), -p answer \d+ ms \(\d+\.\dx\), harness tool \d+ ms \(\d+\.\dx\); medians of 5, 3 and 3 runs; reference: deno run of an empty script \d+ ms$/m,
+        /^start-up: --version \d+ ms \(\d+\.\dx\), -p answer \d+ ms \(\d+\.\dx\), harness tool \d+ ms \(\d+\.\dx\); medians of 1, 1 and 1 runs; reference: deno run of an empty script \d+ ms$/m,
       ]
     ) match(all, part);
     assertEquals(out.lines.at(-1), "10 passed, 0 failed");
@@ -130,6 +131,7 @@ Deno.test({
       match(all, /in-process model: message/);
       assert(all.includes(`binary size: 0.0 MiB (${script.length} bytes)`), all);
       assert(all.includes(`this build reports: ${NO_LLAMA_MESSAGE}`), all);
+      assert(!all.includes("start-up:"), `--only measures no start-up times:\n${all}`);
       assertEquals(out.lines.at(-1), "2 passed, 0 failed");
       // A binary embeds its bundle: one that starts from source fails the start-up path.
       const path = await smoke(["--only", "start-up path"], [binary]);
@@ -159,13 +161,16 @@ Deno.test({
 });
 
 Deno.test("smoke_release.ts fails every check of a command that is not harness, and exits 1", async () => {
-  const out = await smoke([], [Deno.execPath(), "eval", "Deno.exit(3)"]);
+  const out = await smoke(["--runs=2"], [Deno.execPath(), "eval", "Deno.exit(3)"]);
   const all = out.lines.join("\n");
   assertEquals(out.code, 1, all);
   const checks = checkLines(out.lines);
   assertEquals(checks.length, 10, all);
   assert(checks.every((line) => line.startsWith("FAIL ") && line.includes("exit 3")), all);
-  match(all, /^start-up: --version failed, -p answer failed, harness tool failed;/m);
+  match(
+    all,
+    /^start-up: --version failed, -p answer failed, harness tool failed; medians of 2, 2 and 2 runs;/m,
+  );
   assertEquals(out.lines.at(-1), "0 passed, 10 failed");
 });
 
@@ -176,6 +181,9 @@ Deno.test("smoke_release.ts refuses bad options with exit 2 and usage", async ()
   const none = await smoke(["--only", "no such check"], [...DENO_RUN, MAIN]);
   assertEquals(none.code, 2);
   match(none.stderr, /No check matches --only no such check/);
+  const runs = await smoke(["--runs", "0"], [...DENO_RUN, MAIN]);
+  assertEquals(runs.code, 2);
+  match(runs.stderr, /Invalid --runs "0": use a whole number above 0/);
   const unknown = await smoke(["--verbose"], [...DENO_RUN, MAIN]);
   assertEquals(unknown.code, 2);
   match(unknown.stderr, /Unknown option '--verbose'[^]*Usage: /);

@@ -7,9 +7,12 @@ import { createStyle } from "../../src/ui/style.ts";
 import { makeToolResult } from "../../src/messages.ts";
 import type { LoopEvent } from "../../src/agent/loop_events.ts";
 
-Deno.test("createTextRenderer() shows a running tool with elapsed time and its last output line", async () => {
+Deno.test("createTextRenderer() shows a running tool with elapsed time and its last output line", () => {
   let clock = 1_000;
   const notes: string[] = [];
+  // The redraw timer, ticked by hand: each tick is one period of the status line's interval.
+  const timers = new Set<() => void>();
+  const tick = () => [...timers].forEach((redraw) => redraw());
   const renderer = createTextRenderer({
     write: () => {},
     note: (text) => notes.push(text),
@@ -18,6 +21,10 @@ Deno.test("createTextRenderer() shows a running tool with elapsed time and its l
     showReasoning: false,
     now: () => clock,
     columns: () => 80,
+    repeat: (redraw) => {
+      timers.add(redraw);
+      return () => timers.delete(redraw);
+    },
   });
   try {
     renderer.sink({
@@ -34,7 +41,7 @@ Deno.test("createTextRenderer() shows a running tool with elapsed time and its l
       name: "run_command",
       text: "compiling\n\x1b[32mtest 12 of 40\x1b[0m\n",
     });
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    tick();
     const running = notes.at(-1)!;
     assert(running.includes("· 31 s · test 12 of 40"), running);
     assert(!running.includes("\x1b[32m"), JSON.stringify(running));
@@ -44,7 +51,7 @@ Deno.test("createTextRenderer() shows a running tool with elapsed time and its l
       name: "run_command",
       text: "x".repeat(200),
     });
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    tick();
     // The line never wraps: it fits the terminal's width.
     assert(notes.at(-1)!.replace("\r\x1b[2K", "").length <= 80, notes.at(-1));
     renderer.sink({
@@ -59,7 +66,7 @@ Deno.test("createTextRenderer() shows a running tool with elapsed time and its l
     assert(finished.startsWith("\r\x1b[2K"), JSON.stringify(finished));
     assert(finished.includes('✓ run_command {"command":"npm test"}'), finished);
     const count = notes.length;
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    tick();
     assertEquals(notes.length, count, "nothing is redrawn after the tool finished");
   } finally {
     renderer.stop();

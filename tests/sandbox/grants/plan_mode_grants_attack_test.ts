@@ -83,12 +83,15 @@ async function run(s: SandboxHost, command: string): Promise<string> {
 /** Runs every write attempt; returns those whose change persisted, with what they printed. */
 async function persisted(s: SandboxHost): Promise<string[]> {
   const found: string[] = [];
+  const both = async () => new Map([...await snapshot(s.workspace), ...await snapshot(s.outside)]);
+  // Nothing else writes there between two commands: one command's after is the next's before.
+  let before = await both();
   for (const command of PLAN_WRITES) {
-    const before = new Map([...await snapshot(s.workspace), ...await snapshot(s.outside)]);
     const out = await run(s, command);
-    const after = new Map([...await snapshot(s.workspace), ...await snapshot(s.outside)]);
+    const after = await both();
     const changed = changes(before, after);
     if (changed.length > 0) found.push(`${command}: ${changed.join(", ")}: ${out.slice(0, 200)}`);
+    before = after;
   }
   return found;
 }

@@ -163,37 +163,6 @@ Deno.test("createToolHost() reports broken and duplicate plugins and keeps the r
   assertEquals((await s.host.run("echo", { text: "hi" }, { state: {} })).result.data, "hi");
 });
 
-Deno.test("createToolHost() loads a factory-form plugin and computes its JSON Schema", async () => {
-  await using s = await sandbox(() => []);
-  const shout = s.host.list().find((t) => t.name === "shout");
-  assertEquals(shout?.parameters, {
-    type: "object",
-    properties: { text: { type: "string", description: "Text" } },
-    required: ["text"],
-  });
-  assertEquals(shout?.origin, "flag");
-  assertEquals((await s.host.run("shout", { text: "hey" }, { state: {} })).result.data, "HEY");
-});
-
-Deno.test("ToolHost.validate() explains issues in plain words", async () => {
-  await using s = await sandbox(() => []);
-  assertEquals(await s.host.validate("echo", {}), {
-    ok: false,
-    error: ['"text" is required: expected a string'],
-  });
-  assertEquals(await s.host.validate("echo", { text: "a", limit: "ten" }), {
-    ok: false,
-    error: ['"limit" must be a number, got "ten"'],
-  });
-  assertEquals(await s.host.validate("echo", { text: "a", limit: 0 }), {
-    ok: false,
-    error: ['"limit" must be at least 1, got 0'],
-  });
-  assertEquals(await s.host.validate("echo", { text: "a" }), { ok: true, value: { text: "a" } });
-  const unknown = await s.host.validate("nope", {});
-  assert(!unknown.ok && unknown.error[0]?.startsWith('Unknown tool "nope": available tools are'));
-});
-
 Deno.test("ToolHost.run() maps thrown errors to result types", async () => {
   await using s = await sandbox(({ workspace }) => [`--allow-read=${workspace}`]);
   const run = (how: string) => s.host.run("fail", { how }, { state: {} });
@@ -237,48 +206,6 @@ Deno.test("ToolHost.run() times out a hung tool and starts a fresh worker", asyn
   assertEquals((await s.host.run("echo", { text: "alive" }, { state: {} })).result.data, "alive");
 });
 
-Deno.test("ToolHost.run() survives a tool that calls Deno.exit, self.close or throws in a timer", async () => {
-  await using s = await sandbox(() => []);
-  for (const how of ["exit", "close", "timer"]) {
-    const run = await s.host.run("exit", { how }, { state: {} });
-    assertEquals(run.result.error_type, "internal_error", how);
-    assert(run.result.error_message?.includes("crashed"), run.result.error_message ?? "");
-    assertEquals((await s.host.run("echo", { text: how }, { state: {} })).result.data, how);
-  }
-});
-
-Deno.test("ToolHost.run() cancels a call when the signal aborts", async () => {
-  await using s = await sandbox(() => []);
-  await s.host.run("echo", { text: "warm up" }, { state: {} });
-  const controller = new AbortController();
-  setTimeout(() => controller.abort(), 50);
-  const run = await s.host.run("wait_abort", {}, { signal: controller.signal, state: {} });
-  assertEquals(run.result.error_type, "cancelled");
-  assertEquals(run.state, { sawAbort: true }); // the tool saw ctx.signal fire
-  const stubborn = new AbortController();
-  setTimeout(() => stubborn.abort(), 50);
-  const ignored = await s.host.run("wait_abort", { ignore: true }, {
-    signal: stubborn.signal,
-    state: {},
-  });
-  assertEquals(ignored.result.error_type, "cancelled");
-  assertEquals((await s.host.run("echo", { text: "next" }, { state: {} })).result.data, "next");
-  const early = new AbortController();
-  early.abort();
-  const before = await s.host.run("echo", { text: "x" }, { signal: early.signal, state: {} });
-  assertEquals(before.result.error_type, "cancelled");
-});
-
-Deno.test("ToolHost.run() carries conversation state through the worker", async () => {
-  await using s = await sandbox(() => []);
-  const first = await s.host.run("add_task", { title: "one" }, { state: {} });
-  const second = await s.host.run("add_task", { title: "two" }, { state: first.state });
-  assertEquals(second.state, {
-    tasks: [{ title: "one", done: false }, { title: "two", done: false }],
-  });
-  assertEquals(second.result.data, 'Added "two" (2 tasks)');
-});
-
 Deno.test("ToolHost.run() truncates long output and saves the full text", async () => {
   await using s = await sandbox(() => [], { toolOutputLimit: 1000 });
   const run = await s.host.run("big_output", { size: 5000 }, { state: {} });
@@ -293,4 +220,84 @@ Deno.test("ToolHost.run() truncates long output and saves the full text", async 
     run.result.metadata.data_size_bytes,
     new TextEncoder().encode(run.result.data!).length,
   );
+});
+
+// The tests below share one host over the basic fixture plugins with no grants: each would
+// otherwise start its own sandbox worker and import the plugins, which costs more than what it
+// checks. A crashed or cancelled call's worker is replaced, as in a session.
+Deno.test("ToolHost over the fixture plugins with no grants, one host", async (t) => {
+  await using s = await sandbox(() => []);
+  await t.step(
+    "createToolHost() loads a factory-form plugin and computes its JSON Schema",
+    async () => {
+      const shout = s.host.list().find((t) => t.name === "shout");
+      assertEquals(shout?.parameters, {
+        type: "object",
+        properties: { text: { type: "string", description: "Text" } },
+        required: ["text"],
+      });
+      assertEquals(shout?.origin, "flag");
+      assertEquals((await s.host.run("shout", { text: "hey" }, { state: {} })).result.data, "HEY");
+    },
+  );
+
+  await t.step("ToolHost.validate() explains issues in plain words", async () => {
+    assertEquals(await s.host.validate("echo", {}), {
+      ok: false,
+      error: ['"text" is required: expected a string'],
+    });
+    assertEquals(await s.host.validate("echo", { text: "a", limit: "ten" }), {
+      ok: false,
+      error: ['"limit" must be a number, got "ten"'],
+    });
+    assertEquals(await s.host.validate("echo", { text: "a", limit: 0 }), {
+      ok: false,
+      error: ['"limit" must be at least 1, got 0'],
+    });
+    assertEquals(await s.host.validate("echo", { text: "a" }), { ok: true, value: { text: "a" } });
+    const unknown = await s.host.validate("nope", {});
+    assert(!unknown.ok && unknown.error[0]?.startsWith('Unknown tool "nope": available tools are'));
+  });
+
+  await t.step(
+    "ToolHost.run() survives a tool that calls Deno.exit, self.close or throws in a timer",
+    async () => {
+      for (const how of ["exit", "close", "timer"]) {
+        const run = await s.host.run("exit", { how }, { state: {} });
+        assertEquals(run.result.error_type, "internal_error", how);
+        assert(run.result.error_message?.includes("crashed"), run.result.error_message ?? "");
+        assertEquals((await s.host.run("echo", { text: how }, { state: {} })).result.data, how);
+      }
+    },
+  );
+
+  await t.step("ToolHost.run() cancels a call when the signal aborts", async () => {
+    await s.host.run("echo", { text: "warm up" }, { state: {} });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 50);
+    const run = await s.host.run("wait_abort", {}, { signal: controller.signal, state: {} });
+    assertEquals(run.result.error_type, "cancelled");
+    assertEquals(run.state, { sawAbort: true }); // the tool saw ctx.signal fire
+    const stubborn = new AbortController();
+    setTimeout(() => stubborn.abort(), 50);
+    const ignored = await s.host.run("wait_abort", { ignore: true }, {
+      signal: stubborn.signal,
+      state: {},
+    });
+    assertEquals(ignored.result.error_type, "cancelled");
+    assertEquals((await s.host.run("echo", { text: "next" }, { state: {} })).result.data, "next");
+    const early = new AbortController();
+    early.abort();
+    const before = await s.host.run("echo", { text: "x" }, { signal: early.signal, state: {} });
+    assertEquals(before.result.error_type, "cancelled");
+  });
+
+  await t.step("ToolHost.run() carries conversation state through the worker", async () => {
+    const first = await s.host.run("add_task", { title: "one" }, { state: {} });
+    const second = await s.host.run("add_task", { title: "two" }, { state: first.state });
+    assertEquals(second.state, {
+      tasks: [{ title: "one", done: false }, { title: "two", done: false }],
+    });
+    assertEquals(second.result.data, 'Added "two" (2 tasks)');
+  });
 });
