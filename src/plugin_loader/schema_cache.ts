@@ -150,12 +150,14 @@ export class SchemaCache {
    * import { SchemaCache } from "./schema_cache.ts";
    * const dir = await Deno.makeTempDir();
    * await Deno.writeTextFile(`${dir}/c.json`, "{ not json");
+   * const plugin = `${dir}/t.ts`; // a plugin whose file is gone is not saved
+   * await Deno.writeTextFile(plugin, "export {};\n");
    * const cache = await SchemaCache.open(`${dir}/c.json`, "v1");
    * const info = { name: "t", description: "d", risk: "safe" as const, parameters: { type: "object" } };
-   * cache.store("/p/t.ts", "f1", info);
+   * cache.store(plugin, "f1", info);
    * await cache.save();
    * const again = await SchemaCache.open(`${dir}/c.json`, "v1");
-   * if (again.lookup("/p/t.ts", "f1")?.name !== "t" || again.lookup("/p/t.ts", "f2")) throw new Error();
+   * if (again.lookup(plugin, "f1")?.name !== "t" || again.lookup(plugin, "f2")) throw new Error();
    * await Deno.remove(dir, { recursive: true });
    * ```
    */
