@@ -335,6 +335,43 @@ Deno.test({
 });
 
 Deno.test({
+  name: "glob through fd reads a plain listing of 8,400 files in bulk as the walk lists them",
+  ignore: !HAVE_FD || !CONFINED,
+  async fn() {
+    const workspace = await Deno.realPath(await Deno.makeTempDir({ prefix: "harness_fd_" }));
+    const search = service(workspace);
+    try {
+      // No hidden name, no .gitignore: fd_listing.ts's bulk reading (more than four times the
+      // 2,000 listed, every path ending with the suffix). Folder names sort around "/".
+      await Deno.mkdir(`${workspace}/.git`);
+      const folders = ["a", "a-1", "a.1", "a 1", "a/b", "a/b-c", "b/x/y", "é", "z"];
+      for (const folder of folders) {
+        await Deno.mkdir(`${workspace}/${folder}`, { recursive: true });
+        for (let i = 0; i < 900; i++) {
+          Deno.writeTextFileSync(`${workspace}/${folder}/f${(i * 7919) % 900}.ts`, "");
+        }
+      }
+      const compare = async () => {
+        for (const args of [{ pattern: "**/*.ts" }, { pattern: "*.ts" }, { pattern: "*.TS" }]) {
+          const theirs = await toolOutput(glob, args, context(workspace, search.open()));
+          const ours = await toolOutput(glob, args, context(workspace));
+          assertEquals(theirs, ours, JSON.stringify(args));
+        }
+      };
+      await compare();
+      // fd's --extension ignores case: one path the pattern does not keep, read path by path.
+      Deno.writeTextFileSync(`${workspace}/a/UPPER.TS`, "");
+      await compare();
+      const listed = await listWithFd(search.open(), workspace, "", { includeHidden: false });
+      assert(listed?.count === 8101, `fd answered: ${listed?.count}`);
+    } finally {
+      search.close();
+      await Deno.remove(workspace, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
   name: "glob through fd lists what the built-in walk lists in this repository",
   ignore: !HAVE_FD || !CONFINED,
   async fn() {

@@ -5,7 +5,8 @@
 // lines match than asked for, a second, sorted run finds where the walk would have stopped.
 
 import { cutLine, type GrepMatch, type GrepOptions, type GrepSummary } from "./grep_files.ts";
-import { deniedOnWalk, walkOrderKey } from "./denied_paths.ts";
+import { deniedOnWalk } from "./denied_paths.ts";
+import { walkOrderKey } from "./walk_order.ts";
 import { type RgLine, RgOutput } from "./rg_output.ts";
 import { rgRegex } from "./search_arguments.ts";
 import { type SearchClient, STOP } from "./search_client.ts";
