@@ -16,7 +16,8 @@ import { createOpenAICompatProvider } from "../src/providers/openai_compat.ts";
 import { parseGrantFlags } from "../src/cli/grant_flags.ts";
 import { discoverPlugins } from "../src/plugins/load_plugins.ts";
 import { createToolHost } from "../src/sandbox/tool_host.ts";
-import { openCheckpoints } from "../src/app/run_checkpoints.ts";
+import { checkpointedStages, openCheckpoints } from "../src/app/run_checkpoints.ts";
+import { ToolSet } from "../src/tools/tool_set.ts";
 import { ShadowStore } from "../src/checkpoints/shadow_store.ts";
 import { CommandBaseline } from "../src/checkpoints/command_baseline.ts";
 import { reply, startFakeLlmServer } from "../tests/helpers/fake_llm_server.ts";
@@ -133,13 +134,15 @@ async function turns(kind: "file" | "command") {
     { checkpoints: true, checkpointMaxFileSize: 5 * 1024 * 1024 },
     { cwd: workspace, grants, dataDir: join(data, `turns_${kind}`) },
   )!;
+  const checkpointed = checkpointedStages(checkpoints);
   const parts = (withCheckpoints: boolean) => ({
     provider,
-    tools: host,
+    tools: { set: new ToolSet([host]) },
     approver: allow,
     recorder,
     limits: { maxIterations: 4, maxToolCalls: 4 },
-    ...(withCheckpoints ? { checkpoints } : {}),
+    window: {},
+    stages: withCheckpoints ? checkpointed : { call: [], turn: [] },
   });
   const plain = new Conversation(parts(false), { messages: [{ kind: "system", content: "s" }] });
   const checked = new Conversation(parts(true), { messages: [{ kind: "system", content: "s" }] });
@@ -157,7 +160,7 @@ async function turns(kind: "file" | "command") {
     await checked.send(`turn ${i}`, () => {}, signal);
     withCheckpoints.push(performance.now() - t);
   }
-  const records = checked.parts.checkpoints?.records().length ?? 0;
+  const records = checked.parts.stages.checkpoints?.records().length ?? 0;
   await checkpoints.close();
   return { without, withCheckpoints, firstTurn, records };
 }

@@ -10,8 +10,9 @@ import { join } from "node:path";
 import { discoverPlugins } from "../src/plugins/load_plugins.ts";
 import { parseGrantFlags } from "../src/cli/grant_flags.ts";
 import { createToolHost } from "../src/sandbox/tool_host.ts";
-import { COMPACT_SCHEMA_BELOW, OfferedTools } from "../src/app/offered_tools.ts";
-import { toToolSchema } from "../src/tools/tool_runner.ts";
+import { COMPACT_SCHEMA_BELOW, offerTools } from "../src/sandbox/tool_offer.ts";
+import { ToolSet } from "../src/tools/tool_set.ts";
+import { toToolSchema } from "../src/tools/tool_entry.ts";
 import { schemaTokens } from "../src/agent/context_report.ts";
 import { estimateTokens } from "../src/agent/context_budget.ts";
 import { fit } from "../src/agent/fit_request.ts";
@@ -37,9 +38,9 @@ const { host, errors } = await createToolHost({
 });
 if (errors.length > 0) throw new Error(JSON.stringify(errors));
 
+const set = new ToolSet([host]);
 const offered = (flags: string[], window: number) =>
-  new OfferedTools(host, { grants: grantsFor(flags), workspace, contextWindow: () => window })
-    .list().map(toToolSchema);
+  offerTools({ set, grants: grantsFor(flags), workspace }, window).schemas;
 const all = host.list().map(toToolSchema);
 const full = schemaTokens(all);
 const compact = schemaTokens(offered(["--allow-all"], COMPACT_SCHEMA_BELOW - 1));

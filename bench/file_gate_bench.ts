@@ -35,7 +35,7 @@ const base: GateRules = {
   denyWrite: [],
   protected: [{ path: join(root, "plugins"), kind: "plugins" }],
   protectedNames: [".git"],
-  hidden: [{ path: join(root, "data"), except: [] }],
+  hidden: [{ path: join(root, "data"), kind: "data", except: [] }],
 };
 const plain = FileGate.open(base);
 const denying = FileGate.open({ ...base, denyRead: [join(root, ".env")] });

@@ -10,6 +10,7 @@ import { answer, callTools, ScriptedProvider } from "../src/providers/scripted.t
 import { discoverPlugins } from "../src/plugins/load_plugins.ts";
 import { parseGrantFlags } from "../src/cli/grant_flags.ts";
 import { createToolHost } from "../src/sandbox/tool_host.ts";
+import { ToolSet } from "../src/tools/tool_set.ts";
 import type { Approver } from "../src/permissions/approver.ts";
 
 const MS = 200;
@@ -41,7 +42,7 @@ async function turn(tool: string, n: number): Promise<number> {
   const started = performance.now();
   await runAgentLoop([], "go", {
     provider,
-    tools: host,
+    tools: { set: new ToolSet([host]) },
     approver: allow,
     sink: () => {},
     limits: { maxIterations: 5, maxToolCalls: 15 },

@@ -19,6 +19,7 @@ import type { ToolContext } from "../src/tools/define_tool.ts";
 import { FileReader } from "../src/tools/search/file_reader.ts";
 import { walkTree } from "../src/tools/search/walk_tree.ts";
 import { resolveWorkspacePath } from "../src/tools/workspace_path.ts";
+import { localFiles } from "../src/tools/local_files.ts";
 import { globCase, runEndToEnd } from "./search_e2e.ts";
 
 const TREE_VERSION = 2;
@@ -137,6 +138,7 @@ function context(root: string): ToolContext {
   return {
     workspace: root,
     resolve: (path) => resolveWorkspacePath(root, path),
+    files: localFiles,
     signal: new AbortController().signal,
     dataDir: join(root, ".harness"),
     state: {},

@@ -254,7 +254,12 @@ const cases: Record<string, () => Promise<Sample>> = {
     timed([...FLAGS, "--config", CONFIG, providerScript], { cwd, env: plainEnv }),
 };
 /** The cases timed for both checkouts with --against, by name. */
-const COMPARED = ["REPL prompt", "REPL answers /help typed at spawn", "-p run (one answer)"];
+const COMPARED = [
+  "REPL prompt",
+  "REPL answers /help typed at spawn",
+  "-p run (one answer)",
+  "harness tool get_working_directory",
+];
 if (AGAINST !== undefined) {
   cases["REPL prompt [against]"] = () =>
     timed([...FLAGS, AGAINST, ...model], { cwd, env: plainEnv, ready: PROMPT, idleMs: 0 });
@@ -267,6 +272,8 @@ if (AGAINST !== undefined) {
     });
   cases["-p run (one answer) [against]"] = () =>
     timed([...FLAGS, AGAINST, ...model, "--no-session", "-p", "hi"], { cwd, env: plainEnv });
+  cases["harness tool get_working_directory [against]"] = () =>
+    timed([...FLAGS, AGAINST, "tool", "get_working_directory", "{}"], { cwd, env: plainEnv });
 }
 
 try {

@@ -18,7 +18,8 @@ import { answer, callTools, ScriptedProvider } from "../src/providers/scripted.t
 import { parseGrantFlags } from "../src/cli/grant_flags.ts";
 import { discoverPlugins } from "../src/plugins/load_plugins.ts";
 import { createToolHost } from "../src/sandbox/tool_host.ts";
-import { openCheckpoints } from "../src/app/run_checkpoints.ts";
+import { checkpointedStages, openCheckpoints } from "../src/app/run_checkpoints.ts";
+import { ToolSet } from "../src/tools/tool_set.ts";
 import { openSessionStore } from "../src/sessions/open_session_store.ts";
 import { reply, startFakeLlmServer } from "../tests/helpers/fake_llm_server.ts";
 import { cliSandbox } from "../tests/helpers/run_cli.ts";
@@ -69,11 +70,12 @@ async function twoSessions() {
     )!;
     const conversation = new Conversation({
       provider: new ScriptedProvider(steps),
-      tools: host,
+      tools: { set: new ToolSet([host]) },
       approver: { approve: () => Promise.resolve({ decision: "allow", by: "mode" }) },
       recorder: { id: name, record() {}, end() {} },
       limits: { maxIterations: 4, maxToolCalls: 4 },
-      checkpoints,
+      window: {},
+      stages: checkpointedStages(checkpoints),
     }, { messages: [{ kind: "system", content: "s" }] });
     return { name, conversation, checkpoints };
   };
@@ -161,16 +163,12 @@ async function killed(): Promise<{ undone: boolean; ms: number }> {
   )!;
   const conversation = new Conversation({
     provider: new ScriptedProvider([]),
-    tools: {
-      list: () => [],
-      validate: () => Promise.reject(),
-      run: () => Promise.reject(),
-      close: () => Promise.resolve(),
-    } as never,
+    tools: { set: new ToolSet([]) },
     approver: { approve: () => Promise.resolve({ decision: "allow", by: "mode" }) },
     recorder: { id: null, record() {}, end() {} },
     limits: { maxIterations: 1, maxToolCalls: 1 },
-    checkpoints,
+    window: {},
+    stages: checkpointedStages(checkpoints),
   }, { messages: loaded.value.messages });
   const plan = await conversation.planRestore("last");
   if (!("error" in plan)) await conversation.restore(plan, { overwrite: false }, () => {});

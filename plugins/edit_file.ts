@@ -3,12 +3,13 @@
 // there were and on which lines. Text not found exactly is looked for again with indentation
 // and line-end spaces ignored (src/tools/builtin/loose_edit.ts): a unique match is replaced,
 // else the model is shown the closest lines and how to use replace_lines. The approval prompt
-// shows the diff of the same plan (preview).
+// shows the diff of the same plan (preview). It reads and writes through ctx.files (the
+// editor's buffers under ACP).
 
 import { z } from "zod";
 import { defineTool, type ToolContext, ToolError } from "../src/tools/define_tool.ts";
-import { readEditableTextFile, withBom } from "../src/tools/builtin/read_text_file.ts";
-import { hardLinkNote, toFileToolError, writeFileAtomic } from "../src/tools/builtin/text_file.ts";
+import { readEditableText, withBom } from "../src/tools/builtin/read_text_file.ts";
+import { hardLinkNote, toFileToolError } from "../src/tools/builtin/text_file.ts";
 import { looseEdit, type LooseEditResult } from "../src/tools/builtin/loose_edit.ts";
 import { formatLineCounts, lineCounts } from "../src/tools/file_change.ts";
 
@@ -38,12 +39,16 @@ function listNumbers(lines: number[]): string {
   return lines.slice(0, 10).join(", ") + (lines.length > 10 ? ", ..." : "");
 }
 
-/** Writes the edited text atomically; returns the file's hard-link count. */
-function writeText(abs: string, path: string, content: { text: string; bom: boolean }): number {
+/** Writes the edited text through the tool's file port; returns the file's hard-link count. */
+async function writeText(
+  ctx: ToolContext,
+  target: { abs: string; path: string },
+  content: { text: string; bom: boolean },
+): Promise<number> {
   try {
-    return writeFileAtomic(abs, withBom(content), path).links;
+    return (await ctx.files.write(target.abs, withBom(content), target.path)).links;
   } catch (error) {
-    throw toFileToolError(error, path);
+    throw toFileToolError(error, target.path);
   }
 }
 
@@ -107,7 +112,7 @@ interface EditPlan {
 }
 
 /** Reads the file and works out the edit, or throws the ToolError the model gets. */
-function planEdit(args: EditArgs, ctx: ToolContext): EditPlan {
+async function planEdit(args: EditArgs, ctx: ToolContext): Promise<EditPlan> {
   const { path, old_string, new_string, replace_all } = args;
   if (old_string === "") {
     throw new ToolError(
@@ -122,7 +127,7 @@ function planEdit(args: EditArgs, ctx: ToolContext): EditPlan {
     );
   }
   const abs = ctx.resolve(path);
-  const { text, bom } = readEditableTextFile(abs, path);
+  const { text, bom } = await readEditableText(ctx.files, abs, path);
   let oldText = old_string;
   let newText = new_string;
   let found = occurrences(text, oldText);
@@ -165,13 +170,16 @@ export default defineTool({
       "Replace every occurrence instead of requiring exactly one.",
     ),
   }),
-  preview(args, ctx) {
-    return { path: args.path, content: planEdit(args, ctx).after };
+  async preview(args, ctx) {
+    return { path: args.path, content: (await planEdit(args, ctx)).after };
   },
-  run(args, ctx) {
+  async run(args, ctx) {
     const { path } = args;
-    const plan = planEdit(args, ctx);
-    const links = writeText(plan.abs, path, { text: plan.after, bom: plan.bom });
+    const plan = await planEdit(args, ctx);
+    const links = await writeText(ctx, { abs: plan.abs, path }, {
+      text: plan.after,
+      bom: plan.bom,
+    });
     const counts = formatLineCounts(lineCounts(plan.before, plan.after));
     if (plan.loose) {
       const { firstLine, lastLine } = plan.loose;

@@ -10,9 +10,8 @@ import {
   joinLines,
   splitLines,
   toFileToolError,
-  writeFileAtomic,
 } from "../src/tools/builtin/text_file.ts";
-import { readEditableTextFile, withBom } from "../src/tools/builtin/read_text_file.ts";
+import { readEditableText, withBom } from "../src/tools/builtin/read_text_file.ts";
 
 /** Context lines shown before and after the inserted block. */
 const CONTEXT_LINES = 3;
@@ -27,9 +26,12 @@ interface InsertArgs {
 }
 
 /** Reads the file and inserts the lines in memory (the write is the caller's). */
-function planInsert({ path, line_start, line_end, new_content }: InsertArgs, ctx: ToolContext) {
+async function planInsert(
+  { path, line_start, line_end, new_content }: InsertArgs,
+  ctx: ToolContext,
+) {
   const abs = ctx.resolve(path);
-  const content = readEditableTextFile(abs, path);
+  const content = await readEditableText(ctx.files, abs, path);
   const file = splitLines(content.text);
   const total = file.lines.length;
   if (line_end !== undefined && line_end !== line_start) {
@@ -70,16 +72,16 @@ export default defineTool({
     line_end: z.number().int().optional().describe("Must equal line_start when given."),
     new_content: z.string().describe("Text to insert; it becomes whole lines."),
   }),
-  preview(args, ctx) {
-    return { path: args.path, content: joinLines(planInsert(args, ctx).file) };
+  async preview(args, ctx) {
+    return { path: args.path, content: joinLines((await planInsert(args, ctx)).file) };
   },
-  run(args, ctx) {
+  async run(args, ctx) {
     const { path, line_start } = args;
-    const { abs, content, file, added, total } = planInsert(args, ctx);
+    const { abs, content, file, added, total } = await planInsert(args, ctx);
     let links: number;
     try {
-      links = writeFileAtomic(abs, withBom({ text: joinLines(file), bom: content.bom }), path)
-        .links;
+      const text = withBom({ text: joinLines(file), bom: content.bom });
+      links = (await ctx.files.write(abs, text, path)).links;
     } catch (error) {
       throw toFileToolError(error, path);
     }

@@ -1,11 +1,12 @@
 // Built-in tool read_file: returns numbered lines of a UTF-8 text file in the workspace, or an
 // image (PNG, JPEG, GIF, WebP by its first bytes) for a model that can see. Refuses other
 // binaries, FIFOs and files over 10 MB, notes a file that is not valid UTF-8, and tells the
-// model the exact offset to continue.
+// model the exact offset to continue. It reads through ctx.files (the editor's buffers under
+// ACP).
 
 import { z } from "zod";
 import { defineTool, ToolError } from "../src/tools/define_tool.ts";
-import { readTextFile } from "../src/tools/builtin/read_text_file.ts";
+import { readText } from "../src/tools/builtin/read_text_file.ts";
 import { formatBytes, splitLines } from "../src/tools/builtin/text_file.ts";
 import { readImageIfAny } from "../src/tools/builtin/read_image.ts";
 
@@ -27,9 +28,9 @@ export default defineTool({
     offset: z.number().int().min(1).default(1).describe("First line to read, 1-based."),
     limit: z.number().int().min(1).default(2000).describe("Maximum number of lines to read."),
   }),
-  run({ path, offset, limit }, ctx) {
+  async run({ path, offset, limit }, ctx) {
     const real = ctx.resolve(path);
-    const image = readImageIfAny(real, path);
+    const image = await readImageIfAny(ctx.files, real, path);
     if (image) {
       return {
         output: `"${path}" is a ${image.format} image (${formatBytes(image.bytes.length)}), ` +
@@ -38,7 +39,7 @@ export default defineTool({
         images: [{ data: image.bytes, name: path }],
       };
     }
-    const { text, validUtf8 } = readTextFile(real, path);
+    const { text, validUtf8 } = await readText(ctx.files, real, path);
     const { lines } = splitLines(text);
     const total = lines.length;
     if (total === 0) {

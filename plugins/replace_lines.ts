@@ -11,9 +11,8 @@ import {
   joinLines,
   splitLines,
   toFileToolError,
-  writeFileAtomic,
 } from "../src/tools/builtin/text_file.ts";
-import { readEditableTextFile, withBom } from "../src/tools/builtin/read_text_file.ts";
+import { readEditableText, withBom } from "../src/tools/builtin/read_text_file.ts";
 
 /** Lines of each side shown in the preview before it is cut. */
 const PREVIEW_LINES = 12;
@@ -34,9 +33,12 @@ interface ReplaceArgs {
 }
 
 /** Reads the file and replaces the lines in memory (the write is the caller's). */
-function planReplace({ path, line_start, line_end, new_content }: ReplaceArgs, ctx: ToolContext) {
+async function planReplace(
+  { path, line_start, line_end, new_content }: ReplaceArgs,
+  ctx: ToolContext,
+) {
   const abs = ctx.resolve(path);
-  const content = readEditableTextFile(abs, path);
+  const content = await readEditableText(ctx.files, abs, path);
   const file = splitLines(content.text);
   const total = file.lines.length;
   checkLineRange({
@@ -64,17 +66,17 @@ export default defineTool({
     line_end: z.number().int().describe("Last line to replace, inclusive; at least line_start."),
     new_content: z.string().describe("Text that replaces those lines; empty deletes them."),
   }),
-  preview(args, ctx) {
-    const plan = planReplace(args, ctx);
+  async preview(args, ctx) {
+    const plan = await planReplace(args, ctx);
     return { path: args.path, content: joinLines(plan.file) };
   },
-  run(args, ctx) {
+  async run(args, ctx) {
     const { path, line_start, line_end } = args;
-    const { abs, content, file, added, removed } = planReplace(args, ctx);
+    const { abs, content, file, added, removed } = await planReplace(args, ctx);
     let links: number;
     try {
-      links = writeFileAtomic(abs, withBom({ text: joinLines(file), bom: content.bom }), path)
-        .links;
+      const text = withBom({ text: joinLines(file), bom: content.bom });
+      links = (await ctx.files.write(abs, text, path)).links;
     } catch (error) {
       throw toFileToolError(error, path);
     }

@@ -1,17 +1,19 @@
 // Built-in tool write_file: creates or overwrites a file in the workspace with the given
 // content, creating parent folders and writing atomically (temp file + rename). The approval
-// prompt shows the new content against the file as it is (preview).
+// prompt shows the new content against the file as it is (preview). It reads and writes through
+// ctx.files (the editor's buffers under ACP).
 
 import { z } from "zod";
 import { defineTool } from "../src/tools/define_tool.ts";
-import { hardLinkNote, toFileToolError, writeFileAtomic } from "../src/tools/builtin/text_file.ts";
-import { readTextFile } from "../src/tools/builtin/read_text_file.ts";
+import { hardLinkNote, toFileToolError } from "../src/tools/builtin/text_file.ts";
+import { readText } from "../src/tools/builtin/read_text_file.ts";
+import type { FilePort, FileWrite } from "../src/tools/file_port.ts";
 import { formatLineCounts, lineCounts } from "../src/tools/file_change.ts";
 
 /** The file's text before the write, for the line counts; null when absent or not text. */
-function previousText(abs: string, path: string): string | null {
+async function previousText(files: FilePort, abs: string, path: string): Promise<string | null> {
   try {
-    return readTextFile(abs, path).text;
+    return (await readText(files, abs, path)).text;
   } catch {
     return null;
   }
@@ -28,12 +30,12 @@ export default defineTool({
     content: z.string().describe("The complete new content of the file."),
   }),
   preview: ({ path, content }) => ({ path, content }),
-  run({ path, content }, ctx) {
+  async run({ path, content }, ctx) {
     const abs = ctx.resolve(path);
-    const before = previousText(abs, path);
-    let result: ReturnType<typeof writeFileAtomic>;
+    const before = await previousText(ctx.files, abs, path);
+    let result: FileWrite;
     try {
-      result = writeFileAtomic(abs, content, path);
+      result = await ctx.files.write(abs, content, path);
     } catch (error) {
       throw toFileToolError(error, path);
     }

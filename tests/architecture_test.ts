@@ -17,6 +17,7 @@ import {
   roomViolations,
 } from "./helpers/module_graph.ts";
 import { misplacedTests } from "./helpers/test_layout.ts";
+import { budgetProblems, measureSizes } from "./helpers/size_budget.ts";
 import { allowedBy, RAW_FILE_ACCESS, rawFileAccess } from "./helpers/raw_file_access.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
@@ -179,6 +180,34 @@ Deno.test("architecture: the order of rooms", () => {
   for (const [from, to] of allowed) {
     assertEquals(roomProblem(from, to), undefined, `${from} -> ${to}`);
   }
+});
+
+Deno.test("architecture: files, functions and stages keep to the size budget", () => {
+  assertEquals(budgetProblems(measureSizes(ROOT, projectFiles())), []);
+});
+
+Deno.test("architecture: the size budget finds growth, new excess, stale entries and targets", () => {
+  const sizes = {
+    files: new Map([["src/a.ts", 420], ["src/b.ts", 500], ["src/agent/call_driver.ts", 201]]),
+    functions: new Map([
+      ["src/a.ts:f", 81],
+      ["src/b.ts:g", 90],
+      ["src/b.ts:h", 20],
+      ["src/app/x_stages.ts:stage", 41],
+      ["src/agent/agent_loop.ts:runAgentLoop", 61],
+    ]),
+  };
+  assertEquals(budgetProblems(sizes, { "src/b.ts": 450, "src/b.ts:h": 90, "src/c.ts": 500 }), [
+    "src/a.ts: 420 lines, over the 400 a file may have",
+    "src/a.ts:f: 81 lines, over the 80 a function may have",
+    "src/agent/agent_loop.ts:runAgentLoop: 61 lines, over its target of 60",
+    "src/agent/call_driver.ts: 201 lines, over its target of 200",
+    "src/app/x_stages.ts:stage: 41 lines, over the 40 a stage may have",
+    "src/b.ts: 500 lines, grown past the 450 the allow-list allows",
+    "src/b.ts:g: 90 lines, over the 80 a function may have",
+    "src/b.ts:h: 20 lines fit the budget now: remove it from the allow-list",
+    "src/c.ts: no longer exists: remove it from the allow-list",
+  ]);
 });
 
 Deno.test("architecture: only the gate and listed modules touch files directly (issue 38)", async () => {

@@ -6,6 +6,7 @@
 // command's word: /undo keep or /undo overwrite; without one nothing is changed and the reply
 // says so.
 
+import { offerTools } from "../sandbox/tool_offer.ts";
 import type { Conversation } from "../agent/conversation.ts";
 import { formatContextReport } from "../agent/context_report.ts";
 import { formatPermissionsReport } from "../permissions/explain.ts";
@@ -77,9 +78,10 @@ export async function runSlashCommand(
     case "tasks":
       return { kind: "reply", text: formatTaskChecklist(context.conversation.state) };
     case "tools": {
-      const tools = context.conversation.parts.tools;
-      await tools.ready?.();
-      const lines = tools.list().map((tool) =>
+      const { conversation } = context;
+      await conversation.parts.tools.set.ready();
+      const offer = offerTools(conversation.parts.tools, conversation.contextLength);
+      const lines = offer.infos.map((tool) =>
         `${tool.name} (${tool.risk}, ${tool.origin}): ${tool.description.split("\n")[0]}`
       );
       return { kind: "reply", text: lines.join("\n") };

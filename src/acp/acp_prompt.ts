@@ -7,7 +7,6 @@ import type { AvailableCommand, ContentBlock } from "@agentclientprotocol/sdk";
 import type { Workspace } from "../app/open_run.ts";
 import { customCommandCall, prepareMessage } from "../app/prepare_message.ts";
 import { ACP_COMMANDS, promptText } from "./session_updates.ts";
-import { skillCommandCall, skillCommands } from "../app/run_skills.ts";
 
 /**
  * The commands an editor offers for a workspace: ACP's own, then the custom commands (the
@@ -20,12 +19,9 @@ export async function availableCommands(workspace: Workspace): Promise<Available
   const builtin = new Set(ACP_COMMANDS.map((command) => command.name));
   const { commands } = await workspace.commands();
   const custom = commands.filter((command) => !builtin.has(command.name));
-  const skills = workspace.tools.skills
-    ? skillCommands(
-      workspace.tools.skills.tools,
-      new Set([...builtin, ...custom.map((c) => c.name)]),
-    )
-    : [];
+  const skills = workspace.tools.skills?.commands(
+    new Set([...builtin, ...custom.map((c) => c.name)]),
+  ) ?? [];
   return [
     ...ACP_COMMANDS,
     ...custom.map((command) => ({
@@ -57,9 +53,8 @@ export async function acpPromptText(
   let text = promptText(blocks, session.cwd);
   const { workspace } = session;
   if (text.trimStart().startsWith("/")) {
-    const skills = workspace.tools.skills?.tools;
-    text = customCommandCall(text, (await workspace.commands()).commands) ??
-      (skills && skillCommandCall(text, skills)) ?? text;
+    text = customCommandCall(text, (await workspace.commands()).commands, workspace.tools.skills) ??
+      text;
   }
   const prepared = await prepareMessage(text, {
     cwd: session.cwd,

@@ -1,7 +1,8 @@
 // One ACP session: a conversation of the folder's workspace (app/open_run.ts opens it, as for
-// the REPL), its file tools going through the editor when it offers fs/* (edits reported as
-// diffs) and the policy approver asking through session/request_permission. acp_agent.ts
-// opens one per session/new and session/load.
+// the REPL), its file tools reading and writing the editor's buffers when it offers fs/* (the
+// file port of editor_files.ts; edits reported as diffs) and the policy approver asking
+// through session/request_permission. acp_agent.ts opens one per session/new and
+// session/load.
 
 import { type AgentContext, type ClientCapabilities, methods } from "@agentclientprotocol/sdk";
 import type { Workspace } from "../app/open_run.ts";
@@ -12,9 +13,12 @@ import type { Grants } from "../sandbox/grants.ts";
 import type { LoadedSession } from "../sessions/session_store_types.ts";
 import type { Conversation } from "../agent/conversation.ts";
 import { createAcpPrompter, type PromptedCall } from "./acp_prompter.ts";
-import { type FileDiff, withEditorFiles } from "./editor_files.ts";
+import { diskDiffStages, editorFiles, type FileDiff } from "./editor_files.ts";
+import type { FilePort } from "../tools/file_port.ts";
+import type { PlacedStage } from "../agent/call_flight.ts";
 import { toolKind, toolTitle } from "./tool_updates.ts";
 import { JobTerminals } from "./job_terminals.ts";
+import type { JobScope } from "../jobs/job_control.ts";
 import type { McpServer } from "@agentclientprotocol/sdk";
 
 /** A workspace folder's tools and rules, and the conversations made over them. */
@@ -29,8 +33,6 @@ export interface AcpAgentDeps {
   grants: Grants;
   /** --yes: approve every call the sandbox allows (policy denies still apply). */
   yes: boolean;
-  /** Characters of one result the model reads. */
-  outputLimit: number;
   /** The workspace of a folder with the MCP servers the editor named, opened once. */
   workspace(cwd: string, mcpServers: readonly McpServer[]): Promise<AcpWorkspace>;
   log(message: string): void;
@@ -80,22 +82,13 @@ export function openAcpSession(
   const { workspace, cwd, capabilities } = where;
   // The id is known once the session log answered; the prompter asks for it then.
   let sessionId = "";
+  // The session's background jobs are its own: the workspace's other sessions never see them.
+  const jobOwner = `acp-${crypto.randomUUID()}`;
+  const jobs = workspace.workspace.tools.jobs.scope(jobOwner);
   const live: AcpSession["live"] = {
     diffs: [],
     ...(capabilities.terminal
-      ? {
-        terminals: new JobTerminals({
-          create: (params) =>
-            client.request(methods.client.terminal.create, { sessionId, cwd, ...params }),
-          release: (terminalId) =>
-            client.request(methods.client.terminal.release, { sessionId, terminalId }),
-          send: (update) =>
-            void client.notify(methods.client.session.update, { sessionId, update }).catch(
-              () => {},
-            ),
-          jobs: () => workspace.workspace.tools.jobs.summaries(),
-        }),
-      }
+      ? { terminals: jobTerminals(client, { sessionId: () => sessionId, cwd, jobs }) }
       : {}),
   };
   const prompter = createAcpPrompter({
@@ -109,31 +102,9 @@ export function openAcpSession(
       ),
   });
   const approver = workspace.workspace.approval.approver(prompter);
-  const fs = capabilities.fs ?? {};
-  const tools = withEditorFiles(workspace.workspace.tools.runner, {
-    workspace: cwd,
-    grants: deps.grants,
-    gate: workspace.workspace.tools.gate,
-    outputLimit: deps.outputLimit,
-    fs: {
-      ...(fs.readTextFile
-        ? {
-          read: async (path: string) =>
-            (await client.request(methods.client.fs.readTextFile, { sessionId, path })).content,
-        }
-        : {}),
-      ...(fs.writeTextFile
-        ? {
-          write: async (path: string, content: string) => {
-            await client.request(methods.client.fs.writeTextFile, { sessionId, path, content });
-          },
-        }
-        : {}),
-    },
-    onDiff: (diff) => live.diffs.push(diff),
-  });
   const seat = {
-    tools,
+    ...editorSeat(client, { deps, where, live, sessionId: () => sessionId }),
+    jobOwner,
     approver: {
       approve(request: Parameters<LazyApprover["approve"]>[0], signal?: AbortSignal) {
         live.currentCall = {
@@ -169,4 +140,71 @@ export function openAcpSession(
     live,
   };
   return { ok: true, value: { session, ...(loaded ? { loaded } : {}) } };
+}
+
+/** The editor's terminals that follow a session's background jobs. */
+function jobTerminals(
+  client: AgentContext,
+  session: { sessionId: () => string; cwd: string; jobs: JobScope },
+): JobTerminals {
+  const { cwd, jobs } = session;
+  return new JobTerminals({
+    create: (params) =>
+      client.request(methods.client.terminal.create, {
+        sessionId: session.sessionId(),
+        cwd,
+        ...params,
+      }),
+    release: (terminalId) =>
+      client.request(methods.client.terminal.release, {
+        sessionId: session.sessionId(),
+        terminalId,
+      }),
+    send: (update) =>
+      void client.notify(methods.client.session.update, {
+        sessionId: session.sessionId(),
+        update,
+      }).catch(() => {}),
+    jobs,
+  });
+}
+
+/**
+ * The session's file tools: they read and write the editor's buffers when it offers both
+ * fs/* methods; else the disk, whose edits are diffed around each run.
+ */
+function editorSeat(
+  client: AgentContext,
+  session: {
+    deps: AcpAgentDeps;
+    where: { workspace: AcpWorkspace; cwd: string; capabilities: ClientCapabilities };
+    live: AcpSession["live"];
+    sessionId(): string;
+  },
+): { files: FilePort } | { stages: PlacedStage[] } {
+  const { deps, where, live } = session;
+  const diffs = {
+    workspace: where.cwd,
+    grants: deps.grants,
+    gate: where.workspace.workspace.tools.gate,
+    onDiff: (diff: FileDiff) => live.diffs.push(diff),
+  };
+  const fs = where.capabilities.fs ?? {};
+  if (!fs.readTextFile || !fs.writeTextFile) return { stages: diskDiffStages(diffs) };
+  return {
+    files: editorFiles({
+      read: async (path) =>
+        (await client.request(methods.client.fs.readTextFile, {
+          sessionId: session.sessionId(),
+          path,
+        })).content,
+      write: async (path, content) => {
+        await client.request(methods.client.fs.writeTextFile, {
+          sessionId: session.sessionId(),
+          path,
+          content,
+        });
+      },
+    }, diffs),
+  };
 }

@@ -1,26 +1,36 @@
-// File tools through the editor: when the ACP client offers fs/read_text_file and
-// fs/write_text_file, read_file, write_file and edit_file read and write through it (unsaved
-// buffers are seen, edits show in the editor), still bounded by the Deno grants, which are
-// checked here on the host before anything is delegated. Edits also report a diff.
+// The editor's files as the built-in file tools' port (`ctx.files`, src/tools/file_port.ts):
+// when the ACP client offers fs/read_text_file and fs/write_text_file, read_file, write_file,
+// edit_file, insert_lines and replace_lines read and write its buffers (unsaved changes are
+// seen, edits show in the editor), as the same tools the terminal runs (loose edits, CRLF and
+// BOM, the line cap, images from disk). Every path passes the gate (editorGate) before the
+// editor or the disk is asked; each write reports its diff. Without the editor's files, the
+// sandboxed edits are diffed on disk by two stages around the run.
 
-import { basename, dirname, join } from "node:path";
-import type { Result } from "../errors.ts";
-import { makeToolResult, type ToolErrorType, type ToolResult } from "../messages.ts";
+import { basename, dirname, join, relative } from "node:path";
 import type { Grants } from "../sandbox/grants.ts";
 import type { FileGate } from "../gate/file_gate.ts";
-import { readGatedTextFile } from "../gate/gated_files.ts";
+import { withSessionReads } from "../gate/session_reads.ts";
+import {
+  GateRefused,
+  readGatedDir,
+  readGatedFile,
+  readGatedTextFile,
+  statGated,
+} from "../gate/gated_files.ts";
 import { grantCovers } from "../sandbox/permission_value.ts";
-import type { PermissionName } from "../sandbox/permission_name.ts";
 import { flagFor } from "../sandbox/describe_not_capable.ts";
-import { truncateMiddle } from "../sandbox/truncate_output.ts";
+import { sniffImageType } from "../platform/image_file.ts";
+import { ToolError } from "../tools/define_tool.ts";
+import type { FilePort, FileStat, ListedEntry } from "../tools/file_port.ts";
+import { MAX_TEXT_FILE_BYTES } from "../tools/builtin/read_text_file.ts";
 import { resolveWorkspacePath } from "../tools/workspace_path.ts";
-import type { ToolRun, ToolRunner } from "../tools/tool_runner.ts";
-import { EDIT_TOOLS } from "./tool_updates.ts";
+import { FILE_WRITE_TOOLS, isTool } from "../tools/builtin_tools.ts";
+import type { CallFlight, PlacedStage } from "../agent/call_flight.ts";
 
-/** The editor's file system, as far as the client offers it. */
+/** The editor's file system (fs/read_text_file and fs/write_text_file). */
 export interface EditorFs {
-  read?(path: string): Promise<string>;
-  write?(path: string, content: string): Promise<void>;
+  read(path: string): Promise<string>;
+  write(path: string, content: string): Promise<void>;
 }
 
 /** A file change made by a tool, for the editor's diff view. */
@@ -30,33 +40,14 @@ export interface FileDiff {
   newText: string;
 }
 
-/** Options of {@linkcode withEditorFiles}. */
+/** What the editor's port and the disk's diff stages need. */
 export interface EditorFilesOptions {
   workspace: string;
   grants: Grants;
-  fs: EditorFs;
-  /** Cap on what the model reads from one result (characters). */
-  outputLimit: number;
+  /** The workspace's file gate (issue 38): the editor's files sit behind it too. */
+  gate: FileGate;
   /** Receives the diff of each successful edit, before its result is returned. */
   onDiff(diff: FileDiff): void;
-  /** The workspace's file gate: the editor's files sit behind it (issue 38). */
-  gate: FileGate;
-}
-
-/**
- * Whether the grants allow `kind` access to an absolute path (allowed and not denied).
- *
- * @example
- * ```ts
- * import { grantsAllow } from "./editor_files.ts";
- * import { emptyGrants } from "../sandbox/grants.ts";
- * const grants = emptyGrants();
- * grants.allow.read = ["/w"];
- * if (!grantsAllow(grants, "read", "/w/a") || grantsAllow(grants, "read", "/etc/x")) throw new Error();
- * ```
- */
-export function grantsAllow(grants: Grants, kind: PermissionName, path: string): boolean {
-  return grantCovers(kind, grants.allow[kind], path) && !grantCovers(kind, grants.deny[kind], path);
 }
 
 /** The real location of a path: symbolic links resolved, also for a file not yet created. */
@@ -72,231 +63,206 @@ function realTarget(abs: string): string {
   }
 }
 
-function failed(type: ToolErrorType, message: string, start: number): ToolResult {
-  return makeToolResult({
-    errorType: type,
-    errorMessage: message,
-    executionTimeMs: performance.now() - start,
-  });
+/**
+ * What every path the editor's port serves passes first: the run's grants allow `kind` access
+ * to it and to what a symbolic link there points at (the editor follows it), and the file gate
+ * lets it (the protected set, hidden folders, entries known by identity).
+ *
+ * @throws {ToolError} permission_denied, saying which flag would allow it or why not.
+ */
+function editorGate(options: EditorFilesOptions, kind: "read" | "write", abs: string): void {
+  // A loaded skill's folder is readable for the session: the gate's list, as for the workers.
+  const grants = kind === "read"
+    ? withSessionReads(options.grants, options.gate.sessionReads())
+    : options.grants;
+  const allows = (path: string) =>
+    grantCovers(kind, grants.allow[kind], path) && !grantCovers(kind, grants.deny[kind], path);
+  if (!allows(abs) || !allows(realTarget(abs))) {
+    throw new ToolError(
+      "permission_denied",
+      `Requires ${kind} access to "${abs}": restart harness with ${flagFor(kind, abs)}`,
+    );
+  }
+  const verdict = options.gate.check(kind, abs);
+  if (!verdict.ok) throw new ToolError("permission_denied", verdict.refusal.message);
 }
 
-function record(value: unknown): Record<string, unknown> {
-  return typeof value === "object" && value !== null ? value as Record<string, unknown> : {};
+/** A disk read through the gate: a gate's refusal is the model's permission_denied. */
+async function gated<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if (error instanceof GateRefused) {
+      throw new ToolError("permission_denied", error.refusal.message);
+    }
+    throw error;
+  }
+}
+
+/** A file's bytes from disk through the gate: its first `head` bytes, or all (10 MB at most). */
+async function diskBytes(gate: FileGate, abs: string, head?: number): Promise<Uint8Array> {
+  const maxBytes = head === undefined ? MAX_TEXT_FILE_BYTES : Math.max(0, head - 1);
+  const { bytes } = await gated(() => readGatedFile(gate, abs, { maxBytes }));
+  if (head !== undefined) return bytes.subarray(0, head);
+  if (bytes.length > MAX_TEXT_FILE_BYTES) {
+    throw new ToolError("validation_failed", `"${abs}" is over the 10 MB read_file reads`);
+  }
+  return bytes;
 }
 
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/**
- * Wraps a tool runner so the built-in file tools go through the editor where it offers that,
- * and edits report diffs either way.
- *
- * @param inner The sandboxed tool host.
- * @param options Workspace, grants, the editor's fs and the diff receiver.
- * @returns A runner with the same tools.
- */
-export function withEditorFiles(inner: ToolRunner, options: EditorFilesOptions): ToolRunner {
-  const { fs } = options;
-  const builtin = (name: string) =>
-    inner.list().some((tool) => tool.name === name && tool.origin === "builtin");
+/** Whether the file on disk is an image (its first bytes say so): it is read from disk. */
+async function diskImage(gate: FileGate, abs: string): Promise<boolean> {
+  try {
+    return sniffImageType(await diskBytes(gate, abs, 16)) !== undefined;
+  } catch {
+    return false; // not on disk (a new buffer), or no regular file: the editor is asked
+  }
+}
 
+/**
+ * The editor's files as a file port: text from and to its buffers, images and folders from
+ * disk, each path through the gate first. A write's diff is of the text the port last served
+ * for that path (or reads it now).
+ *
+ * @param fs The editor's file system.
+ * @param options The grants and where diffs go.
+ * @returns The port, for the conversation's tools.
+ */
+export function editorFiles(fs: EditorFs, options: EditorFilesOptions): FilePort {
+  /** The text last served for each path, null for none (a write's diff starts from it). */
+  const served = new Map<string, string | null>();
+  /** Texts a head read fetched, for the whole read that follows it (read_file does both). */
+  const ahead = new Map<string, string>();
   return {
-    ...(inner.ready ? { ready: () => inner.ready!() } : {}),
-    list: () => inner.list(),
-    ...(inner.unavailableReason
-      ? { unavailableReason: (name: string) => inner.unavailableReason!(name) }
-      : {}),
-    validate: (name, args) => inner.validate(name, args),
-    ...(inner.preview ? { preview: inner.preview.bind(inner) } : {}),
-    close: () => inner.close(),
-    async run(name, args, runOptions): Promise<ToolRun> {
-      const a = record(args);
-      const state = runOptions.state;
-      if (name === "read_file" && fs.read && builtin(name)) {
-        return { result: await readThroughEditor(a, options), state };
+    async read(abs, path, read = {}) {
+      editorGate(options, "read", abs);
+      // A file outside the workspace (a loaded skill's) is not the editor's: read from disk.
+      const outside = relative(options.workspace, abs).startsWith("..");
+      if (outside || await diskImage(options.gate, abs)) {
+        return await diskBytes(options.gate, abs, read.head);
       }
-      if (
-        (name === "write_file" && fs.write || name === "edit_file" && fs.write && fs.read) &&
-        builtin(name)
-      ) {
-        return { result: await writeThroughEditor(name, a, options), state };
-      }
-      if (!EDIT_TOOLS.has(name)) return await inner.run(name, args, runOptions);
-      // Edits that run in the sandbox: show what changed on disk.
-      const before = await hostText(a.path, options);
-      const run = await inner.run(name, args, runOptions);
-      if (run.result.success) {
-        const after = await hostText(a.path, options);
-        const abs = grantedTarget(a.path, "read", 0, options);
-        if (after !== null && abs.ok) {
-          options.onDiff({ path: abs.value, oldText: before, newText: after });
+      let text = ahead.get(abs);
+      ahead.delete(abs);
+      if (text === undefined) {
+        try {
+          text = await fs.read(abs);
+        } catch (error) {
+          served.set(abs, null);
+          throw new ToolError("not_found", `Cannot read "${path}": ${errorText(error)}`);
         }
       }
-      return run;
+      if (read.head !== undefined) ahead.set(abs, text);
+      served.set(abs, text);
+      const bytes = new TextEncoder().encode(text);
+      return read.head === undefined ? bytes : bytes.subarray(0, read.head);
+    },
+    async write(abs, content, path) {
+      editorGate(options, "write", abs);
+      const oldText = served.has(abs) ? served.get(abs) ?? null : await previous(fs, options, abs);
+      try {
+        await fs.write(abs, content);
+      } catch (error) {
+        throw new ToolError("io_error", `Cannot write "${path}": ${errorText(error)}`);
+      }
+      served.delete(abs);
+      options.onDiff({ path: abs, oldText, newText: content });
+      return {
+        bytes: new TextEncoder().encode(content).length,
+        existed: oldText !== null,
+        links: 1,
+      };
+    },
+    async stat(abs): Promise<FileStat | undefined> {
+      editorGate(options, "read", abs);
+      try {
+        const info = await gated(() => statGated(options.gate, abs));
+        const kind = info.isFile ? "file" : info.isDirectory ? "directory" : "other";
+        return { kind, size: info.size };
+      } catch (error) {
+        if (error instanceof Deno.errors.NotFound) return undefined;
+        throw error;
+      }
+    },
+    mayWrite(abs) {
+      editorGate(options, "write", abs);
+    },
+    async list(abs): Promise<ListedEntry[]> {
+      editorGate(options, "read", abs);
+      const entries = await gated(() => readGatedDir(options.gate, abs));
+      return entries.map((entry) => ({
+        name: entry.name,
+        kind: entry.isFile
+          ? "file"
+          : entry.isDirectory
+          ? "directory"
+          : entry.isSymlink
+          ? "symlink"
+          : "other",
+      }));
     },
   };
 }
 
-/** Resolves a workspace path and checks the grant; a failed result when not allowed. */
-function grantedTarget(
-  path: unknown,
-  kind: PermissionName,
-  start: number,
-  { workspace, grants, gate }: Pick<EditorFilesOptions, "workspace" | "grants" | "gate">,
-): Result<string, ToolResult> {
-  if (typeof path !== "string") {
-    return { ok: false, error: failed("validation_failed", "path is required", start) };
-  }
-  let abs: string;
+/** The editor's text before a write it did not serve a read for; null when it has none. */
+function previous(fs: EditorFs, options: EditorFilesOptions, abs: string): Promise<string | null> {
   try {
-    abs = resolveWorkspacePath(workspace, path);
-  } catch (error) {
-    return { ok: false, error: failed("validation_failed", errorText(error), start) };
+    editorGate(options, "read", abs);
+  } catch {
+    return Promise.resolve(null);
   }
-  // A symbolic link inside the granted folder may point elsewhere: its target must be
-  // granted too, since the editor follows it.
-  if (!grantsAllow(grants, kind, abs) || !grantsAllow(grants, kind, realTarget(abs))) {
-    const message = `Requires ${kind} access to "${abs}": restart harness with ${
-      flagFor(kind, abs)
-    }`;
-    return { ok: false, error: failed("permission_denied", message, start) };
-  }
-  // The gate: .git, .harness, plugin and harness folders, hidden data, moved entries.
-  const verdict = gate.check(kind === "read" ? "read" : "write", abs);
-  if (!verdict.ok) {
-    return { ok: false, error: failed("permission_denied", verdict.refusal.message, start) };
-  }
-  return { ok: true, value: abs };
-}
-
-/** read_file through the editor (unsaved buffers included), as numbered lines. */
-async function readThroughEditor(
-  args: Record<string, unknown>,
-  options: EditorFilesOptions,
-): Promise<ToolResult> {
-  const start = performance.now();
-  const abs = grantedTarget(args.path, "read", start, options);
-  if (!abs.ok) return abs.error;
-  let text: string;
-  try {
-    text = await options.fs.read!(abs.value);
-  } catch (error) {
-    return failed("not_found", `Cannot read "${String(args.path)}": ${errorText(error)}`, start);
-  }
-  const lines = text.split(/\r?\n/);
-  if (lines.at(-1) === "") lines.pop();
-  const offset = typeof args.offset === "number" ? args.offset : 1;
-  const limit = typeof args.limit === "number" ? args.limit : 2000;
-  if (lines.length === 0) {
-    return makeToolResult({ data: `"${String(args.path)}" is empty (0 lines).` });
-  }
-  if (offset > lines.length) {
-    return failed(
-      "validation_failed",
-      `offset ${offset} is past the end of "${String(args.path)}", which has ${lines.length} lines`,
-      start,
-    );
-  }
-  const data = truncateMiddle(numberedLines(lines, offset, limit), {
-    limit: options.outputLimit,
-  }).text;
-  return makeToolResult({ data, executionTimeMs: performance.now() - start });
-}
-
-/** Lines `offset` to `offset + limit - 1`, numbered, and how to read on when more follow. */
-function numberedLines(lines: string[], offset: number, limit: number): string {
-  const last = Math.min(lines.length, offset + limit - 1);
-  const width = String(last).length;
-  const out = lines.slice(offset - 1, last).map((line, i) =>
-    `${String(offset + i).padStart(width)}: ${line}`
-  );
-  if (last < lines.length) {
-    out.push(
-      `[Showing lines ${offset}-${last} of ${lines.length}. ${
-        lines.length - last
-      } more lines: call read_file with offset ${last + 1} to continue.]`,
-    );
-  }
-  return out.join("\n");
-}
-
-/** write_file or edit_file through the editor, reporting the diff. */
-async function writeThroughEditor(
-  name: string,
-  args: Record<string, unknown>,
-  options: EditorFilesOptions,
-): Promise<ToolResult> {
-  const { fs } = options;
-  const start = performance.now();
-  const abs = grantedTarget(args.path, "write", start, options);
-  if (!abs.ok) return abs.error;
-  const readable = grantsAllow(options.grants, "read", abs.value) && fs.read !== undefined &&
-    options.gate.check("read", abs.value).ok;
-  let oldText: string | null = null;
-  if (readable) oldText = await fs.read!(abs.value).catch(() => null);
-  let newText: string;
-  if (name === "write_file") {
-    newText = typeof args.content === "string" ? args.content : "";
-  } else {
-    if (oldText === null) {
-      return failed("not_found", `Cannot read "${String(args.path)}" to edit it`, start);
-    }
-    const edited = applyEdit(oldText, args);
-    if (!edited.ok) return failed("validation_failed", edited.error, start);
-    newText = edited.value.text;
-  }
-  try {
-    await fs.write!(abs.value, newText);
-  } catch (error) {
-    return failed("io_error", `Cannot write "${String(args.path)}": ${errorText(error)}`, start);
-  }
-  options.onDiff({ path: abs.value, oldText, newText });
-  const verb = name === "write_file" ? (oldText === null ? "Created" : "Overwrote") : "Edited";
-  return makeToolResult({
-    data: `${verb} "${String(args.path)}" in the editor (${newText.length} characters).`,
-    executionTimeMs: performance.now() - start,
-  });
-}
-
-/** A granted file's text on disk, or null (not granted, not there, not readable). */
-async function hostText(path: unknown, options: EditorFilesOptions): Promise<string | null> {
-  const start = performance.now();
-  const abs = grantedTarget(path, "read", start, options);
-  if (!abs.ok) return null;
-  return await readGatedTextFile(options.gate, abs.value).catch(() => null);
+  return fs.read(abs).catch(() => null);
 }
 
 /**
- * edit_file's rule: `old_string` must occur once unless `replace_all`.
+ * Without the editor's files: stages that read an edited file on disk before and after a
+ * sandboxed edit tool ran, and report the diff.
  *
- * @example
- * ```ts
- * import { applyEdit } from "./editor_files.ts";
- * const r = applyEdit("a b a", { old_string: "a", new_string: "c", replace_all: true });
- * if (!r.ok || r.value.text !== "c b c") throw new Error();
- * if (applyEdit("a b a", { old_string: "a", new_string: "c" }).ok) throw new Error();
- * ```
+ * @param options The workspace, the grants (a file they do not let be read is not shown) and
+ *   where diffs go.
+ * @returns The stages, to place on each call's path.
  */
-export function applyEdit(
-  text: string,
-  args: Record<string, unknown>,
-): Result<{ text: string; count: number }, string> {
-  const oldString = typeof args.old_string === "string" ? args.old_string : "";
-  const newString = typeof args.new_string === "string" ? args.new_string : "";
-  if (oldString === "") return { ok: false, error: "old_string is empty: give the exact text" };
-  const count = text.split(oldString).length - 1;
-  if (count === 0) {
-    return {
-      ok: false,
-      error: "old_string was not found: read the file again and copy the text exactly",
-    };
+export function diskDiffStages(options: EditorFilesOptions): PlacedStage[] {
+  const before = new WeakMap<CallFlight, string | null>();
+  const edits = (flight: CallFlight) => isTool(flight.entry?.info, FILE_WRITE_TOOLS);
+  const pathOf = (flight: CallFlight) => (flight.args as { path?: unknown } | undefined)?.path;
+  return [
+    {
+      name: "diff_before",
+      before: "run",
+      async run(flight) {
+        if (edits(flight)) before.set(flight, await diskText(pathOf(flight), options));
+        return undefined;
+      },
+    },
+    {
+      name: "diff_after",
+      after: "run",
+      async run(flight) {
+        if (!edits(flight) || !flight.run?.result.success) return undefined;
+        const path = pathOf(flight);
+        const after = await diskText(path, options);
+        if (after !== null && typeof path === "string") {
+          const abs = resolveWorkspacePath(options.workspace, path);
+          options.onDiff({ path: abs, oldText: before.get(flight) ?? null, newText: after });
+        }
+        return undefined;
+      },
+    },
+  ];
+}
+
+/** A file's text on disk, or null (not a path, not granted, not there, not readable). */
+async function diskText(path: unknown, options: EditorFilesOptions): Promise<string | null> {
+  if (typeof path !== "string") return null;
+  try {
+    const abs = resolveWorkspacePath(options.workspace, path);
+    editorGate(options, "read", abs);
+    return await readGatedTextFile(options.gate, abs);
+  } catch {
+    return null;
   }
-  if (count > 1 && args.replace_all !== true) {
-    return {
-      ok: false,
-      error: `old_string occurs ${count} times: include more lines or set replace_all to true`,
-    };
-  }
-  return { ok: true, value: { text: text.split(oldString).join(newString), count } };
 }

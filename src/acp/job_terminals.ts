@@ -2,10 +2,12 @@
 // run_command started (or moved to the background) is shown in one, embedded in that call,
 // as its output comes. The job itself stays harness's, in the command sandbox, so job_kill,
 // the session's end and harness's own exit still end every process it started; the editor's
-// terminal only follows the job's log (`tail -F`) and ends with the job (`--pid`).
+// terminal only follows the job's terminal copy (`tail -F`), its colours kept and every other
+// escape dropped (an OSC 52 the command prints never reaches the editor's clipboard), and
+// ends with the job (`--pid`).
 
 import type { SessionUpdate } from "@agentclientprotocol/sdk";
-import type { JobSummary } from "../jobs/job_control.ts";
+import type { JobScope } from "../jobs/job_control.ts";
 
 /** What the terminals need of the session. */
 export interface JobTerminalsOptions {
@@ -18,8 +20,8 @@ export interface JobTerminalsOptions {
   /** Asks the editor to release a terminal. */
   release(terminalId: string): Promise<unknown>;
   send(update: SessionUpdate): void;
-  /** The workspace's jobs now. */
-  jobs(): readonly JobSummary[];
+  /** The session's jobs. */
+  jobs: Pick<JobScope, "summaries" | "terminalView">;
 }
 
 /** The job a run_command result started or moved to the background, by its words. */
@@ -41,12 +43,16 @@ export class JobTerminals {
    * process is gone already is not shown; a refusal by the editor is not an error.
    */
   async show(callId: string, id: string): Promise<void> {
-    const job = this.#options.jobs().find((each) => each.id === id);
+    const { jobs } = this.#options;
+    const job = jobs.summaries().find((each) => each.id === id);
     if (!job?.log || job.pid === undefined || Deno.build.os !== "linux") return;
+    // Never the raw log: what the command printed reaches the editor only as safe text.
+    const view = await jobs.terminalView(id);
+    if (view === undefined) return;
     try {
       const { terminalId } = await this.#options.create({
         command: "tail",
-        args: ["-n", "+1", "-F", `--pid=${job.pid}`, job.log],
+        args: ["-n", "+1", "-F", `--pid=${job.pid}`, view],
         outputByteLimit: 1 << 20,
       });
       this.#terminals.push(terminalId);

@@ -77,7 +77,6 @@ export async function runAcp(flags: RunFlags, grants: Grants, io: AcpIO): Promis
     version: denoJson.version,
     grants,
     yes: flags.yes,
-    outputLimit: settings.value.toolOutputLimit,
     log: (message) => writeErr(`${message}\n`),
     workspace: (cwd, mcpServers) => openAcpWorkspace(run, cwd, mcpServers),
   });
@@ -106,7 +105,7 @@ async function openAcpWorkspace(
   if (!opened.ok) throw RequestError.invalidParams({ cwd }, opened.error.message);
   const workspace = opened.value;
   workspace.tools.mcp?.start();
-  await workspace.tools.runner.ready();
+  await workspace.tools.set.ready();
   // A misspelt tool or argument name would make a rule silently match nothing.
   const problem = await workspace.approval.rulesProblem;
   if (problem !== undefined) {

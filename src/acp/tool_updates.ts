@@ -41,11 +41,6 @@ const KINDS: Record<string, ToolKind> = {
   task_complete: "think",
 };
 
-/** The tools whose successful run changes a file's text (a diff is shown for them). */
-export const EDIT_TOOLS: ReadonlySet<string> = new Set(
-  Object.entries(KINDS).flatMap(([name, kind]) => kind === "edit" ? [name] : []),
-);
-
 /**
  * The ACP kind of a tool, "other" for tools harness does not know (plugins, MCP).
  *

@@ -2,12 +2,14 @@
 // calls that need the user's approval are asked about in one prompt (approve all, deny all,
 // or one by one) rather than one prompt per call. The calls are validated here only to show
 // and match their arguments; each is still validated and approved again when it is reached
-// (call_driver.ts), and the approver applies an answer only to the call the user saw.
+// (call_stages.ts), and the approver applies an answer only to the call the user saw.
 
 import type { ToolCall } from "../messages.ts";
 import type { ApprovalRequest, Approver } from "../permissions/approver.ts";
-import type { ToolRunner } from "../tools/tool_runner.ts";
-import { type ArgumentParser, parseJsonArguments } from "./call_driver.ts";
+import type { FilePort } from "../tools/file_port.ts";
+import type { ArgumentParser } from "./call_flight.ts";
+import { parseJsonArguments } from "./call_stages.ts";
+import type { ToolOffer } from "../sandbox/tool_offer.ts";
 
 /**
  * The Approver for one turn's calls: the approver's own when it cannot ask about several
@@ -23,21 +25,23 @@ export async function approverForTurn(
   calls: readonly ToolCall[],
   options: {
     approver: Approver;
-    tools: ToolRunner;
+    offer: ToolOffer;
     parseArguments?: ArgumentParser;
     state?: Record<string, unknown>;
+    files?: FilePort;
   },
   signal: AbortSignal,
 ): Promise<Approver> {
-  const { approver, tools } = options;
+  const { approver, offer } = options;
   if (!approver.approveTogether || calls.length < 2 || signal.aborted) return approver;
   const requests: ApprovalRequest[] = [];
   for (const call of calls) {
-    const info = tools.list().find((tool) => tool.name === call.name);
-    if (!info) continue;
+    const entry = offer.find(call.name);
+    if (!entry) continue;
+    const { info } = entry;
     const parsed = (options.parseArguments ?? parseJsonArguments)(call.arguments, info.parameters);
     if ("error" in parsed) continue;
-    const validated = await tools.validate(call.name, parsed.value);
+    const validated = await entry.validate(parsed.value);
     if (!validated.ok) continue;
     const args = validated.value;
     requests.push({
@@ -45,8 +49,10 @@ export async function approverForTurn(
       tool: call.name,
       args,
       risk: info.risk,
-      // As call_driver.ts does: the prompt lists a file change with its diff.
-      ...(tools.preview ? { preview: () => tools.preview!(call.name, args, options.state) } : {}),
+      // As call_stages.ts does: the prompt lists a file change with its diff.
+      ...(entry.preview
+        ? { preview: () => entry.preview!(args, options.state ?? {}, options.files) }
+        : {}),
     });
   }
   if (requests.length < 2 || signal.aborted) return approver;

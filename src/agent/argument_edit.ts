@@ -5,6 +5,7 @@
 
 import type { ToolResult } from "../messages.ts";
 import { compactJson } from "../permissions/compact_json.ts";
+import type { PlacedStage } from "./call_flight.ts";
 
 /** Longest value (as one-line JSON) shown as a phrase rather than as a diff. */
 const SHORT_VALUE = 120;
@@ -175,3 +176,19 @@ export function withEditNote(result: ToolResult, note: string): ToolResult {
     metadata: { ...result.metadata, data_size_bytes: new TextEncoder().encode(data).length },
   };
 }
+
+/**
+ * The stage after the run of a call the user changed at the prompt: the model reads first
+ * that its call was changed, and how, so it does not repeat it. app/ places it after the
+ * stages that shape the tool's own output (curator, image gate) and before the hooks'.
+ */
+export const EDIT_NOTE_STAGE: PlacedStage = {
+  name: "edit_note",
+  after: "run",
+  async run(flight) {
+    if (flight.editedFrom === undefined || flight.result === undefined) return undefined;
+    const changes = await argumentChanges(flight.editedFrom, flight.args);
+    flight.result = withEditNote(flight.result, editNote(changes));
+    return undefined;
+  },
+};

@@ -1,105 +1,48 @@
 // One conversation: the canonical message list, the tool state (tasks) and the parts a
 // turn needs. The REPL and the -p runner call `send`; every loop event goes to the session
-// recorder first (so it is on disk before the next step) and then to the display. What each
-// request sends comes from the prompt window (prompt_window.ts): append-only between steps.
+// recorder first (so it is on disk before the next step) and then to the display. A turn
+// runs the conversation's own stages (turn_kernel.ts: room, window, loop guard, repeated
+// failures) and the features' (turn_stage.ts), and each call the path of call_driver.ts.
+// What each request sends comes from the prompt window (prompt_window.ts): append-only
+// between steps.
 
-import { type LoopLimits, runAgentLoop, type TurnOutcome, unsentTurn } from "./agent_loop.ts";
-import type { ArgumentParser } from "./call_driver.ts";
+import { runAgentLoop } from "./agent_loop.ts";
+import { type TurnOutcome, unsentTurn } from "./loop_turn.ts";
+import { type CallPath, callPath } from "./call_driver.ts";
 import type { LoopEventSink } from "./loop_events.ts";
-import {
-  type ImagePart,
-  type Message,
-  sumUsage,
-  type ToolCall,
-  type ToolResult,
-  type ToolSchema,
-  type Usage,
-} from "../messages.ts";
-import { formatAgentError } from "../errors.ts";
-import type { Approver } from "../permissions/approver.ts";
+import type { ImagePart, Message, ToolSchema, Usage } from "../messages.ts";
+import { sumUsage } from "../messages.ts";
 import type { Provider } from "../providers/provider.ts";
-import type { RefusalNumbers } from "../providers/context_refusal.ts";
-import { MESSAGE_OVERHEAD, type TokenCounter } from "../providers/token_counter.ts";
-import type { SessionRecorder } from "./session_recorder.ts";
-import type { ToolRunner } from "../tools/tool_runner.ts";
-import { ContextBudget } from "./context_budget.ts";
-import { RepeatedFailureTracker } from "./repair_arguments.ts";
+import type { ContextBudget } from "./context_budget.ts";
 import type { ContextReport } from "./context_report.ts";
-import { compactedMessages, compactForTurn, requestSummary } from "./compaction.ts";
-import { PromptWindow } from "./prompt_window.ts";
-import type { FitResult } from "./fit_request.ts";
-import { toToolSchema } from "../tools/tool_runner.ts";
-import type { RestorePlan, TurnCheckpoints } from "../checkpoints/turn_checkpoints.ts";
-import type { CheckpointEvent, TurnCheckpoint } from "../checkpoints/turn_record.ts";
-import { type CallHooks, mayChangeFiles, STOP_HOOK_PREFIX, type TurnHooks } from "./turn_hooks.ts";
-
-export interface ConversationParts {
-  provider: Provider;
-  tools: ToolRunner;
-  approver: Approver;
-  recorder: SessionRecorder;
-  limits: LoopLimits;
-  parseArguments?: ArgumentParser;
-  /** The model's context length when known: enables warnings and shortening old results. */
-  contextLength?: number;
-  /** Where the context length came from, for /context. */
-  contextSource?: string;
-  /** How the user raises the window, for advice (default "the server's context size"). */
-  contextRaise?: string;
-  /** Compact automatically when a request would fill this percentage of the window (85). */
-  compactAt?: number;
-  /** Identical failing calls allowed before the turn stops (default 3). */
-  repeatedFailureLimit?: number;
-  /** The model's token count, shared by a run's conversations (learned from its usage). */
-  tokenCounter?: TokenCounter;
-  /** The identical call with the same result answered without running (default 3; 0: off). */
-  loopGuard?: number;
-  /** Snapshots before turns that change files, for /undo and /rewind (src/checkpoints/). */
-  checkpoints?: TurnCheckpoints;
-  /** PreToolUse and PostToolUse hooks (src/hooks/, through app/). */
-  callHooks?: CallHooks;
-  /** UserPromptSubmit, Stop and SessionStart hooks. */
-  turnHooks?: TurnHooks;
-  /** Notes for the model at the start of a turn, with the user's message (jobs that ended). */
-  turnNotes?(): string[];
-  /** Why the conversation starts: its SessionStart hooks run before its first message. */
-  sessionStart?: "startup" | "resume";
-  /**
-   * Finds the images a user's message names (`@pic.png`, a pasted path) and checks them with
-   * the ones given (an editor's): the images to send, or why the message is not sent.
-   */
-  prepareMessage?(
-    text: string,
-    images: readonly ImagePart[],
-    signal: AbortSignal,
-  ): Promise<{ images: ImagePart[] } | { refused: string }>;
-}
-
-/** What a restore did: paths put back (removed ones too), the user's kept, the rest left. */
-export type RestoredFiles = Pick<
-  Extract<CheckpointEvent, { type: "files_restored" }>,
-  "restored" | "kept" | "removed" | "left"
->;
-
-/** A user message of the conversation, for /rewind's list. */
-export interface ConversationTurn {
-  /** Messages before it (the conversation a rewind keeps). */
-  messageCount: number;
-  prompt: string;
-  /** Files changed from this turn on and not undone yet. */
-  files: string[];
-}
-
-/** The live conversation's next request and the room it leaves ({@linkcode Conversation.requestView}). */
-export interface ConversationPrefix {
-  /** The messages as the next request sends them. */
-  messages: readonly Message[];
-  tools: readonly ToolSchema[];
-  /** Tokens the prompt may still grow by before the window's limit. */
-  room: number;
-  /** The model's calibrated count of a text. */
-  tokens(text: string): number;
-}
+import type { PromptWindow } from "./prompt_window.ts";
+import type { RestorePlan } from "../checkpoints/turn_checkpoints.ts";
+import { offerTools } from "../sandbox/tool_offer.ts";
+import { type StartSource, type TurnContext, type TurnStage } from "./turn_stage.ts";
+import type {
+  ConversationParts,
+  ConversationPrefix,
+  ConversationTurn,
+  ConversationWindow,
+} from "./conversation_parts.ts";
+import {
+  conversationTurns,
+  restoreConversation,
+  type RestoredFiles,
+} from "./conversation_restore.ts";
+import {
+  compactConversation,
+  failureStage,
+  guardStage,
+  type KernelHost,
+  nextRequest,
+  openWindow,
+  outgoingMessage,
+  readyMessage,
+  roomStage,
+  turnSink,
+  windowStage,
+} from "./turn_kernel.ts";
 
 export class Conversation {
   messages: Message[];
@@ -108,33 +51,40 @@ export class Conversation {
   #lastStop: TurnOutcome["stopReason"] | undefined;
   #budget: ContextBudget | undefined;
   #window: PromptWindow;
-  /** The request's size when the last user message was sent, to see how much a turn adds. */
-  #turnStart: number | undefined;
+  /** The path each call of the conversation takes (the kernel's stages and the features'). */
+  readonly #path: CallPath;
+  /** The conversation as its own turn stages see it. */
+  readonly #host: KernelHost;
   /** Said to the model with the next user message: hook context, what /undo did. */
   #notes: string[] = [];
   /** SessionStart hooks still to run, before the next message. */
-  #pendingStart: "startup" | "resume" | "clear" | undefined;
+  #pendingStart: StartSource | undefined;
 
   constructor(
     readonly parts: ConversationParts,
-    init: { messages: Message[]; state?: Record<string, unknown> },
+    init: { messages: Message[]; state?: Record<string, unknown>; starting?: StartSource },
   ) {
     this.messages = init.messages;
     this.state = init.state ?? {};
-    this.#pendingStart = parts.sessionStart;
+    this.#pendingStart = init.starting;
     this.#window = this.#useWindow();
+    this.#path = callPath(parts.stages.call);
+    this.#host = {
+      messages: () => this.messages,
+      window: () => this.#window,
+      budget: () => this.#budget,
+      schemas: () => this.#schemas(),
+      provider: () => this.parts.provider,
+      ...(parts.window.compactAt === undefined ? {} : { compactAt: parts.window.compactAt }),
+      compact: (display, signal) => this.compact(display, signal),
+    };
   }
 
   /** The window and budget of the model in `parts` (its counter, its window). */
   #useWindow(): PromptWindow {
-    const { contextLength, contextRaise, compactAt, tokenCounter } = this.parts;
-    this.#budget = contextLength
-      ? new ContextBudget(contextLength, { ...(contextRaise ? { raise: contextRaise } : {}) })
-      : undefined;
-    return new PromptWindow(contextLength, {
-      ...(compactAt !== undefined ? { compactAt } : {}),
-      ...(tokenCounter ? { counter: tokenCounter } : {}),
-    });
+    const opened = openWindow(this.parts.window);
+    this.#budget = opened.budget;
+    return opened.window;
   }
 
   /**
@@ -146,15 +96,15 @@ export class Conversation {
    */
   useModel(
     provider: Provider,
-    window: { contextLength?: number; contextSource?: string; tokenCounter?: TokenCounter },
+    window: Pick<ConversationWindow, "contextLength" | "contextSource" | "tokenCounter">,
   ): void {
     this.parts.provider = provider;
-    delete this.parts.contextLength;
-    delete this.parts.contextSource;
-    delete this.parts.tokenCounter;
-    if (window.contextLength !== undefined) this.parts.contextLength = window.contextLength;
-    if (window.contextSource !== undefined) this.parts.contextSource = window.contextSource;
-    if (window.tokenCounter !== undefined) this.parts.tokenCounter = window.tokenCounter;
+    const { contextRaise, compactAt } = this.parts.window;
+    this.parts.window = {
+      ...(contextRaise === undefined ? {} : { contextRaise }),
+      ...(compactAt === undefined ? {} : { compactAt }),
+      ...window,
+    };
     this.#window = this.#useWindow();
   }
 
@@ -163,8 +113,9 @@ export class Conversation {
     return this.#window.tokens;
   }
 
-  #tools(): ToolSchema[] {
-    return this.parts.tools.list().map(toToolSchema);
+  /** The tools' schemas as the next request offers them. */
+  #schemas(): readonly ToolSchema[] {
+    return offerTools(this.parts.tools, this.contextLength).schemas;
   }
 
   /**
@@ -174,17 +125,7 @@ export class Conversation {
    * @returns The prefix, or undefined when the window is unknown.
    */
   requestView(): ConversationPrefix | undefined {
-    const limit = this.#window.limit();
-    if (limit === undefined) return undefined;
-    const tools = this.#tools();
-    const messages = this.#window.view(this.messages);
-    const counter = this.#window.counter;
-    return {
-      messages,
-      tools,
-      room: limit - counter.request(messages, tools),
-      tokens: (text) => counter.text(text),
-    };
+    return nextRequest(this.#host);
   }
 
   /**
@@ -194,9 +135,9 @@ export class Conversation {
    * @returns The report, or undefined when the window is unknown.
    */
   contextReport(): ContextReport | undefined {
-    const report = this.#window.report(this.messages, this.#tools(), {
-      source: this.parts.contextSource ?? "stated by the server",
-      ...(this.parts.contextLength ? { stated: this.parts.contextLength } : {}),
+    const report = this.#window.report(this.messages, this.#schemas(), {
+      source: this.parts.window.contextSource ?? "stated by the server",
+      ...(this.parts.window.contextLength ? { stated: this.parts.window.contextLength } : {}),
     });
     const last = this.#budget?.promptTokens;
     return report && last ? { ...report, lastPromptTokens: last } : report;
@@ -218,65 +159,38 @@ export class Conversation {
     signal: AbortSignal,
     focus?: string,
   ): Promise<{ error?: string; usage?: Usage }> {
-    const said = this.messages.filter((m) => m.kind !== "system");
-    if (said.length < 2) return { error: "Nothing to compact yet" };
-    const tools = this.#tools();
-    const counter = this.#window.counter;
-    const before = counter.request(this.#window.view(this.messages), tools);
-    const turn = await requestSummary(this.messages, {
-      provider: this.parts.provider,
-      tools,
-      window: this.#window,
+    const done = await compactConversation(this.#host, {
       signal,
       ...(focus ? { focus } : {}),
+      record: (event) => {
+        this.parts.recorder.record(event);
+        display(event);
+      },
+      replace: (messages) => {
+        this.messages = messages;
+        this.#window.forget();
+      },
     });
-    if (turn.usage) {
-      const used = { type: "usage" as const, usage: turn.usage, side: "summary" };
-      this.parts.recorder.record(used);
-      display(used);
-    }
-    const usage = turn.usage ? { usage: turn.usage } : {};
-    if (turn.stopReason === "aborted" || signal.aborted) {
-      return { error: "Compaction interrupted: the conversation is unchanged", ...usage };
-    }
-    if (turn.stopReason === "error" || turn.text.trim() === "") {
-      const why = turn.error
-        ? formatAgentError(turn.error)
-        : "the model answered without a summary";
-      return { error: `Could not compact the conversation: ${why}`, ...usage };
-    }
-    this.messages = compactedMessages(this.messages, turn.text.trim());
-    this.#window.forget();
-    const event = {
-      type: "compacted" as const,
-      summary: turn.text.trim(),
-      tokensBefore: before,
-      tokensAfter: counter.request(this.messages, tools),
-    };
-    this.parts.recorder.record(event);
-    display(event);
-    this.parts.checkpoints?.detachMessages();
-    await this.sessionStarted("compact", display, signal);
-    return usage;
+    if (done.error !== undefined) return done;
+    this.parts.stages.checkpoints?.detachMessages();
+    await this.#started("compact", { sink: display, signal });
+    return done;
   }
 
-  /**
-   * Runs the SessionStart hooks: their context goes with the next user message.
-   *
-   * @param source Why: a new conversation, a resumed one, /clear, or a compaction.
-   * @param display Receives the hooks' notices as warnings.
-   * @param signal Stops the hooks.
-   */
-  async sessionStarted(
-    source: "startup" | "resume" | "clear" | "compact",
-    display: LoopEventSink,
-    signal: AbortSignal,
-  ): Promise<void> {
-    const hooks = this.parts.turnHooks;
-    if (!hooks) return;
-    const verdict = await hooks.sessionStarted(source, signal);
-    for (const message of verdict.notices) display({ type: "warning", message });
-    if (verdict.context !== undefined) this.#notes.push(verdict.context);
+  /** Runs the SessionStart steps: their context goes with the next user message. */
+  async #started(source: StartSource, turn: TurnContext): Promise<void> {
+    for (const stage of this.parts.stages.turn) {
+      const context = await stage.started?.(source, turn);
+      if (context !== undefined) this.#notes.push(context);
+    }
+  }
+
+  /** The SessionStart steps still to run, before the conversation's next message. */
+  async #start(turn: TurnContext): Promise<void> {
+    const source = this.#pendingStart;
+    if (source === undefined) return;
+    this.#pendingStart = undefined;
+    await this.#started(source, turn);
   }
 
   /** Says why the conversation starts (/clear): its SessionStart hooks run with that source. */
@@ -294,20 +208,7 @@ export class Conversation {
    * the files changed from each on and not undone, for /rewind.
    */
   turns(): ConversationTurn[] {
-    const records = this.parts.checkpoints?.records().filter((record) => !record.undone) ?? [];
-    const turns: ConversationTurn[] = [];
-    this.messages.forEach((message, index) => {
-      if (message.kind !== "user" || message.content.startsWith(STOP_HOOK_PREFIX)) return;
-      const files = new Set(
-        records.filter((record) => record.messageCount >= index).flatMap((record) => record.files),
-      );
-      turns.push({
-        messageCount: index,
-        prompt: message.content.trim().split("\n")[0] ?? "",
-        files: [...files].sort(),
-      });
-    });
-    return turns;
+    return conversationTurns(this.messages, this.parts.stages.checkpoints);
   }
 
   /**
@@ -318,7 +219,7 @@ export class Conversation {
    * @returns The plan (its conflicts: files the user changed meanwhile), or why there is none.
    */
   planRestore(target: "last" | number): Promise<RestorePlan | { error: string }> {
-    const checkpoints = this.parts.checkpoints;
+    const checkpoints = this.parts.stages.checkpoints;
     if (!checkpoints) {
       return Promise.resolve({
         error: 'Checkpoints are off for this run (config "checkpoints", or no write grant)',
@@ -334,47 +235,33 @@ export class Conversation {
    * @param plan The plan, or undefined when no file needs restoring (a rewind only).
    * @param options `overwrite`: the user's own changes too; `rewindTo`: the messages to keep.
    * @param display Receives the logged events.
-   * @returns The paths restored and kept, or why nothing changed.
+   * @returns The paths restored, removed, kept and left, or why nothing changed.
    */
-  async restore(
+  restore(
     plan: RestorePlan | undefined,
     options: { overwrite: boolean; rewindTo?: number },
     display: LoopEventSink,
   ): Promise<RestoredFiles | { error: string }> {
-    if (this.#running) return { error: "Wait for the turn to end (or press Ctrl-C), then retry" };
-    let done: RestoredFiles = { restored: [], kept: [] };
-    if (plan && this.parts.checkpoints) {
-      const outcome = await this.parts.checkpoints.apply(plan, options.overwrite);
-      if ("error" in outcome) return outcome;
-      this.parts.recorder.record(outcome.event);
-      display(outcome.event);
-      const { restored, kept, removed, left } = outcome.event;
-      done = { restored, kept, ...(removed ? { removed } : {}), ...(left ? { left } : {}) };
-    }
-    const { restored, kept } = done;
-    if (options.rewindTo !== undefined) {
-      const keep = Math.max(1, Math.min(options.rewindTo, this.messages.length));
-      this.messages = this.messages.slice(0, keep);
-      this.#window.forget();
-      this.parts.checkpoints?.forget(keep);
-      this.#lastStop = undefined;
-      const event = { type: "rewound" as const, messageCount: keep };
-      this.parts.recorder.record(event);
-      display(event);
-    } else if (plan && restored.length > 0) {
-      const prompts = plan.turns.map((turn) => JSON.stringify(turn.prompt)).join(", ");
-      const yours = kept.length > 0 ? `; ${kept.join(", ")} keep the user's own later edits` : "";
-      this.#notes.push(
-        `[The user undid the file changes of the turn ${prompts}: ${restored.join(", ")} are ` +
-          `back as they were before it${yours}. Read files again before editing them.]`,
-      );
-    }
-    return done;
+    const checkpoints = this.parts.stages.checkpoints;
+    const host = {
+      messages: this.messages,
+      checkpoints,
+      recorder: this.parts.recorder,
+      running: this.#running,
+      rewind: (keep: number) => {
+        this.messages = this.messages.slice(0, keep);
+        this.#window.forget();
+        checkpoints?.forget(keep);
+        this.#lastStop = undefined;
+      },
+      addNote: (text: string) => this.#notes.push(text),
+    };
+    return restoreConversation(host, plan, { ...options, display });
   }
 
   /** Starts a conversation with a system prompt (recorded as the first message). */
   static start(parts: ConversationParts, systemPrompt: string): Conversation {
-    const conversation = new Conversation(parts, { messages: [] });
+    const conversation = new Conversation(parts, { messages: [], starting: "startup" });
     const system: Message = { kind: "system", content: systemPrompt };
     conversation.messages.push(system);
     parts.recorder.record({ type: "message", message: system });
@@ -428,118 +315,59 @@ export class Conversation {
     signal: AbortSignal,
     images: readonly ImagePart[],
   ): Promise<TurnOutcome> {
-    let sentEstimate = 0;
-    const sink: LoopEventSink = (event) => {
-      this.parts.recorder.record(event);
-      if (event.type === "state_changed") this.state = event.state;
-      display(event);
-      if (event.type !== "usage") return;
-      this.#window.observe(event.usage, event.side ? { side: true } : {});
-      if (event.side || !this.#budget) return;
-      for (const warning of this.#budget.observe(event.usage, sentEstimate)) {
-        sink({ type: "warning", message: warning.message });
-      }
-    };
-    const sending = (fitted: FitResult) => {
-      this.#window.sending(fitted.messages, this.#tools());
-      sentEstimate = fitted.tokens;
-      return fitted.messages;
-    };
-    const fitMessages = async (messages: readonly Message[]) => {
-      if (!this.#window.tokens) return messages;
-      const fitted = this.#window.fitted(messages, this.#tools());
-      if (fitted.note) sink({ type: "warning", message: fitted.note });
-      const checked = await this.#window.checkCount(messages, fitted, {
-        provider: this.parts.provider,
-        tools: this.#tools(),
-        signal,
-      });
-      if (checked !== fitted && checked.note) sink({ type: "warning", message: checked.note });
-      return sending(checked);
-    };
-    const refitMessages = (messages: readonly Message[], numbers: RefusalNumbers) => {
-      const refit = this.#window.refused(messages, this.#tools(), numbers);
-      return refit ? { messages: sending(refit.fitted), note: refit.note } : undefined;
-    };
-    const summary = await this.#makeRoom(userText, sink, display, signal);
-    // The images the message names, checked before anything is sent.
-    let sentImages = [...images];
-    if (userText !== null && this.parts.prepareMessage) {
-      const prepared = await this.parts.prepareMessage(userText, images, signal);
-      if ("refused" in prepared) return this.#refused(prepared.refused, sink);
-      sentImages = prepared.images;
-    }
-    if (this.#pendingStart !== undefined) {
-      const source = this.#pendingStart;
-      this.#pendingStart = undefined;
-      await this.sessionStarted(source, sink, signal);
-    }
-    // UserPromptSubmit hooks may stop the message (nothing is sent) or add context.
-    let sentText = userText;
-    if (userText !== null && this.parts.turnHooks) {
-      const verdict = await this.parts.turnHooks.promptSubmitted(userText, signal);
-      for (const message of verdict.notices) sink({ type: "warning", message });
-      const blocked = verdict.block ?? verdict.stop;
-      if (blocked !== undefined) {
-        return this.#refused(`Blocked by a UserPromptSubmit hook: ${blocked}`, sink);
-      }
-      if (verdict.context !== undefined) this.#notes.push(verdict.context);
-    }
-    if (sentText !== null) this.#notes.push(...this.parts.turnNotes?.() ?? []);
-    if (sentText !== null && this.#notes.length > 0) {
-      sentText = `${sentText}\n\n${this.#notes.join("\n\n")}`;
-      this.#notes = [];
-    }
-    const checkpoints = this.parts.checkpoints;
-    if (checkpoints) {
-      // A continued turn belongs to the last user message.
-      const at = userText !== null
-        ? this.messages.length
-        : this.messages.findLastIndex((message) => message.kind === "user");
-      const said = userText ?? (at >= 0 ? this.messages[at]!.content : "");
-      checkpoints.begin(at, said);
-      // Said before anything changes: another session working in the folder.
-      for (const message of checkpoints.takeWarnings()) sink({ type: "warning", message });
-    }
-    const hooks = this.#callHooks(sink);
-    const turnHooks = this.parts.turnHooks;
-    const stopping = turnHooks ? turnHooks.stopping.bind(turnHooks) : undefined;
-    const limit = this.parts.repeatedFailureLimit ?? 3;
-    const failures = new RepeatedFailureTracker(limit);
-    const onCallFailed = (call: ToolCall, result: ToolResult) =>
-      failures.record(call.name, call.arguments, `${result.error_type}: ${result.error_message}`)
-        ? {
-          user: `Stopped: the model called "${call.name}" ${limit} times with the same ` +
-            `failing arguments (${result.error_type}); rephrase your request or type /continue`,
-          model: failures.stopMessage(call.name),
-        }
-        : undefined;
+    const window = windowStage(this.#host);
+    const sink = turnSink(this.parts.recorder, display, {
+      window,
+      state: (state) => this.state = state,
+    });
+    const turn: TurnContext = { sink, signal };
+    const stages = this.#turnStages(display, window);
+    const message = outgoingMessage(() => this.messages, {
+      text: userText,
+      images: [...images],
+      notes: this.#notes,
+    });
+    const refused = await readyMessage(message, stages, {
+      ...turn,
+      start: () => this.#start(turn),
+    });
+    if (refused !== undefined) return this.#refused(refused, sink);
     try {
-      const outcome = await runAgentLoop(this.messages, sentText, {
-        provider: this.parts.provider,
-        tools: this.parts.tools,
-        approver: this.parts.approver,
-        sink,
-        limits: this.parts.limits,
-        state: this.state,
-        fitMessages,
-        refitMessages,
-        onCallFailed,
-        ...(sentImages.length > 0 ? { userImages: sentImages } : {}),
-        ...(hooks ? { hooks } : {}),
-        ...(stopping ? { stopping } : {}),
-        ...(this.parts.loopGuard === undefined ? {} : { loopGuard: this.parts.loopGuard }),
-        ...(this.parts.parseArguments ? { parseArguments: this.parts.parseArguments } : {}),
+      const outcome = await runAgentLoop(this.messages, message.text, {
+        ...this.#loopParts(stages, sink),
+        ...(message.images.length > 0 ? { userImages: message.images } : {}),
       }, signal);
-      if (summary) sumUsage(outcome.usage, summary);
+      if (message.usage) sumUsage(outcome.usage, message.usage);
       this.#lastStop = outcome.stopReason;
       return outcome;
     } finally {
       // The turn's file changes are recorded even when it was interrupted.
-      const checkpoint = await checkpoints?.end();
-      for (const message of checkpoints?.takeWarnings() ?? []) sink({ type: "warning", message });
-      if (checkpoint) sink({ type: "checkpoint", checkpoint });
+      for (const stage of stages) await stage.end?.(turn);
     }
+  }
+
+  /** A turn's stages: its own (room, window, loop guard, failures), then the features'. */
+  #turnStages(display: LoopEventSink, window: TurnStage): TurnStage[] {
+    const { limits } = this.parts;
+    const own = [guardStage(limits.loopGuard), failureStage(limits.repeatedFailures)];
+    return [roomStage(this.#host, display), window, ...own, ...this.parts.stages.turn];
+  }
+
+  #loopParts(stages: readonly TurnStage[], sink: LoopEventSink) {
+    const { provider, tools, approver, limits } = this.parts;
+    const parse = this.parts.stages.parse;
+    return {
+      provider,
+      tools,
+      approver,
+      sink,
+      limits,
+      state: this.state,
+      path: this.#path,
+      stages,
+      window: () => this.contextLength,
+      ...(parse ? { parseArguments: parse } : {}),
+    };
   }
 
   /**
@@ -551,91 +379,7 @@ export class Conversation {
     this.messages.push(message);
   }
 
-  /**
-   * Before a user message is sent: when shortening old tool output (which the next request does
-   * on its own) would not bring the conversation under the threshold, it is compacted first,
-   * since a summary loses more than output the model can read again. When this turn will
-   * likely cross the threshold (the last one grew as much), the step is taken now, so what it
-   * makes the server process again does not include this turn's results.
-   *
-   * @returns The summary request's usage, when one was sent.
-   */
-  async #makeRoom(
-    userText: string | null,
-    sink: LoopEventSink,
-    display: LoopEventSink,
-    signal: AbortSignal,
-  ): Promise<Usage | undefined> {
-    const threshold = this.#window.threshold();
-    if (threshold === undefined || userText === null) return undefined;
-    if (this.messages.filter((m) => m.kind !== "system").length < 2) return undefined;
-    const tools = this.#tools();
-    const counter = this.#window.counter;
-    const extra = counter.text(userText) + MESSAGE_OVERHEAD;
-    const now = counter.request(this.#window.view(this.messages), tools) + extra;
-    const growth = this.#turnStart === undefined ? 0 : Math.max(0, now - this.#turnStart);
-    const planned = this.#window.plan(this.messages, tools, threshold - extra);
-    // The turn's newest results are never shortened: room for them is made here, or never.
-    const turnFits = !compactForTurn(this.#window, { messages: this.messages, tools, extra });
-    if (planned.tokens + extra <= threshold && turnFits) {
-      if (now <= threshold && now + growth > threshold) {
-        const step = this.#window.plan(this.messages, tools, 0);
-        this.#window.commit(this.messages, step);
-        if (step.note) sink({ type: "warning", message: step.note });
-        this.#turnStart = step.tokens + extra;
-      } else {
-        this.#turnStart = now;
-      }
-      return undefined;
-    }
-    sink({
-      type: "warning",
-      message: planned.tokens + extra > threshold
-        ? `The conversation fills over ${this.parts.compactAt ?? 85}% of the ` +
-          `${this.#window.tokens}-token window even with old tool output shortened: compacting ` +
-          `it first (config "compact_at")`
-        : `The conversation leaves too little of the ${this.#window.tokens}-token window for ` +
-          `this turn's tool results even with old tool output shortened: compacting it first`,
-    });
-    // compact() records its own event: the display alone is told.
-    const compacted = await this.compact(display, signal);
-    if (compacted.error) sink({ type: "warning", message: compacted.error });
-    this.#turnStart = undefined;
-    return compacted.usage;
-  }
-
-  /**
-   * The call hooks with the checkpoint around each call that may change files: its record is
-   * logged before the call runs and again after it (so a turn cut short can be undone).
-   */
-  #callHooks(sink: LoopEventSink): CallHooks | undefined {
-    const { callHooks, checkpoints } = this.parts;
-    if (!callHooks && !checkpoints) return undefined;
-    const logged = (checkpoint: TurnCheckpoint | undefined) => {
-      for (const message of checkpoints?.takeWarnings() ?? []) sink({ type: "warning", message });
-      if (checkpoint) sink({ type: "checkpoint", checkpoint });
-    };
-    const progress = (message: string) => sink({ type: "warning", message });
-    return {
-      screens: (tool) => callHooks?.screens(tool) ?? false,
-      beforeCall: (call, signal) =>
-        callHooks ? callHooks.beforeCall(call, signal) : Promise.resolve({ notices: [] }),
-      async beforeRun(call) {
-        if (checkpoints && mayChangeFiles(call.info)) {
-          logged(await checkpoints.beforeCall(call, progress));
-        }
-        await callHooks?.beforeRun(call);
-      },
-      async afterCall(call, result, signal) {
-        if (checkpoints && mayChangeFiles(call.info)) logged(await checkpoints.afterCall(call.id));
-        return callHooks
-          ? await callHooks.afterCall(call, result, signal)
-          : { notices: [] as string[] };
-      },
-    };
-  }
-
-  /** A message the hooks stopped: nothing is sent, and the turn ends with the reason. */
+  /** A message a stage refused: nothing is sent, and the turn ends with the reason. */
   #refused(message: string, sink: LoopEventSink): TurnOutcome {
     this.#lastStop = "error";
     sink({ type: "done", stopReason: "error", text: "", errorMessage: message });
@@ -650,6 +394,6 @@ export class Conversation {
     this.#notes = [];
     this.#pendingStart = "clear";
     // The files the turns changed can still be put back.
-    this.parts.checkpoints?.detachMessages();
+    this.parts.stages.checkpoints?.detachMessages();
   }
 }

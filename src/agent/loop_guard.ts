@@ -1,7 +1,8 @@
 // The loop guard: a model that repeats an identical call (same tool, same arguments) which
 // returned the same result each time is answered from the third time on (configurable) with
-// a `repeated_call` result saying so, instead of running it again. The agent loop asks it
-// before each call (call_driver.ts) and tells it each result; it lives for one user message.
+// a `repeated_call` result saying so, instead of running it again. Its turn stage
+// (turn_kernel.ts) asks it before each call and tells it each result; it lives for one user
+// message.
 
 import { makeToolResult, type ToolCall, type ToolResult } from "../messages.ts";
 import { canonicalArguments } from "./repair_arguments.ts";

@@ -1,7 +1,8 @@
 // Argument repair: before a tool call's arguments are validated, fix the mistakes local
 // models make most (JSON inside a string, trailing commas, single quotes, bare keys, Python
 // constants, numbers and booleans as strings). Also counts identical failing calls, so the
-// loop can tell a model to stop repeating one. Plugs into call_driver.ts as its ArgumentParser.
+// loop can tell a model to stop repeating one. The parse stage (call_stages.ts) uses it as its
+// ArgumentParser.
 
 import { isRecord } from "../platform/json_values.ts";
 import { schemaTypes } from "../platform/json_schema_types.ts";

@@ -3,6 +3,8 @@
 // project's instruction files (AGENTS.md) follow the fixed rules, before the one line that
 // changes from day to day, so a server's prompt cache keeps them across sessions.
 
+import { TASK_COMPLETE } from "../tools/builtin_tools.ts";
+
 /** An instruction file as the prompt carries it (src/config/project_instructions.ts). */
 export interface PromptInstructions {
   /** How the file is named: relative to the workspace, or `~/...` for the user's. */
@@ -55,7 +57,7 @@ export function buildSystemPrompt(
     "Read a file before you edit it. Make the smallest change that does the job.",
     "A tool result is JSON: when success is false, read error_message and fix the call instead of repeating it.",
     "When the work is done, answer briefly with what you did" +
-    (options.tools.includes("task_complete") ? ", or call task_complete with a summary." : "."),
+    (options.tools.includes(TASK_COMPLETE.name) ? ", or call task_complete with a summary." : "."),
   ];
   const where = `Workspace: ${options.workspace} (${options.os}). Today is ${
     options.now.toISOString().slice(0, 10)

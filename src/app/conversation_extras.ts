@@ -1,26 +1,36 @@
-// What each conversation of a run gets besides its provider and tools, the same for every
-// front end: checkpoints of the write grant (with a resumed session's records), the hooks of
-// the user's and the trusted project's config, and images: the ones a message names, the
-// tools' pictures, both sent only to a model that can see and within image_max_size.
+// The stages each conversation of a run gets, the same for every front end: checkpoints of
+// the write grant (with a resumed session's records), the hooks of the user's and the trusted
+// project's config, images (the ones a message names, the tools' pictures, both sent only to a
+// model that can see and within image_max_size), the code tools' index update and curator,
+// the diagnostics after each edit, the note on a call the user changed, the news of background
+// jobs with each message, and argument repair.
 
 import type { Settings } from "../config/settings.ts";
-import type { ConversationParts } from "../agent/conversation.ts";
+import type { ConversationStages } from "../agent/conversation_parts.ts";
 import type { SessionRecorder } from "../agent/session_recorder.ts";
+import type { PlacedStage } from "../agent/call_flight.ts";
+import type { TurnStage } from "../agent/turn_stage.ts";
+import { EDIT_NOTE_STAGE } from "../agent/argument_edit.ts";
+import { repairArguments } from "../agent/repair_arguments.ts";
 import type { TurnCheckpoint } from "../checkpoints/turn_record.ts";
 import type { WorkspaceCheckpoints } from "../checkpoints/workspace_checkpoints.ts";
 import type { ImagePart, Message } from "../messages.ts";
 import type { Grants } from "../sandbox/grants.ts";
-import type { ToolRunner } from "../tools/tool_runner.ts";
 import type { OpenedProvider } from "./provider_openers.ts";
 import type { RunTools } from "./run_tools.ts";
-import { conversationCheckpoints, openWorkspaceCheckpoints } from "./run_checkpoints.ts";
+import {
+  checkpointStages,
+  conversationCheckpoints,
+  openWorkspaceCheckpoints,
+} from "./run_checkpoints.ts";
 import { openRunHooks } from "./run_hooks.ts";
 import { modelVision, type VisionVerdict } from "./model_vision.ts";
-import { type ImageGate, refuseUserImages, withImageGate } from "./image_gate.ts";
+import { type ImageGate, imageGateStage, refuseUserImages } from "./image_gate.ts";
 import { imageMentions, mentionedImage } from "./prompt_images.ts";
+import { skillTurnStage } from "./skill_turn_stage.ts";
 import { jobNews } from "../jobs/job_notes.ts";
-import { withDiagnostics } from "./with_diagnostics.ts";
-import { skillTurnHooks } from "./skill_turn_hooks.ts";
+import type { JobScope } from "../jobs/job_control.ts";
+import { diagnosticsStages } from "./diagnostics_stages.ts";
 
 /** What the extras of a workspace's conversations are made from. */
 export interface ExtrasOptions {
@@ -33,12 +43,6 @@ export interface ExtrasOptions {
   readonly opened: OpenedProvider;
   tools: RunTools;
 }
-
-/** The extras of one conversation. */
-export type ConversationExtras = Pick<
-  ConversationParts,
-  "checkpoints" | "callHooks" | "turnHooks" | "sessionStart" | "prepareMessage" | "turnNotes"
->;
 
 /** Makes the extras of a workspace's conversations (the model's sight is asked once). */
 export class WorkspaceExtras {
@@ -76,26 +80,27 @@ export class WorkspaceExtras {
   }
 
   /**
-   * The tools with the image gate (a picture reaches only a model that can see) and the
-   * diagnostics after each edit.
-   */
-  tools(runner: ToolRunner): ToolRunner {
-    const { tools, cwd } = this.#options;
-    return withDiagnostics(withImageGate(runner, this.gate), tools.diagnostics, cwd);
-  }
-
-  /**
-   * The extras of one conversation.
+   * The stages of one conversation, in order: on each call's path the code tools' (index
+   * update, curator), the image gate, the note on a changed call, the hooks' and the checkpoint
+   * gate, then the front end's own; in each turn the message's images, the hooks' and the
+   * checkpoints'.
    *
    * @param recorder Its session log (hooks see its id).
    * @param resumed A resumed session's checkpoints.
-   * @param messages The conversation's messages, once it exists (the skills' hooks read them).
+   * @param conversation A resumed session's checkpoints, the conversation's messages once it
+   *   exists (the skills' stage reads them), the front end's own call stages (ACP's diffs), and
+   *   whose background jobs its turns are told of (`jobOwner`: one of several conversations of
+   *   the workspace, JobTable.scope).
    */
   forConversation(
     recorder: SessionRecorder,
-    resumed?: { checkpoints: readonly TurnCheckpoint[] },
-    messages: () => readonly Message[] = () => [],
-  ): ConversationExtras {
+    conversation: {
+      resumed?: { checkpoints: readonly TurnCheckpoint[] };
+      messages?: () => readonly Message[];
+      front?: readonly PlacedStage[];
+      jobOwner?: string;
+    } = {},
+  ): ConversationStages {
     const { settings, grants, cwd, yes, opened, tools } = this.#options;
     // One per workspace: its conversations share the repository, the baseline and the claim.
     if (this.#checkpoints === undefined) {
@@ -108,7 +113,7 @@ export class WorkspaceExtras {
       }) ?? null;
     }
     const checkpoints = this.#checkpoints
-      ? conversationCheckpoints(this.#checkpoints, resumed?.checkpoints)
+      ? conversationCheckpoints(this.#checkpoints, conversation.resumed?.checkpoints)
       : undefined;
     const hooks = openRunHooks(settings, {
       cwd,
@@ -120,20 +125,43 @@ export class WorkspaceExtras {
       contextLength: () => this.#options.opened.contextLength,
       gate: tools.gate,
     });
+    const checkpointing = checkpoints && checkpointStages(checkpoints);
     // Skills announce what was installed since the start and outlive a compaction.
-    const turnHooks = tools.skills
-      ? skillTurnHooks(hooks?.turnHooks, tools.skills, messages)
-      : hooks?.turnHooks;
+    const skills = tools.skills &&
+      skillTurnStage(tools.skills, conversation.messages ?? (() => []));
     return {
+      call: [
+        ...tools.stages,
+        imageGateStage(this.gate),
+        ...diagnosticsStages(tools.diagnostics, cwd),
+        EDIT_NOTE_STAGE,
+        ...(checkpointing ? [checkpointing.after] : []),
+        ...(hooks?.call ?? []),
+        ...(checkpointing ? [checkpointing.gate] : []),
+        ...(conversation.front ?? []),
+      ],
+      turn: [
+        this.#imagesStage(),
+        ...(hooks ? [hooks.turn] : []),
+        ...(skills ? [skills] : []),
+        jobNewsStage(tools.jobs.scope(conversation.jobOwner ?? "")),
+        ...(checkpointing ? [checkpointing.turn] : []),
+      ],
+      parse: repairArguments,
       ...(checkpoints ? { checkpoints } : {}),
-      ...(hooks ? { callHooks: hooks.callHooks } : {}),
-      ...(turnHooks ? { turnHooks } : {}),
-      sessionStart: resumed ? "resume" : "startup",
-      prepareMessage: (text, given) => this.#prepare(text, given),
-      // Background jobs that ended (or wait for input) since the last message.
-      turnNotes: () => {
-        const news = jobNews(tools.jobs.takeNews());
-        return news === undefined ? [] : [news];
+    };
+  }
+
+  /** The images a message names, attached (or the message refused) before anything else. */
+  #imagesStage(): TurnStage {
+    return {
+      name: "images",
+      prepare: async (message) => {
+        if (message.text === null) return undefined;
+        const prepared = await this.#prepare(message.text, message.images);
+        if ("refused" in prepared) return prepared;
+        message.images = prepared.images;
+        return undefined;
       },
     };
   }
@@ -160,4 +188,17 @@ export class WorkspaceExtras {
     const refused = await refuseUserImages(images, this.gate);
     return refused === undefined ? { images } : { refused };
   }
+}
+
+/** Background jobs that ended (or wait for input) since the last message: said with the next. */
+function jobNewsStage(jobs: JobScope): TurnStage {
+  return {
+    name: "job_news",
+    send(message) {
+      if (message.text === null) return Promise.resolve(undefined);
+      const news = jobNews(jobs.takeNews());
+      if (news !== undefined) message.notes.push(news);
+      return Promise.resolve(undefined);
+    },
+  };
 }

@@ -104,9 +104,34 @@ export function splitArguments(text: string): string[] {
 }
 
 /**
- * The message a command sends: `$ARGUMENTS` is every argument as typed, `$1`..`$9` each
- * word (empty when not given). A template that uses neither gets the arguments appended, as
- * Claude Code does, so `/review src/a.ts` still says which file.
+ * A template with its arguments put in, as Claude Code does for Markdown commands and skills:
+ * `$ARGUMENTS` is every argument as typed, `$1`..`$9` each word (empty when not given). A
+ * template that uses neither gets the arguments appended as `ARGUMENTS: ...`, so
+ * `/review src/a.ts` still says which file.
+ *
+ * @param template A command's or a skill's body.
+ * @param args What was typed after the name.
+ * @returns The text.
+ *
+ * @example
+ * ```ts
+ * import { expandArguments } from "./custom_commands.ts";
+ * if (expandArguments("Fix $1 ($ARGUMENTS)", "12 x") !== "Fix 12 (12 x)") throw new Error();
+ * if (expandArguments("Review.", "a.ts") !== "Review.\n\nARGUMENTS: a.ts") throw new Error();
+ * ```
+ */
+export function expandArguments(template: string, args: string): string {
+  const typed = args.trim();
+  const uses = /\$ARGUMENTS|\$[1-9]/.test(template);
+  const words = splitArguments(typed);
+  const text = template
+    .replace(/\$ARGUMENTS/g, () => typed)
+    .replace(/\$([1-9])/g, (_all, n: string) => words[Number(n) - 1] ?? "");
+  return !uses && typed !== "" ? `${text}\n\nARGUMENTS: ${typed}` : text;
+}
+
+/**
+ * The message a command sends: its body with the arguments put in ({@linkcode expandArguments}).
  *
  * @param command The command.
  * @param args What was typed after the name.
@@ -121,13 +146,7 @@ export function splitArguments(text: string): string[] {
  * ```
  */
 export function expandCommand(command: CustomCommand, args: string): string {
-  const typed = args.trim();
-  const uses = /\$ARGUMENTS|\$[1-9]/.test(command.body);
-  const words = splitArguments(typed);
-  const text = command.body
-    .replace(/\$ARGUMENTS/g, () => typed)
-    .replace(/\$([1-9])/g, (_all, n: string) => words[Number(n) - 1] ?? "");
-  return !uses && typed !== "" ? `${text}\n\nARGUMENTS: ${typed}` : text;
+  return expandArguments(command.body, args);
 }
 
 /** What loading the command folders found. */

@@ -1,9 +1,11 @@
 // Images go to the model only when it can see them and they are within image_max_size: a
 // user's images are refused before anything is sent (with what to do), a tool's (read_file of
-// a picture) are left out of its result with a note the model reads instead.
+// a picture) are left out of its result with a note the model reads instead (a stage placed
+// after each call's run).
 
 import type { ImagePart } from "../messages.ts";
-import type { ToolRun, ToolRunner } from "../tools/tool_runner.ts";
+import type { ToolRun } from "../tools/tool_entry.ts";
+import type { PlacedStage } from "../agent/call_flight.ts";
 import { humanSize } from "../platform/human_size.ts";
 import type { VisionVerdict } from "./model_vision.ts";
 
@@ -49,45 +51,46 @@ export async function refuseUserImages(
 }
 
 /**
- * A tool runner whose results carry images only when the model can see them: otherwise the
- * images are left out and the result says why, so the model does not guess at a picture.
+ * The stage after the run that lets a tool's images (read_file of a picture) reach only a
+ * model that can see them, within image_max_size: otherwise they are left out and the result
+ * says why, so the model does not guess at a picture.
  *
- * @param runner The tools.
  * @param gate The model's sight and the size limit.
- * @returns The same tools, gated.
+ * @returns The stage, to place after the run.
  */
-export function withImageGate(runner: ToolRunner, gate: ImageGate): ToolRunner {
-  const gated: ToolRunner = {
-    list: () => runner.list(),
-    validate: (name, args) => runner.validate(name, args),
-    close: () => runner.close(),
-    async run(name, args, options): Promise<ToolRun> {
-      const run = await runner.run(name, args, options);
-      if (!run.images?.length) return run;
-      const verdict = await gate.vision();
-      const notes: string[] = [];
-      let images = run.images;
-      if (verdict.sees === false) {
-        notes.push(`The image was not shown to you: ${verdict.why ?? "the model cannot see"}`);
-        images = [];
-      }
-      const kept = images.filter((image) => image.bytes <= gate.maxBytes);
-      if (kept.length < images.length) {
-        notes.push(`An image over the ${humanSize(gate.maxBytes)} of image_max_size was not shown`);
-      }
-      if (notes.length === 0) return run;
-      const { images: _images, ...rest } = run;
-      const data = [run.result.data ?? "", ...notes.map((note) => `[${note}]`)].join("\n").trim();
-      return {
-        ...rest,
-        ...(kept.length > 0 ? { images: kept } : {}),
-        result: { ...run.result, data },
-      };
+export function imageGateStage(gate: ImageGate): PlacedStage {
+  return {
+    name: "image_gate",
+    after: "run",
+    async run(flight) {
+      const run = flight.run;
+      if (!run?.images?.length) return undefined;
+      const gated = await gatedRun(run, gate);
+      flight.run = gated;
+      flight.result = gated.result;
+      return undefined;
     },
   };
-  // The runner's optional parts pass through: the approval prompt's diff comes from preview.
-  if (runner.ready) gated.ready = () => runner.ready!();
-  if (runner.unavailableReason) gated.unavailableReason = (name) => runner.unavailableReason!(name);
-  if (runner.preview) gated.preview = (name, args, state) => runner.preview!(name, args, state);
-  return gated;
+}
+
+async function gatedRun(run: ToolRun, gate: ImageGate): Promise<ToolRun> {
+  const verdict = await gate.vision();
+  const notes: string[] = [];
+  let images = run.images ?? [];
+  if (verdict.sees === false) {
+    notes.push(`The image was not shown to you: ${verdict.why ?? "the model cannot see"}`);
+    images = [];
+  }
+  const kept = images.filter((image) => image.bytes <= gate.maxBytes);
+  if (kept.length < images.length) {
+    notes.push(`An image over the ${humanSize(gate.maxBytes)} of image_max_size was not shown`);
+  }
+  if (notes.length === 0) return run;
+  const { images: _images, ...rest } = run;
+  const data = [run.result.data ?? "", ...notes.map((note) => `[${note}]`)].join("\n").trim();
+  return {
+    ...rest,
+    ...(kept.length > 0 ? { images: kept } : {}),
+    result: { ...run.result, data },
+  };
 }

@@ -3,7 +3,8 @@
 // policy rule that denies the call denies the mention too. The user typed the mention, so
 // nothing asks.
 
-import type { ToolRunner } from "../tools/tool_runner.ts";
+import type { ToolSource } from "../tools/tool_entry.ts";
+import { builtinOf } from "../tools/builtin_tools.ts";
 import type { MentionSource, MentionToolResult } from "./mentions.ts";
 
 /** Where the mentions of one message are read. */
@@ -14,53 +15,37 @@ export interface MentionSourceOptions {
 }
 
 /**
- * A mention source over a tool runner (the sandbox host, not the curator's wrapper).
+ * A mention source over the sandboxed plugins (the host, whose entries no stage gates or
+ * curates).
  *
- * @param runner The tools as the sandbox runs them.
+ * @param source The sandboxed plugins.
  * @param options The policy check and the signal that stops a read.
  * @returns The source expandMentions reads from.
- *
- * @example
- * ```ts
- * import { mentionSourceOf } from "./mention_source.ts";
- * const runner = {
- *   list: () => [],
- *   unavailableReason: () => "--allow-read",
- *   validate: () => Promise.reject(new Error("not reached")),
- *   run: () => Promise.reject(new Error("not reached")),
- *   close: () => Promise.resolve(),
- * };
- * const result = await mentionSourceOf(runner).run("read_file", { path: "a.txt" });
- * if (result.ok || !result.message.includes("--allow-read")) throw new Error(JSON.stringify(result));
- * ```
  */
 export function mentionSourceOf(
-  runner: ToolRunner,
+  source: ToolSource,
   options: MentionSourceOptions = {},
 ): MentionSource {
   return {
     async run(tool, args): Promise<MentionToolResult> {
       // The REPL takes input before the tool list has loaded.
-      await runner.ready?.();
-      if (!runner.list().some((info) => info.name === tool)) {
-        const flag = runner.unavailableReason?.(tool);
+      const entry = await builtinOf(source, tool);
+      if (!entry) {
         return {
           ok: false,
           errorType: "permission_denied",
-          message: flag
-            ? `reading files needs ${flag}: restart harness with ${flag}`
-            : `the ${tool} tool is not loaded`,
+          message: `the ${tool.name} tool is not loaded`,
         };
       }
-      const denied = options.denies?.(tool, args);
+      const denied = options.denies?.(tool.name, args);
       if (denied !== undefined) {
         return { ok: false, errorType: "permission_denied", message: denied };
       }
-      const validated = await runner.validate(tool, args);
+      const validated = await entry.validate(args);
       if (!validated.ok) {
         return { ok: false, errorType: "validation_failed", message: validated.error.join("; ") };
       }
-      const run = await runner.run(tool, validated.value, {
+      const run = await entry.run(validated.value, {
         state: {},
         ...(options.signal ? { signal: options.signal } : {}),
       });

@@ -3,6 +3,8 @@
 // the model's grants and deny rules, so a mention can show the model nothing a tool call
 // could not. A mention that cannot be read refuses the whole message before it is sent.
 
+import { LS, READ_FILE } from "../tools/builtin_tools.ts";
+
 /** One `@` mention in a message. */
 export interface Mention {
   /** Index of the `@` and the end of the mention in the message. */
@@ -22,7 +24,7 @@ export type MentionToolResult =
 /** How mentions are read: the sandboxed tools, and an optional hook for images. */
 export interface MentionSource<I = never> {
   /** Runs read_file or ls with these arguments, as the model's call would run. */
-  run(tool: "read_file" | "ls", args: { path: string }): Promise<MentionToolResult>;
+  run(tool: typeof READ_FILE | typeof LS, args: { path: string }): Promise<MentionToolResult>;
   /**
    * Attaches an image (`@pic.png`): the part to send, or why not. Without it an image path is
    * left alone here (the run's image handling, app/prompt_images.ts, reads it).
@@ -115,9 +117,9 @@ function bare(text: string, from: number): { path: string; end: number } {
  *
  * @example
  * ```ts
- * import { expandMentions } from "./mentions.ts";
- * const source = {
- *   run: (_tool: "read_file" | "ls", args: { path: string }) =>
+ * import { expandMentions, type MentionSource } from "./mentions.ts";
+ * const source: MentionSource = {
+ *   run: (_tool, args) =>
  *     Promise.resolve(args.path === "a.txt"
  *       ? { ok: true as const, output: "1: hello" }
  *       : { ok: false as const, errorType: "not_found", message: "no such file" }),
@@ -172,12 +174,12 @@ async function attach(
   source: MentionSource<unknown>,
 ): Promise<{ block: string } | { missing: true } | { refused: string }> {
   const path = mention.folder ? mention.path.replace(/\/+$/, "") || "." : mention.path;
-  let result = mention.folder ? undefined : await source.run("read_file", { path });
+  let result = mention.folder ? undefined : await source.run(READ_FILE, { path });
   let folder = mention.folder;
   // `@src` names a folder as well as `@src/` does.
   if (result && !result.ok && /is a directory/.test(result.message)) result = undefined;
   if (result === undefined) {
-    result = await source.run("ls", { path });
+    result = await source.run(LS, { path });
     folder = true;
   }
   if (result.ok) {

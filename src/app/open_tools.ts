@@ -7,7 +7,7 @@ import type { Settings } from "../config/settings.ts";
 import { configDir } from "../config/folders.ts";
 import { formatAgentError } from "../errors.ts";
 import { checkProjectTrust, type TrustIO } from "../permissions/project_trust.ts";
-import { discoverPlugins } from "../plugins/load_plugins.ts";
+import { discoverPlugins, type PluginFile } from "../plugins/load_plugins.ts";
 import { schemaCachePath } from "../plugins/schema_cache.ts";
 import type { Grants } from "../sandbox/grants.ts";
 import { type CommandSandbox, describeCommandSandbox } from "../sandbox/command_sandbox.ts";
@@ -59,13 +59,6 @@ export async function openTools(
   }
 > {
   const warnings: string[] = [];
-  const discovered = await discoverPlugins({
-    cwd: options.cwd,
-    userDir: `${configDir()}/plugins`,
-    pluginDirs: options.settings.plugins,
-    namedDirs: options.settings.namedPluginDirs,
-  });
-  for (const error of discovered.errors) warnings.push(formatAgentError(error));
   // Built before any tool runs, whatever the flags (issue 38): tools, commands and the
   // editor's files ask the same gate.
   const gate = options.gate ?? openWorkspaceGate({
@@ -74,26 +67,7 @@ export async function openTools(
     cwd: options.cwd,
     outputsRoot: options.dataDir,
   });
-  // Plugin files load whatever the read grant, but not one the gate refuses otherwise (a link
-  // to a --deny-read file, harness's data folder, a moved entry): it is not even hashed.
-  // Without a search engine web_search is not loaded: nothing can search.
-  let files = withoutUnconfiguredSearch(discovered.files, options.settings.webSearchUrl)
-    .filter((file) => {
-      const verdict = gate.check("read", file.path);
-      if (verdict.ok || verdict.refusal.reason === "not_granted") return true;
-      warnings.push(`Skipping plugin "${file.path}": ${verdict.refusal.message}`);
-      return false;
-    });
-  const project = files.filter((file) => file.origin === "project");
-  if (project.length > 0) {
-    const trust = await checkProjectTrust(project.map((file) => file.path), {
-      io: options.io,
-      interactive: options.interactive,
-      cwd: options.cwd,
-    });
-    const load = new Set(trust.load);
-    files = files.filter((file) => file.origin !== "project" || load.has(file.path));
-  }
+  const files = await pluginFiles(options, gate, warnings);
   const cacheFile = schemaCachePath(Deno.env.toObject());
   const toolGrants = webSearchGrants(options.settings.webSearchUrl);
   const commandSandbox = startCommandSandbox(options, gate);
@@ -130,6 +104,43 @@ export async function openTools(
     commandSandbox,
     gate,
   };
+}
+
+/**
+ * The plugin files to load: discovered, then those the gate refuses left out (a link to a
+ * --deny-read file, harness's data folder, a moved entry: not even hashed), web_search without
+ * an engine, and the project's the user does not trust.
+ */
+async function pluginFiles(
+  options: OpenToolsOptions,
+  gate: FileGate,
+  warnings: string[],
+): Promise<PluginFile[]> {
+  const discovered = await discoverPlugins({
+    cwd: options.cwd,
+    userDir: `${configDir()}/plugins`,
+    pluginDirs: options.settings.plugins,
+    namedDirs: options.settings.namedPluginDirs,
+  });
+  for (const error of discovered.errors) warnings.push(formatAgentError(error));
+  // Plugin files load whatever the read grant, but not one the gate refuses otherwise.
+  // Without a search engine web_search is not loaded: nothing can search.
+  const files = withoutUnconfiguredSearch(discovered.files, options.settings.webSearchUrl)
+    .filter((file) => {
+      const verdict = gate.check("read", file.path);
+      if (verdict.ok || verdict.refusal.reason === "not_granted") return true;
+      warnings.push(`Skipping plugin "${file.path}": ${verdict.refusal.message}`);
+      return false;
+    });
+  const project = files.filter((file) => file.origin === "project");
+  if (project.length === 0) return files;
+  const trust = await checkProjectTrust(project.map((file) => file.path), {
+    io: options.io,
+    interactive: options.interactive,
+    cwd: options.cwd,
+  });
+  const load = new Set(trust.load);
+  return files.filter((file) => file.origin !== "project" || load.has(file.path));
 }
 
 /**

@@ -158,7 +158,7 @@ export async function openWorkspace(
       // The jobs' commands are the model's text: escapes show as text.
       if (line !== undefined) frontEnd.io.write(`${terminalLine(line)}\n`);
       await tools.diagnostics.close();
-      await tools.runner.close();
+      await tools.set.close();
     },
   };
 }

@@ -1,12 +1,13 @@
 // What every front end does with a user's message before a turn: `/name args` of a custom
-// command becomes its text, and the @ mentions in it are attached through the sandbox
+// command or a skill becomes its text, and the @ mentions in it are attached through the sandbox
 // (app/mentions.ts), a policy rule that denies the read denying the mention too.
 
 import { type CustomCommand, expandCommand } from "./custom_commands.ts";
+import type { RunSkills } from "./run_skills.ts";
 import { expandMentions, type MentionSource, parseMentions } from "./mentions.ts";
 import { mentionSourceOf } from "./mention_source.ts";
 import type { LoadedRule } from "../permissions/policy.ts";
-import type { ToolRunner } from "../tools/tool_runner.ts";
+import type { ToolSource } from "../tools/tool_entry.ts";
 
 /** A message ready to send, or why it is not sent. */
 export type PreparedMessage =
@@ -18,13 +19,14 @@ export type PreparedMessage =
 export interface MessageWorkspace {
   cwd: string;
   /** The sandboxed tools as the host runs them (read_file and ls are never curated here). */
-  host: ToolRunner;
+  host: ToolSource;
   /** The policy rules in force. */
   rules: () => readonly LoadedRule[];
 }
 
 /**
- * The custom command a message calls, if it is `/name args` of one.
+ * The text a message sends when it is `/name args` of a custom command or, failing that, of a
+ * skill (its text with the arguments put in: run_skills.ts); undefined for any other message.
  *
  * @example
  * ```ts
@@ -37,11 +39,13 @@ export interface MessageWorkspace {
 export function customCommandCall(
   text: string,
   commands: readonly CustomCommand[],
+  skills?: Pick<RunSkills, "commandCall">,
 ): string | undefined {
   const match = /^\/([^\s]+)(?:\s+([^]*))?$/.exec(text.trim());
   if (!match) return undefined;
   const command = commands.find((c) => c.name === match[1]);
-  return command ? expandCommand(command, match[2] ?? "") : undefined;
+  if (command) return expandCommand(command, match[2] ?? "");
+  return skills?.commandCall(text);
 }
 
 /**

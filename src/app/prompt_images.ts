@@ -7,7 +7,8 @@
 import { homeDir } from "../config/folders.ts";
 import type { ImagePart } from "../messages.ts";
 import { hasImageExtension, readImageFile } from "../platform/image_file.ts";
-import type { ToolRunner } from "../tools/tool_runner.ts";
+import type { ToolSource } from "../tools/tool_entry.ts";
+import { builtinOf, READ_FILE } from "../tools/builtin_tools.ts";
 import type { FileGate } from "../gate/file_gate.ts";
 
 /** A pasted image path in a message. */
@@ -127,23 +128,17 @@ export async function pastedImages(
  * deny rules and the workspace check apply as for the model's call), which returns a picture
  * as an image.
  *
- * @param runner The sandbox's tools (not a gated or curated wrapper).
+ * @param source The sandboxed plugins (their entries run as they are: no stage gates them).
  * @returns For a path: the image, or why it cannot be attached.
  */
 export function mentionedImage(
-  runner: ToolRunner,
+  source: ToolSource,
 ): (path: string) => Promise<{ ok: true; part: ImagePart } | { ok: false; message: string }> {
   return async (path) => {
     // The REPL takes messages before the plugins are listed.
-    await runner.ready?.();
-    if (!runner.list().some((tool) => tool.name === "read_file")) {
-      const flag = runner.unavailableReason?.("read_file");
-      return {
-        ok: false,
-        message: flag ? `reading files needs ${flag}` : "the read_file tool is not loaded",
-      };
-    }
-    const run = await runner.run("read_file", { path, offset: 1, limit: 1 }, { state: {} });
+    const readFile = await builtinOf(source, READ_FILE);
+    if (!readFile) return { ok: false, message: "the read_file tool is not loaded" };
+    const run = await readFile.run({ path, offset: 1, limit: 1 }, { state: {} });
     if (!run.result.success) {
       return { ok: false, message: run.result.error_message ?? "unreadable" };
     }

@@ -4,7 +4,9 @@
 // came back, which kept the user's edits, which were left and why, and where the
 // conversation now stands. Nothing changed since is overwritten unless the user says so.
 
-import type { Conversation, ConversationTurn, RestoredFiles } from "../agent/conversation.ts";
+import type { Conversation } from "../agent/conversation.ts";
+import type { ConversationTurn } from "../agent/conversation_parts.ts";
+import type { RestoredFiles } from "../agent/conversation_restore.ts";
 import type { LoopEventSink } from "../agent/loop_events.ts";
 import type { RestorePlan } from "../checkpoints/turn_checkpoints.ts";
 

@@ -63,7 +63,8 @@ export async function openRunApproval(options: RunApprovalOptions): Promise<RunA
     if (options.rules.length === 0) return undefined; // no rule to misspell: nothing to load
     const { checkRuleNames } = await import("../permissions/check_rule_names.ts");
     // Every tool counts, also those not offered under these flags: a rule may name one.
-    const problem = checkRuleNames(options.rules, [...tools.runner.list(), ...tools.host.list()]);
+    const known = tools.set.entries().map((entry) => entry.info);
+    const problem = checkRuleNames(options.rules, [...known, ...tools.host.list()]);
     return problem && formatPolicyFileError(problem);
   });
   const denyAll = rulesProblem.then((problem) => {

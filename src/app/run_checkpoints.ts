@@ -1,9 +1,9 @@
 // The checkpoints of a run's conversations, for every front end: what they may read and write
-// (the workspace's file gate), what they cover (the
-// write grant inside the workspace; all of it when commands can write anywhere), where the
-// shadow repository lives (the data folder, one per workspace) and the git program. A
-// workspace's checkpoints are shared by its conversations; each conversation gets its own
-// TurnCheckpoints, with the records a resumed session brings.
+// (the workspace's file gate), what they cover (the write grant inside the workspace; all of
+// it when commands can write anywhere), where the shadow repository lives (the data folder,
+// one per workspace) and the git program. A workspace's checkpoints are shared by its
+// conversations; each conversation gets its own TurnCheckpoints, with the records a resumed
+// session brings, and their stages: in each turn, and around a call that may change files.
 
 import { join, relative } from "node:path";
 import type { Settings } from "../config/settings.ts";
@@ -14,6 +14,11 @@ import { findProgram } from "../sandbox/command_sandbox_probe.ts";
 import type { TurnCheckpoint } from "../checkpoints/turn_record.ts";
 import { TurnCheckpoints } from "../checkpoints/turn_checkpoints.ts";
 import { ShadowGitError } from "../checkpoints/shadow_git.ts";
+import type { CallFlight, PlacedStage } from "../agent/call_flight.ts";
+import type { ConversationStages } from "../agent/conversation_parts.ts";
+import type { LoopEventSink } from "../agent/loop_events.ts";
+import type { TurnStage } from "../agent/turn_stage.ts";
+import { mayChangeFiles } from "../tools/tool_entry.ts";
 import type { CheckpointAccess } from "../checkpoints/checkpoint_paths.ts";
 import { WorkspaceCheckpoints } from "../checkpoints/workspace_checkpoints.ts";
 import type { FileGate } from "../gate/file_gate.ts";
@@ -201,4 +206,77 @@ export function openCheckpoints(
   const workspace = openWorkspaceCheckpoints(settings, options);
   if (workspace === undefined) return undefined;
   return conversationCheckpoints(workspace, records, { closesWorkspace: true });
+}
+
+/** The checkpoint feature's stages: in each turn, and around each call's run. */
+export interface CheckpointStages {
+  /** Begins the turn's record before its message is sent, and ends it when the turn ends. */
+  turn: TurnStage;
+  /**
+   * Before a call that may change files runs, the state of what it names (or a mark for a
+   * command); the record is logged then, so a turn cut short can be undone.
+   */
+  gate: PlacedStage;
+  /** After such a call ran: the state of what it changed, logged again. */
+  after: PlacedStage;
+}
+
+/**
+ * The stages of a conversation's checkpoints.
+ *
+ * @param checkpoints The conversation's TurnCheckpoints ({@linkcode conversationCheckpoints}).
+ * @returns The turn stage and the stages around the run.
+ */
+export function checkpointStages(checkpoints: TurnCheckpoints): CheckpointStages {
+  const logged = (sink: LoopEventSink, checkpoint?: TurnCheckpoint) => {
+    for (const message of checkpoints.takeWarnings()) sink({ type: "warning", message });
+    if (checkpoint) sink({ type: "checkpoint", checkpoint });
+  };
+  const changes = (flight: CallFlight) => mayChangeFiles(flight.entry!.info);
+  return {
+    turn: {
+      name: "checkpoints",
+      send(message, turn) {
+        const { at, said } = message.position();
+        checkpoints.begin(at, said);
+        // Said before anything changes: another session working in the folder.
+        logged(turn.sink);
+        return Promise.resolve(undefined);
+      },
+      async end(turn) {
+        logged(turn.sink, await checkpoints.end());
+      },
+    },
+    gate: {
+      name: "checkpoint",
+      before: "run",
+      async run(flight, scope) {
+        if (!changes(flight)) return undefined;
+        const { info } = flight.entry!;
+        const call = { id: flight.call.id, name: info.name, args: flight.args, info };
+        const progress = (message: string) => scope.sink({ type: "warning", message });
+        logged(scope.sink, await checkpoints.beforeCall(call, progress));
+        return undefined;
+      },
+    },
+    after: {
+      name: "checkpoint_after",
+      after: "run",
+      async run(flight, scope) {
+        if (changes(flight)) logged(scope.sink, await checkpoints.afterCall(flight.call.id));
+        return undefined;
+      },
+    },
+  };
+}
+
+/**
+ * A conversation's stages when checkpoints are its only feature (benchmarks, tests of undo).
+ *
+ * @param checkpoints The conversation's TurnCheckpoints.
+ * @returns Its stages: the checkpoints' around each call and in each turn.
+ */
+export function checkpointedStages(checkpoints: TurnCheckpoints): ConversationStages {
+  const { gate, after, turn } = checkpointStages(checkpoints);
+  return { call: [gate, after], turn: [turn], checkpoints };
 }

@@ -1,7 +1,7 @@
 // The hooks of a run, for every front end: the user's hooks run as the user's own scripts; a
 // trusted project's run through the command sandbox (bubblewrap, sandbox-exec) under the
-// run's grants, and not at all where no sandbox works. Their outcomes are handed to the agent
-// through its seams (agent/turn_hooks.ts), Claude Code's field names read back into harness's.
+// run's grants, and not at all where no sandbox works. Their outcomes reach the agent through
+// the stages of hook_stages.ts, placed on each call's path and in each turn.
 
 import type { Settings } from "../config/settings.ts";
 import type { Grants } from "../sandbox/grants.ts";
@@ -9,18 +9,19 @@ import { type CommandSandbox, spawnCommand } from "../sandbox/command_sandbox.ts
 import { probeCommandSandbox } from "../sandbox/command_sandbox_probe.ts";
 import { HookRunner, type HookSource } from "../hooks/hook_runner.ts";
 import { type HookSpawner, spawnAsUser } from "../hooks/run_hook_command.ts";
-import { claudeCodeToolName, harnessArguments } from "../hooks/hook_tool_names.ts";
-import type { CallHooks, HookedCall, TurnHooks } from "../agent/turn_hooks.ts";
-import type { ToolResult } from "../messages.ts";
-import { isAbsolute, join } from "node:path";
+import type { PlacedStage } from "../agent/call_flight.ts";
+import type { TurnStage } from "../agent/turn_stage.ts";
+import { hookCallStages, hookTurnStage } from "./hook_stages.ts";
 import type { FileGate } from "../gate/file_gate.ts";
 import { movedSentence } from "../sandbox/moved_entries.ts";
 
-/** The hooks of a run, as the conversation takes them. */
+/** The hooks of a run, as the conversation takes them: stages. */
 export interface RunHooks {
   runner: HookRunner;
-  callHooks: CallHooks;
-  turnHooks: TurnHooks;
+  /** PreToolUse before approval, PostToolUse after the run. */
+  call: PlacedStage[];
+  /** UserPromptSubmit, SessionStart and Stop. */
+  turn: TurnStage;
 }
 
 /** What a run's hooks need besides the settings. */
@@ -45,7 +46,7 @@ export interface RunHooksOptions {
  *
  * @param settings The user's hooks and the trusted project's.
  * @param options Folder, grants, mode, model and session id.
- * @returns The runner and the agent's seams.
+ * @returns The runner and its stages.
  */
 export function openRunHooks(
   settings: Pick<Settings, "hooks" | "projectHooks">,
@@ -73,7 +74,7 @@ export function openRunHooks(
     ...(options.contextLength ? { contextLength: options.contextLength } : {}),
     ...(gate ? { afterHooks: () => movedNotice(gate) } : {}),
   });
-  return { runner, callHooks: callHooksOf(runner, options.cwd), turnHooks: turnHooksOf(runner) };
+  return { runner, call: hookCallStages(runner, options.cwd), turn: hookTurnStage(runner) };
 }
 
 /** The sentence for entries a hook moved (each said once), or undefined. */
@@ -118,97 +119,4 @@ async function projectSpawner(
       stderr: "piped",
     });
   return spawn;
-}
-
-/**
- * The agent's call seams over a hook runner: PreToolUse before approval (Claude Code's
- * `updatedInput` read back into harness's arguments), PostToolUse after the call.
- *
- * @param runner The run's hooks.
- * @param workspace The workspace (Claude Code's paths are absolute).
- * @returns The seams.
- */
-export function callHooksOf(runner: HookRunner, workspace: string): CallHooks {
-  return {
-    screens: (tool) =>
-      runner.has("PreToolUse", [tool, claudeCodeToolName(tool), claudeCodeToolName(tool, "mcp")]),
-    async beforeCall(call, signal) {
-      const outcome = await runner.preToolUse(hookCall(call), signal);
-      return {
-        notices: outcome.notices,
-        ...(outcome.block === undefined ? {} : { deny: outcome.block }),
-        ...(outcome.permission === undefined ? {} : { approval: outcome.permission }),
-        ...(outcome.updatedInput === undefined
-          ? {}
-          : { args: harnessArguments(call.name, outcome.updatedInput, workspace) }),
-        ...(outcome.context === undefined ? {} : { context: outcome.context }),
-        ...(outcome.stop === undefined ? {} : { stop: outcome.stop }),
-      };
-    },
-    beforeRun: () => Promise.resolve(),
-    async afterCall(call, result, signal) {
-      const outcome = await runner.postToolUse(
-        hookCall(call),
-        toolResponse(call, result, workspace),
-        signal,
-      );
-      return {
-        notices: outcome.notices,
-        ...(outcome.block === undefined ? {} : { feedback: outcome.block }),
-        ...(outcome.context === undefined ? {} : { context: outcome.context }),
-        ...(outcome.stop === undefined ? {} : { stop: outcome.stop }),
-      };
-    },
-  };
-}
-
-/**
- * The agent's turn seams over a hook runner: UserPromptSubmit, Stop and SessionStart.
- *
- * @param runner The run's hooks.
- * @returns The seams.
- */
-export function turnHooksOf(runner: HookRunner): TurnHooks {
-  return {
-    async promptSubmitted(prompt, signal) {
-      const outcome = await runner.userPromptSubmit(prompt, signal);
-      return {
-        notices: outcome.notices,
-        ...(outcome.block === undefined ? {} : { block: outcome.block }),
-        ...(outcome.context === undefined ? {} : { context: outcome.context }),
-        ...(outcome.stop === undefined ? {} : { stop: outcome.stop }),
-      };
-    },
-    async stopping(answer, active, signal) {
-      const outcome = await runner.stop(active, answer, signal);
-      // `continue: false` lets the model stop, whatever a block said.
-      const goOn = outcome.stop === undefined ? outcome.block : undefined;
-      return { notices: outcome.notices, ...(goOn === undefined ? {} : { goOn }) };
-    },
-    async sessionStarted(source, signal) {
-      const outcome = await runner.sessionStart(source, signal);
-      return {
-        notices: outcome.notices,
-        ...(outcome.context === undefined ? {} : { context: outcome.context }),
-      };
-    },
-  };
-}
-
-function hookCall(call: HookedCall) {
-  return {
-    id: call.id,
-    name: call.name,
-    args: call.args,
-    ...(call.info.server === undefined ? {} : { server: call.info.server }),
-  };
-}
-
-/** `tool_response`: harness's result, with Claude Code's `filePath` for a file tool. */
-function toolResponse(call: HookedCall, result: ToolResult, workspace: string): unknown {
-  const args = call.args as Record<string, unknown> | undefined;
-  const path = typeof args?.path === "string" ? args.path : undefined;
-  const fileTool = ["write_file", "edit_file", "read_file", "insert_lines", "replace_lines"];
-  if (path === undefined || !fileTool.includes(call.name)) return result;
-  return { ...result, filePath: isAbsolute(path) ? path : join(workspace, path) };
 }

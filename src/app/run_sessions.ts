@@ -1,23 +1,24 @@
 // How a workspace makes conversations, the same for every front end: a new session in the
 // log with the system prompt first, or one loaded from the log. Each conversation gets the
-// run's provider, limits, window, compaction and argument repair; the front end passes the
-// approver (how it asks) and, when it wraps them, the tools.
+// run's provider, the workspace's tools, the limits, the window and the features' stages
+// (conversation_extras.ts); the front end passes the approver (how it asks) and, when it has
+// them, a file port for the file tools and stages of its own (ACP: the editor's files, diffs).
 
 import type { Settings } from "../config/settings.ts";
 import type { AgentError, Result } from "../errors.ts";
-import { Conversation, type ConversationParts } from "../agent/conversation.ts";
+import { Conversation } from "../agent/conversation.ts";
+import type { ConversationParts, ConversationWindow } from "../agent/conversation_parts.ts";
 import type { SessionRecorder } from "../agent/session_recorder.ts";
 import { buildSystemPrompt, type PromptInstructions } from "../agent/system_prompt.ts";
-import { repairArguments } from "../agent/repair_arguments.ts";
 import type { TokenCounter } from "../providers/token_counter.ts";
 import type { Approver } from "../permissions/approver.ts";
 import { formatGrants, type Grants } from "../sandbox/grants.ts";
 import type { LoadedSession, SessionStore } from "../sessions/session_store_types.ts";
-import type { ToolRunner } from "../tools/tool_runner.ts";
-import type { Message } from "../messages.ts";
+import type { FilePort } from "../tools/file_port.ts";
+import type { PlacedStage } from "../agent/call_flight.ts";
+import { callSeat } from "../sandbox/tool_offer.ts";
 import type { OpenedProvider } from "./provider_openers.ts";
 import type { RunTools } from "./run_tools.ts";
-import type { TurnCheckpoint } from "../checkpoints/turn_checkpoints.ts";
 import { WorkspaceExtras } from "./conversation_extras.ts";
 
 export interface RunSessionsOptions {
@@ -38,11 +39,18 @@ export interface RunSessionsOptions {
   tokenCounter: TokenCounter;
 }
 
-/** A conversation's own parts: how it asks, and its tools when the front end wraps them. */
+/** A conversation's own parts: how it asks, and what its front end adds to the tools. */
 export interface ConversationSeat {
   approver: Approver;
-  /** The workspace's offered tools, wrapped (ACP's editor files); default: as offered. */
-  tools?: ToolRunner;
+  /** Where the built-in file tools read and write (ACP: the editor's buffers). */
+  files?: FilePort;
+  /** Stages of the front end's own on each call's path (ACP: diffs of edits). */
+  stages?: readonly PlacedStage[];
+  /**
+   * Names the conversation's background jobs when the workspace has several conversations
+   * at once (ACP): it starts, sees and is told of its own only. Default: the front end's one.
+   */
+  jobOwner?: string;
 }
 
 /** Makes the conversations of one workspace. */
@@ -64,6 +72,14 @@ export interface RunSessions {
   systemPrompt(): string;
 }
 
+/** What a seat adds to each conversation's stages: the front end's own, and its jobs' owner. */
+function frontOf(seat: ConversationSeat): { front?: readonly PlacedStage[]; jobOwner?: string } {
+  return {
+    ...(seat.stages ? { front: seat.stages } : {}),
+    ...(seat.jobOwner === undefined ? {} : { jobOwner: seat.jobOwner }),
+  };
+}
+
 /** The conversations of one workspace, sharing its provider, tools and store. */
 export function runSessions(options: RunSessionsOptions): RunSessions {
   const { settings, store, cwd, tools } = options;
@@ -83,35 +99,24 @@ export function runSessions(options: RunSessionsOptions): RunSessions {
   const partsWith = (
     seat: ConversationSeat,
     recorder: SessionRecorder,
-    resumed?: { checkpoints: readonly TurnCheckpoint[] },
-    messages?: () => readonly Message[],
-  ): ConversationParts => {
-    const { opened } = options;
-    const { provider } = opened;
-    return {
-      provider,
-      tools: extras.tools(seat.tools ?? tools.runner),
-      approver: seat.approver,
-      recorder,
-      ...extras.forConversation(recorder, resumed, messages),
-      limits: { maxIterations: settings.maxIterations, maxToolCalls: settings.maxToolCalls },
-      parseArguments: repairArguments,
-      ...(opened.contextLength ? { contextLength: opened.contextLength } : {}),
-      ...(opened.contextSource ? { contextSource: opened.contextSource } : {}),
-      contextRaise: settings.modelFile !== undefined
-        ? "--ctx-size"
-        : provider.name === "ollama"
-        ? "--num-ctx"
-        : "the server's context size (llama-server -c, vLLM --max-model-len, LM Studio's context length)",
-      compactAt: settings.compactAt,
-      tokenCounter: options.tokenCounter,
+    conversation: Parameters<WorkspaceExtras["forConversation"]>[1] = {},
+  ): ConversationParts => ({
+    provider: options.opened.provider,
+    tools: { ...tools.scope, ...callSeat(seat) },
+    approver: seat.approver,
+    recorder,
+    limits: {
+      maxIterations: settings.maxIterations,
+      maxToolCalls: settings.maxToolCalls,
       loopGuard: settings.loopGuard,
-    };
-  };
+    },
+    window: conversationWindow(options),
+    stages: extras.forConversation(recorder, { ...conversation, ...frontOf(seat) }),
+  });
   // The plugins may still be loading (the REPL's prompt does not wait for them): until the
   // host has listed them, their files' names stand in (the code tools are listed at once).
   const toolNames = () => {
-    const listed = tools.runner.list().map((tool) => tool.name);
+    const listed = tools.offer().infos.map((tool) => tool.name);
     return tools.host.list().length > 0 ? listed : [...tools.pluginNames, ...listed];
   };
   const systemPrompt = () => {
@@ -142,10 +147,7 @@ export function runSessions(options: RunSessionsOptions): RunSessions {
       // The skills' hooks read this conversation's messages, once it exists.
       let conversation: Conversation | undefined = undefined;
       const messages = () => conversation?.messages ?? [];
-      conversation = Conversation.start(
-        partsWith(seat, recorder, undefined, messages),
-        systemPrompt(),
-      );
+      conversation = Conversation.start(partsWith(seat, recorder, { messages }), systemPrompt());
       return started.ok ? { conversation } : { conversation, error: started.error };
     },
     load(id, seat) {
@@ -164,12 +166,30 @@ export function runSessions(options: RunSessionsOptions): RunSessions {
       }
       let conversation: Conversation | undefined = undefined;
       const current = () => conversation?.messages ?? [];
-      conversation = new Conversation(partsWith(seat, writer, loaded.value, current), {
+      const parts = partsWith(seat, writer, { resumed: loaded.value, messages: current });
+      conversation = new Conversation(parts, {
         messages,
         state,
+        starting: "resume",
       });
       return { ok: true, value: { conversation, loaded: loaded.value } };
     },
     systemPrompt,
+  };
+}
+
+/** The window of the run's model as a conversation knows it, and how the user raises it. */
+function conversationWindow(options: RunSessionsOptions): ConversationWindow {
+  const { opened, settings } = options;
+  return {
+    ...(opened.contextLength ? { contextLength: opened.contextLength } : {}),
+    ...(opened.contextSource ? { contextSource: opened.contextSource } : {}),
+    contextRaise: settings.modelFile !== undefined
+      ? "--ctx-size"
+      : opened.provider.name === "ollama"
+      ? "--num-ctx"
+      : "the server's context size (llama-server -c, vLLM --max-model-len, LM Studio's context length)",
+    compactAt: settings.compactAt,
+    tokenCounter: options.tokenCounter,
   };
 }

@@ -10,7 +10,8 @@ import { checkProjectTrust, type TrustIO } from "../permissions/project_trust.ts
 import type { Grants } from "../sandbox/grants.ts";
 import { grantCovers } from "../sandbox/permission_value.ts";
 import type { TokenCounter } from "../providers/token_counter.ts";
-import { toToolSchema } from "../tools/tool_runner.ts";
+import { toToolSchema } from "../tools/tool_entry.ts";
+import { expandArguments } from "./custom_commands.ts";
 import {
   type DiscoveredSkills,
   discoverSkills,
@@ -19,12 +20,7 @@ import {
 } from "../skills/skill_files.ts";
 import { skillKey } from "../skills/skill_roots.ts";
 import { oneLine, skillBudget, type SkillCatalog, skillCatalog } from "../skills/skill_catalog.ts";
-import {
-  FIND_SKILL_TOOL_INFO,
-  SKILL_TOOL_INFO,
-  skillText,
-  SkillTools,
-} from "../skills/skill_tools.ts";
+import { FIND_SKILL_TOOL_INFO, SKILL_TOOL_INFO, SkillTools } from "../skills/skill_tools.ts";
 
 /** How the project's SKILL.md files are named in trust questions. */
 const SKILL_WORDING = {
@@ -66,9 +62,20 @@ export interface RunSkills {
   catalog(window: number | undefined, counter: TokenCounter): SkillCatalog;
   /** Skills installed since the start, each returned once, and added to the tools. */
   added(): Promise<SkillDefinition[]>;
+  /** The skills offered as slash commands, under names `taken` leaves (skillCommands). */
+  commands(taken: ReadonlySet<string>): SkillCommand[];
+  /** The text `/skill-name words` sends, or undefined for another message (skillCommandCall). */
+  commandCall(text: string): string | undefined;
 }
 
-/** Whether commands (and so the read grant) can read a path. */
+/** A skill as a slash command: its name, one line, and its argument-hint. */
+export interface SkillCommand {
+  name: string;
+  description: string;
+  hint?: string;
+}
+
+/** Whether the read grant covers a path (a project's skills folder may link only there). */
 function readableBy(grants: Grants): (path: string) => boolean {
   return (path) =>
     grantCovers("read", grants.allow.read, path) && !grantCovers("read", grants.deny.read, path);
@@ -135,8 +142,9 @@ export async function openRunSkills(options: RunSkillsOptions): Promise<RunSkill
       return searchable;
     },
     messages: options.messages,
-    readable,
     refused,
+    // A loaded skill's folder becomes readable for the session through the one gate.
+    ...(options.gate ? { grantRead: options.gate.grantRead.bind(options.gate) } : {}),
   });
   const known = new Set(found.skills.map((skill) => skillKey(skill.name)));
   // Later checks say nothing about untrusted files: the start already did.
@@ -173,6 +181,8 @@ export async function openRunSkills(options: RunSkillsOptions): Promise<RunSkill
       }
       return fresh;
     },
+    commands: (taken) => skillCommands(tools, taken),
+    commandCall: (text) => skillCommandCall(text, tools),
   };
 }
 
@@ -186,10 +196,7 @@ const COMMAND_NAME = /^[a-z0-9][a-z0-9_.-]*$/i;
  * @param tools The workspace's skill tools.
  * @param taken The command names already offered.
  */
-export function skillCommands(
-  tools: SkillTools,
-  taken: ReadonlySet<string>,
-): { name: string; description: string; hint?: string }[] {
+export function skillCommands(tools: SkillTools, taken: ReadonlySet<string>): SkillCommand[] {
   return tools.skills().filter((skill) => COMMAND_NAME.test(skill.name) && !taken.has(skill.name))
     .map((skill) => ({
       name: skill.name,
@@ -200,7 +207,9 @@ export function skillCommands(
 
 /**
  * The message a `/skill-name words` prompt sends: the skill's text (as `skill` would return it,
- * so it is not loaded twice), then the words; undefined when the prompt names no skill.
+ * so it is not loaded twice) with the words put into its body as a Markdown command's are
+ * (`$ARGUMENTS`, `$1`..`$9`; a body that uses neither gets `ARGUMENTS: words`); undefined
+ * when the prompt names no skill.
  *
  * @example
  * ```ts
@@ -215,5 +224,6 @@ export function skillCommandCall(text: string, tools: SkillTools): string | unde
   const skill = match ? tools.get(match[1]!) : undefined;
   if (!skill || skill.name !== match![1]) return undefined;
   const words = match![2]?.trim() ?? "";
-  return `${skillText(skill)}${words ? `\n\n${words}` : `\n\nUse the skill "${skill.name}".`}`;
+  const sent = tools.text(skill, expandArguments(skill.body, words));
+  return `${sent}${words ? "" : `\n\nUse the skill "${skill.name}".`}`;
 }

@@ -1,6 +1,8 @@
-// The tools of one workspace, layered: the sandboxed plugins (tool host), the code-graph and
-// skill tools beside them in the host, MCP servers' tools (configured, plus those an editor names), and on
-// top the filter that offers only what the grants let run, in compact form for small windows.
+// The tools of one workspace as one flat set: the sandboxed plugins (tool host), the code-graph
+// and skill tools beside them in the host, MCP servers' tools (configured, plus those an editor
+// names), each source handing in its entries; the code tools' stages for each call (index
+// update, curator); and what a conversation offers of them (src/sandbox/tool_offer.ts: the
+// grants, the window, the mode).
 
 import type { Settings } from "../config/settings.ts";
 import type { McpServerConfig } from "../config/mcp_config.ts";
@@ -16,18 +18,20 @@ import { type CommandSandbox, describeCommandSandbox } from "../sandbox/command_
 import type { ToolHost } from "../sandbox/tool_host.ts";
 import { noteMovedEntries } from "../sandbox/moved_entries.ts";
 import { CodeTools } from "../code_index/code_tools.ts";
-import { WithCodeTools } from "./with_code_tools.ts";
-import { WithSkillTools } from "./with_skill_tools.ts";
+import { codeToolStages } from "./code_tool_stages.ts";
+import type { ToolEntry, ToolSource } from "../tools/tool_entry.ts";
+import { ToolSet } from "../tools/tool_set.ts";
+import type { PlacedStage } from "../agent/call_flight.ts";
+import { offerTools, type ToolOffer, type ToolScope } from "../sandbox/tool_offer.ts";
 import type { RunSkills } from "./run_skills.ts";
 import { anySkillRoot } from "../skills/skill_roots.ts";
-import { OfferedTools } from "./offered_tools.ts";
-import type { ToolRunner } from "../tools/tool_runner.ts";
+import type { SkillTools } from "../skills/skill_tools.ts";
 import type * as McpServersModule from "../mcp/mcp_servers.ts";
 import type * as McpToolsModule from "../mcp/mcp_tools.ts";
 import type { Provider } from "../providers/provider.ts";
 import type { EmbeddingServer } from "../providers/embeddings/embedding_setup.ts";
 import type { Message } from "../messages.ts";
-import type { ConversationPrefix } from "../agent/conversation.ts";
+import type { ConversationPrefix } from "../agent/conversation_parts.ts";
 import type { FrontEnd } from "./front_end.ts";
 import type { FileGate } from "../gate/file_gate.ts";
 import { openTools } from "./open_tools.ts";
@@ -68,10 +72,14 @@ export interface RunTools {
   host: ToolHost;
   /** The plugin files' names: the tool list until the host has listed it. */
   pluginNames: readonly string[];
-  /** The plugins and the code tools, every one of them (`harness tool` calls any). */
-  all: ToolRunner;
-  /** What the model is offered. */
-  runner: OfferedTools;
+  /** Every tool: the plugins, the code tools and the MCP servers' (`harness tool` calls any). */
+  set: ToolSet;
+  /** What a conversation of this workspace may offer: the set, narrowed by the grants. */
+  scope: ToolScope;
+  /** What is offered now, at the followed conversation's window (/tools). */
+  offer(): ToolOffer;
+  /** The code tools' stages on each call's path (index update, curator). */
+  stages: readonly PlacedStage[];
   /** The workspace's skills, when any skills folder exists (src/skills/). */
   skills: RunSkills | undefined;
   /** The MCP servers, when any are configured (the front end says when they start). */
@@ -106,52 +114,20 @@ export async function openRunTools(options: RunToolsOptions): Promise<RunTools> 
     background: frontEnd.listsToolsLater === true,
     ...(frontEnd.jobChanged ? { onJobChange: (job) => frontEnd.jobChanged?.(job) } : {}),
   });
-  // MCP servers (src/mcp/) start when the front end says; their tools join when each is ready.
-  const servers = { ...settings.mcpServers, ...options.mcpServers };
-  const mcpModules = Object.keys(servers).length === 0 ? undefined : await Promise.all([
-    import(MCP_SERVERS_MODULE) as Promise<typeof McpServersModule>,
-    import(MCP_TOOLS_MODULE) as Promise<typeof McpToolsModule>,
-  ]);
-  const mcp = mcpModules && new mcpModules[0].McpServers(servers, {
-    grants,
-    cwd,
-    notice: (line) => frontEnd.mcpNotice(line),
-    // Stdio servers start in the same command sandbox as commands (issue 26).
-    commandSandbox: tools.commandSandbox,
-    outputsDir: workspaceOutputs,
+  const mcp = await openMcp(options, {
+    sandbox: tools.commandSandbox,
+    outputs: workspaceOutputs,
+    gate: tools.gate,
   });
-  // A launcher's profile (npx, uvx, ...) is asked about once, where the user can answer.
-  await mcp?.approveProfiles(frontEnd.interactive ? frontEnd.io : undefined);
-  // Skills (SKILL.md folders) load only when a skills folder exists: their parser costs a run
-  // without any nothing.
-  const skills = anySkillRoot({ cwd, home: homeDir(), configDir: configDir() })
-    ? await (await import("./run_skills.ts")).openRunSkills({
-      cwd,
-      grants,
-      gate: tools.gate,
-      io: frontEnd.io,
-      interactive: frontEnd.interactive,
-      messages: options.messages,
-    })
-    : undefined;
-  const coded = withCodeTools(tools.host, options);
-  const all = skills ? new WithSkillTools(coded, skills.tools) : coded;
-  const inner = mcpModules && mcp
-    ? withMcpTools(mcpModules[1].WithMcpTools, {
-      inner: all,
-      mcp,
-      outputs: workspaceOutputs,
-      gate: tools.gate,
-    }, options)
-    : all;
-  // Only tools the sandbox can run are offered, in compact form for small windows.
+  const skills = await openSkills(options, tools.gate);
+  const code = codeTools(options);
+  const sources: ToolSource[] = [tools.host, code];
+  if (skills) sources.push(skillSource(skills.tools));
+  if (mcp) sources.push(mcp.source);
+  const set = new ToolSet(sources);
+  // Built-in tools' own grants (web_search's engine) decide whether they can run.
   const toolGrants = webSearchGrants(settings.webSearchUrl);
-  const runner = new OfferedTools(inner, {
-    grants,
-    workspace: cwd,
-    contextWindow: () => options.conversationWindow() ?? options.contextLength(),
-    ...(toolGrants ? { toolGrants } : {}),
-  });
+  const scope: ToolScope = { set, grants, workspace: cwd, ...(toolGrants ? { toolGrants } : {}) };
   // The approval prompt says whether a command would run confined (issue 14).
   let commandNote = "commands: the command sandbox check has not finished";
   void tools.commandSandbox.then((sandbox) =>
@@ -160,10 +136,20 @@ export async function openRunTools(options: RunToolsOptions): Promise<RunTools> 
   return {
     host: tools.host,
     pluginNames: tools.names,
-    all,
+    set,
+    scope,
+    // Only tools the sandbox can run are offered, in compact form for small windows.
+    offer: () => offerTools(scope, options.conversationWindow() ?? options.contextLength()),
+    stages: codeToolStages(
+      code,
+      options.settings.curator === "off" ? undefined : {
+        provider: () => options.provider(),
+        contextText: () => lastUserText(options.messages()),
+        conversation: () => options.conversationPrefix(),
+      },
+    ),
     skills,
-    runner,
-    mcp,
+    mcp: mcp?.servers,
     commandSandbox: tools.commandSandbox,
     jobs: tools.host.jobs,
     diagnostics: openRunDiagnostics({
@@ -181,58 +167,107 @@ export async function openRunTools(options: RunToolsOptions): Promise<RunTools> 
 }
 
 /** The code-graph tools, run in the host beside the sandboxed plugins (src/code_index/). */
-function withCodeTools(host: ToolRunner, options: RunToolsOptions): WithCodeTools {
-  const recent = () => recentText(options.messages());
-  return new WithCodeTools(
-    host,
-    new CodeTools({
-      workspace: options.cwd,
-      grants: options.grants,
-      dataDir: dataDir(),
-      contextWindow: () => options.contextLength(),
-      recentText: recent,
-      // search_code's embedding model: configured, or found on the model server.
-      embedder: async () => {
-        const server = await options.server();
-        if (server === undefined) return undefined;
-        const { resolveEmbedder } = await import("../providers/embeddings/embedding_setup.ts");
-        const { settings } = options;
-        return await resolveEmbedder({
-          ...(settings.embeddingModel ? { embeddingModel: settings.embeddingModel } : {}),
-          ...(settings.embeddingBaseUrl ? { embeddingBaseUrl: settings.embeddingBaseUrl } : {}),
-          server,
-          ...(settings.apiKey ? { apiKey: settings.apiKey } : {}),
-        });
-      },
-    }),
-    options.settings.curator === "off" ? undefined : {
-      provider: () => options.provider(),
-      contextText: () => lastUserText(options.messages()),
-      conversation: () => options.conversationPrefix(),
+function codeTools(options: RunToolsOptions): CodeTools {
+  return new CodeTools({
+    workspace: options.cwd,
+    grants: options.grants,
+    dataDir: dataDir(),
+    contextWindow: () => options.contextLength(),
+    recentText: () => recentText(options.messages()),
+    // search_code's embedding model: configured, or found on the model server.
+    embedder: async () => {
+      const server = await options.server();
+      if (server === undefined) return undefined;
+      const { resolveEmbedder } = await import("../providers/embeddings/embedding_setup.ts");
+      const { settings } = options;
+      return await resolveEmbedder({
+        ...(settings.embeddingModel ? { embeddingModel: settings.embeddingModel } : {}),
+        ...(settings.embeddingBaseUrl ? { embeddingBaseUrl: settings.embeddingBaseUrl } : {}),
+        server,
+        ...(settings.apiKey ? { apiKey: settings.apiKey } : {}),
+      });
     },
-  );
+  });
 }
 
-function withMcpTools(
-  WithMcpTools: typeof McpToolsModule.WithMcpTools,
-  layer: {
-    inner: ToolRunner;
-    mcp: McpServersModule.McpServers;
-    outputs: string;
-    gate: FileGate;
-  },
+/** The skill tools (src/skills/), run in the host, as a source of the tool set. */
+function skillSource(skills: SkillTools): ToolSource {
+  let made: { key: string; entries: readonly ToolEntry[] } | undefined;
+  return {
+    entries() {
+      const infos = skills.list();
+      const key = infos.map((info) => info.name).join();
+      made = made?.key === key ? made : {
+        key,
+        entries: infos.map((info) => ({
+          info,
+          validate: (args) => Promise.resolve(skills.validate(info.name, args)),
+          run: (args, call) =>
+            Promise.resolve({
+              ...skills.run(info.name, args as Record<string, unknown>),
+              state: call.state,
+            }),
+        })),
+      };
+      return made.entries;
+    },
+  };
+}
+
+/**
+ * The MCP servers (src/mcp/), configured and the editor's, when there are any: they start when
+ * the front end says, and their tools join the set when each is ready.
+ */
+async function openMcp(
   options: RunToolsOptions,
-): ToolRunner {
-  const { settings, frontEnd } = options;
-  const { inner, mcp, outputs } = layer;
-  return new WithMcpTools(inner, mcp, {
-    dataDir: outputs,
+  layer: { sandbox: Promise<CommandSandbox>; outputs: string; gate: FileGate },
+): Promise<{ servers: McpServersModule.McpServers; source: ToolSource } | undefined> {
+  const { settings, frontEnd, grants, cwd } = options;
+  const configured = { ...settings.mcpServers, ...options.mcpServers };
+  if (Object.keys(configured).length === 0) return undefined;
+  const [{ McpServers }, { McpTools }] = await Promise.all([
+    import(MCP_SERVERS_MODULE) as Promise<typeof McpServersModule>,
+    import(MCP_TOOLS_MODULE) as Promise<typeof McpToolsModule>,
+  ]);
+  const servers = new McpServers(configured, {
+    grants,
+    cwd,
+    notice: (line) => frontEnd.mcpNotice(line),
+    // Stdio servers start in the same command sandbox as commands (issue 26).
+    commandSandbox: layer.sandbox,
+    outputsDir: layer.outputs,
+  });
+  // A launcher's profile (npx, uvx, ...) is asked about once, where the user can answer.
+  await servers.approveProfiles(frontEnd.interactive ? frontEnd.io : undefined);
+  const source = new McpTools(servers, {
+    dataDir: layer.outputs,
     maxOutputSize: settings.maxOutputSize,
     toolOutputLimit: settings.toolOutputLimit,
     timeouts: settings.toolTimeouts,
     ...(frontEnd.mcpProgress ? { progress: frontEnd.mcpProgress } : {}),
     // A server may move what the gate keeps (issue 38): checked as after a command.
     afterCall: (run) => noteMovedEntries(run, layer.gate),
+  });
+  return { servers, source };
+}
+
+/**
+ * The skills (SKILL.md folders), loaded only when a skills folder exists: their parser costs a
+ * run without any nothing.
+ */
+async function openSkills(
+  options: RunToolsOptions,
+  gate: FileGate,
+): Promise<RunSkills | undefined> {
+  const { cwd, grants, frontEnd } = options;
+  if (!anySkillRoot({ cwd, home: homeDir(), configDir: configDir() })) return undefined;
+  return await (await import("./run_skills.ts")).openRunSkills({
+    cwd,
+    grants,
+    gate,
+    io: frontEnd.io,
+    interactive: frontEnd.interactive,
+    messages: options.messages,
   });
 }
 

@@ -3,7 +3,8 @@
 // the grants, with a clean environment. Its output is shown and becomes a message of the
 // conversation, so the next message can refer to it.
 
-import type { ToolRunner } from "../tools/tool_runner.ts";
+import type { ToolOffer } from "../sandbox/tool_offer.ts";
+import { isTool, RUN_COMMAND } from "../tools/builtin_tools.ts";
 
 /** What a `!command` did. */
 export type ShellOutcome =
@@ -25,41 +26,47 @@ export function shellMessage(command: string, output: string): string {
   return `I ran this command in the workspace:\n$ ${command}\n${output}`;
 }
 
+/** The tools a `!command` runs with: the offer of the workspace, once its set is listed. */
+export interface ShellTools {
+  ready(): Promise<void>;
+  offer(): ToolOffer;
+}
+
 /**
  * Runs a command the user typed after `!` through run_command (its sandbox, timeout and
  * output limits), without asking.
  *
  * @param command The command line.
- * @param runner The run's tools (run_command must be offered: it needs --allow-run).
+ * @param tools The run's tools (run_command must be offered: it needs --allow-run).
  * @param options The signal that stops it (Ctrl-C) and the conversation state.
  * @returns The output and the message for the conversation, or why it did not run.
  *
  * @example
  * ```ts
  * import { runUserShell } from "./user_shell.ts";
- * const runner = {
- *   list: () => [],
- *   unavailableReason: () => "--allow-run",
- *   validate: () => Promise.reject(new Error("not reached")),
- *   run: () => Promise.reject(new Error("not reached")),
- *   close: () => Promise.resolve(),
+ * const offer = {
+ *   entries: [], infos: [], schemas: [], find: () => undefined,
+ *   missingFlag: () => "--allow-run", unavailable: () => [],
  * };
- * const outcome = await runUserShell("ls", runner, { state: {} });
+ * const tools = { ready: () => Promise.resolve(), offer: () => offer };
+ * const outcome = await runUserShell("ls", tools, { state: {} });
  * if (outcome.ok || !outcome.error.includes("--allow-run")) throw new Error(JSON.stringify(outcome));
  * ```
  */
 export async function runUserShell(
   command: string,
-  runner: ToolRunner,
+  tools: ShellTools,
   options: { signal?: AbortSignal; state: Record<string, unknown> },
 ): Promise<ShellOutcome> {
   if (command.trim() === "") {
     return { ok: false, error: "Type a command after !, e.g. !git status" };
   }
   // The REPL takes input before the tool list has loaded.
-  await runner.ready?.();
-  if (!runner.list().some((tool) => tool.name === "run_command")) {
-    const flag = runner.unavailableReason?.("run_command");
+  await tools.ready();
+  const offer = tools.offer();
+  const entry = offer.find(RUN_COMMAND.name);
+  if (!isTool(entry?.info, RUN_COMMAND)) {
+    const flag = offer.missingFlag(RUN_COMMAND.name);
     return {
       ok: false,
       error: flag
@@ -68,11 +75,11 @@ export async function runUserShell(
         : `Cannot run "${command}": the run_command tool is not loaded`,
     };
   }
-  const validated = await runner.validate("run_command", { command });
+  const validated = await entry!.validate({ command });
   if (!validated.ok) {
     return { ok: false, error: `Cannot run "${command}": ${validated.error.join("; ")}` };
   }
-  const run = await runner.run("run_command", validated.value, {
+  const run = await entry!.run(validated.value, {
     state: options.state,
     ...(options.signal ? { signal: options.signal } : {}),
   });

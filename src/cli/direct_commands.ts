@@ -95,20 +95,21 @@ export async function runToolCommand(
   const opened = await openDirectRun(command, grants, cwd, io);
   if (typeof opened === "number") return opened;
   const { run, args } = opened;
-  const tools = run.workspace.tools.all;
+  const tools = run.workspace.tools.set;
   try {
-    await tools.ready?.(); // the code tools settle whether search_code is offered
+    await tools.ready(); // the code tools settle whether search_code is offered
     tracePhase("tool list ready");
-    const info = tools.list().find((tool) => tool.name === command.name);
-    if (!info) {
+    const entry = tools.get(command.name);
+    if (!entry) {
       io.printError(
         `Unknown tool "${command.name}": available tools are ${
-          tools.list().map((t) => t.name).join(", ")
+          tools.entries().map((e) => e.info.name).join(", ")
         }`,
       );
       return EXIT.usage;
     }
-    const validated = await tools.validate(command.name, args);
+    const { info } = entry;
+    const validated = await entry.validate(args);
     if (!validated.ok) {
       io.printError(`Invalid arguments for "${command.name}": ${validated.error.join("; ")}`);
       return EXIT.usage;
@@ -135,7 +136,7 @@ export async function runToolCommand(
       : ["SIGINT", "SIGTERM", "SIGHUP"];
     for (const signal of signals) Deno.addSignalListener(signal, cancel);
     try {
-      const ran = await tools.run(command.name, validated.value, {
+      const ran = await entry.run(validated.value, {
         state: {},
         signal: controller.signal,
       });
@@ -162,7 +163,7 @@ export async function runPolicyExplain(
   if (typeof opened === "number") return opened;
   const { run, args } = opened;
   try {
-    const known = run.workspace.tools.all.list();
+    const known = run.workspace.tools.set.entries().map((entry) => entry.info);
     const info = known.find((tool) => tool.name === command.tool);
     if (!info) {
       io.printError(

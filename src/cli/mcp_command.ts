@@ -1,6 +1,7 @@
 // `harness mcp add|list|remove|import`: manages `mcp_servers` in the user's config file
 // (~/.config/harness/config.jsonc), editing it with jsonc-parser so comments and layout stay,
-// and checks servers by starting them under the same grants as a run.
+// and checks servers by starting them under the same grants as a run. What a file or a server
+// says (names, errors, notes) is printed through the terminal sanitiser, names on one line.
 
 import { loadSettings } from "../config/settings.ts";
 import { configDir, homeDir } from "../config/folders.ts";
@@ -15,6 +16,7 @@ import { probeCommandSandbox } from "../sandbox/command_sandbox_probe.ts";
 import { parseFlags } from "./parse_flags.ts";
 import type { CommandIO } from "./command_io.ts";
 import { jsonDepth, MAX_JSON_DEPTH } from "../platform/json_depth.ts";
+import { terminalLine, terminalSafe } from "../platform/terminal_text.ts";
 
 export const MCP_USAGE = `Usage:
   harness mcp add NAME [--env KEY=VALUE]... -- COMMAND [ARGS...]   a stdio server
@@ -23,6 +25,16 @@ export const MCP_USAGE = `Usage:
   harness mcp remove NAME
   harness mcp import FILE                      copy the servers of another agent's file: Claude,
                                                Cursor, Gemini, VS Code, opencode, Codex, a plugin`;
+
+/** A name from a config file or a server, quoted and on one line: its escapes show as text. */
+function quoted(name: string): string {
+  return `"${terminalLine(name)}"`;
+}
+
+/** Prints to stdout: what a file or a server wrote in it shows as text, never acts. */
+function say(text: string): void {
+  console.log(terminalSafe(text));
+}
 
 /** The user's config file, where `harness mcp` writes. */
 export function userConfigFile(): string {
@@ -179,14 +191,14 @@ async function addServer(
   if (timeout !== undefined) config.timeout_ms = timeout;
   const problem = checkMcpServer(name, config);
   if (problem) {
-    io.printError(`Cannot add MCP server: ${problem}`);
+    io.printError(`Cannot add MCP server: ${terminalLine(problem)}`);
     return EXIT.usage;
   }
   const checked = config as unknown as McpServerConfig;
   const file = userConfigFile();
   const current = await readUserConfig(file);
   if ("error" in current) {
-    io.printError(current.error);
+    io.printError(terminalLine(current.error));
     return EXIT.usage;
   }
   if (Object.hasOwn(current.servers, name)) {
@@ -198,11 +210,11 @@ async function addServer(
   await withOfferedProfile(name, checked, grants);
   const failed = await writeServers(file, current.text, { [name]: checked });
   if (failed) {
-    io.printError(failed);
+    io.printError(terminalLine(failed));
     return EXIT.runtime;
   }
-  console.log(`Added MCP server "${name}" to ${file}`);
-  console.log(hintFor(name, checked));
+  say(`Added MCP server ${quoted(name)} to ${file}`);
+  say(hintFor(name, checked));
   return EXIT.ok;
 }
 
@@ -210,7 +222,8 @@ async function addServer(
 function questionIO(): ProfileQuestionIO {
   return {
     readLine: async (prompt) => (await import("./read_stdin_line.ts")).readStdinLine(prompt),
-    write: (text) => Deno.stderr.writeSync(new TextEncoder().encode(text)),
+    // The question shows the entry's command, arguments and paths, as the file has them.
+    write: (text) => Deno.stderr.writeSync(new TextEncoder().encode(terminalSafe(text))),
   };
 }
 
@@ -247,13 +260,13 @@ async function removeServer(name: string, io: CommandIO): Promise<number> {
   const file = userConfigFile();
   const current = await readUserConfig(file);
   if ("error" in current) {
-    io.printError(current.error);
+    io.printError(terminalLine(current.error));
     return EXIT.usage;
   }
   if (!Object.hasOwn(current.servers, name)) {
-    const known = Object.keys(current.servers);
+    const known = Object.keys(current.servers).map(terminalLine);
     io.printError(
-      `No MCP server "${name}" in "${file}": ${
+      `No MCP server ${quoted(name)} in "${file}": ${
         known.length > 0 ? `configured ones are ${known.join(", ")}` : "none is configured"
       }`,
     );
@@ -261,17 +274,17 @@ async function removeServer(name: string, io: CommandIO): Promise<number> {
   }
   const failed = await writeServers(file, current.text, { [name]: undefined });
   if (failed) {
-    io.printError(failed);
+    io.printError(terminalLine(failed));
     return EXIT.runtime;
   }
-  console.log(`Removed MCP server "${name}" from ${file}`);
+  say(`Removed MCP server ${quoted(name)} from ${file}`);
   return EXIT.ok;
 }
 
 async function listServers(grants: Grants, io: CommandIO): Promise<number> {
   const settings = await loadSettings({}, { cwd: Deno.cwd() });
   if (!settings.ok) {
-    io.printError(formatAgentError(settings.error));
+    io.printError(terminalLine(formatAgentError(settings.error)));
     return EXIT.usage;
   }
   const servers = new McpServers(settings.value.mcpServers, {
@@ -288,7 +301,7 @@ async function listServers(grants: Grants, io: CommandIO): Promise<number> {
   await servers.approveProfiles(Deno.stdin.isTerminal() ? questionIO() : undefined);
   servers.start();
   await servers.settled(60_000);
-  console.log(formatServerStates(servers.states()));
+  say(formatServerStates(servers.states()));
   await servers.close();
   return EXIT.ok;
 }
@@ -315,12 +328,12 @@ async function importServers(file: string, io: CommandIO, grants: Grants): Promi
   try {
     text = await Deno.readTextFile(file);
   } catch (error) {
-    io.printError(`Cannot read "${file}": ${(error as Error).message}`);
+    io.printError(terminalLine(`Cannot read "${file}": ${(error as Error).message}`));
     return EXIT.usage;
   }
   const value = await readForeignFile(file, text);
   if (value !== null && typeof value === "object" && "error" in value) {
-    io.printError(String((value as { error: string }).error));
+    io.printError(terminalLine(String((value as { error: string }).error)));
     return EXIT.usage;
   }
   const { foreignMcpServers, neededVariables } = await import("../config/foreign_mcp_servers.ts");
@@ -335,51 +348,51 @@ async function importServers(file: string, io: CommandIO, grants: Grants): Promi
   const target = userConfigFile();
   const current = await readUserConfig(target);
   if ("error" in current) {
-    io.printError(current.error);
+    io.printError(terminalLine(current.error));
     return EXIT.usage;
   }
   const added: Record<string, McpServerConfig> = {};
   for (const [name, entry] of Object.entries(found.servers)) {
     if (Object.hasOwn(current.servers, name)) {
-      console.log(`Skipped "${name}": already configured (harness mcp remove ${name} first)`);
+      say(`Skipped ${quoted(name)}: already configured (harness mcp remove ${quoted(name)} first)`);
       continue;
     }
     const problem = checkMcpServer(name, entry);
     if (problem) {
-      console.log(`Skipped "${name}": ${problem}`);
+      say(`Skipped ${quoted(name)}: ${terminalLine(problem)}`);
       continue;
     }
     added[name] = entry as unknown as McpServerConfig;
-    for (const note of found.notes[name] ?? []) console.log(`"${name}": ${note}`);
+    for (const note of found.notes[name] ?? []) say(`${quoted(name)}: ${terminalLine(note)}`);
     const needed = neededVariables(entry);
     if (needed.length > 0) {
       const state = needed.map((v) => `$${v}${Deno.env.get(v) ? "" : " (not set now)"}`);
-      console.log(
-        `"${name}" reads ${state.join(", ")} when it starts; it does not start without them`,
+      say(
+        `${quoted(name)} reads ${state.join(", ")} when it starts; it does not start without them`,
       );
     }
     await withOfferedProfile(name, added[name], grants);
   }
   const names = Object.keys(added);
   if (names.length === 0) {
-    console.log("Nothing imported");
+    say("Nothing imported");
     return EXIT.ok;
   }
   const failed = await writeServers(target, current.text, added);
   if (failed) {
-    io.printError(failed);
+    io.printError(terminalLine(failed));
     return EXIT.runtime;
   }
-  console.log(
+  say(
     `Imported ${names.length} MCP server${names.length === 1 ? "" : "s"} into ${target}: ${
-      names.join(", ")
+      names.map(terminalLine).join(", ")
     }`,
   );
   const commands = [
     ...new Set(Object.values(added).flatMap((c) => "command" in c ? [c.command] : [])),
   ];
   if (commands.length > 0) {
-    console.log(`Stdio servers run only with --allow-run=${commands.join(",")}`);
+    say(`Stdio servers run only with --allow-run=${commands.map(terminalLine).join(",")}`);
   }
   return EXIT.ok;
 }

@@ -8,6 +8,7 @@ import { discoverPlugins } from "../plugins/load_plugins.ts";
 import { markTrusted, trustHash } from "../permissions/project_trust.ts";
 import { EXIT } from "../app/exit_codes.ts";
 import type { CommandIO } from "./command_io.ts";
+import { terminalLine } from "../platform/terminal_text.ts";
 
 /**
  * Trusts `paths` (default: every plugin file in ./plugins) and prints each with its hash.
@@ -57,7 +58,9 @@ export async function trustPluginFiles(
       return EXIT.usage;
     }
     await markTrusted(file, { io: quiet, workspace: cwd });
-    console.log(`Trusted ${relative(cwd, file) || file} (sha256 ${hashed.hash.slice(0, 12)})`);
+    // A repository names its plugin files: their escapes show as text.
+    const shown = terminalLine(relative(cwd, file) || file);
+    console.log(`Trusted ${shown} (sha256 ${hashed.hash.slice(0, 12)})`);
   }
   return EXIT.ok;
 }

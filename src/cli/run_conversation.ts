@@ -115,7 +115,7 @@ export async function runConversation(
   );
   if (printMode) {
     tools.mcp?.start();
-    await tools.runner.ready(); // nothing to show meanwhile: list the real tools
+    await tools.set.ready(); // nothing to show meanwhile: list the real tools
     const problem = await approval.rulesProblem;
     if (problem !== undefined) {
       fatalIo.printError(problem);
@@ -191,8 +191,8 @@ function firstConversation(
 }
 
 /**
- * The -p prompt as it is sent: `/name args` of a custom command becomes its text (commands
- * load only for such a prompt), then the @ mentions are attached.
+ * The -p prompt as it is sent: `/name args` of a custom command or a skill becomes its text
+ * (commands load only for such a prompt), then the @ mentions are attached.
  */
 async function preparePrompt(prompt: string, workspace: Workspace): Promise<PreparedMessage> {
   // A plain prompt loads nothing more.
@@ -204,7 +204,7 @@ async function preparePrompt(prompt: string, workspace: Workspace): Promise<Prep
   if (text.trimStart().startsWith("/")) {
     const loaded = await workspace.commands();
     for (const line of loaded.problems) writeErr(`${terminalLine(line)}\n`);
-    text = customCommandCall(text, loaded.commands) ?? text;
+    text = customCommandCall(text, loaded.commands, workspace.tools.skills) ?? text;
   }
   return await prepareMessage(text, {
     cwd: workspace.cwd,

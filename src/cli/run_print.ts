@@ -2,7 +2,7 @@
 // answer as text, one JSON object, or a stream of JSON events; map the outcome to the
 // documented exit code.
 
-import { type TurnOutcome, unsentTurn } from "../agent/agent_loop.ts";
+import { type TurnOutcome, unsentTurn } from "../agent/loop_turn.ts";
 import { type AgentError, formatAgentError } from "../errors.ts";
 import type { OutputFormat } from "../app/run_flags.ts";
 import { EXIT } from "../app/exit_codes.ts";
@@ -80,7 +80,7 @@ export async function runPrint(
   // The session ends before the result is printed, so the result can say if it was not saved.
   conversation.parts.recorder.end();
   const unsaved = options.unsaved?.();
-  const checkpointError = conversation.parts.checkpoints?.failures().join("; ") || undefined;
+  const checkpointError = conversation.parts.stages.checkpoints?.failures().join("; ") || undefined;
   const final = () =>
     finalJson(outcome, sessionId, {
       sessionError: unsaved && formatAgentError(unsaved),

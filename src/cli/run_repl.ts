@@ -29,8 +29,9 @@ import { slashCommands } from "./slash_commands.ts";
 import { customSlashCommands, initCommand, modelCommand } from "./workspace_slash_commands.ts";
 import { formatInstructionsReport } from "../app/instructions_report.ts";
 import { prepareMessage } from "../app/prepare_message.ts";
+import type { ShellTools } from "../app/user_shell.ts";
+import { CODE_MAP, isTool, RUN_COMMAND } from "../tools/builtin_tools.ts";
 import { pastedImages } from "../app/prompt_images.ts";
-import type { ToolRunner } from "../tools/tool_runner.ts";
 import { terminalLine, terminalSafe } from "../platform/terminal_text.ts";
 
 import type { StartAhead } from "./prompt_ahead.ts";
@@ -82,7 +83,7 @@ export function replPrompter(
   return createPrompter({
     io: input,
     color: options.color,
-    toolNote: (tool) => tool === "run_command" ? options.commandNote() : undefined,
+    toolNote: (tool) => tool === RUN_COMMAND.name ? options.commandNote() : undefined,
   });
 }
 
@@ -95,11 +96,11 @@ export function replRecap(messages: readonly Message[], style: Style): string {
 async function runShellLine(
   command: string,
   repl: ReplControl,
-  runner: ToolRunner,
+  tools: ShellTools,
 ): Promise<void> {
   const { runUserShell } = await import("../app/user_shell.ts");
   const outcome = await repl.interruptible((_display, signal) =>
-    runUserShell(command, runner, { signal, state: repl.conversation.state })
+    runUserShell(command, tools, { signal, state: repl.conversation.state })
   );
   if (!outcome.ok) {
     repl.write(`${repl.style.red(terminalLine(outcome.error))}\n`);
@@ -140,9 +141,9 @@ export async function runRepl(
     jobs: tools.jobs,
     tools: async () => {
       await tools.host.ready();
-      return tools.runner.list();
+      return tools.offer().infos;
     },
-    unavailableTools: () => tools.runner.unavailable(),
+    unavailableTools: () => tools.offer().unavailable(),
     searchNote: () => tools.host.searchNote(),
     permissionsReport: async () => {
       const [{ formatPermissionsReport }, loaded] = await Promise.all([
@@ -188,15 +189,15 @@ export async function runRepl(
       line: (question) => repl.turnInput.readLine(question),
     },
   });
-  // /init, /model and the custom commands (a project's asked about first, as its plugins are).
+  // /init, /model, the custom commands (a project's asked about first) and the skills.
   const builtin = new Set([...commands.map((command) => command.name), "init", "model"]);
   const custom = await parts.workspace.commands();
-  const offered = customSlashCommands(custom.commands, builtin);
+  const offered = customSlashCommands(custom.commands, builtin, tools.skills);
   for (const line of [...custom.problems, ...offered.skipped]) {
     repl.turnInput.write(`${style.dim(terminalLine(line))}\n`);
   }
   commands.push(
-    initCommand(instructions, () => tools.runner.list().some((t) => t.name === "code_map")),
+    initCommand(instructions, () => tools.offer().entries.some((e) => isTool(e.info, CODE_MAP))),
     modelCommand(run, settings),
     ...offered.commands,
   );
@@ -231,7 +232,9 @@ export async function runRepl(
     });
     return "refused" in images ? images : { ...prepared, images: images.images };
   });
-  repl.setShell((command, control) => runShellLine(command, control, tools.runner));
+  repl.setShell((command, control) =>
+    runShellLine(command, control, { ready: () => tools.set.ready(), offer: () => tools.offer() })
+  );
   // The terminal closed (SIGHUP) or a supervisor stops harness (SIGTERM): stop every command
   // still running, close the session and exit (129 or 143).
   const removeExitSignals = exitOnSignals(["SIGHUP", "SIGTERM"], () => {

@@ -6,8 +6,8 @@
 import type { Conversation } from "../agent/conversation.ts";
 import type { Style } from "../ui/style.ts";
 import type { ReplControl, SlashCommand } from "../ui/repl.ts";
-import type { ToolInfo } from "../tools/tool_runner.ts";
-import type { UnavailableTool } from "../app/offered_tools.ts";
+import type { ToolInfo } from "../tools/tool_entry.ts";
+import type { UnavailableTool } from "../sandbox/tool_offer.ts";
 import { formatContextReport } from "../agent/context_report.ts";
 import { formatTaskChecklist } from "../tools/builtin/task_checklist.ts";
 import { terminalLine, terminalSafe } from "../platform/terminal_text.ts";

@@ -1,6 +1,6 @@
 // The REPL's slash commands that come from the workspace and the server: /init (a starter
-// AGENTS.md), /model (list the server's models, switch keeping the conversation) and the
-// user's and project's custom commands (app/custom_commands.ts).
+// AGENTS.md), /model (list the server's models, switch keeping the conversation), the user's
+// and project's custom commands (app/custom_commands.ts) and the skills (app/run_skills.ts).
 
 import type { Settings } from "../config/settings.ts";
 import { formatAgentError } from "../errors.ts";
@@ -8,21 +8,25 @@ import type { Run } from "../app/open_run.ts";
 import type { CustomCommand } from "../app/custom_commands.ts";
 import { expandCommand } from "../app/custom_commands.ts";
 import { initPrompt } from "../app/init_prompt.ts";
+import type { RunSkills } from "../app/run_skills.ts";
 import type { LoadedInstructions } from "../config/project_instructions.ts";
 import type { SlashCommand } from "../ui/repl.ts";
 import { terminalLine } from "../platform/terminal_text.ts";
 
 /**
  * The custom commands as slash commands: each sends its text as the user's message (its @
- * mentions attached). Names a built-in command has are left out.
+ * mentions attached). Names a built-in command has are left out. Then the skills, under the
+ * names left (skillSlashCommands).
  *
  * @param commands The workspace's custom commands.
  * @param builtin The names of the built-in commands.
+ * @param skills The workspace's skills, when any.
  * @returns The slash commands and a line for each name left out.
  */
 export function customSlashCommands(
   commands: readonly CustomCommand[],
   builtin: ReadonlySet<string>,
+  skills?: Pick<RunSkills, "commands" | "commandCall">,
 ): { commands: SlashCommand[]; skipped: string[] } {
   const skipped: string[] = [];
   const slash: SlashCommand[] = [];
@@ -40,7 +44,33 @@ export function customSlashCommands(
       },
     });
   }
+  if (skills) {
+    const taken = new Set([...builtin, ...slash.map((command) => command.name)]);
+    slash.push(...skillSlashCommands(skills, taken));
+  }
   return { commands: slash, skipped };
+}
+
+/**
+ * The skills as slash commands (`/skill-name words`), as Claude Code offers them: each sends
+ * the skill's text with the words put in. Names another command has are left out.
+ *
+ * @param skills The workspace's skills.
+ * @param taken The names of the other commands.
+ * @returns The slash commands.
+ */
+export function skillSlashCommands(
+  skills: Pick<RunSkills, "commands" | "commandCall">,
+  taken: ReadonlySet<string>,
+): SlashCommand[] {
+  return skills.commands(taken).map((skill) => ({
+    name: skill.name,
+    summary: `${skill.description}${skill.hint ? ` ${skill.hint}` : ""} (skill)`,
+    run: async (args, repl) => {
+      const text = skills.commandCall(`/${skill.name} ${args}`);
+      if (text !== undefined) await repl.runTurn(text);
+    },
+  }));
 }
 
 /** /init: asks the model to write (or improve) the workspace's AGENTS.md from the code map. */

@@ -3,7 +3,7 @@
 // search_code_tool.ts). The tools run in the host, outside the plugin validator.
 
 import type { Result } from "../errors.ts";
-import type { ToolInfo } from "../tools/tool_runner.ts";
+import type { ToolInfo } from "../tools/tool_entry.ts";
 
 const MAP_DESCRIPTION =
   "Outline of the most relevant source files: definitions' signature lines with line ranges, " +

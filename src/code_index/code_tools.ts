@@ -5,14 +5,15 @@
 // grant again, so a path indexed under wider flags never shows. The index is built on first
 // use, refreshed for changed files on every call, and after file tools read or write a code
 // file, on indexing workers kept for the session (one update per file, shared by the
-// curator's outline and the refresh after the call).
+// curator's outline and the refresh after the call). A source of the tool set
+// (src/tools/tool_set.ts): its entries run in the host.
 
 import { join, relative } from "node:path";
 import { makeToolResult } from "../messages.ts";
 import { effectivePermissions } from "../sandbox/effective_permissions.ts";
 import type { Grants } from "../sandbox/grants.ts";
 import { covers } from "../sandbox/permission_value.ts";
-import type { ToolInfo, ToolRun } from "../tools/tool_runner.ts";
+import type { ToolEntry, ToolInfo, ToolRun, ToolSource } from "../tools/tool_entry.ts";
 import { formatAgentError, type Result } from "../errors.ts";
 import type { GraphStore, StoredDefinition } from "./graph_store.ts";
 import type { PathFilter } from "./code_queries.ts";
@@ -23,6 +24,7 @@ import type { Embedder } from "../providers/embeddings/embedder.ts";
 import type { SemanticSearch } from "./semantic_search.ts";
 import { DEFAULT_SEARCH_LIMIT, formatSearchAnswer, SEARCH_CODE_INFO } from "./search_code_tool.ts";
 import { type Args, CODE_TOOL_INFOS, validateArgs } from "./code_tool_schemas.ts";
+import { FILE_TOOLS, isTool } from "../tools/builtin_tools.ts";
 
 /** Options of {@linkcode CodeTools}. */
 export interface CodeToolsOptions {
@@ -42,18 +44,12 @@ export interface CodeToolsOptions {
 }
 
 const MAX_MATCHES = 30;
+const NONE: readonly ToolInfo[] = [];
+const WITH_SEARCH: readonly ToolInfo[] = [...CODE_TOOL_INFOS, SEARCH_CODE_INFO];
 const DEFAULT_MAP_TOKENS = 1024;
-/** Tools whose `path` argument names a file they read or write. */
-const FILE_TOOLS = new Set([
-  "read_file",
-  "write_file",
-  "edit_file",
-  "insert_lines",
-  "replace_lines",
-]);
 
 /** The code tools of one workspace. */
-export class CodeTools {
+export class CodeTools implements ToolSource {
   #options: CodeToolsOptions;
   #store: GraphStore | undefined;
   #visible: PathFilter;
@@ -61,6 +57,7 @@ export class CodeTools {
   /** search_code's state, once an embedding model is known. */
   #semantic: SemanticSearch | undefined;
   #semanticReady: Promise<void> | undefined;
+  #entries: { from: readonly ToolInfo[]; entries: readonly ToolEntry[] } | undefined;
   readonly available: boolean;
 
   constructor(options: CodeToolsOptions) {
@@ -102,12 +99,28 @@ export class CodeTools {
 
   /** The tools, or none when the read grant does not cover the workspace. */
   list(): readonly ToolInfo[] {
-    if (!this.available) return [];
-    return this.#semantic ? [...CODE_TOOL_INFOS, SEARCH_CODE_INFO] : CODE_TOOL_INFOS;
+    if (!this.available) return NONE;
+    return this.#semantic ? WITH_SEARCH : CODE_TOOL_INFOS;
   }
 
-  has(name: string): boolean {
-    return this.list().some((t) => t.name === name);
+  /** The tools as entries of the tool set (the same array while the list is the same). */
+  entries(): readonly ToolEntry[] {
+    const from = this.list();
+    if (this.#entries?.from !== from) {
+      this.#entries = { from, entries: from.map((info) => this.#entry(info)) };
+    }
+    return this.#entries.entries;
+  }
+
+  #entry(info: ToolInfo): ToolEntry {
+    return {
+      info,
+      validate: (args) => Promise.resolve(validateArgs(info, args)),
+      run: async (args, call) => ({
+        ...await this.run(info.name, args, call),
+        state: call.state,
+      }),
+    };
   }
 
   validate(name: string, args: unknown): Result<unknown, string[]> {
@@ -128,8 +141,8 @@ export class CodeTools {
    * Called after any tool ran: a file tool's file is re-indexed in the background once the
    * index exists (before that, the first code tool call indexes everything).
    */
-  noteToolRun(name: string, args: unknown): void {
-    if (!this.#store || !FILE_TOOLS.has(name)) return;
+  noteToolRun(tool: Pick<ToolInfo, "name" | "origin">, args: unknown): void {
+    if (!this.#store || !isTool(tool, FILE_TOOLS)) return;
     const path = (args as Args | null)?.path;
     if (typeof path !== "string") return;
     const rel = relative(this.#options.workspace, join(this.#options.workspace, path))

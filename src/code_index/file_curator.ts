@@ -6,6 +6,7 @@
 // and the outline is shared with the result the conversation then gets. Choices are cached by
 // (file content, conversation context); anything unexpected falls back to the plain read.
 
+import { READ_FILE } from "../tools/builtin_tools.ts";
 import { z } from "zod";
 import { makeToolResult, type Message, type ToolSchema, type Usage } from "../messages.ts";
 import type { Provider } from "../providers/provider.ts";
@@ -151,7 +152,7 @@ function sideRequest(prefix: SidePrefix, outline: string, fileTokens: number): M
   return [...prefix.messages, {
     kind: "tool_result",
     content: JSON.stringify({ success: true, data }),
-    data: { callId: prefix.callId, name: "read_file", result: makeToolResult({ data }) },
+    data: { callId: prefix.callId, name: READ_FILE.name, result: makeToolResult({ data }) },
   }];
 }
 

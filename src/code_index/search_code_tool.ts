@@ -2,7 +2,7 @@
 // text is closest in meaning to a natural-language query, one line each with its similarity.
 // Offered only when an embedding model is configured or found (code_tools.ts).
 
-import type { ToolInfo } from "../tools/tool_runner.ts";
+import type { ToolInfo } from "../tools/tool_entry.ts";
 import type { SemanticAnswer } from "./semantic_search.ts";
 
 /** Matches returned when the model does not say. */

@@ -124,6 +124,9 @@ export async function settleProjectConfig(
       "can run code, send your API key and conversation elsewhere or change the model's " +
       "instructions\n",
   );
+  // Each variable of the environment its MCP servers read, and where the value goes.
+  const { configVariableFlows } = await import("./mcp_variable_flows.ts");
+  for (const line of await configVariableFlows(text)) io.write(`  ${line}\n`);
   if (scope) writeScripts(scope.scripts, options);
   const answer = await io.readLine("Trust this file and apply them? [y/N] ");
   if (answer === null) {

@@ -83,6 +83,29 @@ export function fillPlaceholders(
 }
 
 /**
+ * Every variable an entry's placeholders read (`${VAR}` and `${VAR:-default}` alike), and
+ * where its value goes, in the entry's order.
+ *
+ * @param entry The entry as configured.
+ * @returns One item per use.
+ *
+ * @example
+ * ```ts
+ * import { variablesRead } from "./mcp_placeholders.ts";
+ * const read = variablesRead({ url: "u", headers: { A: "Bearer ${T}", B: "${L:-x}" } });
+ * if (JSON.stringify(read) !== '[{"variable":"T","where":"headers.A"},{"variable":"L","where":"headers.B"}]') throw new Error();
+ * ```
+ */
+export function variablesRead(entry: Record<string, unknown>): MissingVariable[] {
+  const read: MissingVariable[] = [];
+  mapStrings(entry, (text, where) => {
+    for (const match of text.matchAll(VARIABLE)) read.push({ variable: match[1]!, where });
+    return text;
+  });
+  return read;
+}
+
+/**
  * Why a server does not start: the placeholders its entry needs that are not set.
  *
  * @example

@@ -23,55 +23,18 @@ import type {
   RefusalReason,
 } from "./gate_types.ts";
 import { hiddenSentence, protectedSentence, roleName, verbOf } from "./refusal_text.ts";
+import { readGrantRefusal } from "./session_reads.ts";
+import {
+  identityKey,
+  keyOf,
+  lstatOrUndefined,
+  movedKey,
+  parentOf,
+  realOf,
+  realPathSync,
+} from "./gate_paths.ts";
 
 const { join, relative, resolve, sep } = paths;
-
-// Taken when this module loads, before a tool worker's deny guard wraps Deno's functions:
-// the gate asks the file system through these, so it never checks itself.
-const lstatSync = Deno.lstatSync;
-const realPathSync = Deno.realPathSync;
-
-function identityKey(dev: number, ino: number): string {
-  return `${dev}:${ino}`;
-}
-
-/** An entry's `dev:ino`, or undefined where the system gives no inode (Windows). */
-function keyOf(info: Deno.FileInfo | undefined): string | undefined {
-  return info && info.ino !== null ? identityKey(info.dev, info.ino) : undefined;
-}
-
-/** A moved entry's key: its role and path (a replaced entry's new occupant keeps both). */
-function movedKey(entry: { role: IdentityRole; path: string }): string {
-  return `${entry.role}\0${entry.path}`;
-}
-
-function parentOf(path: string): string {
-  return resolve(path, "..");
-}
-
-function lstatOrUndefined(path: string): Deno.FileInfo | undefined {
-  try {
-    return lstatSync(path);
-  } catch {
-    return undefined; // missing, or outside what this thread may read
-  }
-}
-
-/** The real path of `path`: links resolved, for a path not yet made those of its folders. */
-function realOf(path: string): string {
-  const rest: string[] = [];
-  for (let current = path;;) {
-    try {
-      const real = realPathSync(current);
-      return rest.length === 0 ? real : join(real, ...rest.reverse());
-    } catch {
-      const parent = parentOf(current);
-      if (parent === current) return path;
-      rest.push(relative(parent, current));
-      current = parent;
-    }
-  }
-}
 
 /**
  * The one file gate of a run. Build it with {@linkcode FileGate.open} on the host, or with
@@ -105,6 +68,8 @@ export class FileGate {
   /** Every entry found moved this session, in order. */
   readonly #moved: MovedEntry[] = [];
   readonly #grantsByDeno: boolean;
+  /** Folders readable for the rest of the session (a loaded skill's: session_reads.ts). */
+  readonly #sessionReads: string[] = [];
 
   private constructor(view: GateView) {
     this.#rules = view.rules;
@@ -159,8 +124,9 @@ export class FileGate {
    * @returns A structured-cloneable view.
    */
   view(options: { grantsByDeno?: boolean } = {}): GateView {
+    const read = this.#rules.read === true ? true : [...this.#rules.read, ...this.#sessionReads];
     return {
-      rules: this.#rules,
+      rules: { ...this.#rules, read },
       identities: [...this.#identities.values()],
       caseInsensitive: this.#caseInsensitive,
       ...(options.grantsByDeno ? { grantsByDeno: true } : {}),
@@ -170,6 +136,32 @@ export class FileGate {
   /** The rules the gate was built from. */
   get rules(): Readonly<GateRules> {
     return this.#rules;
+  }
+
+  /**
+   * Makes a folder readable (never writable) for the rest of the session: a loaded skill's.
+   * Refused for a folder the gate refuses, one that holds a denied, protected or hidden entry,
+   * or one with a link leading out of it (session_reads.ts). The tool workers and the command
+   * sandbox read the same list ({@linkcode FileGate.sessionReads}).
+   *
+   * @param folder The folder (its real path is granted).
+   * @returns Its real path, and whether it was added (false: granted already), or why not.
+   */
+  grantRead(
+    folder: string,
+  ): { ok: true; real: string; added: boolean } | { ok: false; reason: string } {
+    const real = realOf(resolve(folder));
+    // Granted even inside the read grant: the read tools read only the workspace and these.
+    if (this.#covers(this.#sessionReads, real)) return { ok: true, real, added: false };
+    const why = readGrantRefusal(this, real);
+    if (why !== undefined) return { ok: false, reason: why };
+    this.#sessionReads.push(real);
+    return { ok: true, real, added: true };
+  }
+
+  /** The folders granted for the session so far, in order (real paths; the list only grows). */
+  sessionReads(): readonly string[] {
+    return [...this.#sessionReads];
   }
 
   /**
@@ -328,7 +320,10 @@ export class FileGate {
       if (this.#covers(rules.denyRead, target)) {
         return refuse("denied", `Requires read access to "${shown}": it is denied by --deny-read`);
       }
-      if (!this.#grantsByDeno && !this.#covers(rules.read, target)) {
+      if (
+        !this.#grantsByDeno && !this.#covers(rules.read, target) &&
+        !this.#covers(this.#sessionReads, target)
+      ) {
         return refuse(
           "not_granted",
           `Requires read access to "${shown}": restart harness with --allow-read=${shown}`,

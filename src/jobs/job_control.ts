@@ -1,7 +1,7 @@
 // What run_command and the job tools ask of the host's jobs (`ctx.jobs`): run a command line
 // (waiting for it, or moving it to the background), read a job's new output, kill it, list
-// them. The host's JobTable (job_table.ts) answers in the same process; in a tool worker
-// JobClient (job_client.ts) asks it over a port. Only these plain types cross the port.
+// them. The host's JobTable (job_table.ts) answers in the same process, one JobScope per session;
+// in a tool worker JobClient (job_client.ts) asks it over a port. Only plain types cross the port.
 
 /** A command line to run, as run_command asks. */
 export interface CommandRun {
@@ -125,13 +125,18 @@ export interface JobControl {
   list(): Promise<JobSummary[]>;
 }
 
-/** The tools given `ctx.jobs`: only run_command may start a job. */
-export const JOB_TOOLS: ReadonlySet<string> = new Set([
-  "run_command",
-  "job_output",
-  "job_kill",
-  "job_list",
-]);
+/** One session's jobs: what its tools, its turn notes and its editor terminals see. */
+export interface JobScope extends JobControl {
+  /** Its background jobs, oldest first (synchronously, for /jobs and the editor). */
+  summaries(): JobSummary[];
+  /** Its background jobs that ended or began to wait for input since the last call. */
+  takeNews(): JobSummary[];
+  /**
+   * A copy of a background job's output that a terminal may show as it comes: colours kept,
+   * other escapes dropped (job_terminal_view.ts). Undefined for a job it does not have.
+   */
+  terminalView(id: string): Promise<string | undefined>;
+}
 
 /**
  * A duration as a few characters: `850ms`, `12s`, `3m12s`, `2h05m`.

@@ -7,6 +7,7 @@
 import { join } from "node:path";
 import { humanSize } from "../platform/human_size.ts";
 import { ensurePrivateDir } from "../config/folders.ts";
+import type { LogFollower } from "./job_terminal_view.ts";
 
 /** Sizes of a log (defaults in brackets). */
 export interface JobLogOptions {
@@ -33,6 +34,9 @@ export interface LogRead {
 }
 
 const INDEX_STEP = 64 * 1024;
+/** Bytes handed to a new follower at a time, of the output kept so far. */
+const FOLLOW_STEP = 64 * 1024;
+
 const NEWLINE = 0x0a;
 
 /** Whether a byte continues a UTF-8 sequence (10xxxxxx). */
@@ -86,6 +90,7 @@ export class JobLog {
   readonly #index: [number, number][] = [[0, 0]];
   #closed = false;
   #queue: Promise<void> = Promise.resolve();
+  #followers: LogFollower[] = [];
 
   constructor(options: JobLogOptions) {
     this.#options = {
@@ -118,6 +123,7 @@ export class JobLog {
     this.total += chunk.length;
     this.lines += countNewlines(chunk);
     this.#remember(chunk);
+    await this.#tell(chunk);
     if (this.#file === undefined && this.total <= this.#options.memoryBytes) {
       this.#memory.push(chunk);
       return;
@@ -129,6 +135,33 @@ export class JobLog {
       return;
     }
     await this.#write(chunk);
+  }
+
+  /**
+   * Hands `follower` the output kept so far, then each chunk as it comes, and the end.
+   *
+   * @returns Once the output so far was handed.
+   */
+  follow(follower: LogFollower): Promise<void> {
+    const followed = this.#queue.then(async () => {
+      for (let from = 0; from < this.total; from += FOLLOW_STEP) {
+        const { bytes } = await this.#bytes(from, Math.min(this.total, from + FOLLOW_STEP));
+        await follower.chunk(bytes);
+      }
+      if (this.#closed) follower.end();
+      else this.#followers.push(follower);
+    });
+    this.#queue = followed.catch(() => {});
+    return followed;
+  }
+
+  async #tell(chunk: Uint8Array): Promise<void> {
+    for (const follower of this.#followers) {
+      await follower.chunk(chunk).catch(() => {
+        this.#followers = this.#followers.filter((each) => each !== follower);
+        follower.end();
+      });
+    }
   }
 
   /** Keeps the newest bytes in the ring. */
@@ -329,6 +362,7 @@ export class JobLog {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
+    for (const follower of this.#followers.splice(0)) follower.end();
     try {
       this.#file?.close();
     } catch { /* closed already */ }

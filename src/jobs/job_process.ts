@@ -18,6 +18,8 @@ import { JobLog } from "./job_log.ts";
 const PIPE_GRACE_MS = 300;
 /** Quiet time after a prompt-like last line before a job is said to wait for input. */
 const PROMPT_QUIET_MS = 2000;
+/** Progress lines sent while a command runs: at most one per this many ms. */
+const PROGRESS_MS = 100;
 /** A last line that asks something: ends with `?`, `:`, `>`, `]` or `)` and no newline. */
 const PROMPT = /[?:>\])]\s?$/;
 
@@ -74,6 +76,49 @@ export class JobProcess {
     this.lastOutputAt = this.startedAt;
     this.#stdin = options.stdin ? child.stdin.getWriter() : undefined;
     this.ended = this.#supervise();
+  }
+
+  /**
+   * Waits for the end, the time limit or the abort, sending what it printed last (at most
+   * one line each PROGRESS_MS) meanwhile.
+   *
+   * @param limitMs The time limit.
+   * @param options Where progress goes; the user's abort.
+   * @returns What came first.
+   */
+  async waitFor(
+    limitMs: number,
+    options: { onOutput?: (text: string) => void; signal?: AbortSignal },
+  ): Promise<"ended" | "time" | "cancelled"> {
+    const { signal, onOutput } = options;
+    if (signal?.aborted) return "cancelled";
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let onAbort: (() => void) | undefined;
+    const stop = new Promise<"time" | "cancelled">((settle) => {
+      timer = setTimeout(() => settle("time"), limitMs);
+      onAbort = () => settle("cancelled");
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
+    let done = false;
+    const progress = async () => {
+      let sent = 0;
+      while (!done && !this.end) {
+        await this.pulse;
+        if (done || !onOutput) continue;
+        const wait = sent + PROGRESS_MS - this.#clock();
+        if (wait > 0) await new Promise((settle) => setTimeout(settle, wait));
+        if (!done) onOutput(this.log.recent(400));
+        sent = this.#clock();
+      }
+    };
+    void progress();
+    try {
+      return await Promise.race([this.ended.then(() => "ended" as const), stop]);
+    } finally {
+      done = true;
+      clearTimeout(timer);
+      if (onAbort) signal?.removeEventListener("abort", onAbort);
+    }
   }
 
   /** Settles on the next output or at the end. */

@@ -1,13 +1,12 @@
 // The host's side of `ctx.jobs` for one tool call: a port handed to the call (like the search
-// port), whose requests the workspace's JobTable answers. Only run_command's calls may start
+// port), whose requests the calling session's jobs (a scope of the workspace's JobTable) answer. Only run_command's calls may start
 // a command, in a folder inside the workspace; what a worker sends is checked field by field
 // (plugin code may share the worker). When the call ends without waiting for its command
 // (its worker was stopped), that command is stopped too.
 
 import { isAbsolute, relative } from "node:path";
-import type { CommandRun } from "./job_control.ts";
+import type { CommandRun, JobControl } from "./job_control.ts";
 import type { JobReply, JobRequest } from "./job_protocol.ts";
-import type { JobTable } from "./job_table.ts";
 
 /** Who the port is for. */
 export interface JobPortOptions {
@@ -42,13 +41,13 @@ function validLimit(limit: unknown): limit is number {
 /**
  * Opens the port of one call.
  *
- * @param table The workspace's jobs.
+ * @param table The jobs of the session the call is for (JobTable.scope).
  * @param options Whether the call may start commands, and the workspace.
  * @returns The call's end of the port (transfer it to the worker) and `close`, to call when
  *   the call has ended.
  */
 export function openJobPort(
-  table: JobTable,
+  table: JobControl,
   options: JobPortOptions,
 ): { port: MessagePort; close(): void } {
   const channel = new MessageChannel();

@@ -1,21 +1,24 @@
 // The jobs of one workspace, on the host: every command run_command starts (the host starts
 // it, in the command sandbox, so it outlives the tool's call and its worker), the ones in the
 // background under short ids (j1, j2...), what each printed (a JobLog: bounded memory, the rest
-// on disk) and how far job_output has read it. A job that ends in the background is
-// announced at the start of the next turn; every job ends with the session.
+// on disk) and how far job_output has read it. A job belongs to the session that started it:
+// another session's scope (an ACP editor's other conversation) neither sees nor stops it, and
+// counts its own ids. A job that ends in the background is announced at the start of its
+// session's next turn; every job ends with the workspace.
 
 import {
   type CommandOutcome,
   type CommandRun,
-  type JobControl,
   type JobKillReply,
   type JobOutputReply,
+  type JobScope,
   type JobSummary,
   STOPPED_OUTPUT_BYTES,
 } from "./job_control.ts";
 import { JobLog, type LogRead } from "./job_log.ts";
-import { type JobEnd, JobProcess } from "./job_process.ts";
+import { type JobEnd, JobProcess, settlesWithin } from "./job_process.ts";
 import { type ShellRequest, shellRequest } from "./shell_command.ts";
+import { openTerminalView } from "./job_terminal_view.ts";
 
 /** What a table needs. */
 export interface JobTableOptions {
@@ -41,11 +44,14 @@ export interface JobTableOptions {
 
 /** The time limit of a command run without timeout_ms when nothing moves it. */
 export const DEFAULT_COMMAND_TIMEOUT_MS = 120_000;
-/** Progress lines sent while a command runs: at most one per this many ms. */
-const PROGRESS_MS = 100;
+
+/** The owner of the jobs of a front end with one conversation at a time (the REPL, -p). */
+const DEFAULT_OWNER = "";
 
 /** One command of the table. */
 interface Job {
+  /** The session that started it ({@linkcode JobTable.scope}). */
+  owner: string;
   process: JobProcess;
   command: string;
   /** Its id once it is in the background. */
@@ -58,14 +64,21 @@ interface Job {
   toldWaiting?: boolean;
   /** What it last printed when it seemed to wait for input. */
   waiting?: string;
+  /** Its terminal copy, once asked for. */
+  view?: Promise<string | undefined>;
 }
 
-/** The host's jobs of one workspace. */
-export class JobTable implements JobControl {
+/**
+ * The host's jobs of one workspace. Its own methods serve the default session; `scope(owner)`
+ * serves another.
+ */
+export class JobTable implements JobScope {
   readonly #options: JobTableOptions;
   readonly #clock: () => number;
   readonly #jobs: Job[] = [];
-  #nextId = 1;
+  /** The next job number of each owner. */
+  readonly #nextIds = new Map<string, number>();
+  readonly #scopes = new Map<string, JobScope>();
   #nextLog = 1;
   #checker: ReturnType<typeof setInterval> | undefined;
   #closed = false;
@@ -76,8 +89,36 @@ export class JobTable implements JobControl {
     this.#clock = options.clock ?? Date.now;
   }
 
+  /**
+   * The jobs of one session: what it starts belongs to it, and it sees only those (another
+   * session's id answers "no such job").
+   *
+   * @param owner Names the session (the same name gives the same scope).
+   * @returns Its scope.
+   */
+  scope(owner: string): JobScope {
+    if (owner === DEFAULT_OWNER) return this;
+    let scope = this.#scopes.get(owner);
+    if (scope === undefined) {
+      scope = {
+        run: (request, options) => this.#run(owner, request, options),
+        output: (id, options) => this.#output(owner, id, options),
+        kill: (id) => this.#kill(owner, id),
+        list: () => Promise.resolve(this.#summaries(owner)),
+        summaries: () => this.#summaries(owner),
+        takeNews: () => this.#takeNews(owner),
+        terminalView: (id) => this.#terminalView(owner, id),
+      };
+      this.#scopes.set(owner, scope);
+    }
+    return scope;
+  }
+
   /** Starts a command; a refusal is the outcome to return. */
-  async #start(request: CommandRun): Promise<Job | Extract<CommandOutcome, { kind: "refused" }>> {
+  async #start(
+    owner: string,
+    request: CommandRun,
+  ): Promise<Job | Extract<CommandOutcome, { kind: "refused" }>> {
     if (this.#closed) {
       return { kind: "refused", errorType: "io_error", message: "The session is ending" };
     }
@@ -110,18 +151,26 @@ export class JobTable implements JobControl {
       killGraceMs: this.#options.killGraceMs ?? 1000,
       stdin: stdin === "piped",
     });
-    const job: Job = { process, command: request.command, cursor: 0, told: false };
+    const job: Job = { owner, process, command: request.command, cursor: 0, told: false };
     this.#jobs.push(job);
     void process.ended.then(() => this.#ended(job));
     return job;
   }
 
   /** Runs a command line: at once in the background, or waited for (see JobControl.run). */
-  async run(
+  run(
     request: CommandRun,
     options: { onOutput?: (text: string) => void; signal?: AbortSignal } = {},
   ): Promise<CommandOutcome> {
-    const job = await this.#start(request);
+    return this.#run(DEFAULT_OWNER, request, options);
+  }
+
+  async #run(
+    owner: string,
+    request: CommandRun,
+    options: { onOutput?: (text: string) => void; signal?: AbortSignal },
+  ): Promise<CommandOutcome> {
+    const job = await this.#start(owner, request);
     if ("kind" in job) return job;
     if (request.background) {
       await this.#toBackground(job);
@@ -130,7 +179,7 @@ export class JobTable implements JobControl {
     const moves = request.timeoutMs === undefined && this.#options.backgroundAfterMs > 0;
     const limitMs = request.timeoutMs ??
       (moves ? this.#options.backgroundAfterMs : DEFAULT_COMMAND_TIMEOUT_MS);
-    const how = await this.#await(job, limitMs, options);
+    const how = await job.process.waitFor(limitMs, options);
     const { process } = job;
     if (how === "time" && moves && !this.#closed) {
       await this.#toBackground(job);
@@ -151,44 +200,6 @@ export class JobTable implements JobControl {
     return await this.#finish(job, end, request.limit);
   }
 
-  /** Waits for the end, the time limit or the abort, sending progress meanwhile. */
-  async #await(
-    job: Job,
-    limitMs: number,
-    options: { onOutput?: (text: string) => void; signal?: AbortSignal },
-  ): Promise<"ended" | "time" | "cancelled"> {
-    const { process } = job;
-    const { signal, onOutput } = options;
-    if (signal?.aborted) return "cancelled";
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let onAbort: (() => void) | undefined;
-    const stop = new Promise<"time" | "cancelled">((settle) => {
-      timer = setTimeout(() => settle("time"), limitMs);
-      onAbort = () => settle("cancelled");
-      signal?.addEventListener("abort", onAbort, { once: true });
-    });
-    let done = false;
-    const progress = async () => {
-      let sent = 0;
-      while (!done && !process.end) {
-        await process.pulse;
-        if (done || !onOutput) continue;
-        const wait = sent + PROGRESS_MS - this.#clock();
-        if (wait > 0) await new Promise((settle) => setTimeout(settle, wait));
-        if (!done) onOutput(process.log.recent(400));
-        sent = this.#clock();
-      }
-    };
-    void progress();
-    try {
-      return await Promise.race([process.ended.then(() => "ended" as const), stop]);
-    } finally {
-      done = true;
-      clearTimeout(timer);
-      if (onAbort) signal?.removeEventListener("abort", onAbort);
-    }
-  }
-
   /** The outcome of a command waited for; it leaves the table (its log too, unless named). */
   async #finish(job: Job, end: JobEnd, limit: number): Promise<CommandOutcome> {
     const { log } = job.process;
@@ -204,7 +215,9 @@ export class JobTable implements JobControl {
   }
 
   async #toBackground(job: Job): Promise<void> {
-    job.id = `j${this.#nextId++}`;
+    const next = this.#nextIds.get(job.owner) ?? 1;
+    this.#nextIds.set(job.owner, next + 1);
+    job.id = `j${next}`;
     this.#watchInput();
     // A background job's output is on disk from now on: an editor's terminal can follow it.
     await job.process.log.save();
@@ -214,12 +227,15 @@ export class JobTable implements JobControl {
     if (job.id !== undefined) this.#options.onChange?.(this.#summary(job));
   }
 
-  #find(id: string): Job | undefined {
-    return this.#jobs.find((job) => job.id !== undefined && job.id === id.trim());
+  #find(owner: string, id: string): Job | undefined {
+    return this.#jobs.find((job) =>
+      job.owner === owner && job.id !== undefined && job.id === id.trim()
+    );
   }
 
-  #unknown(id: string): { unknown: string } {
-    const ids = this.#jobs.filter((job) => job.id !== undefined).map((job) => job.id);
+  #unknown(owner: string, id: string): { unknown: string } {
+    const ids = this.#jobs.filter((job) => job.owner === owner && job.id !== undefined)
+      .map((job) => job.id);
     return {
       unknown: `No job "${id}"${
         ids.length > 0 ? `: the jobs are ${ids.join(", ")}` : ": no job was started"
@@ -245,12 +261,20 @@ export class JobTable implements JobControl {
   }
 
   /** A job's output since the last read, after waiting up to `waitMs` for some or its end. */
-  async output(id: string, options: { limit: number; waitMs: number }): Promise<JobOutputReply> {
-    const job = this.#find(id);
-    if (!job) return this.#unknown(id);
+  output(id: string, options: { limit: number; waitMs: number }): Promise<JobOutputReply> {
+    return this.#output(DEFAULT_OWNER, id, options);
+  }
+
+  async #output(
+    owner: string,
+    id: string,
+    options: { limit: number; waitMs: number },
+  ): Promise<JobOutputReply> {
+    const job = this.#find(owner, id);
+    if (!job) return this.#unknown(owner, id);
     const { process } = job;
     if (options.waitMs > 0 && process.log.total === job.cursor && !process.end) {
-      await settlesWithinMs(process.pulse, options.waitMs);
+      await settlesWithin(process.pulse, options.waitMs);
     }
     const total = process.log.total;
     const read = await process.log.read(job.cursor, total, options.limit);
@@ -259,10 +283,30 @@ export class JobTable implements JobControl {
     return { job: this.#summary(job), text: read.text, bytes: total, ...cutOf(read) };
   }
 
+  /** A background job's terminal copy (see JobScope.terminalView). */
+  terminalView(id: string): Promise<string | undefined> {
+    return this.#terminalView(DEFAULT_OWNER, id);
+  }
+
+  #terminalView(owner: string, id: string): Promise<string | undefined> {
+    const job = this.#find(owner, id);
+    if (!job) return Promise.resolve(undefined);
+    job.view ??= job.process.log.save().then((path) =>
+      path === undefined
+        ? undefined
+        : openTerminalView(job.process.log, path.replace(/\.log$/, ".terminal.log"))
+    );
+    return job.view;
+  }
+
   /** Kills a job and everything it started; its end is then told. */
-  async kill(id: string): Promise<JobKillReply> {
-    const job = this.#find(id);
-    if (!job) return this.#unknown(id);
+  kill(id: string): Promise<JobKillReply> {
+    return this.#kill(DEFAULT_OWNER, id);
+  }
+
+  async #kill(owner: string, id: string): Promise<JobKillReply> {
+    const job = this.#find(owner, id);
+    if (!job) return this.#unknown(owner, id);
     const wasRunning = job.process.end === undefined;
     await job.process.stop("killed");
     job.told = true;
@@ -276,7 +320,12 @@ export class JobTable implements JobControl {
 
   /** The background jobs, oldest first (synchronously, for /jobs). */
   summaries(): JobSummary[] {
-    return this.#jobs.filter((job) => job.id !== undefined).map((job) => this.#summary(job));
+    return this.#summaries(DEFAULT_OWNER);
+  }
+
+  #summaries(owner: string): JobSummary[] {
+    return this.#jobs.filter((job) => job.owner === owner && job.id !== undefined)
+      .map((job) => this.#summary(job));
   }
 
   /**
@@ -284,9 +333,13 @@ export class JobTable implements JobControl {
    * last call: said to the model at the start of the next turn, each once.
    */
   takeNews(): JobSummary[] {
+    return this.#takeNews(DEFAULT_OWNER);
+  }
+
+  #takeNews(owner: string): JobSummary[] {
     const news: JobSummary[] = [];
     for (const job of this.#jobs) {
-      if (job.id === undefined || job.told) continue;
+      if (job.owner !== owner || job.id === undefined || job.told) continue;
       if (job.process.end) {
         job.told = true;
         news.push(this.#summary(job));
@@ -342,11 +395,4 @@ function cutOf(read: LogRead): { cutBytes: number; path?: string } {
     cutBytes: read.cutBytes,
     ...(read.cutBytes > 0 && read.path !== undefined ? { path: read.path } : {}),
   };
-}
-
-/** Waits for `promise` or `ms`, whichever comes first. */
-async function settlesWithinMs(promise: Promise<unknown>, ms: number): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  await Promise.race([promise, new Promise((settle) => timer = setTimeout(settle, ms))]);
-  clearTimeout(timer);
 }

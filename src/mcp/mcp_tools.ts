@@ -1,13 +1,12 @@
-// Adds the tools of the configured MCP servers to a ToolRunner (the sandboxed host), so the
-// loop, the approver and the session log see them like any other tool: named `SERVER__tool`,
-// with a risk from the tool's annotations, arguments checked against its JSON Schema, and
-// results capped and spilled exactly as built-in tools' are (truncate_output.ts).
+// The tools of the configured MCP servers as a source of the tool set (src/tools/tool_set.ts),
+// so the loop, the approver and the session log see them like any other tool: named
+// `SERVER__tool`, with a risk from the tool's annotations, arguments checked against its JSON
+// Schema, and results capped and spilled exactly as built-in tools' are (truncate_output.ts).
 
 import { err, ok, type Result } from "../errors.ts";
 import { makeToolResult, type ToolErrorType } from "../messages.ts";
 import type { RiskLevel } from "../tools/define_tool.ts";
-import type { ToolInfo, ToolRun, ToolRunner } from "../tools/tool_runner.ts";
-import type { PreviewResult } from "../tools/file_change.ts";
+import type { EntryCall, ToolEntry, ToolInfo, ToolRun, ToolSource } from "../tools/tool_entry.ts";
 import { savedOutputFile, type ToolCut, truncateToolResult } from "../sandbox/truncate_output.ts";
 import { SAVED_ANSWER_META } from "./message_reader.ts";
 import { type McpCallResult, mcpMediaBlocks, mcpResultText, printable } from "./mcp_result.ts";
@@ -45,7 +44,8 @@ interface McpToolRef {
   tool: string;
 }
 
-export interface WithMcpToolsOptions {
+/** Options of {@linkcode McpTools}. */
+export interface McpToolsOptions {
   /** Where cut outputs are saved (the host's data folder). */
   dataDir?: string;
   maxOutputSize?: number;
@@ -64,103 +64,88 @@ export interface WithMcpToolsOptions {
   afterCall?(run: ToolRun): ToolRun;
 }
 
-/** A ToolRunner with the MCP servers' tools after the inner runner's. */
-export class WithMcpTools implements ToolRunner {
-  #refs = new Map<string, McpToolRef>();
+/** The MCP servers' tools, as entries of the tool set. */
+export class McpTools implements ToolSource {
   #listKey = "";
-  #schemas = new Map<string, Promise<(args: unknown) => Result<unknown, string[]>>>();
+  #entries: readonly ToolEntry[] = [];
   #waiting: Promise<void> | undefined;
 
   constructor(
-    readonly inner: ToolRunner,
     readonly servers: McpServers,
-    readonly options: WithMcpToolsOptions = {},
+    readonly options: McpToolsOptions = {},
   ) {}
 
   /**
-   * The inner list, then servers still starting (for at most `readyWaitMs`, once: a server
-   * slower than that joins a later turn without making each turn wait).
+   * Waits for servers still starting (for at most `readyWaitMs`, once: a server slower than
+   * that joins a later turn without making each turn wait).
    */
   async ready(): Promise<void> {
-    await this.inner.ready?.();
     this.#waiting ??= this.servers.settled(this.options.readyWaitMs ?? 10_000);
     await this.#waiting;
   }
 
-  /** Rebuilds the name map when a server's tool list changed. */
-  #mcpTools(): Map<string, McpToolRef> {
+  /** The servers' tools, rebuilt when a server's tool list (or a name before them) changed. */
+  entries(taken: ReadonlySet<string>): readonly ToolEntry[] {
     const states = this.servers.states();
-    const key = states.map((s) => `${s.name}:${s.tools.map((t) => t.name).join(",")}`).join(";");
-    if (key === this.#listKey) return this.#refs;
-    const taken = new Set(this.inner.list().map((t) => t.name));
-    const refs = new Map<string, McpToolRef>();
+    const key = states.map((s) => `${s.name}:${s.tools.map((t) => t.name).join(",")}`).join(";") +
+      `|${[...taken].join(",")}`;
+    if (key === this.#listKey) return this.#entries;
+    const names = new Set(taken);
+    const entries: ToolEntry[] = [];
     for (const state of states) {
       for (const tool of state.tools) {
-        const name = mcpToolName(state.name, tool.name, taken);
-        taken.add(name);
-        const description = printable(
-          tool.description ?? tool.annotations?.title ?? tool.title ?? tool.name,
-        );
-        refs.set(name, {
-          server: state.name,
-          tool: tool.name,
-          info: {
-            name,
-            description: description.length > MAX_DESCRIPTION
-              ? `${description.slice(0, MAX_DESCRIPTION - 3)}...`
-              : description,
-            risk: riskFromAnnotations(tool.annotations),
-            parameters: tool.inputSchema ?? { type: "object" },
-            source: `mcp:${state.name}`,
-            origin: "mcp",
+        const name = mcpToolName(state.name, tool.name, names);
+        names.add(name);
+        entries.push(
+          this.#entry({
             server: state.name,
-            timeoutMs: this.options.timeouts?.[name] ?? this.servers.timeoutMs(state.name),
-          },
-        });
+            tool: tool.name,
+            info: this.#info(name, state.name, tool),
+          }),
+        );
       }
     }
-    this.#refs = refs;
+    this.#entries = entries;
     this.#listKey = key;
-    this.#schemas.clear();
-    return refs;
+    return entries;
   }
 
-  list(): readonly ToolInfo[] {
-    const inner = this.inner.list();
-    return [...inner, ...[...this.#mcpTools().values()].map((ref) => ref.info)];
+  #info(name: string, server: string, tool: McpToolListing): ToolInfo {
+    const description = printable(
+      tool.description ?? tool.annotations?.title ?? tool.title ?? tool.name,
+    );
+    return {
+      name,
+      description: description.length > MAX_DESCRIPTION
+        ? `${description.slice(0, MAX_DESCRIPTION - 3)}...`
+        : description,
+      risk: riskFromAnnotations(tool.annotations),
+      parameters: tool.inputSchema ?? { type: "object" },
+      source: `mcp:${server}`,
+      origin: "mcp",
+      server,
+      timeoutMs: this.options.timeouts?.[name] ?? this.servers.timeoutMs(server),
+    };
   }
 
-  /** An MCP tool declares no file it writes: only the inner tools have previews. */
-  preview(
-    name: string,
-    args: unknown,
-    state?: Record<string, unknown>,
-  ): Promise<PreviewResult | undefined> {
-    if (this.#mcpTools().has(name)) return Promise.resolve(undefined);
-    return this.inner.preview?.(name, args, state) ?? Promise.resolve(undefined);
+  /** An entry: arguments checked against the tool's JSON Schema (once loaded), no preview. */
+  #entry(ref: McpToolRef): ToolEntry {
+    let check: Promise<(args: unknown) => Result<unknown, string[]>> | undefined;
+    return {
+      info: ref.info,
+      validate: async (args) => {
+        if (typeof args !== "object" || args === null || Array.isArray(args)) {
+          return err(["expected an object of arguments"]);
+        }
+        check ??= schemaCheck(ref.info.parameters);
+        return (await check)(args);
+      },
+      run: (args, call) => this.#run(ref, args, call),
+    };
   }
 
-  async validate(name: string, args: unknown): Promise<Result<unknown, string[]>> {
-    const ref = this.#mcpTools().get(name);
-    if (!ref) return await this.inner.validate(name, args);
-    if (typeof args !== "object" || args === null || Array.isArray(args)) {
-      return err(["expected an object of arguments"]);
-    }
-    let check = this.#schemas.get(name);
-    if (!check) {
-      check = schemaCheck(ref.info.parameters);
-      this.#schemas.set(name, check);
-    }
-    return (await check)(args);
-  }
-
-  async run(
-    name: string,
-    args: unknown,
-    options: { signal?: AbortSignal; state: Record<string, unknown> },
-  ): Promise<ToolRun> {
-    const ref = this.#mcpTools().get(name);
-    if (!ref) return await this.inner.run(name, args, options);
+  async #run(ref: McpToolRef, args: unknown, options: EntryCall): Promise<ToolRun> {
+    const name = ref.info.name;
     const started = performance.now();
     const progress = this.options.progress;
     const called = await this.servers.call(
@@ -271,7 +256,7 @@ export class WithMcpTools implements ToolRunner {
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.servers.close(), this.inner.close()]);
+    await this.servers.close();
   }
 }
 

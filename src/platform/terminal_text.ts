@@ -3,7 +3,9 @@
 // errors) on its way to the terminal. Escape sequences (OSC 52 clipboard writes, OSC 0 titles,
 // OSC 8 links, SGR 8 hidden text, CSI through U+009B), C0 and C1 controls, bidi overrides and
 // isolates, and invisible characters are shown as escapes (`\x1b`, `\u202e`), never obeyed.
-// Harness adds its own colours after this, so they still work.
+// Harness adds its own colours after this, so they still work. A command's output shown raw in a
+// terminal (an editor's, following a background job) goes through TerminalStreamFilter, which
+// keeps its colours and drops every other sequence.
 
 /**
  * Characters that change how a terminal shows text instead of showing themselves: C0 controls
@@ -115,4 +117,84 @@ export function jsonTerminalSafe(json: string): string {
     }
     return out;
   });
+}
+
+/** A colour (SGR) sequence: the one kind of escape a followed command's output keeps. */
+// deno-lint-ignore no-control-regex
+const SGR = /^\x1b\[[0-9;:]*m$/;
+/** Controls dropped from a followed command's output: all C0 but tab, newline, CR; DEL; C1. */
+// deno-lint-ignore no-control-regex
+const CONTROL = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]/gu;
+/** The longest escape sequence held back waiting for its end; a longer one is dropped. */
+const MAX_HELD = 4096;
+
+// deno-lint-ignore no-control-regex
+const CSI_START = /^(?:\x1b\[|\x9b)/;
+// deno-lint-ignore no-control-regex
+const STRING_START = /^(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])/;
+// deno-lint-ignore no-control-regex
+const STRING_END = /(?:\x07|\x1b\\|\x9c)$/;
+
+/** Whether `sequence` (a SEQUENCE match) has its final character. */
+function sequenceEnded(sequence: string): boolean {
+  if (CSI_START.test(sequence)) {
+    return /[\x40-\x7e]$/.test(sequence.slice(sequence.startsWith("\x9b") ? 1 : 2));
+  }
+  if (STRING_START.test(sequence)) return STRING_END.test(sequence);
+  return sequence.length > 1;
+}
+
+/**
+ * A command's output as it comes, for a terminal that shows it (an editor's terminal following
+ * a background job): colours (SGR) are kept; every other escape sequence (OSC 52 clipboard
+ * writes, titles, links, DCS, cursor and screen control, CSI through U+009B) and every control
+ * but tab, newline and carriage return is dropped; bidi and invisible characters show as escapes,
+ * as {@link terminalSafe} shows them. A sequence or character cut between chunks waits for the
+ * rest.
+ *
+ * @example
+ * ```ts
+ * import { TerminalStreamFilter } from "./terminal_text.ts";
+ * const filter = new TerminalStreamFilter();
+ * const bytes = new TextEncoder().encode("\x1b[31mred\x1b[0m \x1b]52;c;ZXZpbA==\x07ok\n");
+ * const out = filter.push(bytes.subarray(0, 20)) + filter.push(bytes.subarray(20)) + filter.end();
+ * if (out !== "\x1b[31mred\x1b[0m ok\n") throw new Error(JSON.stringify(out));
+ * ```
+ */
+export class TerminalStreamFilter {
+  readonly #decoder = new TextDecoder();
+  /** An escape sequence whose end has not come yet. */
+  #held = "";
+
+  /** The safe text of the next chunk (part of it may wait for the next). */
+  push(chunk: Uint8Array): string {
+    return this.#filter(this.#held + this.#decoder.decode(chunk, { stream: true }), false);
+  }
+
+  /** What is left at the end of the output (a cut sequence is dropped). */
+  end(): string {
+    return this.#filter(this.#held + this.#decoder.decode(), true);
+  }
+
+  #filter(text: string, last: boolean): string {
+    this.#held = "";
+    let out = "";
+    let from = 0;
+    for (const match of text.matchAll(SEQUENCE)) {
+      out += plainText(text.slice(from, match.index));
+      from = match.index + match[0].length;
+      const sequence = match[0];
+      if (from === text.length && !last && !sequenceEnded(sequence)) {
+        if (sequence.length <= MAX_HELD) this.#held = sequence;
+        return out;
+      }
+      if (SGR.test(sequence)) out += sequence;
+    }
+    return out + plainText(text.slice(from));
+  }
+}
+
+/** Text between escape sequences: controls dropped, the other unsafe characters escaped. */
+function plainText(text: string): string {
+  return text.replace(CONTROL, "").split("\r").map(terminalSafe).join("\r");
 }

@@ -112,6 +112,11 @@ export interface ToolContext {
    * checks what is opened); throws a "validation_failed" ToolError on escapes.
    */
   resolve(path: string): string;
+  /**
+   * Reads, writes, stats and lists files by the real paths \`resolve\` returns (the worker's
+   * own file access, bounded by the tool's permissions).
+   */
+  files: FilePort;
   /** Aborted when the user interrupts or the call times out. */
   signal: AbortSignal;
   /** Folder for this session's data; the tool may create it. */
@@ -140,6 +145,35 @@ export interface ToolContext {
    * line); calls are cheap and rate-limited.
    */
   progress?(text: string): void;
+}
+
+/** \`ctx.files\`: paths are the real ones \`resolve\` returns; \`path\` is for messages. */
+export interface FilePort {
+  /** A regular file's bytes (at most 10 MB); with \`head\`, only its first bytes. */
+  read(abs: string, path: string, options?: { head?: number }): Promise<Uint8Array>;
+  /** Writes text as the file's whole content (atomically), making its folders. */
+  write(abs: string, content: string, path: string): Promise<FileWrite>;
+  /** The file's kind and size, or undefined when nothing is there. */
+  stat(abs: string): Promise<FileStat | undefined>;
+  list(abs: string, path: string): Promise<ListedEntry[]>;
+  /** Host side only (a tool need not call it): throws where a write would be refused. */
+  mayWrite?(abs: string): void;
+}
+
+export interface FileStat {
+  kind: "file" | "directory" | "other";
+  size: number;
+}
+
+export interface FileWrite {
+  bytes: number;
+  existed: boolean;
+  links: number;
+}
+
+export interface ListedEntry {
+  name: string;
+  kind: "file" | "directory" | "symlink" | "other";
 }
 
 /** Options of \`ctx.spawn\`; \`cwd\` defaults to the workspace, \`env\` adds to the clean one. */

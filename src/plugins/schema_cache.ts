@@ -9,7 +9,7 @@
 
 import { dirname, join } from "node:path";
 import { cacheDir } from "../config/folders.ts";
-import type { ToolInfo } from "../tools/tool_runner.ts";
+import type { ToolInfo } from "../tools/tool_entry.ts";
 
 /** A tool's public description as the cache keeps it. */
 export type CachedToolInfo = Pick<

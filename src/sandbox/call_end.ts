@@ -5,8 +5,9 @@
 // checked and hashed).
 
 import { makeToolResult, type ToolErrorType } from "../messages.ts";
-import type { ToolRun } from "../tools/tool_runner.ts";
+import type { ToolRun } from "../tools/tool_entry.ts";
 import type { Reply } from "./sandbox_worker.ts";
+import type { PreviewResult } from "../tools/file_change.ts";
 import { savedOutputFile, type ToolCut, truncateToolResult } from "./truncate_output.ts";
 import { checkedImages } from "./tool_images.ts";
 
@@ -216,6 +217,27 @@ export async function callResult(
     ...(end.final ? { final: true } : {}),
     ...(images.length > 0 ? { images } : {}),
   };
+}
+
+/**
+ * What a preview's reply says: the change, why there is none, or nothing (the tool has no
+ * preview).
+ *
+ * @example
+ * ```ts
+ * import { previewOf } from "./call_end.ts";
+ * const none = previewOf({ type: "previewed", id: 1, error: "no file" });
+ * if (!none || !("error" in none) || none.error !== "no file") throw new Error();
+ * if (previewOf({ type: "previewed", id: 1 }) !== undefined) throw new Error();
+ * ```
+ */
+export function previewOf(reply: Reply): PreviewResult | undefined {
+  if (reply.type === "previewed") {
+    if (reply.change) return { change: reply.change };
+    return reply.error === undefined ? undefined : { error: reply.error };
+  }
+  if (reply.type === "failed") return { error: reply.message };
+  return { error: reply.type === "lost" ? reply.reason : "unexpected reply" };
 }
 
 /** A tool's own cut, naming its file only when it is one of the workspace's saved outputs. */

@@ -34,11 +34,6 @@ export function trackCommandGroup(pid: number, running: boolean): void {
   }
 }
 
-/** The groups still running. */
-export function liveCommandGroups(): number[] {
-  return [...live];
-}
-
 /**
  * Kills every live command group (SIGKILL: harness is going away and cannot wait).
  *

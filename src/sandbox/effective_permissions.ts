@@ -128,3 +128,28 @@ export function effectivePermissions(
   }
   return { permissions, guard };
 }
+
+/**
+ * A sandbox that may also read `folders` (a loaded skill's, from the file gate's session
+ * reads); nothing else changes, writes least of all.
+ *
+ * @param effective A tool's sandbox.
+ * @param folders Absolute folders.
+ * @returns The sandbox to start a worker with.
+ *
+ * @example
+ * ```ts
+ * import { noPermissions, withReadFolders } from "./effective_permissions.ts";
+ * const out = withReadFolders({ permissions: noPermissions(), guard: {} }, ["/skills/pdf"]);
+ * if (JSON.stringify(out.permissions.read) !== '["/skills/pdf"]' || out.permissions.write) throw new Error();
+ * ```
+ */
+export function withReadFolders(
+  effective: EffectivePermissions,
+  folders: readonly string[],
+): EffectivePermissions {
+  const { permissions } = effective;
+  if (folders.length === 0 || permissions.read === true) return effective;
+  const read = [...new Set([...(permissions.read || []), ...folders])];
+  return { ...effective, permissions: { ...permissions, read } };
+}

@@ -6,7 +6,7 @@
 import type { FileGate } from "../gate/file_gate.ts";
 import type { MovedEntry } from "../gate/gate_types.ts";
 import { roleName } from "../gate/refusal_text.ts";
-import type { ToolRun } from "../tools/tool_runner.ts";
+import type { ToolRun } from "../tools/tool_entry.ts";
 
 /**
  * The sentence for entries found moved.

@@ -6,9 +6,6 @@
 
 import type { SpawnRequest } from "./command_sandbox.ts";
 
-/** The standard streams of a process, by number. */
-export type StreamNumber = 0 | 1 | 2;
-
 /** From the tool worker. */
 export type ProcessRequest =
   /** Start `request`; the host answers through `reply` (spawn_reply.ts) before anything else. */

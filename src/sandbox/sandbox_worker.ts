@@ -323,6 +323,8 @@ export async function startSandbox(
     name: string;
     /** Settings of the group's built-in tools, by tool name (`ctx.config`). */
     toolConfig?: LoadMessage["toolConfig"];
+    /** Folders outside the workspace its tools may name (a loaded skill's; read-only). */
+    readRoots?: string[];
   },
 ): Promise<SandboxWorker> {
   const { permissions, options } = config;
@@ -353,6 +355,7 @@ export async function startSandbox(
       importTimeoutMs: options.importTimeoutMs ?? 5_000,
       ...(options.toolOutputLimit ? { outputLimit: options.toolOutputLimit } : {}),
       ...(config.toolConfig ? { toolConfig: config.toolConfig } : {}),
+      ...(config.readRoots ? { readRoots: config.readRoots } : {}),
       // A worker that may not start processes needs no start-up check.
       commands: permissions.run === false ? NO_COMMANDS : await commandSandboxOf(options),
     },

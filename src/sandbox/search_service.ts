@@ -5,6 +5,7 @@
 // to one call and sends what to search (search_protocol.ts), never a command line; without
 // ripgrep, fd or a sandbox the tool searches with the built-in search.
 
+import { GLOB, GREP_SEARCH } from "../tools/builtin_tools.ts";
 import { relative, resolve } from "node:path";
 import { type CommandSandbox, type Confinement, spawnCommand } from "./command_sandbox.ts";
 import { findProgram, probeCommandSandbox } from "./command_sandbox_probe.ts";
@@ -21,7 +22,7 @@ import type {
 } from "../tools/search/search_protocol.ts";
 
 /** The tools handed a search port. */
-export const EXTERNAL_SEARCH_TOOLS: ReadonlySet<string> = new Set(["grep_search", "glob"]);
+export const EXTERNAL_SEARCH_TOOLS: ReadonlySet<string> = new Set([GREP_SEARCH.name, GLOB.name]);
 
 /** Where searches run here, found once per host. */
 interface Sandbox {

@@ -12,7 +12,7 @@ import type { PluginFile, PluginOrigin } from "../plugins/load_plugins.ts";
 import { trustedHash } from "../permissions/project_trust.ts";
 import { type CachedToolInfo, fingerprintFiles, SchemaCache } from "../plugins/schema_cache.ts";
 import type { ToolPermissions } from "../tools/define_tool.ts";
-import type { ToolInfo } from "../tools/tool_runner.ts";
+import type { ToolInfo } from "../tools/tool_entry.ts";
 import {
   type EffectivePermissions,
   effectivePermissions,

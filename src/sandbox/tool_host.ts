@@ -3,40 +3,40 @@
 // schema cache, else a loader worker), so the REPL shows its prompt first; `ready()` resolves
 // once it is known. One worker serves all tools with identical effective permissions and
 // imports their plugins on its first call; a worker that hangs, is aborted or crashes is
-// terminated and replaced on the next call. Implements the loop's ToolRunner seam.
+// terminated and replaced on the next call. A source of the tool set (src/tools/tool_set.ts):
+// it hands in one entry per plugin.
 
 import type { AgentError, Result } from "../errors.ts";
 import { err, ok } from "../errors.ts";
 import type { PluginFile } from "../plugins/load_plugins.ts";
-import type { ToolInfo, ToolRun, ToolRunner } from "../tools/tool_runner.ts";
+import type { EntryCall, ToolEntry, ToolInfo, ToolRun, ToolSource } from "../tools/tool_entry.ts";
 import {
   type CallEnd,
   callResult,
   CANCELLED_BEFORE_START,
+  previewOf,
   replyEnd,
   replyOrStop,
   stoppedEnd,
   within,
 } from "./call_end.ts";
 import type { PreviewResult } from "../tools/file_change.ts";
+import type { FilePort } from "../tools/file_port.ts";
+import { filesPort, openCallPorts } from "./call_ports.ts";
 import { loadToolCatalog, type ToolCatalog, type ToolGroup } from "./tool_catalog.ts";
-import {
-  commandSandboxOf,
-  type SandboxOptions,
-  type SandboxWorker,
-  startSandbox,
-} from "./sandbox_worker.ts";
+import { commandSandboxOf, type SandboxOptions, type SandboxWorker } from "./sandbox_worker.ts";
+import { GroupWorkers } from "./group_workers.ts";
 import { spawnCommand } from "./command_sandbox.ts";
 import { trackCommandGroup } from "./command_sandbox_groups.ts";
 import { GroupChild } from "./group_child.ts";
 import { toolOutputsDir } from "../config/folders.ts";
-import { EXTERNAL_SEARCH_TOOLS, SearchService } from "./search_service.ts";
-import { splitAllowList, splitChanged } from "./allow_list_split.ts";
+import { SearchService } from "./search_service.ts";
 import { ownField } from "../platform/json_values.ts";
 import { JobTable } from "../jobs/job_table.ts";
-import { JOB_TOOLS, type JobSummary } from "../jobs/job_control.ts";
-import { openJobPort } from "../jobs/job_service.ts";
+import type { JobSummary } from "../jobs/job_control.ts";
 import { noteMovedEntries } from "./moved_entries.ts";
+import { withSessionReads } from "../gate/session_reads.ts";
+import { withReadFolders } from "./effective_permissions.ts";
 
 /** Options of {@linkcode openToolHost} and {@linkcode createToolHost}. */
 export interface ToolHostOptions extends SandboxOptions {
@@ -72,21 +72,22 @@ const DEFAULT_TIMEOUT_MS = 120_000;
 const PREVIEW_TIMEOUT_MS = 10_000;
 
 /** What a call is run with: the user's abort, the conversation's state, where output goes. */
-type RunOptions = Parameters<ToolRunner["run"]>[2];
+type RunOptions = EntryCall;
 
 /** Runs tools in sandboxed Workers. Create it with {@linkcode openToolHost}. */
-export class ToolHost implements ToolRunner {
+export class ToolHost implements ToolSource {
   readonly #options: ToolHostOptions;
   readonly #loading: Promise<ToolCatalog>;
   #catalog: ToolCatalog | undefined;
   #tools: readonly ToolInfo[] = [];
+  #entries: readonly ToolEntry[] = [];
   readonly #groupOf = new Map<string, ToolGroup>();
   /** The groups workers are started for (the catalog's, or one per tool). */
   #groups: ToolGroup[] = [];
   /** ripgrep and fd for the built-in search tools. */
   readonly #search: SearchService;
-  /** The folders each group's worker had its read list split around, and their times. */
-  readonly #split = new Map<ToolGroup, ReadonlyMap<string, number | undefined>>();
+  /** The groups' workers. */
+  readonly #workers: GroupWorkers;
   #closed = false;
   #nextId = 1;
   /** The workspace's jobs: what run_command starts, on this thread (src/jobs/). */
@@ -100,9 +101,16 @@ export class ToolHost implements ToolRunner {
       workspace: options.workspace,
       ...(options.commandSandbox ? { commandSandbox: options.commandSandbox } : {}),
     });
+    this.#workers = new GroupWorkers({
+      options,
+      builtin: (group) => this.#builtin(group),
+      imported: (message, group) => void this.#catalog?.remember(message, group),
+      readFolders: (group) => this.#readFolders(group),
+    });
     this.#loading = loadToolCatalog(options).then((catalog) => {
       this.#catalog = catalog;
       this.#tools = catalog.tools;
+      this.#entries = catalog.tools.map((info) => this.#entry(info));
       this.#groups = options.workerPerTool
         ? catalog.groups.flatMap((group) =>
           group.plugins.map((plugin) => ({ ...group, plugins: [plugin] }))
@@ -130,6 +138,21 @@ export class ToolHost implements ToolRunner {
     return this.#tools;
   }
 
+  /** One entry per tool loaded (the same array until the list changes); empty until `ready`. */
+  entries(): readonly ToolEntry[] {
+    return this.#entries;
+  }
+
+  #entry(info: ToolInfo): ToolEntry {
+    const { name } = info;
+    return {
+      info,
+      validate: (args) => this.validate(name, args),
+      run: (args, call) => this.run(name, args, call),
+      preview: (args, state, files) => this.preview(name, args, state, files),
+    };
+  }
+
   /**
    * Starts the worker of the largest tool group in the background, so the first call does
    * not wait for it. Its plugins are still imported on that first call.
@@ -151,34 +174,14 @@ export class ToolHost implements ToolRunner {
    * it between being handed out and the request (which then keeps it busy).
    */
   #worker(group: ToolGroup): Promise<SandboxWorker> {
-    const handOut = (worker: SandboxWorker) => {
-      worker.reserve();
-      return worker;
-    };
-    const pending = group.worker;
-    if (!pending) return this.#restart(group, pending).then(handOut);
-    return pending.then(
-      (worker) => {
-        if (!worker.dead && this.#outdated(group, worker)) {
-          worker.kill("a folder its read list was split around has changed");
-        }
-        return worker.dead ? this.#restart(group, pending).then(handOut) : handOut(worker);
-      },
-      () => this.#restart(group, pending).then(handOut),
-    );
+    return this.#workers.worker(group);
   }
 
-  /** Starts a fresh worker for each idle group whose split read list is out of date. */
-  #refreshSplit(): void {
-    if (this.#closed) return;
-    for (const group of this.#split.keys()) {
-      const pending = group.worker;
-      void pending?.then((worker) => {
-        if (worker.dead || group.worker !== pending || !this.#outdated(group, worker)) return;
-        worker.kill("a folder its read list was split around has changed");
-        void this.#restart(group, pending).catch(() => undefined);
-      }, () => undefined);
-    }
+  /** The gate's session folders (a loaded skill's) the built-in read tools' workers read. */
+  #readFolders(group: ToolGroup): readonly string[] {
+    const reads = (name: string) => this.#tools.find((t) => t.name === name)?.permissions?.read;
+    const readers = this.#builtin(group) && group.plugins.some((p) => reads(p.name));
+    return readers ? this.#options.gate?.sessionReads() ?? [] : [];
   }
 
   /** Whether a group holds only built-in tools. */
@@ -186,47 +189,6 @@ export class ToolHost implements ToolRunner {
     return group.plugins.every((plugin) =>
       this.#tools.some((tool) => tool.name === plugin.name && tool.origin === "builtin")
     );
-  }
-
-  /**
-   * Whether an idle worker's read list (split around --deny-read paths) no longer lists what
-   * its folders hold: a file made since would be refused. A busy one is kept for now.
-   */
-  #outdated(group: ToolGroup, worker: SandboxWorker): boolean {
-    const split = this.#split.get(group);
-    return split !== undefined && split.size > 0 && !worker.busy && splitChanged(split);
-  }
-
-  /** Starts a fresh worker unless another call already replaced `stale`. */
-  #restart(group: ToolGroup, stale: Promise<SandboxWorker> | undefined): Promise<SandboxWorker> {
-    if (group.worker !== stale) return this.#worker(group);
-    group.worker = this.#startWorker(group);
-    return group.worker;
-  }
-
-  async #startWorker(group: ToolGroup): Promise<SandboxWorker> {
-    const { guard } = group.effective;
-    // For plugin code, Deno itself refuses --deny-read paths inside the grant, node:fs
-    // included. Built-in tools keep the whole folders (they list the workspace itself): their
-    // node:fs reads ask the deny guard first (platform/read_check.ts).
-    // harness's data and config folders are left out the same way (the gate hides them even
-    // under -R), but for what they keep visible.
-    const { permissions, split } = this.#builtin(group)
-      ? { permissions: group.effective.permissions, split: new Map() }
-      : splitAllowList(group.effective, this.#options.gate?.rules.hidden ?? []);
-    this.#split.set(group, split);
-    const sandbox = await startSandbox({
-      permissions,
-      guard,
-      plugins: group.plugins,
-      options: this.#options,
-      mode: "serve",
-      name: `harness-tools-${group.plugins.map((p) => p.name).join("+").slice(0, 80)}`,
-      ...(group.config ? { toolConfig: group.config } : {}),
-    });
-    sandbox.onImported = (message) => void this.#catalog?.remember(message, group);
-    await sandbox.loaded;
-    return sandbox;
   }
 
   /** Checks arguments with the tool's zod schema inside its sandbox; issues are plain words. */
@@ -251,12 +213,14 @@ export class ToolHost implements ToolRunner {
    * @param name The tool.
    * @param args The validated arguments.
    * @param state The conversation state (copied: a preview changes nothing).
+   * @param files Where a built-in file tool reads (the editor's, under ACP).
    * @returns The change, or why there is none, or undefined.
    */
   async preview(
     name: string,
     args: unknown,
     state: Record<string, unknown> = {},
+    files?: FilePort,
   ): Promise<PreviewResult | undefined> {
     await this.ready();
     const group = this.#groupOf.get(name);
@@ -264,21 +228,24 @@ export class ToolHost implements ToolRunner {
     const worker = await this.#worker(group).catch((error: unknown) => String(error));
     if (typeof worker === "string") return { error: `cannot start its sandbox: ${worker}` };
     const id = this.#nextId++;
-    const reply = await within(
-      worker.request({ type: "preview", id, name, args, state }),
-      PREVIEW_TIMEOUT_MS,
-    );
+    const info = this.#tools.find((tool) => tool.name === name);
+    const port = info && filesPort(info, files, { changes: true });
+    const request = worker.request({
+      type: "preview",
+      id,
+      name,
+      args,
+      state,
+      ...(port ? { files: port.port } : {}),
+    });
+    void request.finally(() => port?.close());
+    const reply = await within(request, PREVIEW_TIMEOUT_MS);
     if (reply === undefined) {
       // A preview that hangs blocks its worker as a hung run would.
       worker.recycle("the preview did not finish");
       return { error: `the preview did not finish within ${PREVIEW_TIMEOUT_MS / 1000} s` };
     }
-    if (reply.type === "previewed") {
-      if (reply.change) return { change: reply.change };
-      return reply.error === undefined ? undefined : { error: reply.error };
-    }
-    if (reply.type === "failed") return { error: reply.message };
-    return { error: reply.type === "lost" ? reply.reason : "unexpected reply" };
+    return previewOf(reply);
   }
 
   /**
@@ -290,7 +257,7 @@ export class ToolHost implements ToolRunner {
     const end = await this.#call(name, args, options);
     // A call may have made files beside a --deny-read path: replace the split workers now,
     // while the model thinks, rather than when they are next called.
-    this.#refreshSplit();
+    this.#workers.refreshSplit();
     const run = await callResult(name, end, {
       started,
       state: options.state,
@@ -328,24 +295,20 @@ export class ToolHost implements ToolRunner {
     const id = this.#nextId++;
     const timeoutMs = ownField(this.#options.timeouts ?? {}, name) ?? call.info.timeoutMs ??
       DEFAULT_TIMEOUT_MS;
-    const search = this.#searchFor(call.group, call.info);
-    const jobs = this.#jobsFor(call.info);
-    const reply = worker.request(
+    const ports = openCallPorts(
+      { ...this.#options, search: this.#search, jobs: this.jobs },
       {
-        type: "run",
-        id,
-        name,
-        args: call.args,
-        state: options.state,
-        ...(search ? { search: search.port } : {}),
-        ...(jobs ? { jobs: jobs.port } : {}),
+        info: call.info,
+        effective: withReadFolders(call.group.effective, this.#readFolders(call.group)),
+        files: options.files,
+        jobOwner: options.jobOwner,
       },
+    );
+    const reply = worker.request(
+      { type: "run", id, name, args: call.args, state: options.state, ...ports.ports },
       options.onOutput,
     );
-    void reply.finally(() => {
-      search?.close();
-      jobs?.close();
-    });
+    void reply.finally(() => ports.close());
     const first = await replyOrStop(reply, timeoutMs, options.signal);
     if (first !== "timeout" && first !== "cancelled") return replyEnd(name, first);
     // Let the tool see ctx.signal (run_command kills its process group), then make sure.
@@ -355,23 +318,6 @@ export class ToolHost implements ToolRunner {
       worker.recycle(`the call was stopped (${first})`);
     }
     return stoppedEnd(name, { why: first, timeoutMs, late });
-  }
-
-  /** Only harness's own search tools may ask the host to run ripgrep or fd. */
-  #searchFor(group: ToolGroup, info: ToolInfo): { port: MessagePort; close(): void } | undefined {
-    const own = EXTERNAL_SEARCH_TOOLS.has(info.name) && info.origin === "builtin";
-    return own && this.#options.externalSearch !== false
-      ? this.#search.open(group.effective)
-      : undefined;
-  }
-
-  /** Only harness's own run_command and job tools reach the jobs; only run_command starts one. */
-  #jobsFor(info: ToolInfo): { port: MessagePort; close(): void } | undefined {
-    if (info.origin !== "builtin" || !JOB_TOOLS.has(info.name)) return undefined;
-    return openJobPort(this.jobs, {
-      mayRun: info.name === "run_command",
-      workspace: this.#options.workspace,
-    });
   }
 
   /** One line for `/tools`: what grep_search and glob search with here. */
@@ -385,25 +331,25 @@ export class ToolHost implements ToolRunner {
     this.#search.close();
     await this.jobs.close();
     await this.#loading.catch(() => undefined);
-    for (const group of this.#groups) {
-      const worker = group.worker;
-      delete group.worker;
-      const sandbox = await worker?.catch(() => undefined);
-      sandbox?.kill("the tool host was closed");
-    }
+    await this.#workers.close(this.#groups);
   }
 }
 
 /**
  * The jobs of a host: commands started on this (the host) thread in the command sandbox with
- * the user's grants, their process groups stopped when harness exits, logged beside the saved
- * outputs so read_file may page through them.
+ * the user's grants and the gate's session folders (read-only), their process groups stopped
+ * when harness exits, logged beside the saved outputs so read_file may page through them.
  */
 function openJobs(options: ToolHostOptions): JobTable {
   return new JobTable({
     spawn: async (request) =>
       new GroupChild(
-        spawnCommand(await commandSandboxOf(options), options.grants, request, trackCommandGroup),
+        spawnCommand(
+          await commandSandboxOf(options),
+          withSessionReads(options.grants, options.gate?.sessionReads() ?? []),
+          request,
+          trackCommandGroup,
+        ),
       ),
     logDir: toolOutputsDir(options.dataDir),
     backgroundAfterMs: options.backgroundAfterMs ?? 60_000,

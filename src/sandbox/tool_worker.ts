@@ -4,17 +4,18 @@
 // still hash as the user trusted them), revokes the read grants it needed for that, then
 // serves validate/run. All plugin code runs here, never on the main thread.
 
-import type { ToolErrorType } from "../messages.ts";
-import { type ToolContext, type ToolDefinition, ToolError } from "../tools/define_tool.ts";
+import type { ToolContext, ToolDefinition } from "../tools/define_tool.ts";
 import type { FileChange } from "../tools/file_change.ts";
-import { readTextFile } from "../tools/builtin/read_text_file.ts";
+import { readText } from "../tools/builtin/read_text_file.ts";
+import { localFiles } from "../tools/local_files.ts";
+import { RemoteFiles } from "./file_channel.ts";
 import { resolveWorkspacePath } from "../tools/workspace_path.ts";
 import { SearchClient } from "../tools/search/search_client.ts";
 import { JobClient } from "../jobs/job_client.ts";
 import { toolOutputsDir } from "../config/folders.ts";
 import { CommandLauncher } from "./command_sandbox_launcher.ts";
 import { assertMayWrite, installDenyGuard, replaceDenoMember } from "./deny_guard.ts";
-import { describeNotCapable } from "./describe_not_capable.ts";
+import { classifyError, progressReporter, returnedReply } from "./worker_results.ts";
 import { changedSincePinned } from "../platform/import_graph.ts";
 // Loaded with the worker, before its permissions apply: import_graph.ts imports the lexer on
 // first use, and a dynamic import inside the sandbox would be checked against its grants.
@@ -120,51 +121,8 @@ function relayConsole(send: (text: string) => void): void {
   replaceDenoMember("stderr", stream);
 }
 
-// ---- errors --------------------------------------------------------------------------------
-
-const TOOL_ERROR_TYPES = new Set<string>([
-  "not_found",
-  "validation_failed",
-  "permission_denied",
-  "io_error",
-  "parse_error",
-  "timeout",
-  "internal_error",
-  "limit_reached",
-  "cancelled",
-  "interrupted",
-]);
-
-function classify(
-  error: unknown,
-  tool: string,
-): { errorType: Exclude<ToolErrorType, "none">; message: string } {
-  if (error instanceof ToolError || (error instanceof Error && error.name === "ToolError")) {
-    const type = (error as { type?: unknown }).type;
-    if (typeof type === "string" && TOOL_ERROR_TYPES.has(type)) {
-      return { errorType: type as Exclude<ToolErrorType, "none">, message: error.message };
-    }
-  }
-  if (!(error instanceof Error)) return { errorType: "internal_error", message: String(error) };
-  // ctx.spawn refused to start a process unconfined (command_sandbox "required").
-  if (error.name === "CommandRefused") {
-    return { errorType: "permission_denied", message: error.message };
-  }
-  const grants = setup?.grants;
-  if (error instanceof Deno.errors.NotCapable || /^Requires \w+ access/.test(error.message)) {
-    return {
-      errorType: "permission_denied",
-      message: grants ? describeNotCapable(error.message, { grants, tool }) : error.message,
-    };
-  }
-  if (error instanceof Deno.errors.NotFound) {
-    return { errorType: "not_found", message: error.message };
-  }
-  if (Object.values(Deno.errors).some((type) => error instanceof type)) {
-    return { errorType: "io_error", message: error.message };
-  }
-  const name = error.name && error.name !== "Error" ? `${error.name}: ` : "";
-  return { errorType: "internal_error", message: `${name}${error.message}` };
+function classify(error: unknown, tool: string) {
+  return classifyError(error, tool, setup?.grants);
 }
 
 // ---- requests ------------------------------------------------------------------------------
@@ -289,72 +247,53 @@ async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promi
   const controller = new AbortController();
   controllers.set(id, controller);
   const ctx: ToolContext = {
-    ...toolContext(setup, launcher, { signal: controller.signal, state, name }),
+    ...toolContext(setup, launcher, {
+      signal: controller.signal,
+      state,
+      files: message.files,
+      name,
+    }),
     progress: progressReporter((text) => post({ type: "output", id, text })),
     ...(message.search ? { search: new SearchClient(message.search) } : {}),
     ...(message.jobs ? { jobs: new JobClient(message.jobs) } : {}),
   };
   try {
-    const returned: unknown = await tool.run(message.args, ctx);
-    const output = typeof returned === "string" ? { output: returned } : returned;
-    if (
-      typeof output !== "object" || output === null ||
-      typeof (output as { output?: unknown }).output !== "string"
-    ) {
-      post({
-        type: "failed",
-        id,
-        errorType: "internal_error",
-        message: `Tool "${name}" returned ${shown(returned)}: expected { output: string }`,
-        state,
-      });
-      return;
-    }
-    const { output: text, display, final, images, outputBytes, cutOutput } = output as {
-      output: string;
-      display?: unknown;
-      final?: unknown;
-      images?: unknown;
-      outputBytes?: unknown;
-      cutOutput?: unknown;
-    };
-    const pictures = imagesOf(images);
-    const cut = cutOutputOf(cutOutput);
-    post({
-      type: "done",
-      id,
-      output: text,
-      state,
-      ...(typeof display === "string" ? { display } : {}),
-      ...(final === true ? { final: true } : {}),
-      ...(pictures.length > 0 ? { images: pictures } : {}),
-      ...(Number.isSafeInteger(outputBytes) ? { outputBytes: outputBytes as number } : {}),
-      ...(cut ? { cutOutput: cut } : {}),
-    });
+    post(returnedReply(await tool.run(message.args, ctx), { id, name, state }));
   } catch (error) {
     post({ type: "failed", id, ...classify(error, name), state });
   } finally {
     controllers.delete(id);
     message.search?.close();
+    message.files?.close();
     message.jobs?.close();
   }
 }
 
-/** What a call's `run` or `preview` gets besides its arguments. */
+/**
+ * What a call's `run` or `preview` gets besides its arguments; `files` is the port to the
+ * host's file access when the host gave one (the editor's), else the worker's own.
+ */
 function toolContext(
   load: LoadMessage,
   commands: CommandLauncher,
-  call: { signal: AbortSignal; state: Record<string, unknown>; name?: string },
+  call: {
+    signal: AbortSignal;
+    state: Record<string, unknown>;
+    files: MessagePort | undefined;
+    name?: string;
+  },
 ): ToolContext {
   const workspace = load.workspace;
   const outputsDir = toolOutputsDir(load.dataDir);
   const config = call.name === undefined ? undefined : load.toolConfig?.[call.name];
   return {
     workspace,
-    resolve: (path: string) => resolveWorkspacePath(workspace, path, outputsDir),
+    resolve: (path: string) =>
+      resolveWorkspacePath(workspace, path, [outputsDir, ...(load.readRoots ?? [])]),
     signal: call.signal,
     dataDir: load.dataDir,
     state: call.state,
+    files: call.files ? new RemoteFiles(call.files) : localFiles,
     ...(load.outputLimit ? { outputLimit: load.outputLimit } : {}),
     ...(config ? { config } : {}),
     spawn: (program, options) => commands.spawn(program, options),
@@ -372,6 +311,7 @@ async function handlePreview(message: Extract<HostToWorker, { type: "preview" }>
   const tool = tools.get(name);
   // A tool without a preview (it changes no single file) has nothing to show.
   if (!tool?.preview || !setup || !launcher) {
+    message.files?.close();
     post({ type: "previewed", id });
     return;
   }
@@ -379,6 +319,7 @@ async function handlePreview(message: Extract<HostToWorker, { type: "preview" }>
     signal: new AbortController().signal,
     // A copy: a preview changes no conversation state.
     state: structuredClone(message.state),
+    files: message.files,
   });
   try {
     const preview = await tool.preview(message.args, ctx);
@@ -392,17 +333,14 @@ async function handlePreview(message: Extract<HostToWorker, { type: "preview" }>
     if (Deno.permissions.querySync({ name: "write", path: abs }).state !== "granted") {
       throw new Deno.errors.NotCapable(`Requires write access to "${abs}"`);
     }
-    let before: string | null = null;
-    try {
-      Deno.lstatSync(abs);
-      before = readTextFile(abs, preview.path).text;
-    } catch (error) {
-      if (!(error instanceof Deno.errors.NotFound)) throw error;
-    }
+    const there = await ctx.files.stat(abs);
+    const before = there ? (await readText(ctx.files, abs, preview.path)).text : null;
     const change: FileChange = { path: preview.path, before, after: preview.content };
     post({ type: "previewed", id, change });
   } catch (error) {
     post({ type: "previewed", id, error: classify(error, name).message });
+  } finally {
+    message.files?.close();
   }
 }
 
@@ -453,40 +391,4 @@ function onHostMessage(event: MessageEvent<HostToWorker>): void {
 const workerScopeClass = (globalThis as unknown as Record<string, unknown>).WorkerGlobalScope;
 if (typeof workerScopeClass === "function" && globalThis instanceof workerScopeClass) {
   scope.onmessage = onHostMessage;
-}
-
-/**
- * ctx.progress for one call: keeps the tail of what was reported and posts it at most every
- * 200 ms, so a chatty command costs a few messages a second, not one per chunk.
- */
-function progressReporter(send: (text: string) => void): (text: string) => void {
-  let tail = "";
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  return (text: string) => {
-    tail = (tail + text).slice(-400);
-    if (timer !== undefined) return;
-    timer = setTimeout(() => {
-      timer = undefined;
-      send(tail);
-    }, 200);
-  };
-}
-
-/** The images a tool returned, as bytes with a name; anything else in the list is dropped. */
-function imagesOf(value: unknown): { data: Uint8Array; name?: string }[] {
-  if (!Array.isArray(value)) return [];
-  return value.flatMap((item) => {
-    if (typeof item !== "object" || item === null) return [];
-    const { data, name } = item as { data?: unknown; name?: unknown };
-    if (!(data instanceof Uint8Array)) return [];
-    return [{ data, ...(typeof name === "string" ? { name } : {}) }];
-  });
-}
-
-/** A tool's `cutOutput`, when its fields have their types (the host checks the path). */
-function cutOutputOf(value: unknown): { bytes: number; path?: string } | undefined {
-  if (typeof value !== "object" || value === null) return undefined;
-  const { bytes, path } = value as { bytes?: unknown; path?: unknown };
-  if (!Number.isSafeInteger(bytes) || (bytes as number) < 0) return undefined;
-  return { bytes: bytes as number, ...(typeof path === "string" ? { path } : {}) };
 }

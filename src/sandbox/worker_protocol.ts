@@ -1,6 +1,6 @@
 // The messages between the tool host (main thread) and a sandbox worker. A worker is told
 // once which plugins it holds ("load"), then answers validate/run requests by id. Only
-// structured-clone-able values cross this boundary, and the ports a run (search) or the
+// structured-clone-able values cross this boundary, and the ports a run (search, files) or the
 // "processes" message (ctx.spawn) carries, which are transferred (transferOf).
 
 import type { ToolErrorType } from "../messages.ts";
@@ -38,6 +38,11 @@ export interface LoadMessage {
   commands: CommandSandbox;
   /** `ctx.config` of the worker's built-in tools that have settings, by tool name. */
   toolConfig?: Record<string, Readonly<Record<string, string>>>;
+  /**
+   * Folders outside the workspace whose files `ctx.resolve` takes by absolute path (a loaded
+   * skill's, from the gate's session reads); the worker's permissions read them, never write.
+   */
+  readRoots?: string[];
 }
 
 /** Messages from the host. */
@@ -52,11 +57,20 @@ export type HostToWorker =
     state: Record<string, unknown>;
     /** The port to the host's ripgrep and fd (search_service.ts), for grep_search and glob. */
     search?: MessagePort;
+    /** The channel to the host's file port (file_channel.ts: the editor's), for `ctx.files`. */
+    files?: MessagePort;
     /** The port to the host's jobs (src/jobs/job_service.ts), for run_command and job tools. */
     jobs?: MessagePort;
   }
   /** What a call would change, for the approval prompt (the tool's `preview`). */
-  | { type: "preview"; id: number; name: string; args: unknown; state: Record<string, unknown> }
+  | {
+    type: "preview";
+    id: number;
+    name: string;
+    args: unknown;
+    state: Record<string, unknown>;
+    files?: MessagePort;
+  }
   | { type: "abort"; id: number; reason: string }
   /**
    * The worker's end of its channel to the host for `ctx.spawn` (process_protocol.ts), sent
@@ -107,11 +121,14 @@ export type WorkerToHost =
  * The ports a message carries, which the host must transfer, not copy.
  *
  * @param message A message to the tool worker.
- * @returns The search and jobs ports of a run, the processes' port, else nothing.
+ * @returns The search, file and jobs ports of a run or preview, the processes' port, else nothing.
  */
 export function transferOf(message: HostToWorker): Transferable[] {
   if (message.type === "run") {
-    return [message.search, message.jobs].filter((port) => port !== undefined);
+    return [message.search, message.files, message.jobs].filter((port) => port !== undefined);
+  }
+  if (message.type === "preview") {
+    return message.files ? [message.files] : [];
   }
   return message.type === "processes" ? [message.port] : [];
 }

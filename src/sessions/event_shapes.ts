@@ -3,13 +3,21 @@
 // their types. A line of another shape is refused at import, naming the field, instead of
 // crashing a later `--resume` or `sessions export` far from the file that caused it.
 
-import type { SessionEventType } from "./session_events.ts";
+import type { SessionEventPayloads, SessionEventType } from "./session_events.ts";
+import type { ToolResult } from "../messages.ts";
+import type { TurnCheckpoint } from "../checkpoints/turn_record.ts";
 
 /** What a field must be ("text": a string or null); "?" after the kind makes it optional. */
 type Kind = "string" | "text" | "number" | "boolean" | "object" | "strings" | "objects";
 type Field = Kind | `${Kind}?`;
 
-const TOOL_RESULT: Record<string, Field> = {
+/**
+ * Every field of `T`, each with its kind: the compiler keeps a shape the same as the type it
+ * checks (a field added to a payload and not here, or one here the payload lost, is an error).
+ */
+type ShapeOf<T> = { [K in keyof Required<T>]: Field };
+
+const TOOL_RESULT: ShapeOf<ToolResult> = {
   success: "boolean",
   error_type: "string",
   data: "text?",
@@ -17,16 +25,23 @@ const TOOL_RESULT: Record<string, Field> = {
   metadata: "object?",
 };
 
-const CHECKPOINT: Record<string, Field> = {
+const CHECKPOINT: ShapeOf<TurnCheckpoint> = {
+  turn: "string?",
   messageCount: "number",
   prompt: "string",
-  before: "string",
-  after: "string",
+  started: "number?",
   files: "strings",
+  states: "object?",
+  commands: "strings?",
+  shared: "strings?",
+  open: "boolean?",
+  failed: "string?",
+  before: "string?",
+  after: "string?",
   undone: "boolean?",
 };
 
-const SHAPES: Record<SessionEventType, Record<string, Field>> = {
+const SHAPES: { [K in SessionEventType]: ShapeOf<SessionEventPayloads[K]> } = {
   session_started: {
     model: "string",
     baseUrl: "string",
@@ -76,10 +91,11 @@ const SHAPES: Record<SessionEventType, Record<string, Field>> = {
   checkpoint_recorded: CHECKPOINT,
   files_restored: {
     turns: "strings",
-    to: "string",
     saved: "string",
     restored: "strings",
     kept: "strings",
+    removed: "strings?",
+    left: "objects?",
   },
   conversation_rewound: { messageCount: "number" },
   side_request: { side: "string", usage: "object" },

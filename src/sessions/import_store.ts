@@ -1,7 +1,8 @@
 // Writes an imported session into the log: its sessions row and its events with the times the
 // transcript gives them, in one transaction. Importing is idempotent: harness's own export keeps
 // its session id (the same id already in the log is the same session), and another agent's
-// transcript is known by its agent and id (importedFrom in session_started).
+// transcript is known by its agent and id (importedFrom in session_started). An inert event
+// (an export's system prompt and checkpoints) is stored as a record only (events.inert).
 
 import type { DatabaseSync } from "node:sqlite";
 import type { ImportedSession } from "./transcripts/imported_session.ts";
@@ -43,10 +44,10 @@ export function storeImportedSession(
       "VALUES (?, ?, ?, ?, ?, ?, ?)",
   ).run(id, started.at, info.cwd, info.model, info.baseUrl, info.grants, info.provider);
   const insert = db.prepare(
-    "INSERT INTO events (session_id, type, at, payload) VALUES (?, ?, ?, ?)",
+    "INSERT INTO events (session_id, type, at, payload, inert) VALUES (?, ?, ?, ?, ?)",
   );
   for (const event of session.events) {
-    insert.run(id, event.type, event.at, JSON.stringify(event.payload));
+    insert.run(id, event.type, event.at, JSON.stringify(event.payload), event.inert ? 1 : 0);
   }
   return { id, existing: false };
 }

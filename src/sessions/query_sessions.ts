@@ -114,8 +114,8 @@ export function querySessions(
 }
 
 /**
- * A session's events in log order. Rows of an unknown type or with broken JSON are
- * skipped (counted in `skipped`) so one bad row never hides a whole session.
+ * A session's events in log order, inert records marked. Rows of an unknown type or with broken
+ * JSON are skipped (counted in `skipped`) so one bad row never hides a whole session.
  *
  * @param db The open database.
  * @param sessionId The session.
@@ -137,7 +137,7 @@ export function queryEvents(
   sessionId: string,
 ): { events: (SessionEvent & { seq: number })[]; skipped: number } {
   const rows = db.prepare(
-    "SELECT seq, type, at, payload FROM events WHERE session_id = ? ORDER BY seq",
+    "SELECT seq, type, at, payload, inert FROM events WHERE session_id = ? ORDER BY seq",
   ).all(sessionId);
   const events: (SessionEvent & { seq: number })[] = [];
   let skipped = 0;
@@ -154,8 +154,9 @@ export function queryEvents(
       skipped++;
       continue;
     }
+    const inert = Number(row.inert) === 1 ? { inert: true } : {};
     events.push(
-      { seq: Number(row.seq), type, at: text(row, "at"), payload } as SessionEvent & {
+      { seq: Number(row.seq), type, at: text(row, "at"), payload, ...inert } as SessionEvent & {
         seq: number;
       },
     );

@@ -33,8 +33,9 @@ export type ImageLookup = (ref: ImageRef) => ImagePart | undefined;
  * block even when they were logged later (a recovered call), a second result for the same
  * call and a result for an unknown call are dropped, `conversation_cleared` keeps only
  * the system prompt, `conversation_compacted` continues from the summary, and
- * `conversation_rewound` keeps the messages before the turn rewound to. Images come back
- * through `images`; one it cannot find is left out with a note in the message.
+ * `conversation_rewound` keeps the messages before the turn rewound to, and inert records are
+ * passed over. Images come back through `images`; one it cannot find is left out with a note
+ * in the message.
  *
  * @param events The session's events in log order.
  * @param images Finds the bytes of the images messages name (none: images are left out).
@@ -71,7 +72,7 @@ export function replayEvents(
     trailingCalls = new Set();
   };
 
-  for (const event of events) {
+  for (const event of withoutInert(events)) {
     switch (event.type) {
       case "system_message":
         // An imported session's system prompt is logged at its first resume: it goes first.
@@ -194,6 +195,14 @@ export function replayEvents(
     }
   }
   return { messages, state, unanswered: [...pending.values()], checkpoints };
+}
+
+/**
+ * The events but inert records: those belong to the run that recorded them (an imported
+ * export's system prompt and checkpoints), exported as they came and never used.
+ */
+function* withoutInert(events: Iterable<SessionEvent>): Iterable<SessionEvent> {
+  for (const event of events) if (!event.inert) yield event;
 }
 
 /** Checkpoints after the messages they sat before are gone: their files can still be undone. */

@@ -24,6 +24,9 @@ interface Migration {
  *    a few small indexes instead of parsing every tool result in the log.
  * 5: images, each stored once by its SHA-256; messages name them (session_events.ts), so a
  *    resumed session sends them again and an image sent twice takes its room once.
+ * 6: an index on side requests' tokens.
+ * 7: events.inert: a row kept only as a record (an imported export's system prompt and
+ *    checkpoints, the recording run's own): exported as it came, never replayed.
  */
 const MIGRATIONS: readonly Migration[] = [
   {
@@ -121,6 +124,12 @@ const MIGRATIONS: readonly Migration[] = [
     version: 6,
     apply(db) {
       db.exec(SIDE_REQUEST_INDEX);
+    },
+  },
+  {
+    version: 7,
+    apply(db) {
+      db.exec("ALTER TABLE events ADD COLUMN inert INTEGER NOT NULL DEFAULT 0");
     },
   },
 ];

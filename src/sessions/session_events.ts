@@ -99,20 +99,22 @@ export type SessionEventType = keyof SessionEventPayloads;
 
 /** One event of a session as stored and exported. */
 export type SessionEvent = {
-  [K in SessionEventType]: { type: K; at: string; payload: SessionEventPayloads[K] };
+  [K in SessionEventType]: {
+    type: K;
+    at: string;
+    payload: SessionEventPayloads[K];
+    /**
+     * Kept only as a record (an imported export's system prompt and checkpoints, which belong
+     * to the run that recorded them): exported as it came, never replayed (schema 7).
+     */
+    inert?: true;
+  };
 }[SessionEventType];
 
 /** An event not yet stamped with a time. */
 export type UnstampedEvent = {
   [K in SessionEventType]: { type: K; payload: SessionEventPayloads[K] };
 }[SessionEventType];
-
-/** Event types written for message text, searched by full-text search. */
-export const MESSAGE_EVENT_TYPES: readonly SessionEventType[] = [
-  "system_message",
-  "user_message",
-  "assistant_message",
-];
 
 const EVENT_TYPES: ReadonlySet<string> = new Set<SessionEventType>([
   "session_started",

@@ -3,7 +3,7 @@
 // Token counts a server never reported are unknown, never zero.
 
 /**
- * How the repeated-failure stop's message starts (src/agent/conversation.ts, "Stopped: the
+ * How the repeated-failure stop's message starts (src/agent/turn_kernel.ts, "Stopped: the
  * model called X 3 times with the same failing arguments"). tests/sessions/usage_stats_test.ts
  * drives a real conversation into that stop, so a change of wording fails there.
  */

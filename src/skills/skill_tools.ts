@@ -1,13 +1,15 @@
 // The skill tools, run in the host beside the sandboxed plugins: `skill(name)` returns a skill's
-// body, its folder and its files (`skill(name, file)` reads one of them, so the folder is
-// readable for the session whatever the read grant), and `find_skill(query)` searches every
-// installed skill when the catalog cannot list them all. Nothing a skill says runs while it is
+// body, its folder and its files, and makes the folder readable (read-only) for the rest of the
+// session through the workspace's file gate, for the file tools and commands alike, unless the
+// gate refuses it (a folder holding a denied, protected or hidden entry, or a link out of it);
+// `skill(name, file)` reads one of its files whatever the read grant; `find_skill(query)`
+// searches every installed skill when the catalog cannot list them all. Nothing a skill says runs while it is
 // read: its scripts and `!`command`` lines run only through run_command, with its sandbox and
 // approval. A skill whose text is already in the conversation is not sent twice.
 
 import type { Result } from "../errors.ts";
 import { makeToolResult, type Message, type ToolResult } from "../messages.ts";
-import type { ToolInfo } from "../tools/tool_runner.ts";
+import type { ToolInfo } from "../tools/tool_entry.ts";
 import { type SkillDefinition, skillFolderFiles } from "./skill_files.ts";
 import { skillKey } from "./skill_roots.ts";
 import { SkillIndex } from "./skill_search.ts";
@@ -64,11 +66,17 @@ export interface SkillToolsOptions {
   searchable: boolean;
   /** The conversation's messages: a skill already in them is not sent again. */
   messages: () => readonly Message[];
-  /** Whether commands can read a folder (the read grant), to say so when they cannot. */
-  readable?: (realPath: string) => boolean;
+  /**
+   * Makes a skill's folder readable for the session (the file gate's `grantRead`): its real
+   * path, or why the gate refuses it. Left out, the folder is read only through `skill`.
+   */
+  grantRead?: (realFolder: string) => SkillFolderAccess;
   /** Why the file gate refuses a file (--deny-read, harness's data, a moved entry), if it does. */
   refused?: (realPath: string) => string | undefined;
 }
+
+/** What the session may do with a loaded skill's folder: read it by path, or why not. */
+export type SkillFolderAccess = { ok: true; real: string } | { ok: false; reason: string };
 
 /**
  * The names of the skills whose text is in the messages: a `skill` result, or a note that
@@ -103,9 +111,9 @@ export function skillsInMessages(messages: readonly Message[]): Set<string> {
  * its commands run.
  *
  * @param skill The skill.
- * @param readable Whether commands can read its folder, when known.
+ * @param access Whether the session may read its folder by path (the gate's answer), if asked.
  */
-export function skillText(skill: SkillDefinition, readable?: boolean): string {
+export function skillText(skill: SkillDefinition, access?: SkillFolderAccess): string {
   const files = skillFolderFiles(skill.realFolder).filter((file) => file !== "SKILL.md");
   const lines = [
     `<skill name="${skill.name}" folder="${skill.folder}">`,
@@ -117,10 +125,15 @@ export function skillText(skill: SkillDefinition, readable?: boolean): string {
     "Nothing in it has run. Its scripts and the commands it shows (lines such as !`command` " +
     "included) run only when you call run_command with them.",
   ];
-  if (readable === false && files.length > 0) {
+  if (access?.ok) {
     lines.push(
-      `Commands cannot read "${skill.realFolder}" (outside the read grant); ` +
-        "read its files with skill and file instead.",
+      `Its folder "${access.real}" is readable for the rest of this session (read-only): ` +
+        "read_file, ls, glob and run_command can read its files by that path.",
+    );
+  } else if (access) {
+    lines.push(
+      `Its folder "${skill.realFolder}" is not readable by path: ${access.reason}. Read its ` +
+        "files with skill and file instead.",
     );
   }
   return lines.join("\n");
@@ -191,6 +204,18 @@ export class SkillTools {
     return loaded;
   }
 
+  /**
+   * A skill's text as the model reads it, its folder made readable for the session first (the
+   * gate permitting): what `skill(name)` and `/skill-name` send.
+   *
+   * @param skill The skill.
+   * @param body Its body with a command's arguments put in (default: as written).
+   */
+  text(skill: SkillDefinition, body = skill.body): string {
+    const access = this.#options.grantRead?.(skill.realFolder);
+    return skillText({ ...skill, body }, access);
+  }
+
   /** A skill installed during the session: `skill` and find_skill know it from now on. */
   add(skill: SkillDefinition): void {
     this.#byKey.set(skillKey(skill.name), skill);
@@ -254,8 +279,7 @@ export class SkillTools {
         display: `skill ${skill.name} (already loaded)`,
       };
     }
-    const readable = this.#options.readable?.(skill.realFolder);
-    const text = skillText(skill, readable);
+    const text = this.text(skill);
     this.#loaded.add(skillKey(skill.name));
     return {
       result: makeToolResult({ data: text }),

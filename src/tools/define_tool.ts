@@ -6,6 +6,7 @@ import type { z } from "zod";
 import type { ToolErrorType } from "../messages.ts";
 import type { FilePreview } from "./file_change.ts";
 import type { SearchClient } from "./search/search_client.ts";
+import type { FilePort } from "./file_port.ts";
 import type { JobControl } from "../jobs/job_control.ts";
 
 export type RiskLevel = "safe" | "low" | "medium" | "high";
@@ -73,6 +74,12 @@ export interface ToolContext {
    * result with verified_fs.ts to notice a folder swapped for a link after the check.
    */
   resolve(path: string): string;
+  /**
+   * Reads, writes, stats and lists files by the real paths `resolve` returns: the worker's
+   * own file access, or, for the built-in file tools under ACP, the editor's buffers (the host
+   * checks the grants first). The built-in read_file, write_file and edit_file use only this.
+   */
+  files: FilePort;
   /** Aborted when the user interrupts or the call times out. */
   signal: AbortSignal;
   /** Folder for this workspace's data (full outputs); may be created by the tool. */

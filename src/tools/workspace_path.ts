@@ -32,11 +32,11 @@ function realPathOfExistingPrefix(path: string): string {
   }
 }
 
-/** True when `path` (absolute) is really inside `outputsDir`, symbolic links resolved. */
-function isSavedOutput(outputsDir: string, path: string): boolean {
-  if (!isInside(outputsDir, resolve(path))) return false;
+/** True when `path` (absolute) is really inside `root`, symbolic links resolved. */
+function isInsideRoot(root: string, path: string): boolean {
+  if (!isInside(root, resolve(path))) return false;
   try {
-    return isInside(realpathSync(outputsDir), realPathOfExistingPrefix(resolve(path)));
+    return isInside(realpathSync(root), realPathOfExistingPrefix(resolve(path)));
   } catch {
     return false;
   }
@@ -47,8 +47,9 @@ function isSavedOutput(outputsDir: string, path: string): boolean {
  *
  * @param workspace Absolute path of the workspace root.
  * @param path The path the model gave.
- * @param outputsDir Where harness saves the full outputs of cut results: absolute paths
- *   inside it are accepted too, since results name them.
+ * @param roots Folders whose absolute paths are accepted too, links resolved inside them:
+ *   where harness saves the full outputs of cut results (results name them), and the folders
+ *   of skills the session loaded.
  * @returns The real absolute path: symbolic links resolved (for a path that does not exist
  *   yet, those of its nearest existing folder), so opening it opens what was checked.
  * @throws {ToolError} `validation_failed` for absolute paths, `..` escapes and symlinks
@@ -64,12 +65,13 @@ function isSavedOutput(outputsDir: string, path: string): boolean {
 export function resolveWorkspacePath(
   workspace: string,
   path: string,
-  outputsDir?: string,
+  roots: string | readonly string[] = [],
 ): string {
   if (path.includes("\0")) {
     throw new ToolError("validation_failed", `Path "${path}" contains a NUL byte`);
   }
-  if (outputsDir !== undefined && isAbsolute(path) && isSavedOutput(outputsDir, path)) {
+  const outside = typeof roots === "string" ? [roots] : roots;
+  if (isAbsolute(path) && outside.some((root) => isInsideRoot(root, path))) {
     return realPathOfExistingPrefix(resolve(path));
   }
   if (isAbsolute(path)) {

@@ -1,8 +1,7 @@
 // The interactive permission prompt: prints the request, reads one key (no Enter) and returns
-// the user's answer. All terminal I/O goes through an injected KeyIO (terminal_key_io.ts for a
-// TTY, line_key_io.ts for piped input, scripted keys in tests); this module never touches
-// Deno.stdin. The policy approver (permissions/policy_approver.ts) asks through it when the
-// policy says "ask".
+// the user's answer. All terminal I/O goes through an injected KeyIO (the REPL's turn input,
+// scripted keys in tests); this module never touches Deno.stdin. The policy approver
+// (permissions/policy_approver.ts) asks through it when the policy says "ask".
 
 import { compactJson } from "../permissions/compact_json.ts";
 import { argsSummary, summaryIsWhole } from "./args_summary.ts";

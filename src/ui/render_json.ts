@@ -1,7 +1,7 @@
 // Machine-readable output for `-p`: `json` prints one object on the last line of stdout;
 // `stream-json` prints one event per line as it happens, the last being that same object.
 
-import type { TurnOutcome } from "../agent/agent_loop.ts";
+import type { TurnOutcome } from "../agent/loop_turn.ts";
 import type { LoopEvent } from "../agent/loop_events.ts";
 import { parseShallowJson } from "../platform/json_depth.ts";
 import { jsonTerminalSafe } from "../platform/terminal_text.ts";

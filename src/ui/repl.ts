@@ -5,7 +5,7 @@
 
 import { createInterface, type Interface } from "node:readline";
 import type { Conversation } from "../agent/conversation.ts";
-import type { TurnOutcome } from "../agent/agent_loop.ts";
+import type { TurnOutcome } from "../agent/loop_turn.ts";
 import type { LoopEventSink } from "../agent/loop_events.ts";
 import { createTextRenderer } from "./render_text.ts";
 import { REPL_PROMPT, type Style } from "./style.ts";

@@ -14,6 +14,8 @@ function conversationWith(provider: ScriptedProvider): Conversation {
     approver: { approve: () => Promise.resolve({ decision: "allow", by: "mode" }) },
     recorder: { id: null, record: () => {}, end: () => {} },
     limits: { maxIterations: 10, maxToolCalls: 15 },
+    window: {},
+    stages: { call: [], turn: [] },
   }, {
     messages: [
       { kind: "system", content: "sys" },

@@ -109,7 +109,8 @@ Deno.test("harness acp offers the skills as commands and sends a skill's text fo
   });
   const sent = String(server.requests[0]!.messages.at(-1)!.content);
   assert(sent.startsWith(`<skill name="webapp-testing" folder="${skill}">`), sent.slice(0, 120));
-  assert(sent.endsWith("\n\ncheck the login page"), sent.slice(-80));
+  // The words go into the skill's text as a command's arguments do (the body uses no $1).
+  assert(sent.includes("\n\nARGUMENTS: check the login page\n</skill>"), sent.slice(0, 400));
   const system = String(server.requests[0]!.messages[0]!.content);
   assert(system.includes("- webapp-testing: Toolkit for interacting with and testing"), system);
 });

@@ -39,10 +39,14 @@ Deno.test("harness acp reads and writes files through the editor within the gran
   const sessionId = await acp.newSession();
   const done = await acp.agent.request("session/prompt", { sessionId, prompt: text("go") });
   assertEquals(done.stopReason, "end_turn");
+  // An edit's preview (for the diagnostics after it) reads the buffer too: the tool's plan,
+  // then the text before.
   assertEquals(acp.fsCalls, [
     `read ${notes}`,
     `read ${sandbox.cwd}/out.txt`,
     `write ${sandbox.cwd}/out.txt`,
+    `read ${notes}`,
+    `read ${notes}`,
     `read ${notes}`,
     `write ${notes}`,
   ]);
@@ -262,4 +266,33 @@ Deno.test("harness acp answers malformed messages with JSON-RPC errors and keeps
   const stderr = await new Response(child.stderr).text();
   await child.status;
   match(stderr, /noise from a tool/);
+});
+
+Deno.test("harness acp reads a loaded skill's folder by path in the sandbox, not through the editor", async () => {
+  await using sandbox = await cliSandbox();
+  const folder = `${sandbox.home}/.claude/skills/pdf`;
+  await Deno.mkdir(folder, { recursive: true });
+  await Deno.writeTextFile(
+    `${folder}/SKILL.md`,
+    "---\nname: pdf\ndescription: PDFs\n---\nRead ref.md",
+  );
+  await Deno.writeTextFile(`${folder}/ref.md`, "REF-CONTENT\n");
+  const real = await Deno.realPath(folder);
+  await using server = startFakeLlmServer([
+    reply().toolCall("skill", { name: "pdf" }),
+    reply().toolCall("read_file", { path: `${real}/ref.md` }),
+    reply().text("Done."),
+  ]);
+  await using acp = startAcpClient(
+    sandbox,
+    ["--base-url", server.baseUrl, "--model", "m", "--yes", "--allow-read=."],
+    { editorFiles: new Map() },
+  );
+  await acp.initialize();
+  const sessionId = await acp.newSession();
+  const done = await acp.agent.request("session/prompt", { sessionId, prompt: text("go") });
+  assertEquals(done.stopReason, "end_turn");
+  const read = JSON.parse(String(server.requests[2]!.messages.at(-1)!.content));
+  assert(read.success && read.data.includes("REF-CONTENT"), JSON.stringify(read));
+  assertEquals(acp.fsCalls, [], "a file outside the workspace is not the editor's to give");
 });

@@ -36,7 +36,7 @@ Deno.test({
       },
       release: () => Promise.resolve({}),
       send: (update) => updates.push(update),
-      jobs: () => ctx.jobs.summaries(),
+      jobs: ctx.jobs,
     });
     await editor.show("call_1", "j1");
     assertEquals(updates, [{
@@ -64,5 +64,50 @@ Deno.test({
     assert(status !== "hung", "the terminal outlived its job");
     await terminal.stdout.cancel().catch(() => {});
     await editor.close();
+  },
+});
+
+Deno.test({
+  name:
+    "attack: a job's escape sequences reach the editor's terminal without OSC, DCS or screen control",
+  ignore: Deno.build.os !== "linux",
+  fn: async () => {
+    await using ctx = await makeToolContext();
+    // OSC 52 (clipboard write), a title, DCS, a screen clear, C1 CSI, BEL; then colours.
+    const hostile = String.raw`printf '\033]52;c;cm0gLXJmIH4=\007\033]0;pwned\007\033P+q\033\\` +
+      String.raw`\033[2J\302\2332J\007\033[31mred\033[0m done\n'; sleep 30`;
+    const outcome = await ctx.jobs.run({
+      command: hostile,
+      cwd: ctx.workspace,
+      background: true,
+      limit: 1000,
+    });
+    assertEquals(outcome.kind, "background");
+    const terminals: Deno.ChildProcess[] = [];
+    const editor = new JobTerminals({
+      create: ({ command, args }) => {
+        terminals.push(
+          new Deno.Command(command, { args, stdout: "piped", stderr: "null" }).spawn(),
+        );
+        return Promise.resolve({ terminalId: `t${terminals.length}` });
+      },
+      release: () => Promise.resolve({}),
+      send: () => {},
+      jobs: ctx.jobs,
+    });
+    await editor.show("call_1", "j1");
+    const reader = terminals[0]!.stdout.getReader();
+    let shown = "";
+    while (!shown.includes("done")) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      shown += new TextDecoder().decode(value);
+    }
+    reader.releaseLock();
+    await ctx.jobs.kill("j1");
+    await terminals[0]!.status;
+    await terminals[0]!.stdout.cancel().catch(() => {});
+    await editor.close();
+    assertEquals(shown, "\x1b[31mred\x1b[0m done\n");
   },
 });

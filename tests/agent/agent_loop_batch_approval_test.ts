@@ -15,7 +15,7 @@ import { createToolHost, type ToolHost } from "../../src/sandbox/tool_host.ts";
 import { createPolicyApprover } from "../../src/permissions/policy_approver.ts";
 import { createPrompter } from "../../src/ui/prompter.ts";
 import type { KeyIO } from "../../src/permissions/prompt_types.ts";
-import { EventLog } from "../helpers/loop_host.ts";
+import { EventLog, toolScope } from "../helpers/loop_host.ts";
 
 const BASIC = fileURLToPath(new URL("../fixtures/plugins/basic/", import.meta.url));
 
@@ -96,7 +96,7 @@ async function turn(keys: string[], lines: (string | null)[] = []) {
   const conversation: Message[] = [];
   const outcome = await runAgentLoop(conversation, "go", {
     provider,
-    tools: h.host,
+    tools: toolScope(h.host),
     approver,
     sink: log.sink,
     limits: { maxIterations: 5, maxToolCalls: 15 },

@@ -11,7 +11,7 @@ import { answer, callTools, ScriptedProvider } from "../../src/providers/scripte
 import { discoverPlugins } from "../../src/plugins/load_plugins.ts";
 import { parseGrantFlags } from "../../src/cli/grant_flags.ts";
 import { createToolHost, type ToolHost } from "../../src/sandbox/tool_host.ts";
-import { EventLog, RecordingApprover } from "../helpers/loop_host.ts";
+import { EventLog, RecordingApprover, toolScope } from "../helpers/loop_host.ts";
 
 const FIXTURES = fileURLToPath(new URL("../fixtures/plugins/concurrent/", import.meta.url));
 const MS = 800;
@@ -59,7 +59,7 @@ async function turnWith(host: ToolHost, tool: string, first: number, second: num
   const started = performance.now();
   const outcome = await runAgentLoop(conversation, "go", {
     provider,
-    tools: host,
+    tools: toolScope(host),
     approver: new RecordingApprover(),
     sink: log.sink,
     limits: { maxIterations: 5, maxToolCalls: 15 },

@@ -1,9 +1,10 @@
 // Unit tests of the agent loop (src/agent/agent_loop.ts) with real parts: the ScriptedProvider as
 // the model and a real ToolHost running fixture plugins in sandboxed Workers. Seams (approver,
-// sink, onCallFailed, fitMessages) are injected; nothing is patched.
+// sink, the turn's stages: a failure stop, a fitter) are injected; nothing is patched.
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
-import { type AgentLoopOptions, runAgentLoop } from "../../src/agent/agent_loop.ts";
+import { runAgentLoop } from "../../src/agent/agent_loop.ts";
+import type { AgentLoopOptions } from "../../src/agent/loop_turn.ts";
 import type { Message } from "../../src/messages.ts";
 import { makeToolResult, toolResultMessage } from "../../src/messages.ts";
 import { createPolicyApprover } from "../../src/permissions/policy_approver.ts";
@@ -16,7 +17,7 @@ import {
 } from "../../src/providers/scripted.ts";
 import { repairArguments } from "../../src/agent/repair_arguments.ts";
 import type { ToolHost } from "../../src/sandbox/tool_host.ts";
-import { EventLog, openLoopHost, RecordingApprover } from "../helpers/loop_host.ts";
+import { EventLog, openLoopHost, RecordingApprover, toolScope } from "../helpers/loop_host.ts";
 
 const LIMITS = { maxIterations: 10, maxToolCalls: 15 };
 
@@ -38,7 +39,7 @@ function harness(
   const approver = new RecordingApprover();
   const options: AgentLoopOptions = {
     provider,
-    tools: host,
+    tools: toolScope(host),
     approver,
     sink: log.sink,
     limits: LIMITS,
@@ -663,7 +664,7 @@ Deno.test("runAgentLoop() ends with task_complete when a tool returns final", as
   assertEquals(provider.requests.length, 1);
 });
 
-Deno.test("runAgentLoop() stops the turn when onCallFailed says stop", async () => {
+Deno.test("runAgentLoop() stops the turn when a stage's failed step says stop", async () => {
   await using h = await openLoopHost();
   const seen: [string, string][] = [];
   const { provider, log, options } = harness(h.host, [
@@ -675,10 +676,13 @@ Deno.test("runAgentLoop() stops the turn when onCallFailed says stop", async () 
     ]),
     answer("never asked"),
   ], {
-    onCallFailed: (call, result) => {
-      seen.push([call.id, result.error_type]);
-      return seen.length === 2 ? { user: "Stopped for you", model: "Stop repeating" } : undefined;
-    },
+    stages: [{
+      name: "stop_on_second",
+      failed: (call, result) => {
+        seen.push([call.id, result.error_type]);
+        return seen.length === 2 ? { user: "Stopped for you", model: "Stop repeating" } : undefined;
+      },
+    }],
   });
   const conversation: Message[] = [];
   const outcome = await runAgentLoop(conversation, "go", options, new AbortController().signal);
@@ -745,7 +749,7 @@ Deno.test("runAgentLoop() passes a provider error through as stop reason error",
   ]);
 });
 
-Deno.test("runAgentLoop() sums usage over turns and sends what fitMessages returns", async () => {
+Deno.test("runAgentLoop() sums usage over turns and sends what a stage's fit returns", async () => {
   await using h = await openLoopHost();
   const old = toolResultMessage("c0", "echo", makeToolResult({ data: "old output" }));
   const fitted: number[] = [];
@@ -753,11 +757,14 @@ Deno.test("runAgentLoop() sums usage over turns and sends what fitMessages retur
     { ...callTools([{ name: "echo", args: { text: "a" } }]), usage: usageOf(10, 2) },
     { ...answer("ok"), usage: usageOf(20, 5) },
   ], {
-    fitMessages: (messages) => {
-      fitted.push(messages.length);
-      // Drop the old result, as a context fitter might shorten it.
-      return messages.filter((m) => m !== old);
-    },
+    stages: [{
+      name: "fit",
+      fit: (messages) => {
+        fitted.push(messages.length);
+        // Drop the old result, as a context fitter might shorten it.
+        return Promise.resolve(messages.filter((m) => m !== old));
+      },
+    }],
   });
   const conversation: Message[] = [old];
   const outcome = await runAgentLoop(conversation, "go", options, new AbortController().signal);

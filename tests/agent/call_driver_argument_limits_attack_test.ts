@@ -7,7 +7,7 @@ import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/stric
 import { driveToolCall } from "../../src/agent/call_driver.ts";
 import { repairArguments } from "../../src/agent/repair_arguments.ts";
 import { MAX_ARGUMENT_BYTES } from "../../src/tools/argument_limits.ts";
-import { EventLog, openLoopHost, RecordingApprover } from "../helpers/loop_host.ts";
+import { EventLog, openLoopHost, RecordingApprover, toolScope } from "../helpers/loop_host.ts";
 
 const DEEP = `${"[".repeat(10_000)}${"]".repeat(10_000)}`;
 
@@ -24,14 +24,14 @@ for (const [what, raw] of CASES) {
     const log = new EventLog();
     const driven = await driveToolCall(
       { id: "c1", name: "echo", arguments: raw },
-      { tools: h.host, approver, sink: log.sink, state: {} },
+      { tools: toolScope(h.host), approver, sink: log.sink, state: {} },
       new AbortController().signal,
     );
     assertEquals(driven.state.status, "invalid");
-    assertEquals(driven.result.error_type, "validation_failed");
+    assertEquals(driven.result?.error_type, "validation_failed");
     assert(
-      /Call "echo" again/.test(driven.result.error_message ?? ""),
-      String(driven.result.error_message),
+      /Call "echo" again/.test(driven.result?.error_message ?? ""),
+      String(driven.result?.error_message),
     );
     assertEquals(approver.requests.length, 0);
   });
@@ -43,7 +43,7 @@ Deno.test("driveToolCall() refuses nesting that argument repair decodes from a s
   const driven = await driveToolCall(
     { id: "c1", name: "echo", arguments: JSON.stringify({ text: "hi", tags: DEEP }) },
     {
-      tools: h.host,
+      tools: toolScope(h.host),
       approver,
       sink: new EventLog().sink,
       state: {},
@@ -56,8 +56,8 @@ Deno.test("driveToolCall() refuses nesting that argument repair decodes from a s
     },
     new AbortController().signal,
   );
-  assertEquals(driven.result.error_type, "validation_failed");
-  assert(driven.result.error_message?.includes("nest"), String(driven.result.error_message));
+  assertEquals(driven.result?.error_type, "validation_failed");
+  assert(driven.result?.error_message?.includes("nest"), String(driven.result?.error_message));
 });
 
 Deno.test("parsePythonLiteral() and parsePythonCalls() refuse text nested 10,000 deep", async () => {

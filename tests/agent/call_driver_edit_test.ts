@@ -1,13 +1,16 @@
 // driveToolCall (src/agent/call_driver.ts) with a call the user changed at the prompt: the
-// approver's edited arguments are validated and run, the model's result says what changed,
-// and the decision event carries them (the session log's changedArguments).
+// approver's edited arguments are validated and run, the model's result says what changed (the
+// edit note's stage), the decision event carries them (the session log's changedArguments),
+// and the PreToolUse hooks' stage screens the changed call again.
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { driveToolCall } from "../../src/agent/call_driver.ts";
 import type { ApprovalDecision, ApprovalRequest } from "../../src/permissions/approver.ts";
 import { eventFromLoopEvent } from "../../src/sessions/session_events.ts";
-import { EventLog, openLoopHost, RecordingApprover } from "../helpers/loop_host.ts";
-import type { CallHooks } from "../../src/agent/turn_hooks.ts";
+import { EventLog, openLoopHost, RecordingApprover, toolScope } from "../helpers/loop_host.ts";
+import { EDIT_NOTE_STAGE } from "../../src/agent/argument_edit.ts";
+import { openRunHooks } from "../../src/app/run_hooks.ts";
+import { emptyGrants } from "../../src/sandbox/grants.ts";
 
 function options(
   host: Awaited<ReturnType<typeof openLoopHost>>["host"],
@@ -17,7 +20,17 @@ function options(
 ) {
   const log = new EventLog();
   const approver = new RecordingApprover(decide);
-  return { log, approver, options: { tools: host, approver, sink: log.sink, state: {} } };
+  return {
+    log,
+    approver,
+    options: {
+      tools: toolScope(host),
+      approver,
+      sink: log.sink,
+      state: {},
+      stages: [EDIT_NOTE_STAGE],
+    },
+  };
 }
 
 const echoCall = { id: "c1", name: "echo", arguments: '{"text":"rm -rf build"}' };
@@ -34,7 +47,7 @@ Deno.test("driveToolCall() runs the arguments the user changed the call to, and 
   assertEquals(driven.args, { text: "rm -rf build/tmp" });
   assertEquals(driven.editedFrom, { text: "rm -rf build" });
   assertEquals(
-    driven.result.data,
+    driven.result?.data,
     'The user changed this call before running it: text was "rm -rf build", ran ' +
       '"rm -rf build/tmp"\n\nrm -rf build/tmp',
   );
@@ -78,8 +91,8 @@ Deno.test("driveToolCall() refuses edited arguments that fail the schema, whoeve
   }));
   const driven = await driveToolCall(echoCall, o, new AbortController().signal);
   assertEquals(driven.state.status, "denied");
-  assertEquals(driven.result.error_type, "permission_denied");
-  assert(driven.result.error_message?.startsWith("The user changed this call into invalid"));
+  assertEquals(driven.result?.error_type, "permission_denied");
+  assert(driven.result?.error_message?.startsWith("The user changed this call into invalid"));
   assertEquals(log.types(), ["permission_decided"]);
 });
 
@@ -95,70 +108,89 @@ Deno.test("driveToolCall() tells a failed edited call's change before its error"
     o,
     new AbortController().signal,
   );
-  assertEquals(driven.result.success, false);
+  assertEquals(driven.result?.success, false);
   assert(
-    driven.result.error_message?.startsWith(
+    driven.result?.error_message?.startsWith(
       'The user changed this call before running it: how was "error", ran "not_found"\n\n',
     ),
-    driven.result.error_message ?? "",
+    driven.result?.error_message ?? "",
   );
 });
 
-/** Hooks that block a call whose text names "secret", and rewrite one that names "tmp". */
-function screeningHooks(seen: unknown[]): CallHooks {
-  return {
-    screens: () => true,
-    beforeCall(call) {
-      seen.push(call.args);
-      const text = (call.args as { text?: string }).text ?? "";
-      if (text.includes("secret")) return Promise.resolve({ deny: "no secrets", notices: [] });
-      if (text.includes("tmp")) {
-        return Promise.resolve({ args: { text: text.replace("tmp", "cache") }, notices: [] });
-      }
-      return Promise.resolve({ notices: [] });
+/**
+ * PreToolUse hooks (a real shell command) that block a call whose text names "secret" and
+ * rewrite one that names "tmp"; each call's input is logged to `log`.
+ */
+function screeningHooks(workspace: string, log: string) {
+  const rewrite = JSON.stringify({
+    hookSpecificOutput: {
+      hookEventName: "PreToolUse",
+      updatedInput: { text: "rm -rf build/cache" },
     },
-    beforeRun: () => Promise.resolve(),
-    afterCall: () => Promise.resolve({ notices: [] }),
-  };
+  });
+  const hooks = openRunHooks({
+    hooks: {
+      PreToolUse: [{
+        matcher: "echo",
+        hooks: [{
+          type: "command",
+          command: `input=$(cat); echo "$input" >> ${log}; case "$input" in ` +
+            `*"cat secret"*) echo "no secrets" >&2; exit 2;; *build/tmp*) printf '%s' '${rewrite}';; esac`,
+        }],
+      }],
+    },
+  }, { cwd: workspace, grants: emptyGrants(), yes: false, model: "m", sessionId: () => "s1" });
+  assert(hooks);
+  return hooks.call;
 }
 
-Deno.test("driveToolCall() lets PreToolUse hooks screen the changed call: a block denies it, a rewrite is not run", async () => {
-  await using h = await openLoopHost();
-  for (
-    const [edited, reason] of [
-      [{ text: "cat secret" }, "no secrets"],
-      [{ text: "rm -rf build/tmp" }, "changed the arguments the user approved"],
-    ] as const
-  ) {
-    const seen: unknown[] = [];
+async function screened(log: string): Promise<unknown[]> {
+  const text = await Deno.readTextFile(log);
+  return text.trim().split("\n").map((line) => JSON.parse(line).tool_input);
+}
+
+Deno.test({
+  name:
+    "driveToolCall() lets PreToolUse hooks screen the changed call: a block denies it, a rewrite is not run",
+  ignore: Deno.build.os === "windows",
+  async fn() {
+    await using h = await openLoopHost();
+    for (
+      const [edited, reason] of [
+        [{ text: "cat secret" }, "no secrets"],
+        [{ text: "rm -rf build/tmp" }, "changed the arguments the user approved"],
+      ] as const
+    ) {
+      const log = await Deno.makeTempFile({ dir: h.workspace });
+      const { options: o } = options(h.host, () => ({
+        decision: "allow",
+        by: "user",
+        editedArgs: edited,
+      }));
+      const driven = await driveToolCall(
+        echoCall,
+        { ...o, stages: [...o.stages, ...screeningHooks(h.workspace, log)] },
+        new AbortController().signal,
+      );
+      assertEquals(await screened(log), [{ text: "rm -rf build" }, edited]);
+      assertEquals(driven.state.status, "denied");
+      assertEquals(driven.result?.error_type, "permission_denied");
+      const said = driven.result?.error_message ?? "";
+      assert(said.startsWith("Blocked by a PreToolUse hook: ") && said.includes(reason), said);
+    }
+    // A changed call the hooks pass runs as the user wrote it.
+    const log = await Deno.makeTempFile({ dir: h.workspace });
     const { options: o } = options(h.host, () => ({
       decision: "allow",
       by: "user",
-      editedArgs: edited,
+      editedArgs: { text: "ls build" },
     }));
     const driven = await driveToolCall(
       echoCall,
-      { ...o, hooks: screeningHooks(seen) },
+      { ...o, stages: [...o.stages, ...screeningHooks(h.workspace, log)] },
       new AbortController().signal,
     );
-    assertEquals(seen, [{ text: "rm -rf build" }, edited]);
-    assertEquals(driven.state.status, "denied");
-    assertEquals(driven.result.error_type, "permission_denied");
-    const said = driven.result.error_message ?? "";
-    assert(said.startsWith("Blocked by a PreToolUse hook: ") && said.includes(reason), said);
-  }
-  // A changed call the hooks pass runs as the user wrote it.
-  const seen: unknown[] = [];
-  const { options: o } = options(h.host, () => ({
-    decision: "allow",
-    by: "user",
-    editedArgs: { text: "ls build" },
-  }));
-  const driven = await driveToolCall(
-    echoCall,
-    { ...o, hooks: screeningHooks(seen) },
-    new AbortController().signal,
-  );
-  assertEquals(driven.state.status, "succeeded");
-  assertEquals(driven.args, { text: "ls build" });
+    assertEquals(driven.state.status, "succeeded");
+    assertEquals(driven.args, { text: "ls build" });
+  },
 });

@@ -1,17 +1,15 @@
-// Unit tests of driveToolCall (src/agent/call_driver.ts): one call through the state machine with a
-// real ToolHost over fixture plugins, a recording approver, an event log and a fixed clock.
+// Unit tests of driveToolCall (src/agent/call_driver.ts): one call through the kernel's stages
+// and its state machine with a real ToolHost over fixture plugins, a recording approver, an
+// event log and a fixed clock.
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
-import {
-  type CallDriverOptions,
-  type DrivenCall,
-  driveToolCall,
-  parseJsonArguments,
-} from "../../src/agent/call_driver.ts";
-import type { ToolCall } from "../../src/messages.ts";
+import { type CallDriverOptions, driveToolCall as drive } from "../../src/agent/call_driver.ts";
+import { parseJsonArguments } from "../../src/agent/call_stages.ts";
+import type { ToolCall, ToolResult } from "../../src/messages.ts";
 import type { ApprovalDecision } from "../../src/permissions/approver.ts";
 import type { ToolHost } from "../../src/sandbox/tool_host.ts";
-import { EventLog, openLoopHost, RecordingApprover } from "../helpers/loop_host.ts";
+import type { ToolCallState } from "../../src/tools/tool_call.ts";
+import { EventLog, openLoopHost, RecordingApprover, toolScope } from "../helpers/loop_host.ts";
 
 interface Driver {
   log: EventLog;
@@ -29,12 +27,48 @@ function driver(
   return {
     log,
     approver,
-    options: { tools: host, approver, sink: log.sink, state: {}, clock: () => 42, ...rest },
+    options: {
+      tools: toolScope(host),
+      approver,
+      sink: log.sink,
+      state: {},
+      clock: () => 42,
+      ...rest,
+    },
   };
 }
 
 function call(name: string, args: unknown, id = "c1"): ToolCall {
   return { id, name, arguments: typeof args === "string" ? args : JSON.stringify(args) };
+}
+
+/** A driven call as the loop reads it. */
+interface DrivenCall {
+  state: ToolCallState;
+  args: unknown;
+  result: ToolResult;
+  final: boolean;
+  abortTurn: boolean;
+  display: string;
+  conversationState: Record<string, unknown>;
+}
+
+/** Drives a call and reads its flight as the loop does. */
+async function driveToolCall(
+  call: ToolCall,
+  options: CallDriverOptions,
+  signal: AbortSignal,
+): Promise<DrivenCall> {
+  const flight = await drive(call, options, signal);
+  return {
+    state: flight.state,
+    args: flight.args,
+    result: flight.result!,
+    final: flight.run?.final === true && flight.run.result.success,
+    abortTurn: flight.abortTurn === true,
+    display: flight.run?.display ?? "",
+    conversationState: flight.run?.state ?? options.state,
+  };
 }
 
 /** The parts of a DrivenCall that do not vary between runs (no timestamps or timings). */

@@ -37,7 +37,7 @@ Deno.test("Conversation.send() compacts first when the turn's newest result woul
     answer("Done"),
   ]);
   const conversation = new Conversation(
-    conversationParts(h.host, provider, { contextLength: 8192 }),
+    conversationParts(h.host, provider, { window: { contextLength: 8192 } }),
     { messages: readingHistory() },
   );
   const display = new EventLog();
@@ -64,7 +64,7 @@ Deno.test("Conversation.send() does not compact when the turn's results fit besi
   ]);
   // The same reads at a 32k window: shortening old results leaves plenty of room.
   const conversation = new Conversation(
-    conversationParts(h.host, provider, { contextLength: 32_768 }),
+    conversationParts(h.host, provider, { window: { contextLength: 32_768 } }),
     { messages: readingHistory() },
   );
   const outcome = await conversation.send("read part 2", () => {}, signal());

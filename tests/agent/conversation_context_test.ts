@@ -17,7 +17,7 @@ import { reply, startFakeLlmServer } from "../helpers/fake_llm_server.ts";
 import { ollamaReply, startFakeOllama } from "../helpers/fake_ollama_server.ts";
 import { createOllamaProvider } from "../../src/providers/ollama.ts";
 import { TokenCounter } from "../../src/providers/token_counter.ts";
-import { toToolSchema } from "../../src/tools/tool_runner.ts";
+import { toToolSchema } from "../../src/tools/tool_entry.ts";
 
 const signal = () => new AbortController().signal;
 
@@ -63,7 +63,7 @@ Deno.test("Conversation.send() shortens and asks again after llama-server's cont
   const provider = createOpenAICompatProvider({ baseUrl: server.baseUrl, model: "m" });
   // harness believed the window was larger than the server's slot.
   const conversation = new Conversation(
-    partsWith(h.host, provider, { contextLength: 65_536 }),
+    partsWith(h.host, provider, { window: { contextLength: 65_536 } }),
     { messages: history() },
   );
   const display = new EventLog();
@@ -108,7 +108,7 @@ Deno.test("Conversation.send() asks only once more when the server still refuses
   ]);
   const provider = createOpenAICompatProvider({ baseUrl: server.baseUrl, model: "m" });
   const conversation = new Conversation(
-    partsWith(h.host, provider, { contextLength: 65_536 }),
+    partsWith(h.host, provider, { window: { contextLength: 65_536 } }),
     { messages: history() },
   );
   const outcome = await conversation.send("and now?", () => {}, signal());
@@ -142,7 +142,7 @@ Deno.test("Conversation.compact() continues from the summary, and resume restore
       answer("Lyon is second."),
     ]);
     const conversation = Conversation.start(
-      partsWith(h.host, provider, { recorder: writer.value, contextLength: 8192 }),
+      partsWith(h.host, provider, { recorder: writer.value, window: { contextLength: 8192 } }),
       "sys",
     );
     await conversation.send("What is the capital of France?", () => {}, signal());
@@ -184,7 +184,7 @@ Deno.test("Conversation.send() compacts first when the request passes compact_at
   const messages = history();
   messages[4] = { kind: "assistant", content: "y".repeat(18_000), data: {} };
   const conversation = new Conversation(
-    partsWith(h.host, provider, { contextLength: 8192, compactAt: 50 }),
+    partsWith(h.host, provider, { window: { contextLength: 8192, compactAt: 50 } }),
     { messages },
   );
   const display = new EventLog();
@@ -212,7 +212,7 @@ Deno.test("Conversation.send() asks Ollama again when it cut the prompt to its n
   const messages = history();
   messages[3] = toolResultMessage("c1", "echo", makeToolResult({ data: "x".repeat(12_000) }));
   const conversation = new Conversation(
-    partsWith(h.host, provider, { contextLength: 8192 }),
+    partsWith(h.host, provider, { window: { contextLength: 8192 } }),
     { messages },
   );
   const display = new EventLog();
@@ -243,7 +243,7 @@ Deno.test("Conversation.send() shortens old tool output instead of summarising, 
   }
   const provider = new ScriptedProvider([answer("Fine")]);
   const conversation = new Conversation(
-    partsWith(h.host, provider, { contextLength: 32_768 }),
+    partsWith(h.host, provider, { window: { contextLength: 32_768 } }),
     { messages },
   );
   const display = new EventLog();
@@ -265,7 +265,7 @@ Deno.test("Conversation.compact() fits its own request to the window", async () 
   messages[4] = { kind: "assistant", content: "y".repeat(12_000), data: {} };
   const provider = new ScriptedProvider([answer("Summary.")]);
   const conversation = new Conversation(
-    partsWith(h.host, provider, { contextLength: 8192 }),
+    partsWith(h.host, provider, { window: { contextLength: 8192 } }),
     { messages },
   );
   assertEquals(await conversation.compact(() => {}, signal()), {});

@@ -66,7 +66,7 @@ Deno.test("Conversation.send() repeats each request as the start of the next, wi
   });
   const provider = createOpenAICompatProvider({ baseUrl: server.baseUrl, model: "m" });
   const conversation = Conversation.start(
-    partsWith(h.host, provider, { contextLength: 8192 }),
+    partsWith(h.host, provider, { window: { contextLength: 8192 } }),
     "sys",
   );
   const display = new EventLog();
@@ -109,7 +109,7 @@ Deno.test("Conversation.send() learns a 2-characters-per-token model and fits a 
   ], { llamaServer: { charsPerToken: 2, window: 8192 } });
   const provider = createOpenAICompatProvider({ baseUrl: server.baseUrl, model: "m" });
   const conversation = Conversation.start(
-    partsWith(h.host, provider, { contextLength: 8192 }),
+    partsWith(h.host, provider, { window: { contextLength: 8192 } }),
     "sys",
   );
   await conversation.send("hi", () => {}, signal());
@@ -141,9 +141,12 @@ Deno.test("Conversation.send() cuts by the server's count after a refusal and as
     model: "m",
   });
   const messages = readOf23000Chars();
-  const conversation = new Conversation(partsWith(h.host, provider, { contextLength: 8192 }), {
-    messages,
-  });
+  const conversation = new Conversation(
+    partsWith(h.host, provider, { window: { contextLength: 8192 } }),
+    {
+      messages,
+    },
+  );
   const display = new EventLog();
   const outcome = await conversation.send(null, display.sink, signal());
   assertEquals(outcome.stopReason, "answered");
@@ -172,9 +175,12 @@ Deno.test("Conversation.send() asks the server's tokenizer near the window inste
   });
   const provider = createOpenAICompatProvider({ baseUrl: server.baseUrl, model: "m" });
   const messages = readOf23000Chars();
-  const conversation = new Conversation(partsWith(h.host, provider, { contextLength: 8192 }), {
-    messages,
-  });
+  const conversation = new Conversation(
+    partsWith(h.host, provider, { window: { contextLength: 8192 } }),
+    {
+      messages,
+    },
+  );
   const outcome = await conversation.send(null, () => {}, signal());
   assertEquals(outcome.stopReason, "answered");
   // Without the tokenizer this request is refused (the test before this one).
@@ -189,7 +195,9 @@ Deno.test("Conversation.contextReport() shows the prompt tokens processed and re
   });
   const provider = createOpenAICompatProvider({ baseUrl: server.baseUrl, model: "m" });
   const conversation = Conversation.start(
-    partsWith(h.host, provider, { contextLength: 32768, contextSource: "llama-server /props" }),
+    partsWith(h.host, provider, {
+      window: { contextLength: 32768, contextSource: "llama-server /props" },
+    }),
     "sys",
   );
   await conversation.send("one", () => {}, signal());
@@ -245,7 +253,7 @@ Deno.test("the session log keeps each model turn's prompt tokens reused", async 
     if (!writer.ok) throw new Error(JSON.stringify(writer.error));
     const provider = createOpenAICompatProvider({ baseUrl: server.baseUrl, model: "m" });
     const conversation = Conversation.start(
-      partsWith(h.host, provider, { contextLength: 32768, recorder: writer.value }),
+      partsWith(h.host, provider, { window: { contextLength: 32768 }, recorder: writer.value }),
       "sys",
     );
     await conversation.send("one", () => {}, signal());

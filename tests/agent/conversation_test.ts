@@ -5,8 +5,10 @@
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { join } from "node:path";
-import { Conversation, type ConversationParts } from "../../src/agent/conversation.ts";
+import { Conversation } from "../../src/agent/conversation.ts";
+import type { ConversationParts } from "../../src/agent/conversation_parts.ts";
 import type { LoopEvent } from "../../src/agent/loop_events.ts";
+import type { TurnStage } from "../../src/agent/turn_stage.ts";
 import {
   makeToolResult,
   type Message,
@@ -23,7 +25,7 @@ import type { ToolHost } from "../../src/sandbox/tool_host.ts";
 import type { SessionRecorder } from "../../src/agent/session_recorder.ts";
 import { openSessionStore } from "../../src/sessions/open_session_store.ts";
 import { repairArguments } from "../../src/agent/repair_arguments.ts";
-import { EventLog, openLoopHost, RecordingApprover } from "../helpers/loop_host.ts";
+import { EventLog, openLoopHost, RecordingApprover, toolScope } from "../helpers/loop_host.ts";
 
 /** A SessionRecorder that keeps the events in memory. */
 class MemoryRecorder implements SessionRecorder {
@@ -56,10 +58,12 @@ function setup(
   const recorder = new MemoryRecorder();
   const parts: ConversationParts = {
     provider,
-    tools: host,
+    tools: toolScope(host),
     approver: new RecordingApprover(),
     recorder,
     limits: { maxIterations: 10, maxToolCalls: 15 },
+    window: {},
+    stages: { call: [], turn: [] },
     ...extra,
   };
   return { provider, recorder, display: new EventLog(), parts };
@@ -141,11 +145,18 @@ Deno.test("Conversation.send() is running only while the loop runs", async () =>
   assertEquals([during, conversation.running], [true, false]);
 });
 
-Deno.test("Conversation.send() adds the parts' turn notes to the user's message, each once", async () => {
+Deno.test("Conversation.send() adds a turn stage's notes to the user's message, each once", async () => {
   await using h = await openLoopHost();
   const news = ["[Background jobs since the last message: j1 exited 1 after 4s: npm test]"];
+  const jobNews: TurnStage = {
+    name: "job_news",
+    send(message) {
+      message.notes.push(...news.splice(0));
+      return Promise.resolve(undefined);
+    },
+  };
   const { provider, parts } = setup(h.host, [answer("a"), answer("b")], {
-    turnNotes: () => news.splice(0),
+    stages: { call: [], turn: [jobNews] },
   });
   const conversation = Conversation.start(parts, "sys");
   await conversation.send("first", () => {}, signal());
@@ -180,12 +191,12 @@ Deno.test("Conversation.send() keeps the tool state across turns and clear() res
   assertEquals(conversation.state, {});
 });
 
-Deno.test("Conversation.send() uses the parts' parseArguments to repair arguments", async () => {
+Deno.test("Conversation.send() repairs arguments with the stages' parser", async () => {
   await using h = await openLoopHost();
   const { parts } = setup(h.host, [
     callTools([{ name: "echo", args: "{'text': 'x', limit: '3',}" }]),
     answer("ok"),
-  ], { parseArguments: repairArguments });
+  ], { stages: { call: [], turn: [], parse: repairArguments } });
   const conversation = Conversation.start(parts, "sys");
   const outcome = await conversation.send("go", () => {}, signal());
   assertEquals(
@@ -235,7 +246,7 @@ Deno.test("Conversation.send() stops after the third identical failing call", as
   assertEquals([next.stopReason, next.text], ["answered", "gave up"]);
 });
 
-Deno.test("Conversation.send() counts only identical failures and honours repeatedFailureLimit", async () => {
+Deno.test("Conversation.send() counts only identical failures and honours the repeated-failure limit", async () => {
   await using h = await openLoopHost();
   const varied = setup(h.host, [
     failCall("error"),
@@ -254,7 +265,7 @@ Deno.test("Conversation.send() counts only identical failures and honours repeat
       { name: "echo", args: { text: "never" } },
     ]),
     answer("never asked"),
-  ], { repeatedFailureLimit: 2 });
+  ], { limits: { maxIterations: 10, maxToolCalls: 15, repeatedFailures: 2 } });
   const stopped = await Conversation.start(strict.parts, "sys").send("go", () => {}, signal());
   assertEquals([stopped.stopReason, stopped.errorMessage], [
     "error",
@@ -267,7 +278,9 @@ Deno.test("Conversation.send() counts only identical failures and honours repeat
 
 Deno.test("Conversation.send() shortens old tool results to fit the context and warns", async () => {
   await using h = await openLoopHost();
-  const { provider, recorder, parts } = setup(h.host, [answer("ok")], { contextLength: 2048 });
+  const { provider, recorder, parts } = setup(h.host, [answer("ok")], {
+    window: { contextLength: 2048 },
+  });
   const call = { id: "c0", name: "echo", arguments: '{"text":"x"}' };
   const big = toolResultMessage("c0", "echo", makeToolResult({ data: "x".repeat(20_000) }));
   const messages: Message[] = [{ kind: "system", content: "sys" }, toolCallMessage(call), big];
@@ -297,7 +310,7 @@ Deno.test("Conversation.send() warns once when the context is nearly full", asyn
   const { recorder, parts } = setup(h.host, [
     { ...answer("one"), usage },
     { ...answer("two"), usage },
-  ], { contextLength: 10_000 });
+  ], { window: { contextLength: 10_000 } });
   const conversation = Conversation.start(parts, "sys");
   const first = new EventLog();
   await conversation.send("hi", first.sink, signal());
@@ -319,8 +332,11 @@ Deno.test("Conversation.send() warns when the server read far fewer prompt token
   await using h = await openLoopHost();
   const { parts } = setup(h.host, [
     { ...answer("ok"), usage: { promptTokens: 100, completionTokens: 5 } },
-  ], { contextLength: 100_000 });
-  const conversation = Conversation.start({ ...parts, contextRaise: "--num-ctx" }, "sys");
+  ], { window: { contextLength: 100_000 } });
+  const conversation = Conversation.start({
+    ...parts,
+    window: { ...parts.window, contextRaise: "--num-ctx" },
+  }, "sys");
   const display = new EventLog();
   await conversation.send("y".repeat(8000), display.sink, signal());
 

@@ -2,12 +2,20 @@
 // sandboxed Workers over a temp workspace, and a scripted model repeats its calls.
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
-import { runAgentLoop, type TurnOutcome } from "../../src/agent/agent_loop.ts";
+import { runAgentLoop } from "../../src/agent/agent_loop.ts";
+import type { TurnOutcome } from "../../src/agent/loop_turn.ts";
 import { LoopGuard } from "../../src/agent/loop_guard.ts";
 import { makeToolResult, type Message } from "../../src/messages.ts";
 import { answer, callTools, ScriptedProvider } from "../../src/providers/scripted.ts";
 import type { ToolHost } from "../../src/sandbox/tool_host.ts";
-import { EventLog, type LoopHost, openLoopHost, RecordingApprover } from "../helpers/loop_host.ts";
+import {
+  EventLog,
+  type LoopHost,
+  openLoopHost,
+  RecordingApprover,
+  toolScope,
+} from "../helpers/loop_host.ts";
+import { guardStage } from "../../src/agent/turn_kernel.ts";
 
 /** The built-in tools over a temp workspace holding a.txt, with read and write grants. */
 function openBuiltins(): Promise<LoopHost> {
@@ -34,12 +42,12 @@ async function run(
   const conversation: Message[] = [];
   const outcome = await runAgentLoop(conversation, "go", {
     provider,
-    tools: host,
+    tools: toolScope(host),
     approver: new RecordingApprover(),
     sink: log.sink,
     limits: { maxIterations: 10, maxToolCalls: 15 },
     state: {},
-    ...(loopGuard === undefined ? {} : { loopGuard }),
+    stages: [guardStage(loopGuard)],
   }, new AbortController().signal);
   return { outcome, log, provider };
 }

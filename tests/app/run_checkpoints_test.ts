@@ -7,10 +7,14 @@ import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/stric
 import { join } from "node:path";
 import { Conversation } from "../../src/agent/conversation.ts";
 import { answer, callTools, ScriptedProvider } from "../../src/providers/scripted.ts";
-import { checkpointScope, openCheckpoints } from "../../src/app/run_checkpoints.ts";
+import {
+  checkpointedStages,
+  checkpointScope,
+  openCheckpoints,
+} from "../../src/app/run_checkpoints.ts";
 import { parseGrantFlags } from "../../src/cli/grant_flags.ts";
 import type { LoopEvent } from "../../src/agent/loop_events.ts";
-import { EventLog, openLoopHost, RecordingApprover } from "../helpers/loop_host.ts";
+import { EventLog, openLoopHost, RecordingApprover, toolScope } from "../helpers/loop_host.ts";
 
 const signal = () => new AbortController().signal;
 
@@ -28,11 +32,12 @@ async function setup(steps: ConstructorParameters<typeof ScriptedProvider>[0], g
   const provider = new ScriptedProvider(steps);
   const conversation = new Conversation({
     provider,
-    tools: h.host,
+    tools: toolScope(h.host),
     approver: new RecordingApprover(),
     recorder: { id: "s", record: (event) => void logged.push(event), end: () => {} },
     limits: { maxIterations: 6, maxToolCalls: 5 },
-    checkpoints,
+    window: {},
+    stages: checkpointedStages(checkpoints),
   }, { messages: [{ kind: "system", content: "sys" }] });
   const file = (path: string) => join(h.workspace, path);
   return {

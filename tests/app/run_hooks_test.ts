@@ -10,7 +10,7 @@ import { answer, callTools, ScriptedProvider } from "../../src/providers/scripte
 import { openRunHooks } from "../../src/app/run_hooks.ts";
 import type { HooksConfig } from "../../src/config/hooks_config.ts";
 import { emptyGrants } from "../../src/sandbox/grants.ts";
-import { EventLog, openLoopHost, RecordingApprover } from "../helpers/loop_host.ts";
+import { EventLog, openLoopHost, RecordingApprover, toolScope } from "../helpers/loop_host.ts";
 import type { Message } from "../../src/messages.ts";
 
 const posix = Deno.build.os !== "windows";
@@ -39,12 +39,12 @@ async function conversationWith(
   const provider = new ScriptedProvider(steps);
   const conversation = new Conversation({
     provider,
-    tools: host.host,
+    tools: toolScope(host.host),
     approver,
     recorder: nullRecorder,
     limits: { maxIterations: 6, maxToolCalls: 5 },
-    callHooks: runHooks.callHooks,
-    turnHooks: runHooks.turnHooks,
+    window: {},
+    stages: { call: runHooks.call, turn: [runHooks.turn] },
   }, { messages: [{ kind: "system", content: "sys" }] });
   return { conversation, provider, approver };
 }

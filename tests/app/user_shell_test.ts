@@ -4,9 +4,15 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { join } from "node:path";
 import { runUserShell } from "../../src/app/user_shell.ts";
-import { openLoopHost } from "../helpers/loop_host.ts";
-import { OfferedTools } from "../../src/app/offered_tools.ts";
+import { type LoopHost, openLoopHost, toolScope } from "../helpers/loop_host.ts";
+import { offerTools } from "../../src/sandbox/tool_offer.ts";
 import { parseGrantFlags } from "../../src/cli/grant_flags.ts";
+
+/** What a `!command` of the loop host's workspace runs with (every tool offered). */
+function shellTools(loop: LoopHost) {
+  const scope = toolScope(loop.host);
+  return { ready: () => scope.set.ready(), offer: () => offerTools(scope, undefined) };
+}
 
 const HAS_BWRAP = Deno.build.os === "linux" &&
   (await new Deno.Command("sh", { args: ["-c", "command -v bwrap"] }).output()).success;
@@ -16,7 +22,7 @@ Deno.test("runUserShell() runs the command and gives its output and the message 
     builtins: true,
     grants: ["--allow-read=.", "--allow-write=.", "--allow-run"],
   });
-  const outcome = await runUserShell("echo hello from the user", loop.host, { state: {} });
+  const outcome = await runUserShell("echo hello from the user", shellTools(loop), { state: {} });
   assert(outcome.ok, JSON.stringify(outcome));
   assert(outcome.output.startsWith("hello from the user\n"), outcome.output);
   assert(outcome.output.endsWith("exit_code: 0"), outcome.output);
@@ -31,12 +37,8 @@ Deno.test("runUserShell() without --allow-run says which flag it needs and runs 
   // What the run offers: the tools the sandbox can run, and the flag the others need.
   const grants = parseGrantFlags(["--allow-read=."], { cwd: loop.workspace });
   assert(grants.ok);
-  const offered = new OfferedTools(loop.host, {
-    grants: grants.value.grants,
-    workspace: loop.workspace,
-    contextWindow: () => undefined,
-  });
-  await offered.ready();
+  const scope = { ...toolScope(loop.host), grants: grants.value.grants, workspace: loop.workspace };
+  const offered = { ready: () => scope.set.ready(), offer: () => offerTools(scope, undefined) };
   const outcome = await runUserShell("touch made.txt", offered, { state: {} });
   assert(!outcome.ok);
   assertEquals(
@@ -59,7 +61,7 @@ Deno.test({
       const target = join(outside, "escaped.txt");
       const outcome = await runUserShell(
         `echo in > inside.txt; echo out > ${target}`,
-        loop.host,
+        shellTools(loop),
         { state: {} },
       );
       assert(outcome.ok, JSON.stringify(outcome));
@@ -89,7 +91,7 @@ Deno.test({
     const outcome = await runUserShell(
       "echo ok > notes.txt; mkdir -p .git/hooks; echo 'touch pwned' > .git/hooks/post-checkout; " +
         "echo '[core] fsmonitor = touch pwned' >> .git/config",
-      loop.host,
+      shellTools(loop),
       { state: {} },
     );
     assert(outcome.ok, JSON.stringify(outcome));

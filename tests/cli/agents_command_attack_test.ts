@@ -1,6 +1,6 @@
-// `harness agents` and `harness skills` print what a cloned repository holds (its file names
-// and, once trusted, the text of its files) on the user's terminal: escape sequences in them
-// (an OSC 52 clipboard write, a title, a colour) must show as text, never act.
+// `harness agents`, `harness skills` and `harness plugin trust` print what a cloned repository
+// holds (its file names and, once trusted, the text of its files) on the user's terminal: escape
+// sequences in them (an OSC 52 clipboard write, a title, a colour) must show as text, never act.
 
 import { ok as assert } from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -31,4 +31,17 @@ Deno.test("attack: harness agents and harness skills print a repository's escape
     );
     assert(out.stdout.includes("\\x1b"), `${args.join(" ")} shows the escape as text`);
   }
+});
+
+Deno.test("attack: harness plugin trust prints a plugin file's name with its escapes as text", async () => {
+  await using sandbox = await cliSandbox();
+  mkdirSync(`${sandbox.cwd}/plugins`);
+  writeFileSync(
+    `${sandbox.cwd}/plugins/x${CLIPBOARD}.ts`,
+    'export default { name: "x", description: "d", parameters: {}, run: () => "" };\n',
+  );
+  const out = await sandbox.run(["plugin", "trust"]);
+  assert(out.code === 0, out.stderr);
+  assert(!`${out.stdout}${out.stderr}`.includes(ESC), JSON.stringify(out));
+  assert(out.stdout.includes("x\\x1b]52"), out.stdout);
 });

@@ -14,6 +14,8 @@ function conversation(state: Record<string, unknown> = {}): Conversation {
     approver: { approve: () => Promise.resolve({ decision: "allow", by: "mode" }) },
     recorder: { id: null, record: () => {}, end: () => {} },
     limits: { maxIterations: 10, maxToolCalls: 15 },
+    window: {},
+    stages: { call: [], turn: [] },
   }, { messages: [], state });
 }
 
@@ -145,6 +147,8 @@ Deno.test("slashCommands() /compact FOCUS asks for a summary that keeps the focu
     approver: { approve: () => Promise.resolve({ decision: "allow", by: "mode" }) },
     recorder: { id: null, record: () => {}, end: () => {} },
     limits: { maxIterations: 10, maxToolCalls: 15 },
+    window: {},
+    stages: { call: [], turn: [] },
   }, {
     messages: [
       { kind: "system", content: "sys" },

@@ -90,7 +90,7 @@ Deno.test("search_code is offered only once an embedding model is known", async 
   const without = tools(p, undefined);
   await without.ready();
   assert(!without.list().some((t) => t.name === "search_code"));
-  assert(!without.has("search_code"));
+  assert(!without.entries().some((e) => e.info.name === "search_code"));
   without.close();
   const none = new CodeTools({
     workspace: p.dir,
@@ -99,7 +99,7 @@ Deno.test("search_code is offered only once an embedding model is known", async 
     embedder: () => Promise.resolve(undefined),
   });
   await none.ready();
-  assert(!none.has("search_code"));
+  assert(!none.entries().some((e) => e.info.name === "search_code"));
   none.close();
   const withModel = tools(p, server);
   await withModel.ready();

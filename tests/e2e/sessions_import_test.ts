@@ -1,6 +1,7 @@
 // `harness sessions import` and `export` end to end: other agents' transcripts become sessions
 // that `--continue` goes on with in the folder they were recorded in; an export imported into
-// another log exports to the same lines but its system prompt; a broken transcript is refused naming its line.
+// another log exports to the same bytes (its system prompt and checkpoint records kept as inert
+// records); a broken transcript is refused naming its line.
 
 import { deepStrictEqual as assertEquals, match, ok as assert } from "node:assert/strict";
 import { dirname, join } from "node:path";
@@ -125,11 +126,12 @@ Deno.test("harness sessions import reads a folder of every agent's transcripts a
   );
 });
 
-Deno.test("harness sessions export: JSONL imported into another log exports to the same lines but the system prompt; Markdown reads", async () => {
+Deno.test("harness sessions export: JSONL imported into another log exports to the same bytes; Markdown reads", async () => {
   await using first = await cliSandbox();
   await Deno.writeTextFile(join(first.cwd, "a.txt"), "apple\n");
   await using server = startFakeLlmServer([
     reply().reasoning("look").toolCall("read_file", { path: "a.txt" }),
+    reply().toolCall("write_file", { path: "b.txt", content: "banana\n" }),
     reply().text("It says apple. \u001b[31m"),
   ]);
   const ran = await first.run([
@@ -141,6 +143,7 @@ Deno.test("harness sessions export: JSONL imported into another log exports to t
     "m",
     "--yes",
     "-R",
+    "-W=.",
     "--output-format",
     "json",
   ]);
@@ -149,6 +152,12 @@ Deno.test("harness sessions export: JSONL imported into another log exports to t
   const exported = await first.run(["sessions", "export", id, "--output", "one.jsonl"]);
   assertEquals(exported.code, 0, exported.stderr);
   const one = await Deno.readFile(join(first.cwd, "one.jsonl"));
+  const types = new TextDecoder().decode(one).trimEnd().split("\n").map((line) =>
+    JSON.parse(line).type
+  );
+  // The export holds what belongs to the run that recorded it: its system prompt and the
+  // checkpoint of the turn that wrote b.txt.
+  assert(types.includes("system_message") && types.includes("checkpoint_recorded"), types.join());
   const printed = await first.run(["sessions", "export", id, "--format", "jsonl"]);
   assertEquals(
     JSON.parse(printed.stdout.split("\n")[0]!),
@@ -160,23 +169,12 @@ Deno.test("harness sessions export: JSONL imported into another log exports to t
   const imported = await second.run(["sessions", "import", "one.jsonl"]);
   assertEquals(imported.code, 0, imported.stderr);
   match(imported.stdout, new RegExp(`as session ${id} in `));
-  // The system prompt was the recording run's: the import leaves it out (a resume gets this
-  // run's), and every other line exports again to the same bytes.
-  match(imported.stdout, /skipped its system prompt \(this run's is used\): 1 \(line 2\)/);
+  // The recording run's system prompt and checkpoints stay in the log as inert records: the
+  // export gives the same bytes, and a resume never uses them (sessions_import_attack_test).
+  match(imported.stdout, /kept as inert records: .*its system prompt \(this run's is used\): 1/);
   const reexported = await second.run(["sessions", "export", id, "--output", "two.jsonl"]);
   assertEquals(reexported.code, 0, reexported.stderr);
-  // The lines without their seq (the events after the left-out line count one less).
-  const events = (text: string) =>
-    text.trimEnd().split("\n").map((line) => {
-      const { seq: _seq, ...event } = JSON.parse(line);
-      return event;
-    });
-  const recorded = events(new TextDecoder().decode(one));
-  assertEquals(recorded[1].type, "system_message");
-  assertEquals(events(await Deno.readTextFile(join(second.cwd, "two.jsonl"))), [
-    recorded[0],
-    ...recorded.slice(2),
-  ]);
+  assertEquals(await Deno.readFile(join(second.cwd, "two.jsonl")), one);
   // And the other way round, into the log it came from: already there.
   const back = await first.run(["sessions", "import", "one.jsonl"]);
   match(back.stdout, new RegExp(`^Already imported: ".*one\\.jsonl" is session ${id}`));

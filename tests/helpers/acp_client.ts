@@ -1,6 +1,7 @@
 // A real ACP client (the official SDK's client app) driving `harness acp` as a subprocess in a
 // CLI sandbox: it records every session/update, answers permission requests from a script and
-// serves fs/read_text_file and fs/write_text_file from an in-memory editor when asked to.
+// serves fs/read_text_file and fs/write_text_file from an in-memory editor when asked to (a
+// file without a buffer is read from disk, as an editor reads a file it has not opened).
 
 import {
   client,
@@ -80,11 +81,10 @@ export function startAcpClient(
     });
   if (files) {
     app = app
-      .onRequest(methods.client.fs.readTextFile, ({ params }) => {
+      .onRequest(methods.client.fs.readTextFile, async ({ params }) => {
         fsCalls.push(`read ${params.path}`);
-        const content = files.get(params.path);
-        if (content === undefined) throw new Error(`no buffer for ${params.path}`);
-        return { content };
+        // As an editor does: an open buffer, else the file on disk.
+        return { content: files.get(params.path) ?? await Deno.readTextFile(params.path) };
       })
       .onRequest(methods.client.fs.writeTextFile, ({ params }) => {
         fsCalls.push(`write ${params.path}`);

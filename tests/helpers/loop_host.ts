@@ -6,7 +6,7 @@
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { LoopEvent, LoopEventSink } from "../../src/agent/loop_events.ts";
-import type { ConversationParts } from "../../src/agent/conversation.ts";
+import type { ConversationParts } from "../../src/agent/conversation_parts.ts";
 import type { Provider } from "../../src/providers/provider.ts";
 import type {
   ApprovalDecision,
@@ -16,6 +16,9 @@ import type {
 import { discoverPlugins } from "../../src/plugins/load_plugins.ts";
 import { parseGrantFlags } from "../../src/cli/grant_flags.ts";
 import { createToolHost, type ToolHost } from "../../src/sandbox/tool_host.ts";
+import type { ToolSource } from "../../src/tools/tool_entry.ts";
+import { ToolSet } from "../../src/tools/tool_set.ts";
+import type { ToolScope } from "../../src/sandbox/tool_offer.ts";
 
 const fixtures = fileURLToPath(new URL("../fixtures/plugins/", import.meta.url));
 
@@ -108,21 +111,28 @@ export class EventLog {
   }
 }
 
+/** The tools of one source (a host) as a conversation or the loop takes them. */
+export function toolScope(source: ToolSource): ToolScope {
+  return { set: new ToolSet([source]) };
+}
+
 /**
  * A conversation's parts over a host and a provider: an approver that allows everything, no
- * session log, the default limits, and `extra` on top.
+ * session log, the default limits, no stages, and `extra` on top.
  */
 export function conversationParts(
-  host: ToolHost,
+  host: ToolSource,
   provider: Provider,
   extra: Partial<ConversationParts> = {},
 ): ConversationParts {
   return {
     provider,
-    tools: host,
+    tools: toolScope(host),
     approver: new RecordingApprover(),
     recorder: { id: null, record: () => {}, end: () => {} },
     limits: { maxIterations: 10, maxToolCalls: 15 },
+    window: {},
+    stages: { call: [], turn: [] },
     ...extra,
   };
 }

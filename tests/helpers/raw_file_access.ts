@@ -54,6 +54,8 @@ export const RAW_FILE_ACCESS: Readonly<Record<string, string>> = {
     "to make its interpreter readable in its sandbox (host side, nothing leaves)",
   "src/sandbox/truncate_output.ts": "saves cut outputs in this workspace's data folder",
   "src/jobs/job_log.ts": "writes a command's output log in this workspace's data folder",
+  "src/jobs/job_terminal_view.ts": "writes the sanitised copy of a background job's log beside " +
+    "it, for an editor's terminal",
   "src/platform/process_tree.ts": "reads /proc of the processes a job started",
   "src/app/run_diagnostics.ts": "makes a language server's folder in harness's cache, and " +
     "reads the user's own LSP configs (~/.claude, ~/.config/opencode); the workspace's go " +

@@ -44,6 +44,19 @@ export function currentDenoDir(): Promise<string> {
   return denoDir;
 }
 
+/**
+ * This process's environment without what a task runner adds: `deno task test` sets INIT_CWD
+ * (which `deno task harness` would take for the user's folder) and npm_* variables (which an
+ * npx launcher profile would pass on), so a harness started by a test sees a user's shell.
+ */
+export function shellEnv(): Record<string, string> {
+  const env = Deno.env.toObject();
+  for (const name of Object.keys(env)) {
+    if (name === "INIT_CWD" || name.startsWith("npm_")) delete env[name];
+  }
+  return env;
+}
+
 /** Makes temp folders for one CLI test. */
 export async function cliSandbox(): Promise<CliSandbox> {
   const root = await Deno.makeTempDir({ prefix: "harness_e2e_" });
@@ -65,7 +78,8 @@ export async function cliSandbox(): Promise<CliSandbox> {
     new Deno.Command(Deno.execPath(), {
       args: [...RUN_MAIN, ...args],
       cwd,
-      env: { ...env, ...extraEnv },
+      clearEnv: true,
+      env: { ...shellEnv(), ...env, ...extraEnv },
       stdin,
       stdout: "piped",
       stderr: "piped",

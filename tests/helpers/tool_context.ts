@@ -7,6 +7,7 @@ import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/stric
 import { type ToolContext, type ToolDefinition, ToolError } from "../../src/tools/define_tool.ts";
 import type { ToolErrorType } from "../../src/messages.ts";
 import { resolveWorkspacePath } from "../../src/tools/workspace_path.ts";
+import { localFiles } from "../../src/tools/local_files.ts";
 import { type CommandSandboxMode } from "../../src/sandbox/command_sandbox.ts";
 import { probeCommandSandbox } from "../../src/sandbox/command_sandbox_probe.ts";
 import { CommandLauncher } from "../../src/sandbox/command_sandbox_launcher.ts";
@@ -78,6 +79,7 @@ export async function makeToolContext(
     state: {},
     signal: controller.signal,
     resolve: (path) => resolveWorkspacePath(workspace, path),
+    files: localFiles,
     spawn: (program, options) => commands.spawn(program, options),
     commands,
     jobs,

@@ -8,11 +8,11 @@ import { ok as assert } from "node:assert/strict";
 import { join } from "node:path";
 import { Conversation } from "../../src/agent/conversation.ts";
 import { ScriptedProvider, type ScriptedStep } from "../../src/providers/scripted.ts";
-import { openCheckpoints } from "../../src/app/run_checkpoints.ts";
+import { checkpointedStages, openCheckpoints } from "../../src/app/run_checkpoints.ts";
 import { parseGrantFlags } from "../../src/cli/grant_flags.ts";
 import type { LoopEvent } from "../../src/agent/loop_events.ts";
 import type { TurnCheckpoint } from "../../src/checkpoints/turn_checkpoints.ts";
-import { EventLog, openLoopHost, RecordingApprover } from "./loop_host.ts";
+import { EventLog, openLoopHost, RecordingApprover, toolScope } from "./loop_host.ts";
 
 /** One session: its conversation, script, logged events and checkpoints. */
 export interface UndoSession {
@@ -84,11 +84,12 @@ export async function openUndoHost(
       const provider = new ScriptedProvider(steps);
       const conversation = new Conversation({
         provider,
-        tools: h.host,
+        tools: toolScope(h.host),
         approver: new RecordingApprover(),
         recorder: { id: "s", record: (event) => void logged.push(event), end: () => {} },
         limits: { maxIterations: 6, maxToolCalls: 5 },
-        checkpoints,
+        window: {},
+        stages: checkpointedStages(checkpoints),
       }, { messages: [{ kind: "system", content: "sys" }] });
       return {
         conversation,

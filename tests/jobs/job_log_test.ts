@@ -113,3 +113,23 @@ Deno.test({
     log.close();
   },
 });
+
+Deno.test("JobLog.follow() hands what came before, then each chunk in order, then the end", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const log = new JobLog({ dir, name: "follow", memoryBytes: 4 });
+    const encode = (text: string) => new TextEncoder().encode(text);
+    await log.append(encode("one\ntwo\n"));
+    const seen: string[] = [];
+    let ended = false;
+    await log.follow({
+      chunk: (bytes) => Promise.resolve(void seen.push(new TextDecoder().decode(bytes))),
+      end: () => ended = true,
+    });
+    await log.append(encode("three\n"));
+    log.close();
+    assertEquals([seen.join(""), ended], ["one\ntwo\nthree\n", true]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -64,3 +64,33 @@ Deno.test({
     assertEquals(await Array.fromAsync(Deno.readDir(t.ctx.dataDir)).catch(() => []), []);
   },
 });
+
+Deno.test({
+  name: "JobTable.scope() keeps each session's jobs its own: ids, output, kill, list and news",
+  ignore: !unix,
+  fn: async () => {
+    const changes: JobSummary[] = [];
+    await using t = await table(changes);
+    const a = t.jobs.scope("a");
+    const b = t.jobs.scope("b");
+    assert(t.jobs.scope("a") === a, "one scope per name");
+    const run = (scope: typeof a, command: string) =>
+      scope.run({ command, cwd: t.ctx.workspace, background: true, limit: 1000 }, {});
+    assertEquals((await run(a, "echo from-a; exit 0")).kind === "background", true);
+    const other = await run(b, "sleep 30");
+    assertEquals(other.kind === "background" && other.id, "j1");
+    assertEquals(a.summaries().map((job) => job.command), ["echo from-a; exit 0"]);
+    const read = await b.output("j1", { limit: 1000, waitMs: 0 });
+    assert(!("unknown" in read) && read.job.command === "sleep 30", JSON.stringify(read));
+    while (changes.length === 0) await new Promise((settle) => setTimeout(settle, 20));
+    assertEquals(b.takeNews(), [], "a's news is not b's");
+    assertEquals(t.jobs.takeNews(), [], "nor the default session's");
+    assertEquals(a.takeNews().map((job) => job.id), ["j1"]);
+    assertEquals(await t.jobs.kill("j1"), {
+      unknown: 'No job "j1": no job was started. Call job_list to see them',
+    });
+    assertEquals(await t.jobs.list(), []);
+    const killed = await b.kill("j1");
+    assert(!("unknown" in killed) && killed.wasRunning, JSON.stringify(killed));
+  },
+});

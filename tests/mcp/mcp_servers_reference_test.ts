@@ -5,9 +5,9 @@
 import { deepStrictEqual as assertEquals, match, ok as assert } from "node:assert/strict";
 import { emptyGrants } from "../../src/sandbox/grants.ts";
 import { McpServers } from "../../src/mcp/mcp_servers.ts";
-import { WithMcpTools } from "../../src/mcp/mcp_tools.ts";
+import { McpTools } from "../../src/mcp/mcp_tools.ts";
 import type { McpServerConfig } from "../../src/config/mcp_config.ts";
-import { noTools } from "../helpers/no_tools.ts";
+import { type ToolsByName, toolsByName } from "../helpers/tools_by_name.ts";
 import { DENO_READ } from "../helpers/deno_in_sandbox.ts";
 
 const DENO = Deno.execPath();
@@ -40,10 +40,12 @@ async function open(
     notice: (line) => notices.push(line),
     connectTimeoutMs: 60_000,
   });
-  const runner = new WithMcpTools(noTools, mcp, {
-    readyWaitMs: 90_000,
-    ...(progress ? { progress: (_name: string, text: string | null) => progress(text) } : {}),
-  });
+  const runner = toolsByName(
+    new McpTools(mcp, {
+      readyWaitMs: 90_000,
+      ...(progress ? { progress: (_name: string, text: string | null) => progress(text) } : {}),
+    }),
+  );
   mcp.start();
   await runner.ready();
   assertEquals(notices, []);
@@ -83,7 +85,7 @@ async function everythingOverHttp(mode: "streamableHttp" | "sse") {
   };
 }
 
-async function checkEverything(runner: WithMcpTools, prefix: string) {
+async function checkEverything(runner: ToolsByName, prefix: string) {
   const names = runner.list().map((t) => t.name);
   assert(names.includes(`${prefix}__echo`), names.join());
   assertEquals(runner.list().find((t) => t.name === `${prefix}__echo`)?.risk, "safe");

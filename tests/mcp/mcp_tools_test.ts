@@ -1,4 +1,4 @@
-// WithMcpTools against real MCP servers over stdio: the misbehaving fixture server
+// McpTools (the MCP servers' tools as entries of the tool set) against real MCP servers over stdio: the misbehaving fixture server
 // (tests/fixtures/mcp/misbehaving_server.ts) and @modelcontextprotocol/server-everything.
 
 import {
@@ -15,9 +15,9 @@ function assertStringIncludes(text: string, part: string): void {
 }
 import { emptyGrants } from "../../src/sandbox/grants.ts";
 import { McpServers } from "../../src/mcp/mcp_servers.ts";
-import { WithMcpTools } from "../../src/mcp/mcp_tools.ts";
+import { McpTools } from "../../src/mcp/mcp_tools.ts";
 import type { McpServerConfig } from "../../src/config/mcp_config.ts";
-import { noTools } from "../helpers/no_tools.ts";
+import { toolsByName } from "../helpers/tools_by_name.ts";
 import { dirname, join } from "node:path";
 import { DENO_READ } from "../helpers/deno_in_sandbox.ts";
 
@@ -48,11 +48,13 @@ async function open(
     notice: (line) => options.notices?.push(line),
     connectTimeoutMs: 20_000,
   });
-  const runner = new WithMcpTools(noTools, mcp, {
-    ...(options.dataDir ? { dataDir: options.dataDir } : {}),
-    ...(options.toolOutputLimit ? { toolOutputLimit: options.toolOutputLimit } : {}),
-    readyWaitMs: 30_000,
-  });
+  const runner = toolsByName(
+    new McpTools(mcp, {
+      ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+      ...(options.toolOutputLimit ? { toolOutputLimit: options.toolOutputLimit } : {}),
+      readyWaitMs: 30_000,
+    }),
+  );
   mcp.start();
   await runner.ready();
   return { runner, mcp, [Symbol.asyncDispose]: () => runner.close() };
@@ -65,7 +67,7 @@ async function until(check: () => Promise<boolean>): Promise<void> {
   for (let i = 0; i < 100 && !await check(); i++) await new Promise((r) => setTimeout(r, 50));
 }
 
-Deno.test("WithMcpTools lists a stdio server's tools as SERVER__tool with risk from annotations", async () => {
+Deno.test("McpTools lists a stdio server's tools as SERVER__tool with risk from annotations", async () => {
   await using t = await open({ bad: fixture() });
   const tools = t.runner.list();
   const echo = tools.find((tool) => tool.name === "bad__echo");
@@ -79,7 +81,7 @@ Deno.test("WithMcpTools lists a stdio server's tools as SERVER__tool with risk f
   assertEquals(run.result.data, "echo: hi");
 });
 
-Deno.test("WithMcpTools gives a hostile tool a safe name and a description without control codes", async () => {
+Deno.test("McpTools gives a hostile tool a safe name and a description without control codes", async () => {
   await using t = await open({ bad: fixture() });
   const hostile = t.runner.list().find((tool) => tool.name.startsWith("bad__hostile"));
   assertEquals(hostile?.name, "bad__hostile_name___2J");
@@ -92,12 +94,12 @@ Deno.test("WithMcpTools gives a hostile tool a safe name and a description witho
   assertStringIncludes(run.result.error_message ?? "", "Unknown tool hostile name!");
 });
 
-Deno.test("WithMcpTools sanitises a server name other clients accept into the tool prefix", async () => {
+Deno.test("McpTools sanitises a server name other clients accept into the tool prefix", async () => {
   await using t = await open({ "my server.v2": fixture() });
   assert(t.runner.list().some((tool) => tool.name === "my_server_v2__echo"));
 });
 
-Deno.test("WithMcpTools checks arguments against the tool's JSON Schema", async () => {
+Deno.test("McpTools checks arguments against the tool's JSON Schema", async () => {
   await using t = await open({ bad: fixture() });
   const wrong = await t.runner.validate("bad__echo", { text: 3 });
   assert(!wrong.ok);
@@ -105,7 +107,7 @@ Deno.test("WithMcpTools checks arguments against the tool's JSON Schema", async 
   assert((await t.runner.validate("bad__echo", { text: "x" })).ok);
 });
 
-Deno.test("WithMcpTools maps isError to a failed tool_error result and images to a note", async () => {
+Deno.test("McpTools maps isError to a failed tool_error result and images to a note", async () => {
   await using t = await open({ bad: fixture() });
   const failed = await t.runner.run("bad__fail", {}, { state });
   assertEquals(failed.result.success, false);
@@ -115,7 +117,7 @@ Deno.test("WithMcpTools maps isError to a failed tool_error result and images to
   assertEquals(image.result.data, "[image image/png, 8 B: not shown to the model]");
 });
 
-Deno.test("WithMcpTools keeps an image result as a file the note names", async () => {
+Deno.test("McpTools keeps an image result as a file the note names", async () => {
   const dataDir = await Deno.makeTempDir();
   // Readable by everyone, as an older harness or the user left it: harness closes it.
   if (Deno.build.os !== "windows") await Deno.chmod(dataDir, 0o755);
@@ -137,7 +139,7 @@ Deno.test("WithMcpTools keeps an image result as a file the note names", async (
   }
 });
 
-Deno.test("WithMcpTools caps a long result and saves the full output like built-in tools", async () => {
+Deno.test("McpTools caps a long result and saves the full output like built-in tools", async () => {
   const dataDir = await Deno.makeTempDir();
   try {
     await using t = await open({ bad: fixture() }, { dataDir, toolOutputLimit: 1000 });
@@ -151,7 +153,7 @@ Deno.test("WithMcpTools caps a long result and saves the full output like built-
   }
 });
 
-Deno.test("WithMcpTools names a saved answer only when it is one of the workspace's outputs", async () => {
+Deno.test("McpTools names a saved answer only when it is one of the workspace's outputs", async () => {
   // Attack: the server sends the _meta key harness gives an answer it saved to a file, naming
   // a file of its choosing, so that the result's metadata (and fit_request) point there.
   const dataDir = await Deno.makeTempDir();
@@ -171,7 +173,7 @@ Deno.test("WithMcpTools names a saved answer only when it is one of the workspac
   }
 });
 
-Deno.test("WithMcpTools fails a call as data when the server crashes, and restarts it on next use", async () => {
+Deno.test("McpTools fails a call as data when the server crashes, and restarts it on next use", async () => {
   const notices: string[] = [];
   await using t = await open({ bad: fixture() }, { notices });
   const crashed = await t.runner.run("bad__crash", {}, { state });
@@ -183,7 +185,7 @@ Deno.test("WithMcpTools fails a call as data when the server crashes, and restar
   assertEquals(t.mcp.states()[0]?.status, "ready");
 });
 
-Deno.test("WithMcpTools times out a hanging call with the server's timeout_ms and cancels it", async () => {
+Deno.test("McpTools times out a hanging call with the server's timeout_ms and cancels it", async () => {
   const log = await Deno.makeTempFile();
   try {
     await using t = await open({ bad: fixture({ CALL_LOG: log }, { timeout_ms: 300 }) });
@@ -202,11 +204,11 @@ Deno.test("WithMcpTools times out a hanging call with the server's timeout_ms an
   }
 });
 
-Deno.test("WithMcpTools lets tool_timeouts name an MCP tool", async () => {
+Deno.test("McpTools lets tool_timeouts name an MCP tool", async () => {
   const grants = emptyGrants();
   grants.allow.run = [DENO];
   const mcp = new McpServers({ bad: fixture() }, { grants, cwd: Deno.cwd() });
-  const runner = new WithMcpTools(noTools, mcp, { timeouts: { bad__hang: 200 } });
+  const runner = toolsByName(new McpTools(mcp, { timeouts: { bad__hang: 200 } }));
   try {
     mcp.start();
     await runner.ready();
@@ -218,7 +220,7 @@ Deno.test("WithMcpTools lets tool_timeouts name an MCP tool", async () => {
   }
 });
 
-Deno.test("WithMcpTools cancels a running call on abort with notifications/cancelled", async () => {
+Deno.test("McpTools cancels a running call on abort with notifications/cancelled", async () => {
   const log = await Deno.makeTempFile();
   try {
     await using t = await open({ bad: fixture({ CALL_LOG: log }) });
@@ -234,31 +236,38 @@ Deno.test("WithMcpTools cancels a running call on abort with notifications/cance
   }
 });
 
-Deno.test("WithMcpTools survives a malformed line from the server", async () => {
+Deno.test("McpTools survives a malformed line from the server", async () => {
   await using t = await open({ bad: fixture() });
   const run = await t.runner.run("bad__garbage", {}, { state });
   assertEquals(run.result.data, "after garbage");
 });
 
-Deno.test("WithMcpTools reports progress and follows tools/list_changed", async () => {
+Deno.test("McpTools reports progress and follows tools/list_changed", async () => {
   const lines: (string | null)[] = [];
   const grants = emptyGrants();
   grants.allow.run = [DENO];
   const mcp = new McpServers({ bad: fixture() }, { grants, cwd: Deno.cwd() });
-  const runner = new WithMcpTools(noTools, mcp, {
-    progress: (_name, text) => lines.push(text),
-  });
+  const runner = toolsByName(
+    new McpTools(mcp, {
+      progress: (_name, text) => lines.push(text),
+    }),
+  );
   try {
     mcp.start();
     await runner.ready();
     const run = await runner.run("bad__progress", {}, { state });
     assertEquals(run.result.data, "progress done");
-    assertEquals(lines, [
+    // The SDK hands notifications to their handler a microtask later but drops a call's
+    // progress handler at its answer, so the last step is lost when a loaded machine reads it
+    // in the same chunk as the answer: the steps shown are the first ones, in order.
+    const steps = [
       "bad__progress 1/3 step 1",
       "bad__progress 2/3 step 2",
       "bad__progress 3/3 step 3",
-      null,
-    ]);
+    ];
+    assertEquals(lines.at(-1), null);
+    assert(lines.length >= 3, JSON.stringify(lines));
+    assertEquals(lines.slice(0, -1), steps.slice(0, lines.length - 1));
     assert(!runner.list().some((tool) => tool.name === "bad__added"));
     await runner.run("bad__change_tools", {}, { state });
     for (let i = 0; i < 50 && !runner.list().some((t) => t.name === "bad__added"); i++) {

@@ -4,10 +4,11 @@
 // (links), SGR 8 (hidden text), CSI through U+009B, bidi overrides and invisible characters.
 // None reaches the terminal raw; harness's own colours still do.
 
-import { ok as assert } from "node:assert/strict";
+import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { createTextRenderer } from "../../src/ui/render_text.ts";
 import { createStyle } from "../../src/ui/style.ts";
 import { makeToolResult } from "../../src/messages.ts";
+import { TerminalStreamFilter } from "../../src/platform/terminal_text.ts";
 import { formatPermissionPrompt } from "../../src/ui/prompter.ts";
 import { formatBatchPrompt } from "../../src/ui/batch_prompt.ts";
 import { formatTranscript } from "../../src/ui/transcript.ts";
@@ -183,4 +184,25 @@ Deno.test("the plugin trust prompt shows a hostile plugin file name as escapes",
   });
   checkClean("a plugin file name", out.join(""));
   assert(out.join("").includes("evil\\x1b]0;trusted\\x07\\u202e.ts"), out.join(""));
+});
+
+Deno.test("attack: TerminalStreamFilter keeps colours and drops every other sequence, cut anywhere", () => {
+  const hostile = "a\x1b[1;31mred\x1b[0m\x1b]52;c;ZXZpbA==\x07b\x1b]8;;http://x\x1b\\link" +
+    "\x1b]8;;\x1b\\\x1bP1$r\x1b\\\x1b[2J\x1b[H\u009b6n\x1b7\x07\x08c\r\u202eevil\u200b\n€";
+  const expected = "a\x1b[1;31mred\x1b[0mblinkc\r\\u202eevil\\u200b\n€";
+  const bytes = new TextEncoder().encode(hostile);
+  for (let cut = 0; cut <= bytes.length; cut++) {
+    const filter = new TerminalStreamFilter();
+    const out = filter.push(bytes.subarray(0, cut)) + filter.push(bytes.subarray(cut)) +
+      filter.end();
+    assertEquals(out, expected, `cut at ${cut}`);
+  }
+});
+
+Deno.test("attack: TerminalStreamFilter holds back no more than 4 KiB of an endless OSC", () => {
+  const filter = new TerminalStreamFilter();
+  let out = filter.push(new TextEncoder().encode("\x1b]52;c;"));
+  for (let i = 0; i < 100; i++) out += filter.push(new TextEncoder().encode("A".repeat(1000)));
+  out += filter.end();
+  assert(!out.includes("\x1b"), "the sequence never reaches the terminal");
 });

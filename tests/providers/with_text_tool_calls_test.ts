@@ -11,7 +11,7 @@ import type {
 } from "../../src/providers/provider.ts";
 import { withTextToolCalls } from "../../src/providers/with_text_tool_calls.ts";
 import { repairArguments } from "../../src/agent/repair_arguments.ts";
-import { EventLog, openLoopHost, RecordingApprover } from "../helpers/loop_host.ts";
+import { EventLog, openLoopHost, RecordingApprover, toolScope } from "../helpers/loop_host.ts";
 
 const TOOLS: ToolSchema[] = [{ name: "read_file", description: "Read a file", parameters: {} }];
 
@@ -153,18 +153,17 @@ for (const c of MALFORMED) {
     const { turn, shown } = await run(chunked(c.chunks), tools);
     assertEquals([turn.stopReason, turn.text, shown], ["tool_calls", "", ""]);
     const options = {
-      tools: h.host,
+      tools: toolScope(h.host),
       approver: new RecordingApprover(),
       sink: new EventLog().sink,
       state: {},
       parseArguments: repairArguments,
     };
     const driven = await driveToolCall(turn.toolCalls[0]!, options, new AbortController().signal);
-    const result = driven.result.success
-      ? `ok: ${driven.result.data}`
-      : `${driven.result.error_type}: ${driven.result.error_message}`;
+    const said = driven.result!;
+    const result = said.success ? `ok: ${said.data}` : `${said.error_type}: ${said.error_message}`;
     ok(result.startsWith(c.result), result);
-    if (!driven.result.success) ok(result.endsWith('Call "echo" again'), result);
+    if (!said.success) ok(result.endsWith('Call "echo" again'), result);
   });
 }
 

@@ -5,7 +5,7 @@
 import { deepStrictEqual as assertEquals } from "node:assert/strict";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { cliSandbox } from "../helpers/run_cli.ts";
+import { cliSandbox, shellEnv } from "../helpers/run_cli.ts";
 
 const CONFIG = fileURLToPath(new URL("../../deno.json", import.meta.url));
 
@@ -16,7 +16,9 @@ Deno.test("deno task harness from another folder works on that folder", async ()
     const out = await new Deno.Command(Deno.execPath(), {
       args: ["task", "--quiet", "--config", CONFIG, "harness", ...args],
       cwd: sandbox.cwd,
-      env: sandbox.env,
+      // Not this test run's INIT_CWD: Deno keeps one that is set, as npm does.
+      clearEnv: true,
+      env: { ...shellEnv(), ...sandbox.env },
       stdin: "null",
       stdout: "piped",
       stderr: "piped",

@@ -1,6 +1,7 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { importJsonl } from "../../src/sessions/jsonl.ts";
 import { formatAgentError } from "../../src/errors.ts";
+import { payloadProblem } from "../../src/sessions/event_shapes.ts";
 import {
   openTestStore,
   scriptedConversation,
@@ -48,4 +49,35 @@ Deno.test("importJsonl() names the line that is not an event", () => {
   );
   const notJson = importJsonl("{oops");
   assert(!notJson.ok && formatAgentError(notJson.error).includes("line 1: not JSON"));
+});
+
+Deno.test("payloadProblem() takes the checkpoint and restore records harness logs today", () => {
+  const state = { kind: "file", blob: "b", mode: 0o644 };
+  assertEquals(
+    payloadProblem("checkpoint_recorded", {
+      turn: "t1",
+      messageCount: 2,
+      prompt: "p",
+      started: 1,
+      files: ["a.txt"],
+      states: { "a.txt": [state, state] },
+      commands: ["run_command: make"],
+      open: true,
+    }),
+    undefined,
+  );
+  assertEquals(
+    payloadProblem("files_restored", {
+      turns: ["t1"],
+      saved: "abc",
+      restored: ["a.txt"],
+      kept: [],
+      left: [{ path: "b", why: "changed" }],
+    }),
+    undefined,
+  );
+  assertEquals(
+    payloadProblem("checkpoint_recorded", { messageCount: 1, prompt: "p", files: [], open: 1 }),
+    '"open" is not true or false',
+  );
 });

@@ -76,3 +76,15 @@ Deno.test("interruptedResult() says a started call may or may not have had effec
       'Check the current state before calling "run_command" again',
   );
 });
+
+Deno.test("replayEvents() passes over inert records: no system prompt, no checkpoint", () => {
+  const record = { messageCount: 1, prompt: "p", files: ["../x"], turn: "t1" };
+  const replayed = replayEvents([
+    { type: "system_message", at, payload: { content: "theirs" }, inert: true },
+    { type: "user_message", at, payload: { content: "hi" } },
+    { type: "checkpoint_recorded", at, payload: record, inert: true },
+    { type: "system_message", at, payload: { content: "ours" } },
+  ]);
+  assertEquals(replayed.messages.map((m) => m.content), ["ours", "hi"]);
+  assertEquals(replayed.checkpoints, []);
+});

@@ -22,7 +22,7 @@ import type { SessionLogWriter } from "../../src/sessions/log_writer.ts";
 import type { SessionStore } from "../../src/sessions/session_store_types.ts";
 import type { UsageStats } from "../../src/sessions/usage_stats_types.ts";
 import { usageStatsQueries } from "../../src/sessions/usage_stats.ts";
-import { openLoopHost, RecordingApprover } from "../helpers/loop_host.ts";
+import { openLoopHost, RecordingApprover, toolScope } from "../helpers/loop_host.ts";
 import { makeV1Database } from "../fixtures/sessions/make_v1_database.ts";
 
 /** A clock the test moves by hand. */
@@ -289,10 +289,12 @@ Deno.test("queryUsageStats() counts a real repeated-failure stop and the limits"
   const recorder = db.start("scripted");
   const conversation = Conversation.start({
     provider: new ScriptedProvider([fail(), fail(), fail()]),
-    tools: h.host,
+    tools: toolScope(h.host),
     approver: new RecordingApprover(),
     recorder,
     limits: { maxIterations: 10, maxToolCalls: 15 },
+    window: {},
+    stages: { call: [], turn: [] },
   }, "sys");
   const outcome = await conversation.send("go", () => {}, new AbortController().signal);
   assertEquals(outcome.stopReason, "error");

@@ -19,6 +19,7 @@ import { compileGlob } from "../../src/tools/search/glob_matcher.ts";
 import { listWithFd } from "../../src/tools/search/fd_files.ts";
 import { SearchClient } from "../../src/tools/search/search_client.ts";
 import { resolveWorkspacePath } from "../../src/tools/workspace_path.ts";
+import { localFiles } from "../../src/tools/local_files.ts";
 import { buildSearchTree } from "../helpers/search_tree.ts";
 
 const PATH = Deno.env.get("PATH");
@@ -60,6 +61,7 @@ function context(workspace: string, search?: SearchClient): ToolContext {
   return {
     workspace,
     resolve: (path) => resolveWorkspacePath(workspace, path),
+    files: localFiles,
     signal: new AbortController().signal,
     dataDir: `${workspace}/.harness`,
     state: {},

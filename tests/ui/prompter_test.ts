@@ -1,6 +1,6 @@
 import { createPrompter, formatPermissionPrompt } from "../../src/ui/prompter.ts";
 import type { KeyIO, PromptRequest } from "../../src/permissions/prompt_types.ts";
-import { createLineKeyIO } from "../../src/ui/line_key_io.ts";
+import { createLineKeyIO } from "../helpers/line_key_io.ts";
 
 /** A KeyIO that plays scripted keys and lines and records output. */
 function scriptedIO(keys: string[], lines: (string | null)[] = []): KeyIO & { output: string } {

@@ -1,10 +1,12 @@
 // Reads harness's own JSONL export (`harness sessions export ID --format jsonl`): the session's
 // events as logged, each checked against the shape harness logs (a line that is not an event
 // stops the import with its line number). The session keeps its id, which must be one harness
-// could have made. What belongs to the machine and run that recorded it is left out, each line
-// named: its system prompt (a resumed import gets this run's, as other agents' transcripts do)
-// and its checkpoint records, which name snapshots of that machine's shadow repository, so
-// /undo never acts on them. The rest exports again to the same lines.
+// could have made. What belongs to the machine and run that recorded it is kept as an inert
+// record, each line named: its system prompt (a resumed import gets this run's, as other
+// agents' transcripts do) and its checkpoint records, which name snapshots of that machine's
+// shadow repository. An inert record is exported again as it came (so export, import, export
+// gives the same bytes) and never replayed: it never becomes the system prompt, never reaches
+// /undo or a restore.
 
 import type { Result } from "../../errors.ts";
 import { err, formatAgentError, ok } from "../../errors.ts";
@@ -50,7 +52,7 @@ export function readHarnessExport(source: string, file: string): Result<Imported
         '(letters, digits, "_", "." and "-"): give a whole "harness sessions export"',
     );
   }
-  const { events, skipped } = withoutLocalEvents(all, source);
+  const { events, inert } = withLocalEventsInert(all, source);
   const info = started.payload;
   const count = (type: TimedEvent["type"]) => events.filter((event) => event.type === type).length;
   return ok({
@@ -60,7 +62,8 @@ export function readHarnessExport(source: string, file: string): Result<Imported
     ...(info.model ? { model: info.model } : {}),
     startedAt: started.at,
     events,
-    skipped,
+    skipped: [],
+    inert,
     keptAsText: 0,
     interrupted: 0,
     messages: count("user_message") + count("assistant_message"),
@@ -68,26 +71,26 @@ export function readHarnessExport(source: string, file: string): Result<Imported
   });
 }
 
-/** Why an event of the recording run is left out of an import. */
+/** Why an event of the recording run is kept only as a record. */
 const LOCAL_EVENTS: Partial<Record<TimedEvent["type"], string>> = {
   system_message: "its system prompt (this run's is used)",
   checkpoint_recorded: "checkpoint records (snapshots of the machine that exported it)",
   files_restored: "checkpoint records (snapshots of the machine that exported it)",
 };
 
-/** The events without those of the recording run, and the lines left out. */
-function withoutLocalEvents(
+/** The events with those of the recording run marked inert, and their lines. */
+function withLocalEventsInert(
   all: readonly TimedEvent[],
   source: string,
-): { events: TimedEvent[]; skipped: SkippedLine[] } {
+): { events: TimedEvent[]; inert: SkippedLine[] } {
   // parseJsonl skips blank lines: the events' own line numbers, for the report.
   const lines = source.split("\n").flatMap((line, index) => line.trim() === "" ? [] : [index + 1]);
-  const events: TimedEvent[] = [];
-  const skipped: SkippedLine[] = [];
-  all.forEach((event, index) => {
+  const inert: SkippedLine[] = [];
+  const events = all.map((event, index): TimedEvent => {
     const reason = LOCAL_EVENTS[event.type];
-    if (reason === undefined) events.push(event);
-    else skipped.push({ line: lines[index] ?? index + 1, reason });
+    if (reason === undefined) return event;
+    inert.push({ line: lines[index] ?? index + 1, reason });
+    return { ...event, inert: true };
   });
-  return { events, skipped };
+  return { events, inert };
 }

@@ -148,6 +148,7 @@ function describeImport(
     session.interrupted > 0 ? `${session.interrupted} answered "interrupted" (no result)` : "",
     session.keptAsText > 0 ? `${session.keptAsText} part(s) kept as text` : "",
     session.skipped.length > 0 ? `skipped ${describeSkipped(session.skipped)}` : "",
+    session.inert?.length ? `kept as inert records: ${describeSkipped(session.inert)}` : "",
   ].filter(Boolean);
   return `Imported "${file}" (${AGENT_NAMES[session.source.agent]}) as session ${id} ${where}: ${
     notes.join("; ")

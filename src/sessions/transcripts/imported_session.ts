@@ -4,12 +4,7 @@
 // gemini_chat_reader.ts, opencode_export_reader.ts, harness_jsonl_reader.ts); the session store
 // writes it (import_store.ts).
 
-import type {
-  ImportSource,
-  SessionEventPayloads,
-  SessionEventType,
-  TranscriptAgent,
-} from "../session_events.ts";
+import type { ImportSource, SessionEvent, TranscriptAgent } from "../session_events.ts";
 
 /** How each agent is named to the user. */
 export const AGENT_NAMES: Readonly<Record<TranscriptAgent, string>> = {
@@ -20,10 +15,8 @@ export const AGENT_NAMES: Readonly<Record<TranscriptAgent, string>> = {
   harness: "harness",
 };
 
-/** One event with the time the transcript gives it. */
-export type TimedEvent = {
-  [K in SessionEventType]: { type: K; at: string; payload: SessionEventPayloads[K] };
-}[SessionEventType];
+/** One event with the time the transcript gives it (inert: kept only as a record). */
+export type TimedEvent = SessionEvent;
 
 /** A line (or record) the reader left out, and why. */
 export interface SkippedLine {
@@ -47,6 +40,11 @@ export interface ImportedSession {
   events: TimedEvent[];
   /** Lines left out, with the reason. */
   skipped: SkippedLine[];
+  /**
+   * Lines kept in the log as inert records, with why (an export's system prompt and
+   * checkpoints): exported again as they came, never replayed.
+   */
+  inert?: SkippedLine[];
   /** Content harness has no place for, kept in the messages as text. */
   keptAsText: number;
   /** Tool calls without a result, answered `interrupted`. */

@@ -1,11 +1,14 @@
 // Reading side of the built-in file tools (read_file, edit_file, replace_lines, insert_lines):
 // refuses what is not a regular file before opening it (a FIFO would block the worker), binaries
 // and files over 10 MB, then decodes UTF-8 while recording a BOM and whether the bytes were valid,
-// so edits can write the BOM back and refuse files they would corrupt.
+// so edits can write the BOM back and refuse files they would corrupt. The tools read through
+// their file port (ctx.files: readText, readEditableText); the port of a worker reads with
+// readFileBytes.
 
 import { ToolError } from "../define_tool.ts";
 import { formatBytes, looksBinary, toFileToolError } from "./text_file.ts";
 import { openVerified, readAllSync } from "../verified_fs.ts";
+import type { FilePort } from "../file_port.ts";
 
 /** Largest file the text tools will load. */
 export const MAX_TEXT_FILE_BYTES = 10 * 1024 * 1024;
@@ -115,20 +118,57 @@ function checkReadable(info: Deno.FileInfo, path: string): void {
  * ```
  */
 export function readTextFile(absPath: string, path: string): TextFileContent {
-  let bytes: Uint8Array;
+  return textOf(readFileBytes(absPath, path), path);
+}
+
+/**
+ * The bytes of a regular file of at most 10 MB: the checks of readTextFile without the
+ * decoding (what `ctx.files.read` does in a worker, local_files.ts).
+ *
+ * @param absPath Real absolute path (from ctx.resolve).
+ * @param path The workspace-relative path, for messages.
+ * @param head Read only this many bytes from the start (any file size).
+ * @returns The bytes.
+ * @throws {ToolError} not_found, validation_failed (not a regular file, too large), io_error.
+ */
+export function readFileBytes(absPath: string, path: string, head?: number): Uint8Array {
   try {
     // Checked before opening: opening a FIFO would block the worker.
-    checkReadable(Deno.statSync(absPath), path);
+    const info = Deno.statSync(absPath);
+    checkReadable(head === undefined ? info : { ...info, size: 0 }, path);
     const opened = openVerified(absPath, path);
     using file = opened.file;
-    checkReadable(opened.info, path); // what was opened, in case it changed since the stat
-    bytes = readAllSync(file, opened.info.size);
+    // What was opened, in case it changed since the stat.
+    checkReadable(head === undefined ? opened.info : { ...opened.info, size: 0 }, path);
+    if (head !== undefined) {
+      const bytes = new Uint8Array(head);
+      return bytes.subarray(0, file.readSync(bytes) ?? 0);
+    }
+    const bytes = readAllSync(file, opened.info.size);
     if (bytes.length > MAX_TEXT_FILE_BYTES) {
       checkReadable({ ...opened.info, size: bytes.length }, path);
     }
+    return bytes;
   } catch (error) {
     throw toFileToolError(error, path);
   }
+}
+
+/**
+ * A file's bytes as text: binaries are refused, UTF-8 is decoded with its BOM and validity.
+ *
+ * @param bytes The file's bytes.
+ * @param path The workspace-relative path, for messages.
+ * @returns The decoded text.
+ * @throws {ToolError} validation_failed for a binary file.
+ *
+ * @example
+ * ```ts
+ * import { textOf } from "./read_text_file.ts";
+ * if (textOf(new TextEncoder().encode("hi"), "a.txt").text !== "hi") throw new Error();
+ * ```
+ */
+export function textOf(bytes: Uint8Array, path: string): TextFileContent {
   if (looksBinary(bytes)) {
     throw new ToolError(
       "validation_failed",
@@ -136,6 +176,39 @@ export function readTextFile(absPath: string, path: string): TextFileContent {
     );
   }
   return decodeUtf8(bytes);
+}
+
+/**
+ * Reads a text file through a tool's file port (`ctx.files`), with readTextFile's checks.
+ *
+ * @param files The port.
+ * @param absPath Real absolute path (from ctx.resolve).
+ * @param path The workspace-relative path, for messages.
+ * @returns The decoded text.
+ */
+export async function readText(
+  files: FilePort,
+  absPath: string,
+  path: string,
+): Promise<TextFileContent> {
+  return textOf(await files.read(absPath, path), path);
+}
+
+/**
+ * Reads a text file for an edit through a tool's file port: readText, refusing a file that is
+ * not valid UTF-8 (readEditableTextFile's rule).
+ *
+ * @param files The port.
+ * @param absPath Real absolute path (from ctx.resolve).
+ * @param path The workspace-relative path, for messages.
+ * @returns The decoded text and BOM flag; write it back with withBom().
+ */
+export async function readEditableText(
+  files: FilePort,
+  absPath: string,
+  path: string,
+): Promise<TextFileContent> {
+  return editable(await readText(files, absPath, path), path);
 }
 
 /**
@@ -163,7 +236,10 @@ export function readTextFile(absPath: string, path: string): TextFileContent {
  * ```
  */
 export function readEditableTextFile(absPath: string, path: string): TextFileContent {
-  const content = readTextFile(absPath, path);
+  return editable(readTextFile(absPath, path), path);
+}
+
+function editable(content: TextFileContent, path: string): TextFileContent {
   if (!content.validUtf8) {
     throw new ToolError(
       "validation_failed",

@@ -1,7 +1,7 @@
-// KeyIO for piped (non-TTY) stdin: every answer is one line and its first character is the
-// key. End-to-end tests drive the permission prompt this way. No terminal modes involved.
+// Test helper: a KeyIO over a line reader, every answer one line whose first character is the
+// key, for tests that drive the permission prompt without a terminal.
 
-import type { KeyIO } from "../permissions/prompt_types.ts";
+import type { KeyIO } from "../../src/permissions/prompt_types.ts";
 
 const encoder = new TextEncoder();
 

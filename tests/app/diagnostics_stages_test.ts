@@ -1,9 +1,14 @@
+// The edit diagnostics' stages on a call's path: the problems an edit introduced come back in
+// the same result; a clean edit and a failed one add nothing.
+
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
-import { withDiagnostics } from "../../src/app/with_diagnostics.ts";
+import { diagnosticsStages } from "../../src/app/diagnostics_stages.ts";
+import { driveToolCall } from "../../src/agent/call_driver.ts";
 import { EditDiagnostics } from "../../src/diagnostics/edit_diagnostics.ts";
 import { sandboxHost } from "../helpers/sandbox_host.ts";
+import { EventLog, RecordingApprover, toolScope } from "../helpers/loop_host.ts";
 
-Deno.test("withDiagnostics() puts the errors an edit introduced into the same result", async () => {
+Deno.test("the diagnostics stages put the errors an edit introduced into the same result", async () => {
   await using h = await sandboxHost(
     ({ workspace }) => [`--allow-read=${workspace}`, `--allow-write=${workspace}`],
     {
@@ -12,11 +17,21 @@ Deno.test("withDiagnostics() puts the errors an edit introduced into the same re
     },
   );
   const diagnostics = new EditDiagnostics({ workspace: h.workspace });
-  const tools = withDiagnostics(h.host, diagnostics, h.workspace);
+  const stages = diagnosticsStages(diagnostics, h.workspace);
   const call = async (name: string, args: Record<string, unknown>) => {
-    const validated = await tools.validate(name, args);
-    if (!validated.ok) throw new Error(validated.error.join("\n"));
-    return (await tools.run(name, validated.value, { state: {} })).result;
+    const flight = await driveToolCall(
+      { id: "c1", name, arguments: JSON.stringify(args) },
+      {
+        tools: toolScope(h.host),
+        approver: new RecordingApprover(),
+        sink: new EventLog().sink,
+        state: {},
+        stages,
+      },
+      new AbortController().signal,
+    );
+    if (!flight.result) throw new Error(`no result: ${flight.state.status}`);
+    return flight.result;
   };
   try {
     // The file's old error is not repeated; the new one comes back with the edit's result.
@@ -29,6 +44,7 @@ Deno.test("withDiagnostics() puts the errors an edit introduced into the same re
     const data = broken.data ?? "";
     assert(data.includes("[New problems after this edit]\napp.py:4:"), data);
     assert(!data.includes("app.py:1:"), data);
+    assertEquals(broken.metadata.data_size_bytes, new TextEncoder().encode(data).length);
     // A clean write adds nothing.
     const clean = await call("write_file", { path: "ok.py", content: "x = 1\n" });
     assert(clean.success && !(clean.data ?? "").includes("New problems"), clean.data ?? "");
