@@ -48,13 +48,23 @@ function service(workspace: string): { open(): SearchClient; close(): void } {
     open() {
       const call = search.open(effective);
       calls.push(call.close);
-      return new SearchClient(call.port);
+      return new CountingClient(call.port);
     },
     close() {
       for (const close of calls) close();
       search.close();
     },
   };
+}
+
+/** A search client that counts the processes it runs. */
+class CountingClient extends SearchClient {
+  runs = 0;
+
+  override run(...args: Parameters<SearchClient["run"]>): ReturnType<SearchClient["run"]> {
+    this.runs++;
+    return super.run(...args);
+  }
 }
 
 function context(workspace: string, search?: SearchClient): ToolContext {
@@ -199,6 +209,46 @@ Deno.test({
       const binary = await same(workspace, search, options("needle", { respectGitignore: false }));
       assert(!binary.matches.some((m) => m.path === "bin/blob.bin"), JSON.stringify(binary));
       assert((await same(workspace, search, options("return", { maxResults: 7 }))).truncated);
+    } finally {
+      search.close();
+      await Deno.remove(workspace, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name: "grep_search cuts at max_results from one ripgrep run unless far more lines match",
+  ignore: !HAVE_RG || !CONFINED,
+  async fn() {
+    const workspace = await Deno.realPath(await Deno.makeTempDir({ prefix: "harness_rg_" }));
+    const search = service(workspace);
+    try {
+      // 90 matching lines, three in each of 30 files, in folders that sort around "/".
+      for (let i = 0; i < 30; i++) {
+        const folder = ["a", "a-b", "a.b", "a/b"][i % 4];
+        await Deno.mkdir(`${workspace}/${folder}`, { recursive: true });
+        await Deno.writeTextFile(`${workspace}/${folder}/f${(i * 7) % 30}.txt`, "word\n".repeat(3));
+      }
+      const runs = async (maxResults: number) => {
+        const client = search.open() as CountingClient;
+        const given: GrepOptions = {
+          pattern: "word",
+          caseSensitive: false,
+          maxResults,
+          includeHidden: false,
+          respectGitignore: true,
+        };
+        const summary = await grepWithRg(client, workspace, given);
+        assertEquals(comparable(summary!), comparable(grepTree(workspace, "", given)));
+        return { runs: client.runs, truncated: summary!.truncated };
+      };
+      // 90 lines for 20 asked: read whole and cut in walk order (the old code ran twice).
+      assertEquals(await runs(20), { runs: 1, truncated: true });
+      assertEquals(await runs(89), { runs: 1, truncated: true });
+      assertEquals(await runs(90), { runs: 1, truncated: false });
+      // 90 lines for 5 asked (more than eight times as many): stopped, then a sorted run.
+      assertEquals(await runs(5), { runs: 2, truncated: true });
+      assertEquals(await runs(1), { runs: 2, truncated: true });
     } finally {
       search.close();
       await Deno.remove(workspace, { recursive: true });

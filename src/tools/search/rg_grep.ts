@@ -1,8 +1,10 @@
 // grep_search through ripgrep (run by the host in the command sandbox, search_client.ts),
 // giving the built-in search's answer (grep_files.ts): the same lines, each checked with the
 // built-in's regex, in walk order, cut at max_results in the same file, the same counts and
-// the same skipped paths. ripgrep searches on every core in no particular order; when more
-// lines match than asked for, a second, sorted run finds where the walk would have stopped.
+// the same skipped paths. ripgrep searches on every core in no particular order; its lines
+// are put in walk order here. Only when far more lines match than asked for (a common word)
+// is it stopped, and a second, sorted run on one thread finds where the walk would have
+// stopped: with that many lines, early in the walk.
 
 import { cutLine, type GrepMatch, type GrepOptions, type GrepSummary } from "./grep_files.ts";
 import { deniedOnWalk } from "./denied_paths.ts";
@@ -16,6 +18,17 @@ import { folderIgnored } from "./walk_tree.ts";
 
 /** A name glob ripgrep's file types read as picomatch does: no classes, ranges or extglobs. */
 const PLAIN_NAME_GLOB = /^[A-Za-z0-9_.\-*?{},]+$/;
+
+/**
+ * How many candidate lines, per line asked for, the first run (every core, any order) may
+ * gather before it is stopped for the sorted run: up to it, the whole output is cheaper to
+ * read and sort than a run on one thread; past it, the sorted run stops within about the
+ * first eighth of the tree.
+ */
+const FIRST_RUN_LINES_PER_RESULT = 8;
+
+/** The most bytes of candidate lines the first run gathers before it is stopped. */
+const FIRST_RUN_BYTES = 8 * 1024 * 1024;
 
 /** A literal folder name: no glob syntax. */
 const LITERAL_NAME = /^[^*?[\]{}()!+@\\]+$/;
@@ -148,24 +161,29 @@ export async function grepWithRg(
     sorted: false,
     ...plan,
   };
-  // First every core, in any order, until more lines than asked for turn up.
+  // First every core, in any order, to the end unless far more lines match than asked for.
   const output = new RgOutput();
   const byFile = new Map<string, RgLine[]>();
   let candidates = 0;
-  const first = await client.run(request, (bytes, root) => {
-    output.push(bytes, root, (line) => {
+  let bytes = 0;
+  let tooMany = false;
+  const budget = FIRST_RUN_LINES_PER_RESULT * request.maxCount;
+  const first = await client.run(request, (chunk, root) => {
+    output.push(chunk, root, (line) => {
       const lines = byFile.get(line.path);
       if (lines) lines.push(line);
       else byFile.set(line.path, [line]);
       candidates++;
+      bytes += line.bytes.length;
     });
-    return candidates > options.maxResults ? STOP : undefined;
+    tooMany = candidates > budget || bytes > FIRST_RUN_BYTES;
+    return tooMany ? STOP : undefined;
   }, signal);
   if ("unavailable" in first) return undefined;
   const collector = new MatchCollector(options.maxResults);
   let searched = output.filesSearched();
-  // Stopped or not, more lines than asked for mean the walk would have stopped somewhere.
-  if (candidates <= options.maxResults) {
+  // Every file's lines (at most maxCount each) in walk order: the walk stops at the same file.
+  if (!tooMany) {
     if (first.code === null || searched === undefined) return undefined; // aborted, an error
     const paths = [...byFile.keys()].map((path) => [walkOrderKey(path), path] as const)
       .sort((a, b) => (a[0] < b[0] ? -1 : 1));
@@ -174,7 +192,7 @@ export async function grepWithRg(
     }
   } else {
     if (signal?.aborted) return undefined;
-    // More lines match than asked for: one thread in walk order, stopped where enough are.
+    // Far more lines match than asked for: one thread in walk order, stopped where enough are.
     const sorted = new RgOutput();
     let current: RgLine[] = [];
     let more = true;
