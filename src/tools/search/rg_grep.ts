@@ -161,6 +161,14 @@ export async function grepWithRg(
     sorted: false,
     ...plan,
   };
+  // ripgrep's name glob matches a few names picomatch's does not (one starting with a line
+  // break): each file is checked with the filter itself, once.
+  let last: [string, boolean] = ["", true];
+  const filtered = (path: string) => {
+    if (options.fileFilter === undefined) return true;
+    if (last[0] !== path) last = [path, options.fileFilter.matches(path)];
+    return last[1];
+  };
   // First every core, in any order, to the end unless far more lines match than asked for.
   const output = new RgOutput();
   const byFile = new Map<string, RgLine[]>();
@@ -170,6 +178,7 @@ export async function grepWithRg(
   const budget = FIRST_RUN_LINES_PER_RESULT * request.maxCount;
   const first = await client.run(request, (chunk, root) => {
     output.push(chunk, root, (line) => {
+      if (!filtered(line.path)) return;
       const lines = byFile.get(line.path);
       if (lines) lines.push(line);
       else byFile.set(line.path, [line]);
@@ -202,6 +211,7 @@ export async function grepWithRg(
     };
     const second = await client.run({ ...request, sorted: true }, (bytes, root) => {
       sorted.push(bytes, root, (line) => {
+        if (!filtered(line.path)) return;
         if (current.length > 0 && current[0]!.path !== line.path) flush();
         current.push(line);
       });
