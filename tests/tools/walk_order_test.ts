@@ -2,7 +2,8 @@
 // names that sort around "/" ("a-b", "a.b", "a b", "a"), and every cap. Then the pieces the
 // capped listing of fd's output is made of (compareWithKey, pathsBefore, WalkOrderTop)
 // against a plain sort by walkOrderKey, on generated paths with those names, surrogate
-// pairs, private-use characters and names longer than pathsBefore spells out.
+// pairs, private-use characters and names longer than pathsBefore spells out; and all of them
+// against the walk of a real tree whose names hold tabs, line breaks, \x01 and U+2028.
 
 import { deepStrictEqual as assertEquals } from "node:assert/strict";
 import { walkTree } from "../../src/tools/search/walk_tree.ts";
@@ -138,5 +139,51 @@ Deno.test("WalkOrderTop keeps the first paths of a listing fed in any order", ()
       }
       assertEquals(top.first(), sorted.slice(0, limit), `limit ${limit}`);
     }
+  }
+});
+
+Deno.test("the walk-order pieces agree with the walk on names with control characters", async () => {
+  // Characters below "/" that a name may hold (tab, line breaks, \x01, space, "!", "-", "."),
+  // U+2028 and a surrogate pair: a real tree, walked, then its listing shuffled.
+  const dir = await Deno.makeTempDir();
+  try {
+    const names = ["a", "a\tb", "a\nb", "a\x01", "a b", "a!", "a-", "a.", "a\u2028", "a\u{1F600}"];
+    for (const folder of names) {
+      await Deno.mkdir(`${dir}/${folder}/${folder}`, { recursive: true });
+      for (const name of names) {
+        if (name === folder) continue;
+        await Deno.writeTextFile(`${dir}/${folder}/${name}`, "");
+        await Deno.writeTextFile(`${dir}/${folder}/${folder}/${name}`, "");
+      }
+    }
+    const walked: string[] = [];
+    walkTree(dir, "", {
+      includeHidden: false,
+      respectGitignore: false,
+      visit(entry) {
+        if (entry.kind !== "dir") walked.push(entry.path);
+      },
+    });
+    assertEquals(walked.length, 2 * names.length * (names.length - 1));
+    const next = random(5);
+    const shuffled = [...walked].sort(() => next() - 0.5);
+    assertEquals(byKey(shuffled), walked);
+    for (const limit of [1, 10, 95, walked.length]) {
+      assertEquals(firstInWalkOrder(shuffled, limit), walked.slice(0, limit), `limit ${limit}`);
+    }
+    const listing = `${shuffled.join("\0")}\0`;
+    for (const pivot of [walked[0]!, walked[37]!, walked[121]!, walked.at(-1)!]) {
+      const key = walkOrderKey(pivot);
+      const found = (`\0${listing}`.match(pathsBefore(key)) ?? []).map((match) => match.slice(1));
+      assertEquals(byKey(found), walked.slice(0, walked.indexOf(pivot)), JSON.stringify(pivot));
+      let at = 0;
+      for (const path of shuffled) {
+        const sign = Math.sign(compareWithKey(listing, at, at + path.length, key));
+        assertEquals(sign, Math.sign(walked.indexOf(path) - walked.indexOf(pivot)), path);
+        at += path.length + 1;
+      }
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
 });
