@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { CodeTools } from "../src/code_index/code_tools.ts";
 import { GraphStore } from "../src/code_index/graph_store.ts";
 import { indexWorkspace } from "../src/code_index/index_workspace.ts";
-import { type Grants } from "../src/sandbox/grants.ts";
+import { type Grants } from "../src/sandbox/grants/grants.ts";
 import { parseGrantFlags } from "../src/cli/grant_flags.ts";
 import { curateRead, type SidePrefix } from "../src/code_index/file_curator.ts";
 import { toolCallMessage } from "../src/messages.ts";
@@ -69,7 +69,7 @@ const HARNESS_QUESTIONS: Question[] = [
   },
   {
     ask: "The tool output was cut in the middle; how does truncateMiddle choose head and tail?",
-    file: "src/sandbox/truncate_output.ts",
+    file: "src/sandbox/workers/truncate_output.ts",
     name: "truncateMiddle",
     describe: "Long command output is cut to its head and tail; where?",
     lookup: "truncate_middle",
@@ -90,14 +90,14 @@ const HARNESS_QUESTIONS: Question[] = [
   },
   {
     ask: "How does effectivePermissions narrow the grants of a plugin worker?",
-    file: "src/sandbox/effective_permissions.ts",
+    file: "src/sandbox/grants/effective_permissions.ts",
     name: "effectivePermissions",
     describe: "How are the user's permission flags narrowed for one plugin's sandbox worker?",
     lookup: "effectivePermission",
   },
   {
     ask: "analyzeCommand splits 'git status && rm -rf x' wrongly; where is the splitter?",
-    file: "src/permissions/split_command.ts",
+    file: "src/shell/split_command.ts",
     name: "analyzeCommand",
     describe:
       "Shell commands with && and pipes are split into sub-commands for the permission check; where?",

@@ -9,19 +9,19 @@
 
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { discoverPlugins } from "../src/plugins/load_plugins.ts";
+import { discoverPlugins } from "../src/plugin_loader/load_plugins.ts";
 import {
   commandLaunch,
   type CommandSandbox,
   type CommandSandboxMode,
   spawnCommand,
-} from "../src/sandbox/command_sandbox.ts";
-import { closeExtraFdsOnExec } from "../src/sandbox/stdio_only.ts";
-import { ProcessHost } from "../src/sandbox/process_host.ts";
+} from "../src/sandbox/commands/command_sandbox.ts";
+import { closeExtraFdsOnExec } from "../src/sandbox/commands/stdio_only.ts";
+import { ProcessHost } from "../src/sandbox/processes/process_host.ts";
 import type { SpawnPathRequest } from "./spawn_path_worker.ts";
-import { probeCommandSandbox } from "../src/sandbox/command_sandbox_probe.ts";
+import { probeCommandSandbox } from "../src/sandbox/commands/command_sandbox_probe.ts";
 import { parseGrantFlags } from "../src/cli/grant_flags.ts";
-import { createToolHost, type ToolHost } from "../src/sandbox/tool_host.ts";
+import { createToolHost, type ToolHost } from "../src/sandbox/workers/tool_host.ts";
 
 const { values } = parseArgs({ options: { runs: { type: "string", default: "40" } } });
 const RUNS = Number(values.runs);

@@ -7,10 +7,10 @@
 // Run: deno run -A --unstable-worker-options bench/context_bench.ts
 
 import { join } from "node:path";
-import { discoverPlugins } from "../src/plugins/load_plugins.ts";
+import { discoverPlugins } from "../src/plugin_loader/load_plugins.ts";
 import { parseGrantFlags } from "../src/cli/grant_flags.ts";
-import { createToolHost } from "../src/sandbox/tool_host.ts";
-import { COMPACT_SCHEMA_BELOW, offerTools } from "../src/sandbox/tool_offer.ts";
+import { createToolHost } from "../src/sandbox/workers/tool_host.ts";
+import { COMPACT_SCHEMA_BELOW, offerTools } from "../src/sandbox/grants/tool_offer.ts";
 import { ToolSet } from "../src/tools/tool_set.ts";
 import { toToolSchema } from "../src/tools/tool_entry.ts";
 import { schemaTokens } from "../src/agent/context_report.ts";

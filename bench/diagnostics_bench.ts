@@ -22,8 +22,8 @@ import type { LspServerConfig } from "../src/diagnostics/lsp_config.ts";
 import { type Diagnostic, lineText } from "../src/diagnostics/diagnostic.ts";
 import { startServer } from "../src/app/run_diagnostics.ts";
 import { parseGrantFlags } from "../src/cli/grant_flags.ts";
-import { probeCommandSandbox } from "../src/sandbox/command_sandbox_probe.ts";
-import { findProgram } from "../src/sandbox/command_sandbox_probe.ts";
+import { probeCommandSandbox } from "../src/sandbox/commands/command_sandbox_probe.ts";
+import { findProgram } from "../src/sandbox/commands/command_sandbox_probe.ts";
 import { CORPUS_FILES, type CorpusFile, editsOf } from "./diagnostics_corpus.ts";
 
 const { values } = parseArgs({ args: Deno.args, options: { seed: { type: "string" } } });

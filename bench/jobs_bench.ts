@@ -11,8 +11,8 @@
 import { parseArgs } from "node:util";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createToolHost, type ToolHost } from "../src/sandbox/tool_host.ts";
-import { discoverPlugins } from "../src/plugins/load_plugins.ts";
+import { createToolHost, type ToolHost } from "../src/sandbox/workers/tool_host.ts";
+import { discoverPlugins } from "../src/plugin_loader/load_plugins.ts";
 import { parseGrantFlags } from "../src/cli/grant_flags.ts";
 import { toolResultMessage } from "../src/messages.ts";
 import { DEFAULT_CHARS_PER_TOKEN } from "../src/providers/token_counter.ts";

@@ -2,8 +2,8 @@
 // process shapes as a background job through run_command, prints "ready", then waits to be
 // killed with SIGKILL (what `kill -9` of harness does to it).
 
-import { createToolHost } from "../src/sandbox/tool_host.ts";
-import { discoverPlugins } from "../src/plugins/load_plugins.ts";
+import { createToolHost } from "../src/sandbox/workers/tool_host.ts";
+import { discoverPlugins } from "../src/plugin_loader/load_plugins.ts";
 import { parseGrantFlags } from "../src/cli/grant_flags.ts";
 
 const [workspace, command] = Deno.args;

@@ -7,9 +7,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runAgentLoop } from "../src/agent/agent_loop.ts";
 import { answer, callTools, ScriptedProvider } from "../src/providers/scripted.ts";
-import { discoverPlugins } from "../src/plugins/load_plugins.ts";
+import { discoverPlugins } from "../src/plugin_loader/load_plugins.ts";
 import { parseGrantFlags } from "../src/cli/grant_flags.ts";
-import { createToolHost } from "../src/sandbox/tool_host.ts";
+import { createToolHost } from "../src/sandbox/workers/tool_host.ts";
 import { ToolSet } from "../src/tools/tool_set.ts";
 import type { Approver } from "../src/permissions/approver.ts";
 

@@ -7,9 +7,9 @@
 
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { builtinPluginDir, discoverPlugins } from "../src/plugins/load_plugins.ts";
+import { builtinPluginDir, discoverPlugins } from "../src/plugin_loader/load_plugins.ts";
 import { parseGrantFlags } from "../src/cli/grant_flags.ts";
-import { createToolHost } from "../src/sandbox/tool_host.ts";
+import { createToolHost } from "../src/sandbox/workers/tool_host.ts";
 
 const { values } = parseArgs({
   args: Deno.args,

@@ -20,7 +20,7 @@ import { normalize, topMatches } from "../src/code_index/vector_math.ts";
 import { VectorStore } from "../src/code_index/vector_store.ts";
 import { parseGrantFlags } from "../src/cli/grant_flags.ts";
 import { createEmbedder } from "../src/providers/embeddings/embedder.ts";
-import type { Grants } from "../src/sandbox/grants.ts";
+import type { Grants } from "../src/sandbox/grants/grants.ts";
 import { grepTree } from "../src/tools/search/grep_files.ts";
 import { startFakeEmbeddingServer } from "../tests/helpers/fake_embedding_server.ts";
 import { hashedBagOfWords, words } from "../tests/helpers/hashed_embedding.ts";
@@ -58,7 +58,7 @@ const QUESTIONS: Question[] = [
   },
   {
     ask: "Long command output is cut to its head and tail; where?",
-    files: ["src/sandbox/truncate_output.ts"],
+    files: ["src/sandbox/workers/truncate_output.ts"],
   },
   {
     ask: "How is a session's message list rebuilt from the event log after a crash?",
@@ -70,11 +70,11 @@ const QUESTIONS: Question[] = [
   },
   {
     ask: "How are the user's permission flags narrowed for one plugin's sandbox worker?",
-    files: ["src/sandbox/effective_permissions.ts"],
+    files: ["src/sandbox/grants/effective_permissions.ts"],
   },
   {
     ask: "Shell commands with && and pipes are split into sub-commands for the permission check",
-    files: ["src/permissions/split_command.ts"],
+    files: ["src/shell/split_command.ts"],
   },
   {
     ask: "Broken JSON in the model's tool arguments gets fixed up; where?",
@@ -103,9 +103,9 @@ const QUESTIONS: Question[] = [
   {
     ask: "How is the bubblewrap command line built to confine a command?",
     files: [
-      "src/sandbox/command_sandbox.ts",
-      "src/sandbox/command_sandbox_rules.ts",
-      "src/sandbox/command_sandbox_launcher.ts",
+      "src/sandbox/commands/command_sandbox.ts",
+      "src/sandbox/commands/command_sandbox_rules.ts",
+      "src/sandbox/commands/command_sandbox_launcher.ts",
     ],
   },
   {

@@ -3,9 +3,9 @@
 // or through the host (remote_process.ts over the port the bench hands it), and posts the
 // milliseconds each took.
 
-import { type CommandSandbox, spawnCommand } from "../src/sandbox/command_sandbox.ts";
-import type { Grants } from "../src/sandbox/grants.ts";
-import { RemoteProcesses } from "../src/sandbox/remote_process.ts";
+import { type CommandSandbox, spawnCommand } from "../src/sandbox/commands/command_sandbox.ts";
+import type { Grants } from "../src/sandbox/grants/grants.ts";
+import { RemoteProcesses } from "../src/sandbox/processes/remote_process.ts";
 
 /** What the bench asks for. */
 export interface SpawnPathRequest {

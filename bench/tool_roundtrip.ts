@@ -7,9 +7,9 @@
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { discoverPlugins } from "../src/plugins/load_plugins.ts";
-import { emptyGrants } from "../src/sandbox/grants.ts";
-import { createToolHost } from "../src/sandbox/tool_host.ts";
+import { discoverPlugins } from "../src/plugin_loader/load_plugins.ts";
+import { emptyGrants } from "../src/sandbox/grants/grants.ts";
+import { createToolHost } from "../src/sandbox/workers/tool_host.ts";
 
 const CALLS = 1000;
 const { values: flags } = parseArgs({

@@ -5,7 +5,7 @@
 
 import { z } from "zod";
 import { defineTool, ToolError } from "../src/tools/define_tool.ts";
-import { DEFAULT_TOOL_OUTPUT_LIMIT } from "../src/sandbox/truncate_output.ts";
+import { DEFAULT_TOOL_OUTPUT_LIMIT } from "../src/sandbox/workers/truncate_output.ts";
 import { jobState } from "../src/jobs/job_control.ts";
 
 export default defineTool({

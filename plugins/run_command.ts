@@ -14,7 +14,7 @@ import {
   ToolError,
   type ToolOutput,
 } from "../src/tools/define_tool.ts";
-import { DEFAULT_TOOL_OUTPUT_LIMIT } from "../src/sandbox/truncate_output.ts";
+import { DEFAULT_TOOL_OUTPUT_LIMIT } from "../src/sandbox/workers/truncate_output.ts";
 import { type CommandOutcome, type ExitStatus, shortDuration } from "../src/jobs/job_control.ts";
 
 /** Longest timeout a call may ask for. */

@@ -2,7 +2,7 @@
 // (`web_search_url`: a SearXNG instance's JSON API, or a URL template with {query}) and returns
 // at most 8 results as title, URL and snippet, fenced as untrusted text, about 600 tokens in
 // all. harness loads it only when an engine is configured, and its worker may connect to the
-// engine's host and nothing else (src/sandbox/tool_grants.ts): the query goes nowhere else.
+// engine's host and nothing else (src/sandbox/grants/tool_grants.ts): the query goes nowhere else.
 
 import { z } from "zod";
 import { defineTool, ToolError } from "../src/tools/define_tool.ts";

@@ -18,7 +18,7 @@ import {
 /** A key harness holds; a command must never see it. */
 const SECRET = "smoke-secret-key";
 
-/** The notice harness prints on Windows (src/sandbox/command_sandbox_probe.ts, probeCommandSandbox). */
+/** The notice harness prints on Windows (src/sandbox/commands/command_sandbox_probe.ts, probeCommandSandbox). */
 export const WINDOWS_NOTICE =
   "commands: unconfined, they can do anything your user can: harness has no command sandbox " +
   "on windows: commands run with your user's rights";

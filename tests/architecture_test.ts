@@ -13,6 +13,7 @@ import {
   readModuleGraph,
   ROOM_ORDER,
   roomGraph,
+  roomOf,
   roomProblem,
   roomViolations,
 } from "./helpers/module_graph.ts";
@@ -116,6 +117,34 @@ Deno.test("architecture: a room cycle fails though no file imports itself back",
   ]);
 });
 
+Deno.test("architecture: the sandbox's folders are rooms, ordered among themselves", () => {
+  assertEquals(roomOf("src/sandbox/workers/tool_host.ts"), "sandbox/workers");
+  assertEquals(roomOf("src/sandbox/grants.ts"), "sandbox");
+  assertEquals(roomOf("src/tools/search/walk_tree.ts"), "tools");
+  // commands/ importing workers/ runs back up the wing; a file loose in the wing has no room.
+  assertEquals(
+    roomViolations(graphOf({
+      "src/sandbox/commands/command_sandbox.ts": ["src/sandbox/workers/tool_host.ts"],
+      "src/sandbox/workers/tool_host.ts": ["src/sandbox/commands/command_sandbox.ts"],
+      "src/sandbox/loose.ts": [],
+      "src/app/open_tools.ts": ["src/sandbox/loose.ts"],
+    })),
+    [
+      "src/app/open_tools.ts -> src/sandbox/loose.ts: room sandbox has no place in the order of rooms",
+      "src/sandbox/commands/command_sandbox.ts -> src/sandbox/workers/tool_host.ts: " +
+      "sandbox/workers/ stands above sandbox/commands/ in the order of rooms",
+    ],
+  );
+  // Their tests mirror them: tests/sandbox/workers/ tests workers/, not grants/.
+  assertEquals(
+    misplacedTests(
+      ["tests/sandbox/workers/tool_host_test.ts", "tests/sandbox/grants/tool_host_test.ts"],
+      ["src/sandbox/workers/tool_host.ts", "src/sandbox/grants/grants.ts"],
+    ),
+    ["tests/sandbox/grants/tool_host_test.ts: names no file of room sandbox/grants"],
+  );
+});
+
 Deno.test("architecture: no front end imports another, and acp/ never uses the terminal", () => {
   assertEquals(roomViolations(graphOf({ "src/cli/dispatch.ts": ["src/acp/run_acp.ts"] })), [
     "src/cli/dispatch.ts -> src/acp/run_acp.ts: the front end cli/ never imports acp/",
@@ -135,25 +164,30 @@ Deno.test("architecture: no front end imports another, and acp/ never uses the t
 Deno.test("architecture: the order of rooms", () => {
   const rejected: [string, string][] = [
     ["providers", "tools"],
-    ["providers", "sandbox"],
+    ["providers", "sandbox/grants"],
     ["providers", "agent"],
     ["tools", "agent"],
-    ["tools", "sandbox"],
+    ["tools", "sandbox/workers"],
     ["tools", "code_index"],
-    ["sandbox", "ui"],
+    ["sandbox/workers", "ui"],
     ["agent", "cli"],
     ["agent", "sessions"],
     ["config", "cli"],
     ["config", "mcp"],
     ["config", "permissions"],
-    ["permissions", "sandbox"],
-    ["plugins", "sandbox"],
+    ["permissions", "sandbox/grants"],
+    ["plugin_loader", "sandbox/workers"],
+    ["sandbox/grants", "sandbox/commands"],
+    ["sandbox/commands", "sandbox/processes"],
+    ["sandbox/processes", "sandbox/workers"],
+    ["sandbox", "tools"],
     ["platform", "config"],
     ["neutral", "platform"],
     ["builtin_tools", "agent"],
     ["mcp", "acp"],
     ["app", "ui"],
     ["app", "cli"],
+    ["turn_input", "app"],
     ["cli", "main"],
     ["nowhere", "tools"],
   ];
@@ -168,12 +202,18 @@ Deno.test("architecture: the order of rooms", () => {
     ["acp", "app"],
     ["app", "agent"],
     ["app", "mcp"],
+    ["app", "turn_input"],
+    ["cli", "turn_input"],
     ["ui", "agent"],
     ["agent", "tools"],
     ["agent", "providers"],
     ["sessions", "agent"],
-    ["sandbox", "tools"],
-    ["sandbox", "plugins"],
+    ["sandbox/grants", "tools"],
+    ["sandbox/workers", "plugin_loader"],
+    ["sandbox/workers", "sandbox/processes"],
+    ["sandbox/processes", "sandbox/commands"],
+    ["sandbox/commands", "sandbox/grants"],
+    ["agent", "sandbox/grants"],
     ["providers", "platform"],
     ["providers", "neutral"],
   ];

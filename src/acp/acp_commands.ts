@@ -6,12 +6,12 @@
 // command's word: /undo keep or /undo overwrite; without one nothing is changed and the reply
 // says so.
 
-import { offerTools } from "../sandbox/tool_offer.ts";
+import { offerTools } from "../sandbox/grants/tool_offer.ts";
 import type { Conversation } from "../agent/conversation.ts";
 import { formatContextReport } from "../agent/context_report.ts";
 import { formatPermissionsReport } from "../permissions/explain.ts";
 import type { PolicyApprover } from "../permissions/policy_approver.ts";
-import { formatGrants, type Grants } from "../sandbox/grants.ts";
+import { formatGrants, type Grants } from "../sandbox/grants/grants.ts";
 import { formatTaskChecklist } from "../tools/builtin/task_checklist.ts";
 import {
   type ConflictAnswer,

@@ -5,7 +5,7 @@
 
 import type { AvailableCommand, ContentBlock } from "@agentclientprotocol/sdk";
 import type { Workspace } from "../app/open_run.ts";
-import { customCommandCall, prepareMessage } from "../app/prepare_message.ts";
+import { customCommandCall, prepareMessage } from "../turn_input/prepare_message.ts";
 import { ACP_COMMANDS, promptText } from "./session_updates.ts";
 
 /**

@@ -9,7 +9,7 @@ import type { Workspace } from "../app/open_run.ts";
 import type { LazyApprover } from "../app/run_approver.ts";
 import type { RunSessions } from "../app/run_sessions.ts";
 import type { AgentError, Result } from "../errors.ts";
-import type { Grants } from "../sandbox/grants.ts";
+import type { Grants } from "../sandbox/grants/grants.ts";
 import type { LoadedSession } from "../sessions/session_store_types.ts";
 import type { Conversation } from "../agent/conversation.ts";
 import { createAcpPrompter, type PromptedCall } from "./acp_prompter.ts";

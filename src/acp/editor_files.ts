@@ -7,7 +7,7 @@
 // sandboxed edits are diffed on disk by two stages around the run.
 
 import { basename, dirname, join, relative } from "node:path";
-import type { Grants } from "../sandbox/grants.ts";
+import type { Grants } from "../sandbox/grants/grants.ts";
 import type { FileGate } from "../gate/file_gate.ts";
 import { withSessionReads } from "../gate/session_reads.ts";
 import {
@@ -17,13 +17,14 @@ import {
   readGatedTextFile,
   statGated,
 } from "../gate/gated_files.ts";
-import { grantCovers } from "../sandbox/permission_value.ts";
-import { flagFor } from "../sandbox/describe_not_capable.ts";
+import { grantCovers } from "../sandbox/grants/permission_value.ts";
+import { flagFor } from "../sandbox/grants/describe_not_capable.ts";
 import { sniffImageType } from "../platform/image_file.ts";
 import { ToolError } from "../tools/define_tool.ts";
-import type { FilePort, FileStat, ListedEntry } from "../tools/file_port.ts";
+import { type FilePort, type FileStat, type ListedEntry, listedEntry } from "../tools/file_port.ts";
 import { MAX_TEXT_FILE_BYTES } from "../tools/builtin/read_text_file.ts";
 import { resolveWorkspacePath } from "../tools/workspace_path.ts";
+import { toolOutputsDir } from "../config/folders.ts";
 import { FILE_WRITE_TOOLS, isTool } from "../tools/builtin_tools.ts";
 import type { CallFlight, PlacedStage } from "../agent/call_flight.ts";
 
@@ -71,10 +72,11 @@ function realTarget(abs: string): string {
  * @throws {ToolError} permission_denied, saying which flag would allow it or why not.
  */
 function editorGate(options: EditorFilesOptions, kind: "read" | "write", abs: string): void {
-  // A loaded skill's folder is readable for the session: the gate's list, as for the workers.
-  const grants = kind === "read"
-    ? withSessionReads(options.grants, options.gate.sessionReads())
-    : options.grants;
+  // A loaded skill's folder is readable for the session, and the full outputs a cut result
+  // names: the same folders the read tools' workers get (sandbox_worker.ts).
+  const outputs = kind === "read" ? savedOutputOf(options, abs) : undefined;
+  const reads = [...options.gate.sessionReads(), ...(outputs === undefined ? [] : [outputs])];
+  const grants = kind === "read" ? withSessionReads(options.grants, reads) : options.grants;
   const allows = (path: string) =>
     grantCovers(kind, grants.allow[kind], path) && !grantCovers(kind, grants.deny[kind], path);
   if (!allows(abs) || !allows(realTarget(abs))) {
@@ -83,8 +85,28 @@ function editorGate(options: EditorFilesOptions, kind: "read" | "write", abs: st
       `Requires ${kind} access to "${abs}": restart harness with ${flagFor(kind, abs)}`,
     );
   }
-  const verdict = options.gate.check(kind, abs);
+  const verdict = options.gate.check(
+    kind,
+    abs,
+    outputs === undefined ? {} : { ungranted: outputs },
+  );
   if (!verdict.ok) throw new ToolError("permission_denied", verdict.refusal.message);
+}
+
+/**
+ * This workspace's saved outputs (the full output a cut result names, in harness's data
+ * folder), readable when the grants let anything be read, as the read tools' workers have them.
+ */
+function savedOutputs({ grants, gate }: EditorFilesOptions): string[] {
+  const reads = grants.allow.read;
+  if (reads !== true && reads.length === 0) return [];
+  const data = gate.rules.hidden.filter((entry) => entry.kind === "data");
+  return data.flatMap((entry) => entry.except.map(toolOutputsDir));
+}
+
+/** The saved-outputs folder `abs` lies in, if any: its files need no grant of the gate. */
+function savedOutputOf(options: EditorFilesOptions, abs: string): string | undefined {
+  return savedOutputs(options).find((folder) => !relative(folder, abs).startsWith(".."));
 }
 
 /** A disk read through the gate: a gate's refusal is the model's permission_denied. */
@@ -100,9 +122,15 @@ async function gated<T>(read: () => Promise<T>): Promise<T> {
 }
 
 /** A file's bytes from disk through the gate: its first `head` bytes, or all (10 MB at most). */
-async function diskBytes(gate: FileGate, abs: string, head?: number): Promise<Uint8Array> {
+async function diskBytes(
+  gate: FileGate,
+  abs: string,
+  read: { head?: number | undefined; ungranted?: string | undefined } = {},
+): Promise<Uint8Array> {
+  const { head, ungranted } = read;
   const maxBytes = head === undefined ? MAX_TEXT_FILE_BYTES : Math.max(0, head - 1);
-  const { bytes } = await gated(() => readGatedFile(gate, abs, { maxBytes }));
+  const free = ungranted === undefined ? {} : { ungranted };
+  const { bytes } = await gated(() => readGatedFile(gate, abs, { maxBytes, ...free }));
   if (head !== undefined) return bytes.subarray(0, head);
   if (bytes.length > MAX_TEXT_FILE_BYTES) {
     throw new ToolError("validation_failed", `"${abs}" is over the 10 MB read_file reads`);
@@ -117,7 +145,7 @@ function errorText(error: unknown): string {
 /** Whether the file on disk is an image (its first bytes say so): it is read from disk. */
 async function diskImage(gate: FileGate, abs: string): Promise<boolean> {
   try {
-    return sniffImageType(await diskBytes(gate, abs, 16)) !== undefined;
+    return sniffImageType(await diskBytes(gate, abs, { head: 16 })) !== undefined;
   } catch {
     return false; // not on disk (a new buffer), or no regular file: the editor is asked
   }
@@ -143,7 +171,8 @@ export function editorFiles(fs: EditorFs, options: EditorFilesOptions): FilePort
       // A file outside the workspace (a loaded skill's) is not the editor's: read from disk.
       const outside = relative(options.workspace, abs).startsWith("..");
       if (outside || await diskImage(options.gate, abs)) {
-        return await diskBytes(options.gate, abs, read.head);
+        const ungranted = savedOutputOf(options, abs);
+        return await diskBytes(options.gate, abs, { head: read.head, ungranted });
       }
       let text = ahead.get(abs);
       ahead.delete(abs);
@@ -193,16 +222,7 @@ export function editorFiles(fs: EditorFs, options: EditorFilesOptions): FilePort
     async list(abs): Promise<ListedEntry[]> {
       editorGate(options, "read", abs);
       const entries = await gated(() => readGatedDir(options.gate, abs));
-      return entries.map((entry) => ({
-        name: entry.name,
-        kind: entry.isFile
-          ? "file"
-          : entry.isDirectory
-          ? "directory"
-          : entry.isSymlink
-          ? "symlink"
-          : "other",
-      }));
+      return entries.map(listedEntry);
     },
   };
 }

@@ -13,7 +13,7 @@ import { openRun, type Run } from "../app/open_run.ts";
 import { EXIT } from "../app/exit_codes.ts";
 import { formatAgentError } from "../errors.ts";
 import { loadSettings } from "../config/settings.ts";
-import type { Grants } from "../sandbox/grants.ts";
+import type { Grants } from "../sandbox/grants/grants.ts";
 import { createAcpAgent } from "./acp_agent.ts";
 import type { AcpWorkspace } from "./acp_session.ts";
 import { editorMcpServers } from "./editor_mcp_servers.ts";

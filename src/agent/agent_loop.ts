@@ -9,7 +9,7 @@ import { formatAgentError } from "../errors.ts";
 import type { ImagePart, Message } from "../messages.ts";
 import { sumUsage, toolCallMessage } from "../messages.ts";
 import type { AssistantTurn } from "../providers/provider.ts";
-import { offerTools } from "../sandbox/tool_offer.ts";
+import { offerTools } from "../sandbox/grants/tool_offer.ts";
 import { STOP_HOOK_PREFIX } from "./turn_stage.ts";
 import { runCalls } from "./loop_calls.ts";
 import type { AgentLoopOptions, LoopTurn, Stop, TurnOutcome } from "./loop_turn.ts";

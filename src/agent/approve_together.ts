@@ -9,7 +9,7 @@ import type { ApprovalRequest, Approver } from "../permissions/approver.ts";
 import type { FilePort } from "../tools/file_port.ts";
 import type { ArgumentParser } from "./call_flight.ts";
 import { parseJsonArguments } from "./call_stages.ts";
-import type { ToolOffer } from "../sandbox/tool_offer.ts";
+import type { ToolOffer } from "../sandbox/grants/tool_offer.ts";
 
 /**
  * The Approver for one turn's calls: the approver's own when it cannot ask about several

@@ -18,7 +18,7 @@ import {
 } from "./call_flight.ts";
 import { KERNEL, parseJsonArguments } from "./call_stages.ts";
 import type { LoopEventSink } from "./loop_events.ts";
-import { callSeat, offerTools, type ToolScope } from "../sandbox/tool_offer.ts";
+import { callSeat, offerTools, type ToolScope } from "../sandbox/grants/tool_offer.ts";
 
 /** A stage of the path, by name. */
 export type NamedStage = Pick<PlacedStage, "name" | "run">;

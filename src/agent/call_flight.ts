@@ -16,7 +16,7 @@ import type { FilePort } from "../tools/file_port.ts";
 import type { ToolEntry, ToolRun } from "../tools/tool_entry.ts";
 import { advance, type ToolCallEvent, type ToolCallState } from "../tools/tool_call.ts";
 import type { LoopEventSink } from "./loop_events.ts";
-import type { ToolOffer } from "../sandbox/tool_offer.ts";
+import type { ToolOffer } from "../sandbox/grants/tool_offer.ts";
 
 /** Turns the model's raw argument text into a value to validate (argument repair hooks in here). */
 export type ArgumentParser = (

@@ -17,7 +17,7 @@ import type { ContextBudget } from "./context_budget.ts";
 import type { ContextReport } from "./context_report.ts";
 import type { PromptWindow } from "./prompt_window.ts";
 import type { RestorePlan } from "../checkpoints/turn_checkpoints.ts";
-import { offerTools } from "../sandbox/tool_offer.ts";
+import { offerTools } from "../sandbox/grants/tool_offer.ts";
 import { type StartSource, type TurnContext, type TurnStage } from "./turn_stage.ts";
 import type {
   ConversationParts,

@@ -11,7 +11,7 @@ import type { TurnCheckpoints } from "../checkpoints/turn_checkpoints.ts";
 import type { LoopLimits } from "./loop_turn.ts";
 import type { ArgumentParser, PlacedStage } from "./call_flight.ts";
 import type { SessionRecorder } from "./session_recorder.ts";
-import type { ToolScope } from "../sandbox/tool_offer.ts";
+import type { ToolScope } from "../sandbox/grants/tool_offer.ts";
 import type { TurnStage } from "./turn_stage.ts";
 
 /** The model's window as the conversation knows it. */

@@ -8,7 +8,7 @@
 import { makeToolResult, sumUsage, type ToolCall, type ToolResult } from "../messages.ts";
 import { toolResultMessage } from "../messages.ts";
 import { readsOnly } from "../tools/tool_entry.ts";
-import { callSeat } from "../sandbox/tool_offer.ts";
+import { callSeat } from "../sandbox/grants/tool_offer.ts";
 import type { ToolCallStatus } from "../tools/tool_call.ts";
 import type { CallFlight, CallScope } from "./call_flight.ts";
 import { type CallPath, callPath, ended, prepareCall, runCall, scopeOf } from "./call_driver.ts";

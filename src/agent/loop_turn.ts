@@ -10,7 +10,7 @@ import type { ToolCallStatus } from "../tools/tool_call.ts";
 import type { LoopEventSink, StopReasonOut } from "./loop_events.ts";
 import type { ArgumentParser } from "./call_flight.ts";
 import type { CallPath } from "./call_driver.ts";
-import type { ToolOffer, ToolScope } from "../sandbox/tool_offer.ts";
+import type { ToolOffer, ToolScope } from "../sandbox/grants/tool_offer.ts";
 import type { TurnContext, TurnStage } from "./turn_stage.ts";
 
 export interface LoopLimits {

@@ -15,7 +15,7 @@ import { repairArguments } from "../agent/repair_arguments.ts";
 import type { TurnCheckpoint } from "../checkpoints/turn_record.ts";
 import type { WorkspaceCheckpoints } from "../checkpoints/workspace_checkpoints.ts";
 import type { ImagePart, Message } from "../messages.ts";
-import type { Grants } from "../sandbox/grants.ts";
+import type { Grants } from "../sandbox/grants/grants.ts";
 import type { OpenedProvider } from "./provider_openers.ts";
 import type { RunTools } from "./run_tools.ts";
 import {
@@ -26,8 +26,8 @@ import {
 import { openRunHooks } from "./run_hooks.ts";
 import { modelVision, type VisionVerdict } from "./model_vision.ts";
 import { type ImageGate, imageGateStage, refuseUserImages } from "./image_gate.ts";
-import { imageMentions, mentionedImage } from "./prompt_images.ts";
-import { skillTurnStage } from "./skill_turn_stage.ts";
+import { imageMentions, mentionedImage } from "../turn_input/prompt_images.ts";
+import { skillTurnStage } from "../turn_input/skill_turn_stage.ts";
 import { jobNews } from "../jobs/job_notes.ts";
 import type { JobScope } from "../jobs/job_control.ts";
 import { diagnosticsStages } from "./diagnostics_stages.ts";

@@ -7,8 +7,8 @@
 
 import { isAbsolute, relative, resolve } from "node:path";
 import type { LspServerConfig } from "../diagnostics/lsp_config.ts";
-import type { Grants } from "../sandbox/grants.ts";
-import { findProgram } from "../sandbox/command_sandbox_probe.ts";
+import type { Grants } from "../sandbox/grants/grants.ts";
+import { findProgram } from "../sandbox/commands/command_sandbox_probe.ts";
 import { checkProjectTrust, trustedHash, type TrustIO } from "../permissions/project_trust.ts";
 
 /** How the trust question names these files. */

@@ -5,7 +5,7 @@
 
 import { type AgentError, err, formatAgentError, ok, type Result } from "../errors.ts";
 import type { Settings } from "../config/settings.ts";
-import type { Grants } from "../sandbox/grants.ts";
+import type { Grants } from "../sandbox/grants/grants.ts";
 import { createNullSessionStore } from "../sessions/null_session_store.ts";
 import type * as OpenSessionStore from "../sessions/open_session_store.ts";
 import type { SessionStore } from "../sessions/session_store_types.ts";

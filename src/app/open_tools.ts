@@ -7,19 +7,22 @@ import type { Settings } from "../config/settings.ts";
 import { configDir } from "../config/folders.ts";
 import { formatAgentError } from "../errors.ts";
 import { checkProjectTrust, type TrustIO } from "../permissions/project_trust.ts";
-import { discoverPlugins, type PluginFile } from "../plugins/load_plugins.ts";
-import { schemaCachePath } from "../plugins/schema_cache.ts";
-import type { Grants } from "../sandbox/grants.ts";
-import { type CommandSandbox, describeCommandSandbox } from "../sandbox/command_sandbox.ts";
+import { discoverPlugins, type PluginFile } from "../plugin_loader/load_plugins.ts";
+import { schemaCachePath } from "../plugin_loader/schema_cache.ts";
+import type { Grants } from "../sandbox/grants/grants.ts";
+import {
+  type CommandSandbox,
+  describeCommandSandbox,
+} from "../sandbox/commands/command_sandbox.ts";
 import type { JobSummary } from "../jobs/job_control.ts";
-import { probeCommandSandbox } from "../sandbox/command_sandbox_probe.ts";
-import { protectionFromGate } from "../sandbox/command_sandbox_protection.ts";
-import { openToolHost, type ToolHost } from "../sandbox/tool_host.ts";
+import { probeCommandSandbox } from "../sandbox/commands/command_sandbox_probe.ts";
+import { protectionFromGate } from "../sandbox/commands/command_sandbox_protection.ts";
+import { openToolHost, type ToolHost } from "../sandbox/workers/tool_host.ts";
 import { workspaceDataDir } from "../config/folders.ts";
 import { terminalSafe } from "../platform/terminal_text.ts";
 import type { FileGate } from "../gate/file_gate.ts";
 import { openWorkspaceGate } from "./workspace_gate.ts";
-import { findLinkedFiles, linkedFilesWarning } from "../sandbox/hard_links.ts";
+import { findLinkedFiles, linkedFilesWarning } from "../sandbox/grants/hard_links.ts";
 import { webSearchGrants, withoutUnconfiguredSearch } from "./web_search_setup.ts";
 
 export interface OpenToolsOptions {

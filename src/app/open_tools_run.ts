@@ -4,7 +4,7 @@
 
 import { ok, type Result } from "../errors.ts";
 import type { Settings } from "../config/settings.ts";
-import type { Grants } from "../sandbox/grants.ts";
+import type { Grants } from "../sandbox/grants/grants.ts";
 import type { FrontEnd } from "./front_end.ts";
 import {
   loadWorkspaceRules,

@@ -6,7 +6,7 @@ import { terminalLine } from "../platform/terminal_text.ts";
 import { err, ok, type Result } from "../errors.ts";
 import type { Settings } from "../config/settings.ts";
 import type { McpServerConfig } from "../config/mcp_config.ts";
-import type { Grants } from "../sandbox/grants.ts";
+import type { Grants } from "../sandbox/grants/grants.ts";
 import type { Conversation } from "../agent/conversation.ts";
 import type { Provider } from "../providers/provider.ts";
 import type { EmbeddingServer } from "../providers/embeddings/embedding_setup.ts";
@@ -22,9 +22,9 @@ import type { FrontEnd } from "./front_end.ts";
 import { openRunTools, type RunTools } from "./run_tools.ts";
 import { openRunApproval, type RunApproval } from "./run_approver.ts";
 import type { LoadedInstructions } from "../config/project_instructions.ts";
-import { loadWorkspaceInstructions } from "./workspace_instructions.ts";
-import type { LoadedCommands } from "./custom_commands.ts";
-import type * as WorkspaceCommands from "./workspace_commands.ts";
+import { loadWorkspaceInstructions } from "../turn_input/workspace_instructions.ts";
+import type { LoadedCommands } from "../turn_input/custom_commands.ts";
+import type * as WorkspaceCommands from "../turn_input/workspace_commands.ts";
 import { sessionEndLine } from "../jobs/job_notes.ts";
 
 /**
@@ -139,14 +139,15 @@ export async function openWorkspace(
     instructions: loadWorkspaceInstructions(settings, grants, cwd, tools.gate),
     commands() {
       // Loaded when first asked for (the REPL at start, -p only for a /command prompt).
-      commands ??= (import("./workspace_commands.ts") as Promise<typeof WorkspaceCommands>)
-        .then(({ loadWorkspaceCommands }) =>
-          loadWorkspaceCommands(cwd, {
-            io: frontEnd.io,
-            interactive: frontEnd.interactive,
-            gate: tools.gate,
-          })
-        );
+      commands ??=
+        (import("../turn_input/workspace_commands.ts") as Promise<typeof WorkspaceCommands>)
+          .then(({ loadWorkspaceCommands }) =>
+            loadWorkspaceCommands(cwd, {
+              io: frontEnd.io,
+              interactive: frontEnd.interactive,
+              gate: tools.gate,
+            })
+          );
       return commands;
     },
     follow(conversation) {

@@ -8,9 +8,9 @@
 import { join, relative } from "node:path";
 import type { Settings } from "../config/settings.ts";
 import { dataDir, workspaceDataDir } from "../config/folders.ts";
-import type { Grants } from "../sandbox/grants.ts";
-import type { CommandSandbox } from "../sandbox/command_sandbox.ts";
-import { findProgram } from "../sandbox/command_sandbox_probe.ts";
+import type { Grants } from "../sandbox/grants/grants.ts";
+import type { CommandSandbox } from "../sandbox/commands/command_sandbox.ts";
+import { findProgram } from "../sandbox/commands/command_sandbox_probe.ts";
 import type { TurnCheckpoint } from "../checkpoints/turn_record.ts";
 import { TurnCheckpoints } from "../checkpoints/turn_checkpoints.ts";
 import { ShadowGitError } from "../checkpoints/shadow_git.ts";
@@ -54,7 +54,7 @@ export interface RunCheckpointsOptions {
  * @example
  * ```ts
  * import { checkpointScope } from "./run_checkpoints.ts";
- * import { emptyGrants } from "../sandbox/grants.ts";
+ * import { emptyGrants } from "../sandbox/grants/grants.ts";
  * const grants = emptyGrants();
  * grants.allow.write = ["/w/src", "/elsewhere"];
  * const scope = checkpointScope(grants, "/w", false);
@@ -96,7 +96,7 @@ export function checkpointScope(
  * ```ts
  * import { gateAccess } from "./run_checkpoints.ts";
  * import { openWorkspaceGate } from "./workspace_gate.ts";
- * import { emptyGrants } from "../sandbox/grants.ts";
+ * import { emptyGrants } from "../sandbox/grants/grants.ts";
  * const grants = emptyGrants();
  * grants.allow.read = ["/w"];
  * grants.allow.write = ["/w"];

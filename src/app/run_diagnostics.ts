@@ -8,12 +8,12 @@
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import type { Settings } from "../config/settings.ts";
 import { cacheDir } from "../config/folders.ts";
-import type { Grants } from "../sandbox/grants.ts";
-import { emptyGrants } from "../sandbox/grants.ts";
-import { type CommandSandbox, spawnCommand } from "../sandbox/command_sandbox.ts";
-import { findProgram } from "../sandbox/command_sandbox_probe.ts";
-import { trackCommandGroup } from "../sandbox/command_sandbox_groups.ts";
-import { GroupChild } from "../sandbox/group_child.ts";
+import type { Grants } from "../sandbox/grants/grants.ts";
+import { emptyGrants } from "../sandbox/grants/grants.ts";
+import { type CommandSandbox, spawnCommand } from "../sandbox/commands/command_sandbox.ts";
+import { findProgram } from "../sandbox/commands/command_sandbox_probe.ts";
+import { trackCommandGroup } from "../sandbox/commands/command_sandbox_groups.ts";
+import { GroupChild } from "../sandbox/commands/group_child.ts";
 import { checkProjectTrust, type TrustIO } from "../permissions/project_trust.ts";
 import { EditDiagnostics } from "../diagnostics/edit_diagnostics.ts";
 import { LanguageServers } from "../diagnostics/language_servers.ts";

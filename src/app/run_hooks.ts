@@ -4,16 +4,16 @@
 // the stages of hook_stages.ts, placed on each call's path and in each turn.
 
 import type { Settings } from "../config/settings.ts";
-import type { Grants } from "../sandbox/grants.ts";
-import { type CommandSandbox, spawnCommand } from "../sandbox/command_sandbox.ts";
-import { probeCommandSandbox } from "../sandbox/command_sandbox_probe.ts";
+import type { Grants } from "../sandbox/grants/grants.ts";
+import { type CommandSandbox, spawnCommand } from "../sandbox/commands/command_sandbox.ts";
+import { probeCommandSandbox } from "../sandbox/commands/command_sandbox_probe.ts";
 import { HookRunner, type HookSource } from "../hooks/hook_runner.ts";
 import { type HookSpawner, spawnAsUser } from "../hooks/run_hook_command.ts";
 import type { PlacedStage } from "../agent/call_flight.ts";
 import type { TurnStage } from "../agent/turn_stage.ts";
 import { hookCallStages, hookTurnStage } from "./hook_stages.ts";
 import type { FileGate } from "../gate/file_gate.ts";
-import { movedSentence } from "../sandbox/moved_entries.ts";
+import { movedSentence } from "../sandbox/workers/moved_entries.ts";
 
 /** The hooks of a run, as the conversation takes them: stages. */
 export interface RunHooks {

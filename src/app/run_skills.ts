@@ -7,11 +7,11 @@ import type { FileGate } from "../gate/file_gate.ts";
 import { configDir, homeDir } from "../config/folders.ts";
 import type { Message } from "../messages.ts";
 import { checkProjectTrust, type TrustIO } from "../permissions/project_trust.ts";
-import type { Grants } from "../sandbox/grants.ts";
-import { grantCovers } from "../sandbox/permission_value.ts";
+import type { Grants } from "../sandbox/grants/grants.ts";
+import { grantCovers } from "../sandbox/grants/permission_value.ts";
 import type { TokenCounter } from "../providers/token_counter.ts";
 import { toToolSchema } from "../tools/tool_entry.ts";
-import { expandArguments } from "./custom_commands.ts";
+import { expandArguments } from "../turn_input/custom_commands.ts";
 import {
   type DiscoveredSkills,
   discoverSkills,

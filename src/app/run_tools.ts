@@ -1,7 +1,7 @@
 // The tools of one workspace as one flat set: the sandboxed plugins (tool host), the code-graph
 // and skill tools beside them in the host, MCP servers' tools (configured, plus those an editor
 // names), each source handing in its entries; the code tools' stages for each call (index
-// update, curator); and what a conversation offers of them (src/sandbox/tool_offer.ts: the
+// update, curator); and what a conversation offers of them (src/sandbox/grants/tool_offer.ts: the
 // grants, the window, the mode).
 
 import type { Settings } from "../config/settings.ts";
@@ -13,16 +13,19 @@ import {
   savedOutputsRoot,
   workspaceDataDir,
 } from "../config/folders.ts";
-import type { Grants } from "../sandbox/grants.ts";
-import { type CommandSandbox, describeCommandSandbox } from "../sandbox/command_sandbox.ts";
-import type { ToolHost } from "../sandbox/tool_host.ts";
-import { noteMovedEntries } from "../sandbox/moved_entries.ts";
+import type { Grants } from "../sandbox/grants/grants.ts";
+import {
+  type CommandSandbox,
+  describeCommandSandbox,
+} from "../sandbox/commands/command_sandbox.ts";
+import type { ToolHost } from "../sandbox/workers/tool_host.ts";
+import { noteMovedEntries } from "../sandbox/workers/moved_entries.ts";
 import { CodeTools } from "../code_index/code_tools.ts";
 import { codeToolStages } from "./code_tool_stages.ts";
 import type { ToolEntry, ToolSource } from "../tools/tool_entry.ts";
 import { ToolSet } from "../tools/tool_set.ts";
 import type { PlacedStage } from "../agent/call_flight.ts";
-import { offerTools, type ToolOffer, type ToolScope } from "../sandbox/tool_offer.ts";
+import { offerTools, type ToolOffer, type ToolScope } from "../sandbox/grants/tool_offer.ts";
 import type { RunSkills } from "./run_skills.ts";
 import { anySkillRoot } from "../skills/skill_roots.ts";
 import type { SkillTools } from "../skills/skill_tools.ts";

@@ -2,7 +2,7 @@
 // grant (the engine's host, tool_grants.ts) and the URL its worker reads. Without the setting
 // there is neither: the built-in web_search is not loaded, so no code path searches.
 
-import type { ToolGrants } from "../sandbox/tool_grants.ts";
+import type { ToolGrants } from "../sandbox/grants/tool_grants.ts";
 
 /** The built-in tool this setting is for. */
 export const WEB_SEARCH_TOOL = "web_search";

@@ -18,8 +18,8 @@ import {
 } from "../config/folders.ts";
 import { FileGate } from "../gate/file_gate.ts";
 import { gateRules } from "../gate/protected_set.ts";
-import { builtinPluginDir } from "../plugins/load_plugins.ts";
-import { emptyGrants, type Grants } from "../sandbox/grants.ts";
+import { builtinPluginDir } from "../plugin_loader/load_plugins.ts";
+import { emptyGrants, type Grants } from "../sandbox/grants/grants.ts";
 
 /** What a workspace's gate is built from. */
 export interface WorkspaceGateOptions {

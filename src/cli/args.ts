@@ -34,13 +34,13 @@ export type Command =
   | { kind: "plugin_trust"; flags: RunFlags; paths: string[] }
   | { kind: "acp"; flags: RunFlags }
   | { kind: "index"; flags: RunFlags }
-  /** `harness stats [--since WHEN] [--json]`: usage analytics (src/cli/stats_command.ts). */
+  /** `harness stats [--since WHEN] [--json]`: usage analytics (src/cli/commands/stats_command.ts). */
   | { kind: "stats"; flags: RunFlags; since?: string; json: boolean }
-  /** `harness mcp ...`: its arguments are parsed by src/cli/mcp_command.ts. */
+  /** `harness mcp ...`: its arguments are parsed by src/cli/commands/mcp_command.ts. */
   | { kind: "mcp"; flags: RunFlags; args: string[] }
-  /** `harness doctor [--json]`: probes the model server (src/cli/doctor_command.ts). */
+  /** `harness doctor [--json]`: probes the model server (src/cli/commands/doctor_command.ts). */
   | { kind: "doctor"; flags: RunFlags; json?: boolean }
-  /** `harness agents [trust]` and `harness skills [trust]` (src/cli/agents_command.ts). */
+  /** `harness agents [trust]` and `harness skills [trust]` (src/cli/commands/agents_command.ts). */
   | { kind: "agents" | "skills"; flags: RunFlags; trust: boolean };
 
 function usage(message: string): { ok: false; error: { kind: "usage"; message: string } } {

@@ -1,7 +1,7 @@
 // The lines the REPL shows above its first prompt: version, model and server, the sandbox
 // grants, the session, and how to get help or leave.
 
-import { formatGrants, type Grants } from "../sandbox/grants.ts";
+import { formatGrants, type Grants } from "../sandbox/grants/grants.ts";
 import type { Style } from "../ui/style.ts";
 import denoJson from "../../deno.json" with { type: "json" };
 import { terminalLine } from "../platform/terminal_text.ts";
@@ -37,7 +37,7 @@ export const COMMAND_SANDBOX_OFF =
  * @example
  * ```ts
  * import { formatBanner } from "./banner.ts";
- * import { emptyGrants } from "../sandbox/grants.ts";
+ * import { emptyGrants } from "../sandbox/grants/grants.ts";
  * import { createStyle } from "../ui/style.ts";
  * const text = formatBanner({
  *   model: "qwen3", where: "http://127.0.0.1:11434/v1", grants: emptyGrants(),

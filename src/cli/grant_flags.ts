@@ -3,9 +3,13 @@
 // (run_cli.ts calls parseGrantFlags first), into the Grants that every tool is confined to.
 
 import { type AgentError, err, ok, type Result } from "../errors.ts";
-import { emptyGrants, type Grants } from "../sandbox/grants.ts";
-import { type Grant, PERMISSION_NAMES, type PermissionName } from "../sandbox/permission_name.ts";
-import { normalisePermissionValue } from "../sandbox/permission_value.ts";
+import { emptyGrants, type Grants } from "../sandbox/grants/grants.ts";
+import {
+  type Grant,
+  PERMISSION_NAMES,
+  type PermissionName,
+} from "../sandbox/grants/permission_name.ts";
+import { normalisePermissionValue } from "../sandbox/grants/permission_value.ts";
 import { OPTIONAL_VALUE_FLAGS, SHORT_BOOLEAN_LETTERS, SUBCOMMANDS } from "./args.ts";
 
 const SHORT_FLAGS: Record<string, PermissionName | "all"> = {

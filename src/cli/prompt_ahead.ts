@@ -5,12 +5,12 @@
 
 import type { RunFlags } from "../app/run_flags.ts";
 import { EXIT } from "../app/exit_codes.ts";
-import { loadWorkspaceInstructions } from "../app/workspace_instructions.ts";
+import { loadWorkspaceInstructions } from "../turn_input/workspace_instructions.ts";
 import { formatBanner } from "./banner.ts";
 import { loadSettings, type Settings } from "../config/settings.ts";
 import { formatAgentError } from "../errors.ts";
-import type { Grants } from "../sandbox/grants.ts";
-import { grantCovers } from "../sandbox/permission_value.ts";
+import type { Grants } from "../sandbox/grants/grants.ts";
+import { grantCovers } from "../sandbox/grants/permission_value.ts";
 import { createStyle, REPL_PROMPT, wantsColor } from "../ui/style.ts";
 import { tracePhase } from "../platform/startup_trace.ts";
 

@@ -7,22 +7,22 @@ import { formatAgentError } from "../errors.ts";
 import { parseGrantFlags } from "../cli/grant_flags.ts";
 import { tracePhase } from "../platform/startup_trace.ts";
 import type * as PromptAhead from "./prompt_ahead.ts";
-import type * as RunCommand from "./dispatch_command.ts";
-import type { EditorFrontEnd } from "./dispatch_command.ts";
+import type * as RunCommand from "./commands/dispatch_command.ts";
+import type { EditorFrontEnd } from "./commands/dispatch_command.ts";
 import type * as RunConversation from "./run_conversation.ts";
-import type * as DirectCommands from "./direct_commands.ts";
+import type * as DirectCommands from "./commands/direct_commands.ts";
 
 // Not string literals, like main.ts's import of this file: when a module loads, `deno run`
 // also prepares every module its literal dynamic imports reach, which cost about 2.5 ms
 // before the REPL prompt. `deno compile` embeds them through the "compile" task's --include
 // list; tests/release/compile_includes_test.ts keeps that list complete.
 const PROMPT_AHEAD_MODULE = "./prompt_ahead.ts";
-const RUN_COMMAND_MODULE = "./dispatch_command.ts";
-// A run skips dispatch_command.ts: its literal imports of every other command (MCP, code
-// index, doctor, ...) made Deno prepare their module graphs first, about 30 ms of a -p run.
+const RUN_COMMAND_MODULE = "./commands/dispatch_command.ts";
+// A run skips cli/commands/dispatch_command.ts: its literal imports of every other command (MCP,
+// code index, doctor, ...) made Deno prepare their module graphs first, about 30 ms of a -p run.
 const RUN_CONVERSATION_MODULE = "./run_conversation.ts";
 // `harness tool` and `policy explain` skip it too: plugin authors run `harness tool` in a loop.
-const DIRECT_COMMANDS_MODULE = "./direct_commands.ts";
+const DIRECT_COMMANDS_MODULE = "./commands/direct_commands.ts";
 
 /** How run_cli reports (the version line, one-line errors), and the editor front end. */
 export interface CliIO {

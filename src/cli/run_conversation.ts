@@ -6,13 +6,13 @@ import type { RunFlags } from "../app/run_flags.ts";
 import { type CommandIO, settingsOrExit } from "./command_io.ts";
 import { chooseSession } from "./choose_session.ts";
 import { openRun, type Workspace } from "../app/open_run.ts";
-import type { PreparedMessage } from "../app/prepare_message.ts";
+import type { PreparedMessage } from "../turn_input/prepare_message.ts";
 import { terminalLine } from "../platform/terminal_text.ts";
 import { formatAgentError } from "../errors.ts";
 import type { Conversation } from "../agent/conversation.ts";
 import { EXIT } from "../app/exit_codes.ts";
 import { printEarlyFailure, runPrint } from "./run_print.ts";
-import type { Grants } from "../sandbox/grants.ts";
+import type { Grants } from "../sandbox/grants/grants.ts";
 import type { SessionStore } from "../sessions/session_store_types.ts";
 import type { StartAhead } from "./prompt_ahead.ts";
 import { createStyle, type Style, wantsColor } from "../ui/style.ts";
@@ -199,7 +199,7 @@ async function preparePrompt(prompt: string, workspace: Workspace): Promise<Prep
   if (!prompt.includes("@") && !prompt.trimStart().startsWith("/")) {
     return { send: prompt, notes: [], attached: [], images: [] };
   }
-  const { customCommandCall, prepareMessage } = await import("../app/prepare_message.ts");
+  const { customCommandCall, prepareMessage } = await import("../turn_input/prepare_message.ts");
   let text = prompt;
   if (text.trimStart().startsWith("/")) {
     const loaded = await workspace.commands();

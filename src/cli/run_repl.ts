@@ -11,9 +11,9 @@ import type { LazyApprover } from "../app/run_approver.ts";
 import type { RunFlags } from "../app/run_flags.ts";
 import type { Conversation } from "../agent/conversation.ts";
 import type { Prompter } from "../permissions/prompt_types.ts";
-import { formatGrants, type Grants } from "../sandbox/grants.ts";
-import { describeCommandSandbox } from "../sandbox/command_sandbox.ts";
-import { exitOnSignals } from "../sandbox/command_sandbox_groups.ts";
+import { formatGrants, type Grants } from "../sandbox/grants/grants.ts";
+import { describeCommandSandbox } from "../sandbox/commands/command_sandbox.ts";
+import { exitOnSignals } from "../sandbox/commands/command_sandbox_groups.ts";
 import { formatServerStates } from "../mcp/mcp_servers.ts";
 import type { Message } from "../messages.ts";
 import { Repl, type ReplControl, type TurnInput } from "../ui/repl.ts";
@@ -25,13 +25,17 @@ import { formatTranscript } from "../ui/transcript.ts";
 import { tracePhase } from "../platform/startup_trace.ts";
 import { formatBanner, YES_MODE } from "./banner.ts";
 import { formatSessions } from "./choose_session.ts";
-import { slashCommands } from "./slash_commands.ts";
-import { customSlashCommands, initCommand, modelCommand } from "./workspace_slash_commands.ts";
-import { formatInstructionsReport } from "../app/instructions_report.ts";
-import { prepareMessage } from "../app/prepare_message.ts";
-import type { ShellTools } from "../app/user_shell.ts";
+import { slashCommands } from "./slash/slash_commands.ts";
+import {
+  customSlashCommands,
+  initCommand,
+  modelCommand,
+} from "./slash/workspace_slash_commands.ts";
+import { formatInstructionsReport } from "../turn_input/instructions_report.ts";
+import { prepareMessage } from "../turn_input/prepare_message.ts";
+import type { ShellTools } from "../turn_input/user_shell.ts";
 import { CODE_MAP, isTool, RUN_COMMAND } from "../tools/builtin_tools.ts";
-import { pastedImages } from "../app/prompt_images.ts";
+import { pastedImages } from "../turn_input/prompt_images.ts";
 import { terminalLine, terminalSafe } from "../platform/terminal_text.ts";
 
 import type { StartAhead } from "./prompt_ahead.ts";
@@ -98,7 +102,7 @@ async function runShellLine(
   repl: ReplControl,
   tools: ShellTools,
 ): Promise<void> {
-  const { runUserShell } = await import("../app/user_shell.ts");
+  const { runUserShell } = await import("../turn_input/user_shell.ts");
   const outcome = await repl.interruptible((_display, signal) =>
     runUserShell(command, tools, { signal, state: repl.conversation.state })
   );
@@ -161,7 +165,7 @@ export async function runRepl(
     },
     sessionsList: () => formatSessions(run.store, at.cwd),
     sessionStats: async (id, style) =>
-      (await import("./stats_command.ts")).sessionStatsText(run.store, id, style),
+      (await import("./commands/stats_command.ts")).sessionStatsText(run.store, id, style),
     ...(mcp ? { mcpReport: () => formatServerStates(mcp.states()) } : {}),
     skillsReport: async () => {
       const { formatSkillList } = await import("../skills/skill_report.ts");

@@ -10,9 +10,9 @@
 
 import { join, relative } from "node:path";
 import { makeToolResult } from "../messages.ts";
-import { effectivePermissions } from "../sandbox/effective_permissions.ts";
-import type { Grants } from "../sandbox/grants.ts";
-import { covers } from "../sandbox/permission_value.ts";
+import { effectivePermissions } from "../sandbox/grants/effective_permissions.ts";
+import type { Grants } from "../sandbox/grants/grants.ts";
+import { covers } from "../sandbox/grants/permission_value.ts";
 import type { ToolEntry, ToolInfo, ToolRun, ToolSource } from "../tools/tool_entry.ts";
 import { formatAgentError, type Result } from "../errors.ts";
 import type { GraphStore, StoredDefinition } from "./graph_store.ts";

@@ -3,7 +3,7 @@
 // before each code tool answers; a one-file update after a file tool touched a code file, and
 // for the curator's outline, which joins the update after the call when it has not started.
 
-import type { Grants } from "../sandbox/grants.ts";
+import type { Grants } from "../sandbox/grants/grants.ts";
 import type { GraphStore } from "./graph_store.ts";
 import type { IndexWorkers } from "./index_workers.ts";
 import type { IndexSummary } from "./index_workspace.ts";

@@ -6,8 +6,8 @@
 
 /// <reference lib="deno.worker" />
 
-import { installDenyGuard } from "../sandbox/deny_guard.ts";
-import type { PermissionName } from "../sandbox/permission_name.ts";
+import { installDenyGuard } from "../sandbox/workers/deny_guard.ts";
+import type { PermissionName } from "../sandbox/grants/permission_name.ts";
 import { walkTree } from "../tools/search/walk_tree.ts";
 import { grammarFor } from "./languages.ts";
 import { type GrammarAssets, SymbolParser } from "./symbol_parser.ts";

@@ -5,8 +5,8 @@
 // keeps one set for the session; `harness index` makes one for its run. A worker that fails or
 // is cancelled is stopped and replaced on the next run.
 
-import { effectivePermissions } from "../sandbox/effective_permissions.ts";
-import type { Grants } from "../sandbox/grants.ts";
+import { effectivePermissions } from "../sandbox/grants/effective_permissions.ts";
+import type { Grants } from "../sandbox/grants/grants.ts";
 import { GRAMMARS, loadGrammarAssets } from "./grammar_assets.ts";
 import { grammarFor, type GrammarId } from "./languages.ts";
 import { readRoots } from "../tools/search/read_roots.ts";

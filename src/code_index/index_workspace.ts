@@ -3,7 +3,7 @@
 // find. Used on first use and lazily by the code tools (changed files only, on the session's
 // workers), and by `harness index`. A file no grammar parses is never sent to a worker.
 
-import type { Grants } from "../sandbox/grants.ts";
+import type { Grants } from "../sandbox/grants/grants.ts";
 import type { GraphStore } from "./graph_store.ts";
 import { IndexWorkers } from "./index_workers.ts";
 import { grammarFor } from "./languages.ts";

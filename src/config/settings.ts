@@ -105,7 +105,7 @@ export interface Settings {
   imageMaxSize: number;
   /** Instruction file names read per folder, the first present wins (project_instructions.ts). */
   instructionFiles: string[];
-  /** How deep subagents may nest (src/sandbox/child_scope.ts): 1 allows children only. */
+  /** How deep subagents may nest (src/sandbox/grants/child_scope.ts): 1 allows children only. */
   maxAgentDepth: number;
   /**
    * The search engine of `web_search`: a SearXNG base URL, or a URL template with `{query}`.
@@ -575,7 +575,7 @@ export async function loadSettings(
 /**
  * The first of `dirs` that does not exist or is not a folder. A missing `--plugins` folder is
  * an error, a config file's a warning; the default ones (./plugins, the user folder) stay
- * optional and are not checked: src/plugins/load_plugins.ts skips them when missing.
+ * optional and are not checked: src/plugin_loader/load_plugins.ts skips them when missing.
  */
 async function missingPluginFolder(
   dirs: readonly string[],

@@ -4,7 +4,7 @@
 // deleted. Denied, protected and hidden entries are known by identity (device, inode) as well
 // as by path, so a rename or a hard link does not carry them out of reach. Host code asks it
 // directly (gated_files.ts does the I/O); a tool worker gets its view and asks the same
-// decisions of its own copy (sandbox/deny_guard.ts).
+// decisions of its own copy (sandbox/workers/deny_guard.ts).
 
 import { paths } from "../platform/paths.ts";
 import type {

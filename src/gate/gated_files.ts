@@ -5,7 +5,7 @@
 
 import { paths } from "../platform/paths.ts";
 import type { FileGate } from "./file_gate.ts";
-import type { FileAccess, GateRefusal } from "./gate_types.ts";
+import type { CheckOptions, FileAccess, GateRefusal } from "./gate_types.ts";
 
 /** The gate refused: `refusal` says why; the message is its sentence. */
 export class GateRefused extends Deno.errors.NotCapable {
@@ -36,8 +36,13 @@ export class GateRefused extends Deno.errors.NotCapable {
  * }
  * ```
  */
-export function gatedPath(gate: FileGate, access: FileAccess, path: string): string {
-  const verdict = gate.check(access, path);
+export function gatedPath(
+  gate: FileGate,
+  access: FileAccess,
+  path: string,
+  options: CheckOptions = {},
+): string {
+  const verdict = gate.check(access, path, options);
   if (!verdict.ok) throw new GateRefused(verdict.refusal);
   return verdict.real;
 }
@@ -69,16 +74,18 @@ async function readOpened(file: Deno.FsFile, maxBytes: number | undefined): Prom
  *
  * @param gate The run's gate.
  * @param path The path as given.
- * @param options `maxBytes`: stop after this many bytes and one more.
+ * @param options `maxBytes`: stop after this many bytes and one more; `ungranted`: a folder
+ *   whose files need no grant (CheckOptions).
  * @returns The bytes and where they came from.
  * @throws {GateRefused} when the gate refuses, or a file opened is not the one checked.
  */
 export async function readGatedFile(
   gate: FileGate,
   path: string,
-  options: { maxBytes?: number } = {},
+  options: { maxBytes?: number } & CheckOptions = {},
 ): Promise<{ bytes: Uint8Array; real: string }> {
-  const real = gatedPath(gate, "read", path);
+  const check = options.ungranted === undefined ? {} : { ungranted: options.ungranted };
+  const real = gatedPath(gate, "read", path, check);
   const file = await Deno.open(real, { read: true });
   try {
     // The file opened must be the one the gate judged: a link swapped in meanwhile could lead
@@ -87,7 +94,7 @@ export async function readGatedFile(
     if (!info.isFile) {
       throw new Deno.errors.InvalidData(`"${path}" is not a regular file`);
     }
-    gatedPath(gate, "read", real);
+    gatedPath(gate, "read", real, check);
     return { bytes: await readOpened(file, options.maxBytes), real };
   } finally {
     file.close();

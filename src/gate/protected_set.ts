@@ -13,7 +13,7 @@ import { gitProgramPaths } from "./git_programs.ts";
 
 const { isAbsolute, join, relative, resolve, sep } = paths;
 
-/** The path lists of the user's grants (sandbox/grants.ts's `Grants` has this shape). */
+/** The path lists of the user's grants (sandbox/grants/grants.ts's `Grants` has this shape). */
 export interface GrantPaths {
   allow: { read: true | readonly string[]; write: true | readonly string[] };
   deny: { read: true | readonly string[]; write: true | readonly string[] };

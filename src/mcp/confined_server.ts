@@ -4,10 +4,14 @@
 // the files its arguments name: server_paths.ts), a clean environment plus its `env`, and only
 // stdin, stdout and stderr. mcp_servers.ts hands the SDK the confined command line.
 
-import { commandLaunch, CommandRefused, type CommandSandbox } from "../sandbox/command_sandbox.ts";
-import { commandEnvironment, commandRules } from "../sandbox/command_sandbox_rules.ts";
-import { grantCovers } from "../sandbox/permission_value.ts";
-import type { Grants } from "../sandbox/grants.ts";
+import {
+  commandLaunch,
+  CommandRefused,
+  type CommandSandbox,
+} from "../sandbox/commands/command_sandbox.ts";
+import { commandEnvironment, commandRules } from "../sandbox/commands/command_sandbox_rules.ts";
+import { grantCovers } from "../sandbox/grants/permission_value.ts";
+import type { Grants } from "../sandbox/grants/grants.ts";
 import { resolve } from "node:path";
 import type { McpStdioConfig } from "../config/mcp_config.ts";
 import { serverGrants } from "./server_grants.ts";
@@ -42,7 +46,7 @@ function withReads(grants: Grants, paths: readonly string[]): Grants {
  * @example
  * ```ts
  * import { confinedServer } from "./confined_server.ts";
- * import { emptyGrants } from "../sandbox/grants.ts";
+ * import { emptyGrants } from "../sandbox/grants/grants.ts";
  * const out = confinedServer("fs", { command: "npx", args: ["x"] }, {
  *   grants: emptyGrants(), cwd: "/w", env: { PATH: "/bin", SECRET: "s" },
  *   sandbox: { mode: "auto", confinement: { kind: "bwrap", program: "/usr/bin/bwrap" }, env: {} },

@@ -7,8 +7,8 @@
 
 import { basename, join, resolve } from "node:path";
 import type { McpServerSandbox, McpStdioConfig } from "../config/mcp_config.ts";
-import type { Grants } from "../sandbox/grants.ts";
-import { grantCovers } from "../sandbox/permission_value.ts";
+import type { Grants } from "../sandbox/grants/grants.ts";
+import { grantCovers } from "../sandbox/grants/permission_value.ts";
 
 /** The launchers harness knows. */
 export type Launcher = "npx" | "uvx" | "bunx" | "docker";
@@ -319,7 +319,7 @@ export function profileSandbox(profile: LauncherProfile, home: string): McpServe
  * @example
  * ```ts
  * import { launcherProfile, profileCovered } from "./launcher_profiles.ts";
- * import { emptyGrants } from "../sandbox/grants.ts";
+ * import { emptyGrants } from "../sandbox/grants/grants.ts";
  * const p = launcherProfile({ command: "npx", args: ["pkg"] }, { env: {}, home: "/h" })!;
  * const grants = emptyGrants();
  * if (profileCovered(p, grants)) throw new Error();

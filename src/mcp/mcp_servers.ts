@@ -3,7 +3,7 @@
 // next use, and reports failures as one line each. The SDK module (mcp_server.ts) is imported
 // only when a server starts. mcp_tools.ts turns the servers' tools into ToolInfo and calls.
 
-import type { Grants } from "../sandbox/grants.ts";
+import type { Grants } from "../sandbox/grants/grants.ts";
 import { fillPlaceholders, missingVariablesMessage } from "../config/mcp_placeholders.ts";
 import { isStdioServer, type McpServerConfig } from "../config/mcp_config.ts";
 import type * as McpServerModule from "./mcp_server.ts";
@@ -21,9 +21,9 @@ import {
 } from "./profile_approval.ts";
 import { profileSandbox } from "./launcher_profiles.ts";
 import { configDir, savedOutputsRoot, workspaceDataDir } from "../config/folders.ts";
-import type { CommandSandbox } from "../sandbox/command_sandbox.ts";
-import { probeCommandSandbox } from "../sandbox/command_sandbox_probe.ts";
-import { closeExtraFdsOnExec } from "../sandbox/stdio_only.ts";
+import type { CommandSandbox } from "../sandbox/commands/command_sandbox.ts";
+import { probeCommandSandbox } from "../sandbox/commands/command_sandbox_probe.ts";
+import { closeExtraFdsOnExec } from "../sandbox/commands/stdio_only.ts";
 
 /** How long a server whose call timed out has to answer a ping before it counts as frozen. */
 const PING_TIMEOUT_MS = 5_000;

@@ -7,7 +7,11 @@ import { err, ok, type Result } from "../errors.ts";
 import { makeToolResult, type ToolErrorType } from "../messages.ts";
 import type { RiskLevel } from "../tools/define_tool.ts";
 import type { EntryCall, ToolEntry, ToolInfo, ToolRun, ToolSource } from "../tools/tool_entry.ts";
-import { savedOutputFile, type ToolCut, truncateToolResult } from "../sandbox/truncate_output.ts";
+import {
+  savedOutputFile,
+  type ToolCut,
+  truncateToolResult,
+} from "../sandbox/workers/truncate_output.ts";
 import { SAVED_ANSWER_META } from "./message_reader.ts";
 import { type McpCallResult, mcpMediaBlocks, mcpResultText, printable } from "./mcp_result.ts";
 import { ensurePrivateDir, toolOutputsDir } from "../config/folders.ts";
@@ -59,7 +63,7 @@ export interface McpToolsOptions {
   /**
    * Runs after each call: a stdio server is a process that may have moved a denied or
    * protected entry, which the run's file gate checks for and the result then says
-   * (sandbox/moved_entries.ts).
+   * (sandbox/workers/moved_entries.ts).
    */
   afterCall?(run: ToolRun): ToolRun;
 }

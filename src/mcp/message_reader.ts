@@ -15,9 +15,9 @@ export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 
 /**
  * The `_meta` key of an answer harness saved to a file: `{ path, bytes, cut }` (the text's
- * bytes, and those left out of the answer). WithMcpTools puts it in the result's metadata once
- * it has checked the file is one of the workspace's saved outputs (a server can send the key
- * too).
+ * bytes, and those left out of the answer). McpTools (mcp_tools.ts) puts it in the result's
+ * metadata once it has checked the file is one of the workspace's saved outputs (a server can
+ * send the key too).
  */
 export const SAVED_ANSWER_META = "harness/saved_answer";
 

@@ -8,7 +8,7 @@ import {
   type McpServerConfig,
   type McpServerSandbox,
 } from "../config/mcp_config.ts";
-import type { Grants } from "../sandbox/grants.ts";
+import type { Grants } from "../sandbox/grants/grants.ts";
 import {
   homeRelative,
   type LauncherProfile,
@@ -33,7 +33,7 @@ type Env = Readonly<Record<string, string | undefined>>;
  * @example
  * ```ts
  * import { pendingProfile } from "./profile_approval.ts";
- * import { emptyGrants } from "../sandbox/grants.ts";
+ * import { emptyGrants } from "../sandbox/grants/grants.ts";
  * const env = { HOME: "/h" };
  * if (!pendingProfile({ command: "npx", args: ["pkg"] }, { grants: emptyGrants(), env, cwd: "/w" })) throw new Error();
  * if (pendingProfile({ command: "npx", sandbox: {} }, { grants: emptyGrants(), env, cwd: "/w" })) throw new Error();

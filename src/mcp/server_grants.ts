@@ -4,9 +4,9 @@
 // server runs in the command sandbox of the flags plus what its entry's `sandbox` adds.
 
 import { join, resolve } from "node:path";
-import type { Grants } from "../sandbox/grants.ts";
-import type { Grant } from "../sandbox/permission_name.ts";
-import { grantCovers, normalisePermissionValue } from "../sandbox/permission_value.ts";
+import type { Grants } from "../sandbox/grants/grants.ts";
+import type { Grant } from "../sandbox/grants/permission_name.ts";
+import { grantCovers, normalisePermissionValue } from "../sandbox/grants/permission_value.ts";
 import { isStdioServer, type McpServerConfig, type McpStdioConfig } from "../config/mcp_config.ts";
 
 /**
@@ -18,7 +18,7 @@ import { isStdioServer, type McpServerConfig, type McpStdioConfig } from "../con
  *
  * @example
  * ```ts
- * import { emptyGrants } from "../sandbox/grants.ts";
+ * import { emptyGrants } from "../sandbox/grants/grants.ts";
  * import { serverGrants } from "./server_grants.ts";
  * const grants = serverGrants(emptyGrants(), {
  *   command: "npx",
@@ -76,7 +76,7 @@ function serverNet(grants: Grants, net: boolean | string[] | undefined): Grant {
  *
  * @example
  * ```ts
- * import { emptyGrants } from "../sandbox/grants.ts";
+ * import { emptyGrants } from "../sandbox/grants/grants.ts";
  * import { serverBlockedReason } from "./server_grants.ts";
  * const grants = emptyGrants();
  * const why = serverBlockedReason("fs", { command: "npx" }, { grants, cwd: "/w" });

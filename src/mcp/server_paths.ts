@@ -6,7 +6,7 @@
 
 import { basename, dirname, join, resolve } from "node:path";
 import { realPathIfExists } from "../platform/real_path_if_exists.ts";
-import { SYSTEM_READ_PATHS } from "../sandbox/command_sandbox_rules.ts";
+import { SYSTEM_READ_PATHS } from "../sandbox/commands/command_sandbox_rules.ts";
 
 /** Files that mark the root of a package, a project or a virtual environment. */
 const PACKAGE_MARKERS = [

@@ -5,9 +5,9 @@
 
 import { dirname } from "node:path";
 import type { McpStdioConfig } from "../config/mcp_config.ts";
-import type { Grants } from "../sandbox/grants.ts";
-import { commandRules, SYSTEM_READ_PATHS } from "../sandbox/command_sandbox_rules.ts";
-import { grantCovers } from "../sandbox/permission_value.ts";
+import type { Grants } from "../sandbox/grants/grants.ts";
+import { commandRules, SYSTEM_READ_PATHS } from "../sandbox/commands/command_sandbox_rules.ts";
+import { grantCovers } from "../sandbox/grants/permission_value.ts";
 
 /** A host a program could not reach or resolve. */
 const HOST = [
@@ -96,7 +96,7 @@ function refusedHost(stderr: string, grants: Grants): Refusal | undefined {
  * @example
  * ```ts
  * import { confinedFailure } from "./start_failure.ts";
- * import { emptyGrants } from "../sandbox/grants.ts";
+ * import { emptyGrants } from "../sandbox/grants/grants.ts";
  * const line = confinedFailure("s", { command: "node" }, {
  *   error: "MCP error -32000: Connection closed",
  *   stderr: "Error: Cannot find module '/opt/srv/dist/index.js'",

@@ -5,7 +5,7 @@
 import type { RiskLevel } from "../tools/define_tool.ts";
 import { compactJson } from "./compact_json.ts";
 import { evaluatePolicy, type LoadedRule, type PolicyDecision, ruleSource } from "./policy.ts";
-import { analyzeCommand } from "./split_command.ts";
+import { analyzeCommand } from "../shell/split_command.ts";
 
 /** A call to explain. */
 export interface ExplainRequest {

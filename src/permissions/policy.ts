@@ -5,8 +5,8 @@
 import { posix } from "node:path";
 import picomatch from "picomatch";
 import type { RiskLevel } from "../tools/define_tool.ts";
-import { REDIRECT_WORD, type SubCommand } from "./command_analysis.ts";
-import { analyzeCommand } from "./split_command.ts";
+import { REDIRECT_WORD, type SubCommand } from "../shell/command_analysis.ts";
+import { analyzeCommand } from "../shell/split_command.ts";
 import { isRecord, ownField } from "../platform/json_values.ts";
 
 export type PolicyAction = "allow" | "ask" | "deny";
@@ -94,7 +94,7 @@ export function ruleSource(rule: LoadedRule): string {
  *   ask patterns also see the wrapped forms (`sudo *`) and program basenames (`/bin/rm`). A
  *   write redirection is the sub-command `> TARGET`; what cannot be analysed (a here-doc) is
  *   a sub-command no pattern matches. Allow patterns match only plain sub-commands (no
- *   assignments, expansions, globs, sudo or xargs; see split_command.ts); a command that may
+ *   assignments, expansions, globs, sudo or xargs; see shell/split_command.ts); a command that may
  *   run a program no analysis can name (`$X x`, `curl x | sh`) is a sub-command that every
  *   deny and ask pattern matches.
  * - path keys (`path`, `cwd`, `*_path`, ...): picomatch globs (`dot: true`) on the path
@@ -134,7 +134,7 @@ export function evaluatePolicy(
   const analysis = analyzeCommand(command);
   const pieces: (SubCommand | null | typeof UNSEEN)[] = [...analysis.commands];
   // What could not be analysed is a piece that no allow pattern matches; what may run an
-  // unseen program is one that every deny and ask pattern matches (see split_command.ts).
+  // unseen program is one that every deny and ask pattern matches (see shell/split_command.ts).
   if (analysis.opaque) pieces.push(UNSEEN);
   else if (!analysis.complete || pieces.length === 0) pieces.push(null);
   const decided = pieces.map((piece) => {

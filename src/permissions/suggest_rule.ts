@@ -10,8 +10,8 @@
 // - url arguments: the URL's origin (`https://example.com/*`). Anything else: the whole tool.
 
 import { posix } from "node:path";
-import { REDIRECT_WORD } from "./command_analysis.ts";
-import { analyzeCommand } from "./split_command.ts";
+import { REDIRECT_WORD } from "../shell/command_analysis.ts";
+import { analyzeCommand } from "../shell/split_command.ts";
 import { isPathKey, normalisePolicyPath, type PolicyRequest, type PolicyRule } from "./policy.ts";
 
 /** Programs whose second word names a subcommand worth keeping in the rule. */

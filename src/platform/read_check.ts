@@ -1,8 +1,8 @@
-// The read half of a sandbox worker's deny guard, for code that opens files through node:fs.
-// Deno's node:fs opens files with its own ops, not through the Deno functions the guard
-// (src/sandbox/deny_guard.ts) wraps, so a --deny-read entry inside an allowed folder does not
-// stop it. The guard registers its check here and harness's own node:fs readers call it
-// first. A plugin that imports node:fs itself is not covered (docs/security.md#sandbox-limits).
+// The read half of a sandbox worker's deny guard, for code that opens files through node:fs. Deno's
+// node:fs opens files with its own ops, not through the Deno functions the guard
+// (src/sandbox/workers/deny_guard.ts) wraps, so a --deny-read entry inside an allowed folder does
+// not stop it. The guard registers its check here and harness's own node:fs readers call it first.
+// A plugin that imports node:fs itself is not covered (docs/security.md#sandbox-limits).
 
 let check: ((path: string) => void) | undefined;
 

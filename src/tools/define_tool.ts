@@ -39,7 +39,7 @@ export interface SpawnOptions {
   windowsRawArguments?: boolean;
 }
 
-/** The command sandbox as a tool sees it (src/sandbox/command_sandbox_launcher.ts). */
+/** The command sandbox as a tool sees it (src/sandbox/commands/command_sandbox_launcher.ts). */
 export interface CommandRunner {
   /** Whether processes run inside an OS sandbox (bubblewrap, sandbox-exec). */
   readonly confined: boolean;
@@ -61,7 +61,7 @@ export interface CommandRunner {
 /**
  * What a tool's `run` receives besides its arguments. harness_plugin_dts.ts declares the same
  * for plugin files, except what only built-in tools use; a test compares the two
- * (tests/plugins/harness_plugin_dts_test.ts): change both alike.
+ * (tests/plugin_loader/harness_plugin_dts_test.ts): change both alike.
  */
 export interface ToolContext {
   /** Absolute workspace root (the harness's working directory). */
@@ -109,7 +109,7 @@ export interface ToolContext {
   progress?(text: string): void;
   /**
    * ripgrep and fd, run by the host in the command sandbox with this tool's read grant
-   * (src/sandbox/search_service.ts): given to the built-in grep_search and glob only.
+   * (src/sandbox/processes/search_service.ts): given to the built-in grep_search and glob only.
    */
   search?: SearchClient;
   /**
@@ -119,7 +119,7 @@ export interface ToolContext {
   jobs?: JobControl;
   /**
    * Settings the configuration gives this built-in tool, with a grant of its own
-   * (src/sandbox/tool_grants.ts): web_search's engine URL. Given to built-in tools only.
+   * (src/sandbox/grants/tool_grants.ts): web_search's engine URL. Given to built-in tools only.
    */
   config?: Readonly<Record<string, string>>;
 }

@@ -1,6 +1,6 @@
 // What a file-changing call would do to its file, as a line diff: the approval prompt shows
 // it (src/ui/file_diff_view.ts) and the tools count its lines for their `+N -M`. The texts
-// come from the tool's own preview, run in its sandbox (src/sandbox/tool_worker.ts), so the
+// come from the tool's own preview, run in its sandbox (src/sandbox/workers/tool_worker.ts), so the
 // diff is of exactly what the call would write. npm:diff (jsdiff) computes the hunks.
 
 import { diffLines, structuredPatch } from "diff";

@@ -28,6 +28,27 @@ export interface ListedEntry {
 }
 
 /**
+ * A folder entry as a port lists it.
+ *
+ * @example
+ * ```ts
+ * import { listedEntry } from "./file_port.ts";
+ * const entry = listedEntry({ name: "a", isFile: false, isDirectory: true, isSymlink: false });
+ * if (entry.kind !== "directory") throw new Error(entry.kind);
+ * ```
+ */
+export function listedEntry(entry: Deno.DirEntry): ListedEntry {
+  const kind = entry.isFile
+    ? "file"
+    : entry.isDirectory
+    ? "directory"
+    : entry.isSymlink
+    ? "symlink"
+    : "other";
+  return { name: entry.name, kind };
+}
+
+/**
  * How a tool reaches files. Each method throws a ToolError the model can act on (not_found,
  * validation_failed for what is no regular file or too large, io_error), or
  * `Deno.errors.NotCapable` for what the sandbox refuses.

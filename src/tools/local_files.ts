@@ -2,7 +2,7 @@
 // the worker's permissions and deny guard, with the built-in tools' checks (a regular file
 // opened by its real path and verified after the open, at most 10 MB; atomic writes).
 
-import type { FilePort, FileStat, ListedEntry } from "./file_port.ts";
+import { type FilePort, type FileStat, listedEntry } from "./file_port.ts";
 import { readFileBytes } from "./builtin/read_text_file.ts";
 import { writeFileAtomic } from "./builtin/text_file.ts";
 import { readDirVerified } from "./verified_fs.ts";
@@ -39,15 +39,5 @@ export const localFiles: FilePort = {
     }
   },
   // deno-lint-ignore require-await
-  list: async (abs, path) =>
-    readDirVerified(abs, path).map((entry): ListedEntry => ({
-      name: entry.name,
-      kind: entry.isFile
-        ? "file"
-        : entry.isDirectory
-        ? "directory"
-        : entry.isSymlink
-        ? "symlink"
-        : "other",
-    })),
+  list: async (abs, path) => readDirVerified(abs, path).map(listedEntry),
 };

@@ -1,7 +1,7 @@
 // What a tool is to the rest of harness: an entry `{ info, validate, run, preview? }` that
-// its source (the sandboxed plugins of src/sandbox/tool_host.ts, the code tools of
+// its source (the sandboxed plugins of src/sandbox/workers/tool_host.ts, the code tools of
 // src/code_index/, the MCP servers of src/mcp/) hands in once. The tool set (tool_set.ts)
-// gathers the sources' entries; the agent offers them (src/sandbox/tool_offer.ts) and drives
+// gathers the sources' entries; the agent offers them (src/sandbox/grants/tool_offer.ts) and drives
 // each call through its stages (src/agent/call_driver.ts). A new source is an object with
 // `entries()`: see tool_set.ts.
 

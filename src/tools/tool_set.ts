@@ -1,6 +1,6 @@
 // The one flat set of a workspace's tools: each source hands in its entries once (the
 // sandboxed plugins, then the code tools, then the MCP servers' tools), and the first entry of
-// a name wins. Nothing wraps an entry: what the model is offered (src/sandbox/tool_offer.ts)
+// a name wins. Nothing wraps an entry: what the model is offered (src/sandbox/grants/tool_offer.ts)
 // and what a call passes through (src/agent/call_driver.ts and the stages features register)
 // are decided elsewhere, so an entry keeps its preview, images and limits as its source made
 // them.

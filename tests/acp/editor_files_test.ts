@@ -296,3 +296,46 @@ Deno.test("harness acp reads a loaded skill's folder by path in the sandbox, not
   assert(read.success && read.data.includes("REF-CONTENT"), JSON.stringify(read));
   assertEquals(acp.fsCalls, [], "a file outside the workspace is not the editor's to give");
 });
+
+Deno.test({
+  name: "harness acp lets read_file open the full output a cut result names, and no other",
+  ignore: Deno.build.os === "windows",
+  fn: async () => {
+    await using sandbox = await cliSandbox();
+    // The second request reads the path the cut result named; the third a sibling of the
+    // saved outputs in harness's data folder, which stays refused.
+    const savedPath = (request: { messages: { role: string; content?: unknown }[] }) => {
+      const result = JSON.parse(String(request.messages.at(-1)!.content));
+      return String(result.metadata?.truncated?.full_output_path ?? "none");
+    };
+    let saved = "";
+    await using server = startFakeLlmServer((request, number) => {
+      if (number === 1) return reply().toolCall("run_command", { command: "seq 1 20000" });
+      if (number === 2) {
+        saved = savedPath(request);
+        return reply().toolCall("read_file", { path: saved, offset: 19999, limit: 2 });
+      }
+      if (number === 3) {
+        return reply().toolCall("read_file", { path: `${sandbox.env.XDG_DATA_HOME}/x` });
+      }
+      return reply().text("Done.");
+    });
+    await Deno.mkdir(sandbox.env.XDG_DATA_HOME!, { recursive: true });
+    await Deno.writeTextFile(`${sandbox.env.XDG_DATA_HOME}/x`, "secret\n");
+    await using acp = startAcpClient(
+      sandbox,
+      ["--base-url", server.baseUrl, "--model", "m", "--yes", "--allow-read=.", "--allow-run"],
+      { editorFiles: new Map() },
+    );
+    await acp.initialize();
+    const sessionId = await acp.newSession();
+    const done = await acp.agent.request("session/prompt", { sessionId, prompt: text("go") });
+    assertEquals(done.stopReason, "end_turn");
+    assert(saved.startsWith(sandbox.env.XDG_DATA_HOME!), saved);
+    const read = JSON.parse(String(server.requests[2]!.messages.at(-1)!.content));
+    assert(read.success && read.data.startsWith("19999: 19999"), JSON.stringify(read));
+    const other = JSON.parse(String(server.requests[3]!.messages.at(-1)!.content));
+    assert(!other.success && !JSON.stringify(other).includes("secret"), JSON.stringify(other));
+    assertEquals(acp.fsCalls, [], "harness's saved outputs are not the editor's to give");
+  },
+});

@@ -8,9 +8,9 @@ import { join } from "node:path";
 import { runAgentLoop } from "../../src/agent/agent_loop.ts";
 import type { Message } from "../../src/messages.ts";
 import { answer, callTools, ScriptedProvider } from "../../src/providers/scripted.ts";
-import { discoverPlugins } from "../../src/plugins/load_plugins.ts";
+import { discoverPlugins } from "../../src/plugin_loader/load_plugins.ts";
 import { parseGrantFlags } from "../../src/cli/grant_flags.ts";
-import { createToolHost, type ToolHost } from "../../src/sandbox/tool_host.ts";
+import { createToolHost, type ToolHost } from "../../src/sandbox/workers/tool_host.ts";
 import { EventLog, RecordingApprover, toolScope } from "../helpers/loop_host.ts";
 
 const FIXTURES = fileURLToPath(new URL("../fixtures/plugins/concurrent/", import.meta.url));

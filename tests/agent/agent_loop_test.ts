@@ -16,7 +16,7 @@ import {
   type ScriptedStep,
 } from "../../src/providers/scripted.ts";
 import { repairArguments } from "../../src/agent/repair_arguments.ts";
-import type { ToolHost } from "../../src/sandbox/tool_host.ts";
+import type { ToolHost } from "../../src/sandbox/workers/tool_host.ts";
 import { EventLog, openLoopHost, RecordingApprover, toolScope } from "../helpers/loop_host.ts";
 
 const LIMITS = { maxIterations: 10, maxToolCalls: 15 };

@@ -10,7 +10,7 @@ import { eventFromLoopEvent } from "../../src/sessions/session_events.ts";
 import { EventLog, openLoopHost, RecordingApprover, toolScope } from "../helpers/loop_host.ts";
 import { EDIT_NOTE_STAGE } from "../../src/agent/argument_edit.ts";
 import { openRunHooks } from "../../src/app/run_hooks.ts";
-import { emptyGrants } from "../../src/sandbox/grants.ts";
+import { emptyGrants } from "../../src/sandbox/grants/grants.ts";
 
 function options(
   host: Awaited<ReturnType<typeof openLoopHost>>["host"],

@@ -7,7 +7,7 @@ import { type CallDriverOptions, driveToolCall as drive } from "../../src/agent/
 import { parseJsonArguments } from "../../src/agent/call_stages.ts";
 import type { ToolCall, ToolResult } from "../../src/messages.ts";
 import type { ApprovalDecision } from "../../src/permissions/approver.ts";
-import type { ToolHost } from "../../src/sandbox/tool_host.ts";
+import type { ToolHost } from "../../src/sandbox/workers/tool_host.ts";
 import type { ToolCallState } from "../../src/tools/tool_call.ts";
 import { EventLog, openLoopHost, RecordingApprover, toolScope } from "../helpers/loop_host.ts";
 

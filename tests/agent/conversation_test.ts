@@ -21,7 +21,7 @@ import {
   ScriptedProvider,
   type ScriptedStep,
 } from "../../src/providers/scripted.ts";
-import type { ToolHost } from "../../src/sandbox/tool_host.ts";
+import type { ToolHost } from "../../src/sandbox/workers/tool_host.ts";
 import type { SessionRecorder } from "../../src/agent/session_recorder.ts";
 import { openSessionStore } from "../../src/sessions/open_session_store.ts";
 import { repairArguments } from "../../src/agent/repair_arguments.ts";

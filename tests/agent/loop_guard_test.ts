@@ -7,7 +7,7 @@ import type { TurnOutcome } from "../../src/agent/loop_turn.ts";
 import { LoopGuard } from "../../src/agent/loop_guard.ts";
 import { makeToolResult, type Message } from "../../src/messages.ts";
 import { answer, callTools, ScriptedProvider } from "../../src/providers/scripted.ts";
-import type { ToolHost } from "../../src/sandbox/tool_host.ts";
+import type { ToolHost } from "../../src/sandbox/workers/tool_host.ts";
 import {
   EventLog,
   type LoopHost,

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { type ImageGate, imageGateStage, refuseUserImages } from "../../src/app/image_gate.ts";
 import { driveToolCall } from "../../src/agent/call_driver.ts";
 import { EventLog, openLoopHost, RecordingApprover, toolScope } from "../helpers/loop_host.ts";
-import type { ToolHost } from "../../src/sandbox/tool_host.ts";
+import type { ToolHost } from "../../src/sandbox/workers/tool_host.ts";
 
 /** A real 1x1 PNG. */
 const PNG = Uint8Array.from(

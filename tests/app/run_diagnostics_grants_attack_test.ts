@@ -6,7 +6,7 @@
 import { deepStrictEqual as assertEquals, match } from "node:assert/strict";
 import { dirname, join } from "node:path";
 import { parseGrantFlags } from "../../src/cli/grant_flags.ts";
-import { probeCommandSandbox } from "../../src/sandbox/command_sandbox_probe.ts";
+import { probeCommandSandbox } from "../../src/sandbox/commands/command_sandbox_probe.ts";
 import { serverGrants, startServer } from "../../src/app/run_diagnostics.ts";
 import { LspSession } from "../../src/diagnostics/lsp_session.ts";
 import { DENO_READ } from "../helpers/deno_in_sandbox.ts";

@@ -9,7 +9,7 @@ import { Conversation } from "../../src/agent/conversation.ts";
 import { answer, callTools, ScriptedProvider } from "../../src/providers/scripted.ts";
 import { openRunHooks } from "../../src/app/run_hooks.ts";
 import type { HooksConfig } from "../../src/config/hooks_config.ts";
-import { emptyGrants } from "../../src/sandbox/grants.ts";
+import { emptyGrants } from "../../src/sandbox/grants/grants.ts";
 import { EventLog, openLoopHost, RecordingApprover, toolScope } from "../helpers/loop_host.ts";
 import type { Message } from "../../src/messages.ts";
 

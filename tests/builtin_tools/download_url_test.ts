@@ -2,7 +2,7 @@ import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/stric
 import tool from "../../plugins/download_url.ts";
 import { expectToolError, makeToolContext, runTool } from "../helpers/tool_context.ts";
 import { makeToolResult } from "../../src/messages.ts";
-import { truncateToolResult } from "../../src/sandbox/truncate_output.ts";
+import { truncateToolResult } from "../../src/sandbox/workers/truncate_output.ts";
 
 /** A local HTTP server for one test, closed on dispose. */
 function serve(handler: (request: Request) => Response) {

@@ -5,7 +5,7 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import runCommand from "../../plugins/run_command.ts";
 import jobOutput from "../../plugins/job_output.ts";
-import { callResult } from "../../src/sandbox/call_end.ts";
+import { callResult } from "../../src/sandbox/workers/call_end.ts";
 import type { ToolContext, ToolDefinition, ToolOutput } from "../../src/tools/define_tool.ts";
 import { expectToolError, makeToolContext } from "../helpers/tool_context.ts";
 

@@ -139,7 +139,8 @@ Deno.test({
     await using ctx = await makeToolContext();
     const message = await expectToolError(
       tool,
-      { command: "seq 1 100000; sleep 5", timeout_ms: 500 },
+      // seq's 100,000 lines must be out before the timeout, also on a loaded machine.
+      { command: "seq 1 100000; sleep 30", timeout_ms: 2000 },
       ctx,
       "timeout",
     );

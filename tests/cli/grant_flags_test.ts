@@ -1,7 +1,7 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
-import { emptyGrants, formatGrants } from "../../src/sandbox/grants.ts";
+import { emptyGrants, formatGrants } from "../../src/sandbox/grants/grants.ts";
 import { HARNESS_ARGUMENTS, parseGrantFlags } from "../../src/cli/grant_flags.ts";
-import type { Grant, PermissionName } from "../../src/sandbox/permission_name.ts";
+import type { Grant, PermissionName } from "../../src/sandbox/grants/permission_name.ts";
 
 const cwd = "/w";
 

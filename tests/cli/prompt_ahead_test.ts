@@ -2,7 +2,7 @@ import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/stric
 import { join } from "node:path";
 import type { RunFlags } from "../../src/app/run_flags.ts";
 import { startAhead } from "../../src/cli/prompt_ahead.ts";
-import { emptyGrants } from "../../src/sandbox/grants.ts";
+import { emptyGrants } from "../../src/sandbox/grants/grants.ts";
 
 const FLAGS: RunFlags = {
   yes: false,

@@ -3,7 +3,7 @@
 
 import { deepStrictEqual as assertEquals, match, ok as assert } from "node:assert/strict";
 import { CodeTools } from "../../src/code_index/code_tools.ts";
-import { type Grants } from "../../src/sandbox/grants.ts";
+import { type Grants } from "../../src/sandbox/grants/grants.ts";
 import { parseGrantFlags } from "../../src/cli/grant_flags.ts";
 
 function grantsFor(flags: string[], cwd: string): Grants {

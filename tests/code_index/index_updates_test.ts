@@ -6,7 +6,7 @@ import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/stric
 import { GraphStore } from "../../src/code_index/graph_store.ts";
 import { IndexUpdates } from "../../src/code_index/index_updates.ts";
 import { parseGrantFlags } from "../../src/cli/grant_flags.ts";
-import type { Grants } from "../../src/sandbox/grants.ts";
+import type { Grants } from "../../src/sandbox/grants/grants.ts";
 
 async function workspace(): Promise<{ dir: string; grants: Grants } & AsyncDisposable> {
   const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "harness_updates_" }));

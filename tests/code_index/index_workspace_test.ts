@@ -5,7 +5,7 @@ import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/stric
 import { fileURLToPath } from "node:url";
 import { GraphStore } from "../../src/code_index/graph_store.ts";
 import { indexWorkspace } from "../../src/code_index/index_workspace.ts";
-import { type Grants } from "../../src/sandbox/grants.ts";
+import { type Grants } from "../../src/sandbox/grants/grants.ts";
 import { parseGrantFlags } from "../../src/cli/grant_flags.ts";
 
 async function tempWorkspace(): Promise<{ dir: string } & AsyncDisposable> {

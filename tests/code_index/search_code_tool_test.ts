@@ -7,7 +7,7 @@ import { deepStrictEqual as assertEquals, match, ok as assert } from "node:asser
 import { CodeTools } from "../../src/code_index/code_tools.ts";
 import { parseGrantFlags } from "../../src/cli/grant_flags.ts";
 import { createEmbedder, type EmbeddingApi } from "../../src/providers/embeddings/embedder.ts";
-import type { Grants } from "../../src/sandbox/grants.ts";
+import type { Grants } from "../../src/sandbox/grants/grants.ts";
 import {
   type FakeEmbeddingServer,
   startFakeEmbeddingServer,

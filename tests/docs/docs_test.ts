@@ -12,7 +12,7 @@ import {
   parseConfigText,
   PROJECT_CONFIG_SAFE_KEYS,
 } from "../../src/config/settings.ts";
-import { PERMISSION_NAMES } from "../../src/sandbox/permission_name.ts";
+import { PERMISSION_NAMES } from "../../src/sandbox/grants/permission_name.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const README_MAX_LINES = 300;

@@ -6,7 +6,7 @@
 
 import { deepStrictEqual as assertEquals, match, ok as assert } from "node:assert/strict";
 import { join } from "node:path";
-import { probeCommandSandbox } from "../../src/sandbox/command_sandbox_probe.ts";
+import { probeCommandSandbox } from "../../src/sandbox/commands/command_sandbox_probe.ts";
 import { parseGrantFlags } from "../../src/cli/grant_flags.ts";
 import { startFakeLlmServer } from "../helpers/fake_llm_server.ts";
 import { cliSandbox, MAIN } from "../helpers/run_cli.ts";

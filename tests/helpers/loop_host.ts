@@ -13,12 +13,12 @@ import type {
   ApprovalRequest,
   Approver,
 } from "../../src/permissions/approver.ts";
-import { discoverPlugins } from "../../src/plugins/load_plugins.ts";
+import { discoverPlugins } from "../../src/plugin_loader/load_plugins.ts";
 import { parseGrantFlags } from "../../src/cli/grant_flags.ts";
-import { createToolHost, type ToolHost } from "../../src/sandbox/tool_host.ts";
+import { createToolHost, type ToolHost } from "../../src/sandbox/workers/tool_host.ts";
 import type { ToolSource } from "../../src/tools/tool_entry.ts";
 import { ToolSet } from "../../src/tools/tool_set.ts";
-import type { ToolScope } from "../../src/sandbox/tool_offer.ts";
+import type { ToolScope } from "../../src/sandbox/grants/tool_offer.ts";
 
 const fixtures = fileURLToPath(new URL("../fixtures/plugins/", import.meta.url));
 

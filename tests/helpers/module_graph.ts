@@ -102,14 +102,24 @@ export function findCycles(graph: ModuleGraph): string[][] {
 }
 
 /**
- * The room a project file lives in: `src/<room>/...` gives the room, `src/messages.ts` and
- * `src/errors.ts` are "neutral", `main.ts` is "main", `plugins/*.ts` is "builtin_tools".
+ * Folders of src/ whose folders are rooms of their own, ordered among themselves: the sandbox
+ * splits by what it confines (grants/, commands/, processes/, workers/).
+ */
+export const WINGS: ReadonlySet<string> = new Set(["sandbox"]);
+
+/**
+ * The room a project file lives in: `src/<room>/...` gives the room (`src/<wing>/<room>/...`
+ * gives `<wing>/<room>` in a wing), `src/messages.ts` and `src/errors.ts` are "neutral",
+ * `main.ts` is "main", `plugins/*.ts` is "builtin_tools".
  */
 export function roomOf(file: string): string {
   if (file === "main.ts") return "main";
   if (file === "src/messages.ts" || file === "src/errors.ts") return "neutral";
   const parts = file.split("/");
   if (parts[0] === "plugins") return "builtin_tools";
+  if (parts[0] === "src" && WINGS.has(parts[1]!) && parts.length > 3) {
+    return `${parts[1]}/${parts[2]}`;
+  }
   if (parts[0] === "src" && parts.length > 2) return parts[1]!;
   return `other:${file}`;
 }
@@ -118,10 +128,13 @@ export function roomOf(file: string): string {
  * The rooms from the ground up: a room imports only rooms below it (and itself). The neutral
  * types and platform/'s leaf helpers at the bottom; the model providers; config/ (settings and
  * folders, the trust stores); checkpoints (the shadow git repository) and hooks (Claude Code's
- * hook protocol); the tools' definitions; the policy; the agent and skill files users have;
- * plugins and the sandbox that runs them; the built-in tools; the code graph and MCP; the agent loop and the session log
- * that records it; app/, which assembles a run; then the terminal (ui/) and the two front
- * ends, and main.ts.
+ * hook protocol); the tools' definitions; the shell-command analyser (shell/) and the policy
+ * it serves; the agent and skill files users have; the plugin loader; the sandbox, from the
+ * grants up through the command sandbox and the processes tools start to the tool workers;
+ * the built-in tools; the code graph and MCP; the agent loop and the session log that records
+ * it; what a user's turn brings in (turn_input/: mentions, images, custom commands,
+ * instructions, the skills' turn stage); app/, which assembles a run; then the terminal (ui/)
+ * and the two front ends, and main.ts.
  */
 export const ROOM_ORDER: readonly string[] = [
   "neutral",
@@ -133,17 +146,22 @@ export const ROOM_ORDER: readonly string[] = [
   "checkpoints",
   "hooks",
   "tools",
+  "shell",
   "permissions",
   "agents",
   "skills",
-  "plugins",
-  "sandbox",
+  "plugin_loader",
+  "sandbox/grants",
+  "sandbox/commands",
+  "sandbox/processes",
+  "sandbox/workers",
   "builtin_tools",
   "code_index",
   "diagnostics",
   "mcp",
   "agent",
   "sessions",
+  "turn_input",
   "app",
   "ui",
   "acp",
@@ -169,7 +187,8 @@ export function roomProblem(
 ): string | undefined {
   if (fromRoom === toRoom) return undefined;
   if (fromRoom.startsWith("other:") || toRoom.startsWith("other:")) {
-    return "every source file lives in a room (src/<room>/), except messages.ts and errors.ts";
+    return "every source file lives in a room (src/<room>/, or src/<wing>/<room>/), except " +
+      "messages.ts and errors.ts";
   }
   if (FRONT_ENDS[fromRoom]?.includes(toRoom)) {
     return `the front end ${fromRoom}/ never imports ${toRoom}/`;

@@ -2,7 +2,7 @@
 // commands, a conversation that calls nothing).
 
 import { ToolSet } from "../../src/tools/tool_set.ts";
-import type { ToolScope } from "../../src/sandbox/tool_offer.ts";
+import type { ToolScope } from "../../src/sandbox/grants/tool_offer.ts";
 
 /**
  * Tools that list none.

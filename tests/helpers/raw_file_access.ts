@@ -27,7 +27,7 @@ export const RAW_FILE_ACCESS: Readonly<Record<string, string>> = {
   "src/config/trusted_scripts.ts": "hashes the scripts a project config names, for trust only",
   "src/config/project_instructions.ts": "reads only the instruction files its caller's gate " +
     "allowed (the refused option)",
-  "src/app/custom_commands.ts": "reads the user's command folder and the project files " +
+  "src/turn_input/custom_commands.ts": "reads the user's command folder and the project files " +
     "workspace_commands.ts passed through the gate",
   "src/permissions/policy_file.ts": "the user's and the project's policy files, and writing " +
     "the rule the user chose with Always",
@@ -35,7 +35,8 @@ export const RAW_FILE_ACCESS: Readonly<Record<string, string>> = {
   "src/platform/import_graph.ts": "reads plugin files to find and hash their local imports",
   "src/platform/image_file.ts": "opens an image its caller named: prompt_images.ts after the " +
     "gate, tools in their worker",
-  "src/plugins/": "lists and scaffolds plugin folders, caches schemas in harness's cache folder",
+  "src/plugin_loader/":
+    "lists and scaffolds plugin folders, caches schemas in harness's cache folder",
   "src/skills/": "finds SKILL.md folders (a project's only once trusted) and reads a skill's " +
     "files for the model after the gate's check (app/run_skills.ts gives it the refusal)",
   "src/agents/": "lists agent files (a project's only once trusted) for harness agents",
@@ -52,7 +53,7 @@ export const RAW_FILE_ACCESS: Readonly<Record<string, string>> = {
     "profile (host side; shown in the approval question, never sent)",
   "src/mcp/server_paths.ts": "reads the #! line (256 bytes) of the program an MCP entry names, " +
     "to make its interpreter readable in its sandbox (host side, nothing leaves)",
-  "src/sandbox/truncate_output.ts": "saves cut outputs in this workspace's data folder",
+  "src/sandbox/workers/truncate_output.ts": "saves cut outputs in this workspace's data folder",
   "src/jobs/job_log.ts": "writes a command's output log in this workspace's data folder",
   "src/jobs/job_terminal_view.ts": "writes the sanitised copy of a background job's log beside " +
     "it, for an editor's terminal",
@@ -60,14 +61,15 @@ export const RAW_FILE_ACCESS: Readonly<Record<string, string>> = {
   "src/app/run_diagnostics.ts": "makes a language server's folder in harness's cache, and " +
     "reads the user's own LSP configs (~/.claude, ~/.config/opencode); the workspace's go " +
     "through the gate",
-  "src/sandbox/command_sandbox_seccomp.ts": "writes the seccomp filter to harness's cache",
-  "src/sandbox/stdio_only.ts": "lists /proc/self/fd, harness's own descriptors",
+  "src/sandbox/commands/command_sandbox_seccomp.ts": "writes the seccomp filter to harness's cache",
+  "src/sandbox/commands/stdio_only.ts": "lists /proc/self/fd, harness's own descriptors",
   "src/hooks/process_tree.ts": "reads /proc (pids and parents) to stop what a hook started",
-  "src/sandbox/allow_list_split.ts": "lists granted folders to build a worker's permissions " +
+  "src/sandbox/workers/allow_list_split.ts":
+    "lists granted folders to build a worker's permissions " +
     "(names only, on the host)",
-  "src/sandbox/hard_links.ts": "walks the write grants for linked files (names only)",
+  "src/sandbox/grants/hard_links.ts": "walks the write grants for linked files (names only)",
   "src/providers/": "model files the user named or harness downloaded into its cache",
-  "src/cli/mcp_command.ts": "harness mcp import: reads the file the user named on its " +
+  "src/cli/commands/mcp_command.ts": "harness mcp import: reads the file the user named on its " +
     "command line and writes harness's own config",
   "src/cli/no_prompt.ts": "reads /proc/self/cmdline, harness's own",
   "src/ui/external_editor.ts": "the temporary file harness writes for the user's editor",

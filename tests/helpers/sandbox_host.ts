@@ -3,11 +3,14 @@
 // the test gives. Attack tests run tools through it as harness would run them.
 
 import { join } from "node:path";
-import { discoverPlugins } from "../../src/plugins/load_plugins.ts";
+import { discoverPlugins } from "../../src/plugin_loader/load_plugins.ts";
 import { parseGrantFlags } from "../../src/cli/grant_flags.ts";
-import { probeCommandSandbox, withScratch } from "../../src/sandbox/command_sandbox_probe.ts";
-import type { Grants } from "../../src/sandbox/grants.ts";
-import { createToolHost, type ToolHost } from "../../src/sandbox/tool_host.ts";
+import {
+  probeCommandSandbox,
+  withScratch,
+} from "../../src/sandbox/commands/command_sandbox_probe.ts";
+import type { Grants } from "../../src/sandbox/grants/grants.ts";
+import { createToolHost, type ToolHost } from "../../src/sandbox/workers/tool_host.ts";
 import type { ToolResult } from "../../src/messages.ts";
 
 /** The folders of one host. */

@@ -34,9 +34,9 @@ export function benchSkills(): BenchSkill[] {
   }));
 }
 
-/** The 50 prompts. */
-export function benchPrompts(): BenchPrompt[] {
-  return rows("prompts.txt").map(([expected, prompt]) => ({
+/** The 50 prompts of prompts.txt, or of another file there (held_out_prompts.txt). */
+export function benchPrompts(file = "prompts.txt"): BenchPrompt[] {
+  return rows(file).map(([expected, prompt]) => ({
     expected: expected!,
     prompt: prompt!,
   }));

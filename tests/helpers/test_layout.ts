@@ -1,10 +1,11 @@
 // Where a test belongs: tests mirror the source tree, so tests/<room>/<file>_test.ts (or
-// <file>_<aspect>_test.ts) names a file or a folder of that room (src/<room>/**, plugins/ for
-// the room builtin_tools, src/messages.ts and errors.ts at the top). Shared helpers live in
+// <file>_<aspect>_test.ts) names a file or a folder of that room (src/<room>/**; a room in a
+// wing such as src/sandbox/workers/ has tests/sandbox/workers/; plugins/ for the room
+// builtin_tools; src/messages.ts and errors.ts at the top). Shared helpers live in
 // tests/helpers/, data in tests/fixtures/, tests of the whole program in tests/e2e/, of the
 // release files in tests/release/ and of the docs pages in tests/docs/.
 
-import { roomOf } from "./module_graph.ts";
+import { roomOf, WINGS } from "./module_graph.ts";
 
 /** Folders of tests/ that mirror no room, and why. */
 export const TEST_FOLDERS_OUTSIDE_ROOMS: Readonly<Record<string, string>> = {
@@ -43,7 +44,8 @@ export function misplacedTests(tests: readonly string[], sources: readonly strin
     const parts = file.split("/");
     names.add(parts.at(-1)!.replace(/\.ts$/, ""));
     // A folder inside the room (src/providers/server_probe/) names its files' test too.
-    for (const folder of parts.slice(room === "builtin_tools" ? 1 : 2, -1)) names.add(folder);
+    const depth = room === "builtin_tools" ? 1 : 1 + room.split("/").length;
+    for (const folder of parts.slice(depth, -1)) names.add(folder);
   }
   const found: string[] = [];
   for (const test of tests) {
@@ -56,7 +58,8 @@ export function misplacedTests(tests: readonly string[], sources: readonly strin
       found.push(`${test}: not a test (name it *_test.ts, or move it to tests/helpers/)`);
       continue;
     }
-    const room = parts.length === 2 ? "neutral" : parts[1]!;
+    const wing = WINGS.has(parts[1]!) && parts.length > 3;
+    const room = parts.length === 2 ? "neutral" : wing ? `${parts[1]}/${parts[2]}` : parts[1]!;
     const names = byRoom.get(room);
     if (names === undefined) {
       found.push(`${test}: tests/${room}/ mirrors no room of the source tree`);

@@ -8,9 +8,9 @@ import { type ToolContext, type ToolDefinition, ToolError } from "../../src/tool
 import type { ToolErrorType } from "../../src/messages.ts";
 import { resolveWorkspacePath } from "../../src/tools/workspace_path.ts";
 import { localFiles } from "../../src/tools/local_files.ts";
-import { type CommandSandboxMode } from "../../src/sandbox/command_sandbox.ts";
-import { probeCommandSandbox } from "../../src/sandbox/command_sandbox_probe.ts";
-import { CommandLauncher } from "../../src/sandbox/command_sandbox_launcher.ts";
+import { type CommandSandboxMode } from "../../src/sandbox/commands/command_sandbox.ts";
+import { probeCommandSandbox } from "../../src/sandbox/commands/command_sandbox_probe.ts";
+import { CommandLauncher } from "../../src/sandbox/commands/command_sandbox_launcher.ts";
 import { parseGrantFlags } from "../../src/cli/grant_flags.ts";
 import { JobTable } from "../../src/jobs/job_table.ts";
 

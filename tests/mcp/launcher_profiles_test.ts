@@ -12,8 +12,8 @@ import {
 } from "../../src/mcp/launcher_profiles.ts";
 import { pendingProfile } from "../../src/mcp/profile_approval.ts";
 import { serverGrants } from "../../src/mcp/server_grants.ts";
-import { emptyGrants } from "../../src/sandbox/grants.ts";
-import { commandRules } from "../../src/sandbox/command_sandbox_rules.ts";
+import { emptyGrants } from "../../src/sandbox/grants/grants.ts";
+import { commandRules } from "../../src/sandbox/commands/command_sandbox_rules.ts";
 
 const HOME = "/home/u";
 

@@ -8,7 +8,7 @@
 import { deepStrictEqual as assertEquals, match, ok as assert } from "node:assert/strict";
 import { dirname, join } from "node:path";
 import { parse } from "jsonc-parser";
-import { emptyGrants, type Grants } from "../../src/sandbox/grants.ts";
+import { emptyGrants, type Grants } from "../../src/sandbox/grants/grants.ts";
 import { McpServers } from "../../src/mcp/mcp_servers.ts";
 import type { McpServerConfig } from "../../src/config/mcp_config.ts";
 import { EVERYTHING_PACKAGE, HAS_NPM, serverEverything } from "../helpers/server_everything.ts";

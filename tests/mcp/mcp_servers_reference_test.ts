@@ -3,7 +3,7 @@
 // transport, and @modelcontextprotocol/server-filesystem over stdio.
 
 import { deepStrictEqual as assertEquals, match, ok as assert } from "node:assert/strict";
-import { emptyGrants } from "../../src/sandbox/grants.ts";
+import { emptyGrants } from "../../src/sandbox/grants/grants.ts";
 import { McpServers } from "../../src/mcp/mcp_servers.ts";
 import { McpTools } from "../../src/mcp/mcp_tools.ts";
 import type { McpServerConfig } from "../../src/config/mcp_config.ts";

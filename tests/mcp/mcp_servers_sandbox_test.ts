@@ -5,7 +5,7 @@
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { join } from "node:path";
-import { emptyGrants } from "../../src/sandbox/grants.ts";
+import { emptyGrants } from "../../src/sandbox/grants/grants.ts";
 import { McpServers } from "../../src/mcp/mcp_servers.ts";
 import { DENO_READ } from "../helpers/deno_in_sandbox.ts";
 

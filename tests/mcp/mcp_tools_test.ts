@@ -13,7 +13,7 @@ function assertStringIncludes(text: string, part: string): void {
     `expected ${JSON.stringify(text)} to include ${JSON.stringify(part)}`,
   );
 }
-import { emptyGrants } from "../../src/sandbox/grants.ts";
+import { emptyGrants } from "../../src/sandbox/grants/grants.ts";
 import { McpServers } from "../../src/mcp/mcp_servers.ts";
 import { McpTools } from "../../src/mcp/mcp_tools.ts";
 import type { McpServerConfig } from "../../src/config/mcp_config.ts";

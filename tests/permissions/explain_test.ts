@@ -1,6 +1,6 @@
 import { explainDecision, formatPermissionsReport } from "../../src/permissions/explain.ts";
 import { formatBanner, YES_MODE } from "../../src/cli/banner.ts";
-import { emptyGrants } from "../../src/sandbox/grants.ts";
+import { emptyGrants } from "../../src/sandbox/grants/grants.ts";
 import { createStyle } from "../../src/ui/style.ts";
 import type { LoadedRule } from "../../src/permissions/policy.ts";
 

@@ -9,7 +9,7 @@ import {
   type PolicyAction,
 } from "../../src/permissions/policy.ts";
 import { createPolicyApprover } from "../../src/permissions/policy_approver.ts";
-import { analyzeCommand } from "../../src/permissions/split_command.ts";
+import { analyzeCommand } from "../../src/shell/split_command.ts";
 
 const RULES: LoadedRule[] = [
   { tool: "run_command", match: { command: "git status *" }, action: "allow" },

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { markTrusted } from "../../src/permissions/project_trust.ts";
 import { parseGrantFlags } from "../../src/cli/grant_flags.ts";
-import { createToolHost } from "../../src/sandbox/tool_host.ts";
+import { createToolHost } from "../../src/sandbox/workers/tool_host.ts";
 import { tempDir } from "../helpers/temp_dir.ts";
 
 const silent = { readLine: () => Promise.resolve(null), write: () => {} };

@@ -7,9 +7,9 @@ import { deepStrictEqual as assertEquals, match, ok as assert } from "node:asser
 import { cp } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { describeCommandSandbox } from "../../src/sandbox/command_sandbox.ts";
-import { probeCommandSandbox } from "../../src/sandbox/command_sandbox_probe.ts";
-import { emptyGrants } from "../../src/sandbox/grants.ts";
+import { describeCommandSandbox } from "../../src/sandbox/commands/command_sandbox.ts";
+import { probeCommandSandbox } from "../../src/sandbox/commands/command_sandbox_probe.ts";
+import { emptyGrants } from "../../src/sandbox/grants/grants.ts";
 import {
   installedVersion,
   NODE_LLAMA_CPP_VERSION,

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { discoverSkills } from "../../src/skills/skill_files.ts";
 import { openRunSkills } from "../../src/app/run_skills.ts";
 import { FileGate } from "../../src/gate/file_gate.ts";
-import { emptyGrants } from "../../src/sandbox/grants.ts";
+import { emptyGrants } from "../../src/sandbox/grants/grants.ts";
 
 const trustAll = (files: readonly string[]) => Promise.resolve({ load: files, untrusted: "" });
 

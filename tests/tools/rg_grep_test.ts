@@ -9,9 +9,12 @@ import { fileURLToPath } from "node:url";
 import glob from "../../plugins/glob.ts";
 import grepSearch from "../../plugins/grep_search.ts";
 import { parseGrantFlags } from "../../src/cli/grant_flags.ts";
-import { findProgram, probeCommandSandbox } from "../../src/sandbox/command_sandbox_probe.ts";
-import { effectivePermissions } from "../../src/sandbox/effective_permissions.ts";
-import { SearchService } from "../../src/sandbox/search_service.ts";
+import {
+  findProgram,
+  probeCommandSandbox,
+} from "../../src/sandbox/commands/command_sandbox_probe.ts";
+import { effectivePermissions } from "../../src/sandbox/grants/effective_permissions.ts";
+import { SearchService } from "../../src/sandbox/processes/search_service.ts";
 import type { ToolContext } from "../../src/tools/define_tool.ts";
 import { type GrepOptions, type GrepSummary, grepTree } from "../../src/tools/search/grep_files.ts";
 import { grepWithRg } from "../../src/tools/search/rg_grep.ts";

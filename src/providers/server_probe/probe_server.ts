@@ -1,7 +1,7 @@
-// `harness doctor`'s probe of a model server as harness uses it: what the server states (its
-// kind, the model's chat template and its format family, vision), whether tool calls come
-// back parsed, as text or not at all (the canary), and prompt and generation speed (one short
-// request). The front end (src/cli/doctor_command.ts) opens the provider and says what to set.
+// `harness doctor`'s probe of a model server as harness uses it: what the server states (its kind,
+// the model's chat template and its format family, vision), whether tool calls come back parsed, as
+// text or not at all (the canary), and prompt and generation speed (one short request). The front
+// end (src/cli/commands/doctor_command.ts) opens the provider and says what to set.
 
 import type { AgentError, Result } from "../../errors.ts";
 import { err, ok } from "../../errors.ts";

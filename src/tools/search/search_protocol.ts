@@ -1,7 +1,7 @@
 // The messages between a search tool (grep_search, glob, in its sandbox worker) and the host's
-// search processes (src/sandbox/search_service.ts), over a port handed to one call. The tool
-// sends what to search, never an argument list; the host builds the ripgrep or fd command
-// from it (search_arguments.ts), runs it in the command sandbox and streams its output back.
+// search processes (src/sandbox/processes/search_service.ts), over a port handed to one call. The
+// tool sends what to search, never an argument list; the host builds the ripgrep or fd command from
+// it (search_arguments.ts), runs it in the command sandbox and streams its output back.
 
 /** Lines containing a pattern (ripgrep), in walk order when `sorted`. */
 export interface GrepRequest {

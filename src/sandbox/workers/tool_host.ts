@@ -1,0 +1,399 @@
+// The outer sandbox: runs every tool in a Web Worker whose `deno.permissions` are the user's
+// grants narrowed by what the tool declares. The tool list loads in the background (from the
+// schema cache, else a loader worker), so the REPL shows its prompt first; `ready()` resolves
+// once it is known. One worker serves all tools with identical effective permissions and
+// imports their plugins on its first call; a worker that hangs, is aborted or crashes is
+// terminated and replaced on the next call. A source of the tool set (src/tools/tool_set.ts):
+// it hands in one entry per plugin.
+
+import type { AgentError, Result } from "../../errors.ts";
+import { err, ok } from "../../errors.ts";
+import type { PluginFile } from "../../plugin_loader/load_plugins.ts";
+import type {
+  EntryCall,
+  ToolEntry,
+  ToolInfo,
+  ToolRun,
+  ToolSource,
+} from "../../tools/tool_entry.ts";
+import {
+  type CallEnd,
+  callResult,
+  CANCELLED_BEFORE_START,
+  previewOf,
+  replyEnd,
+  replyOrStop,
+  stoppedEnd,
+  within,
+} from "./call_end.ts";
+import type { PreviewResult } from "../../tools/file_change.ts";
+import type { FilePort } from "../../tools/file_port.ts";
+import { filesPort, openCallPorts } from "./call_ports.ts";
+import { loadToolCatalog, type ToolCatalog, type ToolGroup } from "./tool_catalog.ts";
+import { commandSandboxOf, type SandboxOptions, type SandboxWorker } from "./sandbox_worker.ts";
+import { GroupWorkers } from "./group_workers.ts";
+import { spawnCommand } from "../commands/command_sandbox.ts";
+import { trackCommandGroup } from "../commands/command_sandbox_groups.ts";
+import { GroupChild } from "../commands/group_child.ts";
+import { toolOutputsDir } from "../../config/folders.ts";
+import { SearchService } from "../processes/search_service.ts";
+import { ownField } from "../../platform/json_values.ts";
+import { JobTable } from "../../jobs/job_table.ts";
+import type { JobSummary } from "../../jobs/job_control.ts";
+import { noteMovedEntries } from "./moved_entries.ts";
+import { withSessionReads } from "../../gate/session_reads.ts";
+import { withReadFolders } from "../grants/effective_permissions.ts";
+
+/** Options of {@linkcode openToolHost} and {@linkcode createToolHost}. */
+export interface ToolHostOptions extends SandboxOptions {
+  /** Plugin files in discovery order (see src/plugin_loader/load_plugins.ts). */
+  pluginFiles: PluginFile[];
+  /** Schema cache file (see src/plugin_loader/schema_cache.ts); without it every plugin is imported. */
+  schemaCacheFile?: string;
+  /** Project trust store (default: trustStoreFile() of src/config/trust_store.ts). */
+  trustStoreFile?: string;
+  /** Per-tool timeout overrides in milliseconds, by tool name. */
+  timeouts?: Record<string, number>;
+  /** Hard cap on a tool's output in bytes (default 1 MiB). */
+  maxOutputSize?: number;
+  /** How long an aborted or timed-out tool may take to stop before its worker is killed (default 1000). */
+  abortGraceMs?: number;
+  /** Time allowed to import one plugin file (default 10000). */
+  importTimeoutMs?: number;
+  /**
+   * One worker per tool instead of one per group of tools with the same permissions: a
+   * one-shot call (`harness tool`) then imports only the plugin it calls.
+   */
+  workerPerTool?: boolean;
+  /** false: grep_search and glob never run ripgrep or fd (tests, benchmarks). */
+  externalSearch?: boolean;
+  /** A command run without timeout_ms moves to the background after this long [60000]. */
+  backgroundAfterMs?: number;
+  /** Told when a background job ends or starts to wait for input. */
+  onJobChange?(job: JobSummary): void;
+}
+
+const DEFAULT_TIMEOUT_MS = 120_000;
+/** How long a preview (reading one file, working out the edit) may take. */
+const PREVIEW_TIMEOUT_MS = 10_000;
+
+/** What a call is run with: the user's abort, the conversation's state, where output goes. */
+type RunOptions = EntryCall;
+
+/** Runs tools in sandboxed Workers. Create it with {@linkcode openToolHost}. */
+export class ToolHost implements ToolSource {
+  readonly #options: ToolHostOptions;
+  readonly #loading: Promise<ToolCatalog>;
+  #catalog: ToolCatalog | undefined;
+  #tools: readonly ToolInfo[] = [];
+  #entries: readonly ToolEntry[] = [];
+  readonly #groupOf = new Map<string, ToolGroup>();
+  /** The groups workers are started for (the catalog's, or one per tool). */
+  #groups: ToolGroup[] = [];
+  /** ripgrep and fd for the built-in search tools. */
+  readonly #search: SearchService;
+  /** The groups' workers. */
+  readonly #workers: GroupWorkers;
+  #closed = false;
+  #nextId = 1;
+  /** The workspace's jobs: what run_command starts, on this thread (src/jobs/). */
+  readonly jobs: JobTable;
+
+  constructor(options: ToolHostOptions) {
+    this.#options = options;
+    this.jobs = openJobs(options);
+    this.#search = new SearchService({
+      grants: options.grants,
+      workspace: options.workspace,
+      ...(options.commandSandbox ? { commandSandbox: options.commandSandbox } : {}),
+    });
+    this.#workers = new GroupWorkers({
+      options,
+      builtin: (group) => this.#builtin(group),
+      imported: (message, group) => void this.#catalog?.remember(message, group),
+      readFolders: (group) => this.#readFolders(group),
+    });
+    this.#loading = loadToolCatalog(options).then((catalog) => {
+      this.#catalog = catalog;
+      this.#tools = catalog.tools;
+      this.#entries = catalog.tools.map((info) => this.#entry(info));
+      this.#groups = options.workerPerTool
+        ? catalog.groups.flatMap((group) =>
+          group.plugins.map((plugin) => ({ ...group, plugins: [plugin] }))
+        )
+        : catalog.groups;
+      for (const group of this.#groups) {
+        for (const plugin of group.plugins) this.#groupOf.set(plugin.name, group);
+      }
+      return catalog;
+    });
+  }
+
+  /** Resolves when the tool list is known (plugins listed from the cache or imported). */
+  async ready(): Promise<void> {
+    await this.#loading;
+  }
+
+  /** Broken and duplicate plugins found while listing (after `ready`). */
+  async loadErrors(): Promise<AgentError[]> {
+    return (await this.#loading).errors;
+  }
+
+  /** Tools loaded, builtin first, in discovery order; empty until `ready` resolves. */
+  list(): readonly ToolInfo[] {
+    return this.#tools;
+  }
+
+  /** One entry per tool loaded (the same array until the list changes); empty until `ready`. */
+  entries(): readonly ToolEntry[] {
+    return this.#entries;
+  }
+
+  #entry(info: ToolInfo): ToolEntry {
+    const { name } = info;
+    return {
+      info,
+      validate: (args) => this.validate(name, args),
+      run: (args, call) => this.run(name, args, call),
+      preview: (args, state, files) => this.preview(name, args, state, files),
+    };
+  }
+
+  /**
+   * Starts the worker of the largest tool group in the background, so the first call does
+   * not wait for it. Its plugins are still imported on that first call.
+   */
+  async warmUp(): Promise<void> {
+    await this.#loading;
+    const largest = [...this.#groups].sort((a, b) => b.plugins.length - a.plugins.length)[0];
+    if (largest && !this.#closed) await this.#worker(largest).catch(() => undefined);
+  }
+
+  #unknown(name: string): string {
+    const names = this.#tools.map((t) => t.name).join(", ") || "none";
+    return `Unknown tool "${name}": available tools are ${names}`;
+  }
+
+  /**
+   * The group's worker for a caller about to send it a request. It is reserved until the
+   * caller's task ends, so #refreshSplit (another call changed a split folder) does not kill
+   * it between being handed out and the request (which then keeps it busy).
+   */
+  #worker(group: ToolGroup): Promise<SandboxWorker> {
+    return this.#workers.worker(group);
+  }
+
+  /** The gate's session folders (a loaded skill's) the built-in read tools' workers read. */
+  #readFolders(group: ToolGroup): readonly string[] {
+    const reads = (name: string) => this.#tools.find((t) => t.name === name)?.permissions?.read;
+    const readers = this.#builtin(group) && group.plugins.some((p) => reads(p.name));
+    return readers ? this.#options.gate?.sessionReads() ?? [] : [];
+  }
+
+  /** Whether a group holds only built-in tools. */
+  #builtin(group: ToolGroup): boolean {
+    return group.plugins.every((plugin) =>
+      this.#tools.some((tool) => tool.name === plugin.name && tool.origin === "builtin")
+    );
+  }
+
+  /** Checks arguments with the tool's zod schema inside its sandbox; issues are plain words. */
+  async validate(name: string, args: unknown): Promise<Result<unknown, string[]>> {
+    await this.ready();
+    const group = this.#groupOf.get(name);
+    if (!group) return err([this.#unknown(name)]);
+    const worker = await this.#worker(group).catch((error: unknown) => String(error));
+    if (typeof worker === "string") {
+      return err([`Cannot start the sandbox of "${name}": ${worker}`]);
+    }
+    const reply = await worker.request({ type: "validate", id: this.#nextId++, name, args });
+    if (reply.type === "validated") return reply.ok ? ok(reply.value) : err(reply.issues);
+    const reason = reply.type === "lost" ? reply.reason : "unexpected reply";
+    return err([`Cannot check the arguments of "${name}": ${reason}`]);
+  }
+
+  /**
+   * What a validated call of a file-changing tool would change, computed by the tool's
+   * preview in its own sandbox (the grants its `run` has). Undefined for a tool without one.
+   *
+   * @param name The tool.
+   * @param args The validated arguments.
+   * @param state The conversation state (copied: a preview changes nothing).
+   * @param files Where a built-in file tool reads (the editor's, under ACP).
+   * @returns The change, or why there is none, or undefined.
+   */
+  async preview(
+    name: string,
+    args: unknown,
+    state: Record<string, unknown> = {},
+    files?: FilePort,
+  ): Promise<PreviewResult | undefined> {
+    await this.ready();
+    const group = this.#groupOf.get(name);
+    if (!group) return undefined;
+    const worker = await this.#worker(group).catch((error: unknown) => String(error));
+    if (typeof worker === "string") return { error: `cannot start its sandbox: ${worker}` };
+    const id = this.#nextId++;
+    const info = this.#tools.find((tool) => tool.name === name);
+    const port = info && filesPort(info, files, { changes: true });
+    const portField = port ? { files: port.port } : {};
+    const request = worker.request({ type: "preview", id, name, args, state, ...portField });
+    void request.finally(() => port?.close());
+    const reply = await within(request, PREVIEW_TIMEOUT_MS);
+    if (reply === undefined) {
+      // A preview that hangs blocks its worker as a hung run would.
+      worker.recycle("the preview did not finish");
+      return { error: `the preview did not finish within ${PREVIEW_TIMEOUT_MS / 1000} s` };
+    }
+    return previewOf(reply);
+  }
+
+  /**
+   * Runs a validated call (the value `validate` returned) in the tool's sandbox. Never throws
+   * for tool failures: timeouts, aborts, crashes and thrown errors become results.
+   */
+  async run(name: string, args: unknown, options: RunOptions): Promise<ToolRun> {
+    const started = performance.now();
+    const end = await this.#call(name, args, options);
+    // A call may have made files beside a --deny-read path: replace the split workers now,
+    // while the model thinks, rather than when they are next called.
+    this.#workers.refreshSplit();
+    const run = await callResult(name, end, {
+      started,
+      state: options.state,
+      limits: this.#options,
+    });
+    // A command may have moved a denied or protected entry: the result says so (issue 38).
+    return noteMovedEntries(run, this.#options.gate);
+  }
+
+  /** Finds the tool's worker and runs the call on it; every way it can end is a CallEnd. */
+  async #call(name: string, args: unknown, options: RunOptions): Promise<CallEnd> {
+    await this.ready();
+    const group = this.#groupOf.get(name);
+    const info = this.#tools.find((t) => t.name === name);
+    if (!group || !info) return { errorType: "validation_failed", message: this.#unknown(name) };
+    if (options.signal?.aborted) return CANCELLED_BEFORE_START;
+    const worker = await this.#worker(group).catch((error: unknown) => String(error));
+    if (typeof worker === "string") {
+      return {
+        errorType: "internal_error",
+        message: `Cannot start the sandbox of "${name}": ${worker}`,
+      };
+    }
+    if (options.signal?.aborted) return CANCELLED_BEFORE_START;
+    return await this.#exchange(worker, { group, info, args }, options);
+  }
+
+  /** Sends the call to its worker and waits for the reply, the timeout or the user's abort. */
+  async #exchange(
+    worker: SandboxWorker,
+    call: { group: ToolGroup; info: ToolInfo; args: unknown },
+    options: RunOptions,
+  ): Promise<CallEnd> {
+    const { name } = call.info;
+    const id = this.#nextId++;
+    const timeoutMs = ownField(this.#options.timeouts ?? {}, name) ?? call.info.timeoutMs ??
+      DEFAULT_TIMEOUT_MS;
+    const ports = openCallPorts(
+      { ...this.#options, search: this.#search, jobs: this.jobs },
+      {
+        info: call.info,
+        effective: withReadFolders(call.group.effective, this.#readFolders(call.group)),
+        files: options.files,
+        jobOwner: options.jobOwner,
+      },
+    );
+    const reply = worker.request(
+      { type: "run", id, name, args: call.args, state: options.state, ...ports.ports },
+      options.onOutput,
+    );
+    void reply.finally(() => ports.close());
+    const first = await replyOrStop(reply, timeoutMs, options.signal);
+    if (first !== "timeout" && first !== "cancelled") return replyEnd(name, first);
+    // Let the tool see ctx.signal (run_command kills its process group), then make sure.
+    worker.post({ type: "abort", id, reason: first });
+    const late = await within(reply, this.#options.abortGraceMs ?? 1000);
+    if (first === "timeout" || late === undefined) {
+      worker.recycle(`the call was stopped (${first})`);
+    }
+    return stoppedEnd(name, { why: first, timeoutMs, late });
+  }
+
+  /** One line for `/tools`: what grep_search and glob search with here. */
+  searchNote(): Promise<string> {
+    return this.#search.note();
+  }
+
+  /** Terminates every worker (after the tool list has loaded, so no loader is left behind). */
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#search.close();
+    await this.jobs.close();
+    await this.#loading.catch(() => undefined);
+    await this.#workers.close(this.#groups);
+  }
+}
+
+/**
+ * The jobs of a host: commands started on this (the host) thread in the command sandbox with
+ * the user's grants and the gate's session folders (read-only), their process groups stopped
+ * when harness exits, logged beside the saved outputs so read_file may page through them.
+ */
+function openJobs(options: ToolHostOptions): JobTable {
+  return new JobTable({
+    spawn: async (request) =>
+      new GroupChild(
+        spawnCommand(
+          await commandSandboxOf(options),
+          withSessionReads(options.grants, options.gate?.sessionReads() ?? []),
+          request,
+          trackCommandGroup,
+        ),
+      ),
+    logDir: toolOutputsDir(options.dataDir),
+    backgroundAfterMs: options.backgroundAfterMs ?? 60_000,
+    ...(options.onJobChange ? { onChange: options.onJobChange } : {}),
+  });
+}
+
+/**
+ * Returns a host at once and lists its tools in the background; await `ready()` before
+ * relying on `list()`. Calls to `validate` and `run` wait for the list themselves.
+ *
+ * @example
+ * ```ts
+ * import { openToolHost } from "./tool_host.ts";
+ * import { emptyGrants } from "../grants/grants.ts";
+ * const host = openToolHost({ grants: emptyGrants(), workspace: Deno.cwd(), dataDir: "/tmp", pluginFiles: [] });
+ * await host.ready();
+ * if (host.list().length !== 0) throw new Error();
+ * await host.close();
+ * ```
+ */
+export function openToolHost(options: ToolHostOptions): ToolHost {
+  return new ToolHost(options);
+}
+
+/**
+ * Opens a host and waits for its tool list. A broken or duplicate plugin is reported as
+ * `plugin_invalid` and skipped (the first of a name wins: builtin, user, project, flag).
+ *
+ * @example
+ * ```ts
+ * import { createToolHost } from "./tool_host.ts";
+ * import { emptyGrants } from "../grants/grants.ts";
+ * const { host, errors } = await createToolHost({
+ *   grants: emptyGrants(), workspace: Deno.cwd(), dataDir: "/tmp", pluginFiles: [],
+ * });
+ * const run = await host.run("nope", {}, { state: {} });
+ * if (errors.length !== 0 || run.result.error_type !== "validation_failed") throw new Error();
+ * await host.close();
+ * ```
+ */
+export async function createToolHost(
+  options: ToolHostOptions,
+): Promise<{ host: ToolHost; errors: AgentError[] }> {
+  const host = openToolHost(options);
+  return { host, errors: await host.loadErrors() };
+}

@@ -1,0 +1,41 @@
+import { deepStrictEqual as assertEquals } from "node:assert/strict";
+import { describeNotCapable, flagFor } from "../../../src/sandbox/grants/describe_not_capable.ts";
+import { emptyGrants } from "../../../src/sandbox/grants/grants.ts";
+import { parseGrantFlags } from "../../../src/cli/grant_flags.ts";
+
+const cwd = "/w";
+
+function parse(argv: string[]) {
+  const r = parseGrantFlags(argv, { cwd });
+  if (!r.ok) throw new Error(`unexpected error for ${argv.join(" ")}`);
+  return r.value;
+}
+
+Deno.test("flagFor() names the flag that would allow an operation", () => {
+  assertEquals(flagFor("read", "/etc/passwd"), "--allow-read=/etc/passwd");
+  assertEquals(flagFor("net", "example.com:443"), "--allow-net=example.com:443");
+  assertEquals(flagFor("env"), "--allow-env");
+});
+
+Deno.test("describeNotCapable() says which flag would allow the operation", () => {
+  const deno = 'Requires read access to "/etc/hosts", run again with the --allow-read flag';
+  assertEquals(
+    describeNotCapable(deno, { grants: emptyGrants(), tool: "cat" }),
+    'Requires read access to "/etc/hosts": restart harness with --allow-read=/etc/hosts',
+  );
+  assertEquals(
+    describeNotCapable(deno, { grants: parse(["-R"]).grants, tool: "cat" }),
+    'Requires read access to "/etc/hosts": tool "cat" does not declare it in its permissions',
+  );
+  assertEquals(
+    describeNotCapable(deno, { grants: parse(["-R", "--deny-read=/etc"]).grants, tool: "cat" }),
+    'Requires read access to "/etc/hosts": it is denied by --deny-read',
+  );
+  assertEquals(
+    describeNotCapable('Requires net access to "a.com:443", run again with the --allow-net flag', {
+      grants: emptyGrants(),
+      tool: "fetch",
+    }),
+    'Requires net access to "a.com:443": restart harness with --allow-net=a.com:443',
+  );
+});
