@@ -14,13 +14,16 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseGrantFlags } from "../../src/cli/grant_flags.ts";
-import { discoverPlugins } from "../../src/plugins/load_plugins.ts";
-import { findProgram, probeCommandSandbox } from "../../src/sandbox/command_sandbox_probe.ts";
-import { createToolHost, type ToolHost } from "../../src/sandbox/tool_host.ts";
-import { makeToolContext } from "../helpers/tool_context.ts";
+import { parseGrantFlags } from "../../../src/cli/grant_flags.ts";
+import { discoverPlugins } from "../../../src/plugin_loader/load_plugins.ts";
+import {
+  findProgram,
+  probeCommandSandbox,
+} from "../../../src/sandbox/commands/command_sandbox_probe.ts";
+import { createToolHost, type ToolHost } from "../../../src/sandbox/workers/tool_host.ts";
+import { makeToolContext } from "../../helpers/tool_context.ts";
 
-const BUILTIN = fileURLToPath(new URL("../../plugins/", import.meta.url));
+const BUILTIN = fileURLToPath(new URL("../../../plugins/", import.meta.url));
 const PATH = Deno.env.get("PATH");
 const HAVE_BOTH = findProgram("rg", PATH) !== undefined &&
   (findProgram("fd", PATH) !== undefined || findProgram("fdfind", PATH) !== undefined);
