@@ -1,5 +1,5 @@
-// Release smoke checks of what every build must have inside: the version, a -p answer from a
-// model server, the tree-sitter grammars (`harness index`, then find_definition in four
+// Release smoke checks of what every build must have inside: the version, the bundle it starts
+// from, a -p answer from a model server, the tree-sitter grammars (`harness index`, then find_definition in four
 // languages) and the MCP SDK talking to a stdio server from tests/fixtures/mcp.
 
 import { dirname } from "node:path";
@@ -36,6 +36,24 @@ export const CORE_CHECKS: readonly SmokeCheck[] = [
       const run = await ctx.harness.run(await ctx.folder(), ["--version"]);
       expect(run.code === 0 && /^harness \d+\.\d+\.\d+/.test(run.stdout), "no version", run);
       return run.stdout.trim();
+    },
+  },
+  {
+    // A binary runs the bundle it embeds (deno task compile); a checkout runs its bundle once
+    // one is built, and its source until then.
+    name: "start-up path (the bundle)",
+    async run(ctx) {
+      const run = await ctx.harness.run(
+        await ctx.folder(),
+        ["tool", "get_working_directory", "{}"],
+        {
+          env: { HARNESS_TRACE_STARTUP: "1" },
+        },
+      );
+      expect(run.code === 0, "harness tool failed", run);
+      const bundled = /^startup .* bundle checked$/m.test(run.stderr);
+      expect(bundled || ctx.harness.binary === undefined, "the binary ran from source", run);
+      return bundled ? "ran from the bundle" : "ran from source (no fresh bundle in the checkout)";
     },
   },
   {

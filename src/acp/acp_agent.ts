@@ -20,6 +20,8 @@ import {
   PROTOCOL_VERSION,
   RequestError,
   type SessionUpdate,
+  type SetSessionModeRequest,
+  type SetSessionModeResponse,
 } from "@agentclientprotocol/sdk";
 import { isAbsolute } from "node:path";
 import { formatAgentError } from "../errors.ts";
@@ -33,6 +35,7 @@ import { runSlashCommand } from "./acp_commands.ts";
 import { acpStopReason, turnSink, type TurnUsage, turnUsage } from "./session_bridge.ts";
 import { planUpdate, promptImages, promptText, replayUpdates } from "./session_updates.ts";
 import { acpPromptText, availableCommands } from "./acp_prompt.ts";
+import { editorLeaveQuestion, sessionModes, setSessionMode } from "./session_modes.ts";
 
 /** The agent app and a way to end every session's log when the connection closes. */
 export interface AcpAgent {
@@ -79,6 +82,10 @@ export function createAcpAgent(deps: AcpAgentDeps): AcpAgent {
       }
       return turn;
     })
+    .onRequest(
+      methods.agent.session.setMode,
+      ({ params, client }) => setMode(state, params, client),
+    )
     .onNotification(methods.agent.session.cancel, ({ params }) => {
       state.sessions.get(params.sessionId)?.live.running?.abort();
     });
@@ -171,7 +178,7 @@ async function newSession(
     sessionUpdate: "available_commands_update",
     availableCommands: await availableCommands(session.workspace),
   }]);
-  return { sessionId: session.id };
+  return { sessionId: session.id, modes: sessionModes(session.conversation) };
 }
 
 /** session/load: one of our sessions by id, its history replayed as updates. */
@@ -208,6 +215,21 @@ async function loadSession(
     sessionUpdate: "available_commands_update",
     availableCommands: await availableCommands(session.workspace),
   }]);
+  return { modes: sessionModes(session.conversation) };
+}
+
+/** session/set_mode: plan mode on, or off once the user said how (session_modes.ts). */
+async function setMode(
+  state: AgentState,
+  params: SetSessionModeRequest,
+  client: AgentContext,
+): Promise<SetSessionModeResponse> {
+  const session = state.sessions.get(params.sessionId);
+  if (!session) throw RequestError.sessionNotFound(params.sessionId);
+  const ask = editorLeaveQuestion(client, session.id);
+  const set = await setSessionMode(session.conversation, params.modeId, ask);
+  if ("error" in set) throw RequestError.invalidParams({ modeId: params.modeId }, set.error);
+  notifyAfterResponse(client, session.id, [set.update]);
   return {};
 }
 

@@ -10,6 +10,7 @@ import type {
 } from "@agentclientprotocol/sdk";
 import type { PromptAnswer, Prompter, PromptRequest } from "../permissions/prompt_types.ts";
 import { compactJson } from "../permissions/compact_json.ts";
+import { toolTitle } from "./tool_updates.ts";
 
 /** Sends one permission request to the editor. */
 export type PermissionRequester = (
@@ -85,7 +86,9 @@ export function createAcpPrompter(options: {
         return { kind: "deny", reason: "the user denied calls like this for this session" };
       }
       if (signal?.aborted) return { kind: "abort" };
-      const call = options.currentCall() ?? { toolCallId: "unknown", title: request.tool };
+      const call = request.asker
+        ? { toolCallId: request.asker.callId, title: askerTitle(request) }
+        : options.currentCall() ?? { toolCallId: "unknown", title: request.tool };
       let response: RequestPermissionResponse;
       try {
         response = await options.request({
@@ -116,4 +119,9 @@ export function createAcpPrompter(options: {
       }
     },
   };
+}
+
+/** A subagent's call as the permission request names it: the subagent, then the call. */
+function askerTitle(request: PromptRequest): string {
+  return `${request.asker?.label}: ${toolTitle(request.tool, request.args)}`;
 }

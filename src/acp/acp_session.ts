@@ -72,12 +72,7 @@ export interface AcpSession {
 export function openAcpSession(
   client: AgentContext,
   deps: AcpAgentDeps,
-  where: {
-    workspace: AcpWorkspace;
-    cwd: string;
-    capabilities: ClientCapabilities;
-    load?: string;
-  },
+  where: { workspace: AcpWorkspace; cwd: string; capabilities: ClientCapabilities; load?: string },
 ): Result<{ session: AcpSession; loaded?: LoadedSession }, AgentError> {
   const { workspace, cwd, capabilities } = where;
   // The id is known once the session log answered; the prompter asks for it then.
@@ -104,6 +99,7 @@ export function openAcpSession(
   const approver = workspace.workspace.approval.approver(prompter);
   const seat = {
     ...editorSeat(client, { deps, where, live, sessionId: () => sessionId }),
+    prompter,
     jobOwner,
     approver: {
       approve(request: Parameters<LazyApprover["approve"]>[0], signal?: AbortSignal) {

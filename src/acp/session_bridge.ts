@@ -10,6 +10,7 @@ import type { FileDiff } from "./editor_files.ts";
 import { planUpdate } from "./session_updates.ts";
 import { toolCallUpdate, toolLocations, toolResultUpdate } from "./tool_updates.ts";
 import { startedJob } from "./job_terminals.ts";
+import { subagentUpdate } from "./subagent_updates.ts";
 
 /** Receives the updates of one session, in order. */
 export type UpdateSender = (update: SessionUpdate) => void;
@@ -87,6 +88,11 @@ export function turnSink(options: {
         // A side request (the curator, a summary) is not what the conversation holds.
         const size = options.window();
         if (event.side === undefined && size !== undefined) send(usageUpdate(event.usage, size));
+        break;
+      }
+      case "subagent": {
+        const update = subagentUpdate(event, cwd);
+        if (update) send(update);
         break;
       }
       case "limit_reached":

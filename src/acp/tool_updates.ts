@@ -71,7 +71,7 @@ function record(value: unknown): Record<string, unknown> {
  */
 export function toolTitle(name: string, args: unknown): string {
   const a = record(args);
-  for (const key of ["path", "command", "pattern", "url", "content", "summary"]) {
+  for (const key of ["path", "command", "pattern", "url", "content", "summary", "prompt"]) {
     const value = a[key];
     if (typeof value === "string" && value !== "") {
       const flat = value.replace(/\s+/g, " ");

@@ -205,6 +205,7 @@ const run: CallStage = async (flight, scope) => {
   step(flight, { type: "allowed", at: scope.clock() });
   scope.sink({ type: "tool_started", callId: call.id, name: call.name, args: flight.args });
   const ran = await flight.entry!.run(flight.args, {
+    callId: call.id,
     signal: scope.signal,
     state: scope.state(),
     onOutput: (text) => scope.sink({ type: "tool_output", callId: call.id, name: call.name, text }),

@@ -1,7 +1,7 @@
 // The calls of one model turn: every call id gets exactly one result, appended in call order.
 // Before any runs, the approver may ask about all the calls that need approval in one prompt
 // (approve_together.ts). A run of consecutive read-only calls (tools that declare only `read`)
-// is approved one by one, then run together: each shows as it finishes. A turn stage may
+// or subagents (`task`) is approved one by one, then run together: each shows as it finishes. A turn stage may
 // answer a call without running it (the loop guard) and end the turn after a failure
 // (repeated failures).
 
@@ -66,17 +66,23 @@ export async function runCalls(calls: ToolCall[], turn: LoopTurn): Promise<Stop 
   return stop;
 }
 
-/** How many calls from `index` on run together: consecutive read-only ones. */
+/**
+ * How many calls from `index` on run together: consecutive ones that each only read or are of
+ * a tool whose calls run together (`task`).
+ */
 function groupSize(
   calls: ToolCall[],
   index: number,
   at: { turn: LoopTurn; max: number; stopped: boolean },
 ): number {
-  const readOnly = (call: ToolCall) => readsOnly(at.turn.offer.find(call.name)?.info);
+  const together = (call: ToolCall) => {
+    const info = at.turn.offer.find(call.name)?.info;
+    return readsOnly(info) || info?.concurrent === true;
+  };
   let size = 1;
   while (
     !at.stopped && index + size < Math.min(calls.length, at.max) &&
-    readOnly(calls[index]!) && readOnly(calls[index + size]!)
+    together(calls[index]!) && together(calls[index + size]!)
   ) {
     size++;
   }

@@ -53,8 +53,28 @@ export type LoopEvent =
   | { type: "state_changed"; state: Record<string, unknown> }
   /** A turn's file changes were recorded (checkpoint), or files were put back (/undo, /rewind). */
   | CheckpointEvent
+  /**
+   * An event of a subagent's conversation (the `task` tool's child), under the call that
+   * started it: `taskId` names the child (a later `task` call may continue it).
+   */
+  | { type: "subagent"; callId: string; taskId: string; agent: string; event: LoopEvent }
   /** The conversation went back to before a user message (/rewind): it keeps `messageCount`. */
   | { type: "rewound"; messageCount: number }
   | { type: "done"; stopReason: StopReasonOut; text: string; errorMessage?: string };
 
 export type LoopEventSink = (event: LoopEvent) => void;
+
+/**
+ * How a subagent's call is named outside its own conversation (the editor's tool calls, its
+ * permission requests): its task's id and its own call id, so two children's calls never
+ * share a name.
+ *
+ * @example
+ * ```ts
+ * import { childCallId } from "./loop_events.ts";
+ * if (childCallId("2", "call_1") !== "2/call_1") throw new Error();
+ * ```
+ */
+export function childCallId(taskId: string, callId: string): string {
+  return `${taskId}/${callId}`;
+}

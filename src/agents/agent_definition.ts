@@ -46,20 +46,6 @@ export interface AgentSource {
   scope: "project" | "user";
 }
 
-/**
- * The key agents are looked up by: case, spaces, underscores and hyphens do not matter, so
- * `Code Reviewer`, `code_reviewer` and `code-reviewer` are one agent.
- *
- * @example
- * ```ts
- * import { agentKey } from "./agent_definition.ts";
- * if (agentKey("Code Reviewer") !== agentKey("code_reviewer")) throw new Error();
- * ```
- */
-export function agentKey(name: string): string {
-  return name.trim().toLowerCase().replace(/[\s_-]+/g, "-");
-}
-
 function baseName(file: string): string {
   return (file.split(/[\\/]/).pop() ?? file).replace(/\.(md|markdown|toml)$/i, "");
 }

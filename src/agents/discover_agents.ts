@@ -7,24 +7,20 @@
 // wins: the project's over the user's.
 
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
-import { instructionFolders } from "../config/project_instructions.ts";
+import {
+  type AgentFolder,
+  type AgentFolderOptions,
+  agentFolders,
+  agentKey,
+} from "./agent_folders.ts";
 import {
   type AgentDefinition,
-  type AgentFormat,
-  agentKey,
   type AgentParse,
   codexAgentEntries,
   type CodexAgentEntry,
   parseCodexAgent,
   parseMarkdownAgent,
 } from "./agent_definition.ts";
-
-/** A folder of agent files. */
-export interface AgentFolder {
-  dir: string;
-  format: AgentFormat;
-  scope: "project" | "user";
-}
 
 /** A file that was not loaded, and why. */
 export interface SkippedAgent {
@@ -40,17 +36,7 @@ export interface DiscoveredAgents {
 }
 
 /** Where to look and what may load. */
-export interface AgentDiscoveryOptions {
-  /** The workspace. */
-  cwd: string;
-  /** The user's home folder; left out: no user folders. */
-  home?: string;
-  /** harness's config folder (~/.config/harness). */
-  configDir?: string;
-  /** Codex's home (`$CODEX_HOME`, default ~/.codex). */
-  codexHome?: string;
-  /** opencode's config folder (default ~/.config/opencode). */
-  opencodeDir?: string;
+export interface AgentDiscoveryOptions extends AgentFolderOptions {
   /**
    * Which project files may load (their trust): the rest are skipped with `untrusted` as the
    * reason. Left out, no project file loads.
@@ -60,44 +46,6 @@ export interface AgentDiscoveryOptions {
 
 /** Bytes of one agent file read at most. */
 export const MAX_AGENT_FILE_BYTES = 256 * 1024;
-
-const MARKDOWN_FORMATS: [string, AgentFormat][] = [
-  [".claude", "claude"],
-  [".gemini", "gemini"],
-  [".opencode", "opencode"],
-];
-
-/**
- * The agent folders of a workspace, in precedence order: the project's (nearest folder
- * first), then the user's (harness's own first).
- *
- * @example
- * ```ts
- * import { agentFolders } from "./discover_agents.ts";
- * const folders = agentFolders({ cwd: "/nowhere/w", home: "/h", configDir: "/h/.config/harness" });
- * if (folders[0]?.dir !== "/nowhere/w/.claude/agents" || folders.at(-1)?.format !== "codex") throw new Error();
- * ```
- */
-export function agentFolders(options: AgentDiscoveryOptions): AgentFolder[] {
-  const folders: AgentFolder[] = [];
-  const add = (base: string, format: AgentFormat, scope: AgentFolder["scope"]) => {
-    folders.push({ dir: join(base, "agents"), format, scope });
-    folders.push({ dir: join(base, "agent"), format, scope });
-  };
-  for (const root of instructionFolders(options.cwd).reverse()) {
-    for (const [dot, format] of MARKDOWN_FORMATS) add(join(root, dot), format, "project");
-    add(join(root, ".codex"), "codex", "project");
-  }
-  const home = options.home;
-  if (options.configDir) add(options.configDir, "harness", "user");
-  if (home !== undefined) {
-    add(join(home, ".claude"), "claude", "user");
-    add(join(home, ".gemini"), "gemini", "user");
-    add(options.opencodeDir ?? join(home, ".config", "opencode"), "opencode", "user");
-    add(options.codexHome ?? join(home, ".codex"), "codex", "user");
-  }
-  return folders;
-}
 
 /** The agent files of a folder: its own and one level of subfolders, sorted. */
 function folderFiles(folder: AgentFolder): string[] {

@@ -13,6 +13,8 @@ import type { TurnStage } from "../agent/turn_stage.ts";
 import { EDIT_NOTE_STAGE } from "../agent/argument_edit.ts";
 import { repairArguments } from "../agent/repair_arguments.ts";
 import type { TurnCheckpoint } from "../checkpoints/turn_record.ts";
+import type { FileState } from "../checkpoints/file_state.ts";
+import { diffStatOfStates, type PathStat } from "../checkpoints/diff_stat.ts";
 import type { WorkspaceCheckpoints } from "../checkpoints/workspace_checkpoints.ts";
 import type { ImagePart, Message } from "../messages.ts";
 import type { Grants } from "../sandbox/grants/grants.ts";
@@ -90,7 +92,8 @@ export class WorkspaceExtras {
    * @param conversation A resumed session's checkpoints, the conversation's messages once it
    *   exists (the skills' stage reads them), the front end's own call stages (ACP's diffs), and
    *   whose background jobs its turns are told of (`jobOwner`: one of several conversations of
-   *   the workspace, JobTable.scope).
+   *   the workspace, JobTable.scope), and whether it is a subagent's (the news of its jobs
+   *   are its parent's).
    */
   forConversation(
     recorder: SessionRecorder,
@@ -98,6 +101,7 @@ export class WorkspaceExtras {
       resumed?: { checkpoints: readonly TurnCheckpoint[] };
       messages?: () => readonly Message[];
       front?: readonly PlacedStage[];
+      child?: boolean;
       jobOwner?: string;
     } = {},
   ): ConversationStages {
@@ -144,12 +148,37 @@ export class WorkspaceExtras {
         this.#imagesStage(),
         ...(hooks ? [hooks.turn] : []),
         ...(skills ? [skills] : []),
-        jobNewsStage(tools.jobs.scope(conversation.jobOwner ?? "")),
+        ...(conversation.child
+          ? []
+          : [jobNewsStage(tools.jobs.scope(conversation.jobOwner ?? ""))]),
         ...(checkpointing ? [checkpointing.turn] : []),
       ],
       parse: repairArguments,
       ...(checkpoints ? { checkpoints } : {}),
     };
+  }
+
+  /**
+   * Lines added and removed per file between the states a turn's checkpoint recorded: what a
+   * subagent changed, for the footer of its report.
+   *
+   * @param states Path -> [before, after].
+   * @returns The changes, or why they are unknown (checkpoints off, git failed).
+   */
+  async changedLines(
+    states: Readonly<Record<string, readonly [FileState, FileState]>>,
+  ): Promise<PathStat[] | { unknown: string }> {
+    if (!this.#checkpoints) return { unknown: "checkpoints are off" };
+    const opened = await this.#checkpoints.open().catch((error: Error) => ({
+      inactive: error.message,
+    }));
+    // Inactive: no write grant reaches the workspace, so nothing can have changed.
+    if ("inactive" in opened) return [];
+    try {
+      return await diffStatOfStates(opened.store, states);
+    } catch (error) {
+      return { unknown: (error as Error).message };
+    }
   }
 
   /** The images a message names, attached (or the message refused) before anything else. */

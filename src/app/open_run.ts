@@ -19,13 +19,10 @@ import type { OpenedProvider } from "./provider_openers.ts";
 import { loadWorkspaceRules, type RunFailure, type Workspace } from "./open_workspace.ts";
 import { type WorkspaceExtras, Workspaces, type WorkspacesRequest } from "./workspaces.ts";
 import { type RunSessions, runSessions } from "./run_sessions.ts";
+import { loadOwnModule } from "../platform/own_modules.ts";
 
 export type { RunFailure, Workspace } from "./open_workspace.ts";
 export type { WorkspaceExtras } from "./workspaces.ts";
-
-// Not a string literal: a run with --no-session never loads SQLite. The "compile" task embeds
-// it through its --include list.
-const SESSION_STORE_MODULE = "../sessions/open_session_store.ts";
 
 /** What a front end asks to open. */
 export interface RunRequest {
@@ -125,6 +122,7 @@ export async function openRun(
           return run.provider;
         },
         tools: workspace.tools,
+        approval: workspace.approval,
         yes: request.yes,
         instructions: workspace.instructions.files,
         get tokenCounter() {
@@ -153,7 +151,10 @@ export async function openRun(
 /** The session log, or the null store with --no-session. */
 async function openStore(request: RunRequest): Promise<Result<SessionStore, RunFailure>> {
   if (request.noSession) return ok(createNullSessionStore());
-  const { openSessionStore }: typeof OpenSessionStore = await import(SESSION_STORE_MODULE);
+  // Loaded here (own_modules.ts): a run with --no-session never loads SQLite.
+  const { openSessionStore } = await loadOwnModule<typeof OpenSessionStore>(
+    "src/sessions/open_session_store.ts",
+  );
   const store = openSessionStore(
     request.onWriteError ? { onWriteError: request.onWriteError } : {},
   );

@@ -159,6 +159,7 @@ export async function openWorkspace(
       // The jobs' commands are the model's text: escapes show as text.
       if (line !== undefined) frontEnd.io.write(`${terminalLine(line)}\n`);
       await tools.diagnostics.close();
+      await tools.scoped.close();
       await tools.set.close();
     },
   };

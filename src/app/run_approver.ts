@@ -26,8 +26,14 @@ export interface RunApprovalOptions {
   tools: RunTools;
 }
 
-/** An approver whose policy engine loads on first use; `loaded()` gives the engine. */
-export type LazyApprover = Approver & { loaded(): Promise<PolicyApprover> };
+/**
+ * An approver whose policy engine loads on first use; `loaded()` gives the engine, `prompter`
+ * the prompt it asks through (a subagent's calls are asked about there too).
+ */
+export type LazyApprover = Approver & {
+  loaded(): Promise<PolicyApprover>;
+  readonly prompter?: Prompter;
+};
 
 /** The rules of a workspace, and approvers over them. */
 export interface RunApproval {
@@ -42,9 +48,10 @@ export interface RunApproval {
   rulesProblem: Promise<string | undefined>;
   /**
    * An approver that asks through `prompter`; without one, what the rules leave to the user is
-   * settled as -p settles it (denied, unless --yes).
+   * settled as -p settles it (denied, unless --yes). `yes: false` asks even under --yes (a
+   * subagent whose agent file asks for approvals); it never allows more than the run.
    */
-  approver(prompter?: Prompter): LazyApprover;
+  approver(prompter?: Prompter, options?: { yes?: boolean }): LazyApprover;
 }
 
 /** Settles the project policy's trust and checks the rules' names once the tools are known. */
@@ -95,11 +102,15 @@ export async function openRunApproval(options: RunApprovalOptions): Promise<RunA
     rules: policyTrust.rules,
     projectPolicyFile,
     rulesProblem,
-    approver: (prompter) =>
+    approver: (prompter, asked = {}) =>
       lazyApprover({
         rules: policyTrust.rules,
         denyAll,
-        mode: options.yes ? "yes" : prompter ? "interactive" : "non_interactive",
+        mode: options.yes && asked.yes !== false
+          ? "yes"
+          : prompter
+          ? "interactive"
+          : "non_interactive",
         ...(prompter ? { prompter } : {}),
         userPolicyFile: userPolicyFile(),
         projectPolicyFile,
@@ -123,6 +134,7 @@ function lazyApprover(options: PolicyApproverOptions): LazyApprover {
     );
   return {
     loaded,
+    ...(options.prompter ? { prompter: options.prompter } : {}),
     approve: async (request, signal) => await (await loaded()).approve(request, signal),
     approveTogether: async (requests, signal) =>
       await (await loaded()).approveTogether(requests, signal),

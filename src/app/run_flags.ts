@@ -17,4 +17,6 @@ export interface RunFlags extends SettingFlags {
   noSession: boolean;
   outputFormat: OutputFormat;
   prompt?: string;
+  /** --plan: the conversation starts in plan mode (plan_mode.ts). */
+  plan?: boolean;
 }

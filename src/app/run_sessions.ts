@@ -12,6 +12,7 @@ import type { SessionRecorder } from "../agent/session_recorder.ts";
 import { buildSystemPrompt, type PromptInstructions } from "../agent/system_prompt.ts";
 import type { TokenCounter } from "../providers/token_counter.ts";
 import type { Approver } from "../permissions/approver.ts";
+import type { Prompter } from "../permissions/prompt_types.ts";
 import { formatGrants, type Grants } from "../sandbox/grants/grants.ts";
 import type { LoadedSession, SessionStore } from "../sessions/session_store_types.ts";
 import type { FilePort } from "../tools/file_port.ts";
@@ -20,6 +21,10 @@ import { callSeat } from "../sandbox/grants/tool_offer.ts";
 import type { OpenedProvider } from "./provider_openers.ts";
 import type { RunTools } from "./run_tools.ts";
 import { WorkspaceExtras } from "./conversation_extras.ts";
+import type { RunApproval } from "./run_approver.ts";
+import { Subagents } from "./subagents.ts";
+import { scopeNow } from "./scoped_tools.ts";
+import { PlanMode } from "./plan_mode.ts";
 
 export interface RunSessionsOptions {
   settings: Settings;
@@ -32,6 +37,8 @@ export interface RunSessionsOptions {
   yes?: boolean;
   /** The instruction files the system prompt carries. */
   instructions?: readonly PromptInstructions[];
+  /** The workspace's rules: subagents get approvers of their own over them. */
+  approval: RunApproval;
   /**
    * The model's token count, one per run: what the server taught about its tokens outlives
    * /clear and /resume, and is shared by every workspace's conversations.
@@ -42,6 +49,8 @@ export interface RunSessionsOptions {
 /** A conversation's own parts: how it asks, and what its front end adds to the tools. */
 export interface ConversationSeat {
   approver: Approver;
+  /** The prompt `approver` asks through: a subagent's calls are asked about there too. */
+  prompter?: Prompter;
   /** Where the built-in file tools read and write (ACP: the editor's buffers). */
   files?: FilePort;
   /** Stages of the front end's own on each call's path (ACP: diffs of edits). */
@@ -95,24 +104,12 @@ export function runSessions(options: RunSessionsOptions): RunSessions {
       return options.opened;
     },
   });
-  // Read when a conversation starts: /model may have switched the run's provider.
+  const makings: Makings = { options, extras, subagents: workspaceSubagents(options, extras) };
   const partsWith = (
     seat: ConversationSeat,
     recorder: SessionRecorder,
     conversation: Parameters<WorkspaceExtras["forConversation"]>[1] = {},
-  ): ConversationParts => ({
-    provider: options.opened.provider,
-    tools: { ...tools.scope, ...callSeat(seat) },
-    approver: seat.approver,
-    recorder,
-    limits: {
-      maxIterations: settings.maxIterations,
-      maxToolCalls: settings.maxToolCalls,
-      loopGuard: settings.loopGuard,
-    },
-    window: conversationWindow(options),
-    stages: extras.forConversation(recorder, { ...conversation, ...frontOf(seat) }),
-  });
+  ) => conversationParts(makings, { seat, recorder, conversation });
   // The plugins may still be loading (the REPL's prompt does not wait for them): until the
   // host has listed them, their files' names stand in (the code tools are listed at once).
   const toolNames = () => {
@@ -176,6 +173,81 @@ export function runSessions(options: RunSessionsOptions): RunSessions {
     },
     systemPrompt,
   };
+}
+
+/** What every conversation of a workspace is made with. */
+interface Makings {
+  options: RunSessionsOptions;
+  extras: WorkspaceExtras;
+  subagents: Subagents;
+}
+
+/** The subagents of the workspace's conversations (subagents.ts). */
+function workspaceSubagents(options: RunSessionsOptions, extras: WorkspaceExtras): Subagents {
+  return new Subagents({
+    settings: options.settings,
+    cwd: options.cwd,
+    tools: options.tools,
+    agents: options.tools.agents,
+    approval: options.approval,
+    stages: (recorder, messages) => extras.forConversation(recorder, { messages, child: true }),
+    changedLines: (states) => extras.changedLines(states),
+    instructions: options.instructions ?? [],
+    opened: () => options.opened,
+  });
+}
+
+/**
+ * A conversation's parts, read when it starts (/model may have switched the run's provider):
+ * the workspace's tools (the front end's file port), the limits and window, the features'
+ * stages, and its subagents.
+ */
+function conversationParts(
+  makings: Makings,
+  conversation: {
+    seat: ConversationSeat;
+    recorder: SessionRecorder;
+    conversation: Parameters<WorkspaceExtras["forConversation"]>[1];
+  },
+): ConversationParts {
+  const { options, extras, subagents } = makings;
+  const { settings, tools } = options;
+  const { seat, recorder } = conversation;
+  const plan = new PlanMode({
+    settings,
+    cwd: options.cwd,
+    grants: options.grants,
+    tools,
+    sessionId: () => recorder.id,
+  });
+  const stages = extras.forConversation(recorder, {
+    ...conversation.conversation,
+    ...frontOf(seat),
+  });
+  const parts: ConversationParts = {
+    provider: options.opened.provider,
+    tools: { ...tools.scope, ...callSeat(seat) },
+    approver: seat.approver,
+    recorder,
+    limits: {
+      maxIterations: settings.maxIterations,
+      maxToolCalls: settings.maxToolCalls,
+      loopGuard: settings.loopGuard,
+    },
+    window: conversationWindow(options),
+    stages: { ...stages, turn: [plan.stage, ...stages.turn] },
+  };
+  const attached: ConversationParts = subagents.attach(parts, {
+    ...(seat.prompter ? { prompter: seat.prompter } : {}),
+    sessionId: recorder.id,
+    depth: 0,
+    autoApprove: options.yes ?? false,
+    taskPrefix: "",
+    // Plan mode narrows the grants its subagents start from, as its own.
+    narrowing: () => scopeNow(attached.tools, options.grants),
+  });
+  plan.bind(attached);
+  return attached;
 }
 
 /** The window of the run's model as a conversation knows it, and how the user raises it. */

@@ -42,11 +42,9 @@ import type { JobTable } from "../jobs/job_table.ts";
 import type { EditDiagnostics } from "../diagnostics/edit_diagnostics.ts";
 import { openRunDiagnostics } from "./run_diagnostics.ts";
 import { webSearchGrants } from "./web_search_setup.ts";
-
-// Not string literals: a run without MCP servers never loads the MCP modules. The "compile"
-// task embeds them through its --include list.
-const MCP_SERVERS_MODULE = "../mcp/mcp_servers.ts";
-const MCP_TOOLS_MODULE = "../mcp/mcp_tools.ts";
+import { loadOwnModule } from "../platform/own_modules.ts";
+import { ScopedTools } from "./scoped_tools.ts";
+import { type AgentCatalog, openAgentCatalog } from "./agent_catalog.ts";
 
 export interface RunToolsOptions {
   settings: Settings;
@@ -97,6 +95,10 @@ export interface RunTools {
   commandNote(): string;
   /** The workspace's file gate: every file access for this workspace asks it. */
   gate: FileGate;
+  /** The tools of narrowed scopes (subagents, plan mode), built from their own grants. */
+  scoped: ScopedTools;
+  /** The agents `task` can start (src/agents/), the project's only once trusted. */
+  agents: AgentCatalog;
 }
 
 /** Opens the tools of a workspace (their list in the background when the front end says). */
@@ -123,11 +125,10 @@ export async function openRunTools(options: RunToolsOptions): Promise<RunTools> 
     gate: tools.gate,
   });
   const skills = await openSkills(options, tools.gate);
+  const agents = await openAgents(options, tools.gate);
   const code = codeTools(options);
-  const sources: ToolSource[] = [tools.host, code];
-  if (skills) sources.push(skillSource(skills.tools));
-  if (mcp) sources.push(mcp.source);
-  const set = new ToolSet(sources);
+  const readers: ToolSource[] = [code, ...(skills ? [skillSource(skills.tools)] : [])];
+  const set = new ToolSet([tools.host, ...readers, ...(mcp ? [mcp.source] : [])]);
   // Built-in tools' own grants (web_search's engine) decide whether they can run.
   const toolGrants = webSearchGrants(settings.webSearchUrl);
   const scope: ToolScope = { set, grants, workspace: cwd, ...(toolGrants ? { toolGrants } : {}) };
@@ -166,6 +167,16 @@ export async function openRunTools(options: RunToolsOptions): Promise<RunTools> 
     }),
     commandNote: () => commandNote,
     gate: tools.gate,
+    agents,
+    scoped: new ScopedTools({
+      ...tools,
+      settings,
+      grants,
+      cwd,
+      outputsRoot: outputsDir,
+      set,
+      readers,
+    }),
   };
 }
 
@@ -228,9 +239,10 @@ async function openMcp(
   const { settings, frontEnd, grants, cwd } = options;
   const configured = { ...settings.mcpServers, ...options.mcpServers };
   if (Object.keys(configured).length === 0) return undefined;
+  // Loaded here (own_modules.ts): a run without MCP servers never loads the MCP modules.
   const [{ McpServers }, { McpTools }] = await Promise.all([
-    import(MCP_SERVERS_MODULE) as Promise<typeof McpServersModule>,
-    import(MCP_TOOLS_MODULE) as Promise<typeof McpToolsModule>,
+    loadOwnModule<typeof McpServersModule>("src/mcp/mcp_servers.ts"),
+    loadOwnModule<typeof McpToolsModule>("src/mcp/mcp_tools.ts"),
   ]);
   const servers = new McpServers(configured, {
     grants,
@@ -272,6 +284,12 @@ async function openSkills(
     interactive: frontEnd.interactive,
     messages: options.messages,
   });
+}
+
+/** The agents `task` can start: found once, the project's asked about as plugins are. */
+function openAgents(options: RunToolsOptions, gate: FileGate): Promise<AgentCatalog> {
+  const { cwd, frontEnd } = options;
+  return openAgentCatalog({ cwd, gate, io: frontEnd.io, interactive: frontEnd.interactive });
 }
 
 /** The last user and assistant messages, the code map's hint of what matters now. */

@@ -18,6 +18,7 @@ import {
 } from "../config/folders.ts";
 import { FileGate } from "../gate/file_gate.ts";
 import { gateRules } from "../gate/protected_set.ts";
+import type { GateRules } from "../gate/gate_types.ts";
 import { builtinPluginDir } from "../plugin_loader/load_plugins.ts";
 import { emptyGrants, type Grants } from "../sandbox/grants/grants.ts";
 
@@ -29,6 +30,8 @@ export interface WorkspaceGateOptions {
   /** The root of saved outputs (default: `<data>/outputs`). */
   outputsRoot?: string;
   env?: FolderEnv;
+  /** Changes the rules before the gate is built (plan mode's plan folder in the data folder). */
+  adjust?: (rules: GateRules) => GateRules;
 }
 
 /**
@@ -88,7 +91,8 @@ export function openWorkspaceGate(options: WorkspaceGateOptions): FileGate {
   const lookup = typeof env === "function" ? env : (name: string) => env[name];
   const xdgConfig = lookup("XDG_CONFIG_HOME");
   const home = homeDir(env);
-  return FileGate.open(gateRules({
+  const adjust = options.adjust ?? ((rules: GateRules) => rules);
+  return FileGate.open(adjust(gateRules({
     workspace: cwd,
     grants,
     pluginFolders: workspacePluginFolders(settings, cwd, env),
@@ -97,5 +101,5 @@ export function openWorkspaceGate(options: WorkspaceGateOptions): FileGate {
     writableGit: settings.writableGit,
     home,
     gitConfigDir: resolve(xdgConfig || resolve(home, ".config"), "git"),
-  }));
+  })));
 }

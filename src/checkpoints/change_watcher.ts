@@ -7,6 +7,7 @@
 import { join } from "node:path";
 import { ensurePrivateDir } from "../config/folders.ts";
 import type { WatcherReply, WatcherRequest } from "./change_watcher_worker.ts";
+import { ownWorkerUrl } from "../platform/own_modules.ts";
 
 /** How long a flush may wait for the watcher before the caller scans instead. */
 const FLUSH_TIMEOUT_MS = 5_000;
@@ -44,7 +45,7 @@ export class ChangeWatcher {
     ensurePrivateDir(folder);
     // The watcher reports real paths: the marks must be recognised under that name.
     const sentinelDir = Deno.realPathSync(folder);
-    const worker = new Worker(new URL("./change_watcher_worker.ts", import.meta.url), {
+    const worker = new Worker(ownWorkerUrl("src/checkpoints/change_watcher_worker.ts"), {
       type: "module",
     });
     const watcher = new ChangeWatcher(worker, sentinelDir);

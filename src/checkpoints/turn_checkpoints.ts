@@ -217,6 +217,17 @@ export class TurnCheckpoints {
     return record;
   }
 
+  /** A subagent's record, made while this turn ran: its changes are this turn's too (/undo). */
+  absorb(record: TurnCheckpoint): TurnCheckpoint | undefined {
+    const turn = this.#turn;
+    if (turn === undefined || turn.failed !== undefined) return undefined;
+    for (const [path, [before, after]] of Object.entries(record.states ?? {})) {
+      turn.states.set(path, [turn.states.get(path)?.[0] ?? before, after]);
+    }
+    turn.commands.push(...(record.commands ?? []));
+    return this.#record(turn, true);
+  }
+
   /** The record of a turn, or undefined when there is nothing to log. */
   #record(turn: OpenTurn, open: boolean): TurnCheckpoint | undefined {
     const states: Record<string, [FileState, FileState]> = {};
@@ -224,6 +235,8 @@ export class TurnCheckpoints {
       if (before !== after) states[path] = [before, after];
     }
     const files = Object.keys(states);
+    // The files a command changed while another session worked in the folder.
+    const shared = files.filter((path) => turn.shared.has(path));
     const worth = files.length > 0 || turn.failed !== undefined || turn.commands.length > 0;
     if (!worth && !turn.logged) return undefined;
     turn.logged = true;
@@ -235,7 +248,7 @@ export class TurnCheckpoints {
       files,
       states,
       ...(turn.commands.length > 0 ? { commands: [...turn.commands] } : {}),
-      ...(shared(turn, files).length > 0 ? { shared: shared(turn, files) } : {}),
+      ...(shared.length > 0 ? { shared } : {}),
       ...(open ? { open: true } : {}),
       ...(turn.failed !== undefined ? { failed: turn.failed } : {}),
     };
@@ -378,11 +391,6 @@ export class TurnCheckpoints {
         "changes (earlier turns still can)",
     );
   }
-}
-
-/** The turn's files a command changed while another session worked in the folder. */
-function shared(turn: OpenTurn, files: readonly string[]): string[] {
-  return files.filter((path) => turn.shared.has(path));
 }
 
 function firstLine(text: string): string {

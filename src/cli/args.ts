@@ -66,6 +66,9 @@ function oneOf<T extends string>(
   return usage(`Invalid value for ${flag} "${value}": expected one of ${allowed.join(", ")}`);
 }
 
+const OUTPUT_FORMATS = ["text", "json", "stream-json"] as const;
+const SANDBOX_MODES = ["auto", "required", "off"] as const;
+
 /** harness's own flags as the parser knows them; docs/cli.md lists every one (tests/docs). */
 export const FLAGS = {
   print: { type: "string", short: "p" },
@@ -81,6 +84,7 @@ export const FLAGS = {
   resume: { type: "string" },
   continue: { type: "boolean", short: "c" },
   "no-session": { type: "boolean" },
+  plan: { type: "boolean" },
   "output-format": { type: "string" },
   "num-ctx": { type: "string" },
   "context-length": { type: "string" },
@@ -214,11 +218,7 @@ export function parseCommand(argv: string[]): Result<Command> {
   for (const r of Object.values(numbers)) if (!r.ok) return r;
   const empty = emptyValue(v);
   if (!empty.ok) return empty;
-  const outputFormat = oneOf("--output-format", v["output-format"], [
-    "text",
-    "json",
-    "stream-json",
-  ]);
+  const outputFormat = oneOf("--output-format", v["output-format"], OUTPUT_FORMATS);
   if (!outputFormat.ok) return outputFormat;
   const provider = oneOf("--provider", v.provider, ["openai", "ollama", "anthropic"]);
   if (!provider.ok) return provider;
@@ -226,11 +226,7 @@ export function parseCommand(argv: string[]): Result<Command> {
   if (!toolCallIds.ok) return toolCallIds;
   const gpu = oneOf("--gpu", v.gpu, ["auto", "off"]);
   if (!gpu.ok) return gpu;
-  const commandSandbox = oneOf("--command-sandbox", v["command-sandbox"], [
-    "auto",
-    "required",
-    "off",
-  ]);
+  const commandSandbox = oneOf("--command-sandbox", v["command-sandbox"], SANDBOX_MODES);
   if (!commandSandbox.ok) return commandSandbox;
   const urlProblem = v["base-url"] === undefined ? undefined : httpUrlProblem(v["base-url"]);
   if (urlProblem !== undefined) {
@@ -266,6 +262,7 @@ export function parseCommand(argv: string[]): Result<Command> {
     if (value !== undefined) flags[key] = value;
   };
   set("prompt", v.print);
+  set("plan", v.plan);
   set("baseUrl", v["base-url"]?.replace(/\/+$/, ""));
   set("model", v.model);
   set("apiKey", v["api-key"]);

@@ -25,7 +25,13 @@ export interface BannerFacts {
   commandSandboxOff?: boolean;
   /** The instruction files in the system prompt (AGENTS.md ...), as /context names them. */
   instructions?: readonly string[];
+  /** The conversation starts in plan mode (--plan). */
+  plan?: boolean;
 }
+
+/** How plan mode is described in the banner. */
+export const PLAN_MODE = "plan mode: reads, searches and commands; only the plan is written " +
+  "(/plan or Shift-Tab to leave)";
 
 /** How command_sandbox "off" is described in the banner and by /permissions. */
 export const COMMAND_SANDBOX_OFF =
@@ -56,6 +62,7 @@ export function formatBanner(facts: BannerFacts, style: Style): string {
     style.dim(`sandbox: ${formatGrants(facts.grants)}`),
     ...(facts.yes ? [style.yellow(YES_MODE)] : []),
     ...(facts.commandSandboxOff ? [style.yellow(COMMAND_SANDBOX_OFF)] : []),
+    ...(facts.plan ? [style.cyan(PLAN_MODE)] : []),
     // File names come with the repository: escapes show as text.
     ...(facts.instructions?.length
       ? [style.dim(`instructions: ${facts.instructions.map(terminalLine).join(", ")}`)]

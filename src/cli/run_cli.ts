@@ -6,23 +6,19 @@ import { EXIT } from "../app/exit_codes.ts";
 import { formatAgentError } from "../errors.ts";
 import { parseGrantFlags } from "../cli/grant_flags.ts";
 import { tracePhase } from "../platform/startup_trace.ts";
+import { loadOwnModule } from "../platform/own_modules.ts";
 import type * as PromptAhead from "./prompt_ahead.ts";
 import type * as RunCommand from "./commands/dispatch_command.ts";
 import type { EditorFrontEnd } from "./commands/dispatch_command.ts";
 import type * as RunConversation from "./run_conversation.ts";
 import type * as DirectCommands from "./commands/direct_commands.ts";
 
-// Not string literals, like main.ts's import of this file: when a module loads, `deno run`
-// also prepares every module its literal dynamic imports reach, which cost about 2.5 ms
-// before the REPL prompt. `deno compile` embeds them through the "compile" task's --include
-// list; tests/release/compile_includes_test.ts keeps that list complete.
-const PROMPT_AHEAD_MODULE = "./prompt_ahead.ts";
-const RUN_COMMAND_MODULE = "./commands/dispatch_command.ts";
-// A run skips cli/commands/dispatch_command.ts: its literal imports of every other command (MCP,
-// code index, doctor, ...) made Deno prepare their module graphs first, about 30 ms of a -p run.
-const RUN_CONVERSATION_MODULE = "./run_conversation.ts";
-// `harness tool` and `policy explain` skip it too: plugin authors run `harness tool` in a loop.
-const DIRECT_COMMANDS_MODULE = "./commands/direct_commands.ts";
+// Each command's modules load through src/platform/own_modules.ts, like main.ts's import of
+// this file: from source, a literal import would make `deno run` prepare every command's
+// modules first (about 2.5 ms before the REPL prompt). A run skips dispatch_command.ts: its
+// literal imports of every other command (MCP, code index, doctor, ...) made Deno prepare
+// their module graphs first, about 30 ms of a -p run. `harness tool` and `policy explain`
+// skip it too: plugin authors run `harness tool` in a loop.
 
 /** How run_cli reports (the version line, one-line errors), and the editor front end. */
 export interface CliIO {
@@ -67,12 +63,12 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
       return 0;
     case "run": {
       // The REPL's prompt shows before the conversation's modules load (prompt_ahead.ts).
-      const { startAhead }: typeof PromptAhead = await import(PROMPT_AHEAD_MODULE);
+      const { startAhead } = await loadOwnModule<typeof PromptAhead>("src/cli/prompt_ahead.ts");
       const ahead = await startAhead(command.flags, grants.value.grants, io);
       if (typeof ahead === "number") return ahead;
       try {
-        const { runConversation }: typeof RunConversation = await import(
-          RUN_CONVERSATION_MODULE
+        const { runConversation } = await loadOwnModule<typeof RunConversation>(
+          "src/cli/run_conversation.ts",
         );
         return await runConversation(command.flags, grants.value.grants, ahead, ahead);
       } finally {
@@ -81,7 +77,9 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     }
     case "tool":
     case "policy_explain": {
-      const direct: typeof DirectCommands = await import(DIRECT_COMMANDS_MODULE);
+      const direct = await loadOwnModule<typeof DirectCommands>(
+        "src/cli/commands/direct_commands.ts",
+      );
       tracePhase("direct_commands.ts imported");
       const cwd = Deno.cwd();
       return command.kind === "tool"
@@ -89,7 +87,9 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
         : await direct.runPolicyExplain(command, grants.value.grants, cwd, io);
     }
     default: {
-      const { runCommand }: typeof RunCommand = await import(RUN_COMMAND_MODULE);
+      const { runCommand } = await loadOwnModule<typeof RunCommand>(
+        "src/cli/commands/dispatch_command.ts",
+      );
       tracePhase("dispatch_command.ts imported");
       return await runCommand(command, grants.value.grants, io);
     }

@@ -20,12 +20,11 @@ import { tracePhase } from "../platform/startup_trace.ts";
 import { terminalFrontEnd } from "./terminal_front_end.ts";
 import { type TerminalSessions, terminalSessions } from "./terminal_sessions.ts";
 import type * as RunRepl from "./run_repl.ts";
-
-// Not a string literal: a -p run never loads the REPL's modules (readline, slash commands,
-// approval prompts). The "compile" task embeds it through its --include list.
-const REPL_MODULE = "./run_repl.ts";
+import { loadOwnModule } from "../platform/own_modules.ts";
 
 const encoder = new TextEncoder();
+// Only the REPL loads readline, slash commands and approval prompts (own_modules.ts).
+const loadRepl = () => loadOwnModule<typeof RunRepl>("src/cli/run_repl.ts");
 const writeOut = (text: string) => Deno.stdout.writeSync(encoder.encode(text));
 const writeErr = (text: string) => Deno.stderr.writeSync(encoder.encode(text));
 
@@ -63,7 +62,7 @@ export async function runConversation(
     (name) => Deno.env.get(name),
   );
   const style = createStyle(color);
-  const replModule: typeof RunRepl | undefined = printMode ? undefined : await import(REPL_MODULE);
+  const replModule = printMode ? undefined : await loadRepl();
   let resumeId: string | undefined;
   const screen = terminalFrontEnd({
     settings,
@@ -239,6 +238,11 @@ async function runPrintMode(
   style: Style,
   store: SessionStore,
 ): Promise<number> {
+  // --plan: the prompt is answered in plan mode (its plan is the answer).
+  if (flags.plan) {
+    const { startPlanning } = await import("./slash/plan_command.ts");
+    if (!await startPlanning(conversation, flags, writeErr)) return EXIT.usage;
+  }
   const controller = new AbortController();
   const onSignal = () => controller.abort();
   const signals: Deno.Signal[] = Deno.build.os === "windows"

@@ -10,6 +10,7 @@ import type { Conversation } from "../agent/conversation.ts";
 import type { LoopEventSink } from "../agent/loop_events.ts";
 import { createStreamJson, finalJson } from "../ui/render_json.ts";
 import { createTextRenderer } from "../ui/render_text.ts";
+import { SubagentCalls } from "../ui/subagent_calls.ts";
 import type { Style } from "../ui/style.ts";
 import { jsonTerminalSafe, terminalSafe } from "../platform/terminal_text.ts";
 
@@ -75,7 +76,12 @@ export async function runPrint(
     });
     sink = renderer.sink;
   }
-  const outcome = await conversation.send(prompt, sink, options.signal);
+  const subagents = new SubagentCalls();
+  const shown = sink;
+  const outcome = await conversation.send(prompt, (event) => {
+    subagents.record(event);
+    shown(event);
+  }, options.signal);
   const sessionId = conversation.parts.recorder.id;
   // The session ends before the result is printed, so the result can say if it was not saved.
   conversation.parts.recorder.end();
@@ -85,6 +91,7 @@ export async function runPrint(
     finalJson(outcome, sessionId, {
       sessionError: unsaved && formatAgentError(unsaved),
       checkpointError,
+      subagents,
     });
   switch (options.format) {
     case "text":

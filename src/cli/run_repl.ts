@@ -40,6 +40,9 @@ import { terminalLine, terminalSafe } from "../platform/terminal_text.ts";
 
 import type { StartAhead } from "./prompt_ahead.ts";
 import type { TerminalSessions } from "./terminal_sessions.ts";
+import type { RestoreAsk } from "./slash/restore_commands.ts";
+import { planCommand, startPlanning } from "./slash/plan_command.ts";
+import { planModeOf } from "../app/plan_mode.ts";
 
 /**
  * The REPL, which owns stdin from its making: permission prompts and trust questions read it.
@@ -59,7 +62,7 @@ export function createRepl(
   const { terminal, grants } = options;
   const completionGate = grants &&
     FileGate.open(readingRules(grants, { config: configDir(), data: dataDir() }));
-  return new Repl({
+  const repl: Repl = new Repl({
     input: process.stdin,
     output: process.stdout,
     terminal,
@@ -76,7 +79,14 @@ export function createRepl(
       Deno.addSignalListener("SIGINT", handler);
       return () => Deno.removeSignalListener("SIGINT", handler);
     },
+    // Plan mode shows on the prompt; Shift-Tab enters /plan.
+    promptMark: () => {
+      const conversation = repl.conversation;
+      return conversation && planModeOf(conversation)?.active ? "plan" : undefined;
+    },
+    modeCommand: "/plan",
   });
+  return repl;
 }
 
 /** The approval prompt on the terminal, which says how run_command's commands are confined. */
@@ -114,6 +124,25 @@ async function runShellLine(
   repl.conversation.addMessage({ kind: "user", content: outcome.message });
 }
 
+/** How the REPL asks a question: one key, or one line. */
+function questions(repl: Repl): RestoreAsk {
+  return {
+    key(question) {
+      repl.turnInput.write(question);
+      return repl.turnInput.readKey();
+    },
+    line: (question) => repl.turnInput.readLine(question),
+  };
+}
+
+/** /skills: the skills with where each came from, and the files skipped. */
+async function skillsReport(tools: Workspace["tools"], cwd: string): Promise<string> {
+  const { formatSkillList } = await import("../skills/skill_report.ts");
+  const skills = tools.skills;
+  const found = skills ? { ...skills.found, skills: skills.tools.skills() } : undefined;
+  return formatSkillList(found ?? { skills: [], skipped: [] }, { cwd, home: homeDir() });
+}
+
 /** What the REPL stage needs of the command line. */
 export interface ReplRun {
   flags: RunFlags;
@@ -138,6 +167,10 @@ export async function runRepl(
   const leave = () => {
     (repl.conversation ?? conversation).parts.recorder.end();
     void approver.loaded().then((loaded) => loaded.resetSession());
+  };
+  const fresh = () => {
+    leave();
+    return sessions.fresh();
   };
   const instructions = parts.workspace.instructions;
   const commands = slashCommands({
@@ -167,31 +200,14 @@ export async function runRepl(
     sessionStats: async (id, style) =>
       (await import("./commands/stats_command.ts")).sessionStatsText(run.store, id, style),
     ...(mcp ? { mcpReport: () => formatServerStates(mcp.states()) } : {}),
-    skillsReport: async () => {
-      const { formatSkillList } = await import("../skills/skill_report.ts");
-      const skills = tools.skills;
-      const found = skills ? { ...skills.found, skills: skills.tools.skills() } : undefined;
-      return formatSkillList(found ?? { skills: [], skipped: [] }, {
-        cwd: at.cwd,
-        home: homeDir(),
-      });
-    },
+    skillsReport: () => skillsReport(tools, at.cwd),
     resume: (id) => {
       const resumed = sessions.resume(id);
       if (!("error" in resumed)) leave();
       return Promise.resolve(resumed);
     },
-    fresh: () => {
-      leave();
-      return sessions.fresh();
-    },
-    restore: {
-      key(question) {
-        repl.turnInput.write(question);
-        return repl.turnInput.readKey();
-      },
-      line: (question) => repl.turnInput.readLine(question),
-    },
+    fresh,
+    restore: questions(repl),
   });
   // /init, /model, the custom commands (a project's asked about first) and the skills.
   const builtin = new Set([...commands.map((command) => command.name), "init", "model"]);
@@ -203,11 +219,13 @@ export async function runRepl(
   commands.push(
     initCommand(instructions, () => tools.offer().entries.some((e) => isTool(e.info, CODE_MAP))),
     modelCommand(run, settings),
+    planCommand({ key: questions(repl).key, fresh }),
     ...offered.commands,
   );
   repl.setCommands(commands);
   // Tab lists only what the run's file gate lets the session list (issue 38).
   repl.setCompletionGate(tools.gate);
+  const planning = await startPlanning(conversation, flags, repl.turnInput.write);
   if (!ahead?.shown) {
     repl.setBanner(formatBanner({
       model: opened.provider.model,
@@ -218,6 +236,7 @@ export async function runRepl(
       yes: flags.yes,
       commandSandboxOff: settings.commandSandbox === "off",
       instructions: instructions.files.map((file) => file.label),
+      plan: planning,
     }, style));
   }
   // @ mentions are read through the sandbox before a message is sent; !command runs in it. An

@@ -5,6 +5,7 @@
 import type { RunSessions } from "../app/run_sessions.ts";
 import type { Conversation } from "../agent/conversation.ts";
 import type { Approver } from "../permissions/approver.ts";
+import type { Prompter } from "../permissions/prompt_types.ts";
 import { formatAgentError } from "../errors.ts";
 import { turnCount } from "../sessions/query_sessions.ts";
 import type { Message } from "../messages.ts";
@@ -27,7 +28,8 @@ export interface TerminalSessions {
 export function terminalSessions(
   sessions: RunSessions,
   options: {
-    approver: Approver;
+    /** The workspace's approver, and the prompt it asks through (a subagent's too). */
+    approver: Approver & { readonly prompter?: Prompter };
     shownSessionId: string | undefined;
     recap?(messages: readonly Message[]): string;
     style: Style;
@@ -36,7 +38,8 @@ export function terminalSessions(
 ): TerminalSessions {
   const { style } = options;
   let shownSessionId = options.shownSessionId;
-  const seat = { approver: options.approver };
+  const { prompter } = options.approver;
+  const seat = { approver: options.approver, ...(prompter ? { prompter } : {}) };
   return {
     fresh() {
       const started = sessions.start(seat, shownSessionId);

@@ -11,6 +11,7 @@ import { GRAMMARS, loadGrammarAssets } from "./grammar_assets.ts";
 import { grammarFor, type GrammarId } from "./languages.ts";
 import { readRoots } from "../tools/search/read_roots.ts";
 import type { IndexInit, IndexReply, IndexRequest } from "./index_worker.ts";
+import { ownWorkerUrl } from "../platform/own_modules.ts";
 
 /** One shard's request, without the id the pool gives it. */
 export type IndexJob = Omit<IndexRequest, "type" | "id">;
@@ -89,7 +90,7 @@ export class IndexWorkers {
     while (this.#workers.length < count) {
       // Tree-sitter's runtime now; grammars with the runs that need them (#grammarsFor).
       const assets = await loadGrammarAssets([]);
-      const worker = new Worker(new URL("./index_worker.ts", import.meta.url), {
+      const worker = new Worker(ownWorkerUrl("src/code_index/index_worker.ts"), {
         type: "module",
         name: "harness-indexer",
         deno: {

@@ -47,8 +47,7 @@ export interface Settings {
   toolOutputLimit: number;
   /** Extra plugin folders from config (flags add more). */
   plugins: string[];
-  /** The folders of `plugins` named with --plugins on this command line (they vouch for their
-   * files, even ./plugins); config files' folders never do. */
+  /** The `plugins` folders named with --plugins (they vouch for their files); config's never. */
   namedPluginDirs: string[];
   /** Replaces the built-in system prompt. */
   systemPrompt?: string;
@@ -84,10 +83,7 @@ export interface Settings {
   mcpServers: Record<string, McpServerConfig>;
   /** The model offered to run in-process when no server answers (model_source.ts). */
   defaultModel?: ModelSource;
-  /**
-   * The embedding model of `search_code` ("off": none, and none is looked for); unset: the
-   * first embedding model the local server lists.
-   */
+  /** search_code's embedding model ("off": none is looked for); unset: the server's first. */
   embeddingModel?: string;
   /** The server embeddings come from (default: the model server); an Ollama root or a /v1 URL. */
   embeddingBaseUrl?: string;
@@ -107,6 +103,8 @@ export interface Settings {
   instructionFiles: string[];
   /** How deep subagents may nest (src/sandbox/grants/child_scope.ts): 1 allows children only. */
   maxAgentDepth: number;
+  /** Plan mode's plans go to this workspace folder (`plans`); unset: harness's data folder. */
+  planFolder?: string;
   /**
    * The search engine of `web_search`: a SearXNG base URL, or a URL template with `{query}`.
    * Unset: the tool is not offered and nothing searches (plugins/web_search.ts).
@@ -300,6 +298,7 @@ const FIELDS: Record<string, [keyof Settings, Checker]> = {
   image_max_size: ["imageMaxSize", isPositive],
   instruction_files: ["instructionFiles", isFileNameList],
   max_agent_depth: ["maxAgentDepth", isPositive],
+  plan_folder: ["planFolder", isNonEmptyString],
   web_search_url: ["webSearchUrl", isSearchUrl],
   default_model: ["defaultModel", (v) => {
     const parsed = parseModelSource(v);

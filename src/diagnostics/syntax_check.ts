@@ -3,7 +3,7 @@
 // node turned into a diagnostic. It runs on the host thread, in memory, on the text the edit
 // wrote; the runtime and each grammar load once, on first use.
 
-import { type Edit, Language, type Node, Parser, type Tree } from "web-tree-sitter";
+import type { Edit, Language, Node, Parser, Tree } from "web-tree-sitter";
 import { loadGrammarAssets } from "../code_index/grammar_assets.ts";
 import { grammarFor, type GrammarId } from "../code_index/languages.ts";
 import { type Diagnostic, newDiagnostics } from "./diagnostic.ts";
@@ -13,14 +13,20 @@ const MAX_FOUND = 50;
 /** Characters of source an "unexpected" message quotes. */
 const QUOTED = 30;
 
-let runtime: Promise<void> | undefined;
+/** tree-sitter's classes, imported with the runtime: a run without an edit never loads them. */
+type TreeSitter = { Parser: typeof Parser; Language: typeof Language };
+let runtime: Promise<TreeSitter> | undefined;
 const parsers = new Map<GrammarId, Promise<Parser>>();
 
 /** tree-sitter's runtime, started once on this thread. */
-function startRuntime(): Promise<void> {
-  runtime ??= loadGrammarAssets([], {}).then(async (assets) => {
-    await Parser.init({ wasmBinary: assets.runtime } as Parameters<typeof Parser.init>[0]);
-  });
+function startRuntime(): Promise<TreeSitter> {
+  runtime ??= Promise.all([import("web-tree-sitter"), loadGrammarAssets([], {})]).then(
+    async ([treeSitter, assets]) => {
+      const init = { wasmBinary: assets.runtime } as Parameters<typeof Parser.init>[0];
+      await treeSitter.Parser.init(init);
+      return treeSitter;
+    },
+  );
   return runtime;
 }
 
@@ -28,7 +34,7 @@ function startRuntime(): Promise<void> {
 function parserFor(grammar: GrammarId): Promise<Parser> {
   let parser = parsers.get(grammar);
   if (!parser) {
-    parser = startRuntime().then(async () => {
+    parser = startRuntime().then(async ({ Parser, Language }) => {
       const assets = await loadGrammarAssets([grammar], { runtime: false });
       const language = await Language.load(assets.grammars[grammar]!);
       const made = new Parser();

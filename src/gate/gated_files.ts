@@ -140,6 +140,18 @@ export async function writeGatedTextFile(
 }
 
 /**
+ * Makes a folder the gate lets `path` write (and the missing folders above it that are
+ * inside the same grant); nothing when it exists.
+ *
+ * @throws {GateRefused} when the gate refuses.
+ */
+export async function makeGatedDir(gate: FileGate, path: string): Promise<string> {
+  const real = gatedPath(gate, "write", path);
+  await Deno.mkdir(real, { recursive: true });
+  return real;
+}
+
+/**
  * Stats a path through the gate (links followed).
  *
  * @throws {GateRefused} when the gate refuses.

@@ -1,13 +1,15 @@
 // The protected set and the gate's rules, computed once at start whether or not --allow-run is
 // given: `.git` of every repository in the grant (any path segment named `.git`, and the git
 // folders a `.git` file points to), `.harness/` of the workspace and of each write grant,
-// harness's config and cache folders, every plugin folder it loads, and every place git reads
+// harness's config and cache folders and its bundle (.bundle/ of its checkout), every plugin
+// folder it loads, and every place git reads
 // programs from (git_programs.ts). harness's data folder is hidden whole, but for this
 // workspace's saved outputs, and so is its config folder (the API key, the trust store, the
 // policies), but for the user's skills and plugins. file_gate.ts enforces these rules; the
 // command sandbox mounts them.
 
 import { paths } from "../platform/paths.ts";
+import { bundleFolder } from "../platform/bundle_manifest.ts";
 import type { GateRules, HiddenEntry, ProtectedEntry } from "./gate_types.ts";
 import { gitProgramPaths } from "./git_programs.ts";
 
@@ -224,6 +226,8 @@ export function gateRules(inputs: GateInputs): GateRules {
     ...inputs.pluginFolders.map((path): ProtectedEntry => ({ path, kind: "plugins" })),
     { path: inputs.harness.config, kind: "harness" },
     ...(inputs.harness.cache ? [{ path: inputs.harness.cache, kind: "harness" as const }] : []),
+    // harness's bundle of its own code (main.ts runs it): only its build writes there.
+    { path: resolve(bundleFolder()), kind: "harness" },
   ];
   const holdsWorkspace = (path: string) =>
     isInside(path, workspace) || isInside(realOrSelf(path), realOrSelf(workspace));

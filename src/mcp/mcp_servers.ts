@@ -24,13 +24,13 @@ import { configDir, savedOutputsRoot, workspaceDataDir } from "../config/folders
 import type { CommandSandbox } from "../sandbox/commands/command_sandbox.ts";
 import { probeCommandSandbox } from "../sandbox/commands/command_sandbox_probe.ts";
 import { closeExtraFdsOnExec } from "../sandbox/commands/stdio_only.ts";
+import { loadOwnModule } from "../platform/own_modules.ts";
 
 /** How long a server whose call timed out has to answer a ping before it counts as frozen. */
 const PING_TIMEOUT_MS = 5_000;
 
-// Not a string literal: the SDK stays out of the module graph `deno run` prepares at start-up.
-// The "compile" task embeds it through its --include list.
-const SERVER_MODULE = "./mcp_server.ts";
+// The SDK loads with the first server (own_modules.ts): it stays out of the module graph
+// `deno run` prepares at start-up.
 
 export type McpServerStatus =
   | "starting"
@@ -245,7 +245,7 @@ export class McpServers {
     entry.status = "starting";
     const started = performance.now();
     entry.starting = (async () => {
-      const module: typeof McpServerModule = await import(SERVER_MODULE);
+      const module = await loadOwnModule<typeof McpServerModule>("src/mcp/mcp_server.ts");
       if (this.#closed) return;
       const launch = await this.#launchConfig(entry);
       if ("error" in launch) {

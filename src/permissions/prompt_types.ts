@@ -36,6 +36,16 @@ export interface PromptRequest {
   preview?(): Promise<PreviewResult | undefined>;
   /** Offers the "Edit" answer: change the arguments, then allow the changed call once. */
   edit?: PromptEditing;
+  /** A subagent asks (its calls go through its parent's prompt): who, and its call's id. */
+  asker?: PromptAsker;
+}
+
+/** Which subagent a prompt is for. */
+export interface PromptAsker {
+  /** How the prompt names it: `subagent "explorer" (task 2)`. */
+  label: string;
+  /** Its call as the editor knows it (the task's id and the child's call id). */
+  callId: string;
 }
 
 /** What the prompt needs to let the user change a call. */

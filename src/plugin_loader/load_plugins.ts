@@ -7,6 +7,7 @@ import { join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { AgentError } from "../errors.ts";
 import { userPluginDir } from "../config/folders.ts";
+import { harnessUrl } from "../platform/own_modules.ts";
 
 /** Where a plugin file came from; earlier origins win on duplicate names. */
 export type PluginOrigin = "builtin" | "user" | "project" | "flag";
@@ -32,7 +33,7 @@ export interface PluginFile {
  * ```
  */
 export function builtinPluginDir(): string {
-  return fileURLToPath(new URL("../../plugins/", import.meta.url));
+  return fileURLToPath(harnessUrl("plugins/"));
 }
 
 function isPluginFileName(name: string): boolean {

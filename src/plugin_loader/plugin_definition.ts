@@ -10,6 +10,8 @@ import {
   type ToolPermissions,
 } from "../tools/define_tool.ts";
 import type { FilePin } from "../platform/import_graph.ts";
+import { harnessUrl } from "../platform/own_modules.ts";
+import { fileURLToPath } from "node:url";
 
 /** A plugin file to import. */
 export interface PluginRef {
@@ -156,8 +158,25 @@ async function importWithTimeout(url: string, ms: number): Promise<Record<string
   }
 }
 
+/** The built-in tools compiled into the worker's bundle, by file path (useBundledBuiltins). */
+const bundledBuiltins = new Map<string, Record<string, unknown>>();
+
+/**
+ * Serves the built-in tools from the worker's bundle instead of importing their files (called
+ * once by the bundle's worker entry, which scripts/build_bundle.ts writes): the bundle was
+ * checked fresh against those files when harness started.
+ *
+ * @param modules Each built-in plugin's module, by its path in the checkout ("plugins/ls.ts").
+ */
+export function useBundledBuiltins(modules: Record<string, Record<string, unknown>>): void {
+  for (const [path, module] of Object.entries(modules)) {
+    bundledBuiltins.set(fileURLToPath(harnessUrl(path)), module);
+  }
+}
+
 export async function loadPlugin(plugin: PluginRef, timeoutMs: number): Promise<ToolDefinition> {
-  const module = await importWithTimeout(plugin.url, timeoutMs);
+  const module = bundledBuiltins.get(plugin.path) ??
+    await importWithTimeout(plugin.url, timeoutMs);
   let exported = module.default;
   if (exported === undefined) {
     throw new Error("it has no default export: end it with `export default defineTool({ ... })`");

@@ -24,6 +24,7 @@ import { endTurn, errorTurn, TurnAccumulator } from "./openai_compat/stream_read
 import { toWireMessages, toWireTool } from "./openai_compat/wire_messages.ts";
 import { countPromptTokens, type TokenizeWay } from "./openai_compat/count_tokens.ts";
 import { DEFAULT_STREAM_LIMITS, type StreamLimits, StreamWatchdog } from "./stream_watchdog.ts";
+import { slotRequestFields } from "./server_slots.ts";
 
 /** Options of {@linkcode createOpenAICompatProvider}. */
 export interface OpenAICompatOptions {
@@ -169,6 +170,7 @@ async function attempt(
       : {}),
     ...(state.options.promptProgress ? { return_progress: true } : {}),
     ...(request.maxTokens === undefined ? {} : { max_tokens: request.maxTokens }),
+    ...(request.slot === undefined ? {} : slotRequestFields(request.slot)),
     ...state.options.extraBody,
     model: state.options.model,
     messages: messages.value,

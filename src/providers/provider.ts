@@ -13,6 +13,11 @@ export interface ModelRequest {
   signal?: AbortSignal;
   /** At most this many tokens are generated (`harness doctor`'s short requests); default: the server's. */
   maxTokens?: number;
+  /**
+   * The server slot to run on (llama-server's `id_slot`), so a subagent keeps off its parent's
+   * cached prompt (slot_scheduler.ts); servers without slots ignore it.
+   */
+  slot?: number;
 }
 
 /** Streamed while a turn is generated, for display only. */

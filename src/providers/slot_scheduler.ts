@@ -5,6 +5,7 @@
 // after the last (or, without --slot-save-path, harness says once that the cache is rebuilt);
 // other servers get every request at once. The rest wait in order for a lease.
 
+import type { Provider } from "./provider.ts";
 import type { SlotActions, SlotLayout } from "./server_slots.ts";
 
 /** A child's turn on the server: the slot its requests pin (`id_slot`), if any. */
@@ -175,4 +176,42 @@ export class SlotScheduler {
     this.#said.add(text);
     this.#options.onNote?.(text);
   }
+}
+
+/**
+ * A provider whose requests pin a slot (`ModelRequest.slot`): a subagent's its lease's, the
+ * parent's its own. `slot()` is read at each request (awaited, so the first request can wait
+ * for the server's layout); undefined lets the server choose. Every other member is the
+ * provider's own.
+ *
+ * @param provider The run's provider.
+ * @param slot The slot to pin now.
+ * @returns The provider as the conversation uses it.
+ *
+ * @example
+ * ```ts
+ * import { pinnedProvider } from "./slot_scheduler.ts";
+ * import { answer, ScriptedProvider } from "./scripted.ts";
+ * let asked: number | undefined;
+ * const pinned = pinnedProvider(new ScriptedProvider([(request) => (asked = request.slot, answer("hi"))]), () => 1);
+ * await pinned.complete({ messages: [], tools: [] });
+ * if (asked !== 1 || pinned.name !== "scripted") throw new Error();
+ * ```
+ */
+export function pinnedProvider(
+  provider: Provider,
+  slot: () => number | undefined | Promise<number | undefined>,
+): Provider {
+  return {
+    name: provider.name,
+    model: provider.model,
+    ...(provider.countTokens ? { countTokens: provider.countTokens.bind(provider) } : {}),
+    async complete(request, onEvent) {
+      const pinned = await slot();
+      return await provider.complete(
+        pinned === undefined ? request : { ...request, slot: pinned },
+        onEvent,
+      );
+    },
+  };
 }

@@ -11,7 +11,12 @@ import type { SessionRecorder } from "../agent/session_recorder.ts";
 import { messageImages, toolResultMessage } from "../messages.ts";
 import { interruptedResult, type UnansweredCall } from "./replay.ts";
 import { describe } from "./schema.ts";
-import { eventFromLoopEvent, eventFromMessage, type UnstampedEvent } from "./session_events.ts";
+import {
+  eventFromLoopEvent,
+  eventFromMessage,
+  subagentOf,
+  type UnstampedEvent,
+} from "./session_events.ts";
 import { storeImages } from "./image_store.ts";
 
 /** Records one session's events. Implements the loop's SessionRecorder seam. */
@@ -164,7 +169,8 @@ export function createLogWriter(log: EventLog, sessionId: string): SessionLogWri
     id: sessionId,
     record(event) {
       const logged = eventFromLoopEvent(event);
-      if (logged && track(logged)) {
+      // A subagent's calls are its own: the session's open calls are the session's.
+      if (logged && (subagentOf(logged) !== undefined || track(logged))) {
         write(logged, event.type === "message" ? messageImages(event.message) : []);
       }
     },

@@ -4,7 +4,7 @@
 
 import type { ImagePart, Message, ToolResult } from "../messages.ts";
 import { makeToolResult } from "../messages.ts";
-import type { ImageRef, SessionEvent } from "./session_events.ts";
+import { type ImageRef, type SessionEvent, subagentOf } from "./session_events.ts";
 import { compactedMessages } from "../agent/compaction.ts";
 import { addRecord, markUndone, type TurnCheckpoint } from "../checkpoints/turn_record.ts";
 
@@ -72,7 +72,7 @@ export function replayEvents(
     trailingCalls = new Set();
   };
 
-  for (const event of withoutInert(events)) {
+  for (const event of ownEvents(events)) {
     switch (event.type) {
       case "system_message":
         // An imported session's system prompt is logged at its first resume: it goes first.
@@ -198,11 +198,14 @@ export function replayEvents(
 }
 
 /**
- * The events but inert records: those belong to the run that recorded them (an imported
+ * The session's own events: not its subagents' (the `task` tool's children are not its
+ * messages), nor inert records, which belong to the run that recorded them (an imported
  * export's system prompt and checkpoints), exported as they came and never used.
  */
-function* withoutInert(events: Iterable<SessionEvent>): Iterable<SessionEvent> {
-  for (const event of events) if (!event.inert) yield event;
+function* ownEvents(events: Iterable<SessionEvent>): Iterable<SessionEvent> {
+  for (const event of events) {
+    if (!event.inert && subagentOf(event) === undefined) yield event;
+  }
 }
 
 /** Checkpoints after the messages they sat before are gone: their files can still be undone. */

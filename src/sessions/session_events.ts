@@ -221,6 +221,47 @@ function refs(images: readonly ImagePart[]): ImageRef[] {
   return images.map(({ data: _data, ...ref }) => ref);
 }
 
+/** What marks a subagent's event in the log: its task and agent (every event type may have it). */
+export interface SubagentMark {
+  /** The task id of the child conversation whose event this is (the parent's have none). */
+  task: string;
+  agent: string;
+}
+
+/**
+ * A subagent's event as the log keeps it: the child's own event with its task and agent, so
+ * the statistics count its calls and replay leaves it out of the parent's conversation.
+ */
+function subagentEvent(
+  event: Extract<LoopEvent, { type: "subagent" }>,
+): UnstampedEvent | undefined {
+  const inner = eventFromLoopEvent(event.event);
+  // A grandchild's event already names its own task.
+  if (inner === undefined || subagentOf(inner) !== undefined) return inner;
+  const mark: SubagentMark = { task: event.taskId, agent: event.agent };
+  return { ...inner, payload: { ...inner.payload, ...mark } } as UnstampedEvent;
+}
+
+/**
+ * The task an event belongs to, when a subagent's conversation logged it.
+ *
+ * @param event A logged event.
+ * @returns Its mark, or undefined for the session's own events.
+ *
+ * @example
+ * ```ts
+ * import { subagentOf } from "./session_events.ts";
+ * const e = { type: "user_message" as const, payload: { content: "go", task: "t1", agent: "a" } };
+ * if (subagentOf(e)?.task !== "t1" || subagentOf({ ...e, payload: { content: "x" } })) throw new Error();
+ * ```
+ */
+export function subagentOf(event: Pick<UnstampedEvent, "payload">): SubagentMark | undefined {
+  const payload = event.payload as Partial<SubagentMark>;
+  return typeof payload.task === "string" && typeof payload.agent === "string"
+    ? { task: payload.task, agent: payload.agent }
+    : undefined;
+}
+
 /**
  * The log event for a loop event, or undefined for events the log does not keep (text and
  * reasoning deltas, which the assistant message repeats; turn starts; usage, which the
@@ -286,6 +327,8 @@ export function eventFromLoopEvent(event: LoopEvent): UnstampedEvent | undefined
       return event.side === undefined
         ? undefined
         : { type: "side_request", payload: { side: event.side, usage: event.usage } };
+    case "subagent":
+      return subagentEvent(event);
     case "turn_started":
     case "text_delta":
     case "reasoning_delta":

@@ -3,7 +3,7 @@
 // the user's and the assistant's words, each tool call with its arguments, and its result (cut
 // at a few thousand characters, saying how much). JSONL (jsonl.ts) is the format that imports.
 
-import type { SessionEvent } from "./session_events.ts";
+import { type SessionEvent, type SubagentMark, subagentOf } from "./session_events.ts";
 import type { SessionSummary } from "./query_sessions.ts";
 
 /** Characters of a tool result shown before the cut. */
@@ -39,7 +39,8 @@ export function sessionMarkdown(info: SessionSummary, events: readonly SessionEv
   ];
   for (const event of events) {
     const block = eventMarkdown(event);
-    if (block !== undefined) parts.push(block);
+    const mark = subagentOf(event);
+    if (block !== undefined) parts.push(mark ? quoted(block, mark) : block);
   }
   return `${parts.join("\n\n")}\n`;
 }
@@ -84,6 +85,12 @@ function eventMarkdown(event: SessionEvent): string | undefined {
     default:
       return undefined;
   }
+}
+
+/** A subagent's block: quoted under its parent's, its headings naming the agent and task. */
+function quoted(block: string, mark: SubagentMark): string {
+  const named = block.replace(/^## /, `### ${mark.agent} (task ${mark.task}): `);
+  return named.split("\n").map((line) => line === "" ? ">" : `> ${line}`).join("\n");
 }
 
 /** Arguments as indented JSON when they parse, else as given. */

@@ -177,6 +177,11 @@ export class SkillTools {
     this.#offered = skills.length > 0;
   }
 
+  /** The names of the skills whose text is in `messages` ({@linkcode skillsInMessages}). */
+  inMessages(messages: readonly Message[]): Set<string> {
+    return skillsInMessages(messages);
+  }
+
   /** The tools (none when no skill was installed at the start). */
   list(): readonly ToolInfo[] {
     if (!this.#offered) return [];

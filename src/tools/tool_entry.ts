@@ -25,6 +25,11 @@ export interface ToolInfo {
   origin: "builtin" | "project" | "user" | "flag" | "mcp";
   /** For an MCP tool: the server's name in `mcp_servers` (src/mcp/). */
   server?: string;
+  /**
+   * Calls of it in one reply run together (`task`: each child is its own conversation, and
+   * the slot scheduler queues those the server has no room for).
+   */
+  concurrent?: boolean;
 }
 
 /** The outcome of one executed tool call. */
@@ -44,6 +49,8 @@ export interface ToolRun {
 
 /** What one call of an entry runs with besides its arguments. */
 export interface EntryCall {
+  /** The call's id, as the model's turn and the loop's events name it. */
+  callId?: string;
   signal?: AbortSignal;
   /** The conversation's state (tasks); the run returns it, changed or not. */
   state: Record<string, unknown>;

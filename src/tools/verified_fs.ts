@@ -3,7 +3,7 @@
 // link that leads elsewhere. Deno has no openat or O_NOFOLLOW, so these helpers open, then
 // verify that the path is still real and that the opened file is the one the path names now.
 
-import { realpathSync } from "node:fs";
+import { realPathSync as realpathSync } from "../platform/real_path.ts";
 import { ToolError } from "./define_tool.ts";
 
 /** The error for a path that changed between its check and its use. */

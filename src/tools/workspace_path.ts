@@ -5,7 +5,7 @@
 // inside the sandbox worker (it only reads the file system).
 
 import { isAbsolute, relative, resolve, sep } from "node:path";
-import { realpathSync } from "node:fs";
+import { realPathSync as realpathSync } from "../platform/real_path.ts";
 import { ToolError } from "./define_tool.ts";
 
 function isInside(root: string, target: string): boolean {
@@ -48,8 +48,8 @@ function isInsideRoot(root: string, path: string): boolean {
  * @param workspace Absolute path of the workspace root.
  * @param path The path the model gave.
  * @param roots Folders whose absolute paths are accepted too, links resolved inside them:
- *   where harness saves the full outputs of cut results (results name them), and the folders
- *   of skills the session loaded.
+ *   where harness saves the full outputs of cut results (results name them), the folders
+ *   of skills the session loaded, and plan mode's plan folder (the one place it may write).
  * @returns The real absolute path: symbolic links resolved (for a path that does not exist
  *   yet, those of its nearest existing folder), so opening it opens what was checked.
  * @throws {ToolError} `validation_failed` for absolute paths, `..` escapes and symlinks

@@ -7,7 +7,8 @@ import type { TurnStage } from "../agent/turn_stage.ts";
 import type { Message } from "../messages.ts";
 import { oneLine } from "../skills/skill_catalog.ts";
 import type { SkillDefinition } from "../skills/skill_files.ts";
-import { skillsInMessages, type SkillTools } from "../skills/skill_tools.ts";
+// Types only: the module that parses skills (and YAML) loads with the skill tools, not here.
+import type { SkillTools } from "../skills/skill_tools.ts";
 
 /** What the stage reads of a workspace's skills (app/run_skills.ts's RunSkills has it). */
 export interface TurnSkills {
@@ -49,7 +50,7 @@ export function skillTurnStage(
   let loaded = new Set<string>();
   const remember = () => {
     for (const name of skills.tools.takeLoaded()) loaded.add(name);
-    for (const name of skillsInMessages(messages())) loaded.add(name);
+    for (const name of skills.tools.inMessages(messages())) loaded.add(name);
   };
   return {
     name: "skills",
@@ -75,7 +76,7 @@ export function skillTurnStage(
       if (source === "clear") loaded = new Set();
       if (source !== "compact") return Promise.resolve(undefined);
       for (const name of skills.tools.takeLoaded()) loaded.add(name);
-      const present = skillsInMessages(messages());
+      const present = skills.tools.inMessages(messages());
       const again = [...loaded].filter((name) => !present.has(name))
         .flatMap((name) => skills.tools.get(name) ?? []);
       if (again.length === 0) return Promise.resolve(undefined);

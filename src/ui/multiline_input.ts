@@ -1,7 +1,8 @@
 // Multi-line messages at the REPL prompt, on top of node:readline's one-line editor: a
 // bracketed paste is one message (a long one shown as `[pasted N lines]`), Alt-Enter or Ctrl-J
-// starts a new line, Ctrl-G edits the message in $EDITOR. Lines above the one being edited are
-// kept here; Enter sends them all. The REPL routes every key through `key()` first.
+// starts a new line, Ctrl-G edits the message in $EDITOR, Shift-Tab switches the mode (plan
+// mode: the prompt shows it). Lines above the one being edited are kept here; Enter sends them
+// all. The REPL routes every key through `key()` first.
 
 import type { Interface } from "node:readline";
 import { terminalLine } from "../platform/terminal_text.ts";
@@ -13,6 +14,7 @@ export interface KeyPress {
   name?: string;
   ctrl?: boolean;
   meta?: boolean;
+  shift?: boolean;
   /** Deno's parser gives `[200` for the paste markers ESC [ 200 ~ (the `~` comes alone). */
   code?: string;
 }
@@ -30,6 +32,16 @@ export interface ComposerView {
   commitLines(shown: readonly string[]): void;
   /** Opens the text in the user's editor; the edited text, or undefined when it failed. */
   openEditor?(text: string): Promise<string | undefined>;
+  /** Shift-Tab: switches the mode (the line typed so far waits for the next prompt). */
+  switchMode?(): void;
+}
+
+/** The prompt's mode: what it shows, and the command Shift-Tab enters. */
+export interface PromptMode {
+  /** The mode the prompt shows before its mark (`plan`), or undefined for none. */
+  promptMark?(): string | undefined;
+  /** The command Shift-Tab enters (`/plan`); without it Shift-Tab does nothing. */
+  modeCommand?: string;
 }
 
 /** Pasted lines shown as they are; a longer paste shows as `[pasted N lines]`. */
@@ -115,6 +127,10 @@ export class Composer {
       void this.#edit();
       return true;
     }
+    if ((seq === "\x1b[Z" || (key?.name === "tab" && key.shift)) && this.view.switchMode) {
+      this.view.switchMode();
+      return true;
+    }
     return false;
   }
 
@@ -197,11 +213,14 @@ export const CONTINUATION_PROMPT = "… ";
 export class ReadlineComposerView implements ComposerView {
   /** The prompt shows the continuation mark: lines are waiting above. */
   #continued = false;
+  /** What was typed when Shift-Tab switched the mode: back on the next prompt. */
+  #stashed = "";
   readonly openEditor?: (text: string) => Promise<string | undefined>;
+  readonly switchMode?: () => void;
 
   constructor(
     readonly rl: Interface,
-    readonly options: {
+    readonly options: PromptMode & {
       input: NodeJS.ReadableStream;
       write(text: string): void;
       style: Style;
@@ -209,6 +228,30 @@ export class ReadlineComposerView implements ComposerView {
     },
   ) {
     if (options.openEditor) this.openEditor = (text) => this.#openEditor(text);
+    const command = options.modeCommand;
+    if (command) this.switchMode = () => this.#switchMode(command);
+  }
+
+  /** The main prompt, with the mode's mark (`plan > `). */
+  mainPrompt(): string {
+    const mark = this.options.promptMark?.();
+    return mark ? `${mark} ${REPL_PROMPT}` : REPL_PROMPT;
+  }
+
+  /** Draws the prompt (the mode's, or the continuation mark), with a line Shift-Tab kept. */
+  prompt(keepCursor = false): void {
+    this.setContinued(this.#continued);
+    this.rl.prompt(keepCursor);
+    if (this.#stashed !== "") this.setLine(this.#stashed);
+    this.#stashed = "";
+  }
+
+  /** Shift-Tab: the mode's command is entered as a line; what was typed waits for the prompt. */
+  #switchMode(command: string): void {
+    this.#stashed = this.rl.line;
+    this.setLine("");
+    this.options.write("\n");
+    this.rl.emit("line", command);
   }
 
   line(): { text: string; cursor: number } {
@@ -224,14 +267,14 @@ export class ReadlineComposerView implements ComposerView {
   /** Shows the main prompt, or the continuation mark while lines wait above. */
   setContinued(continued: boolean): void {
     this.#continued = continued;
-    const prompt = continued ? CONTINUATION_PROMPT : REPL_PROMPT;
+    const prompt = continued ? CONTINUATION_PROMPT : this.mainPrompt();
     this.rl.setPrompt(this.options.style.cyan(prompt));
   }
 
   commitLines(shown: readonly string[]): void {
     const { style } = this.options;
     this.setLine("");
-    const first = this.#continued ? CONTINUATION_PROMPT : REPL_PROMPT;
+    const first = this.#continued ? CONTINUATION_PROMPT : this.mainPrompt();
     const rows = shown.map((line, i) =>
       `${style.cyan(i === 0 ? first : CONTINUATION_PROMPT)}${terminalLine(line)}`
     );

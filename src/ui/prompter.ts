@@ -41,6 +41,8 @@ export function formatPermissionPrompt(
   const { color } = options;
   const riskText = riskLabel(request.risk, color);
   const lines = [
+    // A subagent's call names the subagent first: its parent's prompt asks for it.
+    ...(request.asker ? [paint(color, "1;36", `${terminalLine(request.asker.label)} asks:`)] : []),
     `${paint(color, "1", "Permission request")}  ${
       paint(color, "1", terminalLine(request.tool))
     }  ${argsSummary(request.args)}  risk: ${riskText}`,

@@ -5,12 +5,20 @@ import type { TurnOutcome } from "../agent/loop_turn.ts";
 import type { LoopEvent } from "../agent/loop_events.ts";
 import { parseShallowJson } from "../platform/json_depth.ts";
 import { jsonTerminalSafe } from "../platform/terminal_text.ts";
+import type { SubagentCalls, SubagentJson } from "./subagent_calls.ts";
 
 export interface FinalJson {
   result: string;
   stop_reason: TurnOutcome["stopReason"];
   iterations: number;
-  tool_calls: { id: string; name: string; arguments: unknown; result: unknown }[];
+  /** Each call; a `task` call's `subagent` holds its child's calls (subagent_calls.ts). */
+  tool_calls: {
+    id: string;
+    name: string;
+    arguments: unknown;
+    result: unknown;
+    subagent?: SubagentJson;
+  }[];
   /**
    * Tokens over every request of the run (side requests included): the whole prompts, the
    * part the server processed and the part it reused from its cache (0 when it did not say).
@@ -63,18 +71,26 @@ function argumentsValue(args: unknown): unknown {
 export function finalJson(
   outcome: TurnOutcome,
   sessionId: string | null,
-  options: { sessionError?: string | undefined; checkpointError?: string | undefined } = {},
+  options: {
+    sessionError?: string | undefined;
+    checkpointError?: string | undefined;
+    subagents?: SubagentCalls;
+  } = {},
 ): FinalJson {
   const out: FinalJson = {
     result: outcome.text,
     stop_reason: outcome.stopReason,
     iterations: outcome.iterations,
-    tool_calls: outcome.toolCalls.map((call) => ({
-      id: call.id,
-      name: call.name,
-      arguments: argumentsValue(call.arguments),
-      result: call.result,
-    })),
+    tool_calls: outcome.toolCalls.map((call) => {
+      const subagent = options.subagents?.of(call.id);
+      return {
+        id: call.id,
+        name: call.name,
+        arguments: argumentsValue(call.arguments),
+        result: call.result,
+        ...(subagent ? { subagent } : {}),
+      };
+    }),
     usage: {
       prompt_tokens: outcome.usage.promptTokens,
       completion_tokens: outcome.usage.completionTokens,
@@ -204,6 +220,17 @@ export function streamJsonLine(event: LoopEvent): string | undefined {
       return JSON.stringify({ type: "limit_reached", limit: event.limit, max: event.max });
     case "warning":
       return JSON.stringify({ type: "warning", message: event.message });
+    case "subagent": {
+      // A child's events, each under the task call that started it.
+      const inner = streamJsonLine(event.event);
+      return inner === undefined ? undefined : JSON.stringify({
+        type: "subagent",
+        id: event.callId,
+        task_id: event.taskId,
+        agent: event.agent,
+        event: JSON.parse(inner),
+      });
+    }
     default:
       return undefined;
   }

@@ -6,7 +6,7 @@ import { recordLine } from "../checkpoints/turn_record.ts";
 import type { LoopEvent } from "../agent/loop_events.ts";
 import type { ToolResult } from "../messages.ts";
 import { humanSize } from "../platform/human_size.ts";
-import { createStatusLine, shortArgs } from "./status_line.ts";
+import { createStatusLine, shortArgs, subagentStep } from "./status_line.ts";
 import type { Style } from "./style.ts";
 import { terminalLine, terminalSafe } from "../platform/terminal_text.ts";
 
@@ -164,12 +164,15 @@ export function createTextRenderer(options: TextRendererOptions): {
     options.write(terminalSafe(chunk));
     atLineStart = chunk.endsWith("\n");
   };
-  const line = (content: string) => {
+  const lineStart = () => {
     status.stop();
     if (!atLineStart) options.note("\n");
     inReasoning = false;
-    options.note(`${content}\n`);
     atLineStart = true;
+  };
+  const line = (content: string) => {
+    lineStart();
+    options.note(`${content}\n`);
   };
 
   const sink = (event: LoopEvent) => {
@@ -213,24 +216,21 @@ export function createTextRenderer(options: TextRendererOptions): {
           line(`${style.red("error")}: ${terminalSafe(event.errorMessage)}`);
         }
         if (event.stopReason === "interrupted") line(style.dim("Interrupted"));
-        if (!atLineStart) {
-          options.note("\n");
-          atLineStart = true;
-        }
+        lineStart();
         break;
       case "message":
         // A turn's text is complete; the next output (a permission prompt, a tool line)
         // starts on its own line.
-        if (event.message.kind === "assistant" || event.message.kind === "tool_call") {
-          status.stop();
-          if (!atLineStart) options.note("\n");
-          atLineStart = true;
-          inReasoning = false;
-        }
+        if (event.message.kind === "assistant" || event.message.kind === "tool_call") lineStart();
         break;
       case "waiting":
         status.setLabel(waitingLabel(event));
         break;
+      case "subagent": {
+        const change = subagentStep(event);
+        if (change) status.child(...change);
+        break;
+      }
       case "usage":
       case "state_changed":
       case "files_restored":

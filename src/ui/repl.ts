@@ -10,6 +10,7 @@ import type { LoopEventSink } from "../agent/loop_events.ts";
 import { createTextRenderer } from "./render_text.ts";
 import { REPL_PROMPT, type Style } from "./style.ts";
 import { Composer, type KeyPress, ReadlineComposerView } from "./multiline_input.ts";
+import type { PromptMode } from "./multiline_input.ts";
 import { TypeAhead } from "./type_ahead.ts";
 import { terminalLine } from "../platform/terminal_text.ts";
 import type { ImagePart } from "../messages.ts";
@@ -47,7 +48,7 @@ export interface ReplControl {
   exit(): void;
 }
 
-export interface ReplOptions {
+export interface ReplOptions extends PromptMode {
   input: NodeJS.ReadableStream;
   output: NodeJS.WritableStream;
   terminal: boolean;
@@ -146,12 +147,7 @@ export class Repl {
           ...(this.#completionGate ? { gate: this.#completionGate } : {}),
         }),
     });
-    this.#view = new ReadlineComposerView(this.#rl, {
-      input: options.input,
-      write: (text) => this.#write(text),
-      style,
-      ...(options.openEditor ? { openEditor: options.openEditor } : {}),
-    });
+    this.#view = new ReadlineComposerView(this.#rl, { ...options, write: (t) => this.#write(t) });
     this.#composer = new Composer(this.#view);
     this.#rl.on("line", (line) => {
       const message = this.#composer.submit(line);
@@ -226,7 +222,7 @@ export class Repl {
         try {
           return await this.#lines.next(signal);
         } finally {
-          this.#rl.setPrompt(options.style.cyan(REPL_PROMPT));
+          this.#view.setContinued(false);
           if (this.#turn) this.#detachKeys();
         }
       },
@@ -338,8 +334,8 @@ export class Repl {
 
   /** @param keepCursor Keep readline's cursor where typing left it (a prompt shown ahead). */
   #prompt(keepCursor = false) {
-    if (this.#rlClosed) this.#write(this.#options.style.cyan(REPL_PROMPT));
-    else this.#rl.prompt(keepCursor);
+    if (this.#rlClosed) this.#write(this.#options.style.cyan(this.#view.mainPrompt()));
+    else this.#view.prompt(keepCursor);
   }
 
   #interrupt() {

@@ -5,11 +5,11 @@ import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/stric
 import {
   type AgentDefinition,
   type AgentFormat,
-  agentKey,
   codexAgentEntries,
   parseCodexAgent,
   parseMarkdownAgent,
 } from "../../src/agents/agent_definition.ts";
+import { agentKey } from "../../src/agents/agent_folders.ts";
 import { realFile } from "../helpers/real_files.ts";
 
 function markdown(fixture: string, format: AgentFormat = "claude"): AgentDefinition {

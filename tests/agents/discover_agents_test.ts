@@ -4,7 +4,8 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { cpSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { agentFolders, discoverAgents } from "../../src/agents/discover_agents.ts";
+import { discoverAgents } from "../../src/agents/discover_agents.ts";
+import { agentFolders } from "../../src/agents/agent_folders.ts";
 import { realFile } from "../helpers/real_files.ts";
 
 const trustAll = (files: readonly string[]) => Promise.resolve({ load: files, untrusted: "" });

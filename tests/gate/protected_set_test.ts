@@ -5,7 +5,9 @@
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { gateRules } from "../../src/gate/protected_set.ts";
+import { FileGate } from "../../src/gate/file_gate.ts";
 
 Deno.test("gateRules() protects a worktree's git folders and what its config runs", async () => {
   const root = await Deno.realPath(await Deno.makeTempDir());
@@ -74,7 +76,26 @@ Deno.test("gateRules() leaves out a protected or hidden folder that holds the wo
     harness: { config: "/h/.config/harness", data: "/h/.local/share/harness" },
     writableGit: false,
   });
-  assert(!rules.protected.some((e) => e.kind === "harness"), JSON.stringify(rules.protected));
+  assert(!rules.protected.some((e) => e.path === "/h/.config/harness"), JSON.stringify(rules));
   assertEquals(rules.hidden.map((e) => e.kind), ["data"]);
   assertEquals(rules.read, true);
+});
+
+Deno.test("gateRules() protects harness's bundle, even in a workspace that holds the checkout", () => {
+  // The checkout's .bundle/ is the code main.ts runs (src/platform/bundle_manifest.ts): a
+  // tool, command or editor writing there would run outside the sandbox on the next start.
+  const checkout = fileURLToPath(new URL("../../", import.meta.url)).replace(/[\\/]$/, "");
+  const gate = FileGate.open(gateRules({
+    workspace: checkout,
+    grants: { allow: { read: [checkout], write: [checkout] }, deny: { read: [], write: [] } },
+    pluginFolders: [],
+    harness: { config: "/h/.config/harness", data: "/h/.local/share/harness" },
+    writableGit: false,
+  }));
+  const bundle = join(checkout, ".bundle", "current.json");
+  const write = gate.check("write", bundle);
+  assert(!write.ok && write.refusal.reason === "protected", JSON.stringify(write));
+  assert(!gate.check("delete", join(checkout, ".bundle")).ok);
+  assert(gate.check("read", bundle).ok);
+  assert(gate.check("write", join(checkout, "notes.txt")).ok);
 });

@@ -32,6 +32,10 @@ export const RAW_FILE_ACCESS: Readonly<Record<string, string>> = {
   "src/permissions/policy_file.ts": "the user's and the project's policy files, and writing " +
     "the rule the user chose with Always",
   "src/permissions/project_trust.ts": "hashes project plugin files for trust (only a hash leaves)",
+  "src/platform/bundle_manifest.ts": "reads harness's own .bundle/current.json at start, before " +
+    "any workspace or grant exists",
+  "src/platform/real_path.ts": "node:fs's realpathSync on Windows, for workspace_path.ts and " +
+    "verified_fs.ts, which check every path against the gate's rules",
   "src/platform/import_graph.ts": "reads plugin files to find and hash their local imports",
   "src/platform/image_file.ts": "opens an image its caller named: prompt_images.ts after the " +
     "gate, tools in their worker",

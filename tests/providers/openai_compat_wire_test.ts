@@ -213,3 +213,13 @@ Deno.test("createOpenAICompatProvider() retries a rejected id only once", async 
   assertEquals(turn.error?.kind, "provider_http");
   assertEquals(server.requests.length, 2);
 });
+
+Deno.test("createOpenAICompatProvider() pins a request's slot as llama-server's id_slot", async () => {
+  await using server = startFakeLlmServer([reply().text("a"), reply().text("b")]);
+  const provider = createOpenAICompatProvider({ baseUrl: server.baseUrl, model: "m" });
+  const messages: Message[] = [{ kind: "user", content: "hi" }];
+  await provider.complete({ messages, tools: [], slot: 2 });
+  await provider.complete({ messages, tools: [] });
+  assertEquals(server.requests[0]?.id_slot, 2);
+  assert(!("id_slot" in server.requests[1]!), "no slot asked: none sent");
+});

@@ -64,7 +64,7 @@ Deno.test("release.yml builds the five targets on a v* tag with pinned Deno 2.9.
   );
 });
 
-Deno.test("release.yml tests first, compiles with --target and --include plugins", async () => {
+Deno.test("release.yml tests first, bundles, compiles with --target and --include plugins", async () => {
   const yml = await readRepoFile(".github/workflows/release.yml");
   assert(yml.includes("run: deno task test"), "the release must run the tests once");
   assert(/build:\n\s+needs: test\n/.test(yml), "build must wait for the tests");
@@ -85,12 +85,19 @@ Deno.test("release.yml tests first, compiles with --target and --include plugins
   assert(compile.includes("--output dist/harness-${{ matrix.target }}${{ matrix.ext }}"), compile);
   // Every flag of deno.json's "compile" task (the worker and plugins embedded, no prompts).
   const task: string = JSON.parse(await readRepoFile("deno.json")).tasks.compile;
-  const taskFlags = task.slice("deno compile ".length, task.indexOf("--output")).trim();
+  const start = task.indexOf("deno compile ") + "deno compile ".length;
+  const taskFlags = task.slice(start, task.indexOf("--output")).trim();
+  // The binary starts from the bundle (main.ts), built before it is embedded, as the task does.
+  assert(task.startsWith("deno run -A scripts/build_bundle.ts --prune && "), task);
+  const bundle = yml.indexOf("run: deno run -A scripts/build_bundle.ts --prune");
+  assert(bundle >= 0 && bundle < yml.indexOf("- name: Compile"), "no bundle built before compile");
+  assert(compile.includes("--include .bundle"), compile);
   for (const flag of taskFlags.split(/ (?=-)/)) {
     assert(compile.replace(/\s+/g, " ").includes(flag), `compile step lacks "${flag}": ${compile}`);
   }
   // And every module it embeds exists (a removed worker's --include fails the build).
   for (const [, path] of compile.matchAll(/--include ([\w./-]+)(?=\s)/g)) {
+    if (path === ".bundle") continue; // built by the step before
     assert(existsSync(fileURLToPath(new URL(`../../${path}`, import.meta.url))), `no ${path}`);
   }
 });
@@ -166,10 +173,11 @@ Deno.test("install.sh knows every non-Windows release target", async () => {
   assert(script.includes("harness-x86_64-pc-windows-msvc.exe"), "Windows users need a pointer");
 });
 
-Deno.test("deno.json compile task embeds the plugins folder", async () => {
+Deno.test("deno.json compile task embeds the bundle and the plugins folder", async () => {
   const config = JSON.parse(await readRepoFile("deno.json")) as { tasks: Record<string, string> };
   const compile = config.tasks["compile"] ?? "";
-  assert(compile.startsWith("deno compile "), compile);
+  assert(/^deno run -A scripts\/build_bundle\.ts --prune && deno compile /.test(compile), compile);
+  assert(compile.includes("--include .bundle "), compile);
   assert(compile.includes("--include plugins"), compile);
   assert(compile.includes("--unstable-worker-options"), compile);
 });

@@ -65,11 +65,12 @@ Deno.test({
     const all = out.lines.join("\n");
     assertEquals(out.code, 0, `${all}\n${out.stderr}`);
     const checks = checkLines(out.lines);
-    assertEquals(checks.length, 9, all);
+    assertEquals(checks.length, 10, all);
     assert(checks.every((line) => line.startsWith("ok   ")), all);
     for (
       const part of [
         /^ok {3}--version: harness \d+\.\d+\.\d+/m,
+        /^ok {3}start-up path \(the bundle\): ran from (the bundle|source)/m,
         /^ok {3}-p answers from the loopback model server: printed "pong"/m,
         /^ok {3}harness index .*\(4 parsed, 0 removed, 0 skipped\)/m,
         /^ok {3}MCP stdio server .* "echo: over stdio"/m,
@@ -83,7 +84,7 @@ Deno.test({
         /^start-up: --version \d+ ms \(\d+\.\dx\), -p answer \d+ ms \(\d+\.\dx\), harness tool \d+ ms \(\d+\.\dx\); medians of 5, 3 and 3 runs; reference: deno run of an empty script \d+ ms$/m,
       ]
     ) match(all, part);
-    assertEquals(out.lines.at(-1), "9 passed, 0 failed");
+    assertEquals(out.lines.at(-1), "10 passed, 0 failed");
     // `deno run` is not a file: no binary size.
     assert(!all.includes("binary size"), all);
   },
@@ -130,6 +131,13 @@ Deno.test({
       assert(all.includes(`binary size: 0.0 MiB (${script.length} bytes)`), all);
       assert(all.includes(`this build reports: ${NO_LLAMA_MESSAGE}`), all);
       assertEquals(out.lines.at(-1), "2 passed, 0 failed");
+      // A binary embeds its bundle: one that starts from source fails the start-up path.
+      const path = await smoke(["--only", "start-up path"], [binary]);
+      assertEquals(path.code, 1, path.lines.join("\n"));
+      match(
+        path.lines.join("\n"),
+        /^FAIL start-up path \(the bundle\): the binary ran from source/m,
+      );
     } finally {
       await Deno.remove(copy, { recursive: true });
     }
@@ -155,10 +163,10 @@ Deno.test("smoke_release.ts fails every check of a command that is not harness, 
   const all = out.lines.join("\n");
   assertEquals(out.code, 1, all);
   const checks = checkLines(out.lines);
-  assertEquals(checks.length, 9, all);
+  assertEquals(checks.length, 10, all);
   assert(checks.every((line) => line.startsWith("FAIL ") && line.includes("exit 3")), all);
   match(all, /^start-up: --version failed, -p answer failed, harness tool failed;/m);
-  assertEquals(out.lines.at(-1), "0 passed, 9 failed");
+  assertEquals(out.lines.at(-1), "0 passed, 10 failed");
 });
 
 Deno.test("smoke_release.ts refuses bad options with exit 2 and usage", async () => {

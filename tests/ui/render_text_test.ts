@@ -5,6 +5,7 @@ import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/stric
 import { createTextRenderer } from "../../src/ui/render_text.ts";
 import { createStyle } from "../../src/ui/style.ts";
 import { makeToolResult } from "../../src/messages.ts";
+import type { LoopEvent } from "../../src/agent/loop_events.ts";
 
 Deno.test("createTextRenderer() shows a running tool with elapsed time and its last output line", async () => {
   let clock = 1_000;
@@ -77,4 +78,51 @@ Deno.test("createTextRenderer() draws no running line without a terminal", () =>
   renderer.sink({ type: "tool_started", callId: "c1", name: "ls", args: {} });
   assertEquals(notes, []);
   renderer.stop();
+});
+
+Deno.test("createTextRenderer() draws one indented live line per running subagent", async () => {
+  let clock = 0;
+  const notes: string[] = [];
+  const renderer = createTextRenderer({
+    write: () => {},
+    note: (text) => notes.push(text),
+    style: createStyle(false),
+    spinner: true,
+    showReasoning: false,
+    now: () => clock,
+    columns: () => 100,
+  });
+  const child = (taskId: string, agent: string, event: LoopEvent): LoopEvent => ({
+    type: "subagent",
+    callId: `c${taskId}`,
+    taskId,
+    agent,
+    event,
+  });
+  try {
+    renderer.sink({ type: "tool_started", callId: "c1", name: "task", args: { agent: "a" } });
+    renderer.sink({ type: "tool_started", callId: "c2", name: "task", args: { agent: "b" } });
+    renderer.sink(child("1", "explorer", { type: "turn_started", iteration: 1 }));
+    clock += 2_000;
+    renderer.sink(child("2", "fixer", {
+      type: "tool_started",
+      callId: "x",
+      name: "read_file",
+      args: { path: "a.ts" },
+    }));
+    // Two frames: the second clears the first's three lines before drawing again.
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const drawn = notes.at(-1)!.split("\n");
+    assertEquals(drawn.slice(1), [
+      "    explorer (task 1) · thinking · 2 s",
+      '    fixer (task 2) · read_file {"path":"a.ts"} · 0 s',
+    ]);
+    assert(notes.at(-1)!.startsWith("\r\x1b[2K\x1b[1A\r\x1b[2K\x1b[1A\r\x1b[2K"), notes.at(-1));
+    // A child whose turn ended leaves; its task call's line comes when the call finishes.
+    renderer.sink(child("1", "explorer", { type: "done", stopReason: "answered", text: "x" }));
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    assertEquals(notes.at(-1)!.split("\n").length, 2);
+  } finally {
+    renderer.stop();
+  }
 });

@@ -3,19 +3,16 @@
 // call to small typed interfaces. Nothing else in the project touches the library's objects.
 
 import { fileURLToPath } from "node:url";
+import { harnessUrl } from "../../platform/own_modules.ts";
 
 /** The node-llama-cpp version `deno task install-llama` installs and this module expects. */
 export const NODE_LLAMA_CPP_VERSION = "3.21.1";
 
 /** Where install-llama unpacks this platform's prebuilt binaries (gitignored). */
-export const PLATFORM_DIR = fileURLToPath(
-  new URL("../../../vendor/llama/platform/", import.meta.url),
-);
+export const PLATFORM_DIR = fileURLToPath(harnessUrl("vendor/llama/platform/"));
 
 /** Where install-llama unpacks the package (gitignored). */
-export const NODE_LLAMA_CPP_DIR = fileURLToPath(
-  new URL("../../../vendor/llama/node-llama-cpp/", import.meta.url),
-);
+export const NODE_LLAMA_CPP_DIR = fileURLToPath(harnessUrl("vendor/llama/node-llama-cpp/"));
 
 /** One item of node-llama-cpp's chat history (`ChatHistoryItem`). */
 export type LlamaChatHistoryItem =

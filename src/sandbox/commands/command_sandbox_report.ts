@@ -139,6 +139,11 @@ export function explainBlocked(
   const readOnly = READ_ONLY.exec(output);
   const kept = readOnly ? keptPathIn(output, options) : undefined;
   if (kept !== undefined) return kept;
+  if (readOnly && options.sandbox.scratch) {
+    return "[plan mode: commands cannot change the workspace (it is read-only here, or a " +
+      "throwaway copy where bubblewrap can mount one); write only the plan file, and leave " +
+      "plan mode to make changes]";
+  }
   if (readOnly && !rules.writeAll) {
     const line = output.split("\n").find((l) => l.includes("Read-only file system")) ?? "";
     const path = quotedPath(line) ?? readOnly[1];

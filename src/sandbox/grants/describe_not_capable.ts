@@ -25,7 +25,8 @@ export function flagFor(permission: PermissionName, target?: string): string {
 /**
  * Turns Deno's permission error text into advice naming the flag that would allow it, e.g.
  * `Requires read access to "/etc/hosts": restart harness with --allow-read=/etc/hosts`.
- * When the user's grants already allow it, the tool's own declaration is what is missing.
+ * When the user's grants already allow it, the tool's own declaration is what is missing; in
+ * plan mode (`planFolder`), a write outside the plan folder is plan mode's doing.
  *
  * @example
  * ```ts
@@ -40,7 +41,7 @@ export function flagFor(permission: PermissionName, target?: string): string {
  */
 export function describeNotCapable(
   message: string,
-  options: { grants: Grants; tool: string },
+  options: { grants: Grants; tool: string; planFolder?: string },
 ): string {
   const match = /^Requires (read|write|net|run|env|sys|ffi) access(?: to "((?:[^"\\]|\\.)*)")?/
     .exec(message);
@@ -68,6 +69,11 @@ export function describeNotCapable(
   }
   if (grantCovers(kind, options.grants.allow[kind], target)) {
     return `${head}: tool "${options.tool}" does not declare it in its permissions`;
+  }
+  if (kind === "write" && options.planFolder !== undefined) {
+    // Plan mode took the write grant away; a flag would not give it back.
+    return `${head}: plan mode writes only the plan folder "${options.planFolder}": write ` +
+      "the plan there; files change once the user leaves plan mode";
   }
   return `${head}: restart harness with ${flagFor(kind, target)}`;
 }

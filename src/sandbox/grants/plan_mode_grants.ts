@@ -5,6 +5,7 @@
 // overlay (commands/command_sandbox_rules.ts), so builds and tests run and nothing persists.
 
 import type { GateRules } from "../../gate/gate_types.ts";
+import type { ToolPermissions } from "../../tools/define_tool.ts";
 import type { Grants } from "./grants.ts";
 import type { Grant } from "./permission_name.ts";
 import { grantCovers } from "./permission_value.ts";
@@ -62,7 +63,8 @@ function scratchOf(grants: Grants, options: PlanModeOptions): string[] {
 
 /**
  * Narrows the user's grants for plan mode: writing is limited to the plan folder (unless a
- * `--deny-write` covers it), every other permission stays as it was, and the folders that were
+ * `--deny-write` covers it), which may be read too, every other permission stays as it was,
+ * and the folders that were
  * writable (the workspace and the home folder for an unlimited write grant) and are readable
  * become scratch.
  * Plan mode's only write is the plan folder.
@@ -87,6 +89,11 @@ export function planModeGrants(grants: Grants, options: PlanModeOptions): PlanMo
   const denied = grants.deny.write === true ||
     grantCovers("write", grants.deny.write, options.planFolder);
   narrowed.allow.write = denied ? [] : [options.planFolder];
+  // The plan may be read back where it is written (the data folder is outside the workspace).
+  const read = narrowed.allow.read;
+  if (!denied && read !== true && !grantCovers("read", read, options.planFolder)) {
+    narrowed.allow.read = [...read, options.planFolder];
+  }
   return { grants: narrowed, scratch: scratchOf(grants, options) };
 }
 
@@ -117,5 +124,39 @@ export function planGateRules(rules: GateRules, planFolder: string): GateRules {
         ? { ...entry, except: [...new Set([...entry.except, planFolder])] }
         : entry
     ),
+  };
+}
+
+/**
+ * What a tool declares, with plan mode's plan folder beside the workspace: a tool that
+ * declares the workspace (`"."`) for reading or writing may reach the plan folder too, so the
+ * file tools can write the plan there when it is outside the workspace (the data folder). Plan
+ * mode's grants then leave the plan folder as the one place to write.
+ *
+ * @param declared What the tool declares.
+ * @param planFolder The plan folder (absolute), or undefined outside plan mode.
+ * @returns The declaration to narrow the grants by.
+ *
+ * @example
+ * ```ts
+ * import { withPlanFolder } from "./plan_mode_grants.ts";
+ * const declared = withPlanFolder({ read: ["."], write: ["."] }, "/d/plans/s1");
+ * if (declared?.write?.toString() !== ".,/d/plans/s1") throw new Error();
+ * if (withPlanFolder({ net: true }, "/d/plans/s1")?.write !== undefined) throw new Error();
+ * ```
+ */
+export function withPlanFolder(
+  declared: ToolPermissions | undefined,
+  planFolder: string | undefined,
+): ToolPermissions | undefined {
+  if (declared === undefined || planFolder === undefined) return declared;
+  const add = (value: boolean | string[] | undefined) =>
+    Array.isArray(value) && value.includes(".") ? [...value, planFolder] : value;
+  const read = add(declared.read);
+  const write = add(declared.write);
+  return {
+    ...declared,
+    ...(read === undefined ? {} : { read }),
+    ...(write === undefined ? {} : { write }),
   };
 }

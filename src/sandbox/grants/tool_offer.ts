@@ -4,10 +4,11 @@
 // so its schema costs no context and the model never tries it; /tools lists it with the flag
 // that would enable it. Below a window size, schemas go in their compact form (first sentence
 // of each description, no parameter descriptions or examples). The mode narrows the set: a
-// child conversation offers only the tools it was given; plan mode adds its row to
-// MODE_FILTERS.
+// child conversation offers only the tools it was given. Plan mode offers the same tools and
+// runs each call in its own set, built from its narrowed grants (`calls`).
 
-import type { ToolSchema } from "../../messages.ts";
+import { makeToolResult, type ToolSchema } from "../../messages.ts";
+import { ok } from "../../errors.ts";
 import type { Grants } from "./grants.ts";
 import { effectivePermissions } from "./effective_permissions.ts";
 import { grantFor, type ToolGrants } from "./tool_grants.ts";
@@ -48,11 +49,30 @@ export interface ToolScope {
   mode?: ToolMode;
   /** Where the built-in file tools read and write (the editor's, under ACP); default: their own. */
   files?: FilePort;
+  /** Where the calls run when not in `set` (plan mode's tools, built from its grants). */
+  calls?: NarrowedCalls;
   /**
    * Whose background jobs the calls start and see (JobTable.scope): one of an editor's
    * sessions sharing the workspace. Left out: the front end's one session.
    */
   jobOwner?: string;
+}
+
+/**
+ * The tools calls run in while a conversation is narrowed (plan mode): a set built from the
+ * narrowed grants. The offer still lists the conversation's own set, so the prompt's prefix
+ * (tools and all) stays byte for byte what the server cached; what a call can do is what the
+ * narrowed workers and command sandbox let it.
+ */
+export interface NarrowedCalls {
+  set: ToolSet;
+  grants: Grants;
+  /** Folders commands write into a throwaway copy of. */
+  scratch?: readonly string[];
+  /** The one folder the tools may write. */
+  planFolder?: string;
+  /** What a call of an offered tool the narrowed set lacks is told (an MCP server's tool). */
+  lacking: string;
 }
 
 /**
@@ -99,7 +119,13 @@ export interface ToolOffer {
 /** The last offer of each scope, kept while its set, window form and mode are the same. */
 const offers = new WeakMap<
   ToolScope,
-  { all: readonly ToolEntry[]; compact: boolean; mode: ToolMode | undefined; offer: ToolOffer }
+  {
+    all: readonly ToolEntry[];
+    compact: boolean;
+    mode: ToolMode | undefined;
+    calls: NarrowedCalls | undefined;
+    offer: ToolOffer;
+  }
 >();
 
 /**
@@ -114,7 +140,10 @@ export function offerTools(scope: ToolScope, window: number | undefined): ToolOf
   const all = scope.set.entries();
   const compact = window !== undefined && window < COMPACT_SCHEMA_BELOW;
   const known = offers.get(scope);
-  if (known?.all === all && known.compact === compact && known.mode === scope.mode) {
+  if (
+    known?.all === all && known.compact === compact && known.mode === scope.mode &&
+    known.calls === scope.calls
+  ) {
     return known.offer;
   }
   const missing = (info: ToolInfo) => missingOf(info, scope);
@@ -128,7 +157,7 @@ export function offerTools(scope: ToolScope, window: number | undefined): ToolOf
     entries,
     infos,
     schemas: infos.map(toToolSchema),
-    find: (name) => entries.find((entry) => entry.info.name === name),
+    find: (name) => runsIn(entries.find((entry) => entry.info.name === name), scope.calls),
     missingFlag(name) {
       const entry = all.find((e) => e.info.name === name);
       return entry === undefined ? undefined : missing(entry.info);
@@ -139,8 +168,24 @@ export function offerTools(scope: ToolScope, window: number | undefined): ToolOf
         return flag === undefined ? [] : [{ name: info.name, description: info.description, flag }];
       }),
   };
-  offers.set(scope, { all, compact, mode: scope.mode, offer });
+  offers.set(scope, { all, compact, mode: scope.mode, calls: scope.calls, offer });
   return offer;
+}
+
+/** The entry a call of an offered tool runs: the narrowed set's, or one that says it cannot. */
+function runsIn(
+  offered: ToolEntry | undefined,
+  calls: NarrowedCalls | undefined,
+): ToolEntry | undefined {
+  if (offered === undefined || calls === undefined) return offered;
+  const narrowed = calls.set.get(offered.info.name);
+  if (narrowed) return narrowed;
+  const result = makeToolResult({ errorType: "permission_denied", errorMessage: calls.lacking });
+  return {
+    info: offered.info,
+    validate: (args) => Promise.resolve(ok(args)),
+    run: (_args, call) => Promise.resolve({ result, state: call.state }),
+  };
 }
 
 /** The flag a tool needs that the scope's grants (or the tool's own) do not give. */

@@ -3,7 +3,7 @@
 // to any of them. deny_guard.ts calls these for every fetch (each redirect hop) and connect
 // inside a sandbox worker; names are resolved with the system resolver, as fetch does.
 
-import { isIPv4, isIPv6 } from "node:net";
+import { isIPv4, isIPv6 } from "../../platform/ip_address.ts";
 
 /** A host and port a connection goes to. */
 export interface NetTarget {

@@ -11,8 +11,10 @@ import type { EffectivePermissions, WorkerPermissions } from "../grants/effectiv
 import type { Grants } from "../grants/grants.ts";
 import type { ToolGrants } from "../grants/tool_grants.ts";
 import { dirname } from "node:path";
+import { tracePhase } from "../../platform/startup_trace.ts";
 import { fileURLToPath } from "node:url";
 import { localImports } from "../../platform/import_graph.ts";
+import { harnessUrl, servedFromBundle, toolWorkerUrl } from "../../platform/own_modules.ts";
 import { covers, grantCovers } from "../grants/permission_value.ts";
 import { FileGate } from "../../gate/file_gate.ts";
 import { type ConsoleRelay, STDERR_RELAY } from "./console_relay.ts";
@@ -42,6 +44,12 @@ export interface SandboxOptions {
   consoleRelay?: ConsoleRelay;
   /** Built-in tools' own grants from the config (web_search's engine: grants/tool_grants.ts). */
   toolGrants?: ToolGrants;
+  /**
+   * Plan mode's plan folder (plan_mode_grants.ts), when it is outside the workspace: the file
+   * tools take absolute paths inside it, and a tool that declares the workspace may write there
+   * too (the grants then allow nothing else).
+   */
+  planFolder?: string;
 }
 
 const NO_COMMANDS: CommandSandbox = {
@@ -62,9 +70,8 @@ export function commandSandboxOf(options: SandboxOptions): Promise<CommandSandbo
   return sandbox;
 }
 
-const WORKER_URL = new URL("./tool_worker.ts", import.meta.url).href;
 /** The harness's own source folder: plugins may import its modules (define_tool.ts, ...). */
-const HARNESS_SRC = fileURLToPath(new URL("../../", import.meta.url));
+const HARNESS_SRC = fileURLToPath(harnessUrl("src/"));
 
 export type Reply = WorkerToHost | { type: "lost"; reason: string };
 export type Loaded = Extract<WorkerToHost, { type: "loaded" }>;
@@ -85,6 +92,8 @@ export class SandboxWorker {
   readonly #permissions: WorkerPermissions;
   readonly #load: LoadMessage;
   readonly #name: string;
+  /** The worker's module: the bundle's for its tools, or the source's. */
+  readonly #url: string;
   #settleLoad: (reply: Loaded | { type: "lost"; reason: string }) => void = () => {};
   /** A serving worker that has answered "load" can be recycled instead of killed. */
   #recyclable = false;
@@ -115,6 +124,7 @@ export class SandboxWorker {
     this.#permissions = { ...permissions, run: false };
     this.#load = load;
     this.#name = name;
+    this.#url = toolWorkerUrl(load.plugins.map((plugin) => plugin.path));
     void this.loaded.then((
       reply,
     ) => (this.#recyclable = reply.type === "loaded" && load.mode === "serve"));
@@ -129,7 +139,8 @@ export class SandboxWorker {
    * (tests/sandbox/workers/tool_host_plugin_escape_test.ts).
    */
   #start(): Worker {
-    const worker = new Worker(WORKER_URL, {
+    tracePhase("tool worker starting");
+    const worker = new Worker(this.#url, {
       type: "module",
       name: this.#name,
       deno: { permissions: this.#permissions },
@@ -157,6 +168,7 @@ export class SandboxWorker {
   #receive(message: WorkerToHost): void {
     switch (message.type) {
       case "loaded":
+        tracePhase("tool worker loaded");
         this.#settleLoad(message);
         return;
       case "imported":
@@ -330,9 +342,13 @@ export async function startSandbox(
 ): Promise<SandboxWorker> {
   const { permissions, options } = config;
   // Importing a plugin needs read access to its files; grant what the sandbox lacks and let
-  // the worker revoke it once the plugins are loaded.
+  // the worker revoke it once the plugins are loaded. A built-in tool the bundle's worker
+  // serves is not imported (unless pinned: the worker hashes its files first).
   const granted = permissions.read === true ? undefined : permissions.read || [];
-  const revokeRead = granted ? await importGrants(config.plugins, granted) : [];
+  const imported = config.plugins.filter((plugin) =>
+    plugin.pins !== undefined || !servedFromBundle(plugin.path)
+  );
+  const revokeRead = granted ? await importGrants(imported, granted) : [];
   // A tool that may read (the workspace) may also read the full outputs harness saved for
   // results it cut (truncate_output.ts), which those results name.
   const outputs = granted && granted.length > 0 ? [toolOutputsDir(options.dataDir)] : [];
@@ -352,6 +368,7 @@ export async function startSandbox(
       grants: options.grants,
       workspace: options.workspace,
       dataDir: options.dataDir,
+      ...(options.planFolder ? { planFolder: options.planFolder } : {}),
       cwd: Deno.cwd(),
       importTimeoutMs: options.importTimeoutMs ?? 5_000,
       ...(options.toolOutputLimit ? { outputLimit: options.toolOutputLimit } : {}),

@@ -26,6 +26,7 @@ import { builtinRisk } from "../../plugin_loader/builtin_risks.ts";
 import { type FilePin, importGraphPins, localImports } from "../../platform/import_graph.ts";
 import { grantCovers } from "../grants/permission_value.ts";
 import { grantFor } from "../grants/tool_grants.ts";
+import { withPlanFolder } from "../grants/plan_mode_grants.ts";
 import {
   type Imported,
   type SandboxOptions,
@@ -67,6 +68,11 @@ export interface ToolCatalog {
    * imported them. What a serve worker reports is never stored: plugin code runs there.
    */
   remember(imported: Imported, group: ToolGroup): Promise<void>;
+  /**
+   * The same tools, pinned as they were listed, grouped for other grants (a subagent's, plan
+   * mode's): a plugin the model rewrote since is not imported for them either.
+   */
+  narrowed(options: CatalogOptions): ToolCatalog;
 }
 
 const ORIGIN_RANK: Record<PluginOrigin, number> = { builtin: 0, user: 1, project: 2, flag: 3 };
@@ -271,14 +277,13 @@ export async function loadToolCatalog(options: CatalogOptions): Promise<ToolCata
     }
     await cache.save();
   };
-  return {
-    ...assemble(files, known, failures, { ...options, pins }),
-    errors: [
-      ...errors,
-      ...assembleErrors(files, known, failures),
-    ],
+  const catalog = (grouping: CatalogOptions): ToolCatalog => ({
+    ...assemble(files, known, failures, { ...grouping, pins }),
+    errors: [...errors, ...assembleErrors(files, known, failures)],
     remember,
-  };
+    narrowed: catalog,
+  });
+  return catalog(options);
 }
 
 function assembleErrors(
@@ -344,7 +349,7 @@ function assemble(
     });
     const effective = effectivePermissions(
       own?.grants ?? options.grants,
-      own?.declared ?? sandboxDeclaration(info.permissions),
+      own?.declared ?? withPlanFolder(sandboxDeclaration(info.permissions), options.planFolder),
       { workspace: options.workspace, env: envNames },
     );
     // Built-in tools never share a worker with plugin code from elsewhere, and a tool with a

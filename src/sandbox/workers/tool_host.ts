@@ -8,7 +8,6 @@
 
 import type { AgentError, Result } from "../../errors.ts";
 import { err, ok } from "../../errors.ts";
-import type { PluginFile } from "../../plugin_loader/load_plugins.ts";
 import type {
   EntryCall,
   ToolEntry,
@@ -30,7 +29,8 @@ import type { PreviewResult } from "../../tools/file_change.ts";
 import type { FilePort } from "../../tools/file_port.ts";
 import { filesPort, openCallPorts } from "./call_ports.ts";
 import { loadToolCatalog, type ToolCatalog, type ToolGroup } from "./tool_catalog.ts";
-import { commandSandboxOf, type SandboxOptions, type SandboxWorker } from "./sandbox_worker.ts";
+import { commandSandboxOf, type SandboxWorker } from "./sandbox_worker.ts";
+import type { ToolHostOptions } from "./tool_host_options.ts";
 import { GroupWorkers } from "./group_workers.ts";
 import { spawnCommand } from "../commands/command_sandbox.ts";
 import { trackCommandGroup } from "../commands/command_sandbox_groups.ts";
@@ -39,39 +39,9 @@ import { toolOutputsDir } from "../../config/folders.ts";
 import { SearchService } from "../processes/search_service.ts";
 import { ownField } from "../../platform/json_values.ts";
 import { JobTable } from "../../jobs/job_table.ts";
-import type { JobSummary } from "../../jobs/job_control.ts";
 import { noteMovedEntries } from "./moved_entries.ts";
 import { withSessionReads } from "../../gate/session_reads.ts";
 import { withReadFolders } from "../grants/effective_permissions.ts";
-
-/** Options of {@linkcode openToolHost} and {@linkcode createToolHost}. */
-export interface ToolHostOptions extends SandboxOptions {
-  /** Plugin files in discovery order (see src/plugin_loader/load_plugins.ts). */
-  pluginFiles: PluginFile[];
-  /** Schema cache file (see src/plugin_loader/schema_cache.ts); without it every plugin is imported. */
-  schemaCacheFile?: string;
-  /** Project trust store (default: trustStoreFile() of src/config/trust_store.ts). */
-  trustStoreFile?: string;
-  /** Per-tool timeout overrides in milliseconds, by tool name. */
-  timeouts?: Record<string, number>;
-  /** Hard cap on a tool's output in bytes (default 1 MiB). */
-  maxOutputSize?: number;
-  /** How long an aborted or timed-out tool may take to stop before its worker is killed (default 1000). */
-  abortGraceMs?: number;
-  /** Time allowed to import one plugin file (default 10000). */
-  importTimeoutMs?: number;
-  /**
-   * One worker per tool instead of one per group of tools with the same permissions: a
-   * one-shot call (`harness tool`) then imports only the plugin it calls.
-   */
-  workerPerTool?: boolean;
-  /** false: grep_search and glob never run ripgrep or fd (tests, benchmarks). */
-  externalSearch?: boolean;
-  /** A command run without timeout_ms moves to the background after this long [60000]. */
-  backgroundAfterMs?: number;
-  /** Told when a background job ends or starts to wait for input. */
-  onJobChange?(job: JobSummary): void;
-}
 
 const DEFAULT_TIMEOUT_MS = 120_000;
 /** How long a preview (reading one file, working out the edit) may take. */
@@ -99,7 +69,11 @@ export class ToolHost implements ToolSource {
   /** The workspace's jobs: what run_command starts, on this thread (src/jobs/). */
   readonly jobs: JobTable;
 
-  constructor(options: ToolHostOptions) {
+  /**
+   * @param options The grants, plugins and limits.
+   * @param catalog The tool list when another host listed it (a narrowed host's).
+   */
+  constructor(options: ToolHostOptions, catalog?: Promise<ToolCatalog>) {
     this.#options = options;
     this.jobs = openJobs(options);
     this.#search = new SearchService({
@@ -113,7 +87,7 @@ export class ToolHost implements ToolSource {
       imported: (message, group) => void this.#catalog?.remember(message, group),
       readFolders: (group) => this.#readFolders(group),
     });
-    this.#loading = loadToolCatalog(options).then((catalog) => {
+    this.#loading = (catalog ?? loadToolCatalog(options)).then((catalog) => {
       this.#catalog = catalog;
       this.#tools = catalog.tools;
       this.#entries = catalog.tools.map((info) => this.#entry(info));
@@ -127,6 +101,21 @@ export class ToolHost implements ToolSource {
       }
       return catalog;
     });
+  }
+
+  /**
+   * A host of the same plugins, pinned as this one listed them, under other grants with their
+   * own gate and command sandbox (a subagent's, plan mode's): its workers are its own, built
+   * from those grants, and it is closed apart from this one.
+   *
+   * @param narrowing The grants, gate, command sandbox and plan folder it runs under.
+   * @returns The new host.
+   */
+  narrowed(
+    narrowing: Pick<ToolHostOptions, "grants" | "gate" | "commandSandbox" | "planFolder">,
+  ): ToolHost {
+    const options: ToolHostOptions = { ...this.#options, ...narrowing };
+    return new ToolHost(options, this.#loading.then((catalog) => catalog.narrowed(options)));
   }
 
   /** Resolves when the tool list is known (plugins listed from the cache or imported). */

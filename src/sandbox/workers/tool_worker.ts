@@ -122,7 +122,7 @@ function relayConsole(send: (text: string) => void): void {
 }
 
 function classify(error: unknown, tool: string) {
-  return classifyError(error, tool, setup?.grants);
+  return classifyError(error, tool, setup?.grants, setup?.planFolder);
 }
 
 // ---- requests ------------------------------------------------------------------------------
@@ -289,7 +289,11 @@ function toolContext(
   return {
     workspace,
     resolve: (path: string) =>
-      resolveWorkspacePath(workspace, path, [outputsDir, ...(load.readRoots ?? [])]),
+      resolveWorkspacePath(workspace, path, [
+        outputsDir,
+        ...(load.readRoots ?? []),
+        ...(load.planFolder ? [load.planFolder] : []),
+      ]),
     signal: call.signal,
     dataDir: load.dataDir,
     state: call.state,

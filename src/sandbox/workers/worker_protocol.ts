@@ -34,6 +34,8 @@ export interface LoadMessage {
   grants: Grants;
   workspace: string;
   dataDir: string;
+  /** Plan mode's plan folder: file tools accept absolute paths inside it (plan_mode_grants.ts). */
+  planFolder?: string;
   cwd: string;
   importTimeoutMs: number;
   /** ToolContext.outputLimit: characters of output the model gets before the cut. */

@@ -29,6 +29,7 @@ const TOOL_ERROR_TYPES = new Set<string>([
  * @param error What was thrown.
  * @param tool The tool's name (for the flag a refusal names).
  * @param grants The run's grants, when the worker knows them.
+ * @param planFolder Plan mode's folder, when the worker runs in plan mode.
  * @returns The kind and the message the model reads.
  *
  * @example
@@ -43,6 +44,7 @@ export function classifyError(
   error: unknown,
   tool: string,
   grants?: Grants,
+  planFolder?: string,
 ): { errorType: Exclude<ToolErrorType, "none">; message: string } {
   if (error instanceof ToolError || (error instanceof Error && error.name === "ToolError")) {
     const type = (error as { type?: unknown }).type;
@@ -58,7 +60,9 @@ export function classifyError(
   if (error instanceof Deno.errors.NotCapable || /^Requires \w+ access/.test(error.message)) {
     return {
       errorType: "permission_denied",
-      message: grants ? describeNotCapable(error.message, { grants, tool }) : error.message,
+      message: grants
+        ? describeNotCapable(error.message, { grants, tool, ...(planFolder ? { planFolder } : {}) })
+        : error.message,
     };
   }
   if (error instanceof Deno.errors.NotFound) {

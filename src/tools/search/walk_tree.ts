@@ -5,7 +5,7 @@
 // The walk goes through real paths and checks each folder after listing it, so a folder
 // swapped for a symbolic link during the walk stops it instead of leading outside.
 
-import { realpathSync } from "node:fs";
+import { realPathSync as realpathSync } from "../../platform/real_path.ts";
 import { join, sep } from "node:path";
 import { ToolError } from "../define_tool.ts";
 import { readDirVerified } from "../verified_fs.ts";

@@ -39,3 +39,22 @@ Deno.test("describeNotCapable() says which flag would allow the operation", () =
     'Requires net access to "a.com:443": restart harness with --allow-net=a.com:443',
   );
 });
+
+Deno.test("describeNotCapable() in plan mode: a write outside the plan folder is plan mode's doing", () => {
+  const deno = 'Requires write access to "/w/a.txt", run again with the --allow-write flag';
+  const grants = parse(["-R", "--allow-write=/plans/s1"]).grants;
+  assertEquals(
+    describeNotCapable(deno, { grants, tool: "write_file", planFolder: "/plans/s1" }),
+    'Requires write access to "/w/a.txt": plan mode writes only the plan folder "/plans/s1": ' +
+      "write the plan there; files change once the user leaves plan mode",
+  );
+  // Reads are not plan mode's to refuse: the flag is still the advice.
+  assertEquals(
+    describeNotCapable('Requires read access to "/etc/hosts"', {
+      grants,
+      tool: "cat",
+      planFolder: "/plans/s1",
+    }),
+    'Requires read access to "/etc/hosts": tool "cat" does not declare it in its permissions',
+  );
+});

@@ -1,0 +1,182 @@
+// Subagents and plan mode as an editor sees them (`harness acp`, the SDK's real client): a
+// child's calls are tool calls of their own, titled with the agent, with their own updates,
+// and its permission request names the subagent; plan mode is a session mode the editor
+// switches, told with current_mode_update, and the task list shows as plan updates.
+
+import { deepStrictEqual as assertEquals, match, ok as assert } from "node:assert/strict";
+import { reply, startFakeLlmServer } from "../helpers/fake_llm_server.ts";
+import { cliSandbox } from "../helpers/run_cli.ts";
+import { startAcpClient } from "../helpers/acp_client.ts";
+import { subagentResponder } from "../helpers/subagent_script.ts";
+import { hasCommand } from "../helpers/system_commands.ts";
+
+const confined = Deno.build.os === "linux" && hasCommand("bwrap");
+
+Deno.test("ACP: a subagent's calls are tool calls of their own, asked about by name", async () => {
+  await using sandbox = await cliSandbox();
+  await Deno.writeTextFile(`${sandbox.cwd}/a.txt`, "alpha\n");
+  const task = "Read a.txt and note it";
+  await using server = startFakeLlmServer(subagentResponder({
+    parent: [
+      reply().toolCall("task", { agent: "general", prompt: task }),
+      reply().text("Done."),
+    ],
+    children: {
+      [task]: [
+        reply().toolCall("read_file", { path: "a.txt" }),
+        reply().toolCall("write_file", { path: "note.txt", content: "alpha\n" }),
+        reply().text("a.txt says alpha; wrote note.txt."),
+      ],
+    },
+  }));
+  await using acp = startAcpClient(sandbox, [
+    "--base-url",
+    server.baseUrl,
+    "--model",
+    "m",
+    "--allow-read=.",
+    "--allow-write=.",
+  ], { permissions: ["allow_once", "allow_once"] });
+  await acp.initialize();
+  const sessionId = await acp.newSession();
+  const done = await acp.agent.request("session/prompt", {
+    sessionId,
+    prompt: [{ type: "text", text: "Use a subagent" }],
+  });
+  assertEquals(done.stopReason, "end_turn");
+  const calls = acp.updates.map((n) => n.update).filter((u) => u.sessionUpdate === "tool_call");
+  const titles = calls.map((u) => "title" in u ? u.title : "");
+  assertEquals(titles, [
+    `task: ${task}`,
+    "general: read_file: a.txt",
+    "general: write_file: note.txt",
+  ]);
+  const ids = calls.map((u) => "toolCallId" in u ? u.toolCallId : "");
+  assert(ids[1]!.startsWith("1/") && ids[2]!.startsWith("1/"), ids.join());
+  // The child's calls finished with their own updates, the task's after them.
+  const finished = acp.updates.map((n) => n.update).filter((u) =>
+    u.sessionUpdate === "tool_call_update" && "status" in u && u.status === "completed"
+  ).map((u) => "toolCallId" in u ? u.toolCallId : "");
+  assertEquals(finished, [ids[1], ids[2], ids[0]]);
+  // read_file and write_file ask: through the editor, naming the subagent and its own call.
+  const asked = acp.permissionRequests.map((r) => [r.toolCall.toolCallId, r.toolCall.title]);
+  assertEquals(asked, [
+    [ids[1], 'subagent "general" (task 1): read_file: a.txt'],
+    [ids[2], 'subagent "general" (task 1): write_file: note.txt'],
+  ]);
+  assertEquals(await Deno.readTextFile(`${sandbox.cwd}/note.txt`), "alpha\n");
+});
+
+Deno.test({
+  name: "ACP: plan mode is a session mode; the task list stays and shows as plan updates",
+  ignore: !confined,
+  async fn() {
+    await using sandbox = await cliSandbox();
+    await Deno.writeTextFile(`${sandbox.cwd}/a.txt`, "before\n");
+    await using server = startFakeLlmServer([
+      reply().toolCall("add_task", { content: "Read a.txt" }),
+      reply().toolCall("write_file", { path: "a.txt", content: "after\n" }),
+      reply().text("Planned."),
+      reply().text("Implementing."),
+    ]);
+    await using acp = startAcpClient(sandbox, [
+      "--base-url",
+      server.baseUrl,
+      "--model",
+      "m",
+      "--allow-read=.",
+      "--allow-write=.",
+      "--yes",
+    ], { permissions: ["implement"] });
+    await acp.initialize();
+    const created = await acp.agent.request("session/new", { cwd: sandbox.cwd, mcpServers: [] });
+    assertEquals(created.modes?.currentModeId, "default");
+    assertEquals(created.modes?.availableModes.map((m) => m.id), ["default", "plan"]);
+    const sessionId = created.sessionId;
+    await acp.agent.request("session/set_mode", { sessionId, modeId: "plan" });
+    await acp.waitFor((n) =>
+      n.update.sessionUpdate === "current_mode_update" && n.update.currentModeId === "plan"
+    );
+    const done = await acp.agent.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "Plan it" }],
+    });
+    assertEquals(done.stopReason, "end_turn");
+    assertEquals(await Deno.readTextFile(`${sandbox.cwd}/a.txt`), "before\n");
+    match(String(server.requests[0]?.messages.at(-1)?.content), /\[Plan mode is on:/);
+    const results = (server.requests[2]?.messages ?? []).filter((m) => m.role === "tool");
+    assertEquals(JSON.parse(String(results.at(-1)?.content)).error_type, "permission_denied");
+    const plans = acp.updates.map((n) => n.update).filter((u) => u.sessionUpdate === "plan");
+    assertEquals(plans.map((u) => "entries" in u ? u.entries.map((e) => e.content) : []), [
+      ["Read a.txt"],
+    ]);
+    await acp.agent.request("session/set_mode", { sessionId, modeId: "default" });
+    await acp.waitFor((n) =>
+      n.update.sessionUpdate === "current_mode_update" && n.update.currentModeId === "default"
+    );
+    // Implement now: the next prompt tells the model, after everything before it.
+    await acp.agent.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "Go" }],
+    });
+    const next = server.requests[3]!.messages;
+    assertEquals(next.length, server.requests[2]!.messages.length + 2);
+    match(String(next.at(-1)?.content), /^Go\n\n\[Plan mode is off: .*Carry out the plan in /);
+  },
+});
+
+Deno.test({
+  name: "ACP: leaving plan mode shows the plan and asks: keep planning, then start fresh",
+  ignore: !confined,
+  async fn() {
+    await using sandbox = await cliSandbox();
+    let plan = "";
+    await using server = startFakeLlmServer((request, n) => {
+      if (n === 1) plan = /Write your plan to (\S+) with/.exec(JSON.stringify(request))?.[1] ?? "";
+      const script = [
+        () => reply().toolCall("write_file", { path: plan, content: "# Plan\nchange a.txt\n" }),
+        () => reply().text("Planned."),
+        () => reply().text("On it."),
+      ];
+      return script[n - 1]?.();
+    });
+    await using acp = startAcpClient(sandbox, [
+      "--base-url",
+      server.baseUrl,
+      "--model",
+      "m",
+      "--allow-read=.",
+      "--allow-write=.",
+      "--yes",
+    ], { permissions: ["keep", "fresh"] });
+    await acp.initialize();
+    const sessionId = await acp.newSession();
+    const modeNow = () =>
+      acp.updates.map((n) => n.update).filter((u) => u.sessionUpdate === "current_mode_update")
+        .map((u) => "currentModeId" in u ? u.currentModeId : "");
+    await acp.agent.request("session/set_mode", { sessionId, modeId: "plan" });
+    const prompt = (text: string) =>
+      acp.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
+    assertEquals((await prompt("Plan the change")).stopReason, "end_turn");
+    // Keep planning: the mode stays plan, and the editor is told so.
+    await acp.agent.request("session/set_mode", { sessionId, modeId: "default" });
+    await acp.waitFor(() => modeNow().length === 2);
+    assertEquals(modeNow(), ["plan", "plan"]);
+    const asked = acp.permissionRequests[0]!;
+    assertEquals(asked.toolCall.kind, "switch_mode");
+    assertEquals(asked.options.map((o) => o.optionId), ["implement", "fresh", "keep"]);
+    const shown = acp.updates.map((n) => n.update).find((u) =>
+      u.sessionUpdate === "tool_call" && u.toolCallId === asked.toolCall.toolCallId
+    );
+    match(JSON.stringify(shown), /# Plan\\nchange a\.txt/);
+    // Start fresh: the next request holds the system prompt and the plan, nothing else.
+    await acp.agent.request("session/set_mode", { sessionId, modeId: "default" });
+    await acp.waitFor(() => modeNow().length === 3);
+    assertEquals(modeNow(), ["plan", "plan", "default"]);
+    assertEquals((await prompt("Go")).stopReason, "end_turn");
+    const fresh = server.requests[2]!.messages;
+    assertEquals(fresh.map((m) => m.role), ["system", "user"]);
+    match(String(fresh[1]!.content), /^Go\n\n[^]*Implement this plan:\n\n# Plan\nchange a\.txt/);
+    match(String(fresh[1]!.content), /\[Plan mode is off: you may change files again\.\]/);
+  },
+});
