@@ -19,6 +19,7 @@ const modules: Record<OwnModulePath, () => Promise<unknown>> = {
   "src/cli/run_repl.ts": () => import("./src/cli/run_repl.ts"),
   "src/acp/run_acp.ts": () => import("./src/acp/run_acp.ts"),
   "src/sessions/open_session_store.ts": () => import("./src/sessions/open_session_store.ts"),
+  "src/app/open_provider.ts": () => import("./src/app/open_provider.ts"),
   "src/mcp/mcp_servers.ts": () => import("./src/mcp/mcp_servers.ts"),
   "src/mcp/mcp_tools.ts": () => import("./src/mcp/mcp_tools.ts"),
   "src/mcp/mcp_server.ts": () => import("./src/mcp/mcp_server.ts"),

@@ -147,8 +147,12 @@ function workerFiles(out: string): Set<string> {
  * analyses every module that literal imports reach, dynamic ones too, before it runs the
  * first (all of the bundle's chunks). The tool worker's files keep theirs literal: the worker
  * runs with the tool's grants, and Deno checks a computed import against them (a literal one
- * was loaded with the worker). Every file gets V8's hint to compile every function when it
- * loads (they land in Deno's code cache, so later runs compile none of them).
+ * was loaded with the worker). The run's files lose the imports of a package's package.json
+ * that only name the package for `deno compile` (src/code_index/grammar_assets.ts: the
+ * compile task embeds the source graph, which keeps them): resolving one at start sets up
+ * Deno's npm resolution, about 2.5 ms of CPU a -p run never needs. Every file gets V8's hint
+ * to compile every function when it loads (they land in Deno's code cache, so later runs
+ * compile none of them).
  */
 function finishChunks(out: string): void {
   const worker = workerFiles(out);
@@ -157,7 +161,8 @@ function finishChunks(out: string): void {
     const path = join(out, entry.name);
     let text = Deno.readTextFileSync(path);
     if (!worker.has(entry.name)) {
-      text = text.replace(/\bimport\("([\w@:./-]+)"\)/g, 'import(String("$1"))');
+      text = text.replace(/\bimport\("([\w@:./-]+)"\)/g, 'import(String("$1"))')
+        .replace(/^import "[\w@][\w@./-]*\/package\.json" with \{ type: "json" \};\n/gm, "");
     }
     Deno.writeTextFileSync(path, `//# allFunctionsCalledOnLoad\n${text}`);
   }

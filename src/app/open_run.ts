@@ -36,6 +36,8 @@ export interface RunRequest {
   policies?: string;
   /** --no-session: the null session store. */
   noSession: boolean;
+  /** The provider, opening since the settings were loaded; opened here when left out. */
+  provider?: Promise<Result<OpenedProvider, AgentError>>;
   /** A write to the session log failed (disk full); the run goes on. */
   onWriteError?(error: AgentError): void;
 }
@@ -95,7 +97,7 @@ export async function openRun(
   if (rules?.ok && request.cwd !== undefined) workspaces.useRules(request.cwd, rules.value);
   // The REPL asks its questions once the provider no longer writes its progress.
   if (request.cwd !== undefined && !frontEnd.interactive) void workspaces.open(request.cwd);
-  const opened = await openProviderFor(request.settings, frontEnd);
+  const opened = await openProviderFor(request.settings, frontEnd, request.provider);
   if (!opened.ok) {
     await workspaces.closeAll();
     store.value.close();
@@ -163,15 +165,17 @@ async function openStore(request: RunRequest): Promise<Result<SessionStore, RunF
 }
 
 /**
- * Opens the provider. When harness looked for a server and none answered, the front end may
- * offer the default model in this process; declining or a failed download fails the run.
+ * Opens the provider (or takes the one opening ahead). When harness looked for a server and
+ * none answered, the front end may offer the default model in this process; declining or a
+ * failed download fails the run.
  */
 async function openProviderFor(
   settings: Settings,
   frontEnd: FrontEnd,
+  ahead: Promise<Result<OpenedProvider, AgentError>> | undefined,
 ): Promise<Result<OpenedProvider, RunFailure>> {
   const progress = frontEnd.progress ?? {};
-  let opened = await openProvider(settings, progress);
+  let opened = await (ahead ?? openProvider(settings, progress));
   const notes: string[] = [];
   if (!opened.ok && settings.discover && isNoServerError(opened.error) && frontEnd.offerModelHere) {
     const here = await frontEnd.offerModelHere(opened.error);

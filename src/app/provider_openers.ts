@@ -13,6 +13,7 @@ import { isAnthropicBaseUrl } from "../providers/anthropic/base_url.ts";
 import { isModelUri } from "../providers/model_source.ts";
 import { modelCacheDir } from "../config/folders.ts";
 import type { DownloadEvents } from "../providers/model_download.ts";
+import { readSlotLayout, type SlotLayout } from "../providers/server_slots.ts";
 
 export interface OpenedProvider {
   provider: Provider;
@@ -24,6 +25,11 @@ export interface OpenedProvider {
   baseUrl?: string;
   /** Things the user should know at startup. */
   notes?: string[];
+  /**
+   * How the server's slots are laid out, when it was read while opening (the window probe's
+   * /props); the subagents' scheduler asks the server itself when it is left out.
+   */
+  slotLayout?: SlotLayout;
   close?(): Promise<void>;
 }
 
@@ -226,11 +232,15 @@ const OPENAI_COMPAT: ProviderOpener = {
       });
     const model = await resolveModel(settings, make(""));
     if (!model.ok) return model;
+    let slotLayout: SlotLayout | undefined;
     const stated = await probeContextWindow(settings.baseUrl, model.value, {
       ...(settings.apiKey ? { apiKey: settings.apiKey } : {}),
+      // The same /props states the slots: the subagents' scheduler need not ask again.
+      onProps: (body) => slotLayout = readSlotLayout(body),
     });
     const opened: OpenedProvider = {
       provider: make(model.value, stated?.server === "llama-server"),
+      ...(slotLayout ? { slotLayout } : {}),
       ...(stated ? { contextLength: stated.tokens, contextSource: stated.source } : {}),
     };
     if (looksLikeOllamaRoot(settings.baseUrl.replace(/\/v1$/, ""))) {

@@ -5,7 +5,12 @@
 // restored around it. A child's own children run one at a time on its slot.
 
 import type { OpenedProvider } from "./provider_openers.ts";
-import { llamaSlotActions, probeSlotLayout, type SlotServer } from "../providers/server_slots.ts";
+import {
+  llamaSlotActions,
+  probeSlotLayout,
+  type SlotLayout,
+  type SlotServer,
+} from "../providers/server_slots.ts";
 import { type SlotLease, SlotScheduler } from "../providers/slot_scheduler.ts";
 
 /** Where the run's model server is, as the provider opened it. */
@@ -34,7 +39,13 @@ export class SubagentSlots {
     const server: SlotServer | undefined = opened.baseUrl && opened.provider.name === "openai"
       ? { baseUrl: opened.baseUrl, ...(this.#server.apiKey ? { apiKey: this.#server.apiKey } : {}) }
       : undefined;
-    this.#scheduler = (server ? probeSlotLayout(server) : Promise.resolve(undefined)).then(
+    // Read while the provider opened (the window probe's /props), else asked now.
+    const layout: Promise<SlotLayout | undefined> = server === undefined
+      ? Promise.resolve(undefined)
+      : opened.slotLayout
+      ? Promise.resolve(opened.slotLayout)
+      : probeSlotLayout(server);
+    this.#scheduler = layout.then(
       (layout) =>
         new SlotScheduler({
           layout: layout ?? { kind: "unmanaged" },

@@ -8,7 +8,8 @@ import { EXIT } from "../app/exit_codes.ts";
 import { loadWorkspaceInstructions } from "../turn_input/workspace_instructions.ts";
 import { formatBanner } from "./banner.ts";
 import { loadSettings, type Settings } from "../config/settings.ts";
-import { formatAgentError } from "../errors.ts";
+import { type AgentError, formatAgentError, type Result } from "../errors.ts";
+import type { OpenedProvider } from "../app/provider_openers.ts";
 import type { Grants } from "../sandbox/grants/grants.ts";
 import { grantCovers } from "../sandbox/grants/permission_value.ts";
 import { createStyle, REPL_PROMPT, wantsColor } from "../ui/style.ts";
@@ -25,6 +26,11 @@ export interface StartAhead {
   attached(): void;
   /** Gives the terminal back (leaves raw mode) when start-up ends before the REPL attached. */
   release(): void;
+  /**
+   * The provider, opening from these settings while the conversation's modules load
+   * (run_cli.ts starts it); the run takes it instead of opening its own.
+   */
+  provider?: Promise<Result<OpenedProvider, AgentError>>;
 }
 
 /**

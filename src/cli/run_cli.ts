@@ -12,6 +12,10 @@ import type * as RunCommand from "./commands/dispatch_command.ts";
 import type { EditorFrontEnd } from "./commands/dispatch_command.ts";
 import type * as RunConversation from "./run_conversation.ts";
 import type * as DirectCommands from "./commands/direct_commands.ts";
+import type * as OpenProvider from "../app/open_provider.ts";
+import type { OpenedProvider } from "../app/provider_openers.ts";
+import type { Settings } from "../config/settings.ts";
+import type { AgentError, Result } from "../errors.ts";
 
 // Each command's modules load through src/platform/own_modules.ts, like main.ts's import of
 // this file: from source, a literal import would make `deno run` prepare every command's
@@ -62,15 +66,18 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
       console.log(io.version);
       return 0;
     case "run": {
-      // The REPL's prompt shows before the conversation's modules load (prompt_ahead.ts).
+      // The REPL's prompt shows before the conversation's modules load (prompt_ahead.ts); a
+      // -p run has no prompt to show, so they load while its settings do.
+      const conversation = command.flags.prompt === undefined ? undefined : loadConversation();
+      conversation?.catch(() => {}); // awaited below unless the settings fail
       const { startAhead } = await loadOwnModule<typeof PromptAhead>("src/cli/prompt_ahead.ts");
       const ahead = await startAhead(command.flags, grants.value.grants, io);
       if (typeof ahead === "number") return ahead;
       try {
-        const { runConversation } = await loadOwnModule<typeof RunConversation>(
-          "src/cli/run_conversation.ts",
-        );
-        return await runConversation(command.flags, grants.value.grants, ahead, ahead);
+        const provider = openProviderAhead(ahead.settings);
+        const { runConversation } = await (conversation ?? loadConversation());
+        const started = provider ? { ...ahead, provider } : ahead;
+        return await runConversation(command.flags, grants.value.grants, ahead, started);
       } finally {
         ahead.release();
       }
@@ -94,4 +101,24 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
       return await runCommand(command, grants.value.grants, io);
     }
   }
+}
+
+function loadConversation(): Promise<typeof RunConversation> {
+  return loadOwnModule<typeof RunConversation>("src/cli/run_conversation.ts");
+}
+
+/**
+ * Starts opening the provider as soon as the settings are known: its module and the server's
+ * probes (the window, four GETs) overlap the loading of the conversation's modules, which
+ * then takes this provider. A model file is not opened ahead: its load shows progress on the
+ * front end, which does not exist yet.
+ */
+function openProviderAhead(
+  settings: Settings,
+): Promise<Result<OpenedProvider, AgentError>> | undefined {
+  if (settings.modelFile !== undefined) return undefined;
+  const opening = loadOwnModule<typeof OpenProvider>("src/app/open_provider.ts")
+    .then(({ openProvider }) => openProvider(settings));
+  opening.catch(() => {}); // awaited by the run; a failure must not go unhandled meanwhile
+  return opening;
 }

@@ -90,6 +90,7 @@ export async function runConversation(
     yes: flags.yes,
     ...(flags.policies !== undefined ? { policies: flags.policies } : {}),
     noSession: flags.noSession,
+    ...(ahead?.provider ? { provider: ahead.provider } : {}),
     onWriteError(error) {
       if (printMode) io.printError(formatAgentError(error));
       else console.error(`Warning ${formatAgentError(error)}`);
@@ -136,8 +137,7 @@ export async function runConversation(
   }
   let conversation = first;
   const repl = screen.repl();
-  const live = () => repl?.conversation ?? conversation;
-  workspace.value.follow(live);
+  workspace.value.follow(() => repl?.conversation ?? conversation);
 
   let exitCode: number;
   if (repl === undefined || replModule === undefined) {

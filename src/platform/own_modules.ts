@@ -21,6 +21,7 @@ export type OwnModulePath =
   | "src/cli/run_repl.ts"
   | "src/acp/run_acp.ts"
   | "src/sessions/open_session_store.ts"
+  | "src/app/open_provider.ts"
   | "src/mcp/mcp_servers.ts"
   | "src/mcp/mcp_tools.ts"
   | "src/mcp/mcp_server.ts";

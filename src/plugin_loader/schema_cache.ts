@@ -114,6 +114,18 @@ export class SchemaCache {
   #graphs: Record<string, GraphStamp>;
   #dirty = false;
 
+  /** Drops the entries and graphs of plugin files that are gone. */
+  #dropRemoved(): void {
+    const seen = new Map<string, boolean>();
+    const gone = (path: string) => {
+      let missing = seen.get(path);
+      if (missing === undefined) seen.set(path, missing = stampNow(path).size < 0);
+      return missing;
+    };
+    withoutRemoved(this.#entries, (_, entry) => entry.path, gone);
+    withoutRemoved(this.#graphs, (path) => path, gone);
+  }
+
   private constructor(
     path: string | undefined,
     writer: string,
@@ -138,12 +150,14 @@ export class SchemaCache {
    * import { SchemaCache } from "./schema_cache.ts";
    * const dir = await Deno.makeTempDir();
    * await Deno.writeTextFile(`${dir}/c.json`, "{ not json");
+   * const plugin = `${dir}/t.ts`; // a plugin whose file is gone is not saved
+   * await Deno.writeTextFile(plugin, "export {};\n");
    * const cache = await SchemaCache.open(`${dir}/c.json`, "v1");
    * const info = { name: "t", description: "d", risk: "safe" as const, parameters: { type: "object" } };
-   * cache.store("/p/t.ts", "f1", info);
+   * cache.store(plugin, "f1", info);
    * await cache.save();
    * const again = await SchemaCache.open(`${dir}/c.json`, "v1");
-   * if (again.lookup("/p/t.ts", "f1")?.name !== "t" || again.lookup("/p/t.ts", "f2")) throw new Error();
+   * if (again.lookup(plugin, "f1")?.name !== "t" || again.lookup(plugin, "f2")) throw new Error();
    * await Deno.remove(dir, { recursive: true });
    * ```
    */
@@ -244,9 +258,14 @@ export class SchemaCache {
     }
   }
 
-  /** Writes the file when something changed (atomically: a temp file, then rename). Never throws. */
+  /**
+   * Writes the file when something changed (atomically: a temp file, then rename), without
+   * the plugins whose files are gone (a removed checkout's built-ins): every start parses
+   * it. Never throws.
+   */
   async save(): Promise<void> {
     if (!this.#dirty || this.#path === undefined) return;
+    this.#dropRemoved();
     const file: CacheFile = {
       format: 2,
       writer: this.#writer,
@@ -262,6 +281,20 @@ export class SchemaCache {
     } catch {
       await Deno.remove(temp).catch(() => {}); // a read-only cache folder only costs speed
     }
+  }
+}
+
+/**
+ * Forgets the plugins whose files no longer exist (or cannot be read): each is asked about
+ * once, with a synchronous stat (a few microseconds).
+ */
+function withoutRemoved<T>(
+  table: Record<string, T>,
+  pathOf: (key: string, value: T) => string,
+  gone: (path: string) => boolean,
+): void {
+  for (const [key, value] of Object.entries(table)) {
+    if (gone(pathOf(key, value))) delete table[key];
   }
 }
 

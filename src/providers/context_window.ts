@@ -30,6 +30,11 @@ export interface ProbeOptions {
   /** Bearer token, sent when given. */
   apiKey?: string;
   signal?: AbortSignal;
+  /**
+   * Handed llama-server's /props body (undefined when the server did not answer it): what
+   * else it states (the slots) is read from it instead of asking again.
+   */
+  onProps?(body: unknown): void;
 }
 
 type JsonObject = Record<string, unknown>;
@@ -183,7 +188,10 @@ export async function probeContextWindow(
       signal,
     });
   const probes = [
-    get(`${root}/props`).then(readLlamaServerProps),
+    get(`${root}/props`).then((body) => {
+      options.onProps?.(body);
+      return readLlamaServerProps(body);
+    }),
     get(`${versioned}/models`).then((body) => readVllmModels(body, model)),
     get(`${root}/api/v0/models`).then((body) => readLmStudioModels(body, model)),
     get(`${root}/api/ps`).then((body) => readOllamaPs(body, model)),

@@ -127,3 +127,30 @@ Deno.test("a -p run with tool calls answers the same bundled and from source", a
   assert(/b\.py:1:\d+: error: missing/.test(bundled!.requests), "no problem reported");
   assertEquals(bundled!.requests, source!.requests);
 });
+
+Deno.test("the run's bundle files name no package's package.json for deno compile", async () => {
+  // A static import of "PKG/package.json" (src/code_index/grammar_assets.ts keeps one for
+  // `deno compile`) makes Deno set up its npm resolution when the chunk loads: some 2.5 ms of
+  // every -p run, which never reads a grammar. The tool worker's files are built apart.
+  await freshBundle();
+  const manifest = JSON.parse(await Deno.readTextFile(new URL(".bundle/current.json", ROOT)));
+  const folder = new URL(`.bundle/${manifest.folder}/`, ROOT);
+  const staticImports = (text: string) =>
+    [...text.matchAll(/(?:\bfrom|^import)\s*"\.\/([^"]+\.js)"/gm)].map((m) => m[1]!);
+  const run = new Set<string>();
+  const queue = ["run.js"];
+  for (const lazy of Deno.readDirSync(folder)) {
+    if (!lazy.name.startsWith("chunk-") && !lazy.name.startsWith("tool_worker")) {
+      queue.push(lazy.name);
+    }
+  }
+  for (let name = queue.pop(); name !== undefined; name = queue.pop()) {
+    if (run.has(name) || !name.endsWith(".js")) continue;
+    run.add(name);
+    queue.push(...staticImports(await Deno.readTextFile(new URL(name, folder))));
+  }
+  const named = [...run].filter((name) =>
+    /^import "[^".][^"]*\/package\.json" with/m.test(Deno.readTextFileSync(new URL(name, folder)))
+  );
+  assertEquals(named, []);
+});

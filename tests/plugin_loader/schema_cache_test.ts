@@ -82,3 +82,35 @@ Deno.test("SchemaCache.fingerprint() never trusts the time of a file written jus
   await f.fingerprint();
   assertEquals(f.run.computed, 2);
 });
+
+Deno.test("SchemaCache.save() drops the plugins whose files are gone", async () => {
+  // A removed checkout's built-ins stayed in the one cache file every start parses: on a
+  // developer's machine 1,188 plugins and 2 MB, 15 ms to read and parse.
+  await using dir = await tempDir();
+  const kept = join(dir.path, "kept.ts");
+  const removed = join(dir.path, "old", "removed.ts");
+  const added = join(dir.path, "added.ts");
+  await Deno.mkdir(join(dir.path, "old"));
+  for (const plugin of [kept, removed, added]) await Deno.writeTextFile(plugin, "export {};\n");
+  await age(kept, removed, added);
+  const info = (name: string) => ({
+    name,
+    description: "d",
+    risk: "safe" as const,
+    parameters: { type: "object" },
+  });
+  const cacheFile = join(dir.path, "cache.json");
+  const first = await SchemaCache.open(cacheFile, "v1");
+  const keptPrint = (await counted(first, kept).fingerprint())!;
+  first.store(kept, keptPrint, info("kept"));
+  first.store(removed, (await counted(first, removed).fingerprint())!, info("removed"));
+  await first.save();
+  await Deno.remove(join(dir.path, "old"), { recursive: true });
+  // A later start changes something (a plugin added), so it writes the file again.
+  const later = await SchemaCache.open(cacheFile, "v1");
+  later.store(added, (await counted(later, added).fingerprint())!, info("added"));
+  await later.save();
+  assertEquals((await Deno.readTextFile(cacheFile)).includes(removed), false);
+  const again = await SchemaCache.open(cacheFile, "v1");
+  assertEquals(again.lookup(kept, keptPrint)?.name, "kept");
+});
