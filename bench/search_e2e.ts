@@ -145,6 +145,11 @@ export interface E2ERow {
   label: string;
   /** Our tool's wall time minus start-up (the trivial call's median), ms; rg/fd on PATH. */
   ours: number;
+  /**
+   * The median over the rounds of our tool's wall time minus the trivial call's in the same
+   * round: less moved by load that changes from one round to the next.
+   */
+  oursPaired: number;
   /** The tool's own time inside its sandbox worker (`execution_time_ms`), ms; rg/fd on PATH. */
   inWorker: number;
   /** The same without rg and fd on PATH (the built-in search), ms. */
@@ -192,6 +197,15 @@ function alternate(runs: number, commands: (() => { ms: number; out: string })[]
   return timed;
 }
 
+/** The 1-minute load average (Linux), or "n/a". */
+function loadAverage(): string {
+  try {
+    return Deno.readTextFileSync("/proc/loadavg").split(" ")[0]!;
+  } catch {
+    return "n/a";
+  }
+}
+
 function ratio(ours: number, theirs: number): string {
   return Number.isFinite(ours / theirs) ? `${(ours / theirs).toFixed(2)}x` : "n/a";
 }
@@ -221,9 +235,11 @@ export function runEndToEnd(
       `\nEnd to end in ${tree}, ${runs} rounds, medians. Each round runs a trivial tool call, ` +
         `the case with rg and fd on PATH (run in the command sandbox), without them (built-in) ` +
         `and bare rg/fd, in turn. "ours" = wall time of \`harness tool\` minus the trivial ` +
-        `call's (start-up); "worker" = the tool's execution_time_ms inside its sandbox worker.`,
+        `call's (start-up), medians; "paired" = the median of that difference round by round; ` +
+        `"worker" = the tool's execution_time_ms inside its sandbox worker.`,
     );
     const startups: number[] = [];
+    const loadAtStart = loadAverage();
     const cases = [
       ...E2E_GREP_CASES.map((c) => ({
         label: `grep ${c.label}`,
@@ -252,6 +268,7 @@ export function runEndToEnd(
       return {
         label: c.label,
         ours: median(ours!.ms) - startup,
+        oursPaired: median(ours!.ms.map((ms, round) => ms - trivial!.ms[round]!)),
         inWorker: median(ours!.inWorker),
         builtin: median(builtin!.ms) - startup,
         builtinInWorker: median(builtin!.inWorker),
@@ -264,22 +281,24 @@ export function runEndToEnd(
     console.log(
       `${"case".padEnd(28)} ${"ours".padStart(6)} ${"worker".padStart(6)} ${"rg/fd".padStart(6)} ${
         "ratio".padStart(6)
-      } ${"worker".padStart(6)} ${"built-in".padStart(8)} ${"worker".padStart(6)} ${
-        "ratio".padStart(6)
-      }  results (ours | lines theirs printed)`,
+      } ${"paired".padStart(6)} ${"worker".padStart(6)} ${"built-in".padStart(8)} ${
+        "worker".padStart(6)
+      } ${"ratio".padStart(6)}  results (ours | lines theirs printed)`,
     );
     console.log(
-      `(start-up, the trivial call per case: ${startups.map((ms) => ms.toFixed(0)).join(", ")} ms)`,
+      `(start-up, the trivial call per case: ${
+        startups.map((ms) => ms.toFixed(0)).join(", ")
+      } ms; load average ${loadAtStart} at the start, ${loadAverage()} at the end)`,
     );
     for (const row of rows) {
       console.log(
         `${row.label.padEnd(28)} ${row.ours.toFixed(0).padStart(6)} ${
           row.inWorker.toFixed(0).padStart(6)
         } ${row.theirs.toFixed(0).padStart(6)} ${ratio(row.ours, row.theirs).padStart(6)} ${
-          ratio(row.inWorker, row.theirs).padStart(6)
-        } ${row.builtin.toFixed(0).padStart(8)} ${row.builtinInWorker.toFixed(0).padStart(6)} ${
-          ratio(row.builtin, row.theirs).padStart(6)
-        }  ${row.oursSummary.slice(0, 50)}${
+          ratio(row.oursPaired, row.theirs).padStart(6)
+        } ${ratio(row.inWorker, row.theirs).padStart(6)} ${row.builtin.toFixed(0).padStart(8)} ${
+          row.builtinInWorker.toFixed(0).padStart(6)
+        } ${ratio(row.builtin, row.theirs).padStart(6)}  ${row.oursSummary.slice(0, 50)}${
           row.sameAnswer ? "" : " (built-in differs!)"
         } | ${row.theirsCount}`,
       );

@@ -200,6 +200,8 @@ await Deno.writeTextFile(providerScript, `await import(${JSON.stringify(PROVIDER
 const shared = { DENO_DIR: await denoDir(), PATH: Deno.env.get("PATH") ?? "" };
 const plainEnv = { ...shared, ...await makeHome(root, "plain", 0) };
 const pluginEnv = { ...shared, ...await makeHome(root, "plugins", PLUGINS) };
+// The other checkout keeps its own home: its session database may have an older schema.
+const againstEnv = { ...shared, ...await makeHome(root, "against", 0) };
 const MCP_FIXTURE = fileURLToPath(
   new URL("../tests/fixtures/mcp/misbehaving_server.ts", import.meta.url),
 );
@@ -262,18 +264,18 @@ const COMPARED = [
 ];
 if (AGAINST !== undefined) {
   cases["REPL prompt [against]"] = () =>
-    timed([...FLAGS, AGAINST, ...model], { cwd, env: plainEnv, ready: PROMPT, idleMs: 0 });
+    timed([...FLAGS, AGAINST, ...model], { cwd, env: againstEnv, ready: PROMPT, idleMs: 0 });
   cases["REPL answers /help typed at spawn [against]"] = () =>
     timed([...FLAGS, AGAINST, ...model], {
       cwd,
-      env: plainEnv,
+      env: againstEnv,
       ready: HELP_ANSWERED,
       input: "/help\n",
     });
   cases["-p run (one answer) [against]"] = () =>
-    timed([...FLAGS, AGAINST, ...model, "--no-session", "-p", "hi"], { cwd, env: plainEnv });
+    timed([...FLAGS, AGAINST, ...model, "--no-session", "-p", "hi"], { cwd, env: againstEnv });
   cases["harness tool get_working_directory [against]"] = () =>
-    timed([...FLAGS, AGAINST, "tool", "get_working_directory", "{}"], { cwd, env: plainEnv });
+    timed([...FLAGS, AGAINST, "tool", "get_working_directory", "{}"], { cwd, env: againstEnv });
 }
 
 try {

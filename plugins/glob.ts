@@ -75,6 +75,7 @@ export default defineTool({
         includeHidden: glob.namesHidden,
         ...(extension === undefined ? {} : { extension }),
         keep: matches,
+        ...(glob.suffix === undefined ? {} : { suffix: glob.suffix }),
         limit: MAX_LISTED,
       }, ctx.signal)
       : undefined;

@@ -62,7 +62,6 @@ export const ALLOW_LIST: Readonly<Record<string, number>> = {
   "src/providers/openai_compat/wire_messages.ts:toWireMessages": 88,
   "src/cli/commands/mcp_command.ts:addServer": 91,
   "src/providers/ollama.ts:complete": 86,
-  "src/sandbox/processes/search_service.ts:SearchService.#serve": 83,
   "src/ui/prompter.ts:createPrompter": 83,
   "src/ui/repl.ts:Repl.run": 81,
   "src/cli/terminal_front_end.ts:terminalFrontEnd": 81,

@@ -51,13 +51,23 @@ function service(workspace: string): { open(): SearchClient; close(): void } {
     open() {
       const call = search.open(effective);
       calls.push(call.close);
-      return new SearchClient(call.port);
+      return new CountingClient(call.port);
     },
     close() {
       for (const close of calls) close();
       search.close();
     },
   };
+}
+
+/** A search client that counts the processes it runs. */
+class CountingClient extends SearchClient {
+  runs = 0;
+
+  override run(...args: Parameters<SearchClient["run"]>): ReturnType<SearchClient["run"]> {
+    this.runs++;
+    return super.run(...args);
+  }
 }
 
 function context(workspace: string, search?: SearchClient): ToolContext {
@@ -210,6 +220,46 @@ Deno.test({
 });
 
 Deno.test({
+  name: "grep_search cuts at max_results from one ripgrep run unless far more lines match",
+  ignore: !HAVE_RG || !CONFINED,
+  async fn() {
+    const workspace = await Deno.realPath(await Deno.makeTempDir({ prefix: "harness_rg_" }));
+    const search = service(workspace);
+    try {
+      // 90 matching lines, three in each of 30 files, in folders that sort around "/".
+      for (let i = 0; i < 30; i++) {
+        const folder = ["a", "a-b", "a.b", "a/b"][i % 4];
+        await Deno.mkdir(`${workspace}/${folder}`, { recursive: true });
+        await Deno.writeTextFile(`${workspace}/${folder}/f${(i * 7) % 30}.txt`, "word\n".repeat(3));
+      }
+      const runs = async (maxResults: number) => {
+        const client = search.open() as CountingClient;
+        const given: GrepOptions = {
+          pattern: "word",
+          caseSensitive: false,
+          maxResults,
+          includeHidden: false,
+          respectGitignore: true,
+        };
+        const summary = await grepWithRg(client, workspace, given);
+        assertEquals(comparable(summary!), comparable(grepTree(workspace, "", given)));
+        return { runs: client.runs, truncated: summary!.truncated };
+      };
+      // 90 lines for 20 asked: read whole and cut in walk order (the old code ran twice).
+      assertEquals(await runs(20), { runs: 1, truncated: true });
+      assertEquals(await runs(89), { runs: 1, truncated: true });
+      assertEquals(await runs(90), { runs: 1, truncated: false });
+      // 90 lines for 5 asked (more than eight times as many): stopped, then a sorted run.
+      assertEquals(await runs(5), { runs: 2, truncated: true });
+      assertEquals(await runs(1), { runs: 2, truncated: true });
+    } finally {
+      search.close();
+      await Deno.remove(workspace, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
   name: "grep_search through ripgrep answers as the built-in search on this repository",
   ignore: !HAVE_RG || !CONFINED,
   async fn() {
@@ -332,6 +382,43 @@ Deno.test({
         capped.startsWith("2451 files match") && capped.includes("[451 more not listed"),
         capped,
       );
+    } finally {
+      search.close();
+      await Deno.remove(workspace, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name: "glob through fd reads a plain listing of 8,400 files in bulk as the walk lists them",
+  ignore: !HAVE_FD || !CONFINED,
+  async fn() {
+    const workspace = await Deno.realPath(await Deno.makeTempDir({ prefix: "harness_fd_" }));
+    const search = service(workspace);
+    try {
+      // No hidden name, no .gitignore: fd_listing.ts's bulk reading (more than four times the
+      // 2,000 listed, every path ending with the suffix). Folder names sort around "/".
+      await Deno.mkdir(`${workspace}/.git`);
+      const folders = ["a", "a-1", "a.1", "a 1", "a/b", "a/b-c", "b/x/y", "é", "z"];
+      for (const folder of folders) {
+        await Deno.mkdir(`${workspace}/${folder}`, { recursive: true });
+        for (let i = 0; i < 900; i++) {
+          Deno.writeTextFileSync(`${workspace}/${folder}/f${(i * 7919) % 900}.ts`, "");
+        }
+      }
+      const compare = async () => {
+        for (const args of [{ pattern: "**/*.ts" }, { pattern: "*.ts" }, { pattern: "*.TS" }]) {
+          const theirs = await toolOutput(glob, args, context(workspace, search.open()));
+          const ours = await toolOutput(glob, args, context(workspace));
+          assertEquals(theirs, ours, JSON.stringify(args));
+        }
+      };
+      await compare();
+      // fd's --extension ignores case: one path the pattern does not keep, read path by path.
+      Deno.writeTextFileSync(`${workspace}/a/UPPER.TS`, "");
+      await compare();
+      const listed = await listWithFd(search.open(), workspace, "", { includeHidden: false });
+      assert(listed?.count === 8101, `fd answered: ${listed?.count}`);
     } finally {
       search.close();
       await Deno.remove(workspace, { recursive: true });

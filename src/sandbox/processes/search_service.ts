@@ -119,6 +119,31 @@ function sandboxFor(
   };
 }
 
+/**
+ * Passes a search process's standard output on to the tool: fd's listing whole (glob counts
+ * every path: one message instead of a hundred for 38,000 paths), ripgrep's lines as they
+ * come, so grep_search can stop it.
+ *
+ * @returns false when the reading failed (the process was killed).
+ */
+async function passOutput(
+  stdout: ReadableStream<Uint8Array>,
+  whole: boolean,
+  reply: (message: SearchReply) => void,
+): Promise<boolean> {
+  try {
+    if (whole) {
+      const listing = new Uint8Array(await new Response(stdout).arrayBuffer());
+      if (listing.length > 0) reply({ type: "data", bytes: listing });
+    } else {
+      for await (const chunk of stdout) reply({ type: "data", bytes: chunk });
+    }
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Runs the search processes of one tool host. */
 export class SearchService {
   readonly #options: SearchServiceOptions;
@@ -310,12 +335,7 @@ export class SearchService {
     onStart(child.pid);
     reply({ type: "started", root: workspace, excluded });
     const stderr = new Response(child.stderr).text();
-    let killed = false;
-    try {
-      for await (const chunk of child.stdout) reply({ type: "data", bytes: chunk });
-    } catch {
-      killed = true;
-    }
+    let killed = !await passOutput(child.stdout, request.type === "files", reply);
     const status = await child.status;
     this.#running.delete(child.pid);
     killed ||= status.signal !== null;

@@ -4,26 +4,12 @@
 // rules as the built-in search) and names the ones the built-in walk would have reached.
 
 import { walkTree } from "./walk_tree.ts";
+import { walkOrderKey } from "./walk_order.ts";
 
 /** Workspace-relative paths in walk order (folders depth-first, names sorted). */
 export interface DeniedPaths {
   deniedFiles: string[];
   deniedDirs: string[];
-}
-
-/**
- * The sort key of a path in walk order: names compare as the walk sorts them, and a folder's
- * entries come right after it (a "/" sorts before every character of a name).
- *
- * @example
- * ```ts
- * import { walkOrderKey } from "./denied_paths.ts";
- * const paths = ["a-b/x", "a/y", "ab"].sort((p, q) => walkOrderKey(p) < walkOrderKey(q) ? -1 : 1);
- * if (paths.join() !== "a/y,a-b/x,ab") throw new Error(paths.join());
- * ```
- */
-export function walkOrderKey(path: string): string {
-  return path.replaceAll("/", "\u0000");
 }
 
 /**

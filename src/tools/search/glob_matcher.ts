@@ -47,6 +47,12 @@ export interface GlobMatcher {
   base: string;
   /** True when the pattern names dot-files or dot-folders explicitly. */
   namesHidden: boolean;
+  /**
+   * Set for `*.ext` and `**\/*.ext`: a path with no name starting with a dot and no control
+   * character matches exactly when it ends with this (".ext"), so a listing can be tested
+   * in bulk.
+   */
+  suffix?: string;
 }
 
 /**
@@ -55,14 +61,23 @@ export interface GlobMatcher {
  */
 function extensionMatcher(suffix: string, nameOnly: boolean): (path: string) => boolean {
   // picomatch's `*` never begins a name at a dot or a line break; its `**` crosses no line
-  // break and no dot-folder.
-  const badName = /^[.\n\r\u2028\u2029]/;
-  const badFolder = /[\n\r\u2028\u2029]|(?:^|\/)\./;
+  // break and no dot-folder. Tested without slicing the path: glob tests every path fd lists.
+  const lineBreak = /[\n\r\u2028\u2029]/;
   return (path) => {
     if (!path.endsWith(suffix)) return false;
     const slash = path.lastIndexOf("/");
-    if (badName.test(path.slice(slash + 1))) return false;
-    return nameOnly || slash === -1 || !badFolder.test(path.slice(0, slash));
+    const first = path.charCodeAt(slash + 1);
+    if (
+      first === 0x2e || first === 0x0a || first === 0x0d || first === 0x2028 || first === 0x2029
+    ) {
+      return false;
+    }
+    if (nameOnly || slash === -1) return true;
+    if (path.charCodeAt(0) === 0x2e) return false;
+    const dot = path.indexOf("/.");
+    if (dot !== -1 && dot < slash) return false;
+    const broken = path.search(lineBreak);
+    return broken === -1 || broken > slash;
   };
 }
 
@@ -91,8 +106,9 @@ export async function compileGlob(
   const extension = /^(\*\*\/)?\*(\.\w+)$/.exec(clean);
   if (extension !== null && !options.dot) {
     // Its walk starts at the top (picomatch's scan gives no static folder for these).
-    const matches = extensionMatcher(extension[2]!, extension[1] === undefined);
-    return { source: pattern, matches, base: "", namesHidden };
+    const suffix = extension[2]!;
+    const matches = extensionMatcher(suffix, extension[1] === undefined);
+    return { source: pattern, matches, base: "", namesHidden, suffix };
   }
   const picomatch = await loadPicomatch();
   const matches = picomatch(clean, {

@@ -1,20 +1,34 @@
 // grep_search through ripgrep (run by the host in the command sandbox, search_client.ts),
 // giving the built-in search's answer (grep_files.ts): the same lines, each checked with the
 // built-in's regex, in walk order, cut at max_results in the same file, the same counts and
-// the same skipped paths. ripgrep searches on every core in no particular order; when more
-// lines match than asked for, a second, sorted run finds where the walk would have stopped.
+// the same skipped paths. ripgrep searches on every core in no particular order; its lines
+// are put in walk order here. Only when far more lines match than asked for (a common word)
+// is it stopped, and a second, sorted run on one thread finds where the walk would have
+// stopped: with that many lines, early in the walk.
 
 import { cutLine, type GrepMatch, type GrepOptions, type GrepSummary } from "./grep_files.ts";
-import { deniedOnWalk, walkOrderKey } from "./denied_paths.ts";
+import { deniedOnWalk } from "./denied_paths.ts";
+import { walkOrderKey } from "./walk_order.ts";
 import { type RgLine, RgOutput } from "./rg_output.ts";
 import { rgRegex } from "./search_arguments.ts";
-import { type SearchClient, STOP } from "./search_client.ts";
+import { type SearchClient, type SearchRun, STOP } from "./search_client.ts";
 import type { GrepRequest } from "./search_protocol.ts";
 import { patternToRegExp } from "./search_pattern.ts";
 import { folderIgnored } from "./walk_tree.ts";
 
 /** A name glob ripgrep's file types read as picomatch does: no classes, ranges or extglobs. */
 const PLAIN_NAME_GLOB = /^[A-Za-z0-9_.\-*?{},]+$/;
+
+/**
+ * How many candidate lines, per line asked for, the first run (every core, any order) may
+ * gather before it is stopped for the sorted run: up to it, the whole output is cheaper to
+ * read and sort than a run on one thread; past it, the sorted run stops within about the
+ * first eighth of the tree.
+ */
+const FIRST_RUN_LINES_PER_RESULT = 8;
+
+/** The most bytes of candidate lines the first run gathers before it is stopped. */
+const FIRST_RUN_BYTES = 8 * 1024 * 1024;
 
 /** A literal folder name: no glob syntax. */
 const LITERAL_NAME = /^[^*?[\]{}()!+@\\]+$/;
@@ -117,6 +131,87 @@ class LineCheck {
   }
 }
 
+/** Whether a path passes the file_filter, asked once per file (lines come file by file). */
+function filterOf(options: GrepOptions): (path: string) => boolean {
+  // ripgrep's name glob matches a few names picomatch's does not (one starting with a line
+  // break): each file is checked with the filter itself.
+  const filter = options.fileFilter;
+  if (filter === undefined) return () => true;
+  let last: [string, boolean] = ["", true];
+  return (path) => {
+    if (last[0] !== path) last = [path, filter.matches(path)];
+    return last[1];
+  };
+}
+
+/** What the first run (every core, any order) gathered. */
+interface ParallelRun {
+  run: SearchRun;
+  output: RgOutput;
+  byFile: Map<string, RgLine[]>;
+  /** Stopped: far more lines matched than asked for. */
+  tooMany: boolean;
+}
+
+/** Runs ripgrep on every core to the end, unless far more lines match than asked for. */
+async function parallelRun(
+  client: SearchClient,
+  request: GrepRequest,
+  filtered: (path: string) => boolean,
+  signal?: AbortSignal,
+): Promise<ParallelRun> {
+  const output = new RgOutput();
+  const byFile = new Map<string, RgLine[]>();
+  let candidates = 0;
+  let bytes = 0;
+  let tooMany = false;
+  const budget = FIRST_RUN_LINES_PER_RESULT * request.maxCount;
+  const run = await client.run(request, (chunk, root) => {
+    output.push(chunk, root, (line) => {
+      if (!filtered(line.path)) return;
+      const lines = byFile.get(line.path);
+      if (lines) lines.push(line);
+      else byFile.set(line.path, [line]);
+      candidates++;
+      bytes += line.bytes.length;
+    });
+    tooMany = candidates > budget || bytes > FIRST_RUN_BYTES;
+    return tooMany ? STOP : undefined;
+  }, signal);
+  return { run, output, byFile, tooMany };
+}
+
+/**
+ * Runs ripgrep on one thread in walk order, adding each file's lines to the collector until
+ * it is full; returns the files searched (undefined when cut), or false when it failed.
+ */
+async function sortedRun(
+  client: SearchClient,
+  request: GrepRequest,
+  filtered: (path: string) => boolean,
+  add: (lines: RgLine[]) => boolean,
+  signal?: AbortSignal,
+): Promise<number | undefined | false> {
+  const sorted = new RgOutput();
+  let current: RgLine[] = [];
+  let more = true;
+  const flush = () => {
+    if (more && current.length > 0) more = add(current);
+    current = [];
+  };
+  const run = await client.run({ ...request, sorted: true }, (bytes, root) => {
+    sorted.push(bytes, root, (line) => {
+      if (!filtered(line.path)) return;
+      if (current.length > 0 && current[0]!.path !== line.path) flush();
+      current.push(line);
+    });
+    return more ? undefined : STOP;
+  }, signal);
+  if ("unavailable" in run || (run.code === null && more)) return false;
+  flush();
+  return sorted.filesSearched();
+}
+
 /**
  * Searches with ripgrep.
  *
@@ -147,24 +242,18 @@ export async function grepWithRg(
     sorted: false,
     ...plan,
   };
-  // First every core, in any order, until more lines than asked for turn up.
-  const output = new RgOutput();
-  const byFile = new Map<string, RgLine[]>();
-  let candidates = 0;
-  const first = await client.run(request, (bytes, root) => {
-    output.push(bytes, root, (line) => {
-      const lines = byFile.get(line.path);
-      if (lines) lines.push(line);
-      else byFile.set(line.path, [line]);
-      candidates++;
-    });
-    return candidates > options.maxResults ? STOP : undefined;
-  }, signal);
+  const filtered = filterOf(options);
+  const { run: first, output, byFile, tooMany } = await parallelRun(
+    client,
+    request,
+    filtered,
+    signal,
+  );
   if ("unavailable" in first) return undefined;
   const collector = new MatchCollector(options.maxResults);
   let searched = output.filesSearched();
-  // Stopped or not, more lines than asked for mean the walk would have stopped somewhere.
-  if (candidates <= options.maxResults) {
+  if (!tooMany) {
+    // Every file's lines (at most maxCount each) in walk order: the walk stops at that file.
     if (first.code === null || searched === undefined) return undefined; // aborted, an error
     const paths = [...byFile.keys()].map((path) => [walkOrderKey(path), path] as const)
       .sort((a, b) => (a[0] < b[0] ? -1 : 1));
@@ -173,24 +262,11 @@ export async function grepWithRg(
     }
   } else {
     if (signal?.aborted) return undefined;
-    // More lines match than asked for: one thread in walk order, stopped where enough are.
-    const sorted = new RgOutput();
-    let current: RgLine[] = [];
-    let more = true;
-    const flush = () => {
-      if (more && current.length > 0) more = collector.add(current[0]!.path, check.lines(current));
-      current = [];
-    };
-    const second = await client.run({ ...request, sorted: true }, (bytes, root) => {
-      sorted.push(bytes, root, (line) => {
-        if (current.length > 0 && current[0]!.path !== line.path) flush();
-        current.push(line);
-      });
-      return more ? undefined : STOP;
-    }, signal);
-    if ("unavailable" in second || (second.code === null && more)) return undefined;
-    flush();
-    searched = sorted.filesSearched();
+    // Far more lines match than asked for: one thread in walk order, stopped where enough are.
+    const add = (lines: RgLine[]) => collector.add(lines[0]!.path, check.lines(lines));
+    const counted = await sortedRun(client, request, filtered, add, signal);
+    if (counted === false) return undefined;
+    searched = counted;
     if (!collector.truncated && searched === undefined) return undefined;
   }
   const filter = options.fileFilter;
