@@ -7,6 +7,8 @@
 interface ProcessStat {
   pid: number;
   ppid: number;
+  /** The process group it is in. */
+  pgid: number;
   /** R, S, D, Z, T... */
   state: string;
   /** User and system time so far, in clock ticks. */
@@ -23,6 +25,7 @@ function readStat(pid: number): ProcessStat | undefined {
       pid,
       state: fields[0] ?? "?",
       ppid: Number(fields[1]),
+      pgid: Number(fields[2]),
       cpu: Number(fields[11]) + Number(fields[12]),
     };
   } catch {
@@ -74,6 +77,21 @@ export function descendants(pid: number): number[] {
     }
   }
   return found;
+}
+
+/**
+ * Whether process `pid` runs (not a zombie) and leads the process group of its own id: its
+ * children are then those of the command that group was started for, not of a reused pid.
+ *
+ * @example
+ * ```ts
+ * import { leadsOwnGroup } from "./process_tree.ts";
+ * if (leadsOwnGroup(-1)) throw new Error();
+ * ```
+ */
+export function leadsOwnGroup(pid: number): boolean {
+  const stat = readStat(pid);
+  return stat !== undefined && stat.state !== "Z" && stat.pgid === pid;
 }
 
 /**

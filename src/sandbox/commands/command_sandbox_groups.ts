@@ -2,12 +2,22 @@
 // thread) knows them from its workers. Every way harness ends stops them: a worker that is
 // killed, `Deno.exit` (the "unload" event), SIGHUP when the terminal closes and SIGTERM.
 // Commands confined by bubblewrap also die with harness when it is killed outright.
+// SIGKILL takes the whole tree under a group's leader, not only the group: bubblewrap's
+// namespace init leaves the group (--new-session) a moment before it binds its life to the
+// sandbox process (--die-with-parent), and a group killed in that moment left the sandboxed
+// command running, orphaned, in a session of its own.
+
+import { descendants, leadsOwnGroup, signalEach } from "../../platform/process_tree.ts";
 
 const live = new Set<number>();
 let exitHookInstalled = false;
 
-/** Sends `signal` to the process group `pid` leads; false when it is gone already. */
+/**
+ * Sends `signal` to the process group `pid` leads; false when it is gone already. SIGKILL also
+ * kills every process under the leader that left the group ({@link killTree}).
+ */
 export function signalGroup(pid: number, signal: Deno.Signal | number): boolean {
+  if ((signal === "SIGKILL" || signal === 9) && Deno.build.os === "linux") return killTree(pid);
   try {
     if (Deno.build.os === "windows") {
       new Deno.Command("taskkill", {
@@ -22,6 +32,29 @@ export function signalGroup(pid: number, signal: Deno.Signal | number): boolean 
   } catch {
     return false;
   }
+}
+
+/**
+ * Kills the process group `pid` leads and every process under its leader (Linux): the group
+ * is stopped first, so its members fork nothing while /proc is read, and the tree is read
+ * only while `pid` still leads its group (a reused pid's children are not harness's).
+ */
+function killTree(pid: number): boolean {
+  try {
+    Deno.kill(-pid, "SIGSTOP");
+  } catch {
+    return false; // the group has ended
+  }
+  if (leadsOwnGroup(pid)) {
+    const tree = descendants(pid);
+    // What left the group still runs: stop it too, then look again for what it forked.
+    signalEach(tree, "SIGSTOP");
+    signalEach([...new Set([...tree, ...descendants(pid)])], "SIGKILL");
+  }
+  try {
+    Deno.kill(-pid, "SIGKILL");
+  } catch { /* ended meanwhile */ }
+  return true;
 }
 
 /** Records that the command group `pid` started (`running`) or ended. */
