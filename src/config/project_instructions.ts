@@ -6,6 +6,7 @@
 // The start-up path (the banner) reads these: no `node:` import (platform/paths.ts).
 import { paths } from "../platform/paths.ts";
 import { realPathIfExists } from "../platform/real_path_if_exists.ts";
+import { entryExists } from "../platform/entry_exists.ts";
 
 const { join, relative, resolve, sep } = paths;
 
@@ -80,7 +81,7 @@ export function instructionFolders(cwd: string): string[] {
   const chain: string[] = [];
   for (let folder = start;; folder = dirname(folder)) {
     chain.unshift(folder);
-    if (exists(join(folder, ".git"))) return chain;
+    if (entryExists(join(folder, ".git"))) return chain;
     if (dirname(folder) === folder) return [start];
   }
 }
@@ -141,15 +142,6 @@ export function loadInstructions(
   return { files, skipped };
 }
 
-function exists(path: string): boolean {
-  try {
-    Deno.lstatSync(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 function isInside(folder: string, path: string): boolean {
   const rel = relative(folder, path);
   return rel === "" || (!rel.startsWith("..") && !rel.startsWith(sep) && !/^[a-zA-Z]:/.test(rel));
@@ -164,7 +156,7 @@ function inspect(
   within: string | undefined,
   refused: (path: string) => string | undefined,
 ): "absent" | { reason: string } | string {
-  if (!exists(path)) return "absent";
+  if (!entryExists(path)) return "absent";
   const real = realPathIfExists(path);
   if (real === undefined) return { reason: "a link to nothing" };
   if (within !== undefined && !isInside(within, real)) {

@@ -5,6 +5,7 @@
 // run code the next time the user types `git status`, so the gate protects each of them.
 
 import { paths } from "../platform/paths.ts";
+import { entryExists } from "../platform/entry_exists.ts";
 
 const { isAbsolute, join, resolve } = paths;
 
@@ -99,15 +100,6 @@ export function parseGitConfig(text: string): GitConfigEntry[] {
   return entries;
 }
 
-function exists(path: string): boolean {
-  try {
-    Deno.lstatSync(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** `~/x` in the user's home, else `path` against `base`. */
 function expand(path: string, base: string, home: string | undefined): string {
   if (path.startsWith("~/") && home !== undefined) return join(home, path.slice(2));
@@ -181,7 +173,7 @@ export function gitProgramPaths(
       // A bare name is looked up on PATH, not in the work tree.
       if (!/[\\/]/.test(word) && !word.startsWith("~")) continue;
       const path = expand(word, options.workTree, options.home);
-      if (exists(path)) found.push({ path, source });
+      if (entryExists(path)) found.push({ path, source });
     }
   }
   return found;

@@ -12,6 +12,7 @@ import { paths } from "../platform/paths.ts";
 import { bundleFolder } from "../platform/bundle_manifest.ts";
 import type { GateRules, HiddenEntry, ProtectedEntry } from "./gate_types.ts";
 import { gitProgramPaths } from "./git_programs.ts";
+import { entryExists } from "../platform/entry_exists.ts";
 
 const { isAbsolute, join, relative, resolve, sep } = paths;
 
@@ -37,15 +38,6 @@ export interface GateInputs {
   home?: string;
   /** The git config folder (`$XDG_CONFIG_HOME/git`), when known. */
   gitConfigDir?: string;
-}
-
-function exists(path: string): boolean {
-  try {
-    Deno.lstatSync(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function readSmallFile(path: string): string | undefined {
@@ -80,7 +72,7 @@ function realOrSelf(path: string): string {
  * ```
  */
 export function gitFolders(dotGit: string): string[] {
-  if (!exists(dotGit)) return [];
+  if (!entryExists(dotGit)) return [];
   const found = [dotGit];
   const pointer = readSmallFile(dotGit);
   const gitdir = pointer?.startsWith("gitdir:") ? pointer.slice(7).trim() : undefined;
@@ -97,7 +89,7 @@ export function gitFolders(dotGit: string): string[] {
 export function enclosingGit(folder: string): string | undefined {
   for (let dir = resolve(folder);; dir = resolve(dir, "..")) {
     const candidate = join(dir, ".git");
-    if (exists(candidate)) return candidate;
+    if (entryExists(candidate)) return candidate;
     if (resolve(dir, "..") === dir) return undefined;
   }
 }
@@ -107,7 +99,7 @@ function repositories(roots: readonly string[]): string[] {
   const found = new Set<string>();
   for (const root of roots) {
     const own = join(root, ".git");
-    const dotGit = exists(own) ? own : enclosingGit(root);
+    const dotGit = entryExists(own) ? own : enclosingGit(root);
     if (dotGit !== undefined) found.add(dotGit);
   }
   return [...found];
@@ -132,7 +124,7 @@ function gitEntries(roots: readonly string[], inputs: GateInputs): ProtectedEntr
   const global = [
     ...(home === undefined ? [] : [join(home, ".gitconfig")]),
     ...(inputs.gitConfigDir === undefined ? [] : [join(inputs.gitConfigDir, "config")]),
-  ].filter(exists);
+  ].filter(entryExists);
   for (const path of global) {
     entries.push({ path, kind: "git_program", source: "git's global config" });
   }

@@ -12,6 +12,7 @@ import { grantCovers } from "../grants/permission_value.ts";
 import { realPathIfExists } from "../../platform/real_path_if_exists.ts";
 import type { GateRules, HiddenEntry } from "../../gate/gate_types.ts";
 import { enclosingGit, gitFolders } from "../../gate/protected_set.ts";
+import { entryExists } from "../../platform/entry_exists.ts";
 
 /** What the command sandbox keeps read-only; decided on the host at start. */
 export interface CommandProtection {
@@ -29,15 +30,6 @@ export interface CommandProtection {
 interface Writable {
   writeAll: boolean;
   write: readonly string[];
-}
-
-function exists(path: string): boolean {
-  try {
-    Deno.lstatSync(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function realPathOf(path: string): string {
@@ -90,7 +82,7 @@ export function readOnlyPaths(protection: CommandProtection, writable: Writable)
   candidates.push(...protection.folders);
   const kept = new Set<string>();
   for (const candidate of candidates) {
-    if (!exists(candidate)) continue;
+    if (!entryExists(candidate)) continue;
     const real = realPathOf(candidate);
     const insideWrite = writable.writeAll || grantCovers("write", writable.write, real) ||
       grantCovers("write", writable.write, candidate);
