@@ -25,7 +25,7 @@ const CONTROL = /[\x01-\x1f\u2028\u2029]/;
 const BULK_SLASH = "\x01";
 
 /** How many paths the bulk reading samples to find how far the first ones reach. */
-const SAMPLES = 2000;
+const SAMPLES = 1000;
 
 /** How to read a listing. */
 export interface ListingOptions {
