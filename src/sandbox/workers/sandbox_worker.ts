@@ -190,6 +190,8 @@ export class SandboxWorker {
       case "previewed":
       case "done":
       case "failed": {
+        // The call's console lines came before its answer: say what the cap dropped now.
+        if (message.type !== "validated" && message.type !== "previewed") this.#console.flush();
         const settle = this.#pending.get(message.id);
         this.#pending.delete(message.id);
         settle?.(message);
