@@ -2,7 +2,7 @@
 // modification time and name, followed by totals (files, dirs and links counted apart; bytes
 // are those of files). Symlinks are shown, never followed.
 
-import { join } from "node:path";
+import { join } from "../src/platform/paths.ts";
 import { z } from "zod";
 import { defineTool, ToolError } from "../src/tools/define_tool.ts";
 import { formatBytes, toFileToolError } from "../src/tools/builtin/text_file.ts";

@@ -3,7 +3,7 @@
 // home, with harness's ~/.config/harness/agents/. Apart from the readers (discover_agents.ts),
 // so a run can tell whether there is anything to read without loading their parsers.
 
-import { join } from "node:path";
+import { join } from "../platform/paths.ts";
 import { instructionFolders } from "../config/project_instructions.ts";
 import type { AgentFormat } from "./agent_definition.ts";
 

@@ -5,7 +5,7 @@
 // no file here; the text before is parsed while the tool runs, and the check after reparses
 // only the edit.
 
-import { resolve } from "node:path";
+import { resolve } from "../platform/paths.ts";
 import type { CallFlight, PlacedStage } from "../agent/call_flight.ts";
 import type { EditDiagnostics } from "../diagnostics/edit_diagnostics.ts";
 import { FILE_WRITE_TOOLS, isTool } from "../tools/builtin_tools.ts";

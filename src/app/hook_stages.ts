@@ -4,7 +4,7 @@
 // PostToolUse after the run, and the turn's UserPromptSubmit, SessionStart and Stop hooks.
 // Claude Code's field names are read back into harness's.
 
-import { isAbsolute, join } from "node:path";
+import { isAbsolute, join } from "../platform/paths.ts";
 import type { HookRunner } from "../hooks/hook_runner.ts";
 import type { HookOutcome } from "../hooks/hook_outcome.ts";
 import { claudeCodeToolName, harnessArguments } from "../hooks/hook_tool_names.ts";

@@ -5,7 +5,7 @@
 // are trusted (asked with the configs in the REPL, as project plugins are), and a file changed
 // since keeps its server from starting, saying so. Programs installed elsewhere need nothing.
 
-import { isAbsolute, relative, resolve } from "node:path";
+import { isAbsolute, relative, resolve } from "../platform/paths.ts";
 import type { LspServerConfig } from "../diagnostics/lsp_config.ts";
 import type { Grants } from "../sandbox/grants/grants.ts";
 import { findProgram } from "../sandbox/commands/command_sandbox_probe.ts";

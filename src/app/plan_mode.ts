@@ -8,7 +8,7 @@
 // next message, never by changing an earlier one. The task list stays. Leaving is the front
 // end's question: implement now, keep planning, or start fresh with only the plan.
 
-import { join, relative } from "node:path";
+import { join, relative } from "../platform/paths.ts";
 import type { Settings } from "../config/settings.ts";
 import { dataDir, ensurePrivateDir, homeDir, workspaceDataDir } from "../config/folders.ts";
 import type { ConversationParts } from "../agent/conversation_parts.ts";

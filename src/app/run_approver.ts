@@ -3,7 +3,7 @@
 // (--yes, a front end that cannot ask, one that asks through its prompter) and "Always" rules
 // saved to the right file.
 
-import { join } from "node:path";
+import { join } from "../platform/paths.ts";
 import type { LoadedRule } from "../permissions/policy.ts";
 import { formatPolicyFileError, userPolicyFile } from "../permissions/policy_file.ts";
 import type { PolicyApprover, PolicyApproverOptions } from "../permissions/policy_approver.ts";

@@ -5,7 +5,7 @@
 // conversations; each conversation gets its own TurnCheckpoints, with the records a resumed
 // session brings, and their stages: in each turn, and around a call that may change files.
 
-import { join, relative } from "node:path";
+import { join, relative } from "../platform/paths.ts";
 import type { Settings } from "../config/settings.ts";
 import { dataDir, workspaceDataDir } from "../config/folders.ts";
 import type { Grants } from "../sandbox/grants/grants.ts";

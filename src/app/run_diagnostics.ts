@@ -5,7 +5,7 @@
 // grants let commands read and its own installation, writes only its cache folder, and has no
 // network. harness never downloads a server; without a sandbox none starts.
 
-import { dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { dirname, isAbsolute, join, relative, resolve } from "../platform/paths.ts";
 import type { Settings } from "../config/settings.ts";
 import { cacheDir } from "../config/folders.ts";
 import type { Grants } from "../sandbox/grants/grants.ts";

@@ -4,7 +4,7 @@
 // git's program paths), harness's data folder hidden but for this workspace's outputs and its
 // config folder hidden but for the user's skills and plugins.
 
-import { resolve } from "node:path";
+import { resolve } from "../platform/paths.ts";
 import type { Settings } from "../config/settings.ts";
 import {
   cacheDir,

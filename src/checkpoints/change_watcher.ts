@@ -4,7 +4,7 @@
 // (change_watcher_worker.ts); a flush returns every path changed since the last one, with
 // "overflow" when the watcher lost track (then the caller scans the tree instead).
 
-import { join } from "node:path";
+import { join } from "../platform/paths.ts";
 import { ensurePrivateDir } from "../config/folders.ts";
 import type { WatcherReply, WatcherRequest } from "./change_watcher_worker.ts";
 import { ownWorkerUrl } from "../platform/own_modules.ts";

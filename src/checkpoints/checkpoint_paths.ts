@@ -5,7 +5,7 @@
 // refuses a path with `..`, an absolute path, a `.git` segment, or one whose folders are not
 // real folders of the workspace any more (a link there could lead out of it).
 
-import { isAbsolute, join, relative, sep } from "node:path";
+import { isAbsolute, join, relative, sep } from "../platform/paths.ts";
 
 /** What the session may touch, asked for every path checkpoints read or write. */
 export interface CheckpointAccess {

@@ -9,7 +9,7 @@
 // ("absent" before) only if it was born while the command ran: an ignored file a rewritten
 // .gitignore uncovers is unknown, never something to delete.
 
-import { join, relative, sep } from "node:path";
+import { join, relative, sep } from "../platform/paths.ts";
 import { gitText } from "./shadow_git.ts";
 import { parseStaged, safeName, type ShadowStore } from "./shadow_store.ts";
 import { refusedPath } from "./checkpoint_paths.ts";

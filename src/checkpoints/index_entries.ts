@@ -3,7 +3,7 @@
 // index each time, which on a large tree costs more than the rest of a command's checkpoint);
 // and taking paths into the index, where each file is hashed or its entry dropped.
 
-import { join } from "node:path";
+import { join } from "../platform/paths.ts";
 import { gitText, type ShadowRepo } from "./shadow_git.ts";
 import { nul, parseStaged, type ShadowStore } from "./shadow_store.ts";
 import type { FileState } from "./file_state.ts";

@@ -5,7 +5,7 @@
 // the dead ones left: their index files, watch folders and git lock files. At exit (the
 // "unload" event, also after Deno.exit) it removes its own.
 
-import { join } from "node:path";
+import { join } from "../platform/paths.ts";
 import { ensurePrivateDir } from "../config/folders.ts";
 import { safeName } from "./shadow_store.ts";
 

@@ -3,7 +3,7 @@
 // environment, no system or global config and the repository's own config only (no hooks, no
 // fsmonitor, no filters), so a hostile workspace cannot make it run code.
 
-import { join } from "node:path";
+import { join } from "../platform/paths.ts";
 import { ensurePrivateDir } from "../config/folders.ts";
 
 /** One shadow repository: where git keeps it and which folder it snapshots. */

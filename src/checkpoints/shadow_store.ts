@@ -5,7 +5,7 @@
 // costs a few git runs whatever the size of the tree. Every path read passes the session's
 // read check; every path written passes the path checks of checkpoint_paths.ts.
 
-import { join } from "node:path";
+import { join } from "../platform/paths.ts";
 import { gitText, initShadowRepo, type ShadowRepo } from "./shadow_git.ts";
 import { BlobKeeper } from "./blob_keeper.ts";
 import { type CheckpointAccess, linkOnTheWay, refusedPath } from "./checkpoint_paths.ts";

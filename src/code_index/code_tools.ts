@@ -8,7 +8,7 @@
 // curator's outline and the refresh after the call). A source of the tool set
 // (src/tools/tool_set.ts): its entries run in the host.
 
-import { join, relative } from "node:path";
+import { join, relative } from "../platform/paths.ts";
 import { makeToolResult } from "../messages.ts";
 import { effectivePermissions } from "../sandbox/grants/effective_permissions.ts";
 import type { Grants } from "../sandbox/grants/grants.ts";

@@ -5,7 +5,7 @@
 // files 0600) because outputs can hold any project's secrets; caches under
 // `$XDG_CACHE_HOME/harness` (else `~/.cache/harness`).
 
-import { join } from "node:path";
+import { join } from "../platform/paths.ts";
 import { sha256Hex } from "../platform/sha256_hex.ts";
 
 /** The environment a folder is computed from: a record, or a lookup such as `Deno.env.get`. */

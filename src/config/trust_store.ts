@@ -4,7 +4,7 @@
 // same bytes elsewhere are new, a changed file asks again, and a new decision replaces the old
 // one (no stale hashes). project_trust.ts and config_trust.ts decide; this module keeps.
 
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, resolve } from "../platform/paths.ts";
 import { configDir } from "./folders.ts";
 
 /** One decision: the content's SHA-256 and whether the user trusted it. */

@@ -4,8 +4,8 @@
 // what the edit introduced, merged (a syntax error on a line the server already reports is
 // said once), with other files the server says the edit broke. A clean edit adds nothing.
 
-import { relative } from "node:path";
-import { fileURLToPath } from "node:url";
+import { relative } from "../platform/paths.ts";
+import { fileURLToPath } from "../platform/file_urls.ts";
 import { type Diagnostic, newDiagnostics } from "./diagnostic.ts";
 import { diagnosticsText, type FileDiagnostics } from "./diagnostics_text.ts";
 import type { LanguageServers } from "./language_servers.ts";

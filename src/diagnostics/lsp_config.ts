@@ -6,7 +6,7 @@
 // cannot use are fine: each unusable server is skipped with one reason; nothing is run here.
 
 import { parse as parseJsonc, type ParseError } from "jsonc-parser";
-import { extname, isAbsolute, join, relative, resolve } from "node:path";
+import { extname, isAbsolute, join, relative, resolve } from "../platform/paths.ts";
 
 /** One language server, as harness runs it. */
 export interface LspServerConfig {

@@ -4,7 +4,7 @@
 // (textDocument/diagnostic) is asked for them; one that pushes must name that version, or
 // publish after the change was sent. Nothing older is ever reported as the edit's.
 
-import { pathToFileURL } from "node:url";
+import { pathToFileURL } from "../platform/file_urls.ts";
 import type { Diagnostic } from "./diagnostic.ts";
 import { LspClient } from "./lsp_client.ts";
 import type { LspServerConfig } from "./lsp_config.ts";

@@ -5,7 +5,7 @@
 // ~/.claude/settings.json; an official plugin declared only in its marketplace's entry is
 // read from there). Files are read through the reader the caller gives.
 
-import { join } from "node:path";
+import { join } from "../platform/paths.ts";
 import { parse as parseJsonc } from "jsonc-parser";
 import {
   type LspConfigRead,

@@ -3,7 +3,7 @@
 // write_file, ...) and `tool_input` has its field names (`file_path`, absolute); an
 // `updatedInput` a hook returns is read back into harness's arguments.
 
-import { isAbsolute, join, relative } from "node:path";
+import { isAbsolute, join, relative } from "../platform/paths.ts";
 import { isRecord } from "../platform/json_values.ts";
 
 /** A harness tool with a Claude Code counterpart, and how their arguments differ. */

@@ -4,7 +4,7 @@
 // take a byte range and keep its head and tail within a limit, cut on line boundaries, and
 // say which lines were left out and where they are saved.
 
-import { join } from "node:path";
+import { join } from "../platform/paths.ts";
 import { humanSize } from "../platform/human_size.ts";
 import { ensurePrivateDir } from "../config/folders.ts";
 import type { LogFollower } from "./job_terminal_view.ts";

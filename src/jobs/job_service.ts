@@ -4,7 +4,7 @@
 // (plugin code may share the worker). When the call ends without waiting for its command
 // (its worker was stopped), that command is stopped too.
 
-import { isAbsolute, relative } from "node:path";
+import { isAbsolute, relative } from "../platform/paths.ts";
 import type { CommandRun, JobControl } from "./job_control.ts";
 import type { JobReply, JobRequest } from "./job_protocol.ts";
 

@@ -3,7 +3,7 @@
 // the user's file atomically. The only permissions module with file I/O besides the trust
 // store.
 
-import { dirname, join } from "node:path";
+import { dirname, join } from "../platform/paths.ts";
 import { err, ok, type Result } from "../errors.ts";
 import { configDir } from "../config/folders.ts";
 import { sha256Hex } from "../platform/sha256_hex.ts";

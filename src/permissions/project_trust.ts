@@ -7,7 +7,7 @@
 // again (trustedHash) before each import, so a plugin or helper changed during the session
 // does not run.
 
-import { basename, dirname, relative } from "node:path";
+import { basename, dirname, relative } from "../platform/paths.ts";
 import { type FilePin, importGraphHash } from "../platform/import_graph.ts";
 import {
   readTrustStore,

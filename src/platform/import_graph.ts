@@ -5,8 +5,8 @@
 // npm package with a wasm module) loads on first use: a start whose schemas are cached never
 // lexes anything.
 
-import { dirname, isAbsolute, relative, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { dirname, isAbsolute, relative, resolve } from "./paths.ts";
+import { fileURLToPath } from "./file_urls.ts";
 
 /** A module's local imports, or why they cannot be listed. */
 export interface ImportGraph {

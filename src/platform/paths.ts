@@ -1,8 +1,9 @@
-// The path functions the start-up path needs (grant values, config and data folders), free
-// of `node:` imports: the first `node:` module a Deno process loads costs about 8 ms (the
-// Node compatibility layer starts), a third of the REPL's start-up budget. On POSIX these are
-// our own, checked against node:path.posix by tests/platform/paths_test.ts; on Windows, node:path's
-// win32 functions are loaded instead (drive letters and UNC shares are not worth redoing).
+// The path functions harness's start-up path needs, free of `node:` imports: the first
+// `node:` module a Deno process loads costs about 8 ms (the Node compatibility layer
+// starts), node:path about 10 ms in an empty script. On POSIX these are our own, checked
+// against node:path.posix by tests/platform/paths_test.ts; on Windows, node:path's win32
+// functions are loaded instead (drive letters and UNC shares are not worth redoing). The
+// named exports carry node:path's names, so a module switches with its import line.
 
 /** The subset of node:path used here. */
 export interface PathApi {
@@ -14,6 +15,16 @@ export interface PathApi {
   resolve(...parts: string[]): string;
   /** The path from `from` to `to` ("" when they are the same folder). */
   relative(from: string, to: string): string;
+  /** The path without its last segment ("." when there is none, "/" for the root). */
+  dirname(path: string): string;
+  /** The last segment, trailing separators ignored. */
+  basename(path: string): string;
+  /** The last segment's extension from its last dot ("" when it has none). */
+  extname(path: string): string;
+  /** `.` and empty segments go, `..` climbs; a trailing separator stays. */
+  normalize(path: string): string;
+  /** The separator of a PATH-like list. */
+  readonly delimiter: string;
 }
 
 /** Normalises a POSIX path: `.` and empty segments go, `..` climbs (not above the root). */
@@ -48,6 +59,7 @@ function normalise(path: string): string {
  */
 export const posixPath: PathApi = {
   sep: "/",
+  delimiter: ":",
   isAbsolute: (path) => path.startsWith("/"),
   join: (...parts) => {
     const joined = parts.filter((part) => part !== "").join("/");
@@ -70,7 +82,37 @@ export const posixPath: PathApi = {
     while (common < a.length && common < b.length && a[common] === b[common]) common++;
     return [...a.slice(common).map(() => ".."), ...b.slice(common)].join("/");
   },
+  dirname: (path) => {
+    // node:path's rule, "//a" giving "//" included: the last separator before the last name.
+    let end = -1;
+    let inName = false;
+    for (let i = path.length - 1; i >= 1; i--) {
+      if (path[i] !== "/") inName = true;
+      else if (inName) {
+        end = i;
+        break;
+      }
+    }
+    if (end === -1) return path.startsWith("/") ? "/" : ".";
+    if (path.startsWith("/") && end === 1) return "//";
+    return path.slice(0, end);
+  },
+  basename: (path) => lastName(path).name,
+  extname: (path) => {
+    const { name } = lastName(path);
+    const dot = name.lastIndexOf(".");
+    // No dot, a leading one (".profile") and ".." name no extension.
+    return dot <= 0 || name === ".." ? "" : name.slice(dot);
+  },
+  normalize: (path) => normalise(path),
 };
+
+/** The last segment of a POSIX path, trailing separators ignored. */
+function lastName(path: string): { name: string } {
+  let end = path.length;
+  while (end > 0 && path[end - 1] === "/") end--;
+  return { name: path.slice(path.lastIndexOf("/", end - 1) + 1, end) };
+}
 
 // A non-literal specifier: `deno run` would otherwise load node:path's module graph on
 // every platform before running anything.
@@ -80,3 +122,22 @@ const NODE_PATH = "node:path";
 export const paths: PathApi = Deno.build.os === "windows"
   ? (await import(NODE_PATH)).win32 as PathApi
   : posixPath;
+
+/** node:path's names for this platform's functions (see {@link PathApi}). */
+export const { sep, delimiter } = paths;
+/** @see PathApi.join */
+export const join = paths.join;
+/** @see PathApi.resolve */
+export const resolve = paths.resolve;
+/** @see PathApi.relative */
+export const relative = paths.relative;
+/** @see PathApi.isAbsolute */
+export const isAbsolute = paths.isAbsolute;
+/** @see PathApi.dirname */
+export const dirname = paths.dirname;
+/** @see PathApi.basename */
+export const basename = paths.basename;
+/** @see PathApi.extname */
+export const extname = paths.extname;
+/** @see PathApi.normalize */
+export const normalize = paths.normalize;

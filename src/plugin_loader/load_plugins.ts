@@ -3,8 +3,8 @@
 // main thread; importing and validating the files happens inside a sandbox worker
 // (src/sandbox/workers/tool_worker.ts), driven by src/sandbox/workers/tool_host.ts.
 
-import { join, resolve } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { join, resolve } from "../platform/paths.ts";
+import { fileURLToPath, pathToFileURL } from "../platform/file_urls.ts";
 import type { AgentError } from "../errors.ts";
 import { userPluginDir } from "../config/folders.ts";
 import { harnessUrl } from "../platform/own_modules.ts";

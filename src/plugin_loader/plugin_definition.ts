@@ -11,7 +11,7 @@ import {
 } from "../tools/define_tool.ts";
 import type { FilePin } from "../platform/import_graph.ts";
 import { harnessUrl } from "../platform/own_modules.ts";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath } from "../platform/file_urls.ts";
 
 /** A plugin file to import. */
 export interface PluginRef {

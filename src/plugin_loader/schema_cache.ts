@@ -7,7 +7,7 @@
 // risk from it (see src/plugin_loader/builtin_risks.ts). Each plugin's fingerprint is kept with the
 // size and modification time of its files: while none changed, it is not computed again.
 
-import { dirname, join } from "node:path";
+import { dirname, join } from "../platform/paths.ts";
 import { cacheDir } from "../config/folders.ts";
 import type { ToolInfo } from "../tools/tool_entry.ts";
 

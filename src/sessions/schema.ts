@@ -3,7 +3,7 @@
 // by an older version stays readable. Every failure becomes an AgentError naming the file.
 
 import { DatabaseSync } from "node:sqlite";
-import { dirname } from "node:path";
+import { dirname } from "../platform/paths.ts";
 import { type AgentError, err, ok, type Result } from "../errors.ts";
 import { ensurePrivateDir, makeOwnerOnly } from "../config/folders.ts";
 

@@ -3,7 +3,7 @@
 // down to the workspace, the same under the user's home, and harness's own. Cheap to ask (no
 // parser loads), so a run without skill folders pays nothing more.
 
-import { join } from "node:path";
+import { join } from "../platform/paths.ts";
 import { instructionFolders } from "../config/project_instructions.ts";
 
 /** A skills folder to look in. */

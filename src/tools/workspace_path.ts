@@ -4,7 +4,7 @@
 // applies to the link's target, not to the link; verified_fs.ts catches a later swap. Runs
 // inside the sandbox worker (it only reads the file system).
 
-import { isAbsolute, relative, resolve, sep } from "node:path";
+import { isAbsolute, relative, resolve, sep } from "../platform/paths.ts";
 import { realPathSync as realpathSync } from "../platform/real_path.ts";
 import { ToolError } from "./define_tool.ts";
 

@@ -61,3 +61,31 @@ Deno.test("posixPath.isAbsolute() agrees with node:path.posix.isAbsolute", () =>
     assert.equal(posixPath.isAbsolute(path), posix.isAbsolute(path), JSON.stringify(path));
   }
 });
+
+// Segments that exercise names: dots in every place, and doubled separators.
+const NAMES = ["", ".", "..", "a", "b.c", "..e", ".f", "g.", "a.b.c", "...", "/"];
+
+/** Deterministic pseudo-random paths built from NAMES, with leading and doubled separators. */
+function* namePaths(count: number): Generator<string> {
+  let seed = 7;
+  const next = (n: number) => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed % n;
+  };
+  for (let i = 0; i < count; i++) {
+    const parts = Array.from({ length: next(5) }, () => NAMES[next(NAMES.length)]!);
+    yield (next(3) === 0 ? "/" : "") + parts.join("/") + ["", "/", "//"][next(3)]!;
+  }
+}
+
+Deno.test("posixPath's dirname, basename, extname and normalize agree with node:path.posix", () => {
+  const fixed = [...FIXED, "//a", "//a/b", "/a.", ".a", "a..", "a/.b.", "a.b/"];
+  for (const path of [...fixed, ...namePaths(20000)]) {
+    const name = JSON.stringify(path);
+    assert.equal(posixPath.dirname(path), posix.dirname(path), `dirname(${name})`);
+    assert.equal(posixPath.basename(path), posix.basename(path), `basename(${name})`);
+    assert.equal(posixPath.extname(path), posix.extname(path), `extname(${name})`);
+    assert.equal(posixPath.normalize(path), posix.normalize(path), `normalize(${name})`);
+  }
+  assert.equal(posixPath.delimiter, posix.delimiter);
+});

@@ -3,7 +3,7 @@
 // on Windows; with it, what stays read-only inside the write grants, bubblewrap's seccomp
 // filter and whether descriptors above 2 can be closed. The answer goes to every tool worker.
 
-import { delimiter, dirname, join } from "node:path";
+import { delimiter, dirname, join } from "../../platform/paths.ts";
 import type { Grants } from "../grants/grants.ts";
 import type { CommandSandbox, CommandSandboxMode, Confinement } from "./command_sandbox.ts";
 import { commandEnvironment, commandRules } from "./command_sandbox_rules.ts";

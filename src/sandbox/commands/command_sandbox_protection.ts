@@ -7,7 +7,7 @@
 // folder harness loads and harness's own folders. Work-tree files (.envrc, .vscode/, scripts)
 // stay writable: they are the project, and every change to them shows in `git diff`.
 
-import { dirname, join } from "node:path";
+import { dirname, join } from "../../platform/paths.ts";
 import { grantCovers } from "../grants/permission_value.ts";
 import { realPathIfExists } from "../../platform/real_path_if_exists.ts";
 import type { GateRules, HiddenEntry } from "../../gate/gate_types.ts";

@@ -2,7 +2,7 @@
 // connection or a hidden path, one line after its output says so and names the flag that
 // would allow it, so the model can ask the user instead of retrying blindly.
 
-import { dirname, relative, resolve } from "node:path";
+import { dirname, relative, resolve } from "../../platform/paths.ts";
 import type { CommandSandbox } from "./command_sandbox.ts";
 import { commandRules, SYSTEM_READ_PATHS } from "./command_sandbox_rules.ts";
 import type { Grants } from "../grants/grants.ts";

@@ -4,7 +4,7 @@
 // through `/bin/sh -c 'exec 3<"$0"; exec "$@"'`, which opens it as descriptor 3; bubblewrap
 // reads and closes it before the command starts.
 
-import { join } from "node:path";
+import { join } from "../../platform/paths.ts";
 import { unixSocketFilter } from "./seccomp_filter.ts";
 
 /** The filter's file, or why commands run without it. */

@@ -5,7 +5,7 @@
 // command sandbox nor the gate can tell a command apart from a write to its own file, so
 // harness names such files once at start (looked for in the background, within a budget).
 
-import { join, relative } from "node:path";
+import { join, relative } from "../../platform/paths.ts";
 
 /** What {@linkcode findLinkedFiles} found. */
 export interface LinkedFiles {

@@ -6,7 +6,7 @@
 // ripgrep, fd or a sandbox the tool searches with the built-in search.
 
 import { GLOB, GREP_SEARCH } from "../../tools/builtin_tools.ts";
-import { relative, resolve } from "node:path";
+import { relative, resolve } from "../../platform/paths.ts";
 import {
   type CommandSandbox,
   type Confinement,

@@ -2,7 +2,7 @@
 // plugin code checked field by field (standard streams piped or closed, never harness's
 // terminal or stdout), and the program against the tool's run grant and --deny-run.
 
-import { basename, resolve } from "node:path";
+import { basename, resolve } from "../../platform/paths.ts";
 import type { SpawnRequest } from "../commands/command_sandbox.ts";
 import { findProgram } from "../commands/command_sandbox_probe.ts";
 import type { Grant } from "../grants/permission_name.ts";

@@ -5,7 +5,7 @@
 // leaving out links that lead into a denied path too. The list is what the folders held when
 // the worker started: the tool host starts a fresh worker once a split folder changes.
 
-import { join } from "node:path";
+import { join } from "../../platform/paths.ts";
 import type { EffectivePermissions, WorkerPermissions } from "../grants/effective_permissions.ts";
 import { covers } from "../grants/permission_value.ts";
 import { realPathIfExists } from "../../platform/real_path_if_exists.ts";

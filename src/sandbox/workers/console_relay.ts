@@ -2,7 +2,8 @@
 // only through here: through the same sanitiser as model text (platform/terminal_text.ts), so
 // escape sequences (OSC 52 clipboard writes, titles, hidden text) show as text, and within a
 // rate and size cap, so a plugin cannot flood the terminal or the REPL's prompt. Lines over
-// the rate are dropped and counted; the count is said once output is allowed again.
+// the rate are dropped and counted; the count is said once output is allowed again, or when
+// the call ends.
 
 import { terminalSafe } from "../../platform/terminal_text.ts";
 
@@ -76,17 +77,24 @@ export class ConsoleRelay {
       return;
     }
     this.#tokens--;
-    if (this.#dropped > 0) {
-      this.#sink.write(
-        `[${this.#dropped} more line${this.#dropped === 1 ? "" : "s"} of plugin output ` +
-          "not shown: over the rate limit]\n",
-      );
-      this.#dropped = 0;
-    }
+    this.flush();
     const cut = text.length > this.#maxMessage
       ? `${text.slice(0, this.#maxMessage)} [... ${text.length - this.#maxMessage} characters cut]`
       : text;
     this.#sink.write(`${terminalSafe(cut.replace(/\n$/, ""))}\n`);
+  }
+
+  /**
+   * Says how many lines were dropped since the last line shown, if any. The sandbox worker
+   * calls it when a call ends: a flood that ends the call is followed by no line to say it.
+   */
+  flush(): void {
+    if (this.#dropped === 0) return;
+    this.#sink.write(
+      `[${this.#dropped} more line${this.#dropped === 1 ? "" : "s"} of plugin output ` +
+        "not shown: over the rate limit]\n",
+    );
+    this.#dropped = 0;
   }
 }
 

@@ -2,8 +2,8 @@
 // but deny that file inside it", so the worker wraps Deno's file, network, process and FFI
 // APIs and refuses denied targets with NotCapable before Deno's own allow list applies.
 
-import { basename, dirname, resolve as resolvePath } from "node:path";
-import { fileURLToPath } from "node:url";
+import { basename, dirname, resolve as resolvePath } from "../../platform/paths.ts";
+import { fileURLToPath } from "../../platform/file_urls.ts";
 import type { PermissionName } from "../grants/permission_name.ts";
 import { covers } from "../grants/permission_value.ts";
 import { deniedBy, fetchCheckingHops, type NetTarget, urlTarget } from "./net_target.ts";

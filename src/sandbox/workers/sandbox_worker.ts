@@ -10,9 +10,9 @@ import { ProcessHost } from "../processes/process_host.ts";
 import type { EffectivePermissions, WorkerPermissions } from "../grants/effective_permissions.ts";
 import type { Grants } from "../grants/grants.ts";
 import type { ToolGrants } from "../grants/tool_grants.ts";
-import { dirname } from "node:path";
+import { dirname } from "../../platform/paths.ts";
 import { tracePhase } from "../../platform/startup_trace.ts";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath } from "../../platform/file_urls.ts";
 import { localImports } from "../../platform/import_graph.ts";
 import { harnessUrl, servedFromBundle, toolWorkerUrl } from "../../platform/own_modules.ts";
 import { covers, grantCovers } from "../grants/permission_value.ts";
@@ -190,6 +190,8 @@ export class SandboxWorker {
       case "previewed":
       case "done":
       case "failed": {
+        // The call's console lines came before its answer: say what the cap dropped now.
+        if (message.type !== "validated" && message.type !== "previewed") this.#console.flush();
         const settle = this.#pending.get(message.id);
         this.#pending.delete(message.id);
         settle?.(message);

@@ -5,7 +5,7 @@
 // Tools are grouped by origin class and effective permissions; each group later gets one
 // "serve" worker that imports its plugins on the first call.
 
-import { pathToFileURL } from "node:url";
+import { pathToFileURL } from "../../platform/file_urls.ts";
 import denoJson from "../../../deno.json" with { type: "json" };
 import type { AgentError } from "../../errors.ts";
 import type { PluginFile, PluginOrigin } from "../../plugin_loader/load_plugins.ts";

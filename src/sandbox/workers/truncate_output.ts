@@ -8,7 +8,7 @@
 // its file once the host has checked it is one of that folder's.
 
 import { humanSize } from "../../platform/human_size.ts";
-import { dirname, isAbsolute, join, normalize } from "node:path";
+import { dirname, isAbsolute, join, normalize } from "../../platform/paths.ts";
 import { makeToolResult, type ToolResult } from "../../messages.ts";
 import { ensurePrivateDir, toolOutputsDir } from "../../config/folders.ts";
 

@@ -3,7 +3,7 @@
 // mapping, line splitting that keeps the file's line endings, and atomic writes (temp file +
 // rename). Reading and decoding live in read_text_file.ts.
 
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, join } from "../../platform/paths.ts";
 import { ToolError } from "../define_tool.ts";
 import { assertStillReal, openVerified } from "../verified_fs.ts";
 

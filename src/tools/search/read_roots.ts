@@ -3,7 +3,7 @@
 // (`--allow-read=src` walks src/ and never asks to read the workspace's root, its .gitignore
 // or .git/info/exclude).
 
-import { relative, resolve, sep } from "node:path";
+import { relative, resolve, sep } from "../../platform/paths.ts";
 import { realPathIfExists } from "../../platform/real_path_if_exists.ts";
 
 /** Whether a relative path leads out of its base (or to another drive). */

@@ -6,7 +6,7 @@
 // swapped for a symbolic link during the walk stops it instead of leading outside.
 
 import { realPathSync as realpathSync } from "../../platform/real_path.ts";
-import { join, sep } from "node:path";
+import { join, sep } from "../../platform/paths.ts";
 import { ToolError } from "../define_tool.ts";
 import { readDirVerified } from "../verified_fs.ts";
 import { type GitignoreEntry, GitignoreRules } from "./gitignore_rules.ts";

@@ -28,6 +28,23 @@ Deno.test("ConsoleRelay escapes sequences, cuts long messages and drops lines ov
   ]);
 });
 
+Deno.test("ConsoleRelay says what it dropped when the call ends, though nothing follows", () => {
+  const out: string[] = [];
+  const relay = new ConsoleRelay({ perSecond: 1, burst: 1 }, {
+    write: (text) => out.push(text),
+    now: () => 0,
+  });
+  relay.relay("shown");
+  relay.relay("dropped 1");
+  relay.relay("dropped 2");
+  relay.flush();
+  relay.flush();
+  assertEquals(out, [
+    "shown\n",
+    "[2 more lines of plugin output not shown: over the rate limit]\n",
+  ]);
+});
+
 Deno.test("harness -p: a plugin's console and stderr output is sanitised and capped", async () => {
   await using sandbox = await cliSandbox();
   const plugins = join(sandbox.cwd, "tools");
