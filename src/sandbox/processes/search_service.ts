@@ -119,22 +119,27 @@ function sandboxFor(
   };
 }
 
+/** Sends a reply to the tool; `transfer` moves buffers the host no longer uses. */
+type Reply = (message: SearchReply, transfer?: Transferable[]) => void;
+
 /**
  * Passes a search process's standard output on to the tool: fd's listing whole (glob counts
- * every path: one message instead of a hundred for 38,000 paths), ripgrep's lines as they
- * come, so grep_search can stop it.
+ * every path: one message instead of a hundred for 38,000 paths), moved rather than copied,
+ * ripgrep's lines as they come, so grep_search can stop it.
  *
  * @returns false when the reading failed (the process was killed).
  */
 async function passOutput(
   stdout: ReadableStream<Uint8Array>,
   whole: boolean,
-  reply: (message: SearchReply) => void,
+  reply: Reply,
 ): Promise<boolean> {
   try {
     if (whole) {
-      const listing = new Uint8Array(await new Response(stdout).arrayBuffer());
-      if (listing.length > 0) reply({ type: "data", bytes: listing });
+      const listing = await new Response(stdout).arrayBuffer();
+      if (listing.byteLength > 0) {
+        reply({ type: "data", bytes: new Uint8Array(listing) }, [listing]);
+      }
     } else {
       for await (const chunk of stdout) reply({ type: "data", bytes: chunk });
     }
@@ -152,6 +157,8 @@ export class SearchService {
   #fdLacksRequireGit = false;
   /** Process groups of calls still running, so close() can stop them. */
   readonly #running = new Set<number>();
+  /** ripgrep and fd as found on PATH, looked for once. */
+  #programs: { rg: string | undefined; fd: string | undefined } | undefined;
 
   constructor(options: SearchServiceOptions) {
     this.#options = options;
@@ -159,6 +166,14 @@ export class SearchService {
 
   #env(): Record<string, string> {
     return this.#options.env ?? Deno.env.toObject();
+  }
+
+  #program(name: "rg" | "fd"): string | undefined {
+    if (this.#programs === undefined) {
+      const env = this.#env();
+      this.#programs = { rg: findProgram("rg", env.PATH), fd: fdPath(env) };
+    }
+    return this.#programs[name];
   }
 
   /**
@@ -222,6 +237,12 @@ export class SearchService {
   open(effective: EffectivePermissions): { port: MessagePort; close(): void } {
     const channel = new MessageChannel();
     const host = channel.port1;
+    // While the tool's worker starts the call, find the sandbox and the programs, so its
+    // request waits only for the process (run once the caller has sent the call).
+    queueMicrotask(() => {
+      this.#where().catch(() => {});
+      this.#program("fd");
+    });
     let pid: number | undefined;
     let stopped = false;
     let closed = false;
@@ -249,8 +270,8 @@ export class SearchService {
       queue = queue.then(async () => {
         if (closed) return;
         stopped = false;
-        await this.#serve(request, effective, (reply) => {
-          if (!closed) host.postMessage(reply);
+        await this.#serve(request, effective, (reply, transfer = []) => {
+          if (!closed) host.postMessage(reply, transfer);
         }, (started) => {
           pid = started;
           if (stopped) stop();
@@ -275,7 +296,7 @@ export class SearchService {
   async #serve(
     request: SearchRequest,
     effective: EffectivePermissions,
-    reply: (message: SearchReply) => void,
+    reply: Reply,
     onStart: (pid: number) => void,
   ): Promise<void> {
     const unavailable = (reason: string) => reply({ type: "unavailable", reason });
@@ -299,12 +320,12 @@ export class SearchService {
     const requireGitFlag = request.type === "files" &&
       (!request.parentIgnores || !this.#isRepository(workspace));
     if (request.type === "grep") {
-      const rg = findProgram("rg", this.#env().PATH);
+      const rg = this.#program("rg");
       if (rg === undefined) return unavailable("ripgrep is not on PATH");
       program = rg;
       args = rgGrepArguments(request, workspace, excluded);
     } else {
-      const fd = fdPath(this.#env());
+      const fd = this.#program("fd");
       if (fd === undefined) return unavailable("fd is not on PATH");
       if (requireGitFlag && this.#fdLacksRequireGit) {
         return unavailable("this fd honours .gitignore only in a git repository (8.7 adds more)");

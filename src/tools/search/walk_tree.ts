@@ -148,7 +148,8 @@ function ancestorRules(
  * ```
  */
 export function folderIgnored(workspace: string, folder: string): boolean {
-  return ancestorRules(workspace, folder).ignored;
+  // Nothing ignores the workspace itself: glob from the root asks fd without reading a rule.
+  return folder !== "" && ancestorRules(workspace, folder).ignored;
 }
 
 /**
