@@ -6,6 +6,7 @@
 import { paths } from "../platform/paths.ts";
 import type { FileGate } from "./file_gate.ts";
 import type { CheckOptions, FileAccess, GateRefusal } from "./gate_types.ts";
+import { concatBytes } from "../platform/concat_bytes.ts";
 
 /** The gate refused: `refusal` says why; the message is its sentence. */
 export class GateRefused extends Deno.errors.NotCapable {
@@ -59,13 +60,7 @@ async function readOpened(file: Deno.FsFile, maxBytes: number | undefined): Prom
     chunks.push(buffer.subarray(0, n));
     total += n;
   }
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return out;
+  return concatBytes(chunks, total);
 }
 
 /**

@@ -8,6 +8,7 @@ import { join } from "../platform/paths.ts";
 import { humanSize } from "../platform/human_size.ts";
 import { ensurePrivateDir } from "../config/folders.ts";
 import type { LogFollower } from "./job_terminal_view.ts";
+import { concatBytes as concat } from "../platform/concat_bytes.ts";
 
 /** Sizes of a log (defaults in brackets). */
 export interface JobLogOptions {
@@ -42,16 +43,6 @@ const NEWLINE = 0x0a;
 /** Whether a byte continues a UTF-8 sequence (10xxxxxx). */
 function isContinuation(byte: number): boolean {
   return (byte & 0xc0) === 0x80;
-}
-
-function concat(chunks: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.length;
-  }
-  return out;
 }
 
 function countNewlines(bytes: Uint8Array): number {

@@ -9,6 +9,7 @@ import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { deserializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import { humanSize } from "../platform/human_size.ts";
 import { type OversizeMessage, OversizeSpill } from "./oversize_message.ts";
+import { concatBytes } from "../platform/concat_bytes.ts";
 
 /** The SDK's limit on one message held in memory (STDIO_DEFAULT_MAX_BUFFER_SIZE). */
 export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
@@ -30,16 +31,9 @@ export interface ReadBufferLike {
   clear(): void;
 }
 
-/** Joins pieces into one array. */
+/** Joins pieces into one array (a single piece is kept as it is). */
 function concat(pieces: Uint8Array[], size: number): Uint8Array {
-  if (pieces.length === 1) return pieces[0]!;
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const piece of pieces) {
-    out.set(piece, at);
-    at += piece.length;
-  }
-  return out;
+  return pieces.length === 1 ? pieces[0]! : concatBytes(pieces, size);
 }
 
 /**

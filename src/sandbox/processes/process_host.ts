@@ -11,6 +11,7 @@ import type { Grants } from "../grants/grants.ts";
 import type { ProcessEvent, ProcessRequest } from "./process_protocol.ts";
 import { type SpawnReply, writeSpawnReply } from "./spawn_reply.ts";
 import { checkSpawnRequest, runRefusal } from "./spawn_request.ts";
+import { concatBytes } from "../../platform/concat_bytes.ts";
 
 /** What the host needs to start a worker's processes. */
 export interface ProcessHostOptions {
@@ -43,16 +44,6 @@ interface LiveProcess {
 const READ_AHEAD_BYTES = 1 << 20;
 
 const SIGNAL = /^SIG[A-Z0-9]+$/;
-
-function concat(chunks: readonly Uint8Array[], bytes: number): Uint8Array {
-  const out = new Uint8Array(bytes);
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.length;
-  }
-  return out;
-}
 
 /**
  * Starts, signals and stops the processes of one tool worker, talking to it on `port` (a new
@@ -188,7 +179,7 @@ export class ProcessHost {
     if (output.held.length > 0) {
       const chunk = output.held.length === 1
         ? output.held[0]!
-        : concat(output.held, output.heldBytes);
+        : concatBytes(output.held, output.heldBytes);
       output.held = [];
       output.heldBytes = 0;
       output.wanted = false;

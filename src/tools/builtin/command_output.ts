@@ -4,6 +4,7 @@
 // so a long build log still shows how it started and how it ended, and says how large it was.
 
 import { humanSize } from "../../platform/human_size.ts";
+import { concatBytes as concat } from "../../platform/concat_bytes.ts";
 
 /** What run_command keeps of a command's output: 4 MiB from its start, 28 MiB from its end. */
 export const COMMAND_OUTPUT_LIMITS = { headBytes: 4 * 1024 * 1024, tailBytes: 28 * 1024 * 1024 };
@@ -111,14 +112,4 @@ function characterStart(bytes: Uint8Array): number {
   let start = 0;
   while (start < bytes.length && start < 3 && isContinuation(bytes[start]!)) start++;
   return start;
-}
-
-function concat(chunks: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.length;
-  }
-  return out;
 }
