@@ -9,6 +9,7 @@ import {
   descendants,
   readingStdin,
   signalEach,
+  signalGroupOf,
   stdinOf,
 } from "../platform/process_tree.ts";
 import type { ExitStatus } from "./job_control.ts";
@@ -195,13 +196,13 @@ export class JobProcess {
     // leaves the group (setsid) before it dies with its parent, so a SIGTERM to a group that
     // looked empty could end the sandbox process as the inner one starts, orphaning it with
     // the command still to run.
-    const held = holdGroup(this.child.pid);
+    const held = Deno.build.os === "linux" && signalGroupOf(this.child.pid, "SIGSTOP");
     const tree = descendants(this.child.pid);
     // The sandbox process (bubblewrap) is left for last: killing it first would SIGKILL its
     // whole namespace at once, without the grace a server needs to close cleanly.
     if (tree.length > 0) signalEach(tree, "SIGTERM");
     else this.#kill("SIGTERM");
-    if (held) releaseGroup(this.child.pid);
+    if (held) signalGroupOf(this.child.pid, "SIGCONT");
     if (!await settlesWithin(this.ended, this.#killGraceMs)) this.#kill("SIGKILL");
     return await this.ended;
   }
@@ -228,22 +229,4 @@ export class JobProcess {
     if (this.#readHits < 2 && !prompt) return undefined;
     return last.trim() === "" ? "(reading its input)" : last.trim().slice(-120);
   }
-}
-
-/** Stops a process group (Linux) so it forks nothing meanwhile; false if it has ended. */
-function holdGroup(pid: number): boolean {
-  if (Deno.build.os !== "linux") return false;
-  try {
-    Deno.kill(-pid, "SIGSTOP");
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Lets a held group run again (a signal sent meanwhile is delivered now). */
-function releaseGroup(pid: number): void {
-  try {
-    Deno.kill(-pid, "SIGCONT");
-  } catch { /* ended meanwhile */ }
 }

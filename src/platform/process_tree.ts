@@ -110,6 +110,20 @@ export function signalEach(pids: readonly number[], signal: Deno.Signal): number
   return sent;
 }
 
+/**
+ * Sends `signal` to the process group `pgid` leads (Linux and macOS).
+ *
+ * @returns false when the group has ended.
+ */
+export function signalGroupOf(pgid: number, signal: Deno.Signal): boolean {
+  try {
+    Deno.kill(-pgid, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** The CPU ticks the processes of `pids` have used so far (gone ones count nothing). */
 export function cpuTicks(pids: readonly number[]): number {
   return pids.reduce((sum, pid) => sum + (readStat(pid)?.cpu ?? 0), 0);

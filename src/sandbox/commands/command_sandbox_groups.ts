@@ -7,7 +7,12 @@
 // sandbox process (--die-with-parent), and a group killed in that moment left the sandboxed
 // command running, orphaned, in a session of its own.
 
-import { descendants, leadsOwnGroup, signalEach } from "../../platform/process_tree.ts";
+import {
+  descendants,
+  leadsOwnGroup,
+  signalEach,
+  signalGroupOf,
+} from "../../platform/process_tree.ts";
 
 const live = new Set<number>();
 let exitHookInstalled = false;
@@ -40,20 +45,14 @@ export function signalGroup(pid: number, signal: Deno.Signal | number): boolean 
  * only while `pid` still leads its group (a reused pid's children are not harness's).
  */
 function killTree(pid: number): boolean {
-  try {
-    Deno.kill(-pid, "SIGSTOP");
-  } catch {
-    return false; // the group has ended
-  }
+  if (!signalGroupOf(pid, "SIGSTOP")) return false; // the group has ended
   if (leadsOwnGroup(pid)) {
     const tree = descendants(pid);
     // What left the group still runs: stop it too, then look again for what it forked.
     signalEach(tree, "SIGSTOP");
     signalEach([...new Set([...tree, ...descendants(pid)])], "SIGKILL");
   }
-  try {
-    Deno.kill(-pid, "SIGKILL");
-  } catch { /* ended meanwhile */ }
+  signalGroupOf(pid, "SIGKILL");
   return true;
 }
 
