@@ -271,21 +271,27 @@ export async function initShadowRepo(repo: ShadowRepo): Promise<void> {
 }
 
 /**
- * `git init` with an empty template (no sample hooks, no description file). Two sessions
- * starting in a new workspace at once both init it: the one that meets the other's lock on
- * the config tries again once that init is done (init is safe on an existing repository).
+ * `git init` with an empty template (no sample hooks, no description file). Sessions starting
+ * in a new workspace at once all init it: one that meets another's lock on the config tries
+ * again after a random pause (init is safe on an existing repository) until a deadline. A
+ * fixed count of six tries lost to eleven others under load.
  */
 async function initOnce(repo: ShadowRepo): Promise<void> {
   const args = ["init", "--quiet", "--template=", "--initial-branch=main"];
+  const deadline = performance.now() + INIT_DEADLINE_MS;
   for (let attempt = 0;; attempt++) {
     const out = await runGit(repo, args);
     if (out.code === 0) return;
-    if (attempt >= 5 || !/lock/i.test(out.stderr)) {
+    if (performance.now() > deadline || !/lock/i.test(out.stderr)) {
       throw new ShadowGitError(`git init failed (exit ${out.code}): ${firstLine(out.stderr)}`);
     }
-    await new Promise((done) => setTimeout(done, 20 * 2 ** attempt));
+    const pause = Math.min(20 * 2 ** attempt, 200) * (0.5 + Math.random());
+    await new Promise((done) => setTimeout(done, pause));
   }
 }
+
+/** How long a session keeps trying to init a repository other sessions are initialising. */
+const INIT_DEADLINE_MS = 15_000;
 
 /** Writes a file of the shadow repository whole: a temporary file renamed over it. */
 function writeWhole(path: string, text: string): void {
