@@ -5,7 +5,7 @@ import type { RunFlags } from "../app/run_flags.ts";
 import type { CommandIO } from "./command_io.ts";
 import { formatAgentError } from "../errors.ts";
 import { EXIT } from "../app/exit_codes.ts";
-import { turnCount } from "../sessions/query_sessions.ts";
+import { turnCount } from "../sessions/turn_count.ts";
 import type { SessionStore } from "../sessions/session_store_types.ts";
 import { terminalLine } from "../platform/terminal_text.ts";
 

@@ -7,7 +7,7 @@ import type { Conversation } from "../agent/conversation.ts";
 import type { Approver } from "../permissions/approver.ts";
 import type { Prompter } from "../permissions/prompt_types.ts";
 import { formatAgentError } from "../errors.ts";
-import { turnCount } from "../sessions/query_sessions.ts";
+import { turnCount } from "../sessions/turn_count.ts";
 import type { Message } from "../messages.ts";
 import type { Style } from "../ui/style.ts";
 import type { CommandIO } from "./command_io.ts";

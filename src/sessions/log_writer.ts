@@ -193,24 +193,6 @@ export function createLogWriter(log: EventLog, sessionId: string): SessionLogWri
 }
 
 /**
- * The writer for --no-session: same interface, records nothing, id null.
- *
- * @returns A writer that drops every event.
- *
- * @example
- * ```ts
- * import { createNullLogWriter } from "./log_writer.ts";
- * const w = createNullLogWriter();
- * w.record({ type: "text_delta", text: "x" });
- * w.end();
- * if (w.id !== null) throw new Error();
- * ```
- */
-export function createNullLogWriter(): SessionLogWriter {
-  return { id: null, record() {}, recordCleared() {}, end() {} };
-}
-
-/**
  * What to do after a failed write: free disk space only when the error says the disk is full
  * (or failing); a closed or locked database is not a full disk.
  *

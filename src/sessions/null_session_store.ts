@@ -4,7 +4,7 @@
 
 import { type AgentError, err, ok } from "../errors.ts";
 import { importJsonl } from "./jsonl.ts";
-import { createNullLogWriter } from "./log_writer.ts";
+import type { SessionLogWriter } from "./log_writer.ts";
 import type { SessionStore } from "./session_store_types.ts";
 
 /**
@@ -28,7 +28,7 @@ export function createNullSessionStore(): SessionStore {
     });
   return {
     path: null,
-    startSession: () => ok(createNullLogWriter()),
+    startSession: () => ok(NULL_LOG_WRITER),
     listSessions: () => ok([]),
     latestSession: () => ok(undefined),
     findSession: off,
@@ -44,3 +44,9 @@ export function createNullSessionStore(): SessionStore {
     close() {},
   };
 }
+
+/**
+ * The log of a session that is not recorded: it keeps nothing. Here, not in log_writer.ts,
+ * whose SQLite imports a --no-session run would otherwise load.
+ */
+const NULL_LOG_WRITER: SessionLogWriter = { id: null, record() {}, recordCleared() {}, end() {} };

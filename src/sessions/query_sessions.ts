@@ -252,19 +252,3 @@ export function querySearch(db: DatabaseSync, query: string, limit: number): Sea
 function validText(row: string): string {
   return `CASE WHEN json_valid(${row}.payload) THEN ${searchedText(row)} END`;
 }
-
-/**
- * "1 turn" or "N turns".
- *
- * @param turns The number of user messages.
- * @returns The count with its noun.
- *
- * @example
- * ```ts
- * import { turnCount } from "./query_sessions.ts";
- * if (turnCount(1) !== "1 turn" || turnCount(0) !== "0 turns") throw new Error();
- * ```
- */
-export function turnCount(turns: number): string {
-  return turns === 1 ? "1 turn" : `${turns} turns`;
-}

@@ -11,7 +11,7 @@ import {
   openSessionStore,
 } from "../../../src/sessions/open_session_store.ts";
 import { formatSessionList } from "../../../src/cli/commands/sessions_command.ts";
-import { turnCount } from "../../../src/sessions/query_sessions.ts";
+import { turnCount } from "../../../src/sessions/turn_count.ts";
 import type { SessionSummary } from "../../../src/sessions/query_sessions.ts";
 import {
   makeToolResult,
