@@ -6,6 +6,7 @@
 // error says "accepted the connection but sent nothing" rather than "cannot reach".
 
 import type { AgentError } from "../errors.ts";
+import { type QuietTimer, quietTimer } from "../platform/quiet_timer.ts";
 
 /** The two limits, in milliseconds. */
 export interface StreamLimits {
@@ -40,8 +41,9 @@ export class StreamWatchdog implements Disposable {
   /** Which limit passed, if one did. */
   expired: "first_byte" | "stall" | undefined;
   #controller = new AbortController();
-  #timer: ReturnType<typeof setTimeout> | undefined;
-  #ticker: ReturnType<typeof setInterval> | undefined;
+  // Quiet timers (quiet_timer.ts): the request they guard keeps the process alive.
+  #timer: QuietTimer | undefined;
+  #ticker: QuietTimer | undefined;
   #started = false;
   #limits: StreamLimits;
   #server: string | undefined;
@@ -71,7 +73,11 @@ export class StreamWatchdog implements Disposable {
     const onWaiting = options.onWaiting;
     if (onWaiting) {
       const start = performance.now();
-      this.#ticker = setInterval(() => onWaiting(performance.now() - start), 1000);
+      const tick = () => {
+        this.#ticker = quietTimer(1000, tick);
+        onWaiting(performance.now() - start);
+      };
+      this.#ticker = quietTimer(1000, tick);
     }
   }
 
@@ -85,15 +91,15 @@ export class StreamWatchdog implements Disposable {
     if (this.expired) return;
     if (!this.#started) {
       this.#started = true;
-      clearInterval(this.#ticker);
+      this.#ticker?.cancel();
     }
     this.#arm("stall", this.#limits.stallTimeoutMs);
   }
 
   /** Stops the timers. */
   dispose(): void {
-    clearTimeout(this.#timer);
-    clearInterval(this.#ticker);
+    this.#timer?.cancel();
+    this.#ticker?.cancel();
   }
 
   [Symbol.dispose](): void {
@@ -129,15 +135,15 @@ export class StreamWatchdog implements Disposable {
   }
 
   #arm(which: "first_byte" | "stall", ms: number): void {
-    clearTimeout(this.#timer);
-    this.#timer = setTimeout(async () => {
+    this.#timer?.cancel();
+    this.#timer = quietTimer(ms, async () => {
       this.expired = which;
-      clearInterval(this.#ticker);
+      this.#ticker?.cancel();
       if (which === "first_byte" && this.#server !== undefined) {
         this.#accepts = await acceptsConnections(this.#server);
       }
       this.#controller.abort(new DOMException(`${which} timeout`, "TimeoutError"));
-    }, ms);
+    });
   }
 }
 

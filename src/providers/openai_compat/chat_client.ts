@@ -7,6 +7,7 @@
 import { type Result } from "../../errors.ts";
 import { readServerSentEvents } from "../sse_stream.ts";
 import { countBytes } from "../received_bytes.ts";
+import { quietTimer } from "../../platform/quiet_timer.ts";
 
 /** Where requests go. */
 export interface ChatEndpoint {
@@ -83,9 +84,10 @@ export async function streamChatCompletion(
 ): Promise<ChatStreamEnd> {
   const { signal } = options;
   const timer = new AbortController();
-  const timeout = setTimeout(() => timer.abort(), options.timeoutMs);
+  // A quiet timer (quiet_timer.ts): the request it guards keeps the process alive.
+  const timeout = quietTimer(options.timeoutMs, () => timer.abort());
   const sent = await send(endpoint, "/chat/completions", { signal, deadline: timer.signal, body });
-  clearTimeout(timeout);
+  timeout.cancel();
   if (!sent.ok) {
     return sent.error === "aborted" ? { kind: "aborted" } : { kind: "failed", failure: sent.error };
   }
