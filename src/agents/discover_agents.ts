@@ -21,6 +21,7 @@ import {
   parseCodexAgent,
   parseMarkdownAgent,
 } from "./agent_definition.ts";
+import { compareNames } from "../platform/name_order.ts";
 
 /** A file that was not loaded, and why. */
 export interface SkippedAgent {
@@ -54,7 +55,7 @@ function folderFiles(folder: AgentFolder): string[] {
   const list = (dir: string, depth: number) => {
     let entries: Deno.DirEntry[];
     try {
-      entries = [...Deno.readDirSync(dir)].sort((a, b) => a.name.localeCompare(b.name));
+      entries = [...Deno.readDirSync(dir)].sort((a, b) => compareNames(a.name, b.name));
     } catch {
       return;
     }
@@ -235,6 +236,6 @@ export async function discoverAgents(options: AgentDiscoveryOptions): Promise<Di
     }
     byKey.set(key, parsed.agent);
   }
-  const agents = [...byKey.values()].sort((a, b) => a.name.localeCompare(b.name));
+  const agents = [...byKey.values()].sort((a, b) => compareNames(a.name, b.name));
   return { agents, skipped };
 }

@@ -11,6 +11,7 @@ import type { AgentDefinition } from "../agents/agent_definition.ts";
 import { agentKey, anyAgentFolder } from "../agents/agent_folders.ts";
 import type { DiscoveredAgents } from "../agents/discover_agents.ts";
 import { terminalLine } from "../platform/terminal_text.ts";
+import { compareNames } from "../platform/name_order.ts";
 
 /** How the project's agent files are named in trust questions. */
 const AGENT_WORDING = {
@@ -116,7 +117,7 @@ function catalogOf(
 ): AgentCatalog {
   const agents = found.some((agent) => agentKey(agent.name) === GENERAL_AGENT)
     ? [...found]
-    : [...found, BUILTIN_GENERAL].sort((a, b) => a.name.localeCompare(b.name));
+    : [...found, BUILTIN_GENERAL].sort((a, b) => compareNames(a.name, b.name));
   return {
     agents,
     skipped,

@@ -5,6 +5,7 @@
 // later is announced as a message, never by changing the prompt (the server's cache keeps it).
 
 import type { SkillDefinition } from "./skill_files.ts";
+import { compareNames } from "../platform/name_order.ts";
 
 /** The heading of the section, which /context and tests look for. */
 export const SKILLS_HEADING = "# Skills";
@@ -88,7 +89,7 @@ export function skillCatalog(
   const total = skills.length;
   if (total === 0) return { text: "", described: 0, named: 0, total, searchable: false };
   const ordered = [...skills].sort((a, b) =>
-    a.scope === b.scope ? a.name.localeCompare(b.name) : a.scope === "project" ? -1 : 1
+    a.scope === b.scope ? compareNames(a.name, b.name) : a.scope === "project" ? -1 : 1
   );
   const lines = ordered.map((skill) => `- ${skill.name}: ${oneLine(skill.description)}`);
   const full = [SKILLS_HEADING, INTRO, ...lines].join("\n");

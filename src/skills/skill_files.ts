@@ -9,6 +9,7 @@
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { fieldText, listField, readFrontMatter } from "../config/front_matter.ts";
 import { skillKey, type SkillPlaces, type SkillRoot, skillRoots } from "./skill_roots.ts";
+import { compareNames } from "../platform/name_order.ts";
 
 /** One installed skill. */
 export interface SkillDefinition {
@@ -123,7 +124,7 @@ function walkRoot(root: SkillRoot, walk: Walk): void {
     walk.seen.add(real);
     let entries: Deno.DirEntry[];
     try {
-      entries = [...Deno.readDirSync(real)].sort((a, b) => a.name.localeCompare(b.name));
+      entries = [...Deno.readDirSync(real)].sort((a, b) => compareNames(a.name, b.name));
     } catch (error) {
       walk.skipped.push({ file: dir, reason: `it cannot be listed: ${(error as Error).message}` });
       return;
@@ -286,7 +287,7 @@ export async function discoverSkills(options: SkillDiscoveryOptions): Promise<Di
     }
     byKey.set(key, read.skill);
   }
-  const skills = [...byKey.values()].sort((a, b) => a.name.localeCompare(b.name));
+  const skills = [...byKey.values()].sort((a, b) => compareNames(a.name, b.name));
   return { skills, skipped };
 }
 

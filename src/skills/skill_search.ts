@@ -5,6 +5,8 @@
 // weights, and skills matching more of the query rank higher. In memory: a few hundred skills
 // index in milliseconds.
 
+import { compareNames } from "../platform/name_order.ts";
+
 /** Something searchable: the parts of a skill find_skill looks at. */
 export interface SearchableSkill {
   name: string;
@@ -263,7 +265,7 @@ export class SkillIndex<T extends SearchableSkill> {
       score *= Math.pow(matched / Math.max(1, asked), COORD);
       if (score > 0) scored.push({ skill: document.skill, score });
     }
-    return scored.sort((a, b) => b.score - a.score || a.skill.name.localeCompare(b.skill.name))
+    return scored.sort((a, b) => b.score - a.score || compareNames(a.skill.name, b.skill.name))
       .slice(0, limit);
   }
 }

@@ -14,6 +14,7 @@ import { type SkillDefinition, skillFolderFiles } from "./skill_files.ts";
 import { skillKey } from "./skill_roots.ts";
 import { SkillIndex } from "./skill_search.ts";
 import { oneLine } from "./skill_catalog.ts";
+import { compareNames } from "../platform/name_order.ts";
 
 /** `skill` as the model sees it. */
 export const SKILL_TOOL_INFO: ToolInfo = {
@@ -194,7 +195,7 @@ export class SkillTools {
 
   /** The skills known now, by name. */
   skills(): SkillDefinition[] {
-    return [...this.#byKey.values()].sort((a, b) => a.name.localeCompare(b.name));
+    return [...this.#byKey.values()].sort((a, b) => compareNames(a.name, b.name));
   }
 
   /** Looks a skill up by name (case, spaces, `_` and `-` do not matter). */

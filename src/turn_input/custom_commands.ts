@@ -4,6 +4,7 @@
 // and, once the project is trusted, the project's .harness/commands/ and .claude/commands/.
 
 import { join, relative, resolve, sep } from "node:path";
+import { compareNames } from "../platform/name_order.ts";
 
 /** Where a command came from. */
 export type CommandScope = "user" | "project";
@@ -174,7 +175,7 @@ export function commandFiles(folder: string): { file: string; name: string }[] {
   const walk = (dir: string, prefix: string[], depth: number) => {
     let entries: Deno.DirEntry[];
     try {
-      entries = [...Deno.readDirSync(dir)].sort((a, b) => a.name.localeCompare(b.name));
+      entries = [...Deno.readDirSync(dir)].sort((a, b) => compareNames(a.name, b.name));
     } catch {
       return;
     }
@@ -253,7 +254,7 @@ export function loadCustomCommands(
       });
     }
   }
-  const commands = [...byName.values()].sort((a, b) => a.name.localeCompare(b.name));
+  const commands = [...byName.values()].sort((a, b) => compareNames(a.name, b.name));
   return { commands, problems };
 }
 
