@@ -22,7 +22,13 @@ import type {
   RecordedIdentity,
   RefusalReason,
 } from "./gate_types.ts";
-import { hiddenSentence, protectedSentence, roleName, verbOf } from "./refusal_text.ts";
+import {
+  hiddenSentence,
+  planWriteSentence,
+  protectedSentence,
+  roleName,
+  verbOf,
+} from "./refusal_text.ts";
 import { readGrantRefusal } from "./session_reads.ts";
 import {
   identityKey,
@@ -347,9 +353,12 @@ export class FileGate {
       }
     }
     if (!this.#grantsByDeno && !this.#covers(rules.write, target)) {
+      const head = `Requires write access to "${shown}"`;
       return refuse(
         "not_granted",
-        `Requires write access to "${shown}": restart harness with --allow-write=${shown}`,
+        rules.planFolder === undefined
+          ? `${head}: restart harness with --allow-write=${shown}`
+          : planWriteSentence(head, rules.planFolder),
       );
     }
     return undefined;

@@ -43,6 +43,11 @@ export interface GateRules {
   /** File names protected wherever they occur in a path (`.git` unless --writable-git). */
   protectedNames: string[];
   hidden: HiddenEntry[];
+  /**
+   * Plan mode's plan folder, when these rules are plan mode's: a write the grants refuse is
+   * plan mode's doing, and its refusal says so rather than naming a flag.
+   */
+  planFolder?: string;
 }
 
 /** The role an entry recorded by identity plays. */

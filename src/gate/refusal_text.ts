@@ -58,6 +58,24 @@ export function hiddenSentence(
     "commands";
 }
 
+/**
+ * Why plan mode refuses a write outside its plan folder: a flag would not help.
+ *
+ * @param head The refusal's start, e.g. `Requires write access to "/w/a.ts"`.
+ * @param planFolder The plan folder.
+ *
+ * @example
+ * ```ts
+ * import { planWriteSentence } from "./refusal_text.ts";
+ * const line = planWriteSentence('Requires write access to "/w/a"', "/d/plans/s1");
+ * if (!line.includes("leaves plan mode") || line.includes("--allow")) throw new Error(line);
+ * ```
+ */
+export function planWriteSentence(head: string, planFolder: string): string {
+  return `${head}: plan mode writes only the plan folder "${planFolder}": write the plan ` +
+    "there; files change once the user leaves plan mode";
+}
+
 /** Why a protected entry is refused, by its kind. */
 export function protectedSentence(entry: ProtectedEntry, path: string): string {
   switch (entry.kind) {

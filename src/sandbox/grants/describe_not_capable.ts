@@ -5,6 +5,7 @@
 import type { Grants } from "./grants.ts";
 import type { PermissionName } from "./permission_name.ts";
 import { grantCovers } from "./permission_value.ts";
+import { planWriteSentence } from "../../gate/refusal_text.ts";
 
 /**
  * The flag that would allow an operation, e.g. `--allow-read=/etc/passwd`.
@@ -72,8 +73,7 @@ export function describeNotCapable(
   }
   if (kind === "write" && options.planFolder !== undefined) {
     // Plan mode took the write grant away; a flag would not give it back.
-    return `${head}: plan mode writes only the plan folder "${options.planFolder}": write ` +
-      "the plan there; files change once the user leaves plan mode";
+    return planWriteSentence(head, options.planFolder);
   }
   return `${head}: restart harness with ${flagFor(kind, target)}`;
 }

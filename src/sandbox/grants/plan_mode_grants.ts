@@ -119,6 +119,7 @@ export function planModeGrants(grants: Grants, options: PlanModeOptions): PlanMo
 export function planGateRules(rules: GateRules, planFolder: string): GateRules {
   return {
     ...rules,
+    planFolder,
     hidden: rules.hidden.map((entry) =>
       grantCovers("read", [entry.path], planFolder) && entry.path !== planFolder
         ? { ...entry, except: [...new Set([...entry.except, planFolder])] }

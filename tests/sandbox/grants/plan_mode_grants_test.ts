@@ -121,6 +121,15 @@ Deno.test("planGateRules() lets the gate write the plan folder in the hidden dat
       assert(!gate.check("write", path).ok, path);
     }
     assert(gate.check("read", `${workspace}/a.ts`).ok);
+    // Refused by plan mode, which a flag would not change: the editor's files and the other
+    // host-side writers say so, as the tool workers do (describe_not_capable.ts).
+    const refused = gate.check("write", `${workspace}/a.ts`);
+    assert(!refused.ok);
+    assertEquals(
+      refused.refusal.message,
+      `Requires write access to "${workspace}/a.ts": plan mode writes only the plan folder ` +
+        `"${planFolder}": write the plan there; files change once the user leaves plan mode`,
+    );
   } finally {
     await Deno.remove(root, { recursive: true });
   }
