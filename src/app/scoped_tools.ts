@@ -27,6 +27,8 @@ export interface ScopeRequest {
   scratch?: readonly string[];
   /** Plan mode's plan folder: the one place its tools write. */
   planFolder?: string;
+  /** A subagent's scope: a path the workspace's grants allow is its agent file's refusal. */
+  subagent?: boolean;
 }
 
 /** The tools of one scope. */
@@ -84,11 +86,13 @@ export class ScopedTools {
    */
   open(request: ScopeRequest): ScopedSet {
     const base = this.#base;
-    const key = JSON.stringify([request.grants, request.scratch ?? [], request.planFolder ?? ""]);
-    if (key === JSON.stringify([base.grants, [], ""])) {
+    const scope = [request.grants, request.scratch ?? [], request.planFolder ?? ""];
+    // Nothing narrowed (a subagent with the workspace's grants): the workspace's own tools.
+    if (JSON.stringify(scope) === JSON.stringify([base.grants, [], ""])) {
       const { set, gate, host, commandSandbox } = base;
       return { set, grants: base.grants, gate, host, commandSandbox, own: true };
     }
+    const key = JSON.stringify([...scope, request.subagent === true]);
     const known = this.#sets.get(key);
     if (known) return known;
     const opened = this.#build(request);
@@ -98,13 +102,20 @@ export class ScopedTools {
 
   #build(request: ScopeRequest): ScopedSet {
     const base = this.#base;
-    const { grants, planFolder } = request;
+    const { grants, planFolder, subagent } = request;
+    // Refusals name what narrowed the grants (plan mode, the agent's file), not a flag.
+    const user = base.gate.rules;
     const gate = openWorkspaceGate({
       settings: base.settings,
       grants,
       cwd: base.cwd,
       outputsRoot: base.outputsRoot,
-      ...(planFolder ? { adjust: (rules) => planGateRules(rules, planFolder) } : {}),
+      adjust: (rules) => {
+        const planned = planFolder ? planGateRules(rules, planFolder) : rules;
+        return subagent
+          ? { ...planned, narrowedFrom: { read: user.read, write: user.write } }
+          : planned;
+      },
     });
     const commandSandbox = this.#sandbox(request, gate);
     const outside = planFolder !== undefined && !grantCovers("read", [base.cwd], planFolder);
@@ -113,6 +124,10 @@ export class ScopedTools {
       gate,
       commandSandbox,
       ...(outside ? { planFolder } : {}),
+      narrowing: {
+        ...(planFolder ? { planFolder } : {}),
+        ...(subagent ? { narrowedFrom: base.grants } : {}),
+      },
     });
     const readers = sameReads(grants, base.grants) ? base.readers : [];
     return { set: new ToolSet([host, ...readers]), grants, gate, host, commandSandbox, own: false };

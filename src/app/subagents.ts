@@ -237,6 +237,7 @@ class Delegation implements ToolSource {
       grants: scope.grants,
       ...(scope.scratch ? { scratch: scope.scratch } : {}),
       ...(scope.planFolder ? { planFolder: scope.planFolder } : {}),
+      subagent: true,
     });
     let made: ChildTask | undefined = undefined;
     const label = `subagent "${agent.name}" (task ${taskId})`;

@@ -23,8 +23,9 @@ import type {
   RefusalReason,
 } from "./gate_types.ts";
 import {
+  heldSentence,
   hiddenSentence,
-  planWriteSentence,
+  notGrantedSentence,
   protectedSentence,
   roleName,
   verbOf,
@@ -330,10 +331,7 @@ export class FileGate {
         !this.#grantsByDeno && !this.#covers(rules.read, target) &&
         !this.#covers(this.#sessionReads, target)
       ) {
-        return refuse(
-          "not_granted",
-          `Requires read access to "${shown}": restart harness with --allow-read=${shown}`,
-        );
+        return refuse("not_granted", notGrantedSentence("read", shown, this.#by("read", target)));
       }
       return undefined;
     }
@@ -344,24 +342,19 @@ export class FileGate {
     if (kept) return refuse("protected", protectedSentence(kept, shown));
     if (access === "delete") {
       const held = this.#heldEntry(target);
-      if (held) {
-        return refuse(
-          "protected",
-          `Cannot delete or move "${shown}": it holds "${held}", which harness protects or ` +
-            "denies; a rename would take it out of reach of those rules",
-        );
-      }
+      if (held) return refuse("protected", heldSentence(shown, held));
     }
     if (!this.#grantsByDeno && !this.#covers(rules.write, target)) {
-      const head = `Requires write access to "${shown}"`;
-      return refuse(
-        "not_granted",
-        rules.planFolder === undefined
-          ? `${head}: restart harness with --allow-write=${shown}`
-          : planWriteSentence(head, rules.planFolder),
-      );
+      return refuse("not_granted", notGrantedSentence("write", shown, this.#by("write", target)));
     }
     return undefined;
+  }
+
+  /** What narrowed the user's grants where they would allow `target`: refusals name it. */
+  #by(access: "read" | "write", target: string): { planFolder: string } | "subagent" | undefined {
+    const { planFolder, narrowedFrom } = this.#rules;
+    if (access === "write" && planFolder !== undefined) return { planFolder };
+    return narrowedFrom && this.#covers(narrowedFrom[access], target) ? "subagent" : undefined;
   }
 
   /** A denied, protected or hidden path inside `target` (removing or moving it would carry it). */

@@ -48,6 +48,11 @@ export interface GateRules {
    * plan mode's doing, and its refusal says so rather than naming a flag.
    */
   planFolder?: string;
+  /**
+   * The user's own read and write grants, when these rules are a subagent's narrower ones: a
+   * path the user's grants allow is refused by the agent's file, and the refusal says so.
+   */
+  narrowedFrom?: { read: true | string[]; write: true | string[] };
 }
 
 /** The role an entry recorded by identity plays. */

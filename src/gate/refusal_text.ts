@@ -76,6 +76,53 @@ export function planWriteSentence(head: string, planFolder: string): string {
     "there; files change once the user leaves plan mode";
 }
 
+/**
+ * Why a subagent is refused a path the user's grants allow: its agent file narrowed them, and
+ * a flag would not help.
+ *
+ * @param head The refusal's start, e.g. `Requires write access to "/w/a.ts"`.
+ * @param access "read" or "write".
+ *
+ * @example
+ * ```ts
+ * import { subagentSentence } from "./refusal_text.ts";
+ * const line = subagentSentence('Requires write access to "/w/a"', "write");
+ * if (!line.includes("agent file") || line.includes("--allow")) throw new Error(line);
+ * ```
+ */
+export function subagentSentence(head: string, access: "read" | "write"): string {
+  return `${head}: this subagent may ${access} only the paths its agent file allows: do the ` +
+    "task within them, or say in your answer what else it needs";
+}
+
+/**
+ * Why the grants refuse a read or write, and what to do: restart with the flag, unless plan
+ * mode (`planFolder`, writes) or a subagent's agent file narrowed what the user granted.
+ *
+ * @example
+ * ```ts
+ * import { notGrantedSentence } from "./refusal_text.ts";
+ * const line = notGrantedSentence("read", "/etc/x", undefined);
+ * if (line !== 'Requires read access to "/etc/x": restart harness with --allow-read=/etc/x') throw new Error(line);
+ * ```
+ */
+export function notGrantedSentence(
+  access: "read" | "write",
+  shown: string,
+  narrowedBy: { planFolder: string } | "subagent" | undefined,
+): string {
+  const head = `Requires ${access} access to "${shown}"`;
+  if (narrowedBy === "subagent") return subagentSentence(head, access);
+  if (narrowedBy !== undefined) return planWriteSentence(head, narrowedBy.planFolder);
+  return `${head}: restart harness with --allow-${access}=${shown}`;
+}
+
+/** Why a folder holding a denied, protected or hidden entry cannot be deleted or moved. */
+export function heldSentence(path: string, held: string): string {
+  return `Cannot delete or move "${path}": it holds "${held}", which harness protects or ` +
+    "denies; a rename would take it out of reach of those rules";
+}
+
 /** Why a protected entry is refused, by its kind. */
 export function protectedSentence(entry: ProtectedEntry, path: string): string {
   switch (entry.kind) {

@@ -75,17 +75,30 @@ Deno.test({
         write: ["docs"],
       }, { workspace: cwd, maxDepth: 1, known: new Set(names) });
       assert(child.ok);
-      const scoped = tools.scoped.open({ grants: child.value.grants });
+      const scoped = tools.scoped.open({ grants: child.value.grants, subagent: true });
       assertEquals(scoped.own, false);
       assert((await call(scoped.set, "write_file", { path: "docs/a.md", content: "a" })).success);
       const outside = await call(scoped.set, "write_file", { path: "src/a.ts", content: "x" });
       assertEquals(outside.error_type, "permission_denied", JSON.stringify(outside));
+      // The agent's file narrowed what the user granted: a flag would not help, and neither
+      // the worker nor the gate (the editor's files, other host-side writers) says one would.
+      const advice = /this subagent may write only the paths its agent file allows/;
+      assert(advice.test(String(outside.error_message)), String(outside.error_message));
+      assert(!String(outside.error_message).includes("--allow-write"), outside.error_message!);
+      const refused = scoped.gate.check("write", join(cwd, "src/a.ts"));
+      assert(!refused.ok && advice.test(refused.refusal.message), JSON.stringify(refused));
+      // Outside what the user granted, restarting with a flag is still the advice.
+      const beyond = scoped.gate.check("write", "/var/tmp/x");
+      assert(
+        !beyond.ok && beyond.refusal.message.includes("--allow-write"),
+        JSON.stringify(beyond),
+      );
       await call(scoped.set, "run_command", { command: "echo x > src/b.txt; echo y > docs/c.md" });
       assertEquals(await exists(join(cwd, "src/a.ts")), false);
       assertEquals(await exists(join(cwd, "src/b.txt")), false);
       assertEquals(await Deno.readTextFile(join(cwd, "docs/c.md")), "y\n");
       // The same scope twice is one set; the workspace's own grants are the workspace's tools.
-      assert(tools.scoped.open({ grants: child.value.grants }) === scoped);
+      assert(tools.scoped.open({ grants: child.value.grants, subagent: true }) === scoped);
       assert(tools.scoped.open({ grants: grantsOf(tools) }).set === tools.set);
     } finally {
       await tools.scoped.close();

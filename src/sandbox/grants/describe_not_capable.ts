@@ -5,7 +5,7 @@
 import type { Grants } from "./grants.ts";
 import type { PermissionName } from "./permission_name.ts";
 import { grantCovers } from "./permission_value.ts";
-import { planWriteSentence } from "../../gate/refusal_text.ts";
+import { planWriteSentence, subagentSentence } from "../../gate/refusal_text.ts";
 
 /**
  * The flag that would allow an operation, e.g. `--allow-read=/etc/passwd`.
@@ -27,7 +27,8 @@ export function flagFor(permission: PermissionName, target?: string): string {
  * Turns Deno's permission error text into advice naming the flag that would allow it, e.g.
  * `Requires read access to "/etc/hosts": restart harness with --allow-read=/etc/hosts`.
  * When the user's grants already allow it, the tool's own declaration is what is missing; in
- * plan mode (`planFolder`), a write outside the plan folder is plan mode's doing.
+ * plan mode (`planFolder`), a write outside the plan folder is plan mode's doing, and for a
+ * subagent (`narrowedFrom`, the user's grants) a path the user granted is its agent file's.
  *
  * @example
  * ```ts
@@ -42,7 +43,14 @@ export function flagFor(permission: PermissionName, target?: string): string {
  */
 export function describeNotCapable(
   message: string,
-  options: { grants: Grants; tool: string; planFolder?: string },
+  options: {
+    grants: Grants;
+    tool: string;
+    /** Plan mode's plan folder: a refused write is plan mode's doing. */
+    planFolder?: string;
+    /** The user's grants, when `grants` are a subagent's narrower ones. */
+    narrowedFrom?: Grants;
+  },
 ): string {
   const match = /^Requires (read|write|net|run|env|sys|ffi) access(?: to "((?:[^"\\]|\\.)*)")?/
     .exec(message);
@@ -74,6 +82,13 @@ export function describeNotCapable(
   if (kind === "write" && options.planFolder !== undefined) {
     // Plan mode took the write grant away; a flag would not give it back.
     return planWriteSentence(head, options.planFolder);
+  }
+  const user = options.narrowedFrom;
+  if (
+    (kind === "read" || kind === "write") && user && grantCovers(kind, user.allow[kind], target)
+  ) {
+    // The agent's file narrowed what the user granted; a flag would not widen it.
+    return subagentSentence(head, kind);
   }
   return `${head}: restart harness with ${flagFor(kind, target)}`;
 }

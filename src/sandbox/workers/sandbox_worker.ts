@@ -50,6 +50,8 @@ export interface SandboxOptions {
    * too (the grants then allow nothing else).
    */
   planFolder?: string;
+  /** Why the grants are narrower than the user's (plan mode, a subagent), for refusals. */
+  narrowing?: { planFolder?: string; narrowedFrom?: Grants };
 }
 
 const NO_COMMANDS: CommandSandbox = {
@@ -371,6 +373,7 @@ export async function startSandbox(
       workspace: options.workspace,
       dataDir: options.dataDir,
       ...(options.planFolder ? { planFolder: options.planFolder } : {}),
+      ...(options.narrowing ? { narrowing: options.narrowing } : {}),
       cwd: Deno.cwd(),
       importTimeoutMs: options.importTimeoutMs ?? 5_000,
       ...(options.toolOutputLimit ? { outputLimit: options.toolOutputLimit } : {}),

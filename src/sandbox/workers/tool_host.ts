@@ -112,7 +112,10 @@ export class ToolHost implements ToolSource {
    * @returns The new host.
    */
   narrowed(
-    narrowing: Pick<ToolHostOptions, "grants" | "gate" | "commandSandbox" | "planFolder">,
+    narrowing: Pick<
+      ToolHostOptions,
+      "grants" | "gate" | "commandSandbox" | "planFolder" | "narrowing"
+    >,
   ): ToolHost {
     const options: ToolHostOptions = { ...this.#options, ...narrowing };
     return new ToolHost(options, this.#loading.then((catalog) => catalog.narrowed(options)));

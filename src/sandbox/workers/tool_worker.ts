@@ -122,7 +122,7 @@ function relayConsole(send: (text: string) => void): void {
 }
 
 function classify(error: unknown, tool: string) {
-  return classifyError(error, tool, setup?.grants, setup?.planFolder);
+  return classifyError(error, tool, setup?.grants, setup?.narrowing);
 }
 
 // ---- requests ------------------------------------------------------------------------------

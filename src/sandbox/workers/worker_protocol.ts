@@ -36,6 +36,11 @@ export interface LoadMessage {
   dataDir: string;
   /** Plan mode's plan folder: file tools accept absolute paths inside it (plan_mode_grants.ts). */
   planFolder?: string;
+  /**
+   * Why the grants are narrower than the user's, for refusals that name no flag: plan mode's
+   * folder (wherever it is), and the user's grants under a subagent's.
+   */
+  narrowing?: { planFolder?: string; narrowedFrom?: Grants };
   cwd: string;
   importTimeoutMs: number;
   /** ToolContext.outputLimit: characters of output the model gets before the cut. */

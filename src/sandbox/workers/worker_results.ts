@@ -44,7 +44,7 @@ export function classifyError(
   error: unknown,
   tool: string,
   grants?: Grants,
-  planFolder?: string,
+  why: { planFolder?: string; narrowedFrom?: Grants } = {},
 ): { errorType: Exclude<ToolErrorType, "none">; message: string } {
   if (error instanceof ToolError || (error instanceof Error && error.name === "ToolError")) {
     const type = (error as { type?: unknown }).type;
@@ -60,9 +60,7 @@ export function classifyError(
   if (error instanceof Deno.errors.NotCapable || /^Requires \w+ access/.test(error.message)) {
     return {
       errorType: "permission_denied",
-      message: grants
-        ? describeNotCapable(error.message, { grants, tool, ...(planFolder ? { planFolder } : {}) })
-        : error.message,
+      message: grants ? describeNotCapable(error.message, { grants, tool, ...why }) : error.message,
     };
   }
   if (error instanceof Deno.errors.NotFound) {

@@ -1,4 +1,4 @@
-import { deepStrictEqual as assertEquals } from "node:assert/strict";
+import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { describeNotCapable, flagFor } from "../../../src/sandbox/grants/describe_not_capable.ts";
 import { emptyGrants } from "../../../src/sandbox/grants/grants.ts";
 import { parseGrantFlags } from "../../../src/cli/grant_flags.ts";
@@ -57,4 +57,26 @@ Deno.test("describeNotCapable() in plan mode: a write outside the plan folder is
     }),
     'Requires read access to "/etc/hosts": tool "cat" does not declare it in its permissions',
   );
+});
+
+Deno.test("describeNotCapable() for a subagent names its agent file where the user granted the path", () => {
+  const user = emptyGrants();
+  user.allow.read = ["/w"];
+  user.allow.write = ["/w"];
+  const child = emptyGrants();
+  child.allow.read = ["/w"];
+  child.allow.write = ["/w/docs"];
+  const inside = describeNotCapable('Requires write access to "/w/src/a.ts"', {
+    grants: child,
+    tool: "write_file",
+    narrowedFrom: user,
+  });
+  assert(inside.includes("this subagent may write only the paths its agent file allows"), inside);
+  assert(!inside.includes("--allow-write"), inside);
+  const beyond = describeNotCapable('Requires write access to "/etc/x"', {
+    grants: child,
+    tool: "write_file",
+    narrowedFrom: user,
+  });
+  assert(beyond.endsWith("restart harness with --allow-write=/etc/x"), beyond);
 });
