@@ -13,8 +13,9 @@ import type { Grants } from "../sandbox/grants/grants.ts";
 import type { LoadedSession } from "../sessions/session_store_types.ts";
 import type { Conversation } from "../agent/conversation.ts";
 import { createAcpPrompter, type PromptedCall } from "./acp_prompter.ts";
-import { diskDiffStages, editorFiles, type FileDiff } from "./editor_files.ts";
+import { diskDiffStages, editorFiles, type EditorFs, type FileDiff } from "./editor_files.ts";
 import type { FilePort } from "../tools/file_port.ts";
+import type { FilesBehind } from "../sandbox/grants/tool_offer.ts";
 import type { PlacedStage } from "../agent/call_flight.ts";
 import { toolKind, toolTitle } from "./tool_updates.ts";
 import { JobTerminals } from "./job_terminals.ts";
@@ -177,7 +178,7 @@ function editorSeat(
     live: AcpSession["live"];
     sessionId(): string;
   },
-): { files: FilePort } | { stages: PlacedStage[] } {
+): { files: FilePort; filesBehind: FilesBehind } | { stages: PlacedStage[] } {
   const { deps, where, live } = session;
   const diffs = {
     workspace: where.cwd,
@@ -187,20 +188,23 @@ function editorSeat(
   };
   const fs = where.capabilities.fs ?? {};
   if (!fs.readTextFile || !fs.writeTextFile) return { stages: diskDiffStages(diffs) };
+  const editor: EditorFs = {
+    read: async (path) =>
+      (await client.request(methods.client.fs.readTextFile, {
+        sessionId: session.sessionId(),
+        path,
+      })).content,
+    write: async (path, content) => {
+      await client.request(methods.client.fs.writeTextFile, {
+        sessionId: session.sessionId(),
+        path,
+        content,
+      });
+    },
+  };
   return {
-    files: editorFiles({
-      read: async (path) =>
-        (await client.request(methods.client.fs.readTextFile, {
-          sessionId: session.sessionId(),
-          path,
-        })).content,
-      write: async (path, content) => {
-        await client.request(methods.client.fs.writeTextFile, {
-          sessionId: session.sessionId(),
-          path,
-          content,
-        });
-      },
-    }, diffs),
+    files: editorFiles(editor, diffs),
+    // Plan mode's and a subagent's calls reach the same buffers only through their own gate.
+    filesBehind: ({ gate, grants }) => editorFiles(editor, { ...diffs, gate, grants }),
   };
 }

@@ -17,7 +17,7 @@ import { makeGatedDir, readGatedTextFile } from "../gate/gated_files.ts";
 import type { Grants } from "../sandbox/grants/grants.ts";
 import { planModeGrants } from "../sandbox/grants/plan_mode_grants.ts";
 import { grantCovers } from "../sandbox/grants/permission_value.ts";
-import type { ToolScope } from "../sandbox/grants/tool_offer.ts";
+import { type ToolScope, withScopeFiles } from "../sandbox/grants/tool_offer.ts";
 import type { RunTools } from "./run_tools.ts";
 import type { ScopedSet } from "./scoped_tools.ts";
 
@@ -134,7 +134,8 @@ export class PlanMode {
     this.#own = parts.tools;
     this.#scoped = scoped;
     parts.tools = {
-      ...parts.tools,
+      // The editor's files too stay behind plan mode's gate: only the plan is written.
+      ...withScopeFiles(parts.tools, scoped),
       calls: {
         set: scoped.set,
         grants: scoped.grants,

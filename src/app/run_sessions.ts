@@ -17,7 +17,7 @@ import { formatGrants, type Grants } from "../sandbox/grants/grants.ts";
 import type { LoadedSession, SessionStore } from "../sessions/session_store_types.ts";
 import type { FilePort } from "../tools/file_port.ts";
 import type { PlacedStage } from "../agent/call_flight.ts";
-import { callSeat } from "../sandbox/grants/tool_offer.ts";
+import { callSeat, type FilesBehind } from "../sandbox/grants/tool_offer.ts";
 import type { OpenedProvider } from "./provider_openers.ts";
 import type { RunTools } from "./run_tools.ts";
 import { WorkspaceExtras } from "./conversation_extras.ts";
@@ -53,6 +53,8 @@ export interface ConversationSeat {
   prompter?: Prompter;
   /** Where the built-in file tools read and write (ACP: the editor's buffers). */
   files?: FilePort;
+  /** The same files behind a narrower scope's gate (plan mode's, a subagent's). */
+  filesBehind?: FilesBehind;
   /** Stages of the front end's own on each call's path (ACP: diffs of edits). */
   stages?: readonly PlacedStage[];
   /**

@@ -22,7 +22,7 @@ import type { Prompter } from "../permissions/prompt_types.ts";
 import { pinnedProvider, type SlotLease } from "../providers/slot_scheduler.ts";
 import { agentReach } from "../sandbox/grants/agent_reach.ts";
 import { childScope, describeChildRefusal, TASK_TOOL } from "../sandbox/grants/child_scope.ts";
-import { offerTools } from "../sandbox/grants/tool_offer.ts";
+import { callSeat, offerTools, withScopeFiles } from "../sandbox/grants/tool_offer.ts";
 import type { EntryCall, ToolEntry, ToolRun, ToolSource } from "../tools/tool_entry.ts";
 import { ToolSet } from "../tools/tool_set.ts";
 import type { AgentCatalog } from "./agent_catalog.ts";
@@ -247,8 +247,10 @@ class Delegation implements ToolSource {
       scope,
       tools: {
         ...options.tools.scope,
-        // Its background jobs are its parent's conversation's (an editor's session).
+        // Its background jobs are its parent's conversation's (an editor's session), and its
+        // files the parent's (an editor's buffers) behind its own gate.
         ...(parts.tools.jobOwner === undefined ? {} : { jobOwner: parts.tools.jobOwner }),
+        ...withScopeFiles({ ...callSeat(parts.tools) }, scoped),
         set: scoped.set,
         grants: scope.grants,
         mode: { kind: "tools", names: scope.tools },

@@ -180,3 +180,113 @@ Deno.test({
     match(String(fresh[1]!.content), /\[Plan mode is off: you may change files again\.\]/);
   },
 });
+
+Deno.test("ACP: a subagent's edits go to the editor's buffers, within its agent's paths", async () => {
+  await using sandbox = await cliSandbox();
+  const notes = `${sandbox.cwd}/notes.txt`;
+  await Deno.writeTextFile(notes, "disk alpha\n");
+  const buffers = new Map([[notes, "buffer alpha\n"]]);
+  await Deno.mkdir(`${sandbox.home}/.claude/agents`, { recursive: true });
+  await Deno.mkdir(`${sandbox.cwd}/docs`);
+  // The user's agent: it may write only docs/.
+  await Deno.writeTextFile(
+    `${sandbox.home}/.claude/agents/scribe.md`,
+    "---\nname: scribe\ndescription: Writes notes\nwrite: [docs]\n---\nWrite what you are asked.\n",
+  );
+  const task = "Copy notes.txt into docs";
+  await using server = startFakeLlmServer(subagentResponder({
+    parent: [
+      reply().toolCall("task", { agent: "scribe", prompt: task }),
+      reply().text("Done."),
+    ],
+    children: {
+      [task]: [
+        reply().toolCall("read_file", { path: "notes.txt" })
+          .toolCall("write_file", { path: "docs/copy.txt", content: "buffer alpha\n" })
+          .toolCall("write_file", { path: "notes.txt", content: "overwritten\n" }),
+        reply().text("Copied."),
+      ],
+    },
+  }));
+  await using acp = startAcpClient(sandbox, [
+    "--base-url",
+    server.baseUrl,
+    "--model",
+    "m",
+    "--yes",
+    "--allow-read=.",
+    "--allow-write=.",
+  ], { editorFiles: buffers });
+  await acp.initialize();
+  const sessionId = await acp.newSession();
+  const done = await acp.agent.request("session/prompt", {
+    sessionId,
+    prompt: [{ type: "text", text: "Use a subagent" }],
+  });
+  assertEquals(done.stopReason, "end_turn");
+  // The child read the buffer and wrote through the editor, as its parent would have.
+  assert(acp.fsCalls.includes(`read ${notes}`), acp.fsCalls.join("\n"));
+  assert(acp.fsCalls.includes(`write ${sandbox.cwd}/docs/copy.txt`), acp.fsCalls.join("\n"));
+  assertEquals(buffers.get(`${sandbox.cwd}/docs/copy.txt`), "buffer alpha\n");
+  // Outside its agent's paths the editor is never asked: its gate refuses first.
+  assert(!acp.fsCalls.includes(`write ${notes}`), acp.fsCalls.join("\n"));
+  assertEquals(buffers.get(notes), "buffer alpha\n");
+  await Deno.stat(`${sandbox.cwd}/docs/copy.txt`).then(
+    () => assert(false, "the subagent wrote the disk, not the editor's buffer"),
+    () => {},
+  );
+  // Its edit shows as a diff on its own call.
+  const diffs = acp.updates.map((n) => n.update).flatMap((u) =>
+    u.sessionUpdate === "tool_call_update" && u.content ? u.content : []
+  ).filter((c) => c.type === "diff");
+  assertEquals(diffs.map((d) => d.type === "diff" && [d.path, d.oldText, d.newText]), [
+    [`${sandbox.cwd}/docs/copy.txt`, null, "buffer alpha\n"],
+  ]);
+});
+
+Deno.test({
+  name: "ACP attack: in plan mode the editor's file system writes nothing but the plan",
+  ignore: !confined,
+  async fn() {
+    await using sandbox = await cliSandbox();
+    const notes = `${sandbox.cwd}/notes.txt`;
+    await Deno.writeTextFile(notes, "disk\n");
+    const buffers = new Map([[notes, "buffer\n"]]);
+    await using server = startFakeLlmServer([
+      reply().toolCall("write_file", { path: "notes.txt", content: "planted\n" })
+        .toolCall("edit_file", { path: "notes.txt", old_string: "buffer", new_string: "x" })
+        .toolCall("write_file", { path: "new.txt", content: "planted\n" }),
+      reply().text("Planned."),
+    ]);
+    await using acp = startAcpClient(sandbox, [
+      "--base-url",
+      server.baseUrl,
+      "--model",
+      "m",
+      "--allow-read=.",
+      "--allow-write=.",
+      "--yes",
+    ], { editorFiles: buffers });
+    await acp.initialize();
+    const sessionId = await acp.newSession();
+    await acp.agent.request("session/set_mode", { sessionId, modeId: "plan" });
+    await acp.waitFor((n) =>
+      n.update.sessionUpdate === "current_mode_update" && n.update.currentModeId === "plan"
+    );
+    const done = await acp.agent.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "Plan it" }],
+    });
+    assertEquals(done.stopReason, "end_turn");
+    const results = (server.requests[1]?.messages ?? []).filter((m) => m.role === "tool")
+      .map((m) => JSON.parse(String(m.content)));
+    assertEquals(results.map((r) => r.error_type), [
+      "permission_denied",
+      "permission_denied",
+      "permission_denied",
+    ]);
+    assert(!acp.fsCalls.some((call) => call.startsWith("write ")), acp.fsCalls.join("\n"));
+    assertEquals([buffers.get(notes), buffers.has(`${sandbox.cwd}/new.txt`)], ["buffer\n", false]);
+    assertEquals(await Deno.readTextFile(notes), "disk\n");
+  },
+});

@@ -14,6 +14,7 @@ import { effectivePermissions } from "./effective_permissions.ts";
 import { grantFor, type ToolGrants } from "./tool_grants.ts";
 import type { ToolPermissions } from "../../tools/define_tool.ts";
 import type { FilePort } from "../../tools/file_port.ts";
+import type { FileGate } from "../../gate/file_gate.ts";
 import { type ToolEntry, type ToolInfo, toToolSchema } from "../../tools/tool_entry.ts";
 import type { ToolSet } from "../../tools/tool_set.ts";
 import { isTool, JOB_TOOLS } from "../../tools/builtin_tools.ts";
@@ -37,6 +38,35 @@ const MODE_FILTERS: {
   tools: (info, mode) => mode.names.includes(info.name),
 };
 
+/** A front end's files put behind a narrower scope's gate and grants. */
+export type FilesBehind = (scope: { gate: FileGate; grants: Grants }) => FilePort;
+
+/**
+ * Tools with their files port put behind a narrowed scope's gate and grants: the front end's
+ * port narrowed, or none, so a call never reaches the front end's files (an editor's buffers)
+ * with more than its scope allows.
+ *
+ * @param tools The conversation's tools (their port and how to narrow it).
+ * @param scope The narrowed scope's gate and grants.
+ * @returns The same tools with the scope's port, or without one.
+ *
+ * @example
+ * ```ts
+ * import { withScopeFiles } from "./tool_offer.ts";
+ * const tools = { jobOwner: "s1", files: {} as never };
+ * const narrowed = withScopeFiles(tools, { gate: {} as never, grants: {} as never });
+ * if ("files" in narrowed || narrowed.jobOwner !== "s1") throw new Error();
+ * ```
+ */
+export function withScopeFiles<T extends Pick<ToolScope, "files" | "filesBehind">>(
+  tools: T,
+  scope: { gate: FileGate; grants: Grants },
+): Omit<T, "files" | "filesBehind"> & { files?: FilePort; filesBehind?: FilesBehind } {
+  const { files, filesBehind, ...rest } = tools;
+  if (files === undefined || filesBehind === undefined) return rest;
+  return { ...rest, files: filesBehind(scope), filesBehind };
+}
+
 /** The tools a conversation may offer: the set, and what narrows it. */
 export interface ToolScope {
   set: ToolSet;
@@ -49,6 +79,11 @@ export interface ToolScope {
   mode?: ToolMode;
   /** Where the built-in file tools read and write (the editor's, under ACP); default: their own. */
   files?: FilePort;
+  /**
+   * The same files behind a narrower scope's gate and grants (plan mode's, a subagent's). A
+   * narrowed scope of a port without it gets no port: its calls use their workers' own files.
+   */
+  filesBehind?: FilesBehind;
   /** Where the calls run when not in `set` (plan mode's tools, built from its grants). */
   calls?: NarrowedCalls;
   /**
@@ -86,10 +121,11 @@ export interface NarrowedCalls {
  * ```
  */
 export function callSeat(
-  scope: Pick<ToolScope, "files" | "jobOwner">,
-): { files?: FilePort; jobOwner?: string } {
+  scope: Pick<ToolScope, "files" | "filesBehind" | "jobOwner">,
+): { files?: FilePort; filesBehind?: FilesBehind; jobOwner?: string } {
   return {
     ...(scope.files ? { files: scope.files } : {}),
+    ...(scope.files && scope.filesBehind ? { filesBehind: scope.filesBehind } : {}),
     ...(scope.jobOwner ? { jobOwner: scope.jobOwner } : {}),
   };
 }
