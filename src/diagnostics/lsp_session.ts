@@ -41,6 +41,13 @@ export interface SessionDiagnostics {
 /** Quiet time after a push without a version before its diagnostics are taken as final. */
 const SETTLE_MS = 150;
 
+/**
+ * The same, for a push without a version that repeats the diagnostics the document had before
+ * the change: most likely the old text's, sent again before the new text's (a slow machine
+ * stretches the gap between the two well past SETTLE_MS).
+ */
+const REPEATED_SETTLE_MS = 1000;
+
 function toDiagnostics(list: unknown, source: string): Diagnostic[] {
   if (!Array.isArray(list)) return [];
   return (list as WireDiagnostic[]).flatMap((d) => {
@@ -149,6 +156,8 @@ export class LspSession {
 
   /** The diagnostics of `uri` made for `version` (sent as change number `sequence`). */
   async #diagnosticsOf(uri: string, version: number, sequence: number): Promise<Diagnostic[]> {
+    // Before any push, the document is known to have none.
+    const prior = JSON.stringify(this.#published.get(uri)?.diagnostics ?? []);
     if (this.#pull) {
       const report = await this.#client.request("textDocument/diagnostic", {
         textDocument: { uri },
@@ -164,9 +173,12 @@ export class LspSession {
       if (fresh) {
         // A server may publish a version more than once (a linter first, the type checker
         // next): take the last of the pushes that follow each other closely.
+        const repeated = published.version === undefined &&
+          JSON.stringify(published.diagnostics) === prior;
+        const settleMs = repeated ? REPEATED_SETTLE_MS : SETTLE_MS;
         const quiet = await Promise.race([
           this.#heard.promise.then(() => false),
-          new Promise<true>((settle) => setTimeout(() => settle(true), SETTLE_MS)),
+          new Promise<true>((settle) => setTimeout(() => settle(true), settleMs)),
         ]);
         if (quiet) return this.#published.get(uri)!.diagnostics;
         continue;

@@ -7,14 +7,14 @@ import type { LspServerConfig } from "../../src/diagnostics/lsp_config.ts";
 const FAKE = new URL("../helpers/fake_lsp_server.ts", import.meta.url).pathname;
 
 /** An engine whose `.txt` files go to the fake server in `mode`, over a temp workspace. */
-async function engine(mode: string, timeoutMs = 5000) {
+async function engine(mode: string, timeoutMs = 5000, env: Record<string, string> = {}) {
   const workspace = await Deno.realPath(await Deno.makeTempDir({ prefix: "harness_diag_" }));
   const config: LspServerConfig = {
     name: "fake",
     command: Deno.execPath(),
     args: ["run", "-A", FAKE],
     languages: { ".txt": "plaintext" },
-    env: { FAKE_LSP_MODE: mode },
+    env: { FAKE_LSP_MODE: mode, ...env },
     source: "test",
   };
   const servers = new LanguageServers({
@@ -59,6 +59,17 @@ for (const mode of ["normal", "stale", "unversioned"]) {
     assertEquals(await e.check("a.txt", after, "zero\none ERR\ntwo\n"), undefined);
   });
 }
+
+Deno.test("EditDiagnostics waits past a repeated unversioned push for the new text's", async () => {
+  // A loaded machine: the old text's diagnostics, sent again, come 400 ms before the new
+  // text's, longer than the quiet time after a push that changed something.
+  await using e = await engine("unversioned", 5000, { FAKE_LSP_GAP_MS: "400" });
+  const text = await e.check("a.txt", "one ERR\n", "one ERR\ntwo ERR\n");
+  assertEquals(
+    text,
+    "[New problems after this edit]\na.txt:2:5: error (fake): bad token ERR | two ERR",
+  );
+});
 
 Deno.test("EditDiagnostics skips a server that does not answer in time, with one note", async () => {
   await using e = await engine("silent", 500);

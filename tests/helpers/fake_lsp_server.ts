@@ -3,7 +3,8 @@
 // the version, unless FAKE_LSP_MODE says otherwise:
 // - "stale": first publishes the previous version's diagnostics again, labelled with the
 //   version before, then the real ones 50 ms later (a slow server catching up);
-// - "unversioned": publishes without a version, the old text's diagnostics first;
+// - "unversioned": publishes without a version, the old text's diagnostics first, the new
+//   text's FAKE_LSP_GAP_MS later (default 20);
 // - "silent": never publishes;
 // - "probe": tries to write a file in the workspace and to reach the network, and publishes
 //   what happened as diagnostics of the first document opened;
@@ -115,7 +116,9 @@ async function handle(message: Record<string, unknown>): Promise<void> {
       if (mode === "stale") publish(uri, version - 1, errorsOf(old));
       if (mode === "unversioned") {
         publish(uri, undefined, errorsOf(old));
-        await new Promise((settle) => setTimeout(settle, 20));
+        await new Promise((settle) =>
+          setTimeout(settle, Number(Deno.env.get("FAKE_LSP_GAP_MS") ?? 20))
+        );
       }
       if (mode === "stale") await new Promise((settle) => setTimeout(settle, 50));
       publish(uri, mode === "unversioned" ? undefined : version, errorsOf(text));
