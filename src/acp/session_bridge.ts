@@ -91,7 +91,11 @@ export function turnSink(options: {
         break;
       }
       case "subagent": {
-        const update = subagentUpdate(event, cwd);
+        const update = subagentUpdate(
+          event,
+          cwd,
+          () => options.takeDiffs().map((d): ToolCallContent => ({ type: "diff", ...d })),
+        );
         if (update) send(update);
         break;
       }

@@ -4,7 +4,7 @@
 // child's report comes back. Ids are the task's and the child's call id together, so two
 // children's calls never share one.
 
-import type { SessionUpdate } from "@agentclientprotocol/sdk";
+import type { SessionUpdate, ToolCallContent } from "@agentclientprotocol/sdk";
 import { childCallId, type LoopEvent } from "../agent/loop_events.ts";
 import { toolCallUpdate, toolLocations, toolResultUpdate } from "./tool_updates.ts";
 
@@ -16,6 +16,7 @@ export type SubagentEvent = Extract<LoopEvent, { type: "subagent" }>;
  *
  * @param event The subagent's event (a grandchild's is its own child's, by its own task).
  * @param cwd The session's folder, for the calls' locations.
+ * @param takeDiffs The file changes of the call that just finished (a finished call's).
  * @returns The update, or undefined for an event the editor is not shown.
  *
  * @example
@@ -28,12 +29,16 @@ export type SubagentEvent = Extract<LoopEvent, { type: "subagent" }>;
  * if (update?.sessionUpdate !== "tool_call_update" || update.toolCallId !== "t1/x") throw new Error();
  * ```
  */
-export function subagentUpdate(event: SubagentEvent, cwd: string): SessionUpdate | undefined {
+export function subagentUpdate(
+  event: SubagentEvent,
+  cwd: string,
+  takeDiffs: () => readonly ToolCallContent[] = () => [],
+): SessionUpdate | undefined {
   const inner = event.event;
   const id = (callId: string) => childCallId(event.taskId, callId);
   switch (inner.type) {
     case "subagent":
-      return subagentUpdate(inner, cwd);
+      return subagentUpdate(inner, cwd, takeDiffs);
     case "message": {
       if (inner.message.kind !== "tool_call") return undefined;
       const call = inner.message.data;
@@ -51,7 +56,12 @@ export function subagentUpdate(event: SubagentEvent, cwd: string): SessionUpdate
         locations: toolLocations(inner.args, cwd),
       };
     case "tool_finished":
-      return toolResultUpdate(id(inner.callId), inner.result);
+      // The file changes it made, on its own call (the editor's diffs of the child's edits).
+      return toolResultUpdate(
+        id(inner.callId),
+        inner.result,
+        inner.result.success ? takeDiffs() : [],
+      );
     default:
       return undefined;
   }

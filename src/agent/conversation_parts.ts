@@ -46,6 +46,8 @@ export interface ConversationStages {
   parse?: ArgumentParser;
   /** The snapshots behind /undo and /rewind (their stages are among the above). */
   checkpoints?: TurnCheckpoints;
+  /** The front end's own call stages (among `call`): a subagent's calls get them too. */
+  front?: readonly PlacedStage[];
 }
 
 export interface ConversationParts {

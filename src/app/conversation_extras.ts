@@ -155,6 +155,7 @@ export class WorkspaceExtras {
       ],
       parse: repairArguments,
       ...(checkpoints ? { checkpoints } : {}),
+      ...(conversation.front ? { front: conversation.front } : {}),
     };
   }
 

@@ -192,7 +192,8 @@ function workspaceSubagents(options: RunSessionsOptions, extras: WorkspaceExtras
     tools: options.tools,
     agents: options.tools.agents,
     approval: options.approval,
-    stages: (recorder, messages) => extras.forConversation(recorder, { messages, child: true }),
+    stages: (recorder, messages, front) =>
+      extras.forConversation(recorder, { messages, child: true, ...(front ? { front } : {}) }),
     changedLines: (states) => extras.changedLines(states),
     instructions: options.instructions ?? [],
     opened: () => options.opened,

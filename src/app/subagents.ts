@@ -10,6 +10,7 @@
 
 import type { ConversationParts, ConversationStages } from "../agent/conversation_parts.ts";
 import type { LoopEvent } from "../agent/loop_events.ts";
+import type { PlacedStage } from "../agent/call_flight.ts";
 import type { SessionRecorder } from "../agent/session_recorder.ts";
 import type { TurnContext, TurnStage } from "../agent/turn_stage.ts";
 import type { PromptInstructions } from "../agent/system_prompt.ts";
@@ -43,8 +44,15 @@ export interface SubagentsOptions {
   tools: RunTools;
   agents: AgentCatalog;
   approval: RunApproval;
-  /** The stages of a child's conversation (the workspace's, for a subagent). */
-  stages(recorder: SessionRecorder, messages: () => readonly Message[]): ConversationStages;
+  /**
+   * The stages of a child's conversation: the workspace's, with its parent's front end's (an
+   * editor's diffs of edits on disk).
+   */
+  stages(
+    recorder: SessionRecorder,
+    messages: () => readonly Message[],
+    front: readonly PlacedStage[] | undefined,
+  ): ConversationStages;
   /** Lines changed between a checkpoint's states, for the footer. */
   changedLines(
     states: Readonly<Record<string, readonly [FileState, FileState]>>,
@@ -265,7 +273,7 @@ class Delegation implements ToolSource {
         queue: this.#queue,
       }),
       parent: parts,
-      stages: (recorder, messages) => options.stages(recorder, messages),
+      stages: (recorder, messages) => options.stages(recorder, messages, parts.stages.front),
       sessionId: this.#seat.sessionId,
       cwd: options.cwd,
       instructions: options.instructions,

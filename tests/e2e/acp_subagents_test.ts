@@ -65,6 +65,16 @@ Deno.test("ACP: a subagent's calls are tool calls of their own, asked about by n
     [ids[2], 'subagent "general" (task 1): write_file: note.txt'],
   ]);
   assertEquals(await Deno.readTextFile(`${sandbox.cwd}/note.txt`), "alpha\n");
+  // An editor without a file system sees the child's edit as a diff on the child's own call,
+  // as it sees its parent's (the disk's diff stages of the session).
+  const diffs = acp.updates.map((n) => n.update).flatMap((u) =>
+    u.sessionUpdate === "tool_call_update" && u.content
+      ? u.content.filter((c) => c.type === "diff").map((c) => [u.toolCallId, c])
+      : []
+  );
+  assertEquals(diffs.map(([id, d]) => [id, typeof d === "object" && "path" in d && d.path]), [
+    [ids[2], `${sandbox.cwd}/note.txt`],
+  ]);
 });
 
 Deno.test({
@@ -237,10 +247,12 @@ Deno.test("ACP: a subagent's edits go to the editor's buffers, within its agent'
   );
   // Its edit shows as a diff on its own call.
   const diffs = acp.updates.map((n) => n.update).flatMap((u) =>
-    u.sessionUpdate === "tool_call_update" && u.content ? u.content : []
-  ).filter((c) => c.type === "diff");
-  assertEquals(diffs.map((d) => d.type === "diff" && [d.path, d.oldText, d.newText]), [
-    [`${sandbox.cwd}/docs/copy.txt`, null, "buffer alpha\n"],
+    u.sessionUpdate === "tool_call_update" && u.content
+      ? u.content.flatMap((c) => c.type === "diff" ? [[u.toolCallId, c] as const] : [])
+      : []
+  );
+  assertEquals(diffs.map(([id, d]) => [id.startsWith("1/"), d.path, d.oldText, d.newText]), [
+    [true, `${sandbox.cwd}/docs/copy.txt`, null, "buffer alpha\n"],
   ]);
 });
 
