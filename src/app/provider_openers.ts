@@ -230,11 +230,15 @@ const OPENAI_COMPAT: ProviderOpener = {
         ...streamLimits(settings),
         ...(promptProgress ? { promptProgress: true } : {}),
       });
-    const model = await resolveModel(settings, make(""));
+    const lister = make("");
+    const model = await resolveModel(settings, lister);
     if (!model.ok) return model;
     let slotLayout: SlotLayout | undefined;
+    // The model list just fetched (no --model) is the answer vLLM's window is read from.
+    const listed = lister.listedModels();
     const stated = await probeContextWindow(settings.baseUrl, model.value, {
       ...(settings.apiKey ? { apiKey: settings.apiKey } : {}),
+      ...(listed === undefined ? {} : { models: { data: listed } }),
       // The same /props states the slots: the subagents' scheduler need not ask again.
       onProps: (body) => slotLayout = readSlotLayout(body),
     });

@@ -35,6 +35,8 @@ export interface ProbeOptions {
    * else it states (the slots) is read from it instead of asking again.
    */
   onProps?(body: unknown): void;
+  /** The `/models` answer already fetched (the model list): read, not asked for again. */
+  models?: unknown;
 }
 
 type JsonObject = Record<string, unknown>;
@@ -192,7 +194,8 @@ export async function probeContextWindow(
       options.onProps?.(body);
       return readLlamaServerProps(body);
     }),
-    get(`${versioned}/models`).then((body) => readVllmModels(body, model)),
+    (options.models === undefined ? get(`${versioned}/models`) : Promise.resolve(options.models))
+      .then((body) => readVllmModels(body, model)),
     get(`${root}/api/v0/models`).then((body) => readLmStudioModels(body, model)),
     get(`${root}/api/ps`).then((body) => readOllamaPs(body, model)),
   ];

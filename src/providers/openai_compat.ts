@@ -50,12 +50,23 @@ export interface OpenAICompatOptions {
   extraBody?: Record<string, unknown>;
 }
 
+/** What a provider's last model list answered, for whoever reads more of it than the ids. */
+export interface ListedModels {
+  /**
+   * The entries of the last `listModels()` answer (`data`), or undefined before one: the window
+   * probe reads vLLM's max_model_len from them instead of asking for the list again.
+   */
+  listedModels(): unknown[] | undefined;
+}
+
 interface ProviderState {
   options: OpenAICompatOptions;
   idMode: "native" | "short";
   shortIds: ShortIdMap;
   /** How this server counts a prompt's tokens, once known (count_tokens.ts). */
   tokenize: { way?: TokenizeWay };
+  /** The entries of the last model list (its answer's `data`). */
+  listed?: unknown[];
 }
 
 const LIST_MODELS_TIMEOUT_MS = 30 * 1000;
@@ -82,7 +93,7 @@ const LIST_MODELS_TIMEOUT_MS = 30 * 1000;
  */
 export function createOpenAICompatProvider(
   options: OpenAICompatOptions,
-): Provider & ModelLister {
+): Provider & ModelLister & ListedModels {
   const state: ProviderState = {
     options,
     idMode: options.toolCallIds ?? "native",
@@ -92,6 +103,7 @@ export function createOpenAICompatProvider(
   return {
     name: "openai",
     model: options.model,
+    listedModels: () => state.listed,
     complete: (request, onEvent) => complete(state, request, onEvent),
     countTokens: (request) => countTokens(state, request),
     listModels: (signal) => listModels(state, signal),
@@ -221,6 +233,7 @@ async function listModels(
     const cause = "the request was interrupted";
     return err({ kind: "provider_unreachable", baseUrl: state.options.baseUrl, cause });
   }
+  state.listed = listed.value;
   return ok(
     listed.value.flatMap((m: unknown) => isRecord(m) && typeof m.id === "string" ? [m.id] : []),
   );

@@ -46,7 +46,38 @@ Deno.test("the REPL asks the server for its window once, with the model list", a
   assertEquals(out.code, 0, out.stderr);
   // /props once: the subagents' slot layout is read from the window probe's answer.
   assertEquals([gets["/props"], gets["/api/ps"], gets["/api/v0/models"]], [1, 1, 1]);
-  // The model list, and the window probe that reads vLLM's max_model_len from the same path.
-  assertEquals(gets["/v1/models"], 2, JSON.stringify(gets));
+  // The model list once: the window probe reads vLLM's max_model_len from the same answer.
+  assertEquals(gets["/v1/models"], 1, JSON.stringify(gets));
   assertEquals(server.requests.length, 1);
+});
+
+Deno.test("harness -p without --model reads vLLM's window from the one model list it asks for", async () => {
+  await using sandbox = await cliSandbox();
+  const gets: Record<string, number> = {};
+  await using server = startFakeLlmServer([reply().text("Done.")], {
+    routes: {
+      "/v1/models": {
+        object: "list",
+        data: [{ id: "Qwen/Qwen3-8B", object: "model", owned_by: "vllm", max_model_len: 32768 }],
+      },
+    },
+    handle: (req) => {
+      const path = new URL(req.url).pathname;
+      if (req.method === "GET") gets[path] = (gets[path] ?? 0) + 1;
+      return Promise.resolve(undefined);
+    },
+  });
+  const out = await sandbox.run([
+    "-p",
+    "hi",
+    "--base-url",
+    server.baseUrl,
+    "--output-format",
+    "json",
+  ]);
+  assertEquals(out.code, 0, out.stderr);
+  assertEquals(server.requests[0]?.model, "Qwen/Qwen3-8B");
+  // The window came from the list: no note that the server does not state one.
+  assertEquals(out.stderr.includes("does not state its context window"), false, out.stderr);
+  assertEquals(gets["/v1/models"], 1, JSON.stringify(gets));
 });
