@@ -52,8 +52,18 @@ Deno.test({
     for (const marker of shapes.markers) assert(await waitUntilRunning(marker, 10_000), marker);
     const killed = await runTool(jobKill, { id: "j1" }, ctx);
     assert(killed.output.startsWith("Stopped j1 and every process it started"), killed.output);
+    // Signalled, each is gone within moments (a loaded machine may not have run its exit yet
+    // when the reply comes); one still there after 2 s survived, and its state is shown.
     for (const marker of shapes.markers) {
-      assertEquals(processesWith(marker), [], `${marker} survived job_kill`);
+      const gone = await waitUntilGone(marker, 2000);
+      const left = processesWith(marker).map((pid) => {
+        try {
+          return Deno.readTextFileSync(`/proc/${pid}/stat`);
+        } catch {
+          return `${pid} (gone)`;
+        }
+      });
+      assert(gone, `${marker} survived job_kill: ${left.join("; ")}`);
     }
     const after = await runTool(jobOutput, { id: "j1" }, ctx);
     assert(after.output.includes("killed after"), after.output);
