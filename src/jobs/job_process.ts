@@ -11,6 +11,7 @@ import {
   signalEach,
   signalGroupOf,
   stdinOf,
+  stillRunning,
 } from "../platform/process_tree.ts";
 import type { ExitStatus } from "./job_control.ts";
 import { JobLog } from "./job_log.ts";
@@ -44,6 +45,9 @@ export async function settlesWithin(promise: Promise<unknown>, ms: number): Prom
     clearTimeout(timer);
   }
 }
+
+/** How long a stop waits for the processes it signalled to be gone after the sandbox is. */
+const GONE_WAIT_MS = 2000;
 
 /** A started command and its output. */
 export class JobProcess {
@@ -204,7 +208,14 @@ export class JobProcess {
     else this.#kill("SIGTERM");
     if (held) signalGroupOf(this.child.pid, "SIGCONT");
     if (!await settlesWithin(this.ended, this.#killGraceMs)) this.#kill("SIGKILL");
-    return await this.ended;
+    const end = await this.ended;
+    // SIGKILL ends the sandbox process at once and the processes of its namespace a moment
+    // later: the stop is over when those it signalled are gone too (bounded; a pid reused
+    // meanwhile only costs the wait).
+    for (let waited = 0; waited < GONE_WAIT_MS && stillRunning(tree).length > 0; waited += 20) {
+      await new Promise((done) => setTimeout(done, 20));
+    }
+    return end;
   }
 
   /**

@@ -95,6 +95,22 @@ export function leadsOwnGroup(pid: number): boolean {
 }
 
 /**
+ * Those of `pids` that still run (neither gone nor a zombie).
+ *
+ * @example
+ * ```ts
+ * import { stillRunning } from "./process_tree.ts";
+ * if (stillRunning([-1]).length !== 0) throw new Error();
+ * ```
+ */
+export function stillRunning(pids: readonly number[]): number[] {
+  return pids.filter((pid) => {
+    const stat = readStat(pid);
+    return stat !== undefined && stat.state !== "Z";
+  });
+}
+
+/**
  * Sends `signal` to each process of `pids`; a process gone meanwhile is skipped.
  *
  * @returns How many were signalled.
