@@ -4,13 +4,39 @@
 // switches, told with current_mode_update, and the task list shows as plan updates.
 
 import { deepStrictEqual as assertEquals, match, ok as assert } from "node:assert/strict";
-import { reply, startFakeLlmServer } from "../helpers/fake_llm_server.ts";
-import { cliSandbox } from "../helpers/run_cli.ts";
-import { startAcpClient } from "../helpers/acp_client.ts";
+import { type FakeLlmServer, reply, startFakeLlmServer } from "../helpers/fake_llm_server.ts";
+import { type CliSandbox, cliSandbox } from "../helpers/run_cli.ts";
+import {
+  type AcpClientOptions,
+  type AcpTestClient,
+  startAcpClient,
+} from "../helpers/acp_client.ts";
 import { subagentResponder } from "../helpers/subagent_script.ts";
 import { hasCommand } from "../helpers/system_commands.ts";
 
 const confined = Deno.build.os === "linux" && hasCommand("bwrap");
+
+/** `harness acp` on the scripted server, reading and writing the sandbox's folder. */
+function startHarnessAcp(
+  sandbox: CliSandbox,
+  server: FakeLlmServer,
+  extra: string[],
+  options: AcpClientOptions,
+): AcpTestClient {
+  const args = ["--base-url", server.baseUrl, "--model", "m", "--allow-read=.", "--allow-write=."];
+  return startAcpClient(sandbox, [...args, ...extra], options);
+}
+
+/** The diffs the editor was shown, each with the call it came on. */
+function callDiffs(
+  acp: AcpTestClient,
+): [string, { path: string; oldText?: string | null; newText: string }][] {
+  return acp.updates.map((n) => n.update).flatMap((u) =>
+    u.sessionUpdate === "tool_call_update" && u.content
+      ? u.content.flatMap((c) => c.type === "diff" ? [[u.toolCallId, c] as [string, typeof c]] : [])
+      : []
+  );
+}
 
 Deno.test("ACP: a subagent's calls are tool calls of their own, asked about by name", async () => {
   await using sandbox = await cliSandbox();
@@ -29,14 +55,9 @@ Deno.test("ACP: a subagent's calls are tool calls of their own, asked about by n
       ],
     },
   }));
-  await using acp = startAcpClient(sandbox, [
-    "--base-url",
-    server.baseUrl,
-    "--model",
-    "m",
-    "--allow-read=.",
-    "--allow-write=.",
-  ], { permissions: ["allow_once", "allow_once"] });
+  await using acp = startHarnessAcp(sandbox, server, [], {
+    permissions: ["allow_once", "allow_once"],
+  });
   await acp.initialize();
   const sessionId = await acp.newSession();
   const done = await acp.agent.request("session/prompt", {
@@ -67,14 +88,10 @@ Deno.test("ACP: a subagent's calls are tool calls of their own, asked about by n
   assertEquals(await Deno.readTextFile(`${sandbox.cwd}/note.txt`), "alpha\n");
   // An editor without a file system sees the child's edit as a diff on the child's own call,
   // as it sees its parent's (the disk's diff stages of the session).
-  const diffs = acp.updates.map((n) => n.update).flatMap((u) =>
-    u.sessionUpdate === "tool_call_update" && u.content
-      ? u.content.filter((c) => c.type === "diff").map((c) => [u.toolCallId, c])
-      : []
-  );
-  assertEquals(diffs.map(([id, d]) => [id, typeof d === "object" && "path" in d && d.path]), [
-    [ids[2], `${sandbox.cwd}/note.txt`],
-  ]);
+  assertEquals(callDiffs(acp).map(([id, d]) => [id, d.path]), [[
+    ids[2],
+    `${sandbox.cwd}/note.txt`,
+  ]]);
 });
 
 Deno.test({
@@ -89,15 +106,7 @@ Deno.test({
       reply().text("Planned."),
       reply().text("Implementing."),
     ]);
-    await using acp = startAcpClient(sandbox, [
-      "--base-url",
-      server.baseUrl,
-      "--model",
-      "m",
-      "--allow-read=.",
-      "--allow-write=.",
-      "--yes",
-    ], { permissions: ["implement"] });
+    await using acp = startHarnessAcp(sandbox, server, ["--yes"], { permissions: ["implement"] });
     await acp.initialize();
     const created = await acp.agent.request("session/new", { cwd: sandbox.cwd, mcpServers: [] });
     assertEquals(created.modes?.currentModeId, "default");
@@ -150,15 +159,9 @@ Deno.test({
       ];
       return script[n - 1]?.();
     });
-    await using acp = startAcpClient(sandbox, [
-      "--base-url",
-      server.baseUrl,
-      "--model",
-      "m",
-      "--allow-read=.",
-      "--allow-write=.",
-      "--yes",
-    ], { permissions: ["keep", "fresh"] });
+    await using acp = startHarnessAcp(sandbox, server, ["--yes"], {
+      permissions: ["keep", "fresh"],
+    });
     await acp.initialize();
     const sessionId = await acp.newSession();
     const modeNow = () =>
@@ -218,15 +221,7 @@ Deno.test("ACP: a subagent's edits go to the editor's buffers, within its agent'
       ],
     },
   }));
-  await using acp = startAcpClient(sandbox, [
-    "--base-url",
-    server.baseUrl,
-    "--model",
-    "m",
-    "--yes",
-    "--allow-read=.",
-    "--allow-write=.",
-  ], { editorFiles: buffers });
+  await using acp = startHarnessAcp(sandbox, server, ["--yes"], { editorFiles: buffers });
   await acp.initialize();
   const sessionId = await acp.newSession();
   const done = await acp.agent.request("session/prompt", {
@@ -246,14 +241,12 @@ Deno.test("ACP: a subagent's edits go to the editor's buffers, within its agent'
     () => {},
   );
   // Its edit shows as a diff on its own call.
-  const diffs = acp.updates.map((n) => n.update).flatMap((u) =>
-    u.sessionUpdate === "tool_call_update" && u.content
-      ? u.content.flatMap((c) => c.type === "diff" ? [[u.toolCallId, c] as const] : [])
-      : []
+  assertEquals(
+    callDiffs(acp).map(([id, d]) => [id.startsWith("1/"), d.path, d.oldText, d.newText]),
+    [
+      [true, `${sandbox.cwd}/docs/copy.txt`, null, "buffer alpha\n"],
+    ],
   );
-  assertEquals(diffs.map(([id, d]) => [id.startsWith("1/"), d.path, d.oldText, d.newText]), [
-    [true, `${sandbox.cwd}/docs/copy.txt`, null, "buffer alpha\n"],
-  ]);
 });
 
 Deno.test({
@@ -270,15 +263,7 @@ Deno.test({
         .toolCall("write_file", { path: "new.txt", content: "planted\n" }),
       reply().text("Planned."),
     ]);
-    await using acp = startAcpClient(sandbox, [
-      "--base-url",
-      server.baseUrl,
-      "--model",
-      "m",
-      "--allow-read=.",
-      "--allow-write=.",
-      "--yes",
-    ], { editorFiles: buffers });
+    await using acp = startHarnessAcp(sandbox, server, ["--yes"], { editorFiles: buffers });
     await acp.initialize();
     const sessionId = await acp.newSession();
     await acp.agent.request("session/set_mode", { sessionId, modeId: "plan" });
