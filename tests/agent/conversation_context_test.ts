@@ -4,13 +4,12 @@
 // summary; automatic compaction at the configured threshold.
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
-import { join } from "node:path";
 import { Conversation } from "../../src/agent/conversation.ts";
 import { makeToolResult, toolCallMessage, toolResultMessage } from "../../src/messages.ts";
 import type { Message } from "../../src/messages.ts";
 import { createOpenAICompatProvider } from "../../src/providers/openai_compat.ts";
 import { answer, ScriptedProvider } from "../../src/providers/scripted.ts";
-import { openSessionStore } from "../../src/sessions/open_session_store.ts";
+import { openTestStore } from "../helpers/session_store.ts";
 import { COMPACT_INSTRUCTION, COMPACTED_MARKER } from "../../src/agent/compaction.ts";
 import { conversationParts, EventLog, openLoopHost } from "../helpers/loop_host.ts";
 import { reply, startFakeLlmServer } from "../helpers/fake_llm_server.ts";
@@ -134,58 +133,52 @@ Deno.test("context overflow handling over one tool host (the fixture plugins, no
   await t.step(
     "Conversation.compact() continues from the summary, and resume restores it",
     async () => {
-      const opened = openSessionStore({ path: join(h.workspace, "harness.db") });
-      if (!opened.ok) throw new Error(JSON.stringify(opened.error));
-      const store = opened.value;
-      try {
-        const writer = store.startSession({
-          model: "scripted",
-          baseUrl: "scripted",
-          cwd: h.workspace,
-          grants: "",
-          provider: "scripted",
-        });
-        if (!writer.ok) throw new Error(JSON.stringify(writer.error));
-        const provider = new ScriptedProvider([
-          answer("Paris is the capital of France."),
-          answer("The user asked for France's capital: Paris."),
-          answer("Lyon is second."),
-        ]);
-        const conversation = Conversation.start(
-          partsWith(h.host, provider, { recorder: writer.value, window: { contextLength: 8192 } }),
-          "sys",
-        );
-        await conversation.send("What is the capital of France?", () => {}, signal());
-        const display = new EventLog();
-        const done = await conversation.compact(display.sink, signal());
-        assertEquals(done, {});
-        assertEquals(conversation.messages, [
-          { kind: "system", content: "sys" },
-          { kind: "user", content: COMPACTED_MARKER },
-          { kind: "assistant", content: "The user asked for France's capital: Paris.", data: {} },
-        ]);
-        assertEquals(display.of("compacted").length, 1);
-        // The summary request held the whole conversation and the instruction.
-        const asked = provider.requests[1]!;
-        assertEquals(asked.at(-1), { kind: "user", content: COMPACT_INSTRUCTION });
-        assert(asked.some((m) => m.content === "What is the capital of France?"));
+      using store = openTestStore(h.workspace);
+      const writer = store.startSession({
+        model: "scripted",
+        baseUrl: "scripted",
+        cwd: h.workspace,
+        grants: "",
+        provider: "scripted",
+      });
+      if (!writer.ok) throw new Error(JSON.stringify(writer.error));
+      const provider = new ScriptedProvider([
+        answer("Paris is the capital of France."),
+        answer("The user asked for France's capital: Paris."),
+        answer("Lyon is second."),
+      ]);
+      const conversation = Conversation.start(
+        partsWith(h.host, provider, { recorder: writer.value, window: { contextLength: 8192 } }),
+        "sys",
+      );
+      await conversation.send("What is the capital of France?", () => {}, signal());
+      const display = new EventLog();
+      const done = await conversation.compact(display.sink, signal());
+      assertEquals(done, {});
+      assertEquals(conversation.messages, [
+        { kind: "system", content: "sys" },
+        { kind: "user", content: COMPACTED_MARKER },
+        { kind: "assistant", content: "The user asked for France's capital: Paris.", data: {} },
+      ]);
+      assertEquals(display.of("compacted").length, 1);
+      // The summary request held the whole conversation and the instruction.
+      const asked = provider.requests[1]!;
+      assertEquals(asked.at(-1), { kind: "user", content: COMPACT_INSTRUCTION });
+      assert(asked.some((m) => m.content === "What is the capital of France?"));
 
-        await conversation.send("And the second city?", () => {}, signal());
-        const loaded = store.loadSession(writer.value.id!);
-        if (!loaded.ok) throw new Error(JSON.stringify(loaded.error));
-        assertEquals(loaded.value.messages, conversation.messages);
-        assertEquals(loaded.value.messages.length, 5);
-        // The full history stays in the log.
-        const lines: string[] = [];
-        const exported = store.exportSession(writer.value.id!, (line) => lines.push(line));
-        assert(exported.ok);
-        const log = lines.join("\n");
-        assert(
-          log.includes("Paris is the capital of France.") && log.includes("conversation_compacted"),
-        );
-      } finally {
-        store.close();
-      }
+      await conversation.send("And the second city?", () => {}, signal());
+      const loaded = store.loadSession(writer.value.id!);
+      if (!loaded.ok) throw new Error(JSON.stringify(loaded.error));
+      assertEquals(loaded.value.messages, conversation.messages);
+      assertEquals(loaded.value.messages.length, 5);
+      // The full history stays in the log.
+      const lines: string[] = [];
+      const exported = store.exportSession(writer.value.id!, (line) => lines.push(line));
+      assert(exported.ok);
+      const log = lines.join("\n");
+      assert(
+        log.includes("Paris is the capital of France.") && log.includes("conversation_compacted"),
+      );
     },
   );
 

@@ -22,8 +22,7 @@ import {
   startFakeLlmServer,
 } from "../helpers/fake_llm_server.ts";
 import { renderPrompt } from "../helpers/prompt_cache.ts";
-import { join } from "node:path";
-import { openSessionStore } from "../../src/sessions/open_session_store.ts";
+import { openTestStore } from "../helpers/session_store.ts";
 
 const signal = () => new AbortController().signal;
 
@@ -258,36 +257,30 @@ Deno.test("prompt reuse over one tool host (the fixture plugins, no grants)", as
     await using server = startFakeLlmServer([reply().text("One."), reply().text("Two.")], {
       llamaServer: { charsPerToken: 4, window: 32768 },
     });
-    const opened = openSessionStore({ path: join(h.workspace, "harness.db") });
-    if (!opened.ok) throw new Error(JSON.stringify(opened.error));
-    const store = opened.value;
-    try {
-      const writer = store.startSession({
-        model: "m",
-        baseUrl: server.baseUrl,
-        cwd: h.workspace,
-        grants: "",
-        provider: "openai",
-      });
-      if (!writer.ok) throw new Error(JSON.stringify(writer.error));
-      const provider = createOpenAICompatProvider({ baseUrl: server.baseUrl, model: "m" });
-      const conversation = Conversation.start(
-        partsWith(h.host, provider, { window: { contextLength: 32768 }, recorder: writer.value }),
-        "sys",
-      );
-      await conversation.send("one", () => {}, signal());
-      await conversation.send("two", () => {}, signal());
-      const loaded = store.loadSession(writer.value.id!);
-      if (!loaded.ok) throw new Error(JSON.stringify(loaded.error));
-      const usage = loaded.value.messages.flatMap((m) =>
-        m.kind === "assistant" ? [m.data.usage] : []
-      );
-      const log = server.cache!.log;
-      assertEquals(usage.map((u) => u?.reusedTokens), log.map((c) => c.reused));
-      assertEquals(usage.map((u) => u?.promptTokens), log.map((c) => c.prompt));
-      assert(usage[1]!.reusedTokens! > 0);
-    } finally {
-      store.close();
-    }
+    using store = openTestStore(h.workspace);
+    const writer = store.startSession({
+      model: "m",
+      baseUrl: server.baseUrl,
+      cwd: h.workspace,
+      grants: "",
+      provider: "openai",
+    });
+    if (!writer.ok) throw new Error(JSON.stringify(writer.error));
+    const provider = createOpenAICompatProvider({ baseUrl: server.baseUrl, model: "m" });
+    const conversation = Conversation.start(
+      partsWith(h.host, provider, { window: { contextLength: 32768 }, recorder: writer.value }),
+      "sys",
+    );
+    await conversation.send("one", () => {}, signal());
+    await conversation.send("two", () => {}, signal());
+    const loaded = store.loadSession(writer.value.id!);
+    if (!loaded.ok) throw new Error(JSON.stringify(loaded.error));
+    const usage = loaded.value.messages.flatMap((m) =>
+      m.kind === "assistant" ? [m.data.usage] : []
+    );
+    const log = server.cache!.log;
+    assertEquals(usage.map((u) => u?.reusedTokens), log.map((c) => c.reused));
+    assertEquals(usage.map((u) => u?.promptTokens), log.map((c) => c.prompt));
+    assert(usage[1]!.reusedTokens! > 0);
   });
 });

@@ -4,7 +4,6 @@
 // test, the SQLite session store.
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
-import { join } from "node:path";
 import { Conversation } from "../../src/agent/conversation.ts";
 import type { ConversationParts } from "../../src/agent/conversation_parts.ts";
 import type { LoopEvent } from "../../src/agent/loop_events.ts";
@@ -23,7 +22,7 @@ import {
 } from "../../src/providers/scripted.ts";
 import type { ToolHost } from "../../src/sandbox/workers/tool_host.ts";
 import type { SessionRecorder } from "../../src/agent/session_recorder.ts";
-import { openSessionStore } from "../../src/sessions/open_session_store.ts";
+import { openTestStore } from "../helpers/session_store.ts";
 import { repairArguments } from "../../src/agent/repair_arguments.ts";
 import { EventLog, openLoopHost, RecordingApprover, toolScope } from "../helpers/loop_host.ts";
 
@@ -394,36 +393,30 @@ Deno.test("Conversation over one tool host (the fixture plugins, no grants)", as
   await t.step(
     "Conversation.send() with the SQLite recorder leaves a session that loads back",
     async () => {
-      const opened = openSessionStore({ path: join(h.workspace, "harness.db") });
-      if (!opened.ok) throw new Error(JSON.stringify(opened.error));
-      const store = opened.value;
-      try {
-        const writer = store.startSession({
-          model: "scripted",
-          baseUrl: "scripted",
-          cwd: h.workspace,
-          grants: "",
-          provider: "scripted",
-        });
-        if (!writer.ok) throw new Error(JSON.stringify(writer.error));
-        const { parts } = setup(h.host, [
-          callTools([
-            { name: "add_task", args: { title: "one" } },
-            { name: "nope", args: {} },
-          ], "Planning"),
-          answer("Planned"),
-        ], { recorder: writer.value });
-        const conversation = Conversation.start(parts, "sys");
-        await conversation.send("plan", () => {}, signal());
+      using store = openTestStore(h.workspace);
+      const writer = store.startSession({
+        model: "scripted",
+        baseUrl: "scripted",
+        cwd: h.workspace,
+        grants: "",
+        provider: "scripted",
+      });
+      if (!writer.ok) throw new Error(JSON.stringify(writer.error));
+      const { parts } = setup(h.host, [
+        callTools([
+          { name: "add_task", args: { title: "one" } },
+          { name: "nope", args: {} },
+        ], "Planning"),
+        answer("Planned"),
+      ], { recorder: writer.value });
+      const conversation = Conversation.start(parts, "sys");
+      await conversation.send("plan", () => {}, signal());
 
-        const loaded = store.loadSession(writer.value.id!);
-        if (!loaded.ok) throw new Error(JSON.stringify(loaded.error));
-        assertEquals(loaded.value.messages, conversation.messages);
-        assertEquals(loaded.value.state, { tasks: [{ title: "one", done: false }] });
-        assertEquals(loaded.value.interrupted, []);
-      } finally {
-        store.close();
-      }
+      const loaded = store.loadSession(writer.value.id!);
+      if (!loaded.ok) throw new Error(JSON.stringify(loaded.error));
+      assertEquals(loaded.value.messages, conversation.messages);
+      assertEquals(loaded.value.state, { tasks: [{ title: "one", done: false }] });
+      assertEquals(loaded.value.interrupted, []);
     },
   );
 });
