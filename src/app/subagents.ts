@@ -257,8 +257,7 @@ class Delegation implements ToolSource {
         ...options.tools.scope,
         // Its background jobs are its parent's conversation's (an editor's session), and its
         // files the parent's (an editor's buffers) behind its own gate.
-        ...(parts.tools.jobOwner === undefined ? {} : { jobOwner: parts.tools.jobOwner }),
-        ...withScopeFiles({ ...callSeat(parts.tools) }, scoped),
+        ...withScopeFiles(callSeat(parts.tools), scoped),
         set: scoped.set,
         grants: scope.grants,
         mode: { kind: "tools", names: scope.tools },
