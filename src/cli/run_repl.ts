@@ -25,7 +25,7 @@ import { formatTranscript } from "../ui/transcript.ts";
 import { tracePhase } from "../platform/startup_trace.ts";
 import { formatBanner, YES_MODE } from "./banner.ts";
 import { formatSessions } from "./choose_session.ts";
-import { slashCommands } from "./slash/slash_commands.ts";
+import { slashCommands, startingCommands } from "./slash/slash_commands.ts";
 import {
   customSlashCommands,
   initCommand,
@@ -69,7 +69,7 @@ export function createRepl(
     style: options.style,
     history: loadHistory(options.cwd),
     onHistoryLine: (line) => appendHistory(options.cwd, line),
-    commands: [],
+    commands: startingCommands(),
     banner: "",
     promptShown: options.ahead?.shown !== undefined,
     openEditor: (text) => editInEditor(text),

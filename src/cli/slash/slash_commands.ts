@@ -107,6 +107,21 @@ const SLASH_COMMANDS: readonly SlashEntry[] = [
 ];
 
 /**
+ * The table's commands as the REPL has them while the run opens: readline reads keys from the
+ * REPL's creation, so Tab completes their names before the real commands exist; a line is not
+ * run until then, and one run anyway only says so.
+ *
+ * @returns One stand-in per command of the table.
+ */
+export function startingCommands(): SlashCommand[] {
+  return SLASH_COMMANDS.map(({ name, summary }) => ({
+    name,
+    summary,
+    run: (_args, repl) => repl.write(`/${name} is not ready yet: harness is still starting\n`),
+  }));
+}
+
+/**
  * Builds the REPL's slash commands over the given context.
  *
  * @param context What the commands read and change beyond the REPL itself.

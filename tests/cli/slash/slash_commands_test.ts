@@ -1,5 +1,9 @@
-import { deepStrictEqual as assertEquals, match } from "node:assert/strict";
-import { slashCommands, type SlashContext } from "../../../src/cli/slash/slash_commands.ts";
+import { deepStrictEqual as assertEquals, match, ok as assert } from "node:assert/strict";
+import {
+  slashCommands,
+  type SlashContext,
+  startingCommands,
+} from "../../../src/cli/slash/slash_commands.ts";
 import { Conversation } from "../../../src/agent/conversation.ts";
 import { ScriptedProvider } from "../../../src/providers/scripted.ts";
 import { noTools } from "../../helpers/no_tools.ts";
@@ -178,4 +182,16 @@ Deno.test({
     await run(commands, "jobs kill j9", control);
     match(control.out.at(-1) ?? "", /No job "j9": the jobs are j1/);
   },
+});
+
+Deno.test("startingCommands() are the table's commands, which Tab completes while the run opens", async () => {
+  // readline reads keys from the REPL's creation: "/he" and Tab, typed before the run has
+  // opened, must complete to /help then (the key is gone by the time the commands exist).
+  const starting = startingCommands();
+  const built = slashCommands(context()).map((command) => command.name);
+  assertEquals(starting.map((command) => command.name), built);
+  assert(starting.some((command) => command.name === "help"));
+  const r = repl();
+  await starting.find((command) => command.name === "help")!.run("", r);
+  assertEquals(r.out, ["/help is not ready yet: harness is still starting\n"]);
 });
