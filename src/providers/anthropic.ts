@@ -17,6 +17,7 @@ import { errorHint, httpFailure, isAbort, unreachableError } from "./anthropic/h
 import { type MessageStreamEnd, readMessageStream } from "./anthropic/stream_reader.ts";
 import { toAnthropicMessages, toAnthropicTool } from "./anthropic/wire_messages.ts";
 import { countBytes } from "./received_bytes.ts";
+import { httpRequest, type HttpResponse } from "./http_request.ts";
 
 export { isAnthropicBaseUrl } from "./anthropic/base_url.ts";
 
@@ -118,9 +119,9 @@ async function completeMessage(
   });
   if (request.signal?.aborted) return aborted();
   const body = messagesRequestBody(request, model, maxTokens);
-  let response: Response;
+  let response: HttpResponse;
   try {
-    response = await fetch(server.endpoints.messages, {
+    response = await httpRequest(server.endpoints.messages, {
       method: "POST",
       headers: server.headers,
       body: JSON.stringify(body),
@@ -201,9 +202,9 @@ async function listAnthropicModels(
   signal?: AbortSignal,
 ): Promise<Result<string[], AgentError>> {
   const { root, model } = server;
-  let response: Response;
+  let response: HttpResponse;
   try {
-    response = await fetch(`${server.endpoints.models}?limit=100`, {
+    response = await httpRequest(`${server.endpoints.models}?limit=100`, {
       headers: server.headers,
       ...(signal ? { signal } : {}),
     });
@@ -230,12 +231,12 @@ async function readContextLength(
 ): Promise<number | undefined> {
   if (new URL(server.root).hostname === ANTHROPIC_HOST) return undefined;
   try {
-    const response = await fetch(server.endpoints.props, {
+    const response = await httpRequest(server.endpoints.props, {
       headers: server.headers,
       ...(signal ? { signal } : {}),
     });
     if (!response.ok) {
-      await response.body?.cancel();
+      await response.body.cancel();
       return undefined;
     }
     const body: unknown = await response.json();

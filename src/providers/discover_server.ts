@@ -5,6 +5,7 @@
 
 import type { AgentError, Result } from "../errors.ts";
 import { err, ok } from "../errors.ts";
+import { httpRequest } from "./http_request.ts";
 
 /** A server to look for. */
 export interface ServerCandidate {
@@ -105,9 +106,9 @@ async function answersLikeAServer(candidate: ServerCandidate, timeoutMs: number)
     ? `${candidate.baseUrl}/api/tags`
     : `${candidate.baseUrl}/models`;
   try {
-    const response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+    const response = await httpRequest(url, { signal: AbortSignal.timeout(timeoutMs) });
     if (!response.ok) {
-      await response.body?.cancel();
+      await response.body.cancel();
       return false;
     }
     const body: unknown = await response.json();

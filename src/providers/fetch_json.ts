@@ -2,6 +2,8 @@
 // ...): a short timeout, the API key when there is one, and undefined instead of an error, for
 // probes whose failure only means "this server does not say".
 
+import { httpRequest } from "./http_request.ts";
+
 /** Options of {@linkcode fetchJson}. */
 export interface FetchJsonOptions {
   /** A JSON body to POST; a GET without it. */
@@ -33,7 +35,7 @@ export async function fetchJson(url: string, options: FetchJsonOptions = {}): Pr
   if (options.signal) signals.push(options.signal);
   const post = options.body !== undefined;
   try {
-    const response = await fetch(url, {
+    const response = await httpRequest(url, {
       ...(post ? { method: "POST", body: JSON.stringify(options.body) } : {}),
       headers: {
         ...(post ? { "content-type": "application/json" } : {}),
@@ -42,7 +44,7 @@ export async function fetchJson(url: string, options: FetchJsonOptions = {}): Pr
       signal: AbortSignal.any(signals),
     });
     if (!response.ok) {
-      await response.body?.cancel();
+      await response.body.cancel();
       return undefined;
     }
     return await response.json();

@@ -29,6 +29,8 @@ import { DEFAULT_STREAM_LIMITS, StreamWatchdog } from "./stream_watchdog.ts";
 import { countBytes } from "./received_bytes.ts";
 import { isRecord } from "../platform/json_values.ts";
 import { refusalNumbers } from "./context_refusal.ts";
+import { httpRequest, type HttpResponse } from "./http_request.ts";
+import { type ResponseBody, tapBody } from "./response_body.ts";
 
 export type { OllamaModelInfo } from "./ollama/show.ts";
 export { toOllamaMessages } from "./ollama/wire_messages.ts";
@@ -140,9 +142,9 @@ export function createOllamaProvider(options: OllamaOptions): OllamaProvider {
       const error = watchdog.error(root);
       return error ? fail(error) : undefined;
     };
-    let response: Response;
+    let response: HttpResponse;
     try {
-      response = await fetch(`${root}/api/chat`, {
+      response = await httpRequest(`${root}/api/chat`, {
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify(body),
@@ -289,13 +291,6 @@ async function listOllamaModels(
 }
 
 /** The body, restarting the stall limit on every chunk, progress or not. */
-function watched(body: ReadableStream<Uint8Array>, watchdog: StreamWatchdog) {
-  return body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        watchdog.chunk();
-        controller.enqueue(chunk);
-      },
-    }),
-  );
+function watched(body: ResponseBody, watchdog: StreamWatchdog): ResponseBody {
+  return tapBody(body, () => watchdog.chunk());
 }

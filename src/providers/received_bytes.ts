@@ -2,6 +2,8 @@
 // buffers them (a line that never ends is bytes too). The HTTP providers report the count as
 // `received` events, which turn_output_cap.ts bounds.
 
+import { type ResponseBody, tapBody } from "./response_body.ts";
+
 /**
  * Passes a response body through, calling `onBytes` with the size of each chunk.
  *
@@ -14,20 +16,13 @@
  * import { countBytes } from "./received_bytes.ts";
  * let seen = 0;
  * const body = new Response("hello").body!;
- * const text = await new Response(countBytes(body, (n) => seen += n)).text();
- * if (text !== "hello" || seen !== 5) throw new Error();
+ * const pieces = await Array.fromAsync(countBytes(body, (n) => seen += n));
+ * if (pieces.length !== 1 || seen !== 5) throw new Error();
  * ```
  */
 export function countBytes(
-  body: ReadableStream<Uint8Array>,
+  body: ResponseBody,
   onBytes: (bytes: number) => void,
-): ReadableStream<Uint8Array> {
-  return body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        onBytes(chunk.byteLength);
-        controller.enqueue(chunk);
-      },
-    }),
-  );
+): ResponseBody {
+  return tapBody(body, (piece) => onBytes(piece.byteLength));
 }

@@ -6,6 +6,7 @@
 
 import { isRecord } from "../platform/json_values.ts";
 import { fetchJson } from "./fetch_json.ts";
+import { httpRequest } from "./http_request.ts";
 
 /** How children share the server with their parent (slot_scheduler.ts acts on it). */
 export type SlotLayout =
@@ -98,7 +99,7 @@ async function slotAction(
 ): Promise<SlotActionResult> {
   const url = `${rootOf(server.baseUrl)}/slots/${request.slot}?action=${request.action}`;
   try {
-    const response = await fetch(url, {
+    const response = await httpRequest(url, {
       method: "POST",
       headers: {
         "content-type": "application/json",

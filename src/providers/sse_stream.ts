@@ -3,6 +3,8 @@
 // Chat Completions. The stream readers parse each event's data; comments (`:` lines) and
 // unknown fields are skipped.
 
+import { bodyText } from "./response_body.ts";
+
 /** One server-sent event. */
 export interface ServerSentEvent {
   /** The `event:` name; "message" when the event had none. */
@@ -30,7 +32,7 @@ export interface ServerSentEvent {
  * ```
  */
 export async function* readServerSentEvents(
-  body: ReadableStream<Uint8Array>,
+  body: AsyncIterable<Uint8Array>,
 ): AsyncGenerator<ServerSentEvent> {
   let event = "";
   let data: string[] = [];
@@ -57,7 +59,7 @@ export async function* readServerSentEvents(
   // the next chunk belongs to it (CRLF cut between reads).
   let partial: string[] = [];
   let skipLineFeed = false;
-  for await (const chunk of body.pipeThrough(new TextDecoderStream())) {
+  for await (const chunk of bodyText(body)) {
     if (chunk === "") continue;
     let start = skipLineFeed && chunk.charCodeAt(0) === 10 ? 1 : 0;
     skipLineFeed = false;

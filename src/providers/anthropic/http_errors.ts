@@ -4,6 +4,7 @@
 
 import type { AgentError } from "../../errors.ts";
 import { type RefusalNumbers, refusalNumbers } from "../context_refusal.ts";
+import type { HttpResponse } from "../http_request.ts";
 
 /**
  * The error for a fetch that failed before any answer.
@@ -149,7 +150,7 @@ export interface HttpFailure {
 export async function httpFailure(
   root: string,
   model: string,
-  response: Response,
+  response: Pick<HttpResponse, "status" | "statusText" | "headers" | "text">,
 ): Promise<HttpFailure> {
   const body = await response.text().catch(() => "");
   const { type, message } = readErrorBody(body);

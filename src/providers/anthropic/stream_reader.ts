@@ -5,6 +5,7 @@
 import type { ThinkingBlock, ToolCall, Usage } from "../../messages.ts";
 import type { AssistantTurn, ProviderEvent } from "../provider.ts";
 import { readServerSentEvents } from "../sse_stream.ts";
+import type { ResponseBody } from "../response_body.ts";
 
 /** How a stream ended: with the server's stop reason (if it sent one), or an error event. */
 export type MessageStreamEnd =
@@ -64,7 +65,7 @@ function newId(): string {
  * ```
  */
 export async function readMessageStream(
-  body: ReadableStream<Uint8Array>,
+  body: ResponseBody,
   turn: AssistantTurn,
   onEvent?: (event: ProviderEvent) => void,
 ): Promise<MessageStreamEnd> {

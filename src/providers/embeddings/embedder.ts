@@ -7,6 +7,7 @@
 import { type AgentError, err, ok, type Result } from "../../errors.ts";
 import { isRecord } from "../../platform/json_values.ts";
 import { errorText, isAbort, unreachableError } from "../ollama/http_errors.ts";
+import { httpRequest, type HttpResponse } from "../http_request.ts";
 
 /** Which wire format the server speaks. */
 export type EmbeddingApi = "ollama" | "openai";
@@ -164,9 +165,9 @@ async function request(
   const url = `${endpoint.baseUrl}${path}`;
   const fail = (message: string, status = 200) =>
     err<AgentError>({ kind: "provider_http", baseUrl: url, status, message });
-  let response: Response;
+  let response: HttpResponse;
   try {
-    response = await fetch(url, {
+    response = await httpRequest(url, {
       method: "POST",
       headers: {
         "content-type": "application/json",
@@ -197,7 +198,7 @@ async function request(
     );
   }
   if (how.missing && (response.status === 404 || response.status === 501)) {
-    await response.body?.cancel();
+    await response.body.cancel();
     return "missing";
   }
   if (!response.ok) {
@@ -212,7 +213,7 @@ async function request(
   }
   const length = Number(response.headers.get("content-length") ?? 0);
   if (length > MAX_RESPONSE_BYTES) {
-    await response.body?.cancel();
+    await response.body.cancel();
     return fail(`the answer is ${length} bytes, more than embeddings take`);
   }
   let body: unknown;

@@ -6,6 +6,7 @@
 
 import { isRecord } from "../../platform/json_values.ts";
 import type { EmbeddingApi } from "./embedder.ts";
+import { httpRequest } from "../http_request.ts";
 
 /** Names of embedding models (Ollama's library and the common GGUF names). */
 const EMBEDDING_NAME = /embed|minilm|(^|[^a-z])(bge|e5|gte)([^a-z]|$)/i;
@@ -67,12 +68,12 @@ export async function findEmbeddingModel(
 ): Promise<string | undefined> {
   if (!isLoopbackUrl(baseUrl)) return undefined;
   try {
-    const response = await fetch(`${baseUrl}${api === "ollama" ? "/api/tags" : "/models"}`, {
+    const response = await httpRequest(`${baseUrl}${api === "ollama" ? "/api/tags" : "/models"}`, {
       signal: AbortSignal.timeout(options.timeoutMs ?? 2000),
       ...(options.apiKey ? { headers: { authorization: `Bearer ${options.apiKey}` } } : {}),
     });
     if (!response.ok) {
-      await response.body?.cancel();
+      await response.body.cancel();
       return undefined;
     }
     const body: unknown = await response.json();

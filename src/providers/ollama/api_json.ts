@@ -4,6 +4,7 @@
 
 import { type AgentError, err, ok, type Result } from "../../errors.ts";
 import { errorText, httpError, unreachableError } from "./http_errors.ts";
+import { httpRequest, type HttpResponse } from "../http_request.ts";
 
 /**
  * Ollama's root URL: the base URL without a trailing slash, /v1 or /api.
@@ -38,9 +39,9 @@ export async function ollamaApiJson(
   request: { path: string; model: string; body?: unknown; signal?: AbortSignal | undefined },
 ): Promise<Result<unknown, AgentError>> {
   const { body, signal } = request;
-  let response: Response;
+  let response: HttpResponse;
   try {
-    response = await fetch(`${root}${request.path}`, {
+    response = await httpRequest(`${root}${request.path}`, {
       ...(body === undefined ? {} : {
         method: "POST",
         headers: { "content-type": "application/json" },

@@ -7,6 +7,7 @@ import type { AssistantTurn, ProviderEvent } from "../provider.ts";
 import { readNdjson } from "./ndjson_stream.ts";
 import { readToolCall } from "./wire_messages.ts";
 import { isRecord } from "../../platform/json_values.ts";
+import type { ResponseBody } from "../response_body.ts";
 
 /** How a chat stream ended: normally (maybe without a `done` line) or with a bad line. */
 export type ChatStreamEnd =
@@ -35,7 +36,7 @@ export type ChatStreamEnd =
  * ```
  */
 export async function readChatStream(
-  body: ReadableStream<Uint8Array>,
+  body: ResponseBody,
   turn: AssistantTurn,
   onEvent?: (event: ProviderEvent) => void,
 ): Promise<ChatStreamEnd> {

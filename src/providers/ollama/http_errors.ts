@@ -4,6 +4,7 @@
 
 import type { AgentError } from "../../errors.ts";
 import { isRecord } from "../../platform/json_values.ts";
+import type { HttpResponse } from "../http_request.ts";
 
 /** What to do when Ollama itself failed (a crashed runner, out of memory). */
 export const SERVER_FAILED_HINT =
@@ -83,7 +84,9 @@ export function isAbort(error: unknown, signal: AbortSignal | undefined): boolea
  * if (text !== "model not found") throw new Error(text);
  * ```
  */
-export async function errorText(response: Response): Promise<string> {
+export async function errorText(
+  response: Pick<HttpResponse, "statusText" | "text">,
+): Promise<string> {
   const body = await response.text().catch(() => "");
   try {
     const parsed: unknown = JSON.parse(body);

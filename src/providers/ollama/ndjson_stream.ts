@@ -2,6 +2,8 @@
 // Ollama uses for /api/chat. The chat stream reader consumes it; a line that is not JSON is
 // yielded as its SyntaxError so the reader can decide what that means.
 
+import { bodyText } from "../response_body.ts";
+
 /**
  * Reads NDJSON values from a response body. A final line without a newline still counts.
  *
@@ -17,10 +19,10 @@
  * ```
  */
 export async function* readNdjson(
-  body: ReadableStream<Uint8Array>,
+  body: AsyncIterable<Uint8Array>,
 ): AsyncGenerator<unknown | SyntaxError> {
   let buffer = "";
-  for await (const chunk of body.pipeThrough(new TextDecoderStream())) {
+  for await (const chunk of bodyText(body)) {
     buffer += chunk;
     let newline: number;
     while ((newline = buffer.indexOf("\n")) >= 0) {

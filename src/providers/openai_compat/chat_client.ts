@@ -8,6 +8,7 @@ import { type Result } from "../../errors.ts";
 import { readServerSentEvents } from "../sse_stream.ts";
 import { countBytes } from "../received_bytes.ts";
 import { quietTimer } from "../../platform/quiet_timer.ts";
+import { httpRequest, type HttpResponse } from "../http_request.ts";
 
 /** Where requests go. */
 export interface ChatEndpoint {
@@ -189,11 +190,11 @@ async function send(
   endpoint: ChatEndpoint,
   path: string,
   request: { signal: AbortSignal; deadline: AbortSignal; body?: unknown },
-): Promise<Result<Response, ClientFailure | "aborted">> {
+): Promise<Result<HttpResponse, ClientFailure | "aborted">> {
   const { signal, deadline, body } = request;
   if (signal.aborted) return { ok: false, error: "aborted" };
   try {
-    const response = await fetch(endpointUrl(endpoint.baseUrl, path), {
+    const response = await httpRequest(endpointUrl(endpoint.baseUrl, path), {
       method: body === undefined ? "GET" : "POST",
       headers: {
         accept: "application/json",
@@ -239,7 +240,7 @@ export function endpointUrl(baseUrl: string, path: string): string {
  * An error status as npm:openai read it: a JSON body's `error` field is the error, else the
  * whole JSON body; a body that is not JSON is the message.
  */
-async function statusFailure(response: Response): Promise<ClientFailure> {
+async function statusFailure(response: HttpResponse): Promise<ClientFailure> {
   const text = await response.text().catch((error) =>
     error instanceof Error ? error.message : String(error)
   );
