@@ -62,6 +62,8 @@ export const RAW_FILE_ACCESS: Readonly<Record<string, string>> = {
   "src/jobs/job_terminal_view.ts": "writes the sanitised copy of a background job's log beside " +
     "it, for an editor's terminal",
   "src/platform/process_tree.ts": "reads /proc of the processes a job started",
+  "src/platform/startup_trace.ts": "reads this thread's /proc/thread-self/schedstat, a fixed " +
+    "path, for the start-up trace (HARNESS_TRACE_STARTUP=1)",
   "src/app/run_diagnostics.ts": "makes a language server's folder in harness's cache, and " +
     "reads the user's own LSP configs (~/.claude, ~/.config/opencode); the workspace's go " +
     "through the gate",
