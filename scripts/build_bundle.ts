@@ -193,21 +193,24 @@ async function build(): Promise<string> {
       return entry;
     });
     inputs = stamps(await inputsOf([run, worker], stage));
-    await deno([
-      "bundle",
-      "--quiet",
-      "--config",
-      "deno.json",
-      "--platform",
-      "deno",
-      "--code-splitting",
-      ...EXTERNAL.flatMap((name) => ["--external", name]),
-      "--outdir",
-      out,
-      run,
-      worker,
-      ...single,
-    ]);
+    // The run and the tool workers are bundled apart: they share no module instance (each
+    // worker is an isolate of its own), and chunks shared between them would split the run's
+    // start-up path into more, smaller files (each loaded module costs about 80 us).
+    for (const entries of [[run], [worker, ...single]]) {
+      await deno([
+        "bundle",
+        "--quiet",
+        "--config",
+        "deno.json",
+        "--platform",
+        "deno",
+        "--code-splitting",
+        ...EXTERNAL.flatMap((name) => ["--external", name]),
+        "--outdir",
+        out,
+        ...entries,
+      ]);
+    }
     finishChunks(out);
     // A file changed while it was read: this bundle may mix versions.
     const now = stamps(inputs.map(([path]) => path));
