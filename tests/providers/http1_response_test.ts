@@ -39,13 +39,18 @@ function scripted(pieces: (string | Uint8Array)[]) {
   return { source, reader: new BufferedSource(source) };
 }
 
-/** A connection whose bytes never end: `start`, then `repeat` forever. */
-function endless(start: string, repeat: string | Uint8Array) {
+/**
+ * A connection whose bytes do not end: `start`, then `repeat` until `upTo` bytes (far past any
+ * limit, so that a reader without one fails rather than hangs).
+ */
+function endless(start: string, repeat: string | Uint8Array, upTo = 1 << 20) {
   const piece = bytesOf(repeat);
   const source = {
     handedOut: 0,
+    reads: 0,
     read(): Promise<Uint8Array | null> {
-      const next = source.handedOut === 0 ? encoder.encode(start) : piece;
+      if (source.handedOut >= upTo) return Promise.resolve(null);
+      const next = source.reads++ === 0 && start !== "" ? encoder.encode(start) : piece;
       source.handedOut += next.byteLength;
       return Promise.resolve(next);
     },
@@ -269,10 +274,20 @@ Deno.test("readResponseHead() refuses a 1 MiB header section after reading about
   assert(source.handedOut <= 64 * 1024 + 16 * 1024 + 17, `read ${source.handedOut} bytes`);
 });
 
+Deno.test("readResponseHead() refuses an endless run of interim 1xx answers after about 64 KiB", async () => {
+  // Each 100 Continue is a small head of its own; fetch gives up on such a server at once.
+  const { source, reader } = endless("", "HTTP/1.1 100 Continue\r\n\r\n");
+  await assertRejects(readResponseHead(reader), (error: Error) => {
+    assert(!error.message.includes("closed"), `read to the end: ${error.message}`);
+    return true;
+  });
+  assert(source.handedOut <= 64 * 1024 + 100, `read ${source.handedOut} bytes`);
+});
+
 Deno.test("readResponseHead() refuses an endless header trickled a byte at a time in linear time", async () => {
   // A server that sends one byte per packet: every read is one byte. Refusing the line must
   // not cost a scan and a copy of everything taken so far per byte (quadratic: seconds).
-  const { source, reader } = endless("HTTP/1.1 200 OK\r\nX-Long: ", "a");
+  const { source, reader } = endless("HTTP/1.1 200 OK\r\nX-Long: ", "a", 128 * 1024);
   const started = performance.now();
   await assertRejects(readResponseHead(reader), /is over \d+ bytes/);
   const took = performance.now() - started;

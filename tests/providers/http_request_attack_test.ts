@@ -18,10 +18,10 @@ import {
 
 const PATHS = { httpRequest, fetchRequest };
 // Each answer says the connection closes after it, so fetch does not try to reuse it.
-const OK =
-  "HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-type: text/plain\r\ncontent-length: 2\r\n\r\nok";
-const STREAM_HEAD =
-  "HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n";
+const OK = "HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-type: text/plain\r\n" +
+  "content-length: 2\r\n\r\nok";
+const STREAM_HEAD = "HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-type: text/event-stream\r\n" +
+  "transfer-encoding: chunked\r\n\r\n";
 
 /** The header lines of a request as the server read it (names lower-cased). */
 function headerLines(request: string): string[] {
@@ -29,7 +29,23 @@ function headerLines(request: string): string[] {
   return head.split("\r\n").slice(1).map((line) => line.replace(/^[^:]*/, (n) => n.toLowerCase()));
 }
 
-/** A server whose every answer is `answer`, and which counts the connections it saw close. */
+/** `promise`, or a failure naming `what` when it has not settled in 5 s (a hang is the bug). */
+async function within<T>(promise: Promise<T>, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, fail) => {
+    timer = setTimeout(() => fail(new Error(`${what} did not come within 5 s`)), 5000);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * A raw server that answers every request with `answer`, then waits for the client to close;
+ * `events` says when the current request arrived and when its connection closed.
+ */
 function startServer(answer: (exchange: RawExchange) => Promise<void>) {
   const events = {
     requested: Promise.withResolvers<void>(),
@@ -42,8 +58,8 @@ function startServer(answer: (exchange: RawExchange) => Promise<void>) {
     events.closed.resolve();
   });
   return Object.assign(raw, {
-    /** Waits for the next request, and then for its connection to close. */
     events,
+    /** Fresh events for the next request. */
     reset() {
       events.requested = Promise.withResolvers<void>();
       events.closed = Promise.withResolvers<void>();
@@ -124,11 +140,11 @@ Deno.test("httpRequest() refuses a header that never ends at once and closes the
   });
   const started = performance.now();
   await assertRejects(
-    httpRequest(`${raw.url}/v1/models`),
+    within(httpRequest(`${raw.url}/v1/models`), "the refusal"),
     /a line of the response is over \d+ bytes/,
   );
   assert(performance.now() - started < 2000, `took ${performance.now() - started} ms`);
-  await raw.events.closed.promise;
+  await within(raw.events.closed.promise, "the server seeing the connection close");
   assert(written > 64 * 1024, `the server wrote only ${written} bytes`);
 });
 
@@ -154,8 +170,8 @@ Deno.test("httpRequest() rejects with the abort reason while waiting for headers
     const pending = request(`${raw.url}/v1/chat/completions`, { signal: controller.signal });
     await raw.events.requested.promise;
     controller.abort(reason);
-    await assertRejects(pending, (error) => error === reason);
-    await raw.events.closed.promise;
+    await assertRejects(within(pending, "the rejection"), (error) => error === reason);
+    await within(raw.events.closed.promise, "the server seeing the connection close");
   }
 });
 
@@ -172,8 +188,8 @@ Deno.test("httpRequest() rejects the body's next read with the abort reason, clo
     const first = await reader.next();
     assertEquals(new TextDecoder().decode(first.value), "data: 1\n\n", name);
     controller.abort(reason);
-    await assertRejects(reader.next(), (error) => error === reason, name);
-    await raw.events.closed.promise;
+    await assertRejects(within(reader.next(), "the rejection"), (error) => error === reason, name);
+    await within(raw.events.closed.promise, "the server seeing the connection close");
   }
 });
 
@@ -182,11 +198,11 @@ Deno.test("httpRequest() times out with AbortSignal.timeout as fetch does, closi
   for (const [name, request] of Object.entries(PATHS)) {
     raw.reset();
     await assertRejects(
-      request(`${raw.url}/`, { signal: AbortSignal.timeout(50) }),
+      within(request(`${raw.url}/`, { signal: AbortSignal.timeout(200) }), "the time-out"),
       (error) => error instanceof DOMException && error.name === "TimeoutError",
       name,
     );
-    await raw.events.closed.promise;
+    await within(raw.events.closed.promise, "the server seeing the connection close");
   }
 });
 
@@ -197,7 +213,7 @@ Deno.test("httpRequest() closes the connection when its body is cancelled unread
   const unread = await httpRequest(`${raw.url}/`);
   assertEquals(unread.status, 200);
   await unread.body.cancel();
-  await raw.events.closed.promise;
+  await within(raw.events.closed.promise, "the server seeing the connection close");
   assertEquals(await Array.fromAsync(unread.body), []);
 
   raw.reset();
@@ -205,6 +221,6 @@ Deno.test("httpRequest() closes the connection when its body is cancelled unread
   const reader = half.body[Symbol.asyncIterator]();
   assertEquals(new TextDecoder().decode((await reader.next()).value), "data: 1\n\n");
   await half.body.cancel();
-  await raw.events.closed.promise;
+  await within(raw.events.closed.promise, "the server seeing the connection close");
   assertEquals(await reader.next(), { done: true, value: undefined });
 });

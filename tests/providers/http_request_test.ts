@@ -139,6 +139,18 @@ const CASES: { name: string; target: string; init: HttpRequestInit; answer: () =
     answer: () => new Response("ok"),
   },
   {
+    name: "a POST with an empty body",
+    target: "/slots/0?action=erase",
+    init: { method: "POST", headers: JSON_TYPE, body: "" },
+    answer: () => Response.json({ id_slot: 0 }),
+  },
+  {
+    name: "a PUT without a body",
+    target: "/api/x",
+    init: { method: "PUT", headers: JSON_TYPE },
+    answer: () => new Response("put"),
+  },
+  {
     name: "a HEAD",
     target: "/v1/models",
     init: { method: "HEAD" },
@@ -270,9 +282,9 @@ Deno.test("httpRequest() reports a refused connection in words that say so", asy
   }
 });
 
-Deno.test("httpRequest() goes through an HTTP_PROXY as fetch does", async () => {
+Deno.test("httpRequest() goes through a proxy named in the environment as fetch does", async () => {
   // fetch reads the proxy variables once, when a process first fetches: a fresh process with
-  // the variable set is what a user with a proxy runs.
+  // the variable set is what a user behind a proxy runs.
   await using target = startServer(() => new Response("direct"));
   const proxied: string[] = [];
   await using proxy = startServer((request) => {
@@ -280,21 +292,25 @@ Deno.test("httpRequest() goes through an HTTP_PROXY as fetch does", async () => 
     return new Response("through the proxy", { status: 203 });
   });
   const module = new URL("../../src/providers/http_request.ts", import.meta.url).href;
+  const url = `${target.url}/v1/models?x=1`;
   const code = `const { httpRequest } = await import(${JSON.stringify(module)});
-const response = await httpRequest(${JSON.stringify(`${target.url}/v1/models?x=1`)});
+const response = await httpRequest(${JSON.stringify(url)});
 console.log(response.status, await response.text());`;
-  const env: Record<string, string> = { HTTP_PROXY: proxy.url };
+  const inherited: Record<string, string> = {};
   for (const name of ["HOME", "PATH", "DENO_DIR"]) {
     const value = Deno.env.get(name);
-    if (value !== undefined) env[name] = value;
+    if (value !== undefined) inherited[name] = value;
   }
-  const child = await new Deno.Command(Deno.execPath(), {
-    args: ["eval", "--no-config", code],
-    env,
-    clearEnv: true,
-  }).output();
-  const err = new TextDecoder().decode(child.stderr);
-  assertEquals(new TextDecoder().decode(child.stdout), "203 through the proxy\n", err);
-  assertEquals(proxied, [`${target.url}/v1/models?x=1`]);
+  for (const variable of ["HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"]) {
+    proxied.length = 0;
+    const child = await new Deno.Command(Deno.execPath(), {
+      args: ["eval", "--no-config", code],
+      env: { ...inherited, [variable]: proxy.url },
+      clearEnv: true,
+    }).output();
+    const errors = new TextDecoder().decode(child.stderr);
+    assertEquals(new TextDecoder().decode(child.stdout), "203 through the proxy\n", errors);
+    assertEquals(proxied, [url], variable);
+  }
   assertEquals(target.seen, []);
 });
