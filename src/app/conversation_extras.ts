@@ -25,8 +25,7 @@ import {
   conversationCheckpoints,
   openWorkspaceCheckpoints,
 } from "./run_checkpoints.ts";
-import { openRunHooks } from "./run_hooks.ts";
-import { modelVision, type VisionVerdict } from "./model_vision.ts";
+import type { VisionVerdict } from "./model_vision.ts";
 import { type ImageGate, imageGateStage, refuseUserImages } from "./image_gate.ts";
 import { imageMentions, mentionedImage } from "../turn_input/prompt_images.ts";
 import { skillTurnStage } from "../turn_input/skill_turn_stage.ts";
@@ -70,12 +69,16 @@ export class WorkspaceExtras {
     const { settings, opened } = this.#options;
     let ask = this.#sight.get(opened.provider);
     if (ask === undefined) {
-      ask = modelVision(settings, {
-        provider: opened.provider.name,
-        model: opened.provider.model,
-        baseUrl: opened.baseUrl ?? settings.baseUrl,
-        ...(settings.apiKey === undefined ? {} : { apiKey: settings.apiKey }),
-      });
+      // Loaded when an image first needs the answer: a run without images never asks.
+      const asking = import("./model_vision.ts").then(({ modelVision }) =>
+        modelVision(settings, {
+          provider: opened.provider.name,
+          model: opened.provider.model,
+          baseUrl: opened.baseUrl ?? settings.baseUrl,
+          ...(settings.apiKey === undefined ? {} : { apiKey: settings.apiKey }),
+        })
+      );
+      ask = async () => await (await asking)();
       this.#sight.set(opened.provider, ask);
     }
     return ask();
@@ -119,7 +122,7 @@ export class WorkspaceExtras {
     const checkpoints = this.#checkpoints
       ? conversationCheckpoints(this.#checkpoints, conversation.resumed?.checkpoints)
       : undefined;
-    const hooks = openRunHooks(settings, {
+    const hooks = tools.openHooks?.(settings, {
       cwd,
       grants,
       yes,

@@ -7,7 +7,7 @@
 
 import { resolve } from "../platform/paths.ts";
 import type { CallFlight, PlacedStage } from "../agent/call_flight.ts";
-import type { EditDiagnostics } from "../diagnostics/edit_diagnostics.ts";
+import type { WorkspaceDiagnostics } from "./workspace_diagnostics.ts";
 import { FILE_WRITE_TOOLS, isTool } from "../tools/builtin_tools.ts";
 import type { FileChange } from "../tools/file_change.ts";
 import type { ToolRun } from "../tools/tool_entry.ts";
@@ -21,7 +21,7 @@ import type { ToolRun } from "../tools/tool_entry.ts";
  * @returns The stages, to place on each call's path.
  */
 export function diagnosticsStages(
-  diagnostics: EditDiagnostics,
+  diagnostics: WorkspaceDiagnostics,
   workspace: string,
 ): PlacedStage[] {
   /** What each edit call's preview said it would change. */
@@ -59,7 +59,7 @@ export function diagnosticsStages(
 
 /** The problems an edit introduced, as a note; undefined when none (or the check failed). */
 function check(
-  diagnostics: EditDiagnostics,
+  diagnostics: WorkspaceDiagnostics,
   absolute: string,
   change: FileChange,
 ): Promise<string | undefined> {

@@ -39,12 +39,12 @@ import type { FrontEnd } from "./front_end.ts";
 import type { FileGate } from "../gate/file_gate.ts";
 import { openTools } from "./open_tools.ts";
 import type { JobTable } from "../jobs/job_table.ts";
-import type { EditDiagnostics } from "../diagnostics/edit_diagnostics.ts";
-import { openRunDiagnostics } from "./run_diagnostics.ts";
+import { type WorkspaceDiagnostics, workspaceDiagnostics } from "./workspace_diagnostics.ts";
 import { webSearchGrants } from "./web_search_setup.ts";
 import { loadOwnModule } from "../platform/own_modules.ts";
 import { ScopedTools } from "./scoped_tools.ts";
 import { type AgentCatalog, openAgentCatalog } from "./agent_catalog.ts";
+import type { openRunHooks } from "./run_hooks.ts";
 
 export interface RunToolsOptions {
   settings: Settings;
@@ -90,7 +90,7 @@ export interface RunTools {
   /** The background jobs run_command started (src/jobs/), ended with the workspace. */
   jobs: JobTable;
   /** The checks after each edit: syntax, and the configured language servers. */
-  diagnostics: EditDiagnostics;
+  diagnostics: WorkspaceDiagnostics;
   /** How the approval prompt describes a command's confinement (issue 14). */
   commandNote(): string;
   /** The workspace's file gate: every file access for this workspace asks it. */
@@ -99,6 +99,11 @@ export interface RunTools {
   scoped: ScopedTools;
   /** The agents `task` can start (src/agents/), the project's only once trusted. */
   agents: AgentCatalog;
+  /**
+   * Opens a conversation's hooks (run_hooks.ts): loaded only when the user's or the trusted
+   * project's config has any, so a run without hooks never loads their runner.
+   */
+  openHooks?: typeof openRunHooks;
 }
 
 /** Opens the tools of a workspace (their list in the background when the front end says). */
@@ -126,6 +131,7 @@ export async function openRunTools(options: RunToolsOptions): Promise<RunTools> 
   });
   const skills = await openSkills(options, tools.gate);
   const agents = await openAgents(options, tools.gate);
+  const hooks = hasHooks(settings) ? (await import("./run_hooks.ts")).openRunHooks : undefined;
   const code = codeTools(options);
   const readers: ToolSource[] = [code, ...(skills ? [skillSource(skills.tools)] : [])];
   const set = new ToolSet([tools.host, ...readers, ...(mcp ? [mcp.source] : [])]);
@@ -156,7 +162,7 @@ export async function openRunTools(options: RunToolsOptions): Promise<RunTools> 
     mcp: mcp?.servers,
     commandSandbox: tools.commandSandbox,
     jobs: tools.host.jobs,
-    diagnostics: openRunDiagnostics({
+    diagnostics: workspaceDiagnostics({
       settings,
       grants,
       cwd,
@@ -168,6 +174,7 @@ export async function openRunTools(options: RunToolsOptions): Promise<RunTools> 
     commandNote: () => commandNote,
     gate: tools.gate,
     agents,
+    ...(hooks ? { openHooks: hooks } : {}),
     scoped: new ScopedTools({
       ...tools,
       settings,
@@ -178,6 +185,12 @@ export async function openRunTools(options: RunToolsOptions): Promise<RunTools> 
       readers,
     }),
   };
+}
+
+/** Whether the user's or the project's config names any hook (run_hooks.ts runs them). */
+function hasHooks(settings: Pick<Settings, "hooks" | "projectHooks">): boolean {
+  return Object.keys(settings.hooks ?? {}).length > 0 ||
+    Object.keys(settings.projectHooks ?? {}).length > 0;
 }
 
 /** The code-graph tools, run in the host beside the sandboxed plugins (src/code_index/). */

@@ -14,6 +14,7 @@ import {
   readOpencodeLsp,
   readPluginFolder,
 } from "./lsp_config.ts";
+import { claudePluginCache, opencodeUserFiles, projectLspFiles } from "./lsp_config_paths.ts";
 
 /** What finding the configurations needs. */
 export interface LspSourcesOptions {
@@ -26,11 +27,6 @@ export interface LspSourcesOptions {
   listDir(path: string): Promise<string[]>;
   /** Which of the workspace's files the user trusts (asked as for project plugins). */
   trusted(paths: string[]): Promise<string[]>;
-}
-
-/** The workspace's files that may name language servers. */
-export function projectLspFiles(workspace: string): string[] {
-  return [".lsp.json", "opencode.json", "opencode.jsonc"].map((name) => join(workspace, name));
 }
 
 /** Reads one config file by its kind (its name). */
@@ -70,14 +66,10 @@ export async function findLspServers(options: LspSourcesOptions): Promise<LspCon
       } else add(file.read);
     }
   }
-  const home = options.home;
-  const configHome = options.configHome ?? (home ? join(home, ".config") : undefined);
-  if (configHome) {
-    for (const name of ["opencode.json", "opencode.jsonc"]) {
-      const path = join(configHome, "opencode", name);
-      const text = await options.readFile(path).catch(() => undefined);
-      if (text !== undefined) add(readOpencodeLsp(text, path));
-    }
+  const { home } = options;
+  for (const path of opencodeUserFiles(options)) {
+    const text = await options.readFile(path).catch(() => undefined);
+    if (text !== undefined) add(readOpencodeLsp(text, path));
   }
   if (home) add(await claudePlugins(join(home, ".claude"), options));
   return all;
@@ -101,7 +93,7 @@ async function enabledPlugins(
 /** Claude Code's installed plugins: ~/.claude/plugins/cache/MARKETPLACE/PLUGIN/VERSION. */
 async function claudePlugins(claude: string, options: LspSourcesOptions): Promise<LspConfigRead> {
   const all: LspConfigRead = { servers: [], skipped: [] };
-  const cache = join(claude, "plugins", "cache");
+  const cache = claudePluginCache(claude);
   const enabled = await enabledPlugins(claude, options);
   const list = (path: string) => options.listDir(path).catch(() => [] as string[]);
   for (const market of (await list(cache)).sort()) {

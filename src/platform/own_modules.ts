@@ -93,6 +93,23 @@ export function servedFromBundle(path: string): boolean {
 }
 
 /**
+ * What a built-in tool the bundle serves is known by in the schema cache: the bundle's folder
+ * (named by the hash of every file it was built from, which main.ts found unchanged before it
+ * ran the bundle) and the tool's file. It stands for the tool's own fingerprint, which stats
+ * and hashes the file and every file it imports (some 270 stats for the built-in tools, each
+ * of them a file the bundle's check has just looked at).
+ *
+ * @param path The plugin's file, absolute.
+ * @returns The stamp, or undefined when the bundle does not serve the file.
+ */
+export function bundledToolStamp(path: string): string | undefined {
+  const worker = bundled?.workers["src/sandbox/workers/tool_worker.ts"];
+  if (worker === undefined || !servedFromBundle(path)) return undefined;
+  const folder = /\/([^/]+)\/[^/]+$/.exec(new URL(worker).pathname)?.[1];
+  return folder === undefined ? undefined : `bundle ${folder} ${toUrlPath(path)}`;
+}
+
+/**
  * The tool worker to start for a group of tools: the bundle's entry of one built-in tool when
  * the group is that tool alone (a one-shot call loads nothing else), else the whole worker.
  *

@@ -3,7 +3,6 @@
 // without sessions never loads SQLite.
 
 import { type AgentError, err, ok } from "../errors.ts";
-import { importJsonl } from "./jsonl.ts";
 import type { SessionLogWriter } from "./log_writer.ts";
 import type { SessionStore } from "./session_store_types.ts";
 
@@ -35,7 +34,8 @@ export function createNullSessionStore(): SessionStore {
     loadSession: off,
     exportSession: off,
     readSession: off,
-    importJsonl,
+    // Off too: its parser (jsonl.ts, with the replay) is not worth loading for a -p run.
+    importJsonl: off,
     importSession: off,
     searchSessions: () => ok({ hits: [], engine: "none" }),
     usageStats: off,

@@ -24,15 +24,11 @@ import {
 } from "../grants/effective_permissions.ts";
 import { builtinRisk } from "../../plugin_loader/builtin_risks.ts";
 import { type FilePin, importGraphPins, localImports } from "../../platform/import_graph.ts";
+import { bundledToolStamp } from "../../platform/own_modules.ts";
 import { grantCovers } from "../grants/permission_value.ts";
 import { grantFor } from "../grants/tool_grants.ts";
 import { withPlanFolder } from "../grants/plan_mode_grants.ts";
-import {
-  type Imported,
-  type SandboxOptions,
-  type SandboxWorker,
-  startSandbox,
-} from "./sandbox_worker.ts";
+import type { Imported, SandboxOptions, SandboxWorker } from "./sandbox_worker.ts";
 import type {
   LoadFailure,
   PluginRef,
@@ -147,6 +143,8 @@ async function importRound(
 > {
   let loader: SandboxWorker;
   try {
+    // Loaded here: a run whose tools all come from the schema cache never needs it.
+    const { startSandbox } = await import("./sandbox_worker.ts");
     loader = await startSandbox({
       permissions: noPermissions(),
       guard: {},
@@ -228,9 +226,11 @@ export async function loadToolCatalog(options: CatalogOptions): Promise<ToolCata
   );
   const listed = files.filter((file) => !failures.has(file.path));
   await Promise.all(listed.map(async (file) => {
+    // A built-in the bundle serves is as fresh as the bundle, unless the model may write it.
+    const served = pins.has(file.path) ? undefined : bundledToolStamp(file.path);
     const fingerprint = options.schemaCacheFile === undefined
       ? undefined
-      : await cache.fingerprint(file.path, async () => {
+      : served ?? await cache.fingerprint(file.path, async () => {
         const { files, missing } = await localImports(file.path);
         return { files, missing, fingerprint: await fingerprintFiles(files) };
       });

@@ -4,7 +4,9 @@
 // once it is known. One worker serves all tools with identical effective permissions and
 // imports their plugins on its first call; a worker that hangs, is aborted or crashes is
 // terminated and replaced on the next call. A source of the tool set (src/tools/tool_set.ts):
-// it hands in one entry per plugin.
+// it hands in one entry per plugin. What a call needs (the groups' workers, ripgrep and fd,
+// the call's ports and its end) loads with the first call, warmUp or /tools: a -p run that
+// calls no tool only lists them, from the cache.
 
 import type { AgentError, Result } from "../../errors.ts";
 import { err, ok } from "../../errors.ts";
@@ -15,28 +17,20 @@ import type {
   ToolRun,
   ToolSource,
 } from "../../tools/tool_entry.ts";
-import {
-  type CallEnd,
-  callResult,
-  CANCELLED_BEFORE_START,
-  previewOf,
-  replyEnd,
-  replyOrStop,
-  stoppedEnd,
-  within,
-} from "./call_end.ts";
+import type { CallEnd } from "./call_end.ts";
+import type * as CallEnds from "./call_end.ts";
+import type * as CallPorts from "./call_ports.ts";
 import type { PreviewResult } from "../../tools/file_change.ts";
 import type { FilePort } from "../../tools/file_port.ts";
-import { filesPort, openCallPorts } from "./call_ports.ts";
 import { loadToolCatalog, type ToolCatalog, type ToolGroup } from "./tool_catalog.ts";
-import { commandSandboxOf, type SandboxWorker } from "./sandbox_worker.ts";
+import type { SandboxWorker } from "./sandbox_worker.ts";
 import type { ToolHostOptions } from "./tool_host_options.ts";
-import { GroupWorkers } from "./group_workers.ts";
+import type { GroupWorkers } from "./group_workers.ts";
 import { spawnCommand } from "../commands/command_sandbox.ts";
 import { trackCommandGroup } from "../commands/command_sandbox_groups.ts";
 import { GroupChild } from "../commands/group_child.ts";
 import { toolOutputsDir } from "../../config/folders.ts";
-import { SearchService } from "../processes/search_service.ts";
+import type { SearchService } from "../processes/search_service.ts";
 import { ownField } from "../../platform/json_values.ts";
 import { JobTable } from "../../jobs/job_table.ts";
 import { noteMovedEntries } from "./moved_entries.ts";
@@ -50,6 +44,16 @@ const PREVIEW_TIMEOUT_MS = 10_000;
 /** What a call is run with: the user's abort, the conversation's state, where output goes. */
 type RunOptions = EntryCall;
 
+/** What calls need, loaded with the first one. */
+interface Machinery {
+  /** The groups' workers. */
+  workers: GroupWorkers;
+  /** ripgrep and fd for the built-in search tools. */
+  search: SearchService;
+  ends: typeof CallEnds;
+  ports: typeof CallPorts;
+}
+
 /** Runs tools in sandboxed Workers. Create it with {@linkcode openToolHost}. */
 export class ToolHost implements ToolSource {
   readonly #options: ToolHostOptions;
@@ -60,10 +64,8 @@ export class ToolHost implements ToolSource {
   readonly #groupOf = new Map<string, ToolGroup>();
   /** The groups workers are started for (the catalog's, or one per tool). */
   #groups: ToolGroup[] = [];
-  /** ripgrep and fd for the built-in search tools. */
-  readonly #search: SearchService;
-  /** The groups' workers. */
-  readonly #workers: GroupWorkers;
+  /** The workers, search service and call code, once a call needed them. */
+  #machinery: Promise<Machinery> | undefined;
   #closed = false;
   #nextId = 1;
   /** The workspace's jobs: what run_command starts, on this thread (src/jobs/). */
@@ -76,17 +78,6 @@ export class ToolHost implements ToolSource {
   constructor(options: ToolHostOptions, catalog?: Promise<ToolCatalog>) {
     this.#options = options;
     this.jobs = openJobs(options);
-    this.#search = new SearchService({
-      grants: options.grants,
-      workspace: options.workspace,
-      ...(options.commandSandbox ? { commandSandbox: options.commandSandbox } : {}),
-    });
-    this.#workers = new GroupWorkers({
-      options,
-      builtin: (group) => this.#builtin(group),
-      imported: (message, group) => void this.#catalog?.remember(message, group),
-      readFolders: (group) => this.#readFolders(group),
-    });
     this.#loading = (catalog ?? loadToolCatalog(options)).then((catalog) => {
       this.#catalog = catalog;
       this.#tools = catalog.tools;
@@ -151,6 +142,31 @@ export class ToolHost implements ToolSource {
     };
   }
 
+  /** The workers, search service and call code, loaded (and made) on the first need. */
+  #machine(): Promise<Machinery> {
+    this.#machinery ??= Promise.all([
+      import("./group_workers.ts"),
+      import("../processes/search_service.ts"),
+      import("./call_end.ts"),
+      import("./call_ports.ts"),
+    ]).then(([{ GroupWorkers }, { SearchService }, ends, ports]) => ({
+      workers: new GroupWorkers({
+        options: this.#options,
+        builtin: (group) => this.#builtin(group),
+        imported: (message, group) => void this.#catalog?.remember(message, group),
+        readFolders: (group) => this.#readFolders(group),
+      }),
+      search: new SearchService({
+        grants: this.#options.grants,
+        workspace: this.#options.workspace,
+        ...(this.#options.commandSandbox ? { commandSandbox: this.#options.commandSandbox } : {}),
+      }),
+      ends,
+      ports,
+    }));
+    return this.#machinery;
+  }
+
   /**
    * Starts the worker of the largest tool group in the background, so the first call does
    * not wait for it. Its plugins are still imported on that first call.
@@ -171,8 +187,8 @@ export class ToolHost implements ToolSource {
    * caller's task ends, so #refreshSplit (another call changed a split folder) does not kill
    * it between being handed out and the request (which then keeps it busy).
    */
-  #worker(group: ToolGroup): Promise<SandboxWorker> {
-    return this.#workers.worker(group);
+  async #worker(group: ToolGroup): Promise<SandboxWorker> {
+    return await (await this.#machine()).workers.worker(group);
   }
 
   /** The gate's session folders (a loaded skill's) the built-in read tools' workers read. */
@@ -226,18 +242,19 @@ export class ToolHost implements ToolSource {
     const worker = await this.#worker(group).catch((error: unknown) => String(error));
     if (typeof worker === "string") return { error: `cannot start its sandbox: ${worker}` };
     const id = this.#nextId++;
+    const { ends, ports } = await this.#machine();
     const info = this.#tools.find((tool) => tool.name === name);
-    const port = info && filesPort(info, files, { changes: true });
+    const port = info && ports.filesPort(info, files, { changes: true });
     const portField = port ? { files: port.port } : {};
     const request = worker.request({ type: "preview", id, name, args, state, ...portField });
     void request.finally(() => port?.close());
-    const reply = await within(request, PREVIEW_TIMEOUT_MS);
+    const reply = await ends.within(request, PREVIEW_TIMEOUT_MS);
     if (reply === undefined) {
       // A preview that hangs blocks its worker as a hung run would.
       worker.recycle("the preview did not finish");
       return { error: `the preview did not finish within ${PREVIEW_TIMEOUT_MS / 1000} s` };
     }
-    return previewOf(reply);
+    return ends.previewOf(reply);
   }
 
   /**
@@ -247,10 +264,11 @@ export class ToolHost implements ToolSource {
   async run(name: string, args: unknown, options: RunOptions): Promise<ToolRun> {
     const started = performance.now();
     const end = await this.#call(name, args, options);
+    const { workers, ends } = await this.#machine();
     // A call may have made files beside a --deny-read path: replace the split workers now,
     // while the model thinks, rather than when they are next called.
-    this.#workers.refreshSplit();
-    const run = await callResult(name, end, {
+    workers.refreshSplit();
+    const run = await ends.callResult(name, end, {
       started,
       state: options.state,
       limits: this.#options,
@@ -265,7 +283,8 @@ export class ToolHost implements ToolSource {
     const group = this.#groupOf.get(name);
     const info = this.#tools.find((t) => t.name === name);
     if (!group || !info) return { errorType: "validation_failed", message: this.#unknown(name) };
-    if (options.signal?.aborted) return CANCELLED_BEFORE_START;
+    const { ends } = await this.#machine();
+    if (options.signal?.aborted) return ends.CANCELLED_BEFORE_START;
     const worker = await this.#worker(group).catch((error: unknown) => String(error));
     if (typeof worker === "string") {
       return {
@@ -273,7 +292,7 @@ export class ToolHost implements ToolSource {
         message: `Cannot start the sandbox of "${name}": ${worker}`,
       };
     }
-    if (options.signal?.aborted) return CANCELLED_BEFORE_START;
+    if (options.signal?.aborted) return ends.CANCELLED_BEFORE_START;
     return await this.#exchange(worker, { group, info, args }, options);
   }
 
@@ -287,8 +306,9 @@ export class ToolHost implements ToolSource {
     const id = this.#nextId++;
     const timeoutMs = ownField(this.#options.timeouts ?? {}, name) ?? call.info.timeoutMs ??
       DEFAULT_TIMEOUT_MS;
-    const ports = openCallPorts(
-      { ...this.#options, search: this.#search, jobs: this.jobs },
+    const { search, ends, ports: callPorts } = await this.#machine();
+    const ports = callPorts.openCallPorts(
+      { ...this.#options, search, jobs: this.jobs },
       {
         info: call.info,
         effective: withReadFolders(call.group.effective, this.#readFolders(call.group)),
@@ -301,29 +321,30 @@ export class ToolHost implements ToolSource {
       options.onOutput,
     );
     void reply.finally(() => ports.close());
-    const first = await replyOrStop(reply, timeoutMs, options.signal);
-    if (first !== "timeout" && first !== "cancelled") return replyEnd(name, first);
+    const first = await ends.replyOrStop(reply, timeoutMs, options.signal);
+    if (first !== "timeout" && first !== "cancelled") return ends.replyEnd(name, first);
     // Let the tool see ctx.signal (run_command kills its process group), then make sure.
     worker.post({ type: "abort", id, reason: first });
-    const late = await within(reply, this.#options.abortGraceMs ?? 1000);
+    const late = await ends.within(reply, this.#options.abortGraceMs ?? 1000);
     if (first === "timeout" || late === undefined) {
       worker.recycle(`the call was stopped (${first})`);
     }
-    return stoppedEnd(name, { why: first, timeoutMs, late });
+    return ends.stoppedEnd(name, { why: first, timeoutMs, late });
   }
 
   /** One line for `/tools`: what grep_search and glob search with here. */
-  searchNote(): Promise<string> {
-    return this.#search.note();
+  async searchNote(): Promise<string> {
+    return await (await this.#machine()).search.note();
   }
 
   /** Terminates every worker (after the tool list has loaded, so no loader is left behind). */
   async close(): Promise<void> {
     this.#closed = true;
-    this.#search.close();
+    const machinery = await this.#machinery?.catch(() => undefined);
+    machinery?.search.close();
     await this.jobs.close();
     await this.#loading.catch(() => undefined);
-    await this.#workers.close(this.#groups);
+    await machinery?.workers.close(this.#groups);
   }
 }
 
@@ -337,7 +358,7 @@ function openJobs(options: ToolHostOptions): JobTable {
     spawn: async (request) =>
       new GroupChild(
         spawnCommand(
-          await commandSandboxOf(options),
+          await (await import("./sandbox_worker.ts")).commandSandboxOf(options),
           withSessionReads(options.grants, options.gate?.sessionReads() ?? []),
           request,
           trackCommandGroup,
