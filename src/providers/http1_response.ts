@@ -27,6 +27,9 @@ const MAX_FIELDS = 100;
 const MAX_CHUNK_LINE = 4096;
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
+/** A line longer than its reader's limit (readResponseHead says it of the whole header). */
+class LineTooLong extends Error {}
+
 /** A reader that hands back what a line read took too many of. */
 export class BufferedSource {
   #source: ByteSource;
@@ -58,24 +61,26 @@ export class BufferedSource {
 
   /**
    * One line without its LF (or CRLF), as Latin-1 text; null when the source ended first.
+   * Each byte is looked at once, however the line arrives (a byte per read included).
    *
    * @param limit The most bytes a line may have.
    */
   async line(limit: number): Promise<string | null> {
-    let taken: Uint8Array = new Uint8Array(0);
+    const pieces: Uint8Array[] = [];
+    let taken = 0;
     for (;;) {
-      const end = taken.indexOf(10);
-      if (end >= 0) {
-        this.unread(taken.subarray(end + 1));
-        const line = taken.subarray(0, end > 0 && taken[end - 1] === 13 ? end - 1 : end);
-        return latin1(line);
-      }
-      if (taken.byteLength > limit) {
-        throw new Error(`a line of the response is over ${limit} bytes`);
-      }
       const bytes = await this.next();
       if (bytes === null) return null;
-      taken = taken.byteLength === 0 ? bytes : concat(taken, bytes);
+      const end = bytes.indexOf(10);
+      if (end >= 0) {
+        this.unread(bytes.subarray(end + 1));
+        pieces.push(bytes.subarray(0, end));
+        const line = pieces.length === 1 ? pieces[0]! : joined(pieces);
+        return latin1(line.at(-1) === 13 ? line.subarray(0, -1) : line);
+      }
+      pieces.push(bytes);
+      taken += bytes.byteLength;
+      if (taken > limit) throw new LineTooLong(`a line of the response is over ${limit} bytes`);
     }
   }
 }
@@ -90,10 +95,17 @@ function latin1(bytes: Uint8Array): string {
 }
 
 function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const joined = new Uint8Array(a.byteLength + b.byteLength);
-  joined.set(a);
-  joined.set(b, a.byteLength);
-  return joined;
+  return joined([a, b]);
+}
+
+function joined(pieces: readonly Uint8Array[]): Uint8Array {
+  const all = new Uint8Array(pieces.reduce((sum, piece) => sum + piece.byteLength, 0));
+  let at = 0;
+  for (const piece of pieces) {
+    all.set(piece, at);
+    at += piece.byteLength;
+  }
+  return all;
 }
 
 /**
@@ -112,19 +124,26 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
  * ```
  */
 export async function readResponseHead(reader: BufferedSource): Promise<ResponseHead> {
+  // One budget for the interim answers and the final one: endless 100s are refused too.
+  const budget = { left: MAX_HEAD_BYTES };
   for (;;) {
-    const head = await readOneHead(reader);
+    const head = await readOneHead(reader, budget);
     if (head.status >= 200 || head.status === 101) return head;
   }
 }
 
-async function readOneHead(reader: BufferedSource): Promise<ResponseHead> {
-  let budget = MAX_HEAD_BYTES;
+async function readOneHead(
+  reader: BufferedSource,
+  budget: { left: number },
+): Promise<ResponseHead> {
+  const tooLong = () => new Error(`the response's header is over ${MAX_HEAD_BYTES} bytes`);
   const line = async (): Promise<string> => {
-    const text = await reader.line(budget);
+    const text = await reader.line(budget.left).catch((error) => {
+      throw error instanceof LineTooLong ? tooLong() : error;
+    });
     if (text === null) throw new Error("the server closed the connection before its answer");
-    budget -= text.length + 2;
-    if (budget < 0) throw new Error(`the response's header is over ${MAX_HEAD_BYTES} bytes`);
+    budget.left -= text.length + 2;
+    if (budget.left < 0) throw tooLong();
     return text;
   };
   const status = /^HTTP\/1\.[01] (\d{3})(?: (.*))?$/.exec(await line());

@@ -5,9 +5,9 @@
 // and a redirect (the request is sent again through fetch, which follows it). The reason is
 // start-up: Deno loads fetch's code (and the web streams it answers with) on first use, about
 // 9 ms of a -p run's CPU before its first request, where a connection costs about 1 ms
-// (bench/http_request_bench.ts). Both paths answer with the same HttpResponse, whose body is
-// an async iterable of bytes; tests/providers/http_request_differential_test.ts holds them to
-// the same requests and answers.
+// (tests/providers/openai_compat_lazy_builtins_test.ts keeps fetch off that path). Both paths
+// answer with the same HttpResponse, whose body is an async iterable of bytes;
+// tests/providers/http_request_test.ts holds them to the same requests and answers.
 
 import {
   bodyFraming,
@@ -17,6 +17,7 @@ import {
   type ResponseHead,
 } from "./http1_response.ts";
 import { emptyBody, type ResponseBody } from "./response_body.ts";
+import { REASONS } from "./http_reasons.ts";
 
 /** What a request sends. */
 export interface HttpRequestInit {
@@ -127,6 +128,7 @@ const BAD_PORTS = new Set([
 ]);
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const TARGET = /^\/[\x21-\x7e]*$/;
+const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
 /**
  * Sends a request and resolves with the answer's head; the body streams from `body`. Rejects
@@ -203,14 +205,18 @@ function requestBytes(url: URL, method: string, init: HttpRequestInit): Uint8Arr
   const fields: [string, string][] = [["host", url.host]];
   const given = new Set<string>();
   for (const [name, raw] of Object.entries(init.headers ?? {})) {
-    // fetch's normalisation: HTTP whitespace off both ends; NUL, CR and LF are refused.
+    // fetch's normalisation: HTTP whitespace off both ends; then only Latin-1 without control
+    // characters (a tab aside) is sent, one byte a character, as fetch sends it.
     const value = raw.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, "");
     if (!TOKEN.test(name)) throw new TypeError(`Invalid header name: "${name}"`);
-    if (/[\0\r\n]/.test(value)) throw new TypeError(`Invalid header value of "${name}"`);
+    if (!FIELD_VALUE.test(value)) throw new TypeError(`Invalid header value of "${name}"`);
     given.add(name.toLowerCase());
     fields.push([name, value]);
   }
   if (!given.has("accept")) fields.push(["accept", "*/*"]);
+  if (init.body !== undefined && !given.has("content-type")) {
+    fields.push(["content-type", "text/plain;charset=UTF-8"]); // fetch's for a string body
+  }
   if (!given.has("user-agent")) fields.push(["user-agent", `Deno/${Deno.version.deno}`]);
   const body = new TextEncoder().encode(init.body ?? "");
   if (init.body !== undefined || method === "POST" || method === "PUT") {
@@ -219,7 +225,7 @@ function requestBytes(url: URL, method: string, init: HttpRequestInit): Uint8Arr
   fields.push(["connection", "close"]);
   const head = `${method} ${target} HTTP/1.1\r\n` +
     fields.map(([name, value]) => `${name}: ${value}\r\n`).join("") + "\r\n";
-  const headBytes = new TextEncoder().encode(head);
+  const headBytes = Uint8Array.from(head, (char) => char.charCodeAt(0)); // Latin-1, checked
   const bytes = new Uint8Array(headBytes.byteLength + body.byteLength);
   bytes.set(headBytes);
   bytes.set(body, headBytes.byteLength);
@@ -313,7 +319,8 @@ function answer(head: ResponseHead, body: ResponseBody): HttpResponse {
   };
   return {
     status: head.status,
-    statusText: head.statusText,
+    // fetch's: the standard reason of the code, whatever the server wrote after it.
+    statusText: REASONS[head.status] ?? "",
     ok: head.status >= 200 && head.status <= 299,
     headers: { get: (name) => head.fields.get(name.toLowerCase()) ?? null },
     body,

@@ -141,7 +141,7 @@ Deno.test("httpRequest() refuses a header that never ends at once and closes the
   const started = performance.now();
   await assertRejects(
     within(httpRequest(`${raw.url}/v1/models`), "the refusal"),
-    /a line of the response is over \d+ bytes/,
+    /the response's header is over 65536 bytes/,
   );
   assert(performance.now() - started < 2000, `took ${performance.now() - started} ms`);
   await within(raw.events.closed.promise, "the server seeing the connection close");
