@@ -94,6 +94,23 @@ function pinned(file: PluginFile, options: CatalogOptions): boolean {
   return file.origin !== "builtin" || grantCovers("write", options.grants.allow.write, file.path);
 }
 
+/**
+ * A plugin's fingerprint in the schema cache. A built-in the bundle serves is as fresh as the
+ * bundle (its stamp), unless it is pinned (the model may write it): then, like any other
+ * plugin, the hash of its file and the files it imports, remembered while their stats hold.
+ */
+async function fingerprintOf(
+  path: string,
+  cache: SchemaCache,
+  pinned: boolean,
+): Promise<string | undefined> {
+  return (pinned ? undefined : bundledToolStamp(path)) ??
+    await cache.fingerprint(path, async () => {
+      const { files, missing } = await localImports(path);
+      return { files, missing, fingerprint: await fingerprintFiles(files) };
+    });
+}
+
 /** Time one plugin file's import may take in the loader (its top level) by default. */
 export const DEFAULT_IMPORT_TIMEOUT_MS = 5_000;
 
@@ -226,14 +243,9 @@ export async function loadToolCatalog(options: CatalogOptions): Promise<ToolCata
   );
   const listed = files.filter((file) => !failures.has(file.path));
   await Promise.all(listed.map(async (file) => {
-    // A built-in the bundle serves is as fresh as the bundle, unless the model may write it.
-    const served = pins.has(file.path) ? undefined : bundledToolStamp(file.path);
     const fingerprint = options.schemaCacheFile === undefined
       ? undefined
-      : served ?? await cache.fingerprint(file.path, async () => {
-        const { files, missing } = await localImports(file.path);
-        return { files, missing, fingerprint: await fingerprintFiles(files) };
-      });
+      : await fingerprintOf(file.path, cache, pins.has(file.path));
     if (fingerprint !== undefined) fingerprints.set(file.path, fingerprint);
     const hit = fingerprint === undefined ? undefined : cache.lookup(file.path, fingerprint);
     if (hit) known.set(file.path, hit);

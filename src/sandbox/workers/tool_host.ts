@@ -18,19 +18,16 @@ import type {
   ToolSource,
 } from "../../tools/tool_entry.ts";
 import type { CallEnd } from "./call_end.ts";
-import type * as CallEnds from "./call_end.ts";
-import type * as CallPorts from "./call_ports.ts";
+import { loadCallMachinery, type Machinery } from "./call_machinery.ts";
 import type { PreviewResult } from "../../tools/file_change.ts";
 import type { FilePort } from "../../tools/file_port.ts";
 import { loadToolCatalog, type ToolCatalog, type ToolGroup } from "./tool_catalog.ts";
 import type { SandboxWorker } from "./sandbox_worker.ts";
 import type { ToolHostOptions } from "./tool_host_options.ts";
-import type { GroupWorkers } from "./group_workers.ts";
 import { spawnCommand } from "../commands/command_sandbox.ts";
 import { trackCommandGroup } from "../commands/command_sandbox_groups.ts";
 import { GroupChild } from "../commands/group_child.ts";
 import { toolOutputsDir } from "../../config/folders.ts";
-import type { SearchService } from "../processes/search_service.ts";
 import { ownField } from "../../platform/json_values.ts";
 import { JobTable } from "../../jobs/job_table.ts";
 import { noteMovedEntries } from "./moved_entries.ts";
@@ -43,16 +40,6 @@ const PREVIEW_TIMEOUT_MS = 10_000;
 
 /** What a call is run with: the user's abort, the conversation's state, where output goes. */
 type RunOptions = EntryCall;
-
-/** What calls need, loaded with the first one. */
-interface Machinery {
-  /** The groups' workers. */
-  workers: GroupWorkers;
-  /** ripgrep and fd for the built-in search tools. */
-  search: SearchService;
-  ends: typeof CallEnds;
-  ports: typeof CallPorts;
-}
 
 /** Runs tools in sandboxed Workers. Create it with {@linkcode openToolHost}. */
 export class ToolHost implements ToolSource {
@@ -144,26 +131,11 @@ export class ToolHost implements ToolSource {
 
   /** The workers, search service and call code, loaded (and made) on the first need. */
   #machine(): Promise<Machinery> {
-    this.#machinery ??= Promise.all([
-      import("./group_workers.ts"),
-      import("../processes/search_service.ts"),
-      import("./call_end.ts"),
-      import("./call_ports.ts"),
-    ]).then(([{ GroupWorkers }, { SearchService }, ends, ports]) => ({
-      workers: new GroupWorkers({
-        options: this.#options,
-        builtin: (group) => this.#builtin(group),
-        imported: (message, group) => void this.#catalog?.remember(message, group),
-        readFolders: (group) => this.#readFolders(group),
-      }),
-      search: new SearchService({
-        grants: this.#options.grants,
-        workspace: this.#options.workspace,
-        ...(this.#options.commandSandbox ? { commandSandbox: this.#options.commandSandbox } : {}),
-      }),
-      ends,
-      ports,
-    }));
+    this.#machinery ??= loadCallMachinery(this.#options, {
+      builtin: (group) => this.#builtin(group),
+      imported: (message, group) => void this.#catalog?.remember(message, group),
+      readFolders: (group) => this.#readFolders(group),
+    });
     return this.#machinery;
   }
 
