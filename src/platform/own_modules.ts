@@ -44,6 +44,8 @@ export interface BundledModules {
 }
 
 let bundled: BundledModules | undefined;
+/** The URL paths of the built-in tools the bundle serves (once asked). */
+let servedPaths: Set<string> | undefined;
 
 /**
  * Makes this copy of harness load its lazy modules and workers from the bundle (called once,
@@ -53,6 +55,7 @@ let bundled: BundledModules | undefined;
  */
 export function useBundledModules(bundle: BundledModules): void {
   bundled = bundle;
+  servedPaths = undefined;
 }
 
 /** Whether this copy of harness runs from the bundle. */
@@ -87,9 +90,10 @@ export function ownWorkerUrl(path: OwnWorkerPath): string {
  */
 export function servedFromBundle(path: string): boolean {
   if (!bundled?.builtins) return false;
-  return bundled.builtins.some((builtin) =>
-    new URL(builtin, HARNESS_ROOT).pathname === toUrlPath(path)
+  servedPaths ??= new Set(
+    bundled.builtins.map((builtin) => new URL(builtin, HARNESS_ROOT).pathname),
   );
+  return servedPaths.has(toUrlPath(path));
 }
 
 /**
