@@ -14,7 +14,7 @@ import { EDIT_NOTE_STAGE } from "../agent/argument_edit.ts";
 import { repairArguments } from "../agent/repair_arguments.ts";
 import type { TurnCheckpoint } from "../checkpoints/turn_record.ts";
 import type { FileState } from "../checkpoints/file_state.ts";
-import { diffStatOfStates, type PathStat } from "../checkpoints/diff_stat.ts";
+import type { PathStat } from "../checkpoints/diff_stat.ts";
 import type { WorkspaceCheckpoints } from "../checkpoints/workspace_checkpoints.ts";
 import type { ImagePart, Message } from "../messages.ts";
 import type { Grants } from "../sandbox/grants/grants.ts";
@@ -179,6 +179,7 @@ export class WorkspaceExtras {
     // Inactive: no write grant reaches the workspace, so nothing can have changed.
     if ("inactive" in opened) return [];
     try {
+      const { diffStatOfStates } = await import("../checkpoints/diff_stat.ts");
       return await diffStatOfStates(opened.store, states);
     } catch (error) {
       return { unknown: (error as Error).message };

@@ -13,7 +13,6 @@ import type { CommandSandbox } from "../sandbox/commands/command_sandbox.ts";
 import { findProgram } from "../sandbox/commands/command_sandbox_probe.ts";
 import type { TurnCheckpoint } from "../checkpoints/turn_record.ts";
 import { TurnCheckpoints } from "../checkpoints/turn_checkpoints.ts";
-import { ShadowGitError } from "../checkpoints/shadow_git.ts";
 import type { CallFlight, PlacedStage } from "../agent/call_flight.ts";
 import type { ConversationStages } from "../agent/conversation_parts.ts";
 import type { LoopEventSink } from "../agent/loop_events.ts";
@@ -161,6 +160,7 @@ async function prepare(
   }
   const git = findProgram("git", options.path ?? Deno.env.get("PATH"));
   if (git === undefined) {
+    const { ShadowGitError } = await import("../checkpoints/shadow_git.ts");
     throw new ShadowGitError("git was not found on PATH: install git to have /undo and /rewind");
   }
   return { git, ...(scope === undefined ? {} : { scope }) };

@@ -104,3 +104,16 @@ export function fileOfArgument(workspace: string, given: string): string | undef
   const path = inside.split(sep).join("/");
   return refusedPath(path) === undefined ? path : undefined;
 }
+
+/**
+ * A name safe in a file name and a ref: letters, digits, `-` and `_`.
+ *
+ * @example
+ * ```ts
+ * import { safeName } from "./checkpoint_paths.ts";
+ * if (safeName("a/b c") !== "a_b_c" || safeName("") !== "_") throw new Error();
+ * ```
+ */
+export function safeName(text: string): string {
+  return text.replace(/[^A-Za-z0-9_-]/g, "_") || "_";
+}

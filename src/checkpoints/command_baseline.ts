@@ -11,7 +11,8 @@
 
 import { join, relative, sep } from "../platform/paths.ts";
 import { gitText } from "./shadow_git.ts";
-import { parseStaged, safeName, type ShadowStore } from "./shadow_store.ts";
+import { parseStaged, type ShadowStore } from "./shadow_store.ts";
+import { safeName } from "./checkpoint_paths.ts";
 import { refusedPath } from "./checkpoint_paths.ts";
 import { ABSENT, type FileState, UNKNOWN } from "./file_state.ts";
 import { ChangeWatcher, sentinelFolder, watcherOrdersEvents } from "./change_watcher.ts";

@@ -7,7 +7,7 @@
 
 import { join } from "../platform/paths.ts";
 import { ensurePrivateDir } from "../config/folders.ts";
-import { safeName } from "./shadow_store.ts";
+import { safeName } from "./checkpoint_paths.ts";
 
 /** Another process working in the workspace. */
 export interface LiveSession {

@@ -8,7 +8,7 @@
 import { join } from "../platform/paths.ts";
 import { gitText, initShadowRepo, type ShadowRepo } from "./shadow_git.ts";
 import { BlobKeeper } from "./blob_keeper.ts";
-import { type CheckpointAccess, linkOnTheWay, refusedPath } from "./checkpoint_paths.ts";
+import { type CheckpointAccess, linkOnTheWay, refusedPath, safeName } from "./checkpoint_paths.ts";
 import { ABSENT, type FileState, isContent, UNKNOWN } from "./file_state.ts";
 
 /** How a workspace's shadow repository is opened. */
@@ -334,9 +334,4 @@ export function removeQuietly(path: string): void {
   try {
     Deno.removeSync(path);
   } catch { /* never written, or gone */ }
-}
-
-/** A name safe in a file name and a ref: letters, digits, `-` and `_`. */
-export function safeName(text: string): string {
-  return text.replace(/[^A-Za-z0-9_-]/g, "_") || "_";
 }

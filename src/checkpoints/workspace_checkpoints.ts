@@ -3,8 +3,8 @@
 // the first call that may change a file, the shadow repository and the commands' baseline.
 // Closed at exit, removing this process's index files.
 
-import { ShadowStore } from "./shadow_store.ts";
-import { CommandBaseline } from "./command_baseline.ts";
+import type { ShadowStore } from "./shadow_store.ts";
+import type { CommandBaseline } from "./command_baseline.ts";
 import { claimLive, type LiveClaim, liveSessionsNotice } from "./live_sessions.ts";
 import type { CheckpointAccess } from "./checkpoint_paths.ts";
 
@@ -96,6 +96,11 @@ export class WorkspaceCheckpoints {
   async #open(): Promise<CheckpointWorkspace | { inactive: string }> {
     const prepared = await this.#options.prepare();
     if ("inactive" in prepared) return prepared;
+    // Loaded with the first turn that may change a file: a run that changes none never does.
+    const [{ ShadowStore }, { CommandBaseline }] = await Promise.all([
+      import("./shadow_store.ts"),
+      import("./command_baseline.ts"),
+    ]);
     const store = await ShadowStore.open({
       git: prepared.git,
       workspace: this.#options.workspace,
