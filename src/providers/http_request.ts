@@ -226,7 +226,7 @@ function requestBytes(url: URL, method: string, init: HttpRequestInit): Uint8Arr
   const head = `${method} ${target} HTTP/1.1\r\n` +
     fields.map(([name, value]) => `${name}: ${value}\r\n`).join("") + "\r\n";
   // Latin-1, one byte a character (checked above); most heads are ASCII, which UTF-8 is too.
-  const headBytes = /^[\x00-\x7f]*$/.test(head)
+  const headBytes = /^[\t\n\r -~]*$/.test(head)
     ? new TextEncoder().encode(head)
     : Uint8Array.from(head, (char) => char.charCodeAt(0));
   const bytes = new Uint8Array(headBytes.byteLength + body.byteLength);
