@@ -1,8 +1,8 @@
 // The HTTP side of the OpenAI-compatible provider: `POST /chat/completions` streamed as
-// server-sent events and `GET /models`, with fetch, in place of npm:openai (whose import alone
-// cost a -p run about five times an empty script; bench/startup.ts). Every failure is a
+// server-sent events and `GET /models`, over http_request.ts, in place of npm:openai (whose import
+// alone cost a -p run about five times an empty script; bench/startup.ts). Every failure is a
 // ClientFailure value shaped as npm:openai reported it; tests/providers/
-// openai_compat_differential_test.ts holds the two to the same answers.
+// chat_client_differential_test.ts holds the two to the same answers.
 
 import { type Result } from "../../errors.ts";
 import { readServerSentEvents } from "../sse_stream.ts";
@@ -22,7 +22,7 @@ export interface ChatEndpoint {
 export type ClientFailure =
   /** No response headers within the time allowed. */
   | { kind: "timeout" }
-  /** fetch failed: refused, unknown host, TLS. */
+  /** The request failed: refused, unknown host, TLS. */
   | { kind: "connection"; cause: unknown }
   /**
    * An error status. `error` is the server's error value (a JSON body's `error` field, else
