@@ -5,6 +5,7 @@
 
 import { join } from "../platform/paths.ts";
 import { instructionFolders } from "../config/project_instructions.ts";
+import { folderProbe } from "../platform/folder_probe.ts";
 import type { AgentFormat } from "./agent_definition.ts";
 
 /** A folder of agent files. */
@@ -76,13 +77,8 @@ export function agentFolders(options: AgentFolderOptions): AgentFolder[] {
  * ```
  */
 export function anyAgentFolder(options: AgentFolderOptions): boolean {
-  return agentFolders(options).some((folder) => {
-    try {
-      return Deno.statSync(folder.dir).isDirectory;
-    } catch {
-      return false;
-    }
-  });
+  const isFolder = folderProbe();
+  return agentFolders(options).some((folder) => isFolder(folder.dir));
 }
 
 /**

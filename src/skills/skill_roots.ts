@@ -5,6 +5,7 @@
 
 import { join } from "../platform/paths.ts";
 import { instructionFolders } from "../config/project_instructions.ts";
+import { folderProbe } from "../platform/folder_probe.ts";
 
 /** A skills folder to look in. */
 export interface SkillRoot {
@@ -83,11 +84,6 @@ export function skillRoots(options: SkillPlaces): SkillRoot[] {
  * ```
  */
 export function anySkillRoot(places: SkillPlaces): boolean {
-  return skillRoots(places).some((root) => {
-    try {
-      return Deno.statSync(root.dir).isDirectory;
-    } catch {
-      return false;
-    }
-  });
+  const isFolder = folderProbe();
+  return skillRoots(places).some((root) => isFolder(root.dir));
 }
