@@ -15,10 +15,9 @@ import {
   type JobSummary,
   STOPPED_OUTPUT_BYTES,
 } from "./job_control.ts";
-import { JobLog, type LogRead } from "./job_log.ts";
-import { type JobEnd, JobProcess, settlesWithin } from "./job_process.ts";
-import { type ShellRequest, shellRequest } from "./shell_command.ts";
-import { openTerminalView } from "./job_terminal_view.ts";
+import type { LogRead } from "./job_log.ts";
+import type { JobEnd, JobProcess } from "./job_process.ts";
+import type { ShellRequest } from "./shell_command.ts";
 
 /** What a table needs. */
 export interface JobTableOptions {
@@ -122,6 +121,12 @@ export class JobTable implements JobScope {
     if (this.#closed) {
       return { kind: "refused", errorType: "io_error", message: "The session is ending" };
     }
+    // Loaded with the first command: a run that starts none never loads them.
+    const [{ shellRequest }, { JobLog }, { JobProcess }] = await Promise.all([
+      import("./shell_command.ts"),
+      import("./job_log.ts"),
+      import("./job_process.ts"),
+    ]);
     const stdin = request.background ? "piped" : "null";
     let child: Deno.ChildProcess;
     try {
@@ -274,6 +279,7 @@ export class JobTable implements JobScope {
     if (!job) return this.#unknown(owner, id);
     const { process } = job;
     if (options.waitMs > 0 && process.log.total === job.cursor && !process.end) {
+      const { settlesWithin } = await import("./job_process.ts"); // loaded with the job
       await settlesWithin(process.pulse, options.waitMs);
     }
     const total = process.log.total;
@@ -291,11 +297,11 @@ export class JobTable implements JobScope {
   #terminalView(owner: string, id: string): Promise<string | undefined> {
     const job = this.#find(owner, id);
     if (!job) return Promise.resolve(undefined);
-    job.view ??= job.process.log.save().then((path) =>
-      path === undefined
-        ? undefined
-        : openTerminalView(job.process.log, path.replace(/\.log$/, ".terminal.log"))
-    );
+    job.view ??= job.process.log.save().then(async (path) => {
+      if (path === undefined) return undefined;
+      const { openTerminalView } = await import("./job_terminal_view.ts");
+      return await openTerminalView(job.process.log, path.replace(/\.log$/, ".terminal.log"));
+    });
     return job.view;
   }
 
