@@ -145,6 +145,9 @@ export function toolOutputsDir(dataDir: string): string {
   return join(dataDir, "tool_outputs");
 }
 
+/** The folder name of each real workspace path hashed so far (a start asks for it often). */
+const workspaceNames = new Map<string, string>();
+
 /**
  * The folder of one workspace's tool data under a root such as `<data>/outputs`: named by the
  * first 16 hex digits of the SHA-256 of the workspace's real path, so a session in one project
@@ -167,7 +170,12 @@ export function workspaceDataDir(root: string, workspace: string): string {
   try {
     real = Deno.realPathSync(workspace);
   } catch { /* a missing folder is hashed as given */ }
-  return join(root, sha256Hex(real).slice(0, 16));
+  let name = workspaceNames.get(real);
+  if (name === undefined) {
+    name = sha256Hex(real).slice(0, 16);
+    workspaceNames.set(real, name);
+  }
+  return join(root, name);
 }
 
 /**
