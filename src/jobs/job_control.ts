@@ -3,6 +3,8 @@
 // them. The host's JobTable (job_table.ts) answers in the same process, one JobScope per session;
 // in a tool worker JobClient (job_client.ts) asks it over a port. Only plain types cross the port.
 
+import type { LogRead } from "./job_log.ts";
+
 /** A command line to run, as run_command asks. */
 export interface CommandRun {
   command: string;
@@ -182,4 +184,22 @@ export function jobState(job: JobSummary): string {
       throw new Error(`unknown job state ${String(never)}`);
     }
   }
+}
+
+/**
+ * How much a read of a job's log left out, and the log that names it (only when it cut
+ * something).
+ *
+ * @example
+ * ```ts
+ * import { cutOf } from "./job_control.ts";
+ * const cut = cutOf({ text: "", cutBytes: 0, path: "/l.log" });
+ * if (cut.cutBytes !== 0 || "path" in cut) throw new Error();
+ * ```
+ */
+export function cutOf(read: LogRead): { cutBytes: number; path?: string } {
+  return {
+    cutBytes: read.cutBytes,
+    ...(read.cutBytes > 0 && read.path !== undefined ? { path: read.path } : {}),
+  };
 }

@@ -9,13 +9,13 @@
 import {
   type CommandOutcome,
   type CommandRun,
+  cutOf,
   type JobKillReply,
   type JobOutputReply,
   type JobScope,
   type JobSummary,
   STOPPED_OUTPUT_BYTES,
 } from "./job_control.ts";
-import type { LogRead } from "./job_log.ts";
 import type { JobEnd, JobProcess } from "./job_process.ts";
 import type { ShellRequest } from "./shell_command.ts";
 
@@ -394,12 +394,4 @@ export class JobTable implements JobScope {
     await Promise.all(running.map((job) => job.process.stop("session_end")));
     return stopped;
   }
-}
-
-/** How much a read left out, and the log that names it (only when it cut something). */
-function cutOf(read: LogRead): { cutBytes: number; path?: string } {
-  return {
-    cutBytes: read.cutBytes,
-    ...(read.cutBytes > 0 && read.path !== undefined ? { path: read.path } : {}),
-  };
 }
