@@ -6,6 +6,8 @@
 // The header section is bounded (64 KiB, 100 fields); the body is streamed as it arrives, and
 // its size is the caller's to bound.
 
+import { concatBytes } from "../platform/concat_bytes.ts";
+
 /** Where the bytes come from: a TCP connection, or a script in tests. */
 export interface ByteSource {
   /** Resolves to the next bytes, or null at the end. */
@@ -56,7 +58,7 @@ export class BufferedSource {
   /** Gives bytes back, to be read first. */
   unread(bytes: Uint8Array): void {
     if (bytes.byteLength === 0) return;
-    this.#held = this.#held.byteLength === 0 ? bytes : concat(this.#held, bytes);
+    this.#held = this.#held.byteLength === 0 ? bytes : concatBytes([this.#held, bytes]);
   }
 
   /**
@@ -75,7 +77,7 @@ export class BufferedSource {
       if (end >= 0) {
         this.unread(bytes.subarray(end + 1));
         pieces.push(bytes.subarray(0, end));
-        const line = pieces.length === 1 ? pieces[0]! : joined(pieces);
+        const line = pieces.length === 1 ? pieces[0]! : concatBytes(pieces);
         return latin1(line.at(-1) === 13 ? line.subarray(0, -1) : line);
       }
       pieces.push(bytes);
@@ -92,20 +94,6 @@ function latin1(bytes: Uint8Array): string {
     text += String.fromCharCode(...bytes.subarray(i, i + 4096));
   }
   return text;
-}
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  return joined([a, b]);
-}
-
-function joined(pieces: readonly Uint8Array[]): Uint8Array {
-  const all = new Uint8Array(pieces.reduce((sum, piece) => sum + piece.byteLength, 0));
-  let at = 0;
-  for (const piece of pieces) {
-    all.set(piece, at);
-    at += piece.byteLength;
-  }
-  return all;
 }
 
 /**

@@ -18,6 +18,7 @@ import {
 } from "./http1_response.ts";
 import { emptyBody, type ResponseBody } from "./response_body.ts";
 import { REASONS } from "./http_reasons.ts";
+import { concatBytes } from "../platform/concat_bytes.ts";
 
 /** What a request sends. */
 export interface HttpRequestInit {
@@ -229,10 +230,7 @@ function requestBytes(url: URL, method: string, init: HttpRequestInit): Uint8Arr
   const headBytes = /^[\t\n\r -~]*$/.test(head)
     ? new TextEncoder().encode(head)
     : Uint8Array.from(head, (char) => char.charCodeAt(0));
-  const bytes = new Uint8Array(headBytes.byteLength + body.byteLength);
-  bytes.set(headBytes);
-  bytes.set(body, headBytes.byteLength);
-  return bytes;
+  return concatBytes([headBytes, body]);
 }
 
 /** The request over a connection of its own; the connection closes with the body. */
