@@ -262,11 +262,12 @@ async function socketRequest(url: URL, init: HttpRequestInit): Promise<HttpRespo
     }
   };
   signal?.addEventListener("abort", close, { once: true });
+  // One read buffer per connection; each read hands out a copy of just what came.
+  const buffer = new Uint8Array(64 * 1024);
   const reader = new BufferedSource({
     read: async () => {
-      const buffer = new Uint8Array(64 * 1024);
       const count = await conn.read(buffer);
-      return count === null ? null : buffer.subarray(0, count);
+      return count === null ? null : buffer.slice(0, count);
     },
   });
   let head: ResponseHead;
