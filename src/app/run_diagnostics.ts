@@ -19,6 +19,7 @@ import { EditDiagnostics } from "../diagnostics/edit_diagnostics.ts";
 import { LanguageServers } from "../diagnostics/language_servers.ts";
 import type { LspServerConfig } from "../diagnostics/lsp_config.ts";
 import { findLspServers } from "../diagnostics/lsp_sources.ts";
+import { userPlacesFromEnv } from "../diagnostics/lsp_config_paths.ts";
 import type { FileGate } from "../gate/file_gate.ts";
 import { readGatedTextFile } from "../gate/gated_files.ts";
 import {
@@ -39,6 +40,11 @@ export interface RunDiagnosticsOptions {
   gate: FileGate;
   /** The trust store (tests); default trustStoreFile(). */
   trustStore?: string;
+  /**
+   * Where the user's own configs are looked for (tests): default the HOME and
+   * XDG_CONFIG_HOME variables.
+   */
+  userPlaces?: { home?: string; configHome?: string };
 }
 
 /** How the trust question names a project's language server files. */
@@ -140,12 +146,9 @@ function isInside(folder: string, path: string): boolean {
  */
 export function openRunDiagnostics(options: RunDiagnosticsOptions): EditDiagnostics {
   if (!options.settings.lsp) return new EditDiagnostics({ workspace: options.cwd });
-  const home = Deno.env.get("HOME");
-  const configHome = Deno.env.get("XDG_CONFIG_HOME");
   const found = findLspServers({
     workspace: options.cwd,
-    ...(home ? { home } : {}),
-    ...(configHome ? { configHome } : {}),
+    ...(options.userPlaces ?? userPlacesFromEnv()),
     // The workspace's files (a cloned repository's) through the gate; the user's own configs
     // (~/.claude, ~/.config/opencode) as harness reads its own.
     readFile: (path) =>

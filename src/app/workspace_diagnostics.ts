@@ -9,7 +9,11 @@
 // either way.
 
 import type { EditedFile } from "../diagnostics/edit_diagnostics.ts";
-import { projectLspFiles, userLspPaths } from "../diagnostics/lsp_config_paths.ts";
+import {
+  projectLspFiles,
+  userLspPaths,
+  userPlacesFromEnv,
+} from "../diagnostics/lsp_config_paths.ts";
 import { statGated } from "../gate/gated_files.ts";
 import { entryExists } from "../platform/entry_exists.ts";
 import type * as RunDiagnostics from "./run_diagnostics.ts";
@@ -83,9 +87,7 @@ export function workspaceDiagnostics(
  * user's own (as run_diagnostics.ts reads them).
  */
 async function anyLspConfig(options: RunDiagnostics.RunDiagnosticsOptions): Promise<boolean> {
-  const home = Deno.env.get("HOME");
-  const configHome = Deno.env.get("XDG_CONFIG_HOME");
-  const user = userLspPaths({ ...(home ? { home } : {}), ...(configHome ? { configHome } : {}) });
+  const user = userLspPaths(options.userPlaces ?? userPlacesFromEnv());
   if (user.some(entryExists)) return true;
   const project = await Promise.all(
     projectLspFiles(options.cwd).map((path) =>

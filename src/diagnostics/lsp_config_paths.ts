@@ -51,3 +51,18 @@ export function opencodeUserFiles(where: { home?: string; configHome?: string })
 export function claudePluginCache(claude: string): string {
   return join(claude, "plugins", "cache");
 }
+
+/**
+ * The user's home and config folder from the HOME and XDG_CONFIG_HOME variables.
+ *
+ * @example
+ * ```ts
+ * import { userPlacesFromEnv } from "./lsp_config_paths.ts";
+ * if (typeof userPlacesFromEnv() !== "object") throw new Error();
+ * ```
+ */
+export function userPlacesFromEnv(): { home?: string; configHome?: string } {
+  const home = Deno.env.get("HOME");
+  const configHome = Deno.env.get("XDG_CONFIG_HOME");
+  return { ...(home ? { home } : {}), ...(configHome ? { configHome } : {}) };
+}

@@ -26,13 +26,13 @@ function opencodeConfig(): string {
   });
 }
 
-/** A workspace and a home folder (HOME and XDG_CONFIG_HOME point there while it lives). */
+/**
+ * A workspace and a home folder, handed to the diagnostics as the user's places (not through
+ * HOME: test files run in parallel in one process, which shares its environment).
+ */
 async function setting() {
   const workspace = await Deno.realPath(await Deno.makeTempDir({ prefix: "harness_wsdiag_" }));
   const home = await Deno.realPath(await Deno.makeTempDir({ prefix: "harness_wsdiag_home_" }));
-  const saved = { HOME: Deno.env.get("HOME"), XDG_CONFIG_HOME: Deno.env.get("XDG_CONFIG_HOME") };
-  Deno.env.set("HOME", home);
-  Deno.env.set("XDG_CONFIG_HOME", join(home, ".config"));
   // The model may write the workspace and the home folder (a wide grant the user gave).
   const flags = [`--allow-read=.,${home},${DENO_READ.join(",")}`, `--allow-write=.,${home}`];
   const parsed = parseGrantFlags(flags, { cwd: workspace });
@@ -46,6 +46,7 @@ async function setting() {
       sandbox: Promise.resolve(probeCommandSandbox("auto", { grants, env: Deno.env.toObject() })),
       io: { readLine: () => Promise.resolve(null), write: () => {} },
       interactive: false,
+      userPlaces: { home, configHome: join(home, ".config") },
       gate: FileGate.open({
         read: [workspace, home, ...DENO_READ],
         write: [workspace, home],
@@ -61,10 +62,6 @@ async function setting() {
     home,
     open,
     async [Symbol.asyncDispose]() {
-      for (const [name, value] of Object.entries(saved)) {
-        if (value === undefined) Deno.env.delete(name);
-        else Deno.env.set(name, value);
-      }
       await Deno.remove(workspace, { recursive: true });
       await Deno.remove(home, { recursive: true });
     },
