@@ -16,7 +16,7 @@ import {
   readResponseHead,
   type ResponseHead,
 } from "./http1_response.ts";
-import { emptyBody, type ResponseBody } from "./response_body.ts";
+import { bodyOf, bodyText, emptyBody, type ResponseBody } from "./response_body.ts";
 import { REASONS } from "./http_reasons.ts";
 import { concatBytes } from "../platform/concat_bytes.ts";
 
@@ -302,23 +302,11 @@ function streamed(
       close();
     }
   }
-  const iterator = read();
-  return {
-    [Symbol.asyncIterator]: () => iterator,
-    async cancel() {
-      close();
-      await iterator.return(undefined).catch(() => {});
-    },
-  };
+  return bodyOf(read(), close);
 }
 
 function answer(head: ResponseHead, body: ResponseBody): HttpResponse {
-  const text = async () => {
-    const decoder = new TextDecoder();
-    let text = "";
-    for await (const piece of body) text += decoder.decode(piece, { stream: true });
-    return text + decoder.decode();
-  };
+  const text = async () => (await Array.fromAsync(bodyText(body))).join("");
   return {
     status: head.status,
     // fetch's: the standard reason of the code, whatever the server wrote after it.

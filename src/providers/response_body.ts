@@ -47,12 +47,35 @@ export function tapBody(body: ResponseBody, onChunk: (piece: Uint8Array) => void
       yield piece;
     }
   }
-  const iterator = read();
+  return bodyOf(read(), (reason) => body.cancel(reason).catch(() => {}));
+}
+
+/**
+ * A body over a generator of its pieces: cancelling it calls `stop` (which ends their
+ * source), then ends the generator.
+ *
+ * @param pieces The body's pieces.
+ * @param stop Ends their source (a connection, a body under this one).
+ * @returns The body.
+ *
+ * @example
+ * ```ts
+ * import { bodyOf } from "./response_body.ts";
+ * let stopped = false;
+ * const body = bodyOf((async function* () { yield new Uint8Array(1); })(), () => stopped = true);
+ * await body.cancel();
+ * if (!stopped || (await Array.fromAsync(body)).length !== 0) throw new Error();
+ * ```
+ */
+export function bodyOf(
+  pieces: AsyncGenerator<Uint8Array>,
+  stop: (reason?: unknown) => unknown,
+): ResponseBody {
   return {
-    [Symbol.asyncIterator]: () => iterator,
+    [Symbol.asyncIterator]: () => pieces,
     async cancel(reason?: unknown) {
-      await body.cancel(reason).catch(() => {});
-      await iterator.return(undefined).catch(() => {});
+      await stop(reason);
+      await pieces.return(undefined).catch(() => {});
     },
   };
 }
