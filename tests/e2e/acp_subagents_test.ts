@@ -38,6 +38,18 @@ function callDiffs(
   );
 }
 
+/** Switches a session to plan mode, waits until the editor is told, and prompts "Plan it". */
+async function planIt(acp: AcpTestClient, sessionId: string) {
+  await acp.agent.request("session/set_mode", { sessionId, modeId: "plan" });
+  await acp.waitFor((n) =>
+    n.update.sessionUpdate === "current_mode_update" && n.update.currentModeId === "plan"
+  );
+  return await acp.agent.request("session/prompt", {
+    sessionId,
+    prompt: [{ type: "text", text: "Plan it" }],
+  });
+}
+
 Deno.test("ACP: a subagent's calls are tool calls of their own, asked about by name", async () => {
   await using sandbox = await cliSandbox();
   await Deno.writeTextFile(`${sandbox.cwd}/a.txt`, "alpha\n");
@@ -112,15 +124,7 @@ Deno.test({
     assertEquals(created.modes?.currentModeId, "default");
     assertEquals(created.modes?.availableModes.map((m) => m.id), ["default", "plan"]);
     const sessionId = created.sessionId;
-    await acp.agent.request("session/set_mode", { sessionId, modeId: "plan" });
-    await acp.waitFor((n) =>
-      n.update.sessionUpdate === "current_mode_update" && n.update.currentModeId === "plan"
-    );
-    const done = await acp.agent.request("session/prompt", {
-      sessionId,
-      prompt: [{ type: "text", text: "Plan it" }],
-    });
-    assertEquals(done.stopReason, "end_turn");
+    assertEquals((await planIt(acp, sessionId)).stopReason, "end_turn");
     assertEquals(await Deno.readTextFile(`${sandbox.cwd}/a.txt`), "before\n");
     match(String(server.requests[0]?.messages.at(-1)?.content), /\[Plan mode is on:/);
     const results = (server.requests[2]?.messages ?? []).filter((m) => m.role === "tool");
@@ -266,15 +270,7 @@ Deno.test({
     await using acp = startHarnessAcp(sandbox, server, ["--yes"], { editorFiles: buffers });
     await acp.initialize();
     const sessionId = await acp.newSession();
-    await acp.agent.request("session/set_mode", { sessionId, modeId: "plan" });
-    await acp.waitFor((n) =>
-      n.update.sessionUpdate === "current_mode_update" && n.update.currentModeId === "plan"
-    );
-    const done = await acp.agent.request("session/prompt", {
-      sessionId,
-      prompt: [{ type: "text", text: "Plan it" }],
-    });
-    assertEquals(done.stopReason, "end_turn");
+    assertEquals((await planIt(acp, sessionId)).stopReason, "end_turn");
     const results = (server.requests[1]?.messages ?? []).filter((m) => m.role === "tool")
       .map((m) => JSON.parse(String(m.content)));
     assertEquals(results.map((r) => r.error_type), [

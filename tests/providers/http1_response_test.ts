@@ -16,6 +16,7 @@ import {
   type ResponseHead,
 } from "../../src/providers/http1_response.ts";
 import { bodyText } from "../../src/providers/response_body.ts";
+import { concatBytes } from "../../src/platform/concat_bytes.ts";
 
 const encoder = new TextEncoder();
 
@@ -58,16 +59,6 @@ function endless(start: string, repeat: string | Uint8Array, upTo = 1 << 20) {
   return { source, reader: new BufferedSource(source) };
 }
 
-function concat(pieces: Uint8Array[]): Uint8Array {
-  const joined = new Uint8Array(pieces.reduce((sum, piece) => sum + piece.byteLength, 0));
-  let at = 0;
-  for (const piece of pieces) {
-    joined.set(piece, at);
-    at += piece.byteLength;
-  }
-  return joined;
-}
-
 /** The whole response: its head, and its body as text. */
 async function readResponse(
   pieces: (string | Uint8Array)[],
@@ -85,7 +76,7 @@ async function rest(reader: BufferedSource): Promise<string> {
   for (let bytes = await reader.next(); bytes !== null; bytes = await reader.next()) {
     left.push(bytes);
   }
-  return new TextDecoder().decode(concat(left));
+  return new TextDecoder().decode(concatBytes(left));
 }
 
 Deno.test("readBody() reads a content-length body to its length when CRLFs are cut between reads", async () => {

@@ -15,6 +15,7 @@ import {
   type HttpResponse,
 } from "../../src/providers/http_request.ts";
 import { send, startRawHttpServer } from "../helpers/raw_http_server.ts";
+import { concatBytes } from "../../src/platform/concat_bytes.ts";
 
 const PATHS = { httpRequest, fetchRequest };
 const FIELDS = ["accept", "authorization", "content-length", "content-type", "host", "user-agent"];
@@ -47,16 +48,6 @@ function startServer(answer: (request: Request) => Response | Promise<Response>)
   };
 }
 
-function concat(pieces: Uint8Array[]): Uint8Array {
-  const joined = new Uint8Array(pieces.reduce((sum, piece) => sum + piece.byteLength, 0));
-  let at = 0;
-  for (const piece of pieces) {
-    joined.set(piece, at);
-    at += piece.byteLength;
-  }
-  return joined;
-}
-
 /** What a caller reads of an answer. */
 async function outcome(response: HttpResponse) {
   return {
@@ -64,7 +55,7 @@ async function outcome(response: HttpResponse) {
     statusText: response.statusText,
     ok: response.ok,
     contentType: response.headers.get("Content-Type"),
-    body: concat(await Array.fromAsync(response.body)),
+    body: concatBytes(await Array.fromAsync(response.body)),
   };
 }
 
