@@ -14,6 +14,10 @@ import { type GrammarAssets, SymbolParser } from "./symbol_parser.ts";
 import type { FileFingerprint } from "./graph_store.ts";
 import type { FileSymbols } from "./symbol_parser.ts";
 import { type DefinitionChunk, definitionChunks } from "./definition_chunks.ts";
+import { settledBy } from "../platform/racy_stamp.ts";
+
+/** The time stored for a file modified too recently to trust its stamp: no file has it. */
+const UNSETTLED = -1;
 
 /** The host's first message: what every request of this worker shares (grammars come later). */
 export interface IndexInit {
@@ -143,6 +147,9 @@ async function run(request: IndexRequest, ready: Ready): Promise<void> {
     const mtimeMs = Math.trunc(info.mtime?.getTime() ?? 0);
     const known = request.known[path];
     if (known && known[0] === info.size && known[1] === mtimeMs) continue;
+    // A time this recent may be kept by a write after this read (racy_stamp.ts): the store
+    // keeps no time then, so the next run compares content.
+    const stampedMs = settledBy(mtimeMs, Date.now()) ? mtimeMs : UNSETTLED;
     if (info.size > request.maxFileBytes) {
       skipped++;
       seen.pop();
@@ -161,7 +168,7 @@ async function run(request: IndexRequest, ready: Ready): Promise<void> {
       continue;
     }
     const hash = await sha256Hex(bytes);
-    const file = { path, size: info.size, mtimeMs, hash };
+    const file = { path, size: info.size, mtimeMs: stampedMs, hash };
     if (known && known[2] === hash) {
       self.postMessage({ id, type: "touched", file } satisfies IndexReply);
       continue;

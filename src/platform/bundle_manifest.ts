@@ -15,6 +15,7 @@
 // from tools, commands and editors whatever the grants (src/gate/protected_set.ts).
 
 import { HARNESS_ROOT } from "./own_modules.ts";
+import { settledBy } from "./racy_stamp.ts";
 
 /** One file a bundle was built from: its path in the checkout, size, mtime and ctime (ms). */
 export type InputStamp = [path: string, size: number, mtime: number, ctime: number];
@@ -31,6 +32,24 @@ export interface BundleManifest {
   /** The files the build wrote, as .bundle/FOLDER/NAME (none in failed.json). */
   outputs: InputStamp[];
 }
+
+/**
+ * Stamps as a manifest keeps them: one modified too close to `at` (racy_stamp.ts) keeps no
+ * time, so the next run finds it changed and rebuilds rather than trust a bundle that may
+ * have read the file before a write its stamp cannot show.
+ *
+ * @param stamps The inputs' stamps.
+ * @param at When they were taken (before the build read the files), epoch milliseconds.
+ */
+export function settledStamps(stamps: InputStamp[], at: number): InputStamp[] {
+  return stamps.map((stamp) => {
+    const [path, size, mtime, ctime] = stamp;
+    return settledBy(mtime, at) ? stamp : [path, size, UNSETTLED, ctime];
+  });
+}
+
+/** The time kept for an input modified too recently to trust: no file has it. */
+const UNSETTLED = -1;
 
 /** The folder every bundle and manifest of a checkout lives in. */
 export function bundleRoot(root: URL = HARNESS_ROOT): URL {

@@ -9,6 +9,7 @@
 
 import { dirname, join } from "../platform/paths.ts";
 import { cacheDir } from "../config/folders.ts";
+import { settledBy } from "../platform/racy_stamp.ts";
 import type { ToolInfo } from "../tools/tool_entry.ts";
 
 /** A tool's public description as the cache keeps it. */
@@ -49,13 +50,6 @@ interface CacheFile {
   /** By plugin file: its last fingerprint, valid while its files' stamps are unchanged. */
   graphs?: Record<string, GraphStamp>;
 }
-
-/**
- * How close to a fingerprint's computation a file's modification time makes its stamp
- * unreliable: a file written again within the same clock tick keeps its size and time (the
- * "racy" case git's index handles the same way), so such a stamp is never trusted.
- */
-const RACY_MS = 2000;
 
 /**
  * The cache file: `$XDG_CACHE_HOME/harness/tool_schemas.json`, else
@@ -336,7 +330,7 @@ function stampsHold(graph: GraphStamp): boolean {
     const then = graph.files[i]!;
     if (then.size < 0) return stamp.size < 0;
     return Number.isFinite(stamp.mtime) && stamp.size === then.size &&
-      stamp.mtime === then.mtime && stamp.mtime < graph.at - RACY_MS;
+      stamp.mtime === then.mtime && settledBy(stamp.mtime, graph.at);
   });
 }
 

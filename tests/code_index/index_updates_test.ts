@@ -98,3 +98,27 @@ Deno.test("IndexUpdates.file() joins an update of the same file instead of runni
     store.close();
   }
 });
+
+Deno.test("IndexUpdates re-reads a file rewritten within its modification time's clock tick", async () => {
+  await using ws = await workspace();
+  const path = `${ws.dir}/a.ts`;
+  await Deno.writeTextFile(path, "export function alpha1() {}\n");
+  const { store, updates } = updatesOf(ws);
+  try {
+    await updates.file("a.ts");
+    assertEquals(names(store), ["a.ts:alpha1"]);
+    // A second write of the same size in the same tick keeps the file's size and time: the
+    // time is put back to what the index saw, as a coarse file-system clock would leave it.
+    const seen = (await Deno.stat(path)).mtime!;
+    await Deno.writeTextFile(path, "export function alpha2() {}\n");
+    await Deno.utime(path, seen, seen);
+    assertEquals((await Deno.stat(path)).mtime!.getTime(), seen.getTime());
+    await updates.file("a.ts");
+    assertEquals(names(store), ["a.ts:alpha2"]);
+    await updates.all();
+    assertEquals(names(store), ["a.ts:alpha2"]);
+  } finally {
+    updates.close();
+    store.close();
+  }
+});

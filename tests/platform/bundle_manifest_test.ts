@@ -8,6 +8,7 @@ import { pathToFileURL } from "node:url";
 import {
   type BundleManifest,
   freshBundle,
+  settledStamps,
   stampOf,
   unchangedManifest,
 } from "../../src/platform/bundle_manifest.ts";
@@ -114,4 +115,31 @@ Deno.test("failed.json holds while its inputs are unchanged", async () => {
   assert(unchangedManifest("failed.json", c.root) !== undefined);
   await Deno.writeTextFile(join(c.dir, "deno.json"), '{ "fixed": true }\n');
   assertEquals(unchangedManifest("failed.json", c.root), undefined);
+});
+
+Deno.test("an input modified within the build's clock tick is rebuilt next run, an older one not", async () => {
+  await using c = await checkout();
+  const path = join(c.dir, ".bundle", "current.json");
+  const manifest = JSON.parse(await Deno.readTextFile(path)) as BundleManifest;
+  // src/a.ts was written just now: a write after the build read it may keep its stamp.
+  const hourAgo = new Date(Date.now() - 3_600_000);
+  await Deno.utime(join(c.dir, "deno.json"), hourAgo, hourAgo);
+  const inputs = settledStamps(
+    ["src/a.ts", "deno.json"].map((p) => stampOf(p, c.root)!),
+    Date.now(),
+  );
+  assertEquals(inputs.map(([p, , mtime]) => [p, mtime < 0]), [["src/a.ts", true], [
+    "deno.json",
+    false,
+  ]]);
+  await Deno.writeTextFile(path, JSON.stringify({ ...manifest, inputs }));
+  assertEquals(freshBundle(c.root), undefined);
+  // Once src/a.ts is old enough too, the same build's manifest holds.
+  await Deno.utime(join(c.dir, "src", "a.ts"), hourAgo, hourAgo);
+  const settled = settledStamps(
+    ["src/a.ts", "deno.json"].map((p) => stampOf(p, c.root)!),
+    Date.now(),
+  );
+  await Deno.writeTextFile(path, JSON.stringify({ ...manifest, inputs: settled }));
+  assert(freshBundle(c.root) !== undefined);
 });
