@@ -106,8 +106,10 @@ Deno.test("a stale bundle runs the source and is rebuilt; a changed bundle file 
 
   // Code written into the bundle after its build: the run entry, then a chunk it loads.
   const bundle = join(a, ".bundle", rebuilt.folder);
-  const chunk = /from "\.\/([^"]+\.js)"/.exec(await Deno.readTextFile(join(bundle, "run.js")));
-  for (const name of ["run.js", chunk![1]!]) {
+  const chunk = /from (["'])\.\/([^"']+\.js)\1/.exec(
+    await Deno.readTextFile(join(bundle, "run.js")),
+  );
+  for (const name of ["run.js", chunk![2]!]) {
     const file = join(bundle, name);
     const original = await Deno.readTextFile(file);
     await Deno.writeTextFile(file, `console.log("injected");\n${original}`);

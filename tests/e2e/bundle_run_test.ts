@@ -135,22 +135,45 @@ Deno.test("the run's bundle files name no package's package.json for deno compil
   await freshBundle();
   const manifest = JSON.parse(await Deno.readTextFile(new URL(".bundle/current.json", ROOT)));
   const folder = new URL(`.bundle/${manifest.folder}/`, ROOT);
-  const staticImports = (text: string) =>
-    [...text.matchAll(/(?:\bfrom|^import)\s*"\.\/([^"]+\.js)"/gm)].map((m) => m[1]!);
-  const run = new Set<string>();
-  const queue = ["run.js"];
-  for (const lazy of Deno.readDirSync(folder)) {
-    if (!lazy.name.startsWith("chunk-") && !lazy.name.startsWith("tool_worker")) {
-      queue.push(lazy.name);
-    }
-  }
-  for (let name = queue.pop(); name !== undefined; name = queue.pop()) {
-    if (run.has(name) || !name.endsWith(".js")) continue;
-    run.add(name);
-    queue.push(...staticImports(await Deno.readTextFile(new URL(name, folder))));
-  }
-  const named = [...run].filter((name) =>
-    /^import "[^".][^"]*\/package\.json" with/m.test(Deno.readTextFileSync(new URL(name, folder)))
+  const lazy = [...Deno.readDirSync(folder)].map((entry) => entry.name)
+    .filter((name) => !name.startsWith("chunk-") && !name.startsWith("tool_worker"));
+  const run = staticClosure(folder, ["run.js", ...lazy]);
+  const named = [...run.keys()].filter((name) =>
+    /^import (["'])[^".'][^"']*\/package\.json\1 with/m.test(
+      Deno.readTextFileSync(new URL(name, folder)),
+    )
   );
   assertEquals(named, []);
 });
+
+Deno.test("a -p run loads the bundle's merged chunks, not one per set of shared modules", async () => {
+  // Deno spends about 60 us on each module it loads: Deno's bundler alone split the modules of
+  // a -p run into 91 files, the build's merge (scripts/build_bundle.ts) leaves about 35.
+  await freshBundle();
+  const manifest = JSON.parse(await Deno.readTextFile(new URL(".bundle/current.json", ROOT)));
+  const folder = new URL(`.bundle/${manifest.folder}/`, ROOT);
+  const names = [...Deno.readDirSync(folder)].map((entry) => entry.name);
+  // The lazy modules a -p run loads; a small one may have been merged into a chunk loaded anyway.
+  const lazy = ["prompt_ahead", "run_conversation", "open_provider", "openai_compat"]
+    .flatMap((module) => names.filter((name) => name.startsWith(`${module}-`)));
+  assert(lazy.length >= 2, names.join(" "));
+  const loaded = staticClosure(folder, ["run.js", ...lazy]);
+  const bytes = [...loaded.values()].reduce((sum, size) => sum + size, 0);
+  assert(loaded.size <= 45, `${loaded.size} files, ${bytes} bytes: ${[...loaded.keys()]}`);
+  assert(bytes < 1_000_000, `${loaded.size} files, ${bytes} bytes`);
+});
+
+/** The bundle's files that `entries` load statically, with their sizes. */
+function staticClosure(folder: URL, entries: string[]): Map<string, number> {
+  const loaded = new Map<string, number>();
+  const queue = [...entries];
+  for (let name = queue.pop(); name !== undefined; name = queue.pop()) {
+    if (loaded.has(name) || !name.endsWith(".js")) continue;
+    const text = Deno.readTextFileSync(new URL(name, folder));
+    loaded.set(name, text.length);
+    for (const m of text.matchAll(/(?:\bfrom|^import)\s*(["'])\.\/([^"']+\.js)\1/gm)) {
+      queue.push(m[2]!);
+    }
+  }
+  return loaded;
+}
