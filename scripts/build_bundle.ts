@@ -371,6 +371,9 @@ function lock(): boolean {
 }
 
 async function main(): Promise<number> {
+  // A background build outlives the run that started it, and that run's folder may be gone
+  // by then (a test's temp folder): Rollup reads the working folder when it loads.
+  Deno.chdir(ROOT);
   await Deno.mkdir(OUT, { recursive: true });
   // A background build leaves a build under way to finish; --if-stale and --prune wait for it
   // (a build older than BUILD_LOCK_MS is taken over) and then look again.

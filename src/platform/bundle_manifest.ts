@@ -173,6 +173,8 @@ export function startBundleBuild(): void {
     const script = new URL("scripts/build_bundle.ts", HARNESS_ROOT);
     const child = new Deno.Command(Deno.execPath(), {
       args: ["run", "-A", "--no-prompt", script.href, "--quiet"],
+      // The checkout, not the run's folder: the build outlives the run, and the folder may not.
+      cwd: folderOf(HARNESS_ROOT),
       stdin: "null",
       stdout: "null",
       stderr: "null",

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { reply, startFakeLlmServer } from "../helpers/fake_llm_server.ts";
 import { type CliSandbox, cliSandbox, lastJsonLine } from "../helpers/run_cli.ts";
+import { printRunFiles, staticClosure } from "../helpers/bundle_files.ts";
 
 const ROOT = new URL("../../", import.meta.url);
 const SOURCE = { HARNESS_BUNDLE: "0", HARNESS_TRACE_STARTUP: "1" };
@@ -151,29 +152,9 @@ Deno.test("a -p run loads the bundle's merged chunks, not one per set of shared 
   // a -p run into 91 files, the build's merge (scripts/build_bundle.ts) leaves about 35.
   await freshBundle();
   const manifest = JSON.parse(await Deno.readTextFile(new URL(".bundle/current.json", ROOT)));
-  const folder = new URL(`.bundle/${manifest.folder}/`, ROOT);
-  const names = [...Deno.readDirSync(folder)].map((entry) => entry.name);
-  // The lazy modules a -p run loads; a small one may have been merged into a chunk loaded anyway.
-  const lazy = ["prompt_ahead", "run_conversation", "open_provider", "openai_compat"]
-    .flatMap((module) => names.filter((name) => name.startsWith(`${module}-`)));
-  assert(lazy.length >= 2, names.join(" "));
-  const loaded = staticClosure(folder, ["run.js", ...lazy]);
+  const loaded = printRunFiles(new URL(`.bundle/${manifest.folder}/`, ROOT));
+  assert(loaded !== undefined, "no chunk of the conversation's modules");
   const bytes = [...loaded.values()].reduce((sum, size) => sum + size, 0);
   assert(loaded.size <= 45, `${loaded.size} files, ${bytes} bytes: ${[...loaded.keys()]}`);
   assert(bytes < 1_000_000, `${loaded.size} files, ${bytes} bytes`);
 });
-
-/** The bundle's files that `entries` load statically, with their sizes. */
-function staticClosure(folder: URL, entries: string[]): Map<string, number> {
-  const loaded = new Map<string, number>();
-  const queue = [...entries];
-  for (let name = queue.pop(); name !== undefined; name = queue.pop()) {
-    if (loaded.has(name) || !name.endsWith(".js")) continue;
-    const text = Deno.readTextFileSync(new URL(name, folder));
-    loaded.set(name, text.length);
-    for (const m of text.matchAll(/(?:\bfrom|^import)\s*(["'])\.\/([^"']+\.js)\1/gm)) {
-      queue.push(m[2]!);
-    }
-  }
-  return loaded;
-}
