@@ -62,6 +62,23 @@ function realOrSelf(path: string): string {
 }
 
 /**
+ * realOrSelf remembering each answer, for one build of the rules: they ask about the same
+ * few folders (the workspace above all) over and over, and a missing one throws inside
+ * Deno (a dozen paths, each resolved many times, cost a -p run about a millisecond).
+ */
+function realPathsOnce(): (path: string) => string {
+  const known = new Map<string, string>();
+  return (path) => {
+    let real = known.get(path);
+    if (real === undefined) {
+      real = realOrSelf(path);
+      known.set(path, real);
+    }
+    return real;
+  };
+}
+
+/**
  * A repository's git folders: `.git` itself and, when `.git` is a file (a linked worktree or
  * a submodule: `gitdir: PATH`), the folder it names and that folder's common folder.
  *
@@ -153,6 +170,7 @@ export const CONFIG_VISIBLE: readonly string[] = ["plugins", "skills"];
  *
  * @param harness harness's config and data folders.
  * @param options `outputsDir`: this workspace's saved outputs; `workspace`: the workspace.
+ * @param realOrSelf Where a path leads (gateRules passes the answers it already has).
  * @returns The hidden entries.
  *
  * @example
@@ -166,6 +184,7 @@ export const CONFIG_VISIBLE: readonly string[] = ["plugins", "skills"];
 export function harnessHiddenFolders(
   harness: { config: string; data: string },
   options: { outputsDir?: string | undefined; workspace?: string } = {},
+  realOrSelf: (path: string) => string = realPathsOnce(),
 ): HiddenEntry[] {
   const { workspace } = options;
   const holdsWorkspace = (path: string) =>
@@ -221,6 +240,7 @@ export function gateRules(inputs: GateInputs): GateRules {
     // harness's bundle of its own code (main.ts runs it): only its build writes there.
     { path: resolve(bundleFolder()), kind: "harness" },
   ];
+  const realOrSelf = realPathsOnce();
   const holdsWorkspace = (path: string) =>
     isInside(path, workspace) || isInside(realOrSelf(path), realOrSelf(workspace));
   const seen = new Set<string>();
@@ -237,7 +257,7 @@ export function gateRules(inputs: GateInputs): GateRules {
   const hidden = harnessHiddenFolders(inputs.harness, {
     outputsDir: inputs.outputsDir,
     workspace,
-  });
+  }, realOrSelf);
   const list = (grant: true | readonly string[]) => grant === true ? true as const : [...grant];
   return {
     read: list(grants.allow.read),

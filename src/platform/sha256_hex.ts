@@ -42,25 +42,38 @@ export function sha256Hex(text: string): string {
   view.setUint32(padded.length - 4, bits >>> 0);
   const h = Uint32Array.from(H0);
   const w = new Uint32Array(64);
+  // Plain locals, no array per round: a start-up path hashes a few paths once each, so this
+  // runs in V8's interpreter, where a destructuring swap costs more than the arithmetic.
   for (let block = 0; block < blocks; block++) {
     for (let i = 0; i < 16; i++) w[i] = view.getUint32(block * 64 + i * 4);
     for (let i = 16; i < 64; i++) {
-      const a = w[i - 15]!, b = w[i - 2]!;
-      const s0 = rotr(a, 7) ^ rotr(a, 18) ^ (a >>> 3);
-      const s1 = rotr(b, 17) ^ rotr(b, 19) ^ (b >>> 10);
+      const x = w[i - 15]!, y = w[i - 2]!;
+      const s0 = rotr(x, 7) ^ rotr(x, 18) ^ (x >>> 3);
+      const s1 = rotr(y, 17) ^ rotr(y, 19) ^ (y >>> 10);
       w[i] = (w[i - 16]! + s0 + w[i - 7]! + s1) >>> 0;
     }
-    let [a, b, c, d, e, f, g, hh] = h as unknown as number[];
+    let a = h[0]!, b = h[1]!, c = h[2]!, d = h[3]!, e = h[4]!, f = h[5]!, g = h[6]!, hh = h[7]!;
     for (let i = 0; i < 64; i++) {
-      const t1 = (hh! + (rotr(e!, 6) ^ rotr(e!, 11) ^ rotr(e!, 25)) + ((e! & f!) ^ (~e! & g!)) +
-        K[i]! + w[i]!) >>> 0;
-      const t2 =
-        ((rotr(a!, 2) ^ rotr(a!, 13) ^ rotr(a!, 22)) + ((a! & b!) ^ (a! & c!) ^ (b! & c!))) >>>
-        0;
-      [hh, g, f, e, d, c, b, a] = [g, f, e, (d! + t1) >>> 0, c, b, a, (t1 + t2) >>> 0];
+      const t1 = (hh + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + K[i]! +
+        w[i]!) >>> 0;
+      const t2 = ((rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c))) >>> 0;
+      hh = g;
+      g = f;
+      f = e;
+      e = (d + t1) >>> 0;
+      d = c;
+      c = b;
+      b = a;
+      a = (t1 + t2) >>> 0;
     }
-    const next = [a, b, c, d, e, f, g, hh];
-    for (let i = 0; i < 8; i++) h[i] = (h[i]! + next[i]!) >>> 0;
+    h[0] = (h[0]! + a) >>> 0;
+    h[1] = (h[1]! + b) >>> 0;
+    h[2] = (h[2]! + c) >>> 0;
+    h[3] = (h[3]! + d) >>> 0;
+    h[4] = (h[4]! + e) >>> 0;
+    h[5] = (h[5]! + f) >>> 0;
+    h[6] = (h[6]! + g) >>> 0;
+    h[7] = (h[7]! + hh) >>> 0;
   }
   return Array.from(h, (x) => x.toString(16).padStart(8, "0")).join("");
 }
