@@ -116,7 +116,7 @@ export function gateAccess(gate: FileGate): CheckpointAccess {
 /**
  * The checkpoints of one workspace in this run, shared by its conversations; undefined when
  * they are off (`checkpoints`: false). Its live claim is taken now, so another session working
- * in the folder is named at the first turn.
+ * in the folder is named at the first turn; a run that can change no file takes none.
  *
  * @param settings `checkpoints` and `checkpoint_max_file_size`.
  * @param options Workspace, grants, sandbox.
@@ -128,7 +128,9 @@ export function openWorkspaceCheckpoints(
 ): WorkspaceCheckpoints | undefined {
   if (!settings.checkpoints) return undefined;
   const data = options.dataDir ?? dataDir();
+  const runs = options.grants.allow.run === true || options.grants.allow.run.length > 0;
   return new WorkspaceCheckpoints({
+    mayChange: runs || checkpointScope(options.grants, options.cwd, false) !== "none",
     workspace: options.cwd,
     gitDir: workspaceDataDir(join(data, "checkpoints"), options.cwd),
     owner: crypto.randomUUID().slice(0, 13),

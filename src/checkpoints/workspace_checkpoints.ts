@@ -44,7 +44,16 @@ export interface WorkspaceCheckpointsOptions {
   prepare(): Promise<{ git: string; scope?: readonly string[] } | { inactive: string }>;
   /** Watch the folders for commands (default: where the platform's watcher can). */
   watch?: boolean;
+  /**
+   * False when no turn can change a file here (no write grant reaches the workspace and no
+   * command runs): no live claim is taken, since there is nothing to checkpoint and nothing
+   * another session need know of this one.
+   */
+  mayChange?: boolean;
 }
+
+/** The claim of a process that changes no file: it names no one and holds nothing. */
+const NO_CLAIM: LiveClaim = { others: [], othersNow: () => false, release: () => {} };
 
 /** One workspace's checkpoints in this process. */
 export class WorkspaceCheckpoints {
@@ -54,7 +63,7 @@ export class WorkspaceCheckpoints {
 
   constructor(options: WorkspaceCheckpointsOptions) {
     this.#options = options;
-    this.#claim = claimLive(options.gitDir, {
+    this.#claim = options.mayChange === false ? NO_CLAIM : claimLive(options.gitDir, {
       owner: options.owner,
       ...(options.session ? { session: options.session } : {}),
     });

@@ -165,6 +165,21 @@ Deno.test("what dead processes left in the shadow repository goes at the next st
   assertEquals(session.ended().length, 1);
 });
 
+Deno.test("a session that can change no file takes no live claim in the shadow repository", async () => {
+  // Read only: nothing to checkpoint, nothing for another session to be told.
+  {
+    await using host = await openUndoHost(["--allow-read=."], { files: { "a.txt": "a" } });
+    const session = host.session([answer("ok")]);
+    await session.send("read");
+    assertEquals(await exists(join(host.data, "checkpoints")), false, "not even the folder");
+  }
+  // With a write grant the claim is there while the session is.
+  await using host = await openUndoHost(grants, { files: { "a.txt": "a" } });
+  const session = host.session([answer("ok")]);
+  await session.send("read");
+  assertEquals([...Deno.readDirSync(join(host.gitDir(), "live"))].length, 1);
+});
+
 Deno.test({
   name: "a closing session removes its own index files; the shared index stays",
   ignore: Deno.build.os !== "linux",
