@@ -1,6 +1,6 @@
 // Builds harness's bundle with Deno's own bundler: bundle_entry.ts (the run: the command line,
-// every lazily loaded module a chunk of its own) and the tool worker with the built-in tools,
-// into .bundle/KEY/ beside main.ts, then points .bundle/current.json at it with the size and
+// every lazily loaded module a chunk of its own, the small chunks then merged by Rollup in
+// merge_chunks.ts) and the tool worker with the built-in tools, into .bundle/KEY/ beside main.ts, then points .bundle/current.json at it with the size and
 // times of every file it was built from (src/platform/bundle_manifest.ts). main.ts runs it
 // while those files are unchanged, and starts this script in the background when they are not.
 // One build at a time (.bundle/build.lock); a folder of an older bundle stays for the runs
@@ -12,7 +12,7 @@
 // Usage: deno run -A scripts/build_bundle.ts [--quiet] [--if-stale] [--prune]
 
 import { parseArgs } from "node:util";
-import { dirname, join, relative } from "node:path";
+import { join, relative } from "node:path";
 import { fileURLToPath as fromFileUrl } from "node:url";
 import {
   BUILD_LOCK_MS,
@@ -25,6 +25,7 @@ import {
 } from "../src/platform/bundle_manifest.ts";
 import { HARNESS_ROOT } from "../src/platform/own_modules.ts";
 import { RACY_MS } from "../src/platform/racy_stamp.ts";
+import { mergeChunks, withoutPackageJsonImports } from "./merge_chunks.ts";
 
 const ROOT = fromFileUrl(HARNESS_ROOT);
 const OUT = fromFileUrl(bundleRoot());
@@ -37,8 +38,6 @@ const EXTERNAL = [
   "@modelcontextprotocol/sdk",
 ];
 const KEEP_MS = 7 * 24 * 3600_000;
-/** The run's chunks smaller than this are merged into others (mergeChunks). */
-const MIN_CHUNK_BYTES = 5000;
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -97,7 +96,12 @@ function workerEntry(names: string[]): string {
 /** Every file of the checkout the entries reach (literal imports, dynamic ones too). */
 async function inputsOf(entries: string[], stage: string): Promise<string[]> {
   // The build's own rules (what stays external) make a bundle too.
-  const files = new Set(["deno.json", "deno.lock", "scripts/build_bundle.ts"]);
+  const files = new Set([
+    "deno.json",
+    "deno.lock",
+    "scripts/build_bundle.ts",
+    "scripts/merge_chunks.ts",
+  ]);
   for (const entry of entries) {
     const info = JSON.parse(await deno(["info", "--json", "--config", "deno.json", entry]));
     for (const module of info.modules as { specifier: string }[]) {
@@ -184,14 +188,6 @@ function finishChunks(out: string): void {
   }
 }
 
-/** A file of the bundle without its imports of a package's package.json (finishChunks). */
-function withoutPackageJsonImports(text: string): string {
-  return text.replace(
-    /^import (["'])[\w@][\w@./-]*\/package\.json\1 with \{ type: (["'])json\2 \};\n/gm,
-    "",
-  );
-}
-
 function writeManifest(name: string, manifest: BundleManifest): void {
   const temp = join(OUT, `${name}.${Deno.pid}.tmp`);
   Deno.writeTextFileSync(temp, JSON.stringify(manifest) + "\n");
@@ -213,61 +209,6 @@ async function bundle(entries: string[], out: string): Promise<void> {
     out,
     ...entries,
   ]);
-}
-
-/**
- * Merges the run's small chunks: Rollup reads what Deno's bundler wrote and writes it again
- * into `out`, each chunk under MIN_CHUNK_BYTES put into one it is always loaded with. Deno's
- * bundler (esbuild) makes a chunk of every set of lazy modules that share code, so a -p run
- * loaded 91 files for 685 KB; Deno spends about 60 us on each module it loads, whatever its
- * size, and merged the run loads 36 files for 743 KB. Nothing is left out (no tree shaking):
- * the code is the code esbuild wrote, in fewer files. The imports of a package's package.json
- * go first (finishChunks says why).
- */
-async function mergeChunks(entry: string, out: string): Promise<void> {
-  const folder = dirname(entry);
-  for (const file of Deno.readDirSync(folder)) {
-    const path = join(folder, file.name);
-    Deno.writeTextFileSync(path, withoutPackageJsonImports(Deno.readTextFileSync(path)));
-  }
-  let rollup: typeof import("@rollup/wasm-node").rollup;
-  try {
-    ({ rollup } = await import("@rollup/wasm-node"));
-  } catch (error) {
-    // Offline with no copy of Rollup yet: the bundle works unmerged, a little slower to load.
-    say(`Rollup did not load (${error instanceof Error ? error.message : error}): unmerged`);
-    await Deno.mkdir(out, { recursive: true });
-    for (const file of Deno.readDirSync(folder)) {
-      await Deno.copyFile(join(folder, file.name), join(out, file.name));
-    }
-    return;
-  }
-  const problems: string[] = [];
-  const build = await rollup({
-    input: { run: entry },
-    treeshake: false,
-    preserveEntrySignatures: "allow-extension",
-    logLevel: "warn",
-    // The packages and Deno's built-ins stay imports, as esbuild left them.
-    external: (id, _importer, resolved) => !resolved && !id.startsWith("."),
-    onwarn(warning) {
-      if (warning.code === "MISSING_EXPORT" || warning.code === "UNRESOLVED_IMPORT") {
-        problems.push(warning.message);
-      }
-    },
-  });
-  try {
-    if (problems.length > 0) throw new Error(`rollup: ${problems.join("; ")}`);
-    await build.write({
-      dir: out,
-      format: "es",
-      entryFileNames: "[name].js",
-      chunkFileNames: "[name]-[hash].js",
-      experimentalMinChunkSize: MIN_CHUNK_BYTES,
-    });
-  } finally {
-    await build.close();
-  }
 }
 
 /** Builds the bundle; returns its folder's name. */
@@ -298,7 +239,7 @@ async function build(): Promise<string> {
     // worker is an isolate of its own), and chunks shared between them would split the run's
     // start-up path into more, smaller files (each loaded module costs about 60 us).
     await bundle([run], runOut);
-    await mergeChunks(join(runOut, "run.js"), out);
+    await mergeChunks(join(runOut, "run.js"), out, say);
     await bundle([worker, ...single], out);
     finishChunks(out);
     // A file changed while it was read: this bundle may mix versions.
