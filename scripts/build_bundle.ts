@@ -1,8 +1,9 @@
 // Builds harness's bundle with Deno's own bundler: bundle_entry.ts (the run: the command line,
 // every lazily loaded module a chunk of its own, the small chunks then merged by Rollup in
-// merge_chunks.ts) and the tool worker with the built-in tools, into .bundle/KEY/ beside main.ts, then points .bundle/current.json at it with the size and
-// times of every file it was built from (src/platform/bundle_manifest.ts). main.ts runs it
-// while those files are unchanged, and starts this script in the background when they are not.
+// merge_chunks.ts) and the tool worker with the built-in tools, into .bundle/KEY/ beside
+// main.ts, then points .bundle/current.json at it with the size and times of every file it was
+// built from (src/platform/bundle_manifest.ts). main.ts runs it while those files are
+// unchanged, and starts this script in the background when they are not.
 // One build at a time (.bundle/build.lock); a folder of an older bundle stays for the runs
 // still using it and is removed after a week. A failed build records its inputs in
 // failed.json and is not retried until one changes.
