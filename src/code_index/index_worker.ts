@@ -14,10 +14,7 @@ import { type GrammarAssets, SymbolParser } from "./symbol_parser.ts";
 import type { FileFingerprint } from "./graph_store.ts";
 import type { FileSymbols } from "./symbol_parser.ts";
 import { type DefinitionChunk, definitionChunks } from "./definition_chunks.ts";
-import { settledBy } from "../platform/racy_stamp.ts";
-
-/** The time stored for a file modified too recently to trust its stamp: no file has it. */
-const UNSETTLED = -1;
+import { settledBy, UNSETTLED } from "../platform/racy_stamp.ts";
 
 /** The host's first message: what every request of this worker shares (grammars come later). */
 export interface IndexInit {

@@ -15,7 +15,7 @@
 // from tools, commands and editors whatever the grants (src/gate/protected_set.ts).
 
 import { HARNESS_ROOT } from "./own_modules.ts";
-import { settledBy } from "./racy_stamp.ts";
+import { settledBy, UNSETTLED } from "./racy_stamp.ts";
 
 /** One file a bundle was built from: its path in the checkout, size, mtime and ctime (ms). */
 export type InputStamp = [path: string, size: number, mtime: number, ctime: number];
@@ -47,9 +47,6 @@ export function settledStamps(stamps: InputStamp[], at: number): InputStamp[] {
     return settledBy(mtime, at) ? stamp : [path, size, UNSETTLED, ctime];
   });
 }
-
-/** The time kept for an input modified too recently to trust: no file has it. */
-const UNSETTLED = -1;
 
 /** The folder every bundle and manifest of a checkout lives in. */
 export function bundleRoot(root: URL = HARNESS_ROOT): URL {

@@ -16,3 +16,6 @@ export const RACY_MS = 2000;
 export function settledBy(mtimeMs: number, at: number): boolean {
   return mtimeMs < at - RACY_MS;
 }
+
+/** The time kept instead of one that is not settled: no file has it, so it never matches. */
+export const UNSETTLED = -1;
