@@ -32,7 +32,14 @@ const COMMAND_WORDING = {
  */
 export async function loadWorkspaceCommands(
   cwd: string,
-  options: { io: TrustIO; interactive: boolean; userConfigDir?: string; gate?: FileGate },
+  options: {
+    io: TrustIO;
+    interactive: boolean;
+    userConfigDir?: string;
+    gate?: FileGate;
+    /** The trust store (default: the user's, in harness's config folder). */
+    trustStoreFile?: string;
+  },
 ): Promise<{ commands: CustomCommand[]; problems: string[] }> {
   const folders = commandFolders(cwd, options.userConfigDir ?? configDir());
   // The project's files pass the workspace's gate (no read grant needed inside it; a file
@@ -53,6 +60,7 @@ export async function loadWorkspaceCommands(
       interactive: options.interactive,
       cwd,
       wording: COMMAND_WORDING,
+      ...(options.trustStoreFile ? { storeFile: options.trustStoreFile } : {}),
     });
     trusted = new Set(trust.load);
   }

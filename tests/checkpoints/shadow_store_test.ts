@@ -6,6 +6,7 @@ import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/stric
 import { join } from "node:path";
 import { ShadowStore } from "../../src/checkpoints/shadow_store.ts";
 import type { CheckpointAccess } from "../../src/checkpoints/checkpoint_paths.ts";
+import { currentDenoDir } from "../helpers/run_cli.ts";
 
 interface Temp extends AsyncDisposable {
   root: string;
@@ -192,22 +193,39 @@ Deno.test("attack: a nested repository's fsmonitor and a user's global config ru
   const global = `[core]\n\tfsmonitor = ${t.evil}\n[filter "x"]\n\tclean = ${t.evil}\n`;
   Deno.writeTextFileSync(join(home, ".gitconfig"), global);
   Deno.writeTextFileSync(join(home, ".config", "git", "attributes"), "* filter=x\n");
-  const saved = { home: Deno.env.get("HOME"), xdg: Deno.env.get("XDG_CONFIG_HOME") };
-  Deno.env.set("HOME", home);
-  Deno.env.set("XDG_CONFIG_HOME", join(home, ".config"));
-  Deno.env.set("GIT_CONFIG_PARAMETERS", `'core.fsmonitor'='${t.evil}'`);
-  try {
-    const store = await open(t);
-    const before = await store.read(["a.txt", "sub/f"]);
-    t.write({ "a.txt": "y", "sub/f": "changed" });
-    await store.write([...before]);
-  } finally {
-    saved.home === undefined ? Deno.env.delete("HOME") : Deno.env.set("HOME", saved.home);
-    saved.xdg === undefined
-      ? Deno.env.delete("XDG_CONFIG_HOME")
-      : Deno.env.set("XDG_CONFIG_HOME", saved.xdg);
-    Deno.env.delete("GIT_CONFIG_PARAMETERS");
-  }
+  // The user's environment points git at both: it runs in a process of its own, since test
+  // files share one process's environment while they run side by side.
+  const script = join(t.root, "attack.ts");
+  Deno.writeTextFileSync(
+    script,
+    `import { ShadowStore } from ${
+      JSON.stringify(import.meta.resolve("../../src/checkpoints/shadow_store.ts"))
+    };
+const [workspace, gitDir] = Deno.args;
+const store = await ShadowStore.open({
+  git: "git", workspace, gitDir, owner: "s1", maxFileBytes: 1024,
+  access: { mayRead: () => true, mayWrite: () => true },
+});
+const before = await store.read(["a.txt", "sub/f"]);
+Deno.writeTextFileSync(workspace + "/a.txt", "y");
+Deno.writeTextFileSync(workspace + "/sub/f", "changed");
+await store.write([...before]);
+Deno.exit(0);
+`,
+  );
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--no-prompt", script, t.workspace, t.gitDir],
+    clearEnv: true,
+    env: {
+      PATH: Deno.env.get("PATH") ?? "",
+      DENO_DIR: await currentDenoDir(),
+      HOME: home,
+      XDG_CONFIG_HOME: join(home, ".config"),
+      GIT_CONFIG_PARAMETERS: `'core.fsmonitor'='${t.evil}'`,
+    },
+    stdin: "null",
+  }).output();
+  assert(out.success, new TextDecoder().decode(out.stderr));
   assertEquals(t.ran(), false);
   assertEquals(t.read("sub/f"), "f");
 });

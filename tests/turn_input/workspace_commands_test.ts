@@ -8,8 +8,6 @@ import { FileGate } from "../../src/gate/file_gate.ts";
 
 Deno.test("loadWorkspaceCommands() skips a project command file the gate refuses, before asking", async () => {
   const root = await Deno.realPath(await Deno.makeTempDir());
-  const saved = Deno.env.get("XDG_CONFIG_HOME");
-  Deno.env.set("XDG_CONFIG_HOME", join(root, "config")); // the trust store goes there
   try {
     const w = join(root, "w");
     await Deno.mkdir(join(w, ".claude", "commands"), { recursive: true });
@@ -37,13 +35,12 @@ Deno.test("loadWorkspaceCommands() skips a project command file the gate refuses
       interactive: true,
       userConfigDir: join(root, "config", "harness"),
       gate,
+      trustStoreFile: join(root, "config", "harness", "trust.json"),
     });
     assertEquals(loaded.commands.map((c) => c.name), ["ok"]);
     assert(!asked.includes("secret.md"), asked);
     assert(loaded.problems[0]?.includes("secret.md") && loaded.problems[0].includes("--deny-read"));
   } finally {
-    if (saved === undefined) Deno.env.delete("XDG_CONFIG_HOME");
-    else Deno.env.set("XDG_CONFIG_HOME", saved);
     await Deno.remove(root, { recursive: true });
   }
 });
