@@ -6,10 +6,9 @@
 import { deepStrictEqual as assertEquals, match, ok as assert } from "node:assert/strict";
 import { dirname, join } from "node:path";
 import { parseGrantFlags } from "../../src/cli/grant_flags.ts";
-import { probeCommandSandbox } from "../../src/sandbox/commands/command_sandbox_probe.ts";
 import { openRunDiagnostics } from "../../src/app/run_diagnostics.ts";
-import { FileGate } from "../../src/gate/file_gate.ts";
 import { DENO_READ } from "../helpers/deno_in_sandbox.ts";
+import { diagnosticsBase } from "../helpers/diagnostics_engine.ts";
 
 const FAKE = new URL("../helpers/fake_lsp_server.ts", import.meta.url).pathname;
 
@@ -38,24 +37,13 @@ Deno.test({
         "--allow-write=.",
       ], { cwd: workspace });
       if (!parsed.ok) throw new Error();
-      const grants = parsed.value.grants;
-      const gate = FileGate.open({
+      const base = diagnosticsBase(parsed.value.grants, workspace, {
         read: [workspace, ...DENO_READ],
         write: [workspace],
-        denyRead: [],
-        denyWrite: [],
-        protected: [],
-        protectedNames: [".git"],
-        hidden: [],
       });
       const asked: string[] = [];
       const engine = openRunDiagnostics({
-        settings: { lsp: true, lspTimeout: 5000 },
-        grants,
-        cwd: workspace,
-        sandbox: Promise.resolve(
-          probeCommandSandbox("auto", { grants, env: Deno.env.toObject() }),
-        ),
+        ...base,
         // The user reads the question and says yes, to the config and its program as they are.
         io: {
           readLine: (question) => {
@@ -65,7 +53,6 @@ Deno.test({
           write: (text) => void asked.push(text),
         },
         interactive: true,
-        gate,
         trustStore: store,
       });
       try {
@@ -100,13 +87,9 @@ Deno.test({
       // Put back as trusted, the program runs in the next session without a question.
       await Deno.writeTextFile(join(workspace, "lsp.sh"), script("normal"));
       const next = openRunDiagnostics({
-        settings: { lsp: true, lspTimeout: 5000 },
-        grants,
-        cwd: workspace,
-        sandbox: Promise.resolve(probeCommandSandbox("auto", { grants, env: Deno.env.toObject() })),
+        ...base,
         io: { readLine: () => Promise.resolve(null), write: () => {} },
         interactive: false,
-        gate,
         trustStore: store,
       });
       try {

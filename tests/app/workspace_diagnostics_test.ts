@@ -6,10 +6,9 @@
 import { deepStrictEqual as assertEquals, match } from "node:assert/strict";
 import { join } from "node:path";
 import { parseGrantFlags } from "../../src/cli/grant_flags.ts";
-import { probeCommandSandbox } from "../../src/sandbox/commands/command_sandbox_probe.ts";
 import { workspaceDiagnostics } from "../../src/app/workspace_diagnostics.ts";
-import { FileGate } from "../../src/gate/file_gate.ts";
 import { DENO_READ } from "../helpers/deno_in_sandbox.ts";
+import { diagnosticsBase } from "../helpers/diagnostics_engine.ts";
 
 const FAKE = new URL("../helpers/fake_lsp_server.ts", import.meta.url).pathname;
 
@@ -37,25 +36,15 @@ async function setting() {
   const flags = [`--allow-read=.,${home},${DENO_READ.join(",")}`, `--allow-write=.,${home}`];
   const parsed = parseGrantFlags(flags, { cwd: workspace });
   if (!parsed.ok) throw new Error("the test's flags do not parse");
-  const grants = parsed.value.grants;
   const open = () =>
     workspaceDiagnostics({
-      settings: { lsp: true, lspTimeout: 5000 },
-      grants,
-      cwd: workspace,
-      sandbox: Promise.resolve(probeCommandSandbox("auto", { grants, env: Deno.env.toObject() })),
+      ...diagnosticsBase(parsed.value.grants, workspace, {
+        read: [workspace, home, ...DENO_READ],
+        write: [workspace, home],
+      }),
       io: { readLine: () => Promise.resolve(null), write: () => {} },
       interactive: false,
       userPlaces: { home, configHome: join(home, ".config") },
-      gate: FileGate.open({
-        read: [workspace, home, ...DENO_READ],
-        write: [workspace, home],
-        denyRead: [],
-        denyWrite: [],
-        protected: [],
-        protectedNames: [".git"],
-        hidden: [],
-      }),
     });
   return {
     workspace,
