@@ -26,7 +26,7 @@ import {
 } from "../src/platform/bundle_manifest.ts";
 import { HARNESS_ROOT } from "../src/platform/own_modules.ts";
 import { RACY_MS } from "../src/platform/racy_stamp.ts";
-import { mergeChunks, withoutPackageJsonImports } from "./merge_chunks.ts";
+import { mergeChunks } from "./merge_chunks.ts";
 
 const ROOT = fromFileUrl(HARNESS_ROOT);
 const OUT = fromFileUrl(bundleRoot());
@@ -167,10 +167,8 @@ function workerFiles(out: string): Set<string> {
  * analyses every module that literal imports reach, dynamic ones too, before it runs the
  * first (all of the bundle's chunks). The tool worker's files keep theirs literal: the worker
  * runs with the tool's grants, and Deno checks a computed import against them (a literal one
- * was loaded with the worker). The run's files lose the imports of a package's package.json
- * that only name the package for `deno compile` (src/code_index/grammar_assets.ts: the
- * compile task embeds the source graph, which keeps them): resolving one at start sets up
- * Deno's npm resolution, about 2.5 ms of CPU a -p run never needs. Every file gets V8's hint
+ * was loaded with the worker). (The run's files lost their package.json imports before the
+ * merge: merge_chunks.ts says why.) Every file gets V8's hint
  * to compile every function when it loads (they land in Deno's code cache, so later runs
  * compile none of them).
  */
@@ -181,9 +179,7 @@ function finishChunks(out: string): void {
     const path = join(out, entry.name);
     let text = Deno.readTextFileSync(path);
     if (!worker.has(entry.name)) {
-      text = withoutPackageJsonImports(
-        text.replace(/\bimport\((["'])([\w@:./-]+)\1\)/g, 'import(String("$2"))'),
-      );
+      text = text.replace(/\bimport\((["'])([\w@:./-]+)\1\)/g, 'import(String("$2"))');
     }
     Deno.writeTextFileSync(path, `//# allFunctionsCalledOnLoad\n${text}`);
   }

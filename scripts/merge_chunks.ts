@@ -13,7 +13,7 @@ const MIN_CHUNK_BYTES = 5000;
  * loaded 91 files for 685 KB; Deno spends about 60 us on each module it loads, whatever its
  * size, and merged the run loads 35 files for 741 KB. Nothing is left out (no tree shaking):
  * the code is the code esbuild wrote, in fewer files. The imports of a package's package.json
- * go first (build_bundle.ts's finishChunks says why).
+ * go first (withoutPackageJsonImports says why).
  *
  * @param entry The run's entry in the folder Deno's bundler wrote.
  * @param out The bundle's folder.
@@ -70,13 +70,15 @@ export async function mergeChunks(
 }
 
 /**
- * A file of the bundle without its imports of a package's package.json (build_bundle.ts's
- * finishChunks says why).
+ * A file of the run's bundle without its imports of a package's package.json. They only name
+ * the package for `deno compile` (src/code_index/grammar_assets.ts: the compile task embeds
+ * the source graph, which keeps them); resolving one at start sets up Deno's npm resolution,
+ * about 2.5 ms of CPU a -p run never needs. The tool worker's files keep theirs.
  *
  * @param text The file's text.
  * @returns The text without those imports.
  */
-export function withoutPackageJsonImports(text: string): string {
+function withoutPackageJsonImports(text: string): string {
   return text.replace(
     /^import (["'])[\w@][\w@./-]*\/package\.json\1 with \{ type: (["'])json\2 \};\n/gm,
     "",
